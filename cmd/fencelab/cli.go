@@ -1,0 +1,88 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+)
+
+// Exit codes, documented in the README and in 'fencelab --help'.
+const (
+	exitOK       = 0
+	exitFailure  = 1 // an unexpected verdict or a failed check
+	exitBadInput = 2 // bad flags, values or files, or a missing tool
+)
+
+// env is what a subcommand may touch of the outside world.
+type env struct {
+	stdout, stderr io.Writer
+	// terminal is true when stderr is a terminal, so progress bars make sense.
+	terminal bool
+}
+
+func newEnv(stdout, stderr *os.File) *env {
+	return &env{stdout: stdout, stderr: stderr, terminal: term.IsTerminal(int(stderr.Fd()))}
+}
+
+// exitError carries the exit code a failure stands for.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// badInput reports bad flags, values or files, or a missing tool: exit 2.
+func badInput(format string, args ...any) error {
+	return &exitError{code: exitBadInput, err: fmt.Errorf(format, args...)}
+}
+
+// failed reports an unexpected verdict or a failed check: exit 1.
+func failed(format string, args ...any) error {
+	return &exitError{code: exitFailure, err: fmt.Errorf(format, args...)}
+}
+
+// errHelpShown means a command printed its usage on request: exit 0.
+var errHelpShown = errors.New("help shown")
+
+// newFlagSet returns a flag set that reports errors instead of printing
+// them, so every bad flag becomes one line on stderr.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet("fencelab "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// parseFlags parses args, printing the usage and defaults to stdout on -h.
+// Positional arguments are returned.
+func parseFlags(e *env, fs *flag.FlagSet, usage string, args []string) ([]string, error) {
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		writeUsage(e.stdout, fs, usage)
+		return nil, errHelpShown
+	}
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+	return fs.Args(), nil
+}
+
+// writeUsage prints a command's usage line and its flags with defaults.
+func writeUsage(w io.Writer, fs *flag.FlagSet, usage string) {
+	fmt.Fprintf(w, "Usage: %s\n\nFlags:\n", usage)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
+// oneLine joins a multi-line message so bad input is always one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}

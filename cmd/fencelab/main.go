@@ -1,0 +1,88 @@
+// Command fencelab shows, proves and tests when a distributed lock is safe:
+// it explores the Go reference implementation exhaustively, simulates it
+// under network delay, process pauses and clock drift, runs TLC on the
+// PlusCal specs, and renders counterexample traces for people.
+//
+// Exit codes: 0 success (expected violations found count as success),
+// 1 an unexpected verdict or a failed check, 2 bad input or a missing tool.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// version is the release of this command; the TLA+ tools release it checks
+// specs with is pinned separately in tla2tools.version.
+const version = "0.1.0"
+
+// command is one subcommand of fencelab.
+type command struct {
+	name    string
+	summary string
+	run     func(e *env, args []string) error
+}
+
+// commands lists the subcommands in the order help shows them.
+func commands() []command {
+	return []command{}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], newEnv(os.Stdout, os.Stderr)))
+}
+
+// run dispatches args to a subcommand and maps its error to an exit code,
+// printing bad input as one line on stderr.
+func run(args []string, e *env) int {
+	if len(args) == 0 {
+		writeHelp(e.stderr)
+		return exitBadInput
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		writeHelp(e.stdout)
+		return exitOK
+	case "-version", "--version", "version":
+		fmt.Fprintf(e.stdout, "fencelab %s\n", version)
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return exitCode(e, c.name, c.run(e, args[1:]))
+		}
+	}
+	return exitCode(e, "", badInput("unknown command %q (run 'fencelab --help' for the list)", args[0]))
+}
+
+func writeHelp(w io.Writer) {
+	fmt.Fprintf(w, "fencelab %s — when is a distributed lock safe?\n\nUsage: fencelab <command> [flags]\n\nCommands:\n", version)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, "\nRun 'fencelab <command> --help' for a command's flags.\n"+
+		"Exit codes: 0 success (expected violations count as success), 1 unexpected verdict or failed check, 2 bad input or missing tool.\n")
+}
+
+// exitCode prints err (if any) as one line on stderr and returns the code it
+// stands for.
+func exitCode(e *env, cmd string, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	if errors.Is(err, errHelpShown) {
+		return exitOK
+	}
+	prefix := "fencelab"
+	if cmd != "" {
+		prefix += " " + cmd
+	}
+	fmt.Fprintf(e.stderr, "%s: %s\n", prefix, oneLine(err.Error()))
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return exitFailure
+}

@@ -1,0 +1,13 @@
+module github.com/fencelab/fencelab
+
+go 1.26.0
+
+require (
+	github.com/stretchr/testify v1.12.1
+	golang.org/x/term v0.47.0
+)
+
+require (
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+)
