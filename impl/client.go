@@ -1,0 +1,235 @@
+package impl
+
+import (
+	"encoding/binary"
+	"fmt"
+	"time"
+)
+
+// Phase is where a client is in its workload.
+type Phase uint8
+
+// Client phases. A critical section is Reading → Thinking → Writing; it ends
+// committed (the write was accepted) or aborted (the resource fenced the
+// client off, or its lease ran out before it wrote), and the client then
+// releases the lock and starts its next section or finishes.
+const (
+	Idle       Phase = iota // not started
+	Acquiring               // acquire sent, waiting for the answer
+	BackingOff              // rejected, waiting to retry
+	Reading                 // holds the lock, read sent
+	Thinking                // read done, computing read+1
+	Writing                 // write sent
+	Finished                // all sections done
+)
+
+func (p Phase) String() string {
+	switch p {
+	case Idle:
+		return "Idle"
+	case Acquiring:
+		return "Acquiring"
+	case BackingOff:
+		return "BackingOff"
+	case Reading:
+		return "Reading"
+	case Thinking:
+		return "Thinking"
+	case Writing:
+		return "Writing"
+	case Finished:
+		return "Finished"
+	}
+	return fmt.Sprintf("Phase(%d)", uint8(p))
+}
+
+// ClientConfig is a client's fixed configuration.
+type ClientConfig struct {
+	Lock uint8 // the lock it uses
+	// Sections is how many critical sections the client runs.
+	Sections int
+	// MaxRetries bounds the rejections per section; after that many the
+	// client gives up the section, so a run always ends.
+	MaxRetries int
+	// Validity is how long after a grant arrives the client believes it
+	// holds the lock: the TTL minus a safety margin for the grant's
+	// travel time and clock drift (the validity check of Redlock).
+	Validity time.Duration
+	// Think is the time between reading the counter and writing read+1.
+	Think time.Duration
+}
+
+// Client uses the lock to guard a read-modify-write of the resource.
+type Client struct {
+	cfg   ClientConfig
+	id    NodeID
+	phase Phase
+	// holds is the client's belief that it holds the lock: true from a
+	// grant until it releases or its validity timer fires. This belief is
+	// what AtMostOneClientHoldLock is about.
+	holds bool
+	lease uint64 // the grant it is using, 0 when none
+	token uint64 // that grant's fencing token, 0 without fencing
+	read  int64  // the value read in the current section
+	// Counters of the workload.
+	retries   uint8 // rejections in the current section
+	committed uint8
+	aborted   uint8
+}
+
+// NewClient returns client id, not yet started.
+func NewClient(id NodeID, cfg ClientConfig) Client {
+	return Client{cfg: cfg, id: id}
+}
+
+// Clone returns an independent copy of c (a Client holds no references).
+func (c Client) Clone() Client { return c }
+
+// ID is the client's node.
+func (c *Client) ID() NodeID { return c.id }
+
+// Phase is where the client is in its workload.
+func (c *Client) Phase() Phase { return c.phase }
+
+// Holds reports whether the client believes it holds the lock.
+func (c *Client) Holds() bool { return c.holds }
+
+// Token is the fencing token of the grant the client is using.
+func (c *Client) Token() uint64 { return c.token }
+
+// Done reports whether the client ran all its sections.
+func (c *Client) Done() bool { return c.phase == Finished }
+
+// Committed and Aborted count the client's finished sections by outcome.
+func (c *Client) Committed() int { return int(c.committed) }
+
+// Aborted counts sections that ended without effect, given up ones included.
+func (c *Client) Aborted() int { return int(c.aborted) }
+
+// Step handles one input. The client's whole protocol lives here.
+func (c *Client) Step(in Input, out *Effects) {
+	switch in.Kind {
+	case InputStart:
+		if c.phase == Idle {
+			c.acquire(out)
+		}
+	case InputMessage:
+		c.onMessage(in, out)
+	case InputTimer:
+		c.onTimer(in, out)
+	}
+}
+
+func (c *Client) onMessage(in Input, out *Effects) {
+	m := in.Msg
+	switch m.Kind {
+	case MsgGrant:
+		if c.phase != Acquiring {
+			// A grant it no longer waits for cannot arrive on a network
+			// that neither loses nor duplicates; give it back anyway.
+			c.send(out, Message{Kind: MsgRelease, To: ServiceNode, Lease: m.Lease})
+			return
+		}
+		c.phase, c.holds, c.lease, c.token = Reading, true, m.Lease, m.Token
+		out.set(TimerValidity, c.cfg.Lock, c.cfg.Validity)
+		out.event(Event{Kind: EvHolding, Node: c.id, Lease: m.Lease, Token: m.Token})
+		c.send(out, Message{Kind: MsgRead, To: ResourceNode, Token: c.token})
+	case MsgReject:
+		if c.phase != Acquiring {
+			return
+		}
+		if int(c.retries) >= c.cfg.MaxRetries {
+			out.event(Event{Kind: EvGaveUp, Node: c.id})
+			c.endSection(false, out)
+			return
+		}
+		c.retries++
+		c.phase = BackingOff
+		out.set(TimerBackoff, c.cfg.Lock, in.Backoff)
+	case MsgReadReply:
+		if c.phase != Reading {
+			return
+		}
+		if !m.OK || !c.holds {
+			c.endSection(false, out)
+			return
+		}
+		c.read, c.phase = m.Value, Thinking
+		out.set(TimerThink, c.cfg.Lock, c.cfg.Think)
+	case MsgWriteReply:
+		if c.phase == Writing {
+			c.endSection(m.OK, out)
+		}
+	}
+}
+
+func (c *Client) onTimer(in Input, out *Effects) {
+	switch in.Timer.Kind {
+	case TimerBackoff:
+		if c.phase == BackingOff {
+			c.acquire(out)
+		}
+	case TimerValidity:
+		if c.holds {
+			c.holds = false
+			out.event(Event{Kind: EvLeaseLost, Node: c.id, Lease: c.lease})
+		}
+	case TimerThink:
+		if c.phase != Thinking {
+			return
+		}
+		// The lease check before the write. It is only as good as the
+		// client's clock and the time the write takes to land: a pause or
+		// a slow network after this check is Kleppmann's counterexample.
+		if !c.holds {
+			c.endSection(false, out)
+			return
+		}
+		c.phase = Writing
+		c.send(out, Message{Kind: MsgWrite, To: ResourceNode, Token: c.token, Value: c.read + 1})
+	}
+}
+
+func (c *Client) acquire(out *Effects) {
+	c.phase = Acquiring
+	c.send(out, Message{Kind: MsgAcquire, To: ServiceNode})
+}
+
+// endSection closes the current section, releases the lock it used (a
+// compare-and-delete the service refuses if the lease has gone), and starts
+// the next section or finishes.
+func (c *Client) endSection(committed bool, out *Effects) {
+	if committed {
+		c.committed++
+		out.event(Event{Kind: EvSectionCommitted, Node: c.id, Lease: c.lease, Token: c.token})
+	} else {
+		c.aborted++
+		if c.lease != 0 {
+			out.event(Event{Kind: EvSectionAborted, Node: c.id, Lease: c.lease, Token: c.token})
+		}
+	}
+	if c.lease != 0 {
+		c.send(out, Message{Kind: MsgRelease, To: ServiceNode, Lease: c.lease})
+		out.cancel(TimerValidity, c.cfg.Lock)
+	}
+	c.holds, c.lease, c.token, c.read, c.retries = false, 0, 0, 0, 0
+	if int(c.committed)+int(c.aborted) >= c.cfg.Sections {
+		c.phase = Finished
+		out.event(Event{Kind: EvFinished, Node: c.id})
+		return
+	}
+	c.acquire(out)
+}
+
+func (c *Client) send(out *Effects, m Message) {
+	m.From, m.Lock = c.id, c.cfg.Lock
+	out.send(m)
+}
+
+// Encode appends the canonical encoding of c's state to b.
+func (c *Client) Encode(b []byte) []byte {
+	b = append(b, byte(c.phase), boolByte(c.holds), c.retries, c.committed, c.aborted)
+	b = binary.AppendUvarint(b, c.lease)
+	b = binary.AppendUvarint(b, c.token)
+	return binary.AppendVarint(b, c.read)
+}

@@ -1,0 +1,198 @@
+package impl
+
+import (
+	"fmt"
+	"time"
+)
+
+// TimerKind is what a timer is for.
+type TimerKind uint8
+
+// Timers. The service times leases and lock-delays; a client times its belief
+// in its lease, its backoff after a rejection and its think time between
+// reading and writing.
+const (
+	TimerLease     TimerKind = iota + 1 // service: the current grant of Lock ends (the TTL)
+	TimerLockDelay                      // service: the lock-delay after an expiry of Lock ends
+	TimerValidity                       // client: stop believing it holds the lock (TTL minus margin)
+	TimerBackoff                        // client: retry the acquire after a rejection
+	TimerThink                          // client: done thinking; write read+1
+)
+
+func (k TimerKind) String() string {
+	switch k {
+	case TimerLease:
+		return "lease"
+	case TimerLockDelay:
+		return "lock-delay"
+	case TimerValidity:
+		return "validity"
+	case TimerBackoff:
+		return "backoff"
+	case TimerThink:
+		return "think"
+	}
+	return fmt.Sprintf("TimerKind(%d)", uint8(k))
+}
+
+// Timer identifies a timer of one node; a node has at most one pending timer
+// per Timer value, and setting it again replaces it.
+type Timer struct {
+	Kind TimerKind
+	Lock uint8
+}
+
+// TimerSet asks the runtime to fire Timer after the given duration of the
+// node's local time.
+type TimerSet struct {
+	Timer
+	After time.Duration
+}
+
+// InputKind is what an actor is asked to handle.
+type InputKind uint8
+
+// Inputs.
+const (
+	InputStart   InputKind = iota + 1 // the runtime starts the actor (clients begin their workload)
+	InputMessage                      // Msg was delivered
+	InputTimer                        // Timer fired
+)
+
+// Input is one thing for an actor to handle.
+type Input struct {
+	Kind  InputKind
+	Msg   Message
+	Timer Timer
+	// Backoff is how long a client waits before retrying after a rejection.
+	// The runtime chooses it (the simulator draws it from its seeded PRNG;
+	// the untimed explorer leaves it zero) so that actors stay deterministic.
+	Backoff time.Duration
+}
+
+// Effects collects what an actor wants done. Runtimes reuse one buffer,
+// calling Reset between steps, so stepping allocates nothing in steady state.
+type Effects struct {
+	Send   []Message
+	Set    []TimerSet
+	Cancel []Timer
+	Events []Event
+}
+
+// Reset empties e, keeping its capacity.
+func (e *Effects) Reset() {
+	e.Send = e.Send[:0]
+	e.Set = e.Set[:0]
+	e.Cancel = e.Cancel[:0]
+	e.Events = e.Events[:0]
+}
+
+func (e *Effects) send(m Message) { e.Send = append(e.Send, m) }
+
+func (e *Effects) set(k TimerKind, lock uint8, after time.Duration) {
+	e.Set = append(e.Set, TimerSet{Timer: Timer{Kind: k, Lock: lock}, After: after})
+}
+
+func (e *Effects) cancel(k TimerKind, lock uint8) {
+	e.Cancel = append(e.Cancel, Timer{Kind: k, Lock: lock})
+}
+
+func (e *Effects) event(ev Event) { e.Events = append(e.Events, ev) }
+
+// EventKind is something an actor reports having done, for traces and
+// histories. Events change nothing; they make a step legible.
+type EventKind uint8
+
+// Events.
+const (
+	EvGranted          EventKind = iota + 1 // service granted Lease (Token) to Peer
+	EvRejected                              // service rejected Peer's acquire
+	EvReleased                              // service released Lease at Peer's request
+	EvReleaseRefused                        // service refused Peer's release: not the holder or an old lease
+	EvRenewed                               // service extended Peer's Lease
+	EvRenewRefused                          // service refused Peer's renewal
+	EvExpired                               // service expired Peer's Lease (the TTL ran out)
+	EvLockDelayEnded                        // service may grant the lock again after an expiry
+	EvOpAccepted                            // resource accepted Peer's operation (Op)
+	EvOpRejected                            // resource rejected Peer's operation: its token is stale
+	EvHolding                               // client believes it holds Lease (Token) from now on
+	EvLeaseLost                             // client's validity timer fired: it stops believing it holds the lock
+	EvSectionCommitted                      // client's write was accepted: the critical section took effect
+	EvSectionAborted                        // client ended a critical section without effect (fenced, or its lease ran out)
+	EvGaveUp                                // client stopped retrying an acquire
+	EvFinished                              // client ran all its critical sections
+)
+
+func (k EventKind) String() string {
+	switch k {
+	case EvGranted:
+		return "granted"
+	case EvRejected:
+		return "rejected"
+	case EvReleased:
+		return "released"
+	case EvReleaseRefused:
+		return "release refused"
+	case EvRenewed:
+		return "renewed"
+	case EvRenewRefused:
+		return "renewal refused"
+	case EvExpired:
+		return "expired"
+	case EvLockDelayEnded:
+		return "lock-delay ended"
+	case EvOpAccepted:
+		return "accepted"
+	case EvOpRejected:
+		return "fenced off"
+	case EvHolding:
+		return "holds the lock"
+	case EvLeaseLost:
+		return "lease ran out"
+	case EvSectionCommitted:
+		return "section committed"
+	case EvSectionAborted:
+		return "section aborted"
+	case EvGaveUp:
+		return "gave up"
+	case EvFinished:
+		return "finished"
+	}
+	return fmt.Sprintf("EventKind(%d)", uint8(k))
+}
+
+// Event reports one thing an actor did.
+type Event struct {
+	Kind  EventKind
+	Node  NodeID // who reports it
+	Peer  NodeID // the other party: the client a lease belongs to, the client of an operation
+	Lease uint64
+	Token uint64
+	Op    Op // for EvOpAccepted and EvOpRejected
+}
+
+// String describes e for trace notes, e.g. "expired lease 1 of c1".
+func (e Event) String() string {
+	switch e.Kind {
+	case EvGranted:
+		if e.Token != 0 {
+			return fmt.Sprintf("granted lease %d (token %d) to %s", e.Lease, e.Token, e.Peer)
+		}
+		return fmt.Sprintf("granted lease %d to %s", e.Lease, e.Peer)
+	case EvRejected:
+		return fmt.Sprintf("rejected %s's acquire", e.Peer)
+	case EvReleased, EvReleaseRefused, EvRenewed, EvRenewRefused, EvExpired:
+		return fmt.Sprintf("%s lease %d of %s", e.Kind, e.Lease, e.Peer)
+	case EvOpAccepted, EvOpRejected:
+		return fmt.Sprintf("%s %s", e.Kind, e.Op)
+	case EvHolding:
+		if e.Token != 0 {
+			return fmt.Sprintf("holds the lock (lease %d, token %d)", e.Lease, e.Token)
+		}
+		return fmt.Sprintf("holds the lock (lease %d)", e.Lease)
+	case EvLeaseLost:
+		return fmt.Sprintf("lease %d ran out by its own clock", e.Lease)
+	default:
+		return e.Kind.String()
+	}
+}

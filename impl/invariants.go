@@ -1,0 +1,144 @@
+package impl
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The properties of DESIGN.md, each written once over the global state and
+// used by every runtime.
+const (
+	AtMostOneClientHoldLock = "AtMostOneClientHoldLock"
+	TokenIsMonotonical      = "TokenIsMonotonical"
+	NoLostUpdate            = "NoLostUpdate"
+)
+
+// Breach says why an invariant does not hold in a state.
+type Breach struct {
+	Involved    []NodeID
+	Explanation string
+}
+
+// Invariant is a property that must hold in every state.
+type Invariant struct {
+	Name string
+	// TokensOnly marks a property that is only meaningful when grants carry
+	// tokens (DESIGN.md's table shows "—" for it in the no-fencing row).
+	TokensOnly bool
+	// Check returns nil when the property holds in s.
+	Check func(s *System) *Breach
+}
+
+// AppliesTo reports whether inv is meaningful for design d.
+func (inv Invariant) AppliesTo(d Design) bool { return !inv.TokensOnly || d.Tokens() }
+
+// Invariants lists every property in DESIGN.md's order.
+func Invariants() []Invariant {
+	return []Invariant{
+		{Name: AtMostOneClientHoldLock, Check: atMostOneClientHoldsLock},
+		{Name: TokenIsMonotonical, TokensOnly: true, Check: tokenIsMonotonical},
+		{Name: NoLostUpdate, Check: noLostUpdate},
+	}
+}
+
+// InvariantNames lists the properties' names.
+func InvariantNames() []string {
+	var names []string
+	for _, inv := range Invariants() {
+		names = append(names, inv.Name)
+	}
+	return names
+}
+
+// LookupInvariant finds a property by name.
+func LookupInvariant(name string) (Invariant, error) {
+	for _, inv := range Invariants() {
+		if inv.Name == name {
+			return inv, nil
+		}
+	}
+	return Invariant{}, fmt.Errorf("unknown invariant %q (want one of %s)", name, strings.Join(InvariantNames(), ", "))
+}
+
+// atMostOneClientHoldsLock: no two distinct clients believe they hold the
+// lock at once. It is about beliefs, which fencing does not change.
+func atMostOneClientHoldsLock(s *System) *Breach {
+	var holders []NodeID
+	for i := range s.Clients {
+		if s.Clients[i].holds {
+			holders = append(holders, s.Clients[i].id)
+		}
+	}
+	if len(holders) < 2 {
+		return nil
+	}
+	names := make([]string, len(holders))
+	for i, h := range holders {
+		names[i] = h.String()
+	}
+	return &Breach{Involved: holders, Explanation: fmt.Sprintf("%s all believe they hold the lock", strings.Join(names, " and "))}
+}
+
+// tokenIsMonotonical: the tokens of the operations the resource accepted,
+// in acceptance order, never decrease. Unlike seed 000's version, which
+// only the client's own check could falsify, this is about what the
+// resource accepted, so a resource that ignores tokens breaks it.
+func tokenIsMonotonical(s *System) *Breach {
+	var last Op
+	seen := false
+	for _, op := range s.Resource.log {
+		if !op.Accepted {
+			continue
+		}
+		if seen && op.Token < last.Token {
+			return &Breach{
+				Involved:    distinct(last.Client, op.Client),
+				Explanation: fmt.Sprintf("the resource accepted %s after %s", op, last),
+			}
+		}
+		last, seen = op, true
+	}
+	return nil
+}
+
+// noLostUpdate: the counter always equals the number of writes the resource
+// accepted. Checked in every state, this means the k-th accepted write wrote
+// k, i.e. no critical section's write was based on a stale read.
+func noLostUpdate(s *System) *Breach {
+	var writes int64
+	var prev *Op
+	var stale *Op
+	for i := range s.Resource.log {
+		op := &s.Resource.log[i]
+		if !op.Accepted || op.Kind != OpWrite {
+			continue
+		}
+		writes++
+		if stale == nil && op.Value != writes {
+			stale = op
+			break
+		}
+		prev = op
+	}
+	if stale == nil && s.Resource.counter == writes {
+		return nil
+	}
+	if stale == nil { // the counter changed other than by an accepted write: impossible by construction
+		return &Breach{Explanation: fmt.Sprintf("the counter is %d after %d accepted writes", s.Resource.counter, writes)}
+	}
+	b := &Breach{Involved: []NodeID{stale.Client}}
+	if prev != nil {
+		b.Involved = distinct(prev.Client, stale.Client)
+		b.Explanation = fmt.Sprintf("%s wrote %d over %s's %d: an update was lost", stale.Client, stale.Value, prev.Client, prev.Value)
+	} else {
+		b.Explanation = fmt.Sprintf("%s wrote %d as the first write: an update was lost", stale.Client, stale.Value)
+	}
+	return b
+}
+
+func distinct(a, b NodeID) []NodeID {
+	if a == b {
+		return []NodeID{a}
+	}
+	return []NodeID{a, b}
+}

@@ -1,0 +1,162 @@
+package impl
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// FenceMode is the check the resource applies to the tokens operations
+// carry (DESIGN.md).
+type FenceMode uint8
+
+// Fencing modes.
+const (
+	// FenceNone accepts every operation; tokens, if any, are ignored.
+	FenceNone FenceMode = iota
+	// FenceWrites rejects a write whose token is below the highest token
+	// seen; reads are neither checked nor raise the highest token. A newer
+	// holder's read therefore does not stop an older holder's write.
+	FenceWrites
+	// FenceAll makes every operation, read or write, first raise the
+	// highest token seen and be rejected if its token is below it — "mark
+	// before use": once a newer holder has touched the resource, an older
+	// holder can do nothing there.
+	FenceAll
+)
+
+func (f FenceMode) String() string {
+	switch f {
+	case FenceNone:
+		return "none"
+	case FenceWrites:
+		return "writes"
+	case FenceAll:
+		return "all"
+	}
+	return fmt.Sprintf("FenceMode(%d)", uint8(f))
+}
+
+// OpKind is a resource operation.
+type OpKind uint8
+
+// Operations on the counter.
+const (
+	OpRead OpKind = iota + 1
+	OpWrite
+)
+
+func (k OpKind) String() string {
+	switch k {
+	case OpRead:
+		return "read"
+	case OpWrite:
+		return "write"
+	}
+	return fmt.Sprintf("OpKind(%d)", uint8(k))
+}
+
+// Op is one operation as the resource handled it.
+type Op struct {
+	Client   NodeID
+	Kind     OpKind
+	Token    uint64
+	Accepted bool
+	Value    int64 // the value read (if accepted) or the value to write
+}
+
+// String describes o, e.g. "c1 write 1 (token 2)".
+func (o Op) String() string {
+	return fmt.Sprintf("%s %s %d (token %d)", o.Client, o.Kind, o.Value, o.Token)
+}
+
+// Resource is the shared counter a lock is meant to protect.
+type Resource struct {
+	mode     FenceMode
+	counter  int64
+	maxToken uint64 // the highest token seen, as the mode defines "seen"
+	log      []Op   // every operation, in the order handled
+}
+
+// NewResource returns a counter at zero with the given check.
+func NewResource(mode FenceMode) Resource { return Resource{mode: mode} }
+
+// Clone returns an independent copy of r.
+func (r Resource) Clone() Resource {
+	r.log = append([]Op(nil), r.log...)
+	return r
+}
+
+// Counter is the counter's value.
+func (r *Resource) Counter() int64 { return r.counter }
+
+// MaxToken is the highest token the resource has seen.
+func (r *Resource) MaxToken() uint64 { return r.maxToken }
+
+// Log is every operation in the order handled; callers must not modify it.
+func (r *Resource) Log() []Op { return r.log }
+
+// Step handles one read or write.
+func (r *Resource) Step(in Input, out *Effects) {
+	if in.Kind != InputMessage {
+		return
+	}
+	m := in.Msg
+	var op Op
+	var reply Message
+	switch m.Kind {
+	case MsgRead:
+		op = Op{Client: m.From, Kind: OpRead, Token: m.Token, Accepted: r.admit(OpRead, m.Token)}
+		if op.Accepted {
+			op.Value = r.counter
+		}
+		reply = Message{Kind: MsgReadReply, OK: op.Accepted, Value: op.Value}
+	case MsgWrite:
+		op = Op{Client: m.From, Kind: OpWrite, Token: m.Token, Value: m.Value, Accepted: r.admit(OpWrite, m.Token)}
+		if op.Accepted {
+			r.counter = m.Value
+		}
+		reply = Message{Kind: MsgWriteReply, OK: op.Accepted}
+	default:
+		return
+	}
+	r.log = append(r.log, op)
+	reply.From, reply.To, reply.Lock, reply.Token = ResourceNode, m.From, m.Lock, m.Token
+	out.send(reply)
+	kind := EvOpAccepted
+	if !op.Accepted {
+		kind = EvOpRejected
+	}
+	out.event(Event{Kind: kind, Node: ResourceNode, Peer: m.From, Token: m.Token, Op: op})
+}
+
+// admit is the fencing check: it decides whether an operation with token is
+// accepted and raises the highest token seen as the mode says.
+func (r *Resource) admit(kind OpKind, token uint64) bool {
+	switch r.mode {
+	case FenceWrites:
+		if kind == OpRead {
+			return true
+		}
+	case FenceAll:
+	default:
+		return true
+	}
+	if token < r.maxToken {
+		return false
+	}
+	r.maxToken = token
+	return true
+}
+
+// Encode appends the canonical encoding of r's state to b.
+func (r *Resource) Encode(b []byte) []byte {
+	b = binary.AppendVarint(b, r.counter)
+	b = binary.AppendUvarint(b, r.maxToken)
+	b = binary.AppendUvarint(b, uint64(len(r.log)))
+	for _, op := range r.log {
+		b = append(b, byte(op.Client), byte(op.Kind), boolByte(op.Accepted))
+		b = binary.AppendUvarint(b, op.Token)
+		b = binary.AppendVarint(b, op.Value)
+	}
+	return b
+}

@@ -1,0 +1,256 @@
+package impl
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/fencelab/fencelab/trace"
+)
+
+// Design is one row of DESIGN.md's verdict table: whether grants carry
+// tokens and, if so, what the resource checks.
+type Design uint8
+
+// Designs.
+const (
+	DesignNoFencing   Design = iota // no tokens at all
+	DesignFenceNone                 // tokens, resource ignores them
+	DesignFenceWrites               // tokens, resource checks writes only
+	DesignFenceAll                  // tokens, resource checks every operation
+)
+
+// Designs lists every design in table order.
+func Designs() []Design {
+	return []Design{DesignNoFencing, DesignFenceNone, DesignFenceWrites, DesignFenceAll}
+}
+
+// String is the design's flag value: off, none, writes, all.
+func (d Design) String() string {
+	switch d {
+	case DesignNoFencing:
+		return "off"
+	case DesignFenceNone:
+		return "none"
+	case DesignFenceWrites:
+		return "writes"
+	case DesignFenceAll:
+		return "all"
+	}
+	return fmt.Sprintf("Design(%d)", uint8(d))
+}
+
+// Describe is the design as DESIGN.md's table names it.
+func (d Design) Describe() string {
+	if d == DesignNoFencing {
+		return "no fencing (no tokens)"
+	}
+	return fmt.Sprintf("tokens, mode %s", d)
+}
+
+// Tokens reports whether grants carry fencing tokens.
+func (d Design) Tokens() bool { return d != DesignNoFencing }
+
+// Mode is the resource's check.
+func (d Design) Mode() FenceMode {
+	switch d {
+	case DesignFenceWrites:
+		return FenceWrites
+	case DesignFenceAll:
+		return FenceAll
+	}
+	return FenceNone
+}
+
+// ParseDesign reads a design's flag value.
+func ParseDesign(s string) (Design, error) {
+	for _, d := range Designs() {
+		if d.String() == s {
+			return d, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown fencing mode %q (want off, none, writes or all)", s)
+}
+
+// Config describes a whole system: one lock, its service, its clients and
+// the resource.
+type Config struct {
+	Design     Design
+	Clients    int
+	Sections   int // critical sections per client
+	MaxRetries int // rejections per section before a client gives up
+	TTL        time.Duration
+	Margin     time.Duration // subtracted from the TTL for the client's belief
+	Think      time.Duration
+	LockDelay  time.Duration // 0: none
+}
+
+// Validate reports the first thing wrong with c, as one line for a user.
+func (c Config) Validate() error {
+	switch {
+	case c.Design > DesignFenceAll:
+		return fmt.Errorf("unknown design %d", c.Design)
+	case c.Clients < 1 || c.Clients > MaxClients:
+		return fmt.Errorf("clients must be between 1 and %d, got %d", MaxClients, c.Clients)
+	case c.Sections < 1 || c.Sections > 255:
+		return fmt.Errorf("sections must be between 1 and 255, got %d", c.Sections)
+	case c.MaxRetries < 0 || c.MaxRetries > 255:
+		return fmt.Errorf("retries must be between 0 and 255, got %d", c.MaxRetries)
+	case c.TTL < 0 || c.Margin < 0 || c.Think < 0 || c.LockDelay < 0:
+		return errors.New("durations must not be negative")
+	case c.TTL > 0 && c.Margin >= c.TTL:
+		return fmt.Errorf("margin (%v) must be less than the TTL (%v)", c.Margin, c.TTL)
+	}
+	return nil
+}
+
+// System is the global state every invariant is written over: all actors.
+// Runtimes add what is in flight (messages, timers) themselves.
+type System struct {
+	Service  Service
+	Clients  []Client
+	Resource Resource
+}
+
+// NewSystem builds the initial state for c.
+func NewSystem(c Config) (*System, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	s := &System{
+		Service:  NewService(ServiceConfig{Locks: 1, TTL: c.TTL, LockDelay: c.LockDelay, Fencing: c.Design.Tokens()}),
+		Clients:  make([]Client, c.Clients),
+		Resource: NewResource(c.Design.Mode()),
+	}
+	for i := range s.Clients {
+		s.Clients[i] = NewClient(ClientNode(i), ClientConfig{
+			Sections: c.Sections, MaxRetries: c.MaxRetries, Validity: c.TTL - c.Margin, Think: c.Think,
+		})
+	}
+	return s, nil
+}
+
+// Clone returns an independent copy of s.
+func (s *System) Clone() *System {
+	c := &System{Service: s.Service.Clone(), Clients: make([]Client, len(s.Clients)), Resource: s.Resource.Clone()}
+	copy(c.Clients, s.Clients)
+	return c
+}
+
+// Nodes lists every node in lane order: service, clients, resource.
+func (s *System) Nodes() []NodeID {
+	nodes := make([]NodeID, 0, len(s.Clients)+2)
+	nodes = append(nodes, ServiceNode)
+	for i := range s.Clients {
+		nodes = append(nodes, ClientNode(i))
+	}
+	return append(nodes, ResourceNode)
+}
+
+// Lanes are the nodes' names in lane order, for traces.
+func (s *System) Lanes() []string {
+	nodes := s.Nodes()
+	lanes := make([]string, len(nodes))
+	for i, n := range nodes {
+		lanes[i] = n.String()
+	}
+	return lanes
+}
+
+// Step delivers in to node n.
+func (s *System) Step(n NodeID, in Input, out *Effects) {
+	switch {
+	case n == ServiceNode:
+		s.Service.Step(in, out)
+	case n == ResourceNode:
+		s.Resource.Step(in, out)
+	case n.ClientIndex() < len(s.Clients):
+		s.Clients[n.ClientIndex()].Step(in, out)
+	}
+}
+
+// AllDone reports whether every client ran all its sections.
+func (s *System) AllDone() bool {
+	for i := range s.Clients {
+		if !s.Clients[i].Done() {
+			return false
+		}
+	}
+	return true
+}
+
+// Encode appends the canonical encoding of every actor's state to b.
+func (s *System) Encode(b []byte) []byte {
+	b = s.Service.Encode(b)
+	for i := range s.Clients {
+		b = s.Clients[i].Encode(b)
+	}
+	return s.Resource.Encode(b)
+}
+
+// Vars flattens the state for trace.Diff, one element per path, so a step
+// shows exactly the elements that changed.
+func (s *System) Vars() []trace.Var {
+	var vs []trace.Var
+	add := func(path string, v any) { vs = append(vs, trace.Var{Path: path, Value: fmt.Sprint(v)}) }
+	for i, l := range s.Service.locks {
+		p := "service.lock"
+		if len(s.Service.locks) > 1 {
+			p = fmt.Sprintf("service.lock[%d]", i)
+		}
+		add(p+".status", l.Status)
+		if l.Status == Acquired {
+			add(p+".holder", l.Holder)
+			add(p+".lease", l.Lease)
+		}
+		add(p+".lastLease", l.LastLease)
+		if l.Delayed {
+			add(p+".delayed", true)
+		}
+	}
+	for i := range s.Clients {
+		c := &s.Clients[i]
+		p := c.id.String()
+		add(p+".phase", c.phase)
+		add(p+".holds", c.holds)
+		if c.lease != 0 {
+			add(p+".lease", c.lease)
+		}
+		if c.token != 0 {
+			add(p+".token", c.token)
+		}
+		if c.phase == Thinking || c.phase == Writing {
+			add(p+".read", c.read)
+		}
+		add(p+".sections", fmt.Sprintf("%d committed, %d aborted", c.committed, c.aborted))
+	}
+	add("resource.counter", s.Resource.counter)
+	if s.Resource.mode != FenceNone {
+		add("resource.maxToken", s.Resource.maxToken)
+	}
+	for i, op := range s.Resource.log {
+		verdict := "accepted"
+		if !op.Accepted {
+			verdict = "rejected"
+		}
+		add(fmt.Sprintf("resource.log[%d]", i+1), fmt.Sprintf("%s %s", op, verdict))
+	}
+	return vs
+}
+
+// String summarises s on one line, for debugging and test failures.
+func (s *System) String() string {
+	var b strings.Builder
+	status, holder, lease := s.Service.Lock(0)
+	fmt.Fprintf(&b, "lock=%s", status)
+	if status == Acquired {
+		fmt.Fprintf(&b, "(%s, lease %d)", holder, lease)
+	}
+	for i := range s.Clients {
+		c := &s.Clients[i]
+		fmt.Fprintf(&b, " %s=%s/holds=%t", c.id, c.phase, c.holds)
+	}
+	fmt.Fprintf(&b, " counter=%d ops=%d", s.Resource.counter, len(s.Resource.log))
+	return b.String()
+}

@@ -1,0 +1,121 @@
+// Package steptrace builds a trace.Trace from the steps a runtime takes
+// over an impl.System, so that the explorer and the simulator tell their
+// counterexamples the same way TLC's are told: which node acted, on what,
+// which state elements changed, the messages as arrows and the expiries,
+// rejections and faults as notes.
+package steptrace
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/trace"
+)
+
+// Recorder accumulates a trace. Recording costs allocations, so runtimes
+// record only the runs they report: a counterexample is replayed through a
+// Recorder after it has been found.
+type Recorder struct {
+	tr   trace.Trace
+	prev []trace.Var
+	// pending are arrows sent but not yet received, in send order, with the
+	// message each stands for; a delivery matches the oldest equal one.
+	pending []pendingArrow
+}
+
+type pendingArrow struct {
+	msg   impl.Message
+	arrow int // index in tr.Arrows
+}
+
+// New starts a trace whose step 1 is the initial state sys.
+func New(title string, source trace.Source, sys *impl.System, timed bool) *Recorder {
+	r := &Recorder{tr: trace.Trace{Title: title, Source: source, Lanes: sys.Lanes(), Timed: timed}}
+	r.prev = sys.Vars()
+	r.tr.Steps = append(r.tr.Steps, trace.Step{Number: 1, Action: "Init", Changes: trace.Diff(nil, r.prev)})
+	return r
+}
+
+// Step records that node handled in at virtual time at (ignored when the
+// trace is untimed), leaving sys in its new state and wanting out.
+func (r *Recorder) Step(node impl.NodeID, in impl.Input, at time.Duration, sys *impl.System, out *impl.Effects) {
+	number := len(r.tr.Steps) + 1
+	if in.Kind == impl.InputMessage {
+		r.receive(in.Msg, number)
+	}
+	next := sys.Vars()
+	step := trace.Step{Number: number, Actor: node.String(), Action: Action(in), Changes: trace.Diff(r.prev, next)}
+	if r.tr.Timed {
+		step.At = at
+	}
+	r.tr.Steps = append(r.tr.Steps, step)
+	r.prev = next
+	for _, m := range out.Send {
+		r.pending = append(r.pending, pendingArrow{msg: m, arrow: len(r.tr.Arrows)})
+		r.tr.Arrows = append(r.tr.Arrows, trace.Arrow{From: m.From.String(), To: m.To.String(), Sent: number, Label: m.String()})
+	}
+	for _, ev := range out.Events {
+		if kind, ok := noteKind(ev.Kind); ok {
+			r.Note(ev.Node.String(), kind, ev.String())
+		}
+	}
+}
+
+// Note marks something on a lane at the latest step, such as an injected
+// fault.
+func (r *Recorder) Note(lane string, kind trace.NoteKind, text string) {
+	r.tr.Notes = append(r.tr.Notes, trace.Note{Lane: lane, Step: len(r.tr.Steps), Kind: kind, Text: text})
+}
+
+// Violate names the property broken at the latest step.
+func (r *Recorder) Violate(property string, b *impl.Breach) {
+	v := &trace.Violation{Property: property, Step: len(r.tr.Steps), Explanation: b.Explanation}
+	for _, n := range b.Involved {
+		v.Involved = append(v.Involved, n.String())
+	}
+	r.tr.Violation = v
+	for _, lane := range v.Involved {
+		r.Note(lane, trace.NoteViolation, property)
+	}
+}
+
+// Trace returns the trace recorded so far.
+func (r *Recorder) Trace() *trace.Trace { return &r.tr }
+
+func (r *Recorder) receive(m impl.Message, step int) {
+	for i, p := range r.pending {
+		if p.msg == m {
+			r.tr.Arrows[p.arrow].Received = step
+			r.pending = append(r.pending[:i], r.pending[i+1:]...)
+			return
+		}
+	}
+}
+
+// Action names what a node handled, as a trace's action column shows it.
+func Action(in impl.Input) string {
+	switch in.Kind {
+	case impl.InputStart:
+		return "start"
+	case impl.InputMessage:
+		return fmt.Sprintf("recv %s from %s", in.Msg, in.Msg.From)
+	case impl.InputTimer:
+		return fmt.Sprintf("%s timer fired", in.Timer.Kind)
+	}
+	return fmt.Sprintf("input %d", in.Kind)
+}
+
+// noteKind picks the events worth marking in a sequence picture: the ones
+// that explain a counterexample.
+func noteKind(k impl.EventKind) (trace.NoteKind, bool) {
+	switch k {
+	case impl.EvExpired, impl.EvLeaseLost:
+		return trace.NoteExpiry, true
+	case impl.EvRejected, impl.EvOpRejected, impl.EvReleaseRefused, impl.EvRenewRefused:
+		return trace.NoteRejection, true
+	case impl.EvSectionAborted, impl.EvGaveUp:
+		return trace.NoteInfo, true
+	}
+	return "", false
+}
