@@ -40,6 +40,10 @@ type Result struct {
 	Counter   int64         // the resource's counter at the end
 	Committed int           // sections whose write took effect
 	Aborted   int           // sections that ended without effect, given-up ones included
+	// The Porcupine verdicts on the run's history (filled by Check):
+	// sections against an atomic counter, operations against the fenced
+	// register of the design's mode.
+	Sections, Register Verdict
 }
 
 // Violated reports whether property p (a Prop index) failed in the run.
