@@ -10,7 +10,9 @@ import (
 	"github.com/fencelab/fencelab/impl"
 )
 
-func allModes() []impl.FenceMode { return []impl.FenceMode{impl.FenceNone, impl.FenceWrites, impl.FenceAll} }
+func allModes() []impl.FenceMode {
+	return []impl.FenceMode{impl.FenceNone, impl.FenceWrites, impl.FenceAll}
+}
 
 // read is an accepted read that returned value; write an accepted write.
 func read(client int, token uint64, value, call, ret int64) ResourceOp {
