@@ -3,8 +3,10 @@ module github.com/fencelab/fencelab
 go 1.26.0
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/term v0.47.0
+	pgregory.net/rapid v1.3.0
 )
 
 require (
