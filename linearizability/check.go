@@ -1,0 +1,152 @@
+package linearizability
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/fencelab/fencelab/impl"
+)
+
+// Verdict is the outcome of one check.
+type Verdict string
+
+// Verdicts. Unknown means the search did not finish within its timeout: the
+// history may be linearizable or not, and it must be counted as unknown,
+// never as ok.
+const (
+	Ok      Verdict = "ok"
+	Illegal Verdict = "illegal"
+	Unknown Verdict = "unknown"
+)
+
+// DefaultTimeout replaces a zero or negative timeout. Porcupine reads 0 as
+// "no limit", which could hang a simulation on one hard history; a caller
+// that passes no usable timeout made a mistake, and the cheapest safe
+// reading of it is a bound generous enough for any history the simulator
+// records (they check in microseconds) yet short enough to notice.
+const DefaultTimeout = 10 * time.Second
+
+// Result is the outcome of one check; it keeps what WriteHTML needs to draw
+// the history again.
+type Result struct {
+	Verdict Verdict
+
+	model   porcupine.Model
+	ops     []porcupine.Operation
+	timeout time.Duration
+	// notes are drawn but were not checked: the aborted sections, which
+	// had no effect and so are not operations of the counter.
+	notes []porcupine.Annotation
+}
+
+// CheckSections checks the critical sections against an atomic counter:
+// each committed section is one atomic increment that returned the value it
+// read, between its Call and Return. Two committed sections that read the
+// same value — a lost update — make the history Illegal, and so does a
+// section that read a value no order of the others can produce.
+//
+// Aborted sections are left out of the check: they changed nothing, and as
+// no-op operations they would constrain nothing either (a no-op fits
+// anywhere), only widen the search. They still appear in WriteHTML's
+// picture, greyed, because a reader wants to see the section that was
+// fenced off.
+//
+// A timeout <= 0 means DefaultTimeout. The check runs in one goroutine.
+// It panics if a section has Client < 0 or Return < Call.
+func CheckSections(sections []Section, timeout time.Duration) Result {
+	ops := make([]porcupine.Operation, 0, len(sections))
+	var notes []porcupine.Annotation
+	for i, s := range sections {
+		mustBeWellFormed("section", i, s.Client, s.Call, s.Return)
+		if !s.Committed {
+			notes = append(notes, abortedNote(s))
+			continue
+		}
+		ops = append(ops, porcupine.Operation{
+			ClientId: s.Client,
+			Input:    sectionInput{client: s.Client, token: s.Token},
+			Call:     s.Call,
+			Output:   s.Read,
+			Return:   s.Return,
+		})
+	}
+	return check(sectionsModel(), ops, timeout, notes)
+}
+
+// CheckResource checks the resource's operations against a register that
+// applies mode's fencing rule (DESIGN.md's table): every accept or reject
+// decision and every value read must be the one the rule dictates in some
+// order of the operations that respects their Call and Return. Rejected
+// operations are checked like any other — rejecting a fresh operation is as
+// wrong as accepting a stale one — and change nothing.
+//
+// A timeout <= 0 means DefaultTimeout. The check runs in one goroutine.
+// It panics on an unknown mode or operation kind, or an operation with
+// Client < 0 or Return < Call.
+func CheckResource(ops []ResourceOp, mode impl.FenceMode, timeout time.Duration) Result {
+	switch mode {
+	case impl.FenceNone, impl.FenceWrites, impl.FenceAll:
+	default:
+		panic(fmt.Sprintf("linearizability: unknown fencing mode %v", mode))
+	}
+	pops := make([]porcupine.Operation, len(ops))
+	for i, op := range ops {
+		mustBeWellFormed("resource operation", i, op.Client, op.Call, op.Return)
+		in := resourceInput{client: op.Client, kind: op.Kind, token: op.Token}
+		out := resourceOutput{accepted: op.Accepted}
+		switch op.Kind {
+		case impl.OpRead:
+			if op.Accepted {
+				out.value = op.Value
+			}
+		case impl.OpWrite:
+			in.value = op.Value
+		default:
+			panic(fmt.Sprintf("linearizability: resource operation %d has unknown kind %v", i, op.Kind))
+		}
+		pops[i] = porcupine.Operation{ClientId: op.Client, Input: in, Call: op.Call, Output: out, Return: op.Return}
+	}
+	return check(registerModel(mode), pops, timeout, nil)
+}
+
+func check(model porcupine.Model, ops []porcupine.Operation, timeout time.Duration, notes []porcupine.Annotation) Result {
+	timeout = effectiveTimeout(timeout)
+	// The plain check, not the verbose one: it stops at the first sign of
+	// illegality, and most runs never need a picture. WriteHTML searches
+	// again, with the linearization data, when asked.
+	res := porcupine.CheckOperationsTimeout(model, ops, timeout)
+	return Result{Verdict: verdictOf(res), model: model, ops: ops, timeout: timeout, notes: notes}
+}
+
+func effectiveTimeout(d time.Duration) time.Duration {
+	if d <= 0 {
+		return DefaultTimeout
+	}
+	return d
+}
+
+// verdictOf maps Porcupine's result. Anything it does not recognise is
+// Unknown: only a finished search may say ok.
+func verdictOf(r porcupine.CheckResult) Verdict {
+	switch r {
+	case porcupine.Ok:
+		return Ok
+	case porcupine.Illegal:
+		return Illegal
+	}
+	return Unknown
+}
+
+// mustBeWellFormed panics on what Porcupine would silently misread: a
+// return before the call breaks its pairing of calls and returns, and a
+// negative client has no lane in the picture.
+func mustBeWellFormed(what string, i, client int, call, ret int64) {
+	if client < 0 {
+		panic(fmt.Sprintf("linearizability: %s %d has client %d < 0", what, i, client))
+	}
+	if ret < call {
+		panic(fmt.Sprintf("linearizability: %s %d of %s returns at %d, before its call at %d", what, i, clientName(client), ret, call))
+	}
+}

@@ -1,0 +1,165 @@
+package linearizability
+
+import (
+	"fmt"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/fencelab/fencelab/impl"
+)
+
+// Neither model sets Partition: the counter is a single object, so there is
+// nothing to split, and Porcupine then checks the whole history in exactly
+// one goroutine. That is the "bounded concurrency per check" the simulator
+// relies on when it runs one check per run on every core.
+
+// clientName is a client's lane name, the same as impl.NodeID's ("c1" for
+// index 0), so the picture and the traces name clients alike. It does not
+// go through impl.ClientNode, whose byte-sized NodeID would wrap for large
+// indexes.
+func clientName(client int) string { return fmt.Sprintf("c%d", client+1) }
+
+// tokenSuffix is " (token N)", or nothing for the design without tokens,
+// whose operations all carry token 0 (impl's grants start at 1).
+func tokenSuffix(token uint64) string {
+	if token == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (token %d)", token)
+}
+
+// sectionInput is a committed critical section as an increment call.
+type sectionInput struct {
+	client int
+	token  uint64
+}
+
+// sectionsModel is an atomic counter whose only operation is an increment
+// that returns the value before it (fetch-and-add): a committed critical
+// section read v and wrote v+1, so as one atomic step it returned v. The
+// state is the counter. Two sections that read the same value cannot both
+// be the increment from that value: a lost update is Illegal.
+func sectionsModel() porcupine.Model {
+	return porcupine.Model{
+		Init: func() any { return int64(0) },
+		Step: func(state, _, output any) (bool, any) {
+			counter := state.(int64)
+			if output.(int64) != counter {
+				return false, state
+			}
+			return true, counter + 1
+		},
+		Hash: func(state any) uint64 { return uint64(state.(int64)) },
+		DescribeOperation: func(input, output any) string {
+			in := input.(sectionInput)
+			return fmt.Sprintf("%s increment → %d%s", clientName(in.client), output.(int64), tokenSuffix(in.token))
+		},
+		DescribeState: func(state any) string { return fmt.Sprintf("counter %d", state.(int64)) },
+	}
+}
+
+// resourceInput is an operation as the client sent it.
+type resourceInput struct {
+	client int
+	kind   impl.OpKind
+	token  uint64
+	value  int64 // the value to write; unused by reads
+}
+
+// resourceOutput is the resource's answer.
+type resourceOutput struct {
+	accepted bool
+	value    int64 // the value read; meaningful only for an accepted read
+}
+
+// registerState is what the fencing rules depend on. maxToken stays 0 in
+// mode none, which never looks at tokens.
+type registerState struct {
+	counter  int64
+	maxToken uint64
+}
+
+// registerModel specifies the resource under mode, written from DESIGN.md's
+// table rather than by calling impl, so that a mistake in impl/resource.go
+// shows up as Illegal instead of being copied into the specification. For
+// every state and input exactly one output is right, so a wrong accept, a
+// wrong reject or a wrong value read is always caught.
+func registerModel(mode impl.FenceMode) porcupine.Model {
+	return porcupine.Model{
+		Init: func() any { return registerState{} },
+		Step: func(state, input, output any) (bool, any) {
+			s, in, out := state.(registerState), input.(resourceInput), output.(resourceOutput)
+			next, accept := fence(mode, s, in)
+			if out.accepted != accept {
+				return false, state
+			}
+			if !accept {
+				// A rejected operation changes nothing, not even the
+				// highest token seen.
+				return true, state
+			}
+			switch in.kind {
+			case impl.OpRead:
+				if out.value != s.counter {
+					return false, state
+				}
+			case impl.OpWrite:
+				next.counter = in.value
+			}
+			return true, next
+		},
+		Hash: func(state any) uint64 {
+			s := state.(registerState)
+			return uint64(s.counter)*0x9e3779b97f4a7c15 ^ s.maxToken
+		},
+		DescribeOperation: func(input, output any) string {
+			in, out := input.(resourceInput), output.(resourceOutput)
+			tok := tokenSuffix(in.token)
+			var d string
+			switch in.kind {
+			case impl.OpRead:
+				if out.accepted {
+					d = fmt.Sprintf("%s read → %d%s", clientName(in.client), out.value, tok)
+				} else {
+					d = fmt.Sprintf("%s read%s", clientName(in.client), tok)
+				}
+			default:
+				d = fmt.Sprintf("%s write %d%s", clientName(in.client), in.value, tok)
+			}
+			if !out.accepted {
+				d += " ✗ fenced"
+			}
+			return d
+		},
+		DescribeState: func(state any) string {
+			s := state.(registerState)
+			if mode == impl.FenceNone {
+				return fmt.Sprintf("counter %d", s.counter)
+			}
+			return fmt.Sprintf("counter %d, highest token %d", s.counter, s.maxToken)
+		},
+	}
+}
+
+// fence is DESIGN.md's table: whether mode accepts in from state s, and the
+// state after the check (the highest token seen raised, where the mode
+// raises it; the counter is the caller's business).
+func fence(mode impl.FenceMode, s registerState, in resourceInput) (registerState, bool) {
+	switch mode {
+	case impl.FenceNone:
+		return s, true
+	case impl.FenceWrites:
+		if in.kind == impl.OpRead {
+			return s, true // reads are neither checked nor raise the mark
+		}
+	case impl.FenceAll:
+		// every operation is checked and marks the resource
+	default:
+		panic(fmt.Sprintf("linearizability: unknown fencing mode %v", mode))
+	}
+	if in.token < s.maxToken {
+		return s, false
+	}
+	s.maxToken = in.token
+	return s, true
+}
