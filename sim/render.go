@@ -15,14 +15,20 @@ func writeTimeline(w io.Writer, tr *trace.Trace) error {
 }
 
 // pictures are the files drawn from a run besides its timeline: the
-// sequence picture and Porcupine's page.
+// sequence picture and Porcupine's page of the critical sections (with the
+// faults and lease expiries as annotations).
 //
-// TODO(renderers, linearizability): sequence.html (trace.WriteHTML),
-// sequence.md (trace.WriteMermaid) and porcupine.html
-// (linearizability.Result.WriteHTML) once they land on main.
+// TODO(renderers): sequence.html (trace.WriteHTML) and sequence.md
+// (trace.WriteMermaid) once they land on main.
 func (rp *Replay) pictures() []struct {
 	name  string
 	write func(io.Writer) error
 } {
-	return nil
+	sections := rp.sections
+	return []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"porcupine.html", func(w io.Writer) error { return sections.WriteHTML(w, rp.annotations) }},
+	}
 }

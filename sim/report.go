@@ -38,12 +38,14 @@ type Replay struct {
 	Trace    *trace.Trace
 	Runner   *Runner // holds the run's history until its next run
 
-	annotations []linearizability.Annotation
+	annotations        []linearizability.Annotation
+	sections, register linearizability.Result
 }
 
 // NewReplay runs schedule s once to learn how it fails, then again to
-// record it up to the first violation of its headline property.
-func NewReplay(c Config, s *Schedule) (*Replay, error) {
+// record it up to the first violation of its headline property, and checks
+// its history with Porcupine (each model within timeout; 0 for the default).
+func NewReplay(c Config, s *Schedule, timeout time.Duration) (*Replay, error) {
 	r, err := NewRunner(c)
 	if err != nil {
 		return nil, err
@@ -55,9 +57,10 @@ func NewReplay(c Config, s *Schedule) (*Replay, error) {
 		title += ", until " + PropName(target) + " is violated"
 	}
 	res, tr, anns := r.Record(s, title, target)
-	r.Check(&res, 0)
-	rp := &Replay{Config: r.Config(), Schedule: s, Result: res, Target: target, Trace: tr, Runner: r}
-	rp.annotations = anns
+	rp := &Replay{Config: r.Config(), Schedule: s, Target: target, Trace: tr, Runner: r, annotations: anns}
+	rp.sections, rp.register = r.checkHistory(timeout)
+	res.Sections, res.Register = rp.sections.Verdict, rp.register.Verdict
+	rp.Result = res
 	return rp, nil
 }
 

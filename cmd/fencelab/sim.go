@@ -292,7 +292,7 @@ func (o *simOptions) firstFailures(e *env, sum *sim.Summary) error {
 		}
 		seed := d.FirstFailing.Seed
 		c := o.config(d.Design)
-		rp, err := sim.NewReplay(c, sim.Generate(seed, c))
+		rp, err := sim.NewReplay(c, sim.Generate(seed, c), o.porcupine)
 		if err != nil {
 			return err
 		}
@@ -382,7 +382,7 @@ func simOne(e *env, o *simOptions) error {
 		}
 		faults = sched.Kinds()
 	}
-	rp, err := sim.NewReplay(c, sched)
+	rp, err := sim.NewReplay(c, sched, o.porcupine)
 	if err != nil {
 		return badInput("%v", err)
 	}
