@@ -5,6 +5,10 @@ import (
 	"time"
 )
 
+// MaxShrinkRuns bounds the runs one Shrink may take (a run of the default
+// workload takes about 0.1ms, so this is seconds at most).
+const MaxShrinkRuns = 50_000
+
 // Failure says whether a run's result shows the failure being shrunk.
 type Failure func(*Result) bool
 
@@ -25,6 +29,9 @@ func Stalls() Failure { return func(res *Result) bool { return res.Stall != "" }
 func (r *Runner) Shrink(s *Schedule, fails Failure) (*Schedule, int) {
 	runs := 0
 	try := func(c *Schedule) bool {
+		if runs >= MaxShrinkRuns {
+			return false // out of budget: keep what has been found
+		}
 		runs++
 		res := r.Run(c)
 		return fails(&res)
@@ -36,12 +43,34 @@ func (r *Runner) Shrink(s *Schedule, fails Failure) (*Schedule, int) {
 	for changed := true; changed; {
 		changed = false
 		// Fewer faults: drop one at a time, from the last, keeping every
-		// drop after which the run still fails.
+		// drop after which the run still fails. Dropping a pause also
+		// moves the node's whole later timeline earlier by its length, so
+		// the faults that came after it would strike the node at another
+		// point of its work; the second try drops it and moves the node's
+		// later faults earlier by as much, so they strike where they did;
+		// the third moves every later fault (a pause of the service holds
+		// up every client). The run's one random stream is drawn in event
+		// order, so dropping a fault also changes the latencies and
+		// backoffs drawn after it; the last resort (dropAndRelocate) looks
+		// for a nearby time at which one remaining fault strikes again.
 		for i := len(best.Faults) - 1; i >= 0; i-- {
 			c := best.Clone()
 			c.Faults = slices.Delete(c.Faults, i, i+1)
 			if try(c) {
 				best, changed = c, true
+				continue
+			}
+			shifted := false
+			for _, all := range []bool{false, true} {
+				if c, ok := dropPauseAndShift(best, i, all); ok && try(c) {
+					best, changed, shifted = c, true, true
+					break
+				}
+			}
+			if !shifted {
+				if c, ok := dropAndRelocate(best, i, r.cfg.horizon(), try); ok {
+					best, changed = c, true
+				}
 			}
 		}
 		// Smaller faults: for each, the smallest magnitude (by bisection)
@@ -112,4 +141,56 @@ func shrinkMagnitude(s *Schedule, i int, try func(*Schedule) bool) (*Schedule, b
 		}
 	}
 	return best, best != nil
+}
+
+// dropPauseAndShift returns s without pause i, with the later pauses,
+// spikes and clock steps of the same node (or of every node, if all) moved
+// earlier by its length.
+func dropPauseAndShift(s *Schedule, i int, all bool) (*Schedule, bool) {
+	p := s.Faults[i]
+	if p.Kind != FaultPause {
+		return nil, false
+	}
+	c := s.Clone()
+	c.Faults = slices.Delete(c.Faults, i, i+1)
+	moved := false
+	for j := range c.Faults {
+		f := &c.Faults[j]
+		if (all || f.Node == p.Node) && f.Kind != FaultDrift && f.At > p.At {
+			f.At = max(p.At, f.At-p.Duration)
+			moved = true
+		}
+	}
+	c.Sort()
+	return c, moved
+}
+
+// relocateStep is the step of dropAndRelocate's search.
+const relocateStep = time.Millisecond
+
+// dropAndRelocate drops fault i and searches, for one remaining timed fault
+// at a time, the nearest time (within limit, nearest first, later before
+// earlier) at which the run fails again.
+func dropAndRelocate(s *Schedule, i int, limit time.Duration, try func(*Schedule) bool) (*Schedule, bool) {
+	base := s.Clone()
+	base.Faults = slices.Delete(base.Faults, i, i+1)
+	for j := range base.Faults {
+		if base.Faults[j].Kind == FaultDrift {
+			continue
+		}
+		for d := relocateStep; d <= limit; d += relocateStep {
+			for _, at := range []time.Duration{base.Faults[j].At + d, base.Faults[j].At - d} {
+				if at < 0 {
+					continue
+				}
+				c := base.Clone()
+				c.Faults[j].At = at
+				if try(c) {
+					c.Sort()
+					return c, true
+				}
+			}
+		}
+	}
+	return nil, false
 }
