@@ -312,7 +312,7 @@ func (s *Schedule) Kinds() FaultKinds {
 
 // Streams of a seed: the schedule is drawn from its own stream so that a
 // schedule read from a file, or shrunk, runs with the very latency and
-// backoff draws the generated one had (the run's stream).
+// backoff draws the generated one had (the run's draws).
 const (
 	streamSchedule = 0x5c4ed01e
 	streamRun      = 0x52554e
@@ -454,7 +454,9 @@ func (c *clock) local(t int64) int64 {
 	if c.ppm == 0 {
 		return c.base + d
 	}
-	return c.base + d + mulDiv(d, c.ppm, 1e6)
+	// Rounded down, so that local(t) = ⌊d·(1e6+ppm)/1e6⌋ exactly and
+	// global is its exact inverse.
+	return c.base + d + mulDivFloor(d, c.ppm, 1e6)
 }
 
 // global is the earliest global time at which the clock reads at least l
@@ -489,6 +491,15 @@ func mulDiv(a, b, c int64) int64 {
 		return -int64(q)
 	}
 	return int64(q)
+}
+
+// mulDivFloor is a·b/c rounded down, for c > 0.
+func mulDivFloor(a, b, c int64) int64 {
+	q := mulDiv(a, b, c)
+	if (a < 0) != (b < 0) && a != 0 && b != 0 && q*c != a*b {
+		q--
+	}
+	return q
 }
 
 // mulDivCeil is a·b/c rounded up, for positive a, b, c.
@@ -582,16 +593,45 @@ func (fs *faultState) spike(dep int64) (time.Duration, bool) {
 	return 0, false
 }
 
-// latency draws a message's normal delay: Latency plus a uniform draw from
-// [0, Jitter]. It is the only draw per message.
-func latency(c *Config, r *rand.Rand) int64 {
-	if c.Jitter == 0 {
-		return int64(c.Latency)
-	}
-	return int64(c.Latency) + r.Int64N(int64(c.Jitter)+1)
+// draws is the run's one source of randomness: the normal latency of each
+// message and each retry backoff. It is counter-based — SplitMix64's mixer
+// over a key derived from the seed, a stream (a link, or a client's
+// backoffs) and that stream's counter — rather than one sequence consumed in
+// event order. The k-th message on a link thus always has the same latency
+// and a client's k-th backoff the same length, whatever happened elsewhere:
+// a small change to a schedule (a 1ms pause that reorders two deliveries)
+// changes what it touches and not every draw after it, which is what lets
+// a shrinker remove a fault without the rest of the run being redrawn.
+type draws struct {
+	key      uint64
+	counters []uint64 // per stream
 }
 
-// backoff draws a retry backoff uniformly from [Backoff/2, 3·Backoff/2].
-func backoff(c *Config, r *rand.Rand) time.Duration {
-	return c.Backoff/2 + time.Duration(r.Int64N(int64(c.Backoff)+1))
+func (d *draws) reset(seed uint64, streams int) {
+	d.key = mix(seed ^ streamRun)
+	d.counters = resize(d.counters, streams, 0)
+}
+
+// next is stream's next random value.
+func (d *draws) next(stream int) uint64 {
+	d.counters[stream]++
+	return mix(d.key ^ mix(uint64(stream)<<40^d.counters[stream]))
+}
+
+// uniform maps a random value to [0, n] (Lemire's multiply-shift; the bias
+// is below 2^-40 for any duration here).
+func uniform(x uint64, n int64) int64 {
+	hi, _ := bits.Mul64(x, uint64(n)+1)
+	return int64(hi)
+}
+
+// latency is a message's normal delay: Latency plus a uniform draw from
+// [0, Jitter].
+func latency(c *Config, x uint64) int64 {
+	return int64(c.Latency) + uniform(x, int64(c.Jitter))
+}
+
+// backoff is a retry backoff, uniform in [Backoff/2, 3·Backoff/2].
+func backoff(c *Config, x uint64) time.Duration {
+	return c.Backoff/2 + time.Duration(uniform(x, int64(c.Backoff)))
 }

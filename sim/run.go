@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
@@ -75,8 +74,7 @@ type Runner struct {
 	timers []timerSlot // node × timerKinds
 	links  []int64     // last arrival per link from×to, for FIFO
 	eff    impl.Effects
-	pcg    rand.PCG
-	rng    *rand.Rand
+	draws  draws // streams: one per link (from×to), then one per client's backoffs
 	hist   recorder
 
 	sched        *Schedule
@@ -91,6 +89,10 @@ type Runner struct {
 	target   int
 	recorded bool // the target's violation has been recorded: stop the trace there
 	anns     []linearizability.Annotation
+
+	// checkEvery makes Run check every invariant after every step, as
+	// Record does; tests use it to show that checkFast is equivalent.
+	checkEvery bool
 }
 
 // NewRunner returns a Runner for c.
@@ -106,7 +108,6 @@ func NewRunner(c Config) (*Runner, error) {
 	for i, inv := range r.invs {
 		r.applies[i] = inv.AppliesTo(c.Design)
 	}
-	r.rng = rand.New(&r.pcg)
 	n := c.Nodes()
 	r.nodes = make([]faultState, n)
 	r.timers = make([]timerSlot, n*timerKinds)
@@ -172,7 +173,7 @@ func (r *Runner) reset(sys *impl.System, s *Schedule) {
 	}
 	clear(r.timers)
 	clear(r.links)
-	r.pcg.Seed(mix(s.Seed), streamRun)
+	r.draws.reset(s.Seed, len(r.links)+r.cfg.Clients)
 	r.hist.reset(r.cfg.Clients)
 }
 
@@ -250,10 +251,9 @@ func (r *Runner) step(e *event) {
 		in.Kind = impl.InputStart
 	case evDeliver:
 		in.Kind, in.Msg = impl.InputMessage, e.msg
-		// The backoff is drawn only for the one input that uses it, so the
-		// draws stay few and in a fixed order.
-		if e.msg.Kind == impl.MsgReject {
-			in.Backoff = backoff(&r.cfg, r.rng)
+		// The backoff is drawn only for the one input that uses it.
+		if e.msg.Kind == impl.MsgReject && e.node.IsClient() {
+			in.Backoff = backoff(&r.cfg, r.draws.next(len(r.links)+e.node.ClientIndex()))
 		}
 	case evTimer:
 		r.timers[int(e.node)*timerKinds+int(e.timer)].pending = false
@@ -284,7 +284,7 @@ func (r *Runner) step(e *event) {
 	for i := range r.eff.Events {
 		r.event(&r.eff.Events[i])
 	}
-	if r.rec != nil {
+	if r.rec != nil || r.checkEvery {
 		r.checkAll()
 	} else {
 		r.checkFast(n, held)
@@ -315,7 +315,8 @@ func (r *Runner) setTimer(n impl.NodeID, ts impl.TimerSet) {
 func (r *Runner) send(from impl.NodeID, m *impl.Message) {
 	fs := &r.nodes[from]
 	dep := fs.resumeAt(r.now, r.now+int64(r.cfg.Processing))
-	arr := dep + latency(&r.cfg, r.rng)
+	link := int(from)*len(r.nodes) + int(m.To)
+	arr := dep + latency(&r.cfg, r.draws.next(link))
 	if d, ok := fs.spike(dep); ok {
 		arr += int64(d)
 		if r.rec != nil && !r.recorded {
@@ -325,7 +326,7 @@ func (r *Runner) send(from impl.NodeID, m *impl.Message) {
 		}
 	}
 	if !r.cfg.Reorder {
-		last := &r.links[int(from)*len(r.nodes)+int(m.To)]
+		last := &r.links[link]
 		arr = max(arr, *last)
 		*last = arr
 	}
