@@ -239,7 +239,7 @@ func (o *Output) parsePlain(lines []string) error {
 			n, _ := strconv.Atoi(m[1])
 			var body []string
 			j := i + 1
-			for ; j < len(lines) && strings.TrimSpace(lines[j]) != "" && !plainState.MatchString(lines[j]); j++ {
+			for ; j < len(lines) && isStateBody(lines[j], j == i+1); j++ {
 				body = append(body, lines[j])
 			}
 			i = j - 1
@@ -265,6 +265,19 @@ func (o *Output) parsePlain(lines []string) error {
 		}
 	}
 	return nil
+}
+
+// isStateBody tells a line of a plain-output state ("/\ x = v", a value
+// continued on an indented line, or a one-variable spec's "x = v") from
+// what TLC prints after the trace.
+func isStateBody(l string, first bool) bool {
+	switch {
+	case strings.TrimSpace(l) == "" || plainState.MatchString(l):
+		return false
+	case strings.HasPrefix(l, "/\\ "), strings.HasPrefix(l, " "), strings.HasPrefix(l, "\t"):
+		return true
+	}
+	return first && strings.Contains(l, " = ")
 }
 
 // errorLine records an error message and what it says about the result.

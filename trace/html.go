@@ -126,6 +126,11 @@ func buildPage(t *Trace) page {
 			ar.Y2, ar.InFlight = bottom-4, true
 		}
 		ar.LabelX, ar.LabelY = (ar.X1+ar.X2)/2, (ar.Y1+ar.Y2)/2-4
+		if ar.Y1 == ar.Y2 {
+			// A same-step operation: its label goes under the line, clear
+			// of the actor's action written above it.
+			ar.LabelY = ar.Y1 + 13
+		}
 		p.Arrows = append(p.Arrows, ar)
 	}
 	for _, n := range t.Notes {
@@ -176,6 +181,7 @@ svg .expiry { fill: #b35c00; }
 svg .rejection { fill: #b00020; }
 svg .fault { fill: #6a1b9a; }
 svg .info { fill: #555; }
+svg .label, svg .expiry, svg .rejection, svg .fault, svg .info, svg .action { paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejoin: round; }
 table { border-collapse: collapse; margin-top: 1.5em; font-family: ui-monospace, monospace; font-size: 12px; }
 th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: left; vertical-align: top; }
 tr.violated td { background: #fde2e2; }
@@ -197,7 +203,7 @@ td div { white-space: pre; }
 <line x1="{{.X}}" y1="{{.Y1}}" x2="{{.X}}" y2="{{.Y2}}" stroke="#9aa" stroke-dasharray="2 3"/>
 {{end}}{{range $r := .Rows}}<text class="step" x="8" y="{{.Y}}" dy="4">{{.Number}}{{if .Time}}  {{.Time}}{{end}}</text>
 {{if .Actor}}<circle cx="{{.ActorX}}" cy="{{.Y}}" r="5" fill="#1f4e79"/>
-<text x="{{.ActorX}}" y="{{.Y}}" dx="8" dy="-6">{{.Action}}</text>
+<text class="action" x="{{.ActorX}}" y="{{.Y}}" dx="8" dy="-6">{{.Action}}</text>
 {{else}}<text x="{{$.Width}}" y="{{.Y}}" dx="-8" dy="4" text-anchor="end" class="info">{{.Action}}</text>
 {{end}}{{range .Marks}}<text x="{{.}}" y="{{$r.Y}}" dx="-16" dy="5" class="rejection" text-anchor="middle" font-size="15">✗</text>
 {{end}}{{end}}{{range .Arrows}}<g><title>{{.Title}}</title>

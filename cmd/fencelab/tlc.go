@@ -180,7 +180,10 @@ func saveRun(dir string, res *tlc.Result) error {
 	if err != nil {
 		return fmt.Errorf("converting the counterexample: %w", err)
 	}
-	for name, format := range map[string]string{"trace.json": "json", "trace.txt": "", "trace.mmd": "mermaid", "trace.html": "html"} {
+	for _, f := range []struct{ name, format string }{
+		{"trace.json", "json"}, {"trace.txt", ""}, {"trace.mmd", "mermaid"}, {"trace.html", "html"},
+	} {
+		name, format := f.name, f.format
 		var buf bytes.Buffer
 		if err := renderTrace(&buf, t, format); err != nil {
 			return fmt.Errorf("rendering %s: %w", name, err)
