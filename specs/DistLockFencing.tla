@@ -352,6 +352,11 @@ NoLostUpdate ==
 \* of the processes above.
 AllClientsFinish == <>(\A c \in Clients : pc[c] = "Done")
 
+\* The same system without any fairness: a process may simply stop taking
+\* steps, forever.  AllClientsFinish fails under it, which shows that the
+\* property is not vacuous and that it rests on the fairness of Spec.
+UnfairSpec == Init /\ [][Next]_vars
+
 \* Clients are interchangeable; used by the safety-only models.
 Symmetry == Permutations(Clients)
 =============================================================================
