@@ -14,7 +14,7 @@ import (
 	"github.com/fencelab/fencelab/trace"
 )
 
-const tlcUsage = "fencelab tlc [--model NAME] [--out DIR] [--specs DIR] [--pin FILE] [--timeout D]"
+const tlcUsage = "fencelab tlc [--model NAME] [--out DIR] [--specs DIR] [--pin FILE] [--timeout D] [--print-jar]"
 
 func tlcCommand() command {
 	return command{name: "tlc", summary: "run TLC on every model of specs/models.json and compare with the manifest", run: runTLC}
@@ -31,6 +31,7 @@ func runTLC(e *env, args []string) error {
 	specs := fs.String("specs", "specs", "folder with the specs, the cfgs and models.json")
 	pin := fs.String("pin", "tla2tools.version", "the pinned TLA+ tools release")
 	timeout := fs.Duration("timeout", 10*time.Minute, "time limit for one TLC run")
+	printJar := fs.Bool("print-jar", false, "only resolve tla2tools.jar (and Java) and print the jar's path, for running TLC by hand")
 	rest, err := parseFlags(e, fs, tlcUsage, args)
 	if err != nil {
 		return err
@@ -41,13 +42,15 @@ func runTLC(e *env, args []string) error {
 	if *timeout <= 0 {
 		return badInput("--timeout must be positive")
 	}
-	manifest, err := tlc.LoadManifest(filepath.Join(*specs, "models.json"))
-	if err != nil {
-		return badInput("%v", err)
-	}
-	models, err := manifest.Select(*model)
-	if err != nil {
-		return badInput("%v", err)
+	var models []tlc.Model
+	if !*printJar {
+		manifest, err := tlc.LoadManifest(filepath.Join(*specs, "models.json"))
+		if err != nil {
+			return badInput("%v", err)
+		}
+		if models, err = manifest.Select(*model); err != nil {
+			return badInput("%v", err)
+		}
 	}
 	java, err := tlc.FindJava()
 	if err != nil {
@@ -61,6 +64,10 @@ func runTLC(e *env, args []string) error {
 	jar, err := resolver.Resolve(ctx)
 	if err != nil {
 		return badInput("%v", err)
+	}
+	if *printJar {
+		fmt.Fprintln(e.stdout, jar.Path)
+		return nil
 	}
 	runner := &tlc.Runner{Java: java, Jar: jar.Path, Workers: "auto", Timeout: *timeout}
 	fmt.Fprintf(e.stderr, "fencelab tlc: %s (from %s), %d model(s)\n", jar.Path, jar.Source, len(models))
