@@ -19,5 +19,11 @@ fmt-check: ## fail if any Go file is not gofmt-ed
 vet: ## go vet ./...
 	$(GO) vet ./...
 
+# 'go run' reports every non-zero exit as 1, so tlc builds the command and runs
+# it, keeping fencelab's own exit codes (1 unexpected verdict, 2 missing tool).
+tlc: ## run TLC on every model in specs/models.json (MODEL=<name> for one; offline: TLA2TOOLS_JAR=/path/to/tla2tools.jar)
+	@$(GO) build -o bin/fencelab ./cmd/fencelab
+	@bin/fencelab tlc --out $(OUT)/tlc $(if $(MODEL),--model $(MODEL))
+
 clean: ## remove the output folder and TLC metadirs
 	rm -rf $(OUT) bin

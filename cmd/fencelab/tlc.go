@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/fencelab/fencelab/tlc"
+	"github.com/fencelab/fencelab/trace"
+)
+
+const tlcUsage = "fencelab tlc [--model NAME] [--out DIR] [--specs DIR] [--pin FILE] [--timeout D] [--print-jar]"
+
+func tlcCommand() command {
+	return command{name: "tlc", summary: "run TLC on every model of specs/models.json and compare with the manifest", run: runTLC}
+}
+
+// runTLC checks the committed PlusCal translations, runs each selected
+// model, saves and prints every counterexample, and prints one summary
+// table. It fails (exit 1) iff a row differs from the manifest, and exits 2
+// when Java or the jar is missing.
+func runTLC(e *env, args []string) error {
+	fs := newFlagSet("tlc")
+	model := fs.String("model", "", "run only this model (default: every model in the manifest)")
+	outDir := fs.String("out", filepath.Join("out", "tlc"), "folder for TLC's outputs and the counterexamples")
+	specs := fs.String("specs", "specs", "folder with the specs, the cfgs and models.json")
+	pin := fs.String("pin", "tla2tools.version", "the pinned TLA+ tools release")
+	timeout := fs.Duration("timeout", 10*time.Minute, "time limit for one TLC run")
+	printJar := fs.Bool("print-jar", false, "only resolve tla2tools.jar (and Java) and print the jar's path, for running TLC by hand")
+	rest, err := parseFlags(e, fs, tlcUsage, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return badInput("unexpected argument %q (usage: %s)", rest[0], tlcUsage)
+	}
+	if *timeout <= 0 {
+		return badInput("--timeout must be positive")
+	}
+	var models []tlc.Model
+	if !*printJar {
+		manifest, err := tlc.LoadManifest(filepath.Join(*specs, "models.json"))
+		if err != nil {
+			return badInput("%v", err)
+		}
+		if models, err = manifest.Select(*model); err != nil {
+			return badInput("%v", err)
+		}
+	}
+	java, err := tlc.FindJava()
+	if err != nil {
+		return badInput("%v", err)
+	}
+	resolver, err := tlc.DefaultResolver(*pin)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	ctx := context.Background()
+	jar, err := resolver.Resolve(ctx)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	if *printJar {
+		fmt.Fprintln(e.stdout, jar.Path)
+		return nil
+	}
+	runner := &tlc.Runner{Java: java, Jar: jar.Path, Workers: "auto", Timeout: *timeout}
+	fmt.Fprintf(e.stderr, "fencelab tlc: %s (from %s), %d model(s)\n", jar.Path, jar.Source, len(models))
+
+	stale, err := staleSpecs(ctx, runner, *specs, models)
+	if err != nil {
+		return err
+	}
+	var rows []tlcRow
+	for _, m := range models {
+		if e.terminal {
+			fmt.Fprintf(e.stderr, "  running %s …\n", m.Name)
+		}
+		rows = append(rows, runModel(ctx, e, runner, *specs, *outDir, m, stale[m.Spec]))
+	}
+	writeSummary(e, rows)
+	var bad []string
+	for _, r := range rows {
+		if r.mismatch != "" {
+			bad = append(bad, r.model.Name)
+		}
+	}
+	if len(bad) > 0 {
+		return failed("%d of %d model(s) differ from the manifest: %s", len(bad), len(rows), strings.Join(bad, ", "))
+	}
+	fmt.Fprintf(e.stdout, "\nall %d model(s) match the manifest; outputs in %s\n", len(rows), *outDir)
+	return nil
+}
+
+// staleSpecs re-translates each spec the models use and says, per spec,
+// why its committed translation is stale (nothing when it is current).
+func staleSpecs(ctx context.Context, r *tlc.Runner, specs string, models []tlc.Model) (map[string][]string, error) {
+	stale := map[string][]string{}
+	done := map[string]bool{}
+	for _, m := range models {
+		if done[m.Spec] {
+			continue
+		}
+		done[m.Spec] = true
+		why, err := r.StaleTranslation(ctx, filepath.Join(specs, m.Spec))
+		if err != nil {
+			stale[m.Spec] = []string{err.Error()}
+			continue
+		}
+		if why != "" {
+			stale[m.Spec] = []string{why}
+		}
+	}
+	return stale, nil
+}
+
+type tlcRow struct {
+	model    tlc.Model
+	got      string
+	distinct int64
+	depth    int
+	wall     time.Duration
+	mismatch string
+}
+
+// runModel runs one model, saves its output and counterexample, and prints
+// the counterexample's step table.
+func runModel(ctx context.Context, e *env, r *tlc.Runner, specs, outDir string, m tlc.Model, stale []string) tlcRow {
+	row := tlcRow{model: m, distinct: -1, depth: -1}
+	res, err := r.Run(ctx, specs, m)
+	if err != nil {
+		row.got, row.mismatch = "not run", err.Error()
+		return row
+	}
+	res.Got.Stale = append(res.Got.Stale, stale...)
+	row.got, row.distinct, row.depth, row.wall = res.Got.Text(), res.Got.Distinct, res.Got.Depth, res.Wall
+	row.mismatch = tlc.Judge(m, res.Got)
+	if res.ParseErr != nil && row.mismatch == "" {
+		row.mismatch = "cannot read TLC's output: " + res.ParseErr.Error()
+	}
+	dir := filepath.Join(outDir, m.Name)
+	if err := saveRun(dir, res); err != nil {
+		row.mismatch = strings.TrimPrefix(row.mismatch+"; ", "; ") + err.Error()
+		return row
+	}
+	if res.Parsed != nil && len(res.Parsed.States) > 0 {
+		t, err := res.Parsed.Trace(traceOptions(m, res))
+		if err == nil {
+			fmt.Fprintf(e.stdout, "── %s: %s ──\n", m.Name, res.Got.Text())
+			if err := trace.WriteTable(e.stdout, t); err != nil {
+				row.mismatch = err.Error()
+			}
+			fmt.Fprintf(e.stdout, "(saved in %s)\n\n", dir)
+		}
+	}
+	return row
+}
+
+func traceOptions(m tlc.Model, res *tlc.Result) tlc.TraceOptions {
+	return tlc.TraceOptions{
+		Title:    fmt.Sprintf("%s (%s, %s): %s", m.Name, m.Spec, m.Cfg, res.Got.Text()),
+		Property: res.Got.Property,
+	}
+}
+
+// saveRun writes TLC's raw output and, when there is a counterexample, the
+// trace as JSON, text, Mermaid and HTML into a fresh dir.
+func saveRun(dir string, res *tlc.Result) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("clearing %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tlc.out"), res.Output, 0o644); err != nil {
+		return fmt.Errorf("saving TLC's output: %w", err)
+	}
+	if res.Parsed == nil || len(res.Parsed.States) == 0 {
+		return nil
+	}
+	t, err := res.Parsed.Trace(traceOptions(res.Model, res))
+	if err != nil {
+		return fmt.Errorf("converting the counterexample: %w", err)
+	}
+	for _, f := range []struct{ name, format string }{
+		{"trace.json", "json"}, {"trace.txt", ""}, {"trace.mmd", "mermaid"}, {"trace.html", "html"},
+	} {
+		name, format := f.name, f.format
+		var buf bytes.Buffer
+		if err := renderTrace(&buf, t, format); err != nil {
+			return fmt.Errorf("rendering %s: %w", name, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), buf.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("saving %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// writeSummary prints the one table: model, expected, got, distinct
+// states, depth, wall time, and whether the row matches the manifest.
+func writeSummary(e *env, rows []tlcRow) {
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "model\texpected\tgot\tdistinct states\tdepth\twall time\tmatch")
+	for _, r := range rows {
+		distinct, depth := "—", "—"
+		if r.distinct >= 0 {
+			distinct = fmt.Sprint(r.distinct)
+		}
+		if r.depth >= 0 {
+			depth = fmt.Sprint(r.depth)
+		}
+		verdict := "✓"
+		if r.mismatch != "" {
+			verdict = "✗ " + r.mismatch
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.1fs\t%s\n", r.model.Name, r.model.ExpectedText(), r.got, distinct, depth, r.wall.Seconds(), verdict)
+	}
+	tw.Flush()
+}

@@ -1,0 +1,548 @@
+package tlc
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/fencelab/fencelab/trace"
+)
+
+// ResourceLane is the lane of the shared resource in traces of fencelab's
+// specs, where the resource is a variable (counter) rather than a process.
+const ResourceLane = "resource"
+
+// TraceOptions tunes the conversion of a counterexample to a trace.
+type TraceOptions struct {
+	Title string
+	// Property names the violated property when TLC does not: TLC reports a
+	// temporal violation without naming the property.
+	Property string
+}
+
+// ErrNoCounterexample means the output holds no states to convert.
+var ErrNoCounterexample = errors.New("the TLC output has no counterexample (no states)")
+
+// Trace turns the counterexample in o into a trace.Trace.
+//
+// It reads the PlusCal conventions of fencelab's specs: pc names the
+// processes (the lanes: non-clients such as the service first, then the
+// clients — the keys of lock_held — then the resource if there is a
+// counter), the actor of a step is the process whose pc changed (or whose
+// pc was at the step's label), variables whose name contains "queue" are
+// message channels (a plain sequence is a channel to the process that reads
+// it, a function of sequences has one channel per process), and distLock,
+// accepted, token and max_token give expiry and rejection notes. Other
+// specs still get a step table with only what changed at each step.
+func (o *Output) Trace(opts TraceOptions) (*trace.Trace, error) {
+	if len(o.States) == 0 {
+		return nil, ErrNoCounterexample
+	}
+	c := newConverter(o)
+	t := &trace.Trace{Title: opts.Title, Source: trace.SourceTLC, Lanes: c.lanes}
+	var prev map[string]Value
+	var prevOrder []string
+	for i, st := range o.States {
+		step := trace.Step{Number: st.Number, Action: st.Action}
+		if len(st.Vars) == 0 {
+			// Stuttering or a loop back: nothing changes.
+			if prev == nil {
+				return nil, fmt.Errorf("state %d has no variables", st.Number)
+			}
+			t.Steps = append(t.Steps, step)
+			text := "from here on no process takes a step (stuttering)"
+			if st.LoopTo > 0 {
+				text = fmt.Sprintf("the behaviour loops back to step %d forever", st.LoopTo)
+			}
+			t.Notes = append(t.Notes, trace.Note{Lane: c.firstLane(), Step: st.Number, Kind: trace.NoteInfo, Text: text})
+			continue
+		}
+		cur, order := st.valueMap()
+		if i == 0 || prev == nil {
+			var all []trace.Var
+			for _, a := range st.Vars {
+				all = append(all, Flatten(a.Name, a.Value)...)
+			}
+			step.Changes = trace.Diff(nil, all)
+		} else {
+			step.Changes = diffStates(prev, prevOrder, cur, order)
+			step.Actor = c.actor(prev, cur, st.Action)
+			c.arrowsAndNotes(t, step, prev, cur)
+		}
+		t.Steps = append(t.Steps, step)
+		prev, prevOrder = cur, order
+	}
+	c.finishArrows(t)
+	t.Violation = c.violation(o, opts, t, prev)
+	return t, nil
+}
+
+func (s State) valueMap() (map[string]Value, []string) {
+	m := make(map[string]Value, len(s.Vars))
+	order := make([]string, 0, len(s.Vars))
+	for _, a := range s.Vars {
+		m[a.Name] = a.Value
+		order = append(order, a.Name)
+	}
+	return m, order
+}
+
+// diffStates lists what changed, each at its innermost element, in the
+// order TLC printed the variables.
+func diffStates(prev map[string]Value, prevOrder []string, cur map[string]Value, order []string) []trace.Change {
+	var p, n []trace.Var
+	for _, name := range order {
+		old, ok := prev[name]
+		if !ok {
+			n = append(n, Flatten(name, cur[name])...)
+			continue
+		}
+		pv, nv := FlattenPair(name, old, cur[name])
+		p, n = append(p, pv...), append(n, nv...)
+	}
+	for _, name := range prevOrder {
+		if _, ok := cur[name]; !ok {
+			p = append(p, Flatten(name, prev[name])...)
+		}
+	}
+	return trace.Diff(p, n)
+}
+
+// converter holds what the conversion learns about the spec's processes.
+type converter struct {
+	lanes   []string
+	clients map[string]bool
+	// readers maps a plain-sequence channel to the lane that dequeues it.
+	readers map[string]string
+	// pending are the messages in flight per channel, oldest first, as
+	// indexes into the trace's arrows.
+	pending map[string][]int
+}
+
+func newConverter(o *Output) *converter {
+	c := &converter{clients: map[string]bool{}, readers: map[string]string{}, pending: map[string][]int{}}
+	first, _ := o.States[0].valueMap()
+	for _, name := range []string{"lock_held", "responses_queue"} {
+		if v, ok := first[name]; ok && v.Kind == KindFunction {
+			for _, f := range v.Fields {
+				c.clients[laneName(f.Key)] = true
+			}
+			break
+		}
+	}
+	if pc, ok := first["pc"]; ok && pc.Kind == KindFunction {
+		var others, clients []string
+		for _, f := range pc.Fields {
+			if name := laneName(f.Key); c.clients[name] {
+				clients = append(clients, name)
+			} else {
+				others = append(others, name)
+			}
+		}
+		c.lanes = append(others, clients...)
+	}
+	if _, ok := first["counter"]; ok {
+		c.lanes = append(c.lanes, ResourceLane)
+	}
+	c.findReaders(o)
+	return c
+}
+
+func (c *converter) firstLane() string {
+	if len(c.lanes) > 0 {
+		return c.lanes[0]
+	}
+	return ""
+}
+
+// laneName prints a process id: a model value as is, a string unquoted.
+func laneName(v Value) string {
+	if v.Kind == KindString {
+		return v.Str
+	}
+	return v.String()
+}
+
+// actor is the process whose pc changed, or else the one whose pc was at
+// the step's label (a loop label such as Serve stays where it is).
+func (c *converter) actor(prev, cur map[string]Value, action string) string {
+	pp, ok1 := prev["pc"]
+	np, ok2 := cur["pc"]
+	if !ok1 || !ok2 || pp.Kind != KindFunction || np.Kind != KindFunction {
+		return ""
+	}
+	var changed, atLabel []string
+	for _, f := range pp.Fields {
+		after, ok := np.Apply(f.Key)
+		if ok && !after.Equal(f.Val) {
+			changed = append(changed, laneName(f.Key))
+		}
+		if f.Val.Kind == KindString && f.Val.Str == action {
+			atLabel = append(atLabel, laneName(f.Key))
+		}
+	}
+	if len(changed) == 1 {
+		return changed[0]
+	}
+	if len(atLabel) == 1 {
+		return atLabel[0]
+	}
+	return ""
+}
+
+func isChannel(name string) bool { return strings.Contains(strings.ToLower(name), "queue") }
+
+// findReaders learns, for each plain-sequence channel, which process takes
+// messages off it, so a message still in flight gets the right receiver.
+func (c *converter) findReaders(o *Output) {
+	var prev map[string]Value
+	for _, st := range o.States {
+		if len(st.Vars) == 0 {
+			continue
+		}
+		cur, order := st.valueMap()
+		if prev != nil {
+			actor := c.actor(prev, cur, st.Action)
+			for _, name := range order {
+				old, ok := prev[name]
+				if !ok || !isChannel(name) || old.Kind != KindSeq || actor == "" {
+					continue
+				}
+				if removed, _ := fifoDelta(old, cur[name]); removed > 0 && c.readers[name] == "" {
+					c.readers[name] = actor
+				}
+			}
+		}
+		prev = cur
+	}
+}
+
+// fifoDelta explains a channel's change as k messages taken off its head
+// and then messages appended at its tail.
+func fifoDelta(prev, next Value) (removed int, appended []Value) {
+	if prev.Kind != KindSeq || next.Kind != KindSeq {
+		return 0, nil
+	}
+	for k := 0; k <= len(prev.Elems); k++ {
+		rest := prev.Elems[k:]
+		if len(rest) > len(next.Elems) {
+			continue
+		}
+		match := true
+		for i := range rest {
+			if !rest[i].Equal(next.Elems[i]) {
+				match = false
+				break
+			}
+		}
+		if match {
+			return k, next.Elems[len(rest):]
+		}
+	}
+	return len(prev.Elems), next.Elems
+}
+
+// arrowsAndNotes infers the messages sent and received in a step, the
+// resource operations, and the expiry and rejection marks.
+func (c *converter) arrowsAndNotes(t *trace.Trace, step trace.Step, prev, cur map[string]Value) {
+	actor, n := step.Actor, step.Number
+	names := make([]string, 0, len(cur))
+	for name := range cur {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		old, ok := prev[name]
+		if !ok || !isChannel(name) {
+			continue
+		}
+		now := cur[name]
+		switch {
+		case old.Kind == KindSeq:
+			c.channel(t, name, "", actor, n, old, now, prev)
+		case old.Kind == KindFunction && now.Kind == KindFunction:
+			for _, f := range old.Fields {
+				after, ok := now.Apply(f.Key)
+				if ok && f.Val.Kind == KindSeq {
+					c.channel(t, name+"["+f.Key.String()+"]", laneName(f.Key), actor, n, f.Val, after, prev)
+				}
+			}
+		}
+	}
+	c.resource(t, actor, step, prev, cur)
+	if lk, ok := cur["distLock"]; ok {
+		status, _ := lk.Field("status")
+		was, _ := prev["distLock"].Field("status")
+		if status.Str == "Expired" && was.Str != "Expired" {
+			holder, _ := prev["distLock"].Field("id")
+			t.Notes = append(t.Notes, trace.Note{Lane: actor, Step: n, Kind: trace.NoteExpiry,
+				Text: fmt.Sprintf("the lease of %s expired", laneName(holder))})
+		}
+	}
+}
+
+// channel records the messages taken off and put on one channel in a step.
+// to is the channel's owner for per-process channels, "" for a shared one.
+func (c *converter) channel(t *trace.Trace, key, to, actor string, n int, old, now Value, prev map[string]Value) {
+	removed, appended := fifoDelta(old, now)
+	for k := 0; k < removed && len(c.pending[key]) > 0; k++ {
+		a := &t.Arrows[c.pending[key][0]]
+		c.pending[key] = c.pending[key][1:]
+		a.Received = n
+		if a.To == "" {
+			a.To = actor
+		}
+	}
+	base, _, _ := strings.Cut(key, "[")
+	for _, m := range appended {
+		dest := to
+		if dest == "" {
+			dest = c.readers[base]
+		}
+		label := messageLabel(m)
+		t.Arrows = append(t.Arrows, trace.Arrow{From: actor, To: dest, Sent: n, Label: label})
+		c.pending[key] = append(c.pending[key], len(t.Arrows)-1)
+		if strings.HasPrefix(label, "rejected") {
+			text := fmt.Sprintf("rejects %s's acquire", to)
+			if lk, ok := prev["distLock"]; ok {
+				if st, _ := lk.Field("status"); st.Str == "Acquired" {
+					holder, _ := lk.Field("id")
+					text += fmt.Sprintf(": the lock is held by %s", laneName(holder))
+				}
+			}
+			t.Notes = append(t.Notes, trace.Note{Lane: actor, Step: n, Kind: trace.NoteRejection, Text: text})
+		}
+	}
+}
+
+// finishArrows gives a message that was never received a receiver: the
+// first lane that is not a client (the service).
+func (c *converter) finishArrows(t *trace.Trace) {
+	for i := range t.Arrows {
+		if t.Arrows[i].To != "" {
+			continue
+		}
+		for _, l := range c.lanes {
+			if !c.clients[l] && l != ResourceLane {
+				t.Arrows[i].To = l
+				break
+			}
+		}
+	}
+}
+
+// messageLabel names a message: its type or status, then its other fields
+// but the sender's id, leaving out a zero token.
+func messageLabel(m Value) string {
+	if m.Kind == KindString {
+		return m.Str
+	}
+	if m.Kind != KindRecord {
+		return m.String()
+	}
+	var head string
+	var rest []string
+	for _, f := range m.Fields {
+		switch k := f.Key.Str; {
+		case k == "type" || k == "status":
+			head = laneName(f.Val)
+		case k == "id":
+		case k == "token" && f.Val.Kind == KindInt && f.Val.Int == 0:
+		default:
+			rest = append(rest, k+" "+laneName(f.Val))
+		}
+	}
+	if head == "" {
+		return m.String()
+	}
+	if len(rest) > 0 {
+		return head + " (" + strings.Join(rest, ", ") + ")"
+	}
+	return head
+}
+
+// resource draws a client's operation on the shared counter: an arrow to
+// the resource lane, and a rejection note when the resource refused it.
+func (c *converter) resource(t *trace.Trace, actor string, step trace.Step, prev, cur map[string]Value) {
+	if _, ok := cur["counter"]; !ok || !c.clients[actor] {
+		return
+	}
+	action := strings.ToLower(step.Action)
+	op := ""
+	switch {
+	case strings.Contains(action, "read"):
+		op = "read"
+	case strings.Contains(action, "write"):
+		op = "write"
+	default:
+		return
+	}
+	self := Value{Kind: KindModel, Str: actor}
+	tokenText := ""
+	if tok, ok := applyVar(prev, "token", self); ok {
+		tokenText = fmt.Sprintf(" (token %s)", tok)
+	}
+	label := op + tokenText
+	switch op {
+	case "read":
+		if v, ok := applyVar(cur, "read_val", self); ok {
+			label += " → " + v.String()
+		}
+	case "write":
+		if v, ok := applyVar(prev, "read_val", self); ok && v.Kind == KindInt {
+			label = fmt.Sprintf("write %d%s", v.Int+1, tokenText)
+		}
+	}
+	if acc, ok := cur["accepted"]; ok && acc.Kind == KindSeq {
+		if old := prev["accepted"]; len(acc.Elems) == len(old.Elems) {
+			label += " refused"
+			text := fmt.Sprintf("refuses %s's %s%s", actor, op, tokenText)
+			if high, ok := prev["max_token"]; ok {
+				text += fmt.Sprintf(": the highest token seen is %s", high)
+			}
+			t.Notes = append(t.Notes, trace.Note{Lane: ResourceLane, Step: step.Number, Kind: trace.NoteRejection, Text: text})
+		}
+	}
+	t.Arrows = append(t.Arrows, trace.Arrow{From: actor, To: ResourceLane, Sent: step.Number, Received: step.Number, Label: label})
+}
+
+// applyVar returns state[name][key] when name is a function variable.
+func applyVar(state map[string]Value, name string, key Value) (Value, bool) {
+	v, ok := state[name]
+	if !ok {
+		return Value{}, false
+	}
+	return v.Apply(key)
+}
+
+// violation names what the counterexample violates at its last step and
+// who is involved.
+func (c *converter) violation(o *Output, opts TraceOptions, t *trace.Trace, last map[string]Value) *trace.Violation {
+	v := &trace.Violation{Step: t.Steps[len(t.Steps)-1].Number}
+	switch {
+	case o.Invariant != "":
+		v.Property = o.Invariant
+	case o.Deadlock:
+		v.Property = "Deadlock"
+		v.Involved, v.Explanation = c.unfinished(last, "no process can take a step")
+		return v
+	case o.Temporal || opts.Property != "":
+		v.Property = opts.Property
+		if v.Property == "" {
+			v.Property = "a temporal property"
+		}
+		v.Involved, v.Explanation = c.unfinished(last, "the behaviour never gets further")
+		return v
+	default:
+		return nil
+	}
+	switch v.Property {
+	case "AtMostOneClientHoldLock":
+		if held, ok := last["lock_held"]; ok {
+			for _, f := range held.Fields {
+				if f.Val.Kind == KindBool && f.Val.Bool {
+					v.Involved = append(v.Involved, laneName(f.Key))
+				}
+			}
+			if len(v.Involved) > 1 {
+				v.Explanation = joinAnd(v.Involved) + " all believe they hold the lock"
+				if len(v.Involved) == 2 {
+					v.Explanation = joinAnd(v.Involved) + " both believe they hold the lock"
+				}
+			}
+		}
+	case "NoLostUpdate":
+		counter := last["counter"]
+		writes, ok := last["writes"]
+		n := int64(-1)
+		if ok && writes.Kind == KindInt {
+			n = writes.Int
+		} else if acc, ok := last["accepted"]; ok {
+			n = 0
+			for _, e := range acc.Elems {
+				if op, _ := e.Field("op"); op.Str == "write" {
+					n++
+					if id, ok := e.Field("id"); ok {
+						v.Involved = appendUnique(v.Involved, laneName(id))
+					}
+				}
+			}
+		}
+		if len(v.Involved) == 0 {
+			for _, s := range t.Steps {
+				if c.clients[s.Actor] && strings.Contains(strings.ToLower(s.Action), "write") {
+					v.Involved = appendUnique(v.Involved, s.Actor)
+				}
+			}
+		}
+		if n >= 0 {
+			v.Explanation = fmt.Sprintf("the counter is %s but the resource accepted %d writes: an update was lost", counter, n)
+		}
+	case "TokenIsMonotonical":
+		if acc, ok := last["accepted"]; ok {
+			v.Involved, v.Explanation = tokenRegression(acc)
+		}
+	}
+	return v
+}
+
+// tokenRegression finds two accepted operations whose tokens go down.
+func tokenRegression(acc Value) ([]string, string) {
+	for j, later := range acc.Elems {
+		lt, _ := later.Field("token")
+		for _, earlier := range acc.Elems[:j] {
+			et, _ := earlier.Field("token")
+			if et.Kind == KindInt && lt.Kind == KindInt && et.Int > lt.Int {
+				eid, _ := earlier.Field("id")
+				lid, _ := later.Field("id")
+				eop, _ := earlier.Field("op")
+				lop, _ := later.Field("op")
+				return appendUnique([]string{laneName(eid)}, laneName(lid)),
+					fmt.Sprintf("the resource accepted %s's %s with token %d after %s's %s with token %d",
+						laneName(lid), lop.Str, lt.Int, laneName(eid), eop.Str, et.Int)
+			}
+		}
+	}
+	return nil, ""
+}
+
+// unfinished lists the clients that are not done and where they wait.
+func (c *converter) unfinished(last map[string]Value, why string) ([]string, string) {
+	pc, ok := last["pc"]
+	if !ok {
+		return nil, ""
+	}
+	var who, where []string
+	for _, f := range pc.Fields {
+		name := laneName(f.Key)
+		if f.Val.Kind == KindString && f.Val.Str == "Done" {
+			continue
+		}
+		if len(c.clients) > 0 && !c.clients[name] {
+			continue
+		}
+		who = append(who, name)
+		where = append(where, fmt.Sprintf("%s stays at %s", name, laneName(f.Val)))
+	}
+	if len(who) == 0 {
+		return nil, why
+	}
+	return who, why + ": " + strings.Join(where, ", ")
+}
+
+func appendUnique(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+func joinAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}

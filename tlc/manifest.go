@@ -1,0 +1,214 @@
+package tlc
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// The results a model can be expected to give, named after TLC's exit codes.
+const (
+	ResultOK        = "ok"         // exit 0
+	ResultAssume    = "assumption" // exit 10
+	ResultDeadlock  = "deadlock"   // exit 11
+	ResultInvariant = "invariant"  // exit 12
+	ResultLiveness  = "liveness"   // exit 13
+	ResultAssert    = "assert"     // exit 14
+)
+
+// ResultForExit names the result a TLC exit code stands for
+// (tlc2/output/EC.java, ExitStatus).
+func ResultForExit(code int) string {
+	switch code {
+	case 0:
+		return ResultOK
+	case 10:
+		return ResultAssume
+	case 11:
+		return ResultDeadlock
+	case 12:
+		return ResultInvariant
+	case 13:
+		return ResultLiveness
+	case 14:
+		return ResultAssert
+	case 75, 76, 77:
+		return "evaluation error"
+	case 150:
+		return "spec parse error"
+	case 151:
+		return "config parse error"
+	case 152:
+		return "state space too large"
+	case 153:
+		return "system error"
+	default:
+		return fmt.Sprintf("error (exit %d)", code)
+	}
+}
+
+// Manifest lists every model and the result TLC must give for it.
+type Manifest struct {
+	Comment string  `json:"comment,omitempty"`
+	Models  []Model `json:"models"`
+}
+
+// Model is one TLC run: a spec, a cfg and the expected result.
+type Model struct {
+	Name string `json:"name"`
+	Spec string `json:"spec"` // file name in the specs folder
+	Cfg  string `json:"cfg"`  // file name in the specs folder
+	// Expected is ok, or the kind of failure: invariant, deadlock,
+	// liveness, assert or assumption.
+	Expected string `json:"expected"`
+	// Property is the violated invariant or temporal property.
+	Property string `json:"property,omitempty"`
+	// DistinctStates is the distinct state count TLC reports for an ok
+	// model, so that a changed state space is noticed.
+	DistinctStates int64  `json:"distinct_states,omitempty"`
+	Note           string `json:"note,omitempty"`
+}
+
+// LoadManifest reads and validates a models manifest.
+func LoadManifest(path string) (*Manifest, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the models manifest: %w", err)
+	}
+	return ParseManifest(data)
+}
+
+// ParseManifest parses and validates a manifest: unknown fields, duplicate
+// names, an unknown expected result, an ok model without a state count or
+// a violation without its property are errors.
+func ParseManifest(data []byte) (*Manifest, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var m Manifest
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("models manifest: %w", err)
+	}
+	if len(m.Models) == 0 {
+		return nil, fmt.Errorf("models manifest: no models")
+	}
+	seen := map[string]bool{}
+	for i, mod := range m.Models {
+		where := fmt.Sprintf("models manifest: model %d (%q)", i+1, mod.Name)
+		switch {
+		case mod.Name == "" || mod.Spec == "" || mod.Cfg == "":
+			return nil, fmt.Errorf("%s: name, spec and cfg are required", where)
+		case seen[mod.Name]:
+			return nil, fmt.Errorf("%s: duplicate name", where)
+		case mod.Expected == ResultOK && mod.DistinctStates <= 0:
+			return nil, fmt.Errorf("%s: an ok model needs distinct_states", where)
+		case mod.Expected == ResultOK && mod.Property != "":
+			return nil, fmt.Errorf("%s: an ok model violates no property", where)
+		case (mod.Expected == ResultInvariant || mod.Expected == ResultLiveness) && mod.Property == "":
+			return nil, fmt.Errorf("%s: a %s violation needs its property", where, mod.Expected)
+		}
+		switch mod.Expected {
+		case ResultOK, ResultAssume, ResultDeadlock, ResultInvariant, ResultLiveness, ResultAssert:
+		default:
+			return nil, fmt.Errorf("%s: unknown expected result %q", where, mod.Expected)
+		}
+		seen[mod.Name] = true
+	}
+	return &m, nil
+}
+
+// Select returns the model called name, or every model when name is "".
+func (m *Manifest) Select(name string) ([]Model, error) {
+	if name == "" {
+		return m.Models, nil
+	}
+	var names []string
+	for _, mod := range m.Models {
+		if mod.Name == name {
+			return []Model{mod}, nil
+		}
+		names = append(names, mod.Name)
+	}
+	return nil, fmt.Errorf("no model %q in the manifest (models: %s)", name, strings.Join(names, ", "))
+}
+
+// ExpectedText is the expected result as the summary table prints it.
+func (m Model) ExpectedText() string {
+	return resultText(m.Expected, m.Property)
+}
+
+func resultText(result, property string) string {
+	if property == "" {
+		return result
+	}
+	return result + " " + property
+}
+
+// Got is what a TLC run gave.
+type Got struct {
+	ExitCode int
+	// Result is named after the exit code (ResultForExit).
+	Result string
+	// Property is the violated invariant TLC named, or for a liveness
+	// violation the cfg's single PROPERTY (TLC does not name it).
+	Property string
+	// Distinct and Depth are TLC's figures; -1 when not reported.
+	Distinct int64
+	Depth    int
+	// Stale lists why the committed PlusCal translation is out of date.
+	Stale []string
+}
+
+// Text is the result as the summary table prints it.
+func (g Got) Text() string {
+	return resultText(g.Result, g.Property)
+}
+
+// Judge compares a run with the manifest: the exit code's result, the
+// violated property's name, and for ok models the distinct state count
+// must all match; a stale translation always fails. It returns "" when
+// the run matches, else why it does not.
+func Judge(m Model, g Got) string {
+	switch {
+	case len(g.Stale) > 0:
+		return "stale PlusCal translation: " + strings.Join(g.Stale, "; ")
+	case g.Result != m.Expected:
+		return fmt.Sprintf("expected %s, TLC gave %s (exit %d)", m.ExpectedText(), g.Text(), g.ExitCode)
+	case m.Expected == ResultOK && g.Distinct != m.DistinctStates:
+		return fmt.Sprintf("TLC found %d distinct states, the manifest says %d", g.Distinct, m.DistinctStates)
+	case m.Property != "" && g.Property != m.Property:
+		got := g.Property
+		if got == "" {
+			got = "an unnamed property"
+		}
+		return fmt.Sprintf("expected %s to be violated, TLC reported %s", m.Property, got)
+	}
+	return ""
+}
+
+// CfgProperties lists the PROPERTY/PROPERTIES names of a TLC config.
+func CfgProperties(cfg string) []string {
+	var props []string
+	in := false
+	for _, line := range strings.Split(cfg, "\n") {
+		if i := strings.Index(line, `\*`); i >= 0 {
+			line = line[:i]
+		}
+		for _, f := range strings.Fields(line) {
+			switch f {
+			case "PROPERTY", "PROPERTIES":
+				in = true
+			case "INVARIANT", "INVARIANTS", "CONSTANT", "CONSTANTS", "SPECIFICATION", "INIT", "NEXT",
+				"SYMMETRY", "VIEW", "CONSTRAINT", "CONSTRAINTS", "ACTION_CONSTRAINT", "ACTION_CONSTRAINTS",
+				"CHECK_DEADLOCK", "POSTCONDITION", "ALIAS":
+				in = false
+			default:
+				if in {
+					props = append(props, f)
+				}
+			}
+		}
+	}
+	return props
+}

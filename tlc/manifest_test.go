@@ -1,0 +1,182 @@
+package tlc
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestResultForExit(t *testing.T) {
+	tests := map[int]string{
+		0: ResultOK, 10: ResultAssume, 11: ResultDeadlock, 12: ResultInvariant, 13: ResultLiveness, 14: ResultAssert,
+		75: "evaluation error", 150: "spec parse error", 151: "config parse error", 152: "state space too large",
+		153: "system error", 255: "error (exit 255)", 1: "error (exit 1)",
+	}
+	for code, want := range tests {
+		assert.Equal(t, want, ResultForExit(code), "exit %d", code)
+	}
+}
+
+func TestJudge(t *testing.T) {
+	inv := Model{Name: "m", Expected: ResultInvariant, Property: "AtMostOneClientHoldLock"}
+	ok := Model{Name: "m", Expected: ResultOK, DistinctStates: 383}
+	live := Model{Name: "m", Expected: ResultLiveness, Property: "AllClientsFinish"}
+	tests := []struct {
+		name    string
+		model   Model
+		got     Got
+		wantErr string // "" means the run matches
+	}{
+		{"expected violation", inv, Got{ExitCode: 12, Result: ResultInvariant, Property: "AtMostOneClientHoldLock"}, ""},
+		{"different invariant is a failure", inv, Got{ExitCode: 12, Result: ResultInvariant, Property: "TypeInvariant"}, "expected AtMostOneClientHoldLock to be violated, TLC reported TypeInvariant"},
+		{"unnamed invariant is a failure", inv, Got{ExitCode: 12, Result: ResultInvariant}, "an unnamed property"},
+		{"parse error is a failure", inv, Got{ExitCode: 150, Result: ResultForExit(150)}, "TLC gave spec parse error (exit 150)"},
+		{"deadlock instead of the invariant", inv, Got{ExitCode: 11, Result: ResultDeadlock}, "expected invariant AtMostOneClientHoldLock, TLC gave deadlock"},
+		{"no violation where one is expected", inv, Got{ExitCode: 0, Result: ResultOK, Distinct: 10}, "TLC gave ok"},
+		{"ok with the manifest's states", ok, Got{Result: ResultOK, Distinct: 383}, ""},
+		{"ok with other states", ok, Got{Result: ResultOK, Distinct: 384}, "TLC found 384 distinct states, the manifest says 383"},
+		{"violation where ok is expected", ok, Got{ExitCode: 12, Result: ResultInvariant, Property: "NoLostUpdate"}, "expected ok, TLC gave invariant NoLostUpdate"},
+		{"stale translation fails even when the rest matches", ok, Got{Result: ResultOK, Distinct: 383, Stale: []string{"DistLock.tla line 9 differs"}}, "stale PlusCal translation"},
+		{"liveness", live, Got{ExitCode: 13, Result: ResultLiveness, Property: "AllClientsFinish"}, ""},
+		{"liveness of another property", live, Got{ExitCode: 13, Result: ResultLiveness, Property: "Termination"}, "TLC reported Termination"},
+		{"system error", ok, Got{ExitCode: 153, Result: ResultForExit(153)}, "system error"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			why := Judge(tc.model, tc.got)
+			if tc.wantErr == "" {
+				assert.Empty(t, why)
+				return
+			}
+			assert.Contains(t, why, tc.wantErr)
+		})
+	}
+}
+
+func TestInterpretFixtures(t *testing.T) {
+	cfgLiveness := "SPECIFICATION UnfairSpec\nINVARIANT TypeInvariant\nPROPERTY AllClientsFinish \\* the liveness property\n"
+	tests := []struct {
+		file  string
+		code  int
+		cfg   string
+		model Model
+		match bool
+	}{
+		{"tool_DistLock_2c_AtMostOneClientHoldLock.out", 12, "", Model{Expected: ResultInvariant, Property: "AtMostOneClientHoldLock"}, true},
+		{"tool_DistLock_2c_AtMostOneClientHoldLock.out", 12, "", Model{Expected: ResultInvariant, Property: "NoLostUpdate"}, false},
+		{"tool_DistLockFencing_all_2c.out", 0, "", Model{Expected: ResultOK, DistinctStates: 383}, true},
+		{"tool_DistLock_2c_Liveness_Unfair.out", 13, cfgLiveness, Model{Expected: ResultLiveness, Property: "AllClientsFinish"}, true},
+		{"tool_seed000_deadlock.out", 11, "", Model{Expected: ResultDeadlock}, true},
+		{"tool_seed000_deadlock.out", 11, "", Model{Expected: ResultOK, DistinctStates: 185}, false},
+		{"tool_parse_error.out", 150, "", Model{Expected: ResultInvariant, Property: "NoLostUpdate"}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			got, parsed, err := Interpret(readFixture(t, tc.file), tc.code, tc.cfg)
+			require.NoError(t, err)
+			require.NotNil(t, parsed)
+			assert.Equal(t, tc.match, Judge(tc.model, got) == "", "judge(%+v, %+v)", tc.model, got)
+		})
+	}
+}
+
+func TestInterpretStaleWarning(t *testing.T) {
+	out := "@!@!@STARTMSG 2262:0 @!@!@\nTLC2 Version 2.19\n@!@!@ENDMSG 2262 @!@!@\n" +
+		"!! WARNING: The PlusCal algorithm in module DistLock has changed since its last translation.\n" +
+		"@!@!@STARTMSG 2199:0 @!@!@\n698 states generated, 383 distinct states found, 0 states left on queue.\n@!@!@ENDMSG 2199 @!@!@\n"
+	got, _, err := Interpret([]byte(out), 0, "")
+	require.NoError(t, err)
+	assert.Len(t, got.Stale, 1)
+	assert.Contains(t, Judge(Model{Expected: ResultOK, DistinctStates: 383}, got), "stale PlusCal translation")
+}
+
+func TestCfgProperties(t *testing.T) {
+	cfg := "\\* PROPERTY Commented\nSPECIFICATION Spec\nPROPERTIES A\n  B\nINVARIANT C\nPROPERTY D\n"
+	assert.Equal(t, []string{"A", "B", "D"}, CfgProperties(cfg))
+	assert.Empty(t, CfgProperties("INVARIANT X\n"))
+}
+
+func TestParseManifestRejects(t *testing.T) {
+	tests := []struct{ name, json, wantErr string }{
+		{"not json", "{", "models manifest"},
+		{"no models", `{"models": []}`, "no models"},
+		{"unknown field", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "expected": "ok", "distinct_states": 1, "bogus": 1}]}`, "unknown field"},
+		{"missing cfg", `{"models": [{"name": "a", "spec": "S.tla", "expected": "ok", "distinct_states": 1}]}`, "required"},
+		{"duplicate", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "expected": "deadlock"}, {"name": "a", "spec": "S.tla", "cfg": "a.cfg", "expected": "deadlock"}]}`, "duplicate"},
+		{"ok without states", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "expected": "ok"}]}`, "distinct_states"},
+		{"invariant without property", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "expected": "invariant"}]}`, "needs its property"},
+		{"unknown result", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "expected": "fine"}]}`, "unknown expected result"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseManifest([]byte(tc.json))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.wantErr)
+		})
+	}
+}
+
+// TestCommittedManifest checks specs/models.json against the specs: every
+// cfg exists, every violation model checks exactly the invariant it
+// expects (besides TypeInvariant), every invariant and the liveness
+// property of each spec is expected violated by some model, and the
+// verdicts are DESIGN.md's.
+func TestCommittedManifest(t *testing.T) {
+	specs := filepath.Join("..", "specs")
+	m, err := LoadManifest(filepath.Join(specs, "models.json"))
+	require.NoError(t, err)
+	violated := map[string]bool{}
+	verdict := map[string]string{}
+	invariantLine := regexp.MustCompile(`(?m)^INVARIANTS?\s+(\w+)`)
+	for _, mod := range m.Models {
+		cfg, err := os.ReadFile(filepath.Join(specs, mod.Cfg))
+		require.NoError(t, err, mod.Name)
+		_, err = os.Stat(filepath.Join(specs, mod.Spec))
+		require.NoError(t, err, mod.Name)
+		assert.Contains(t, string(cfg), "CHECK_DEADLOCK TRUE", "%s: every model checks deadlock", mod.Name)
+		if mod.Expected == ResultInvariant {
+			var invs []string
+			for _, match := range invariantLine.FindAllStringSubmatch(string(cfg), -1) {
+				invs = append(invs, match[1])
+			}
+			assert.Equal(t, []string{"TypeInvariant", mod.Property}, invs, "%s checks one invariant besides TypeInvariant", mod.Name)
+		}
+		if mod.Expected == ResultLiveness {
+			assert.Equal(t, []string{mod.Property}, CfgProperties(string(cfg)), mod.Name)
+		}
+		if mod.Expected != ResultOK {
+			violated[mod.Property] = true
+		}
+		verdict[mod.Name] = mod.ExpectedText()
+	}
+	for _, p := range []string{"AtMostOneClientHoldLock", "NoLostUpdate", "TokenIsMonotonical", "AllClientsFinish"} {
+		// (TypeInvariant is shown violated by a mutated spec in tlc_test.go.)
+		assert.True(t, violated[p], "%s is shown violated by some model", p)
+	}
+	for _, n := range []string{"2c", "3c"} {
+		assert.Equal(t, "invariant AtMostOneClientHoldLock", verdict["DistLock_"+n+"_AtMostOneClientHoldLock"])
+		assert.Equal(t, "invariant NoLostUpdate", verdict["DistLock_"+n+"_NoLostUpdate"])
+		assert.Equal(t, "ok", verdict["DistLockFencing_all_"+n])
+		assert.Equal(t, "invariant AtMostOneClientHoldLock", verdict["DistLockFencing_all_"+n+"_AtMostOneClientHoldLock"])
+		for _, check := range []string{"writes", "none"} {
+			assert.Equal(t, "invariant NoLostUpdate", verdict["DistLockFencing_"+check+"_"+n+"_NoLostUpdate"])
+			assert.Equal(t, "invariant TokenIsMonotonical", verdict["DistLockFencing_"+check+"_"+n+"_TokenIsMonotonical"])
+		}
+	}
+}
+
+func TestSelect(t *testing.T) {
+	m := &Manifest{Models: []Model{{Name: "a"}, {Name: "b"}}}
+	all, err := m.Select("")
+	require.NoError(t, err)
+	assert.Len(t, all, 2)
+	one, err := m.Select("b")
+	require.NoError(t, err)
+	assert.Equal(t, []Model{{Name: "b"}}, one)
+	_, err = m.Select("c")
+	assert.ErrorContains(t, err, `no model "c"`)
+}

@@ -1,0 +1,100 @@
+package trace
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteMermaid renders t as a Mermaid sequenceDiagram for Markdown: the
+// lanes are participants, each message is an arrow on the step it was sent
+// (its label says when it arrived), a step that sends nothing is a note
+// over its actor, expiries, rejections and faults are notes over their
+// lane, and the violation is a note over the lanes it involves.
+func WriteMermaid(w io.Writer, t *Trace) error {
+	ew := &errWriter{w: w}
+	l := newLayout(t)
+	ew.printf("sequenceDiagram\n")
+	if t.Title != "" {
+		ew.printf("    %%%% %s\n", mermaidText(t.Title))
+	}
+	id := func(lane string) string { return fmt.Sprintf("L%d", l.laneIdx[lane]) }
+	for i, name := range l.lanes {
+		ew.printf("    participant L%d as %s\n", i, mermaidText(name))
+	}
+	for _, s := range t.Steps {
+		prefix := fmt.Sprintf("%d. ", s.Number)
+		if t.Timed {
+			prefix = fmt.Sprintf("%d. [%s] ", s.Number, FormatTime(s.At))
+		}
+		sent := l.sent[s.Number]
+		if len(sent) == 0 {
+			over := s.Actor
+			if over == "" && len(l.lanes) > 0 {
+				over = l.lanes[0]
+			}
+			if over != "" {
+				ew.printf("    Note over %s: %s\n", id(over), mermaidText(prefix+s.Action))
+			}
+		}
+		for _, a := range sent {
+			label := prefix + s.Action + ": " + a.Label
+			switch {
+			case a.Received == 0:
+				label += " (in flight at the end)"
+			case a.Received != a.Sent:
+				label += fmt.Sprintf(" (received at step %d)", a.Received)
+			}
+			// An open arrowhead (-)) marks an asynchronous message.
+			arrow := "-)"
+			if a.Received == a.Sent {
+				arrow = "->>"
+			}
+			ew.printf("    %s%s%s: %s\n", id(a.From), arrow, id(a.To), mermaidText(label))
+		}
+		for _, n := range l.notes[s.Number] {
+			ew.printf("    Note over %s: %s\n", id(n.Lane), mermaidText(noteMark(n.Kind)+" "+n.Text))
+		}
+		if v := t.Violation; v != nil && v.Step == s.Number {
+			over := mermaidOver(l, v, s.Actor, id)
+			if over != "" {
+				ew.printf("    Note over %s: %s\n", over, mermaidText(ViolationLine(v)))
+			}
+		}
+	}
+	return ew.err
+}
+
+// mermaidOver spans the violation note over the first and last lane it
+// involves (Mermaid spans at most two participants).
+func mermaidOver(l *layout, v *Violation, actor string, id func(string) string) string {
+	first, last := -1, -1
+	for _, name := range v.Involved {
+		i := l.laneIdx[name]
+		if first < 0 || i < first {
+			first = i
+		}
+		if i > last {
+			last = i
+		}
+	}
+	switch {
+	case first >= 0 && first != last:
+		return id(l.lanes[first]) + "," + id(l.lanes[last])
+	case first >= 0:
+		return id(l.lanes[first])
+	case actor != "":
+		return id(actor)
+	case len(l.lanes) > 0:
+		return id(l.lanes[0])
+	}
+	return ""
+}
+
+// mermaidText makes user text safe in a Mermaid message or note: one line,
+// and the characters Mermaid reads as syntax (# ; < >) as entity codes.
+func mermaidText(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := strings.NewReplacer("#", "#35;", ";", "#59;", "<", "#lt;", ">", "#gt;")
+	return r.Replace(s)
+}
