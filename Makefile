@@ -25,5 +25,10 @@ tlc: ## run TLC on every model in specs/models.json (MODEL=<name> for one; offli
 	@$(GO) build -o bin/fencelab ./cmd/fencelab
 	@bin/fencelab tlc --out $(OUT)/tlc $(if $(MODEL),--model $(MODEL))
 
+sim: ## simulate every design under NPC faults, then the NPC table (RUNS=<n> runs per design, default 1000)
+	@$(GO) build -o bin/fencelab ./cmd/fencelab
+	@bin/fencelab sim --out $(OUT)/sim $(if $(RUNS),--runs $(RUNS))
+	@bin/fencelab sim --npc $(if $(RUNS),--runs $(RUNS))
+
 clean: ## remove the output folder and TLC metadirs
 	rm -rf $(OUT) bin

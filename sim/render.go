@@ -6,20 +6,25 @@ import (
 	"github.com/fencelab/fencelab/trace"
 )
 
-// writeTimeline renders a run's trace as text.
-//
-// TODO(renderers): use trace.WriteLanes (one lane per node) once it lands
-// on main; until then the step table tells the same steps.
+// writeTimeline renders a run's trace as text: the lanes picture (one lane
+// per node, faults ↯ and lease expiries ◷ marked, the violation named),
+// then the step table with every state change, for the details.
 func writeTimeline(w io.Writer, tr *trace.Trace) error {
-	return trace.WriteTable(w, tr)
+	if err := trace.WriteLanes(w, tr); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, "\nEvery step and what it changed:\n\n"); err != nil {
+		return err
+	}
+	untitled := *tr
+	untitled.Title = ""
+	return trace.WriteTable(w, &untitled)
 }
 
 // pictures are the files drawn from a run besides its timeline: the
-// sequence picture and Porcupine's page of the critical sections (with the
-// faults and lease expiries as annotations).
-//
-// TODO(renderers): sequence.html (trace.WriteHTML) and sequence.md
-// (trace.WriteMermaid) once they land on main.
+// sequence picture (the renderer of the TLC traces, as a page and as
+// Mermaid for Markdown) and Porcupine's page of the critical sections,
+// with the faults and lease expiries as annotations.
 func (rp *Replay) pictures() []struct {
 	name  string
 	write func(io.Writer) error
@@ -29,6 +34,8 @@ func (rp *Replay) pictures() []struct {
 		name  string
 		write func(io.Writer) error
 	}{
+		{"sequence.html", func(w io.Writer) error { return trace.WriteHTML(w, rp.Trace) }},
+		{"sequence.md", func(w io.Writer) error { return trace.WriteMermaid(w, rp.Trace) }},
 		{"porcupine.html", func(w io.Writer) error { return sections.WriteHTML(w, rp.annotations) }},
 	}
 }
