@@ -73,7 +73,7 @@ func (s *Seed) offer(seed uint64) {
 
 func (s Seed) String() string {
 	if !s.Ok {
-		return "—"
+		return "none"
 	}
 	return fmt.Sprint(s.Seed)
 }

@@ -249,3 +249,22 @@ func WriteNPCTable(w io.Writer, sums []*Summary) error {
 	}
 	return tw.Flush()
 }
+
+// WriteFirstSeeds writes, for each design, the first seed that violated
+// each property, so that any of them can be replayed.
+func (s *Summary) WriteFirstSeeds(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(append([]string{"first seed violating"}, impl.InvariantNames()...), "\t"))
+	for _, d := range s.Designs {
+		cells := []string{d.Design.String()}
+		for p, inv := range impl.Invariants() {
+			if !inv.AppliesTo(d.Design) {
+				cells = append(cells, "—")
+				continue
+			}
+			cells = append(cells, d.FirstSeed[p].String())
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	return tw.Flush()
+}

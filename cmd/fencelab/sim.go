@@ -273,6 +273,10 @@ func simBatch(e *env, o *simOptions) error {
 	if err := sum.WriteTable(e.stdout); err != nil {
 		return err
 	}
+	fmt.Fprintln(e.stdout)
+	if err := sum.WriteFirstSeeds(e.stdout); err != nil {
+		return err
+	}
 	if err := o.firstFailures(e, sum); err != nil {
 		return err
 	}
