@@ -145,7 +145,8 @@ func (r *Runner) Record(s *Schedule, title string, target int) (Result, *trace.T
 	r.rec = steptrace.New(title, trace.SourceSimulator, sys, true)
 	for _, f := range s.Faults {
 		if f.Kind == FaultDrift {
-			r.rec.Note(f.Node.String(), trace.NoteFault, f.String())
+			// Short: the lane names the node, and five of these share a row.
+			r.rec.Note(f.Node.String(), trace.NoteFault, "clock "+rate(f.PPM))
 		}
 	}
 	r.runOn(sys, s)

@@ -406,7 +406,7 @@ func TestRecordMarksFaults(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{
-		"service: service's clock runs at 1.02×",
+		"service: clock 1.02×",
 		"c3: Acquire to service delayed by 40ms (spike)",
 		"c1: c1 paused for 30ms",
 		"c2: c2's clock steps back 5ms",
