@@ -4,7 +4,7 @@ FENCELAB := $(GO) run ./cmd/fencelab
 OUT      ?= out
 
 .DEFAULT_GOAL := help
-.PHONY: help demo test fmt-check vet tlc explore sim bench clean
+.PHONY: help demo test fmt-check vet tlc explore sim sim-long bench clean
 
 help: ## print the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -24,6 +24,14 @@ vet: ## go vet ./...
 tlc: ## run TLC on every model in specs/models.json (MODEL=<name> for one; offline: TLA2TOOLS_JAR=/path/to/tla2tools.jar)
 	@$(GO) build -o bin/fencelab ./cmd/fencelab
 	@bin/fencelab tlc --out $(OUT)/tlc $(if $(MODEL),--model $(MODEL))
+
+sim: ## simulate every design under NPC faults, then the NPC table (RUNS=<n> runs per design, default 1000)
+	@$(GO) build -o bin/fencelab ./cmd/fencelab
+	@bin/fencelab sim --out $(OUT)/sim $(if $(RUNS),--runs $(RUNS))
+	@bin/fencelab sim --npc $(if $(RUNS),--runs $(RUNS))
+
+sim-long: ## the 100,000-run test: design all never loses an update under default faults
+	FENCELAB_LONG=1 $(GO) test ./sim -run TestManyRunsAllStaysSafe -v -timeout 30m
 
 clean: ## remove the output folder and TLC metadirs
 	rm -rf $(OUT) bin

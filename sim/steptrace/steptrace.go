@@ -62,6 +62,20 @@ func (r *Recorder) Step(node impl.NodeID, in impl.Input, at time.Duration, sys *
 	}
 }
 
+// Fault records an injected fault — a pause, a resume, a clock step — as a
+// step of its own on lane at virtual time at (ignored when the trace is
+// untimed): no actor handled anything and no variable changed, but a reader
+// of a timeline must see when the fault struck relative to the steps
+// around it. text is the fault's note.
+func (r *Recorder) Fault(lane string, at time.Duration, action, text string) {
+	step := trace.Step{Number: len(r.tr.Steps) + 1, Actor: lane, Action: action}
+	if r.tr.Timed {
+		step.At = at
+	}
+	r.tr.Steps = append(r.tr.Steps, step)
+	r.Note(lane, trace.NoteFault, text)
+}
+
 // Note marks something on a lane at the latest step, such as an injected
 // fault.
 func (r *Recorder) Note(lane string, kind trace.NoteKind, text string) {

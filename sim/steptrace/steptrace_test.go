@@ -44,3 +44,14 @@ func TestRecorderGrantAndExpiry(t *testing.T) {
 	rec.Violate(impl.AtMostOneClientHoldLock, &impl.Breach{Involved: []impl.NodeID{c1}, Explanation: "x"})
 	assert.Equal(t, &trace.Violation{Property: impl.AtMostOneClientHoldLock, Step: 5, Involved: []string{"c1"}, Explanation: "x"}, tr.Violation)
 }
+
+func TestRecorderFault(t *testing.T) {
+	sys, err := impl.NewSystem(impl.Config{Design: impl.DesignFenceAll, Clients: 1, Sections: 1, TTL: 10 * time.Second, Margin: time.Second})
+	require.NoError(t, err)
+	rec := New("a pause", trace.SourceSimulator, sys, true)
+	rec.Fault("c1", 3*time.Second, "paused (fault)", "c1 paused for 2s")
+	tr := rec.Trace()
+	require.Len(t, tr.Steps, 2)
+	assert.Equal(t, trace.Step{Number: 2, At: 3 * time.Second, Actor: "c1", Action: "paused (fault)"}, tr.Steps[1])
+	assert.Equal(t, []trace.Note{{Lane: "c1", Step: 2, Kind: trace.NoteFault, Text: "c1 paused for 2s"}}, tr.Notes)
+}

@@ -1,0 +1,449 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/sim"
+)
+
+func simCommand() command {
+	return command{name: "sim", summary: "simulate the lock under network delay, process pauses and clock drift", run: runSim}
+}
+
+const simUsage = `fencelab sim [flags]
+
+Runs the lock's reference implementation in a deterministic simulator that
+injects NPC faults (network delay spikes, process pauses, clock drift and
+steps), drawn from each run's seed, and prints one table: for each design,
+the runs that violated each property, Porcupine's verdicts and stalls. For
+the first failing run of each design it writes a timeline, the fault
+schedule and pictures to --out, and prints the command that replays it.
+
+  --replay SEED / --schedule FILE  run one run (one --fencing design) and
+                                   print its timeline
+  --shrink                         reduce a failing run's schedule to a
+                                   minimal one that fails the same way
+  --npc                            the NPC table: each fault kind alone
+
+Same flags, same output: stdout is byte-identical from run to run; the
+wall-clock figures (runs/s, events/s, speedup) go to stderr.
+Exit codes: 0 every verdict as DESIGN.md expects, 1 an unexpected one,
+2 bad input.`
+
+// simOptions are the parsed flags of fencelab sim.
+type simOptions struct {
+	cfg       sim.Config
+	designs   []impl.Design
+	runs      int
+	seed      uint64
+	workers   int
+	out       string
+	replay    *uint64
+	schedule  string
+	shrink    bool
+	npc       bool
+	porcupine time.Duration
+	fs        *flag.FlagSet
+}
+
+func parseSimFlags(e *env, args []string) (*simOptions, error) {
+	def := sim.DefaultConfig()
+	fs := newFlagSet("sim")
+	o := &simOptions{fs: fs}
+	fs.IntVar(&o.runs, "runs", 1000, "runs per design")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the first run; run i uses seed+i")
+	clients := fs.Int("clients", def.Clients, "clients contending for the lock")
+	sections := fs.Int("sections", def.Sections, "critical sections per client (acquire, read, think, write read+1, release)")
+	retries := fs.Int("retries", def.MaxRetries, "rejections per section before a client gives it up")
+	fencing := fs.String("fencing", "", "designs to run, comma-separated: off (no tokens), none, writes, all (default all four side by side)")
+	faults := fs.String("faults", def.Faults.String(), "fault kinds a seed may draw: any of delay, pause, drift (comma-separated), or none")
+	ttl := fs.Duration("ttl", def.TTL, "lease TTL at the service")
+	margin := fs.Duration("margin", def.Margin, "safety margin: a client believes in its lease for ttl-margin of its own clock")
+	think := fs.Duration("think", def.Think, "time between reading the counter and writing read+1")
+	lockDelay := fs.Duration("lock-delay", def.LockDelay, "time after an expiry before the lock is granted again (0: none)")
+	backoff := fs.Duration("backoff", def.Backoff, "mean retry backoff after a rejection (drawn from [b/2, 3b/2])")
+	latency := fs.Duration("latency", def.Latency, "base one-way message latency")
+	jitter := fs.Duration("jitter", def.Jitter, "latency jitter: up to this much is added to each message")
+	reorder := fs.Bool("reorder", false, "let messages overtake each other on a link (default FIFO links)")
+	maxFaults := fs.Int("max-faults", def.MaxFaults, "faults of each kind per run, at most")
+	maxPause := fs.Duration("max-pause", 0, "longest pause (0: 3×ttl)")
+	maxSpike := fs.Duration("max-spike", 0, "longest extra delay of a message (0: 3×ttl)")
+	maxJump := fs.Duration("max-jump", 0, "largest clock step, forward or back (0: 2×ttl)")
+	maxDrift := fs.Float64("max-drift", float64(def.MaxDriftPPM)/1e6, "largest clock rate error, as a fraction (0.1: clocks run at 0.9× to 1.1×)")
+	fs.StringVar(&o.out, "out", filepath.Join("out", "sim"), "folder for timelines, pictures and schedules")
+	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "goroutines running runs (results do not depend on it)")
+	replay := fs.String("replay", "", "run only seed `SEED` (with one --fencing design) and print its timeline")
+	fs.StringVar(&o.schedule, "schedule", "", "run the fault schedule in `FILE` (with one --fencing design) and print its timeline")
+	fs.BoolVar(&o.shrink, "shrink", false, "shrink the failing schedule (of the replayed run, or of each design's first failing run) and save it")
+	fs.BoolVar(&o.npc, "npc", false, "print the NPC table: every design under each fault kind alone")
+	fs.DurationVar(&o.porcupine, "porcupine-timeout", 10*time.Second, "time limit of one Porcupine check (a run that hits it counts as unknown)")
+	rest, err := parseFlags(e, fs, simUsage, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) > 0 {
+		return nil, badInput("unexpected argument %q", rest[0])
+	}
+
+	c := def
+	c.Clients, c.Sections, c.MaxRetries = *clients, *sections, *retries
+	c.TTL, c.Margin, c.Think, c.LockDelay, c.Backoff = *ttl, *margin, *think, *lockDelay, *backoff
+	c.Latency, c.Jitter, c.Reorder = *latency, *jitter, *reorder
+	c.MaxFaults, c.MaxPause, c.MaxSpike, c.MaxJump = *maxFaults, *maxPause, *maxSpike, *maxJump
+	if *maxDrift < 0 || *maxDrift > 0.5 {
+		return nil, badInput("max-drift must be between 0 and 0.5, got %g", *maxDrift)
+	}
+	c.MaxDriftPPM = int64(*maxDrift*1e6 + 0.5)
+	if c.Faults, err = sim.ParseFaults(*faults); err != nil {
+		return nil, badInput("%v", err)
+	}
+	if o.designs, err = parseDesigns(*fencing); err != nil {
+		return nil, badInput("%v", err)
+	}
+	switch {
+	case o.runs < 1:
+		return nil, badInput("runs must be positive, got %d", o.runs)
+	case o.workers < 1:
+		return nil, badInput("workers must be positive, got %d", o.workers)
+	case c.Clients < 1:
+		return nil, badInput("clients must be positive, got %d", c.Clients)
+	case c.Sections < 1:
+		return nil, badInput("sections must be positive, got %d", c.Sections)
+	case c.TTL <= 0:
+		return nil, badInput("ttl must be positive, got %v", c.TTL)
+	case c.Margin >= c.TTL:
+		return nil, badInput("ttl (%v) must be greater than margin (%v)", c.TTL, c.Margin)
+	case o.porcupine <= 0:
+		return nil, badInput("porcupine-timeout must be positive, got %v", o.porcupine)
+	}
+	if err := c.Validate(); err != nil {
+		return nil, badInput("%v", err)
+	}
+	o.cfg = c
+	if *replay != "" {
+		seed, err := strconv.ParseUint(*replay, 10, 64)
+		if err != nil {
+			return nil, badInput("replay: %q is not a seed (a non-negative integer)", *replay)
+		}
+		o.replay = &seed
+	}
+	one := o.replay != nil || o.schedule != ""
+	switch {
+	case o.replay != nil && o.schedule != "":
+		return nil, badInput("--replay and --schedule are exclusive: a schedule file carries its own seed")
+	case one && o.npc:
+		return nil, badInput("--npc runs many runs; it cannot be combined with --replay or --schedule")
+	case o.npc && o.shrink:
+		return nil, badInput("--shrink cannot be combined with --npc")
+	case one && len(o.designs) != 1:
+		return nil, badInput("--replay and --schedule run one run: name one design with --fencing (off, none, writes or all)")
+	}
+	return o, nil
+}
+
+// parseDesigns reads --fencing: empty for all four, else a comma-separated
+// list, each at most once, kept in table order.
+func parseDesigns(s string) ([]impl.Design, error) {
+	if strings.TrimSpace(s) == "" {
+		return impl.Designs(), nil
+	}
+	var ds []impl.Design
+	for _, part := range strings.Split(s, ",") {
+		d, err := impl.ParseDesign(strings.TrimSpace(part))
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(ds, d) {
+			ds = append(ds, d)
+		}
+	}
+	slices.Sort(ds)
+	return ds, nil
+}
+
+func runSim(e *env, args []string) error {
+	o, err := parseSimFlags(e, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case o.replay != nil || o.schedule != "":
+		return simOne(e, o)
+	case o.npc:
+		return simNPC(e, o)
+	}
+	return simBatch(e, o)
+}
+
+// config is o's configuration for design d.
+func (o *simOptions) config(d impl.Design) sim.Config {
+	c := o.cfg
+	c.Design = d
+	return c
+}
+
+// replayFlags are the flags a replay command must repeat: every flag the
+// user set except those that choose runs, outputs or modes, in flag order
+// (fs.Visit is sorted by name), so the command is the same every time.
+func (o *simOptions) replayFlags() []string {
+	skip := map[string]bool{"runs": true, "seed": true, "workers": true, "out": true, "npc": true,
+		"shrink": true, "replay": true, "schedule": true, "fencing": true, "porcupine-timeout": true}
+	var out []string
+	o.fs.Visit(func(f *flag.Flag) {
+		if !skip[f.Name] {
+			out = append(out, fmt.Sprintf("--%s %s", f.Name, shellQuote(f.Value.String())))
+		}
+	})
+	return out
+}
+
+func (o *simOptions) replayCommand(d impl.Design, how string) string {
+	parts := append([]string{"fencelab sim --fencing", d.String(), how}, o.replayFlags()...)
+	return strings.Join(parts, " ")
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.,/:+=", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// newProgress returns a progress callback for total runs: a bar on stderr
+// when stderr is a terminal, nothing otherwise. done clears it.
+func newProgress(e *env, total int, what string) (progress func(int), done func()) {
+	if !e.terminal {
+		return nil, func() {}
+	}
+	bar := progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(e.stderr),
+		progressbar.OptionSetDescription(what),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetItsString("runs"),
+		progressbar.OptionShowIts(),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+	return func(n int) { _ = bar.Add(n) }, func() { _ = bar.Finish() }
+}
+
+func (o *simOptions) batch(faults sim.FaultKinds, progress func(int)) sim.Batch {
+	c := o.cfg
+	c.Faults = faults
+	return sim.Batch{Config: c, Designs: o.designs, Seed: o.seed, Runs: o.runs, Workers: o.workers, Porcupine: o.porcupine, Progress: progress}
+}
+
+func (o *simOptions) writeHeader(w io.Writer, faults string) {
+	c := o.cfg
+	links := "FIFO links"
+	if c.Reorder {
+		links = "links may reorder"
+	}
+	fmt.Fprintf(w, "fencelab sim: %d runs per design (seeds %d–%d), %d clients × %d sections, faults %s\n",
+		o.runs, o.seed, o.seed+uint64(o.runs)-1, c.Clients, c.Sections, faults)
+	fmt.Fprintf(w, "ttl %v, margin %v, think %v, lock-delay %v, backoff %v, latency %v + jitter %v, %s\n\n",
+		c.TTL, c.Margin, c.Think, c.LockDelay, c.Backoff, c.Latency, c.Jitter, links)
+}
+
+func simBatch(e *env, o *simOptions) error {
+	progress, done := newProgress(e, o.runs*len(o.designs), "sim")
+	start := time.Now()
+	sum, err := o.batch(o.cfg.Faults, progress).Run()
+	done()
+	if err != nil {
+		return badInput("%v", err)
+	}
+	sum.WriteSpeed(e.stderr, time.Since(start))
+	o.writeHeader(e.stdout, sum.Faults.String())
+	if err := sum.WriteTable(e.stdout); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout)
+	if err := sum.WriteFirstSeeds(e.stdout); err != nil {
+		return err
+	}
+	if err := o.firstFailures(e, sum); err != nil {
+		return err
+	}
+	return verdict(e, sum.Unexpected())
+}
+
+// firstFailures writes the files of each design's first failing run and
+// prints where they are and how to replay the run (and, with --shrink, its
+// shrunk schedule).
+func (o *simOptions) firstFailures(e *env, sum *sim.Summary) error {
+	w := e.stdout
+	fmt.Fprintf(w, "\nFirst failing run of each design (timeline, schedule and pictures in %s):\n", o.out)
+	for _, d := range sum.Designs {
+		if !d.FirstFailing.Ok {
+			fmt.Fprintf(w, "  %-7s no run failed\n", d.Design)
+			continue
+		}
+		seed := d.FirstFailing.Seed
+		c := o.config(d.Design)
+		rp, err := sim.NewReplay(c, sim.Generate(seed, c), o.porcupine)
+		if err != nil {
+			return err
+		}
+		dir := filepath.Join(o.out, d.Design.String())
+		files, err := rp.Artifacts(dir)
+		if err != nil {
+			return failed("%w", err)
+		}
+		fmt.Fprintf(w, "  %-7s seed %d: %s\n", d.Design, seed, failureName(&rp.Result))
+		fmt.Fprintf(w, "          files:  %s/{%s}\n", dir, strings.Join(files, ","))
+		fmt.Fprintf(w, "          replay: %s\n", o.replayCommand(d.Design, fmt.Sprintf("--replay %d", seed)))
+		if o.shrink {
+			if err := o.shrinkAndSave(w, c, rp, dir); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// failureName names how a run failed: its headline property, a stall, or
+// a Porcupine verdict.
+func failureName(res *sim.Result) string {
+	if p := sim.Headline(res); p >= 0 {
+		return sim.PropName(p) + " violated"
+	}
+	if res.Stall != "" {
+		return "stall: " + res.Stall
+	}
+	return fmt.Sprintf("Porcupine: sections %s, register %s", res.Sections, res.Register)
+}
+
+// shrinkAndSave shrinks a failing replay's schedule for its headline
+// failure, saves it as shrunk-schedule.json in dir and prints it.
+func (o *simOptions) shrinkAndSave(w io.Writer, c sim.Config, rp *sim.Replay, dir string) error {
+	var fails sim.Failure
+	switch {
+	case rp.Target >= 0:
+		fails = sim.Violates(rp.Target)
+	case rp.Result.Stall != "":
+		fails = sim.Stalls()
+	default:
+		fmt.Fprintln(w, "          shrink: nothing to shrink, the run violates no property")
+		return nil
+	}
+	r, err := sim.NewRunner(c)
+	if err != nil {
+		return err
+	}
+	small, tries := r.Shrink(rp.Schedule, fails)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return failed("output folder: %w", err)
+	}
+	path := filepath.Join(dir, "shrunk-schedule.json")
+	if err := sim.WriteFile(path, small.WriteJSON); err != nil {
+		return failed("%w", err)
+	}
+	fmt.Fprintf(w, "          shrunk: %d faults → %d in %d runs, still %s: %s\n", len(rp.Schedule.Faults), len(small.Faults), tries, failureName(&rp.Result), path)
+	for _, f := range small.Faults {
+		if f.Kind == sim.FaultDrift {
+			fmt.Fprintf(w, "            always  %s\n", f)
+		} else {
+			fmt.Fprintf(w, "            at %-7s %s\n", f.At, f)
+		}
+	}
+	fmt.Fprintf(w, "          replay: %s\n", o.replayCommand(c.Design, "--schedule "+shellQuote(path)))
+	return nil
+}
+
+// simOne runs exactly one run, of --replay SEED or --schedule FILE, and
+// prints its timeline.
+func simOne(e *env, o *simOptions) error {
+	c := o.config(o.designs[0])
+	var sched *sim.Schedule
+	faults := c.Faults
+	if o.replay != nil {
+		sched = sim.Generate(*o.replay, c)
+	} else {
+		f, err := os.Open(o.schedule)
+		if err != nil {
+			return badInput("schedule: %v", errors.Unwrap(err))
+		}
+		sched, err = sim.ReadSchedule(f, c)
+		f.Close()
+		if err != nil {
+			return badInput("schedule %s: %v", o.schedule, err)
+		}
+		faults = sched.Kinds()
+	}
+	rp, err := sim.NewReplay(c, sched, o.porcupine)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	if err := rp.WriteTimeline(e.stdout); err != nil {
+		return err
+	}
+	if o.shrink {
+		fmt.Fprintln(e.stdout)
+		if err := o.shrinkAndSave(e.stdout, c, rp, filepath.Join(o.out, c.Design.String())); err != nil {
+			return err
+		}
+	}
+	var d sim.DesignSummary
+	d.Design = c.Design
+	d.Add(&rp.Result)
+	return verdict(e, d.Unexpected(faults))
+}
+
+func simNPC(e *env, o *simOptions) error {
+	kinds := sim.Singles()
+	progress, done := newProgress(e, o.runs*len(o.designs)*len(kinds), "npc")
+	start := time.Now()
+	var sums []*sim.Summary
+	var unexpected []string
+	for _, k := range kinds {
+		sum, err := o.batch(k, progress).Run()
+		if err != nil {
+			done()
+			return badInput("%v", err)
+		}
+		sums = append(sums, sum)
+		unexpected = append(unexpected, sum.Unexpected()...)
+	}
+	done()
+	wall := time.Since(start)
+	total := &sim.Summary{}
+	for _, s := range sums {
+		total.Designs = append(total.Designs, s.Designs...)
+	}
+	total.WriteSpeed(e.stderr, wall)
+	o.writeHeader(e.stdout, "each kind alone (the NPC table)")
+	if err := sim.WriteNPCTable(e.stdout, sums); err != nil {
+		return err
+	}
+	return verdict(e, unexpected)
+}
+
+// verdict prints what contradicts DESIGN.md's expectations, if anything,
+// and makes it exit 1.
+func verdict(e *env, unexpected []string) error {
+	if len(unexpected) == 0 {
+		fmt.Fprintln(e.stdout, "\nEvery verdict is as DESIGN.md expects.")
+		return nil
+	}
+	fmt.Fprintln(e.stdout, "\nUnexpected:")
+	for _, u := range unexpected {
+		fmt.Fprintf(e.stdout, "  ✗ %s\n", u)
+	}
+	return failed("%d unexpected verdicts (see above)", len(unexpected))
+}

@@ -1,0 +1,283 @@
+package sim
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/fencelab/fencelab/impl"
+)
+
+// Batch is many runs: seeds Seed, Seed+1, ..., Seed+Runs-1, each run once
+// per design with the same schedule, so the designs face the very same
+// faults side by side.
+type Batch struct {
+	Config  Config // its Design is ignored: Designs says which to run
+	Designs []impl.Design
+	Seed    uint64
+	Runs    int
+	// Workers is how many goroutines run runs; 0 means GOMAXPROCS. A run
+	// is single-threaded and deterministic, and results are merged in seed
+	// order, so the summary does not depend on Workers.
+	Workers int
+	// Porcupine bounds each Porcupine check; 0 means
+	// linearizability.DefaultTimeout.
+	Porcupine time.Duration
+	// Progress, if set, is called with the number of runs (seed × design)
+	// just finished; calls may come from several goroutines at once.
+	Progress func(runs int)
+}
+
+// Summary is what a batch found, per design in Batch.Designs order.
+type Summary struct {
+	Faults  FaultKinds
+	Designs []DesignSummary
+}
+
+// DesignSummary counts one design's runs.
+type DesignSummary struct {
+	Design     impl.Design
+	Runs       int
+	Violations [NumProps]int
+	FirstSeed  [NumProps]Seed // the lowest seed that violated each property
+	Stalls     int
+	FirstStall Seed
+	// Porcupine: sections against an atomic counter, operations against
+	// the fenced register.
+	SectionsIllegal, SectionsUnknown int
+	RegisterIllegal, RegisterUnknown int
+	FirstRegisterIllegal             Seed
+	// Disagree counts runs where NoLostUpdate and the sections' verdict
+	// disagree (Unknown verdicts are not counted): a run violates
+	// NoLostUpdate iff its section history is Illegal, so this is 0.
+	Disagree      int
+	FirstDisagree Seed
+	// FirstFailing is the lowest seed of a run that failed in any way.
+	FirstFailing Seed
+	Steps        int64
+	Virtual      time.Duration
+}
+
+// Seed is an optional seed: the first seed that showed something.
+type Seed struct {
+	Seed uint64
+	Ok   bool
+}
+
+func (s *Seed) offer(seed uint64) {
+	if !s.Ok || seed < s.Seed {
+		*s = Seed{Seed: seed, Ok: true}
+	}
+}
+
+func (s Seed) String() string {
+	if !s.Ok {
+		return "none"
+	}
+	return fmt.Sprint(s.Seed)
+}
+
+// Failed reports whether res failed in any way: a property violated, a
+// stall, an Illegal Porcupine verdict.
+func (res *Result) Failed() bool {
+	for p := range NumProps {
+		if res.Violated(p) {
+			return true
+		}
+	}
+	return res.Stall != "" || res.Sections == illegal || res.Register == illegal
+}
+
+// Add counts one run of the design.
+func (d *DesignSummary) Add(res *Result) {
+	d.Runs++
+	d.Steps += int64(res.Steps)
+	d.Virtual += res.End
+	for p := range NumProps {
+		if res.Violated(p) {
+			d.Violations[p]++
+			d.FirstSeed[p].offer(res.Seed)
+		}
+	}
+	if res.Stall != "" {
+		d.Stalls++
+		d.FirstStall.offer(res.Seed)
+	}
+	switch res.Sections {
+	case illegal:
+		d.SectionsIllegal++
+	case unknown:
+		d.SectionsUnknown++
+	}
+	switch res.Register {
+	case illegal:
+		d.RegisterIllegal++
+		d.FirstRegisterIllegal.offer(res.Seed)
+	case unknown:
+		d.RegisterUnknown++
+	}
+	if res.Sections == illegal || res.Sections == ok {
+		if (res.Sections == illegal) != res.Violated(PropLostUpdate) {
+			d.Disagree++
+			d.FirstDisagree.offer(res.Seed)
+		}
+	}
+	if res.Failed() {
+		d.FirstFailing.offer(res.Seed)
+	}
+}
+
+func (d *DesignSummary) merge(o *DesignSummary) {
+	d.Runs += o.Runs
+	d.Steps += o.Steps
+	d.Virtual += o.Virtual
+	for p := range NumProps {
+		d.Violations[p] += o.Violations[p]
+		if o.FirstSeed[p].Ok {
+			d.FirstSeed[p].offer(o.FirstSeed[p].Seed)
+		}
+	}
+	d.Stalls += o.Stalls
+	d.SectionsIllegal += o.SectionsIllegal
+	d.SectionsUnknown += o.SectionsUnknown
+	d.RegisterIllegal += o.RegisterIllegal
+	d.RegisterUnknown += o.RegisterUnknown
+	d.Disagree += o.Disagree
+	for _, s := range []struct{ into, from *Seed }{
+		{&d.FirstStall, &o.FirstStall}, {&d.FirstRegisterIllegal, &o.FirstRegisterIllegal},
+		{&d.FirstDisagree, &o.FirstDisagree}, {&d.FirstFailing, &o.FirstFailing},
+	} {
+		if s.from.Ok {
+			s.into.offer(s.from.Seed)
+		}
+	}
+}
+
+// Unexpected lists, one sentence each, what in d contradicts DESIGN.md's
+// expectations under faults: a property violated that should hold
+// (anything at all without faults), a stall, the resource breaking its own
+// fencing rule, or Porcupine and NoLostUpdate disagreeing. A property the
+// table says can be violated but that no run violated is not a
+// contradiction: it says the runs were too few or too mild.
+func (d *DesignSummary) Unexpected(faults FaultKinds) []string {
+	var out []string
+	for p, inv := range impl.Invariants() {
+		if d.Violations[p] == 0 {
+			continue
+		}
+		if faults == NoFaults || impl.Expected(d.Design, inv.Name) != impl.Violated {
+			out = append(out, fmt.Sprintf("%s violated %s in %d of %d runs (first seed %s)", d.Design, inv.Name, d.Violations[p], d.Runs, d.FirstSeed[p]))
+		}
+	}
+	if d.Stalls > 0 {
+		out = append(out, fmt.Sprintf("%s stalled in %d of %d runs (first seed %s)", d.Design, d.Stalls, d.Runs, d.FirstStall))
+	}
+	if d.RegisterIllegal > 0 {
+		out = append(out, fmt.Sprintf("%s: the resource broke its fencing rule (register history illegal) in %d runs (first seed %s)", d.Design, d.RegisterIllegal, d.FirstRegisterIllegal))
+	}
+	if d.Disagree > 0 {
+		out = append(out, fmt.Sprintf("%s: Porcupine and NoLostUpdate disagree in %d runs (first seed %s)", d.Design, d.Disagree, d.FirstDisagree))
+	}
+	return out
+}
+
+// Unexpected lists what contradicts the expectations in every design.
+func (s *Summary) Unexpected() []string {
+	var out []string
+	for i := range s.Designs {
+		out = append(out, s.Designs[i].Unexpected(s.Faults)...)
+	}
+	return out
+}
+
+// Totals adds up the steps and virtual time of all runs, for speed figures.
+func (s *Summary) Totals() (runs int, steps int64, virtual time.Duration) {
+	for _, d := range s.Designs {
+		runs += d.Runs
+		steps += d.Steps
+		virtual += d.Virtual
+	}
+	return runs, steps, virtual
+}
+
+// chunk is how many seeds a worker takes at a time: big enough that
+// handing out work costs nothing, small enough to balance the workers.
+const chunk = 64
+
+// Run runs the batch and summarises it. Each worker owns one Runner per
+// design and runs whole chunks of seeds; chunk summaries are merged in
+// seed order.
+func (b Batch) Run() (*Summary, error) {
+	if b.Runs < 1 {
+		return nil, fmt.Errorf("runs must be positive, got %d", b.Runs)
+	}
+	if len(b.Designs) == 0 {
+		return nil, fmt.Errorf("no designs to run")
+	}
+	for _, d := range b.Designs {
+		c := b.Config
+		c.Design = d
+		if err := c.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	workers := b.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	chunks := (b.Runs + chunk - 1) / chunk
+	workers = min(workers, chunks)
+	partial := make([][]DesignSummary, chunks)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		runners := make([]*Runner, len(b.Designs))
+		for i, d := range b.Designs {
+			c := b.Config
+			c.Design = d
+			runners[i], _ = NewRunner(c) // validated above
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				partial[k] = b.runChunk(runners, k)
+			}
+		}()
+	}
+	for k := range chunks {
+		next <- k
+	}
+	close(next)
+	wg.Wait()
+	s := &Summary{Faults: b.Config.Faults, Designs: make([]DesignSummary, len(b.Designs))}
+	for i, d := range b.Designs {
+		s.Designs[i].Design = d
+	}
+	for _, p := range partial {
+		for i := range p {
+			s.Designs[i].merge(&p[i])
+		}
+	}
+	return s, nil
+}
+
+func (b Batch) runChunk(runners []*Runner, k int) []DesignSummary {
+	out := make([]DesignSummary, len(runners))
+	lo := k * chunk
+	hi := min(lo+chunk, b.Runs)
+	for i := lo; i < hi; i++ {
+		seed := b.Seed + uint64(i)
+		sched := Generate(seed, b.Config)
+		for j, r := range runners {
+			res := r.Run(sched)
+			r.Check(&res, b.Porcupine)
+			out[j].Add(&res)
+		}
+	}
+	if b.Progress != nil {
+		b.Progress((hi - lo) * len(runners))
+	}
+	return out
+}

@@ -1,0 +1,140 @@
+package sim
+
+import (
+	"os"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencelab/fencelab/impl"
+)
+
+// Benchmarks measure speed; no test asserts a wall-clock time.
+//
+//	go test ./sim -run '^$' -bench . -benchmem
+//
+// events/s counts the inputs nodes handled (steps) per wall-clock second
+// on one core; sim-s/s is virtual seconds simulated per wall-clock second.
+
+func benchRuns(b *testing.B, d impl.Design, faults FaultKinds, porcupine bool) {
+	c := config(d, faults)
+	r, err := NewRunner(c)
+	require.NoError(b, err)
+	scheds := make([]*Schedule, 1024)
+	for i := range scheds {
+		scheds[i] = Generate(uint64(i+1), c)
+	}
+	var steps int64
+	var virtual time.Duration
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		res := r.Run(scheds[i%len(scheds)])
+		if porcupine {
+			r.Check(&res, 0)
+		}
+		steps += int64(res.Steps)
+		virtual += res.End
+	}
+	secs := b.Elapsed().Seconds()
+	b.ReportMetric(float64(steps)/secs, "events/s")
+	b.ReportMetric(virtual.Seconds()/secs, "sim-s/s")
+	b.ReportMetric(float64(steps)/float64(b.N), "events/run")
+}
+
+// BenchmarkRun is the simulator alone: one run (default workload, default
+// faults) per iteration, invariants checked, history recorded.
+func BenchmarkRun(b *testing.B) {
+	for _, d := range []impl.Design{impl.DesignFenceNone, impl.DesignFenceAll} {
+		b.Run(d.String(), func(b *testing.B) { benchRuns(b, d, AllFaults, false) })
+	}
+}
+
+// BenchmarkRunNoFaults is the same without faults.
+func BenchmarkRunNoFaults(b *testing.B) { benchRuns(b, impl.DesignFenceAll, NoFaults, false) }
+
+// BenchmarkRunAndPorcupine adds both Porcupine checks of every run, as
+// fencelab sim does.
+func BenchmarkRunAndPorcupine(b *testing.B) { benchRuns(b, impl.DesignFenceNone, AllFaults, true) }
+
+// BenchmarkFirstUnfencedViolation is the wall time fencelab sim's workers
+// take, with default flags, to find the first run of an unfenced design
+// that loses an update: runs from seed 1 on, with Porcupine, one core.
+func BenchmarkFirstUnfencedViolation(b *testing.B) {
+	c := config(impl.DesignFenceWrites, AllFaults)
+	r, err := NewRunner(c)
+	require.NoError(b, err)
+	var seeds uint64
+	for b.Loop() {
+		for seed := uint64(1); ; seed++ {
+			res := r.Run(Generate(seed, c))
+			r.Check(&res, 0)
+			if res.Violated(PropLostUpdate) {
+				seeds = seed
+				break
+			}
+		}
+	}
+	b.ReportMetric(float64(seeds), "seeds")
+}
+
+// BenchmarkBatch is fencelab sim's default batch: 1,000 seeds × 4 designs
+// with Porcupine, on every core.
+func BenchmarkBatch(b *testing.B) {
+	var sum *Summary
+	for b.Loop() {
+		var err error
+		sum, err = Batch{Config: DefaultConfig(), Designs: impl.Designs(), Seed: 1, Runs: 1000}.Run()
+		require.NoError(b, err)
+	}
+	runs, steps, virtual := sum.Totals()
+	per := b.Elapsed().Seconds() / float64(b.N)
+	b.ReportMetric(float64(runs)/per, "runs/s")
+	b.ReportMetric(float64(steps)/per, "events/s")
+	b.ReportMetric(virtual.Seconds()/per, "sim-s/s")
+	b.ReportMetric(float64(runtime.GOMAXPROCS(0)), "cores")
+}
+
+// TestSteadyStateAllocations: a Runner reuses its queue, timers, history
+// and effects buffer, so a run allocates only a fixed amount (the actors'
+// initial state and the resource's log) and not per event.
+func TestSteadyStateAllocations(t *testing.T) {
+	if testing.CoverMode() != "" || raceEnabled {
+		t.Skip("allocation counts differ under coverage and the race detector")
+	}
+	c := config(impl.DesignFenceAll, AllFaults)
+	r, err := NewRunner(c)
+	require.NoError(t, err)
+	s := Generate(2, c)
+	res := r.Run(s) // warm up the buffers
+	allocs := testing.AllocsPerRun(20, func() { r.Run(s) })
+	t.Logf("%.0f allocations for a run of %d events", allocs, res.Steps)
+	assert.Less(t, allocs, float64(res.Steps)/4, "allocations do not grow with the events")
+}
+
+// TestManyRunsAllStaysSafe is the long form of the fenced design's
+// expectation: 100,000 runs of design all under default faults, no lost
+// update and no token out of order. It runs when FENCELAB_LONG is set
+// (make sim-long); CI runs TestDefaultFaultsMatchDesign's 1,000.
+func TestManyRunsAllStaysSafe(t *testing.T) {
+	if os.Getenv("FENCELAB_LONG") == "" {
+		t.Skip("set FENCELAB_LONG=1 for the 100,000-run test")
+	}
+	start := time.Now()
+	sum, err := Batch{Config: DefaultConfig(), Designs: []impl.Design{impl.DesignFenceAll}, Seed: 1, Runs: 100_000}.Run()
+	require.NoError(t, err)
+	d := sum.Designs[0]
+	t.Logf("all: %d runs in %v: AtMostOne %d, Token %d, NoLostUpdate %d, sections illegal %d unknown %d, register illegal %d unknown %d, stalls %d",
+		d.Runs, time.Since(start).Round(time.Millisecond), d.Violations[PropAtMostOne], d.Violations[PropToken], d.Violations[PropLostUpdate],
+		d.SectionsIllegal, d.SectionsUnknown, d.RegisterIllegal, d.RegisterUnknown, d.Stalls)
+	assert.Equal(t, 100_000, d.Runs)
+	assert.Zero(t, d.Violations[PropLostUpdate])
+	assert.Zero(t, d.Violations[PropToken])
+	assert.Positive(t, d.Violations[PropAtMostOne], "the runs did break the lock")
+	assert.Zero(t, d.Stalls)
+	assert.Zero(t, d.SectionsIllegal+d.RegisterIllegal)
+	assert.Empty(t, d.Unexpected(AllFaults))
+}

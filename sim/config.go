@@ -1,0 +1,196 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/fencelab/fencelab/impl"
+)
+
+// Config is everything a run depends on besides its seed and its fault
+// schedule: the system under test, the workload, the network's normal
+// behaviour and the bounds within which a seed draws faults.
+type Config struct {
+	Design     impl.Design
+	Clients    int
+	Sections   int // critical sections per client
+	MaxRetries int // rejections per section before a client gives up
+	TTL        time.Duration
+	Margin     time.Duration
+	Think      time.Duration
+	LockDelay  time.Duration
+
+	// Backoff is the mean retry backoff after a rejection; each one is
+	// drawn uniformly from [Backoff/2, 3·Backoff/2] so that retrying
+	// clients do not stay in lockstep.
+	Backoff time.Duration
+	// Latency and Jitter are the network's normal behaviour: a message
+	// takes Latency plus a uniform draw from [0, Jitter]. Spikes are
+	// faults and come from the schedule.
+	Latency time.Duration
+	Jitter  time.Duration
+	// Processing is the time between a step and the moment its messages
+	// leave the node. A pause that begins in between holds them until the
+	// node resumes: the gap between a decision and its effect that a real
+	// GC pause can fall into.
+	Processing time.Duration
+	// Reorder lets a message overtake an earlier one on the same link;
+	// by default every link is FIFO, as a TCP connection is.
+	Reorder bool
+
+	// Faults are the kinds a seed may draw; the bounds below limit how
+	// strong they may be. Zero bounds mean the defaults relative to the
+	// TTL (see Bounds).
+	Faults      FaultKinds
+	MaxFaults   int           // faults of each kind per run, at most
+	MaxPause    time.Duration // longest pause
+	MaxSpike    time.Duration // longest extra delay of one message
+	MaxJump     time.Duration // largest clock step, forward or back
+	MaxDriftPPM int64         // largest clock rate error, in parts per million
+
+	// StallAfter is how long a run may go without progress (a section
+	// ending or a client finishing) before it counts as a stall. Zero
+	// derives a bound from the workload and the schedule that no run
+	// without a liveness bug can reach (see stallBound).
+	StallAfter time.Duration
+	// MaxSteps bounds the steps of one run, so that a livelock that does
+	// not advance virtual time still ends, as a stall. Zero means
+	// DefaultMaxSteps.
+	MaxSteps int
+}
+
+// DefaultMaxSteps is the step budget of one run: a thousand times what the
+// default workload needs.
+const DefaultMaxSteps = 1_000_000
+
+// DefaultConfig is the default workload and fault bounds. The normal
+// network (at most Latency+Jitter+Processing ≈ 3.1ms one way) is far below
+// the margin (100ms) and a whole critical section (about 30ms) far below
+// the client's validity (900ms), so a run without faults satisfies every
+// property in every design; the faults are what break the lock.
+func DefaultConfig() Config {
+	return Config{
+		Design:      impl.DesignFenceAll,
+		Clients:     3,
+		Sections:    10,
+		MaxRetries:  100,
+		TTL:         time.Second,
+		Margin:      100 * time.Millisecond,
+		Think:       20 * time.Millisecond,
+		Backoff:     20 * time.Millisecond,
+		Latency:     time.Millisecond,
+		Jitter:      2 * time.Millisecond,
+		Processing:  100 * time.Microsecond,
+		Faults:      AllFaults,
+		MaxFaults:   3,
+		MaxDriftPPM: 100_000,
+	}
+}
+
+// Validate reports the first thing wrong with c as one line for a user.
+func (c Config) Validate() error {
+	if err := c.impl().Validate(); err != nil {
+		return err
+	}
+	switch {
+	case c.TTL <= 0:
+		return errors.New("ttl must be positive")
+	case c.Backoff <= 0:
+		return errors.New("backoff must be positive")
+	case c.Latency <= 0:
+		// Zero latency would let two steps share every instant and time
+		// stand still between a send and its delivery.
+		return errors.New("latency must be positive")
+	case c.Jitter < 0 || c.Processing < 0:
+		return errors.New("jitter and processing time must not be negative")
+	case c.Faults&^AllFaults != 0:
+		return fmt.Errorf("unknown fault kinds %d", c.Faults)
+	case c.MaxFaults < 1 || c.MaxFaults > 1000:
+		return fmt.Errorf("max-faults must be between 1 and 1000, got %d", c.MaxFaults)
+	case c.MaxPause < 0 || c.MaxSpike < 0 || c.MaxJump < 0 || c.StallAfter < 0:
+		return errors.New("fault bounds must not be negative")
+	case c.MaxDriftPPM < 0 || c.MaxDriftPPM > maxPPM:
+		return fmt.Errorf("max-drift must be between 0 and %g, got %g", float64(maxPPM)/1e6, float64(c.MaxDriftPPM)/1e6)
+	case c.MaxSteps < 0:
+		return errors.New("max-steps must not be negative")
+	}
+	return nil
+}
+
+// impl is the part of c the actors see.
+func (c Config) impl() impl.Config {
+	return impl.Config{
+		Design: c.Design, Clients: c.Clients, Sections: c.Sections, MaxRetries: c.MaxRetries,
+		TTL: c.TTL, Margin: c.Margin, Think: c.Think, LockDelay: c.LockDelay,
+	}
+}
+
+// Bounds returns c with zero fault bounds replaced by their defaults:
+// pauses up to 3×TTL, spikes up to 3×TTL, clock steps up to 2×TTL — "far
+// beyond the TTL", so that every kind can outlast a lease.
+func (c Config) Bounds() Config {
+	if c.MaxPause == 0 {
+		c.MaxPause = 3 * c.TTL
+	}
+	if c.MaxSpike == 0 {
+		c.MaxSpike = 3 * c.TTL
+	}
+	if c.MaxJump == 0 {
+		c.MaxJump = 2 * c.TTL
+	}
+	if c.MaxSteps == 0 {
+		c.MaxSteps = DefaultMaxSteps
+	}
+	return c
+}
+
+// Nodes is the number of nodes: the service, the clients and the resource.
+func (c Config) Nodes() int { return c.Clients + 2 }
+
+// horizon is how long the workload takes without faults, roughly: every
+// section one after the other, each a think time and a few message
+// delays. Faults are placed within it, where they can strike.
+func (c Config) horizon() time.Duration {
+	oneWay := c.Latency + c.Jitter + c.Processing
+	return time.Duration(c.Clients*c.Sections) * (c.Think + 6*oneWay)
+}
+
+// stallBound is the longest a run of c under schedule s can go without
+// progress unless something is wrong with liveness. A section needs at most
+// MaxRetries+1 acquire attempts, each a round trip and a backoff, then a
+// read, a think and a write, and possibly a whole lease and lock-delay of
+// waiting; every fault can add at most its own length on top (a pause, a
+// spike, a backward clock step), and a slow clock stretches all of it. The
+// bound doubles the sum, so only a run that is stuck reaches it.
+func stallBound(c Config, s *Schedule) time.Duration {
+	if c.StallAfter > 0 {
+		return c.StallAfter
+	}
+	oneWay := c.Latency + c.Jitter + c.Processing
+	attempt := 2*oneWay + c.Backoff*3/2
+	base := time.Duration(c.MaxRetries+1)*attempt + c.TTL + c.LockDelay + c.Think + 6*oneWay
+	var faults time.Duration
+	var ppm int64
+	for _, f := range s.Faults {
+		switch f.Kind {
+		case FaultPause, FaultSpike:
+			faults += f.Duration
+		case FaultJump:
+			faults += abs(f.By)
+		case FaultDrift:
+			ppm = max(ppm, -f.PPM)
+		}
+	}
+	total := 2 * (base + faults)
+	// A clock running at 1-ppm/1e6 takes 1e6/(1e6-ppm) as long for every
+	// timer; maxPPM keeps the divisor at least half of 1e6.
+	return time.Duration(mulDiv(int64(total), 1e6, 1e6-ppm))
+}
+
+func abs(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}

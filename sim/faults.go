@@ -1,0 +1,637 @@
+package sim
+
+// The fault model: every NPC fault the simulator can inject, how a seed
+// draws them into a schedule, how a schedule is written and read as JSON,
+// and how each fault acts on the run. It is all in this one file so that
+// what "network delay", "process pause" and "clock drift" mean here can be
+// read in one place.
+//
+//   N  network delay: every message takes Latency plus a uniform draw from
+//      [0, Jitter] (Config, not a fault); a spike fault adds a long extra
+//      delay to one message. Links are FIFO unless Config.Reorder, so a
+//      spiked message also holds up the ones behind it, as on a TCP
+//      connection.
+//   P  process pause: a node stops for a while — any node, the service and
+//      the resource included. While it is paused it handles nothing:
+//      messages for it and its timers wait and are handled, in the order
+//      they became due, when it resumes; what it sent in a step leaves
+//      Config.Processing after that step, so a pause that begins in between
+//      holds those messages until it resumes.
+//   C  clock drift: each node's clock runs at rate 1+ppm/1e6 and may step
+//      (an NTP jump) forward or back. Timers are set and fire in the node's
+//      local time: the service expires a lease by its clock, a client stops
+//      believing in its lease by its own.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fencelab/fencelab/impl"
+)
+
+// FaultKinds is a set of the three NPC fault classes, as --faults names them.
+type FaultKinds uint8
+
+// Fault classes.
+const (
+	DelayFaults FaultKinds = 1 << iota // N: latency spikes
+	PauseFaults                        // P: process pauses
+	DriftFaults                        // C: clock rates and clock steps
+	AllFaults   = DelayFaults | PauseFaults | DriftFaults
+	NoFaults    = FaultKinds(0)
+)
+
+var faultNames = []struct {
+	kinds FaultKinds
+	name  string
+}{{DelayFaults, "delay"}, {PauseFaults, "pause"}, {DriftFaults, "drift"}}
+
+// ParseFaults reads --faults: "none" or a comma-separated subset of
+// delay, pause, drift.
+func ParseFaults(s string) (FaultKinds, error) {
+	if strings.TrimSpace(s) == "none" {
+		return NoFaults, nil
+	}
+	var k FaultKinds
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		found := false
+		for _, n := range faultNames {
+			if n.name == part {
+				k |= n.kinds
+				found = true
+			}
+		}
+		if !found {
+			return 0, fmt.Errorf("unknown fault kind %q (want delay, pause, drift, a comma-separated list of them, or none)", part)
+		}
+	}
+	return k, nil
+}
+
+// String is the --faults value for k.
+func (k FaultKinds) String() string {
+	var names []string
+	for _, n := range faultNames {
+		if k&n.kinds != 0 {
+			names = append(names, n.name)
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ",")
+}
+
+// Singles lists the classes one by one, for the NPC table.
+func Singles() []FaultKinds { return []FaultKinds{DelayFaults, PauseFaults, DriftFaults} }
+
+// FaultKind is one kind of injected fault in a schedule.
+type FaultKind string
+
+// Kinds of faults.
+const (
+	FaultSpike FaultKind = "spike" // N: the first message Node sends at or after At takes Duration longer
+	FaultPause FaultKind = "pause" // P: Node is paused from At for Duration
+	FaultJump  FaultKind = "jump"  // C: Node's clock steps by By at At
+	FaultDrift FaultKind = "drift" // C: Node's clock runs at rate 1+PPM/1e6 for the whole run
+)
+
+// class is the --faults class a kind belongs to.
+func (k FaultKind) class() FaultKinds {
+	switch k {
+	case FaultSpike:
+		return DelayFaults
+	case FaultPause:
+		return PauseFaults
+	}
+	return DriftFaults
+}
+
+// ScheduleVersion is the version of the schedule's JSON form.
+const ScheduleVersion = 1
+
+// Schedule is the faults of one run. A seed generates one (Generate), a
+// file provides one (ReadSchedule), and the shrinker reduces one; Seed is
+// the run's seed, which also draws the normal latencies and the backoffs,
+// so a schedule and the flags replay a run exactly.
+type Schedule struct {
+	Version int     `json:"version"`
+	Seed    uint64  `json:"seed"`
+	Faults  []Fault `json:"faults"`
+}
+
+// Fault is one injected fault. Times are virtual, from the start of the run.
+type Fault struct {
+	Kind     FaultKind
+	Node     impl.NodeID
+	At       time.Duration // pause, spike, jump: when
+	Duration time.Duration // pause: how long; spike: the extra delay
+	By       time.Duration // jump: the clock step, negative is back
+	PPM      int64         // drift: rate error in parts per million
+}
+
+// maxPPM keeps every clock running forward at at least half speed.
+const maxPPM = 500_000
+
+// String describes f for trace notes and reports, e.g. "c1 paused for 1.2s".
+func (f Fault) String() string {
+	switch f.Kind {
+	case FaultPause:
+		return fmt.Sprintf("%s paused for %v", f.Node, f.Duration)
+	case FaultSpike:
+		return fmt.Sprintf("%s's next message delayed by %v", f.Node, f.Duration)
+	case FaultJump:
+		return fmt.Sprintf("%s's clock steps %s", f.Node, signed(f.By))
+	case FaultDrift:
+		return fmt.Sprintf("%s's clock runs at %s", f.Node, rate(f.PPM))
+	}
+	return string(f.Kind)
+}
+
+func signed(d time.Duration) string {
+	if d < 0 {
+		return fmt.Sprintf("back %v", -d)
+	}
+	return fmt.Sprintf("forward %v", d)
+}
+
+func rate(ppm int64) string {
+	return strconv.FormatFloat(1+float64(ppm)/1e6, 'f', -1, 64) + "×"
+}
+
+// wireFault is a fault as JSON spells it: durations as Go duration strings
+// ("1.5s"), nodes by lane name ("service", "resource", "c1"...).
+type wireFault struct {
+	Kind     FaultKind `json:"kind"`
+	Node     string    `json:"node"`
+	At       string    `json:"at,omitempty"`
+	Duration string    `json:"duration,omitempty"`
+	By       string    `json:"by,omitempty"`
+	PPM      int64     `json:"ppm,omitempty"`
+}
+
+// MarshalJSON writes f in its wire form.
+func (f Fault) MarshalJSON() ([]byte, error) {
+	w := wireFault{Kind: f.Kind, Node: f.Node.String(), PPM: f.PPM}
+	switch f.Kind {
+	case FaultPause, FaultSpike:
+		w.At, w.Duration = f.At.String(), f.Duration.String()
+	case FaultJump:
+		w.At, w.By = f.At.String(), f.By.String()
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads f from its wire form. Whether its node exists is
+// checked against a configuration by Schedule.Validate.
+func (f *Fault) UnmarshalJSON(b []byte) error {
+	var w wireFault
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&w); err != nil {
+		return err
+	}
+	node, err := parseNode(w.Node)
+	if err != nil {
+		return err
+	}
+	*f = Fault{Kind: w.Kind, Node: node, PPM: w.PPM}
+	for _, d := range []struct {
+		text string
+		into *time.Duration
+		name string
+	}{{w.At, &f.At, "at"}, {w.Duration, &f.Duration, "duration"}, {w.By, &f.By, "by"}} {
+		if d.text == "" {
+			continue
+		}
+		if *d.into, err = time.ParseDuration(d.text); err != nil {
+			return fmt.Errorf("%s fault: %s: %w", w.Kind, d.name, err)
+		}
+	}
+	return nil
+}
+
+func parseNode(s string) (impl.NodeID, error) {
+	switch s {
+	case "service":
+		return impl.ServiceNode, nil
+	case "resource":
+		return impl.ResourceNode, nil
+	}
+	if rest, ok := strings.CutPrefix(s, "c"); ok {
+		if i, err := strconv.Atoi(rest); err == nil && i >= 1 && i <= impl.MaxClients {
+			return impl.ClientNode(i - 1), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown node %q (want service, resource or c1, c2, ...)", s)
+}
+
+// Validate reports the first thing in s that a run of c cannot use.
+func (s *Schedule) Validate(c Config) error {
+	if s.Version != ScheduleVersion {
+		return fmt.Errorf("schedule version %d is not supported (want %d)", s.Version, ScheduleVersion)
+	}
+	drift := map[impl.NodeID]bool{}
+	for i, f := range s.Faults {
+		where := fmt.Sprintf("fault %d (%s)", i+1, f.Kind)
+		if f.Node.IsClient() && f.Node.ClientIndex() >= c.Clients {
+			return fmt.Errorf("%s: node %s does not exist with %d clients", where, f.Node, c.Clients)
+		}
+		switch f.Kind {
+		case FaultPause, FaultSpike:
+			if f.At < 0 || f.Duration <= 0 {
+				return fmt.Errorf("%s: needs at >= 0 and a positive duration", where)
+			}
+		case FaultJump:
+			if f.At < 0 || f.By == 0 {
+				return fmt.Errorf("%s: needs at >= 0 and a nonzero by", where)
+			}
+		case FaultDrift:
+			if f.PPM == 0 || f.PPM < -maxPPM || f.PPM > maxPPM {
+				return fmt.Errorf("%s: ppm must be nonzero and within ±%d", where, maxPPM)
+			}
+			if drift[f.Node] {
+				return fmt.Errorf("%s: %s has two clock rates", where, f.Node)
+			}
+			drift[f.Node] = true
+		default:
+			return fmt.Errorf("fault %d: unknown kind %q (want pause, spike, jump or drift)", i+1, f.Kind)
+		}
+	}
+	return nil
+}
+
+// ReadSchedule reads a schedule in its JSON form and checks it against c.
+func ReadSchedule(r io.Reader, c Config) (*Schedule, error) {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	var s Schedule
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("malformed schedule: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("malformed schedule: data after the schedule")
+	}
+	if err := s.Validate(c); err != nil {
+		return nil, fmt.Errorf("invalid schedule: %w", err)
+	}
+	return &s, nil
+}
+
+// WriteJSON writes s in its JSON form, indented for people.
+func (s *Schedule) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
+}
+
+// Clone returns an independent copy of s.
+func (s *Schedule) Clone() *Schedule {
+	c := *s
+	c.Faults = slices.Clone(s.Faults)
+	return &c
+}
+
+// Kinds is the set of fault classes s uses.
+func (s *Schedule) Kinds() FaultKinds {
+	var k FaultKinds
+	for _, f := range s.Faults {
+		k |= f.Kind.class()
+	}
+	return k
+}
+
+// Streams of a seed: the schedule is drawn from its own stream so that a
+// schedule read from a file, or shrunk, runs with the very latency and
+// backoff draws the generated one had (the run's draws).
+const (
+	streamSchedule = 0x5c4ed01e
+	streamRun      = 0x52554e
+)
+
+// mix spreads consecutive seeds over the PCG's state (SplitMix64's
+// finaliser), so that runs 1, 2, 3... are unrelated.
+func mix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// Generate draws the schedule of seed, swarm style: the seed first picks
+// which of the allowed classes are on in this run (a non-empty subset) and
+// how strong they may be (a bound within c's), then the faults themselves,
+// at times within the workload's horizon. Different runs thereby try very
+// different mixes — many mild faults, a few violent ones — instead of the
+// same average everywhere.
+func Generate(seed uint64, c Config) *Schedule {
+	c = c.Bounds()
+	s := &Schedule{Version: ScheduleVersion, Seed: seed, Faults: []Fault{}}
+	var allowed []FaultKinds
+	for _, k := range Singles() {
+		if c.Faults&k != 0 {
+			allowed = append(allowed, k)
+		}
+	}
+	if len(allowed) == 0 {
+		return s
+	}
+	r := rand.New(rand.NewPCG(mix(seed), streamSchedule))
+	on := 1 + r.IntN(1<<len(allowed)-1) // a non-empty subset of allowed
+	horizon := int64(c.horizon())
+	node := func() impl.NodeID { return impl.NodeID(r.IntN(c.Nodes())) }
+	at := func() time.Duration { return time.Duration(r.Int64N(horizon + 1)) }
+	count := func() int { return 1 + r.IntN(c.MaxFaults) }
+	// upTo draws uniformly from [lo, hi], or returns hi when hi <= lo.
+	upTo := func(lo, hi time.Duration) time.Duration {
+		if hi <= lo {
+			return hi
+		}
+		return lo + time.Duration(r.Int64N(int64(hi-lo)+1))
+	}
+	// long draws a fault length: short (up to a tenth of the TTL) most of
+	// the time, and one time in longOdds long, from the TTL up to this
+	// run's bound — the rare fault that outlasts a lease. Long lengths are
+	// heavy-tailed (the cube of a uniform draw): most only just outlast the
+	// lease, a few go far beyond it. The ones just past the lease are the
+	// interesting ones, because they end while the next holder is still in
+	// its critical section.
+	long := func(longOdds int, bound time.Duration) time.Duration {
+		if r.IntN(longOdds) == 0 {
+			lo := min(c.TTL, bound)
+			u := r.Float64()
+			return lo + time.Duration(u*u*u*float64(bound-lo))
+		}
+		return upTo(time.Millisecond, min(c.TTL/10, bound))
+	}
+	for i, k := range allowed {
+		if on&(1<<i) == 0 {
+			continue
+		}
+		switch k {
+		case DelayFaults:
+			bound := upTo(min(c.TTL, c.MaxSpike), c.MaxSpike)
+			for range count() {
+				s.Faults = append(s.Faults, Fault{Kind: FaultSpike, Node: node(), At: at(), Duration: long(2, bound)})
+			}
+		case PauseFaults:
+			bound := upTo(min(c.TTL, c.MaxPause), c.MaxPause)
+			for range count() {
+				s.Faults = append(s.Faults, Fault{Kind: FaultPause, Node: node(), At: at(), Duration: long(4, bound)})
+			}
+		case DriftFaults:
+			if c.MaxDriftPPM > 0 {
+				ppm := r.Int64N(c.MaxDriftPPM + 1)
+				for n := range c.Nodes() {
+					if p := r.Int64N(2*ppm+1) - ppm; p != 0 {
+						s.Faults = append(s.Faults, Fault{Kind: FaultDrift, Node: impl.NodeID(n), PPM: p})
+					}
+				}
+			}
+			bound := upTo(0, c.MaxJump)
+			for range count() {
+				if by := upTo(-bound, bound); by != 0 {
+					s.Faults = append(s.Faults, Fault{Kind: FaultJump, Node: node(), At: at(), By: by})
+				}
+			}
+		}
+	}
+	s.Sort()
+	return s
+}
+
+// Sort puts the faults in a canonical order: clock rates first, then by
+// time, kind and node.
+func (s *Schedule) Sort() {
+	slices.SortStableFunc(s.Faults, func(a, b Fault) int {
+		if ad, bd := a.Kind == FaultDrift, b.Kind == FaultDrift; ad != bd {
+			if ad {
+				return -1
+			}
+			return 1
+		}
+		if a.At != b.At {
+			return cmpInt(int64(a.At), int64(b.At))
+		}
+		if a.Kind != b.Kind {
+			return strings.Compare(string(a.Kind), string(b.Kind))
+		}
+		return cmpInt(int64(a.Node), int64(b.Node))
+	})
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// --- how the faults act on a run ---
+
+// clock is a node's local clock: local(t) = base + (t-since)·(1+ppm/1e6)
+// for global virtual time t ≥ since. A step resets since and base.
+type clock struct {
+	since, base int64
+	ppm         int64
+}
+
+// local is the clock's reading at global time t.
+func (c *clock) local(t int64) int64 {
+	d := t - c.since
+	if c.ppm == 0 {
+		return c.base + d
+	}
+	// Rounded down, so that local(t) = ⌊d·(1e6+ppm)/1e6⌋ exactly and
+	// global is its exact inverse.
+	return c.base + d + mulDivFloor(d, c.ppm, 1e6)
+}
+
+// global is the earliest global time at which the clock reads at least l
+// (never before since: a deadline already passed is due at once).
+func (c *clock) global(l int64) int64 {
+	d := l - c.base
+	if d <= 0 {
+		return c.since
+	}
+	if c.ppm == 0 {
+		return c.since + d
+	}
+	g := c.since + mulDivCeil(d, 1e6, 1e6+c.ppm)
+	return g
+}
+
+// jump steps the clock by by at global time t.
+func (c *clock) jump(t, by int64) {
+	c.base, c.since = c.local(t)+by, t
+}
+
+// mulDiv is a·b/c truncated toward zero, exact for any int64 a and b whose
+// quotient fits (the 128-bit product cannot overflow).
+func mulDiv(a, b, c int64) int64 {
+	neg := (a < 0) != (b < 0) != (c < 0)
+	hi, lo := bits.Mul64(uabs(a), uabs(b))
+	if hi >= uabs(c) {
+		panic("sim: mulDiv overflow")
+	}
+	q, _ := bits.Div64(hi, lo, uabs(c))
+	if neg {
+		return -int64(q)
+	}
+	return int64(q)
+}
+
+// mulDivFloor is a·b/c rounded down, for c > 0.
+func mulDivFloor(a, b, c int64) int64 {
+	q := mulDiv(a, b, c)
+	if (a < 0) != (b < 0) && a != 0 && b != 0 && q*c != a*b {
+		q--
+	}
+	return q
+}
+
+// mulDivCeil is a·b/c rounded up, for positive a, b, c.
+func mulDivCeil(a, b, c int64) int64 {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if hi >= uint64(c) {
+		panic("sim: mulDivCeil overflow")
+	}
+	q, r := bits.Div64(hi, lo, uint64(c))
+	if r != 0 {
+		q++
+	}
+	return int64(q)
+}
+
+func uabs(x int64) uint64 {
+	if x < 0 {
+		return uint64(-x)
+	}
+	return uint64(x)
+}
+
+// window is a pause of one node: [start, end) in global time.
+type window struct{ start, end int64 }
+
+// faultState is what the schedule means for one node during a run.
+type faultState struct {
+	clock  clock
+	pauses []window // sorted, disjoint and not touching (merged)
+	pi     int      // pauses before pi have ended
+	spikes []Fault  // this node's spikes, by At
+	si     int      // spikes before si have been used
+}
+
+// reset prepares fs for a run of schedule s: its clock rate and its pauses
+// and spikes in time order. Clock steps are events of the run (jumpEvents).
+func (fs *faultState) reset(n impl.NodeID, s *Schedule) {
+	fs.clock = clock{}
+	fs.pauses, fs.pi = fs.pauses[:0], 0
+	fs.spikes, fs.si = fs.spikes[:0], 0
+	for _, f := range s.Faults {
+		if f.Node != n {
+			continue
+		}
+		switch f.Kind {
+		case FaultDrift:
+			fs.clock.ppm = f.PPM
+		case FaultPause:
+			fs.pauses = append(fs.pauses, window{int64(f.At), int64(f.At + f.Duration)})
+		case FaultSpike:
+			fs.spikes = append(fs.spikes, f)
+		}
+	}
+	slices.SortFunc(fs.pauses, func(a, b window) int { return cmpInt(a.start, b.start) })
+	merged := fs.pauses[:0]
+	for _, w := range fs.pauses {
+		if k := len(merged) - 1; k >= 0 && w.start <= merged[k].end {
+			merged[k].end = max(merged[k].end, w.end)
+			continue
+		}
+		merged = append(merged, w)
+	}
+	fs.pauses = merged
+	slices.SortStableFunc(fs.spikes, func(a, b Fault) int { return cmpInt(int64(a.At), int64(b.At)) })
+}
+
+// resumeAt is the time the node can act at, given it wants to act at t ≥
+// now: t itself, or the end of the pause t falls in. now only moves
+// forward, so pauses that ended by now are skipped for good.
+func (fs *faultState) resumeAt(now, t int64) int64 {
+	for fs.pi < len(fs.pauses) && fs.pauses[fs.pi].end <= now {
+		fs.pi++
+	}
+	for i := fs.pi; i < len(fs.pauses) && fs.pauses[i].start <= t; i++ {
+		if t < fs.pauses[i].end {
+			return fs.pauses[i].end
+		}
+	}
+	return t
+}
+
+// spike is the extra delay of a message that leaves the node at time dep:
+// the first unused spike due by then, once. Departures of one node never go
+// back in time, so a spike is used by the first message after its At.
+func (fs *faultState) spike(dep int64) (time.Duration, bool) {
+	if fs.si < len(fs.spikes) && int64(fs.spikes[fs.si].At) <= dep {
+		d := fs.spikes[fs.si].Duration
+		fs.si++
+		return d, true
+	}
+	return 0, false
+}
+
+// draws is the run's one source of randomness: the normal latency of each
+// message and each retry backoff. It is counter-based — SplitMix64's mixer
+// over a key derived from the seed, a stream (a link, or a client's
+// backoffs) and that stream's counter — rather than one sequence consumed in
+// event order. The k-th message on a link thus always has the same latency
+// and a client's k-th backoff the same length, whatever happened elsewhere:
+// a small change to a schedule (a 1ms pause that reorders two deliveries)
+// changes what it touches and not every draw after it, which is what lets
+// a shrinker remove a fault without the rest of the run being redrawn.
+type draws struct {
+	key      uint64
+	counters []uint64 // per stream
+}
+
+func (d *draws) reset(seed uint64, streams int) {
+	d.key = mix(seed ^ streamRun)
+	d.counters = resize(d.counters, streams, 0)
+}
+
+// next is stream's next random value.
+func (d *draws) next(stream int) uint64 {
+	d.counters[stream]++
+	return mix(d.key ^ mix(uint64(stream)<<40^d.counters[stream]))
+}
+
+// uniform maps a random value to [0, n] (Lemire's multiply-shift; the bias
+// is below 2^-40 for any duration here).
+func uniform(x uint64, n int64) int64 {
+	hi, _ := bits.Mul64(x, uint64(n)+1)
+	return int64(hi)
+}
+
+// latency is a message's normal delay: Latency plus a uniform draw from
+// [0, Jitter].
+func latency(c *Config, x uint64) int64 {
+	return int64(c.Latency) + uniform(x, int64(c.Jitter))
+}
+
+// backoff is a retry backoff, uniform in [Backoff/2, 3·Backoff/2].
+func backoff(c *Config, x uint64) time.Duration {
+	return c.Backoff/2 + time.Duration(uniform(x, int64(c.Backoff)))
+}

@@ -1,0 +1,135 @@
+package sim
+
+import (
+	"slices"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/linearizability"
+)
+
+// History is what a run recorded for the Porcupine checks: every resource
+// operation as its client saw it and every critical section. Times are
+// virtual nanoseconds.
+type History struct {
+	Ops      []linearizability.ResourceOp
+	Sections []linearizability.Section
+}
+
+// recorder builds a History from the steps of a run. A client has at most
+// one operation and one section open at a time (impl's client reads, then
+// writes, and starts the next section only after the last one ended).
+type recorder struct {
+	h           History
+	openOp      []int // per client: index in h.Ops of the operation awaiting its reply, or -1
+	openSection []int // per client: index in h.Sections, or -1
+	// handled is when the resource handled the client's open operation and
+	// whether it accepted it, for an operation whose reply never arrived
+	// (a run cut short as a stall).
+	handled  []int64
+	accepted []bool
+}
+
+func (r *recorder) reset(clients int) {
+	r.h.Ops, r.h.Sections = r.h.Ops[:0], r.h.Sections[:0]
+	r.openOp = resize(r.openOp, clients, -1)
+	r.openSection = resize(r.openSection, clients, -1)
+	r.handled = resize(r.handled, clients, -1)
+	r.accepted = resize(r.accepted, clients, false)
+}
+
+func resize[T any](s []T, n int, v T) []T {
+	s = s[:0]
+	for range n {
+		s = append(s, v)
+	}
+	return s
+}
+
+// observe records what node's step at now means for the history: in is
+// what it handled, out what it did.
+func (r *recorder) observe(node impl.NodeID, in *impl.Input, now int64, out *impl.Effects) {
+	if node == impl.ResourceNode {
+		for i := range out.Events {
+			ev := &out.Events[i]
+			if ev.Kind == impl.EvOpAccepted || ev.Kind == impl.EvOpRejected {
+				c := ev.Peer.ClientIndex()
+				r.handled[c], r.accepted[c] = now, ev.Kind == impl.EvOpAccepted
+			}
+		}
+		return
+	}
+	if !node.IsClient() {
+		return
+	}
+	c := node.ClientIndex()
+	if in.Kind == impl.InputMessage {
+		if m := &in.Msg; (m.Kind == impl.MsgReadReply || m.Kind == impl.MsgWriteReply) && r.openOp[c] >= 0 {
+			op := &r.h.Ops[r.openOp[c]]
+			op.Return, op.Accepted = now, m.OK
+			if op.Kind == impl.OpRead && m.OK {
+				op.Value = m.Value
+				if s := r.openSection[c]; s >= 0 {
+					r.h.Sections[s].Read = m.Value
+				}
+			}
+			r.openOp[c], r.handled[c] = -1, -1
+		}
+	}
+	for i := range out.Events {
+		switch out.Events[i].Kind {
+		case impl.EvSectionCommitted, impl.EvSectionAborted:
+			if s := r.openSection[c]; s >= 0 {
+				r.h.Sections[s].Return = now
+				r.h.Sections[s].Committed = out.Events[i].Kind == impl.EvSectionCommitted
+				r.openSection[c] = -1
+			}
+		}
+	}
+	for i := range out.Send {
+		m := &out.Send[i]
+		switch m.Kind {
+		case impl.MsgRead:
+			r.openOp[c] = len(r.h.Ops)
+			r.h.Ops = append(r.h.Ops, linearizability.ResourceOp{Client: c, Kind: impl.OpRead, Token: m.Token, Call: now, Return: now})
+			r.openSection[c] = len(r.h.Sections)
+			r.h.Sections = append(r.h.Sections, linearizability.Section{Client: c, Token: m.Token, Call: now, Return: now})
+		case impl.MsgWrite:
+			r.openOp[c] = len(r.h.Ops)
+			r.h.Ops = append(r.h.Ops, linearizability.ResourceOp{Client: c, Kind: impl.OpWrite, Token: m.Token, Value: m.Value, Call: now, Return: now})
+		}
+	}
+}
+
+// finish closes what a run cut short left open: an operation the resource
+// handled returns when it did (where it took effect); one it never saw, and
+// every open section, returns at the end of the run. A section whose write
+// the resource accepted counts as committed, as its client would have
+// learned; any other open section had no effect.
+//
+// An operation the resource never saw took no effect and its outcome is
+// unknown: it is left out.
+func (r *recorder) finish(end int64) {
+	unseen := false
+	for c, i := range r.openOp {
+		if i < 0 {
+			continue
+		}
+		op := &r.h.Ops[i]
+		if r.handled[c] < 0 {
+			op.Client, unseen = -1, true // dropped below
+			continue
+		}
+		op.Return, op.Accepted = r.handled[c], r.accepted[c]
+		if s := r.openSection[c]; s >= 0 && op.Kind == impl.OpWrite && op.Accepted {
+			r.h.Sections[s].Committed = true
+		}
+	}
+	for _, s := range r.openSection {
+		if s >= 0 {
+			r.h.Sections[s].Return = end
+		}
+	}
+	if unseen {
+		r.h.Ops = slices.DeleteFunc(r.h.Ops, func(op linearizability.ResourceOp) bool { return op.Client < 0 })
+	}
+}

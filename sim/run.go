@@ -1,0 +1,454 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/sim/steptrace"
+	"github.com/fencelab/fencelab/trace"
+)
+
+// Property indices, in impl.Invariants() order.
+const (
+	PropAtMostOne  = iota // impl.AtMostOneClientHoldLock
+	PropToken             // impl.TokenIsMonotonical
+	PropLostUpdate        // impl.NoLostUpdate
+	NumProps
+)
+
+// Violation is where a run first broke a property.
+type Violation struct {
+	Step        int           // the run's step (inputs handled, from 1) after which it failed; 0: it held
+	At          time.Duration // virtual time of that step
+	Explanation string
+}
+
+// Result is the outcome of one run.
+type Result struct {
+	Seed       uint64
+	Design     impl.Design
+	Violations [NumProps]Violation
+	// Stall says why the run counts as a liveness failure: it made no
+	// progress for too long, or ran out of events or steps with clients
+	// unfinished. Empty when every client finished.
+	Stall     string
+	Steps     int           // inputs handled by nodes
+	End       time.Duration // virtual time when the run ended
+	Counter   int64         // the resource's counter at the end
+	Committed int           // sections whose write took effect
+	Aborted   int           // sections that ended without effect, given-up ones included
+	// The Porcupine verdicts on the run's history (filled by Check):
+	// sections against an atomic counter, operations against the fenced
+	// register of the design's mode.
+	Sections, Register Verdict
+}
+
+// Violated reports whether property p (a Prop index) failed in the run.
+func (r *Result) Violated(p int) bool { return r.Violations[p].Step > 0 }
+
+// timerKinds bounds impl.TimerKind values, so a node's timers are an array.
+const timerKinds = int(impl.TimerThink) + 1
+
+// timerSlot is one pending timer of a node. At most one is pending per
+// impl.Timer; setting it again replaces it, which bumps gen so that the
+// queued firing of the old one is recognised as stale and skipped.
+type timerSlot struct {
+	deadline int64 // in the node's local time
+	gen      uint32
+	pending  bool
+}
+
+// Runner runs simulations of one configuration, one at a time, reusing
+// its buffers from run to run; use one Runner per goroutine.
+type Runner struct {
+	cfg     Config
+	invs    []impl.Invariant
+	applies [NumProps]bool
+	stall   time.Duration
+
+	sys    *impl.System
+	q      queue
+	nodes  []faultState
+	timers []timerSlot // node × timerKinds
+	links  []int64     // last arrival per link from×to, for FIFO
+	eff    impl.Effects
+	draws  draws // streams: one per link (from×to), then one per client's backoffs
+	hist   recorder
+
+	sched        *Schedule
+	res          Result
+	now          int64
+	lastProgress int64
+	finished     int
+
+	// Set only while recording a run for people (Record): the trace, its
+	// target property and the annotations for Porcupine's picture.
+	rec      *steptrace.Recorder
+	target   int
+	recorded bool // the target's violation has been recorded: stop the trace there
+	anns     []linearizability.Annotation
+
+	// checkEvery makes Run check every invariant after every step, as
+	// Record does; tests use it to show that checkFast is equivalent.
+	checkEvery bool
+}
+
+// NewRunner returns a Runner for c.
+func NewRunner(c Config) (*Runner, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	c = c.Bounds()
+	r := &Runner{cfg: c, invs: impl.Invariants()}
+	if len(r.invs) != NumProps {
+		return nil, fmt.Errorf("sim knows %d properties, impl has %d", NumProps, len(r.invs))
+	}
+	for i, inv := range r.invs {
+		r.applies[i] = inv.AppliesTo(c.Design)
+	}
+	n := c.Nodes()
+	r.nodes = make([]faultState, n)
+	r.timers = make([]timerSlot, n*timerKinds)
+	r.links = make([]int64, n*n)
+	return r, nil
+}
+
+// Config is the runner's configuration, with its fault bounds filled in.
+func (r *Runner) Config() Config { return r.cfg }
+
+// History is what the last run recorded. It is overwritten by the next run.
+func (r *Runner) History() *History { return &r.hist.h }
+
+// Run simulates one run of schedule s (and its seed). Invariants are
+// checked only after the steps that can change what they read (see
+// checkFast), which is equivalent to checking them after every step.
+func (r *Runner) Run(s *Schedule) Result {
+	r.rec = nil
+	r.run(s)
+	return r.res
+}
+
+// Record simulates the run of s again, recording it for people: a trace
+// of every step up to the first violation of property target (a Prop
+// index; -1 or a property the run does not violate records the whole run),
+// with the faults and lease expiries marked, and the annotations for
+// Porcupine's picture. Every invariant is checked after every step.
+func (r *Runner) Record(s *Schedule, title string, target int) (Result, *trace.Trace, []linearizability.Annotation) {
+	r.anns = nil
+	r.target, r.recorded = target, false
+	sys, err := impl.NewSystem(r.cfg.impl())
+	if err != nil {
+		panic(err) // validated in NewRunner
+	}
+	r.rec = steptrace.New(title, trace.SourceSimulator, sys, true)
+	for _, f := range s.Faults {
+		if f.Kind == FaultDrift {
+			// Short: the lane names the node, and five of these share a row.
+			r.rec.Note(f.Node.String(), trace.NoteFault, "clock "+rate(f.PPM))
+		}
+	}
+	r.runOn(sys, s)
+	rec := r.rec
+	r.rec = nil
+	return r.res, rec.Trace(), r.anns
+}
+
+func (r *Runner) run(s *Schedule) {
+	sys, err := impl.NewSystem(r.cfg.impl())
+	if err != nil {
+		panic(err) // validated in NewRunner
+	}
+	r.runOn(sys, s)
+}
+
+func (r *Runner) reset(sys *impl.System, s *Schedule) {
+	r.sys, r.sched = sys, s
+	r.res = Result{Seed: s.Seed, Design: r.cfg.Design}
+	r.now, r.lastProgress, r.finished = 0, 0, 0
+	r.stall = stallBound(r.cfg, s)
+	r.q.reset()
+	for i := range r.nodes {
+		r.nodes[i].reset(impl.NodeID(i), s)
+	}
+	clear(r.timers)
+	clear(r.links)
+	r.draws.reset(s.Seed, len(r.links)+r.cfg.Clients)
+	r.hist.reset(r.cfg.Clients)
+}
+
+// runOn is the event loop: pop the earliest event, let its node handle it
+// (or hold it while the node is paused), turn the node's effects into
+// future events, check the invariants, and stop when every client has
+// finished or the run stalls.
+func (r *Runner) runOn(sys *impl.System, s *Schedule) {
+	r.reset(sys, s)
+	for i := range r.cfg.Clients {
+		r.q.push(event{kind: evStart, node: impl.ClientNode(i)})
+	}
+	for i, f := range s.Faults {
+		switch f.Kind {
+		case FaultPause:
+			r.q.push(event{at: int64(f.At), kind: evFault, node: f.Node, fault: int32(i)})
+			r.q.push(event{at: int64(f.At + f.Duration), kind: evResume, node: f.Node, fault: int32(i)})
+		case FaultJump:
+			r.q.push(event{at: int64(f.At), kind: evFault, node: f.Node, fault: int32(i)})
+		}
+	}
+	stallAfter := int64(r.stall)
+	for r.finished < r.cfg.Clients {
+		if r.q.len() == 0 {
+			r.res.Stall = fmt.Sprintf("no events left at %v with %d of %d clients unfinished", time.Duration(r.now), r.cfg.Clients-r.finished, r.cfg.Clients)
+			break
+		}
+		if r.res.Steps >= r.cfg.MaxSteps {
+			r.res.Stall = fmt.Sprintf("%d steps without every client finishing", r.res.Steps)
+			break
+		}
+		e := r.q.pop()
+		if e.at-r.lastProgress > stallAfter {
+			r.now = r.lastProgress + stallAfter
+			r.res.Stall = fmt.Sprintf("no progress for %v (since %v)", r.stall, time.Duration(r.lastProgress))
+			break
+		}
+		r.now = e.at
+		switch e.kind {
+		case evFault:
+			r.fault(e)
+			continue
+		case evResume:
+			r.resume(e)
+			continue
+		case evTimer:
+			slot := &r.timers[int(e.node)*timerKinds+int(e.timer)]
+			if !slot.pending || slot.gen != e.gen {
+				continue // cancelled or replaced
+			}
+		}
+		// A paused node handles nothing: its message or timer waits until
+		// it resumes, behind whatever became due before it.
+		if t := r.nodes[e.node].resumeAt(r.now, r.now); t != r.now {
+			e.at = t
+			r.q.push(e)
+			continue
+		}
+		r.step(&e)
+	}
+	r.res.End = time.Duration(r.now)
+	r.res.Counter = sys.Resource.Counter()
+	for i := range sys.Clients {
+		r.res.Committed += sys.Clients[i].Committed()
+		r.res.Aborted += sys.Clients[i].Aborted()
+	}
+	r.hist.finish(r.now)
+}
+
+// step lets e's node handle e and applies what it wants done.
+func (r *Runner) step(e *event) {
+	in := impl.Input{}
+	switch e.kind {
+	case evStart:
+		in.Kind = impl.InputStart
+	case evDeliver:
+		in.Kind, in.Msg = impl.InputMessage, e.msg
+		// The backoff is drawn only for the one input that uses it.
+		if e.msg.Kind == impl.MsgReject && e.node.IsClient() {
+			in.Backoff = backoff(&r.cfg, r.draws.next(len(r.links)+e.node.ClientIndex()))
+		}
+	case evTimer:
+		r.timers[int(e.node)*timerKinds+int(e.timer)].pending = false
+		in.Kind, in.Timer = impl.InputTimer, impl.Timer{Kind: e.timer}
+	}
+	n := e.node
+	held := n.IsClient() && r.sys.Clients[n.ClientIndex()].Holds()
+	r.eff.Reset()
+	r.sys.Step(n, in, &r.eff)
+	r.res.Steps++
+	if r.rec != nil && !r.recorded {
+		r.rec.Step(n, in, time.Duration(r.now), r.sys, &r.eff)
+	}
+	r.hist.observe(n, &in, r.now, &r.eff)
+	// Cancel before set: impl never does both to one timer in one step,
+	// and a set after a cancel must win if it ever did.
+	for _, t := range r.eff.Cancel {
+		slot := r.slot(n, t)
+		slot.pending = false
+		slot.gen++
+	}
+	for _, ts := range r.eff.Set {
+		r.setTimer(n, ts)
+	}
+	for i := range r.eff.Send {
+		r.send(n, &r.eff.Send[i])
+	}
+	for i := range r.eff.Events {
+		r.event(&r.eff.Events[i])
+	}
+	if r.rec != nil || r.checkEvery {
+		r.checkAll()
+	} else {
+		r.checkFast(n, held)
+	}
+}
+
+func (r *Runner) slot(n impl.NodeID, t impl.Timer) *timerSlot {
+	if t.Lock != 0 {
+		panic(fmt.Sprintf("sim: %s uses lock %d; the simulator drives one lock", n, t.Lock))
+	}
+	return &r.timers[int(n)*timerKinds+int(t.Kind)]
+}
+
+// setTimer arms a timer for After of the node's local time from now; it
+// fires at the global time the node's clock reaches that reading.
+func (r *Runner) setTimer(n impl.NodeID, ts impl.TimerSet) {
+	slot := r.slot(n, ts.Timer)
+	clk := &r.nodes[n].clock
+	slot.deadline = clk.local(r.now) + int64(ts.After)
+	slot.gen++
+	slot.pending = true
+	r.q.push(event{at: max(clk.global(slot.deadline), r.now), kind: evTimer, node: n, timer: ts.Kind, gen: slot.gen})
+}
+
+// send puts m on the wire: it leaves Processing after the step (or when the
+// sender resumes, if a pause begins in between), takes the normal latency
+// plus any spike due, and on a FIFO link never overtakes the message before.
+func (r *Runner) send(from impl.NodeID, m *impl.Message) {
+	fs := &r.nodes[from]
+	dep := fs.resumeAt(r.now, r.now+int64(r.cfg.Processing))
+	link := int(from)*len(r.nodes) + int(m.To)
+	arr := dep + latency(&r.cfg, r.draws.next(link))
+	if d, ok := fs.spike(dep); ok {
+		arr += int64(d)
+		if r.rec != nil && !r.recorded {
+			text := fmt.Sprintf("%s to %s delayed by %v (spike)", m, m.To, d)
+			r.rec.Note(from.String(), trace.NoteFault, text)
+			r.annotate(from, dep, arr, text, "spike")
+		}
+	}
+	if !r.cfg.Reorder {
+		last := &r.links[link]
+		arr = max(arr, *last)
+		*last = arr
+	}
+	r.q.push(event{at: arr, kind: evDeliver, node: m.To, msg: *m})
+}
+
+// event notes progress for the stall detector and, when recording, marks
+// lease expiries for Porcupine's picture.
+func (r *Runner) event(ev *impl.Event) {
+	switch ev.Kind {
+	case impl.EvFinished:
+		r.finished++
+		r.lastProgress = r.now
+	case impl.EvSectionCommitted, impl.EvSectionAborted, impl.EvGaveUp:
+		r.lastProgress = r.now
+	case impl.EvExpired:
+		if r.rec != nil {
+			r.annotate(ev.Peer, r.now, r.now, fmt.Sprintf("the service expired lease %d of %s", ev.Lease, ev.Peer), "expiry")
+		}
+	case impl.EvLeaseLost:
+		if r.rec != nil {
+			r.annotate(ev.Node, r.now, r.now, fmt.Sprintf("%s's lease %d ran out by its own clock", ev.Node, ev.Lease), "expiry")
+		}
+	}
+}
+
+// fault applies a scheduled fault that is an event: a clock step, or the
+// start of a pause (which acts through resumeAt; the event only marks it).
+func (r *Runner) fault(e event) {
+	f := r.sched.Faults[e.fault]
+	fs := &r.nodes[e.node]
+	switch f.Kind {
+	case FaultJump:
+		// Timers are deadlines in local time: after the step each pending
+		// one fires when the clock reads its deadline again — sooner after
+		// a step forward, later after a step back.
+		fs.clock.jump(r.now, int64(f.By))
+		for k := 1; k < timerKinds; k++ {
+			slot := &r.timers[int(e.node)*timerKinds+k]
+			if slot.pending {
+				slot.gen++
+				r.q.push(event{at: max(fs.clock.global(slot.deadline), r.now), kind: evTimer, node: e.node, timer: impl.TimerKind(k), gen: slot.gen})
+			}
+		}
+		if r.rec != nil && !r.recorded {
+			r.rec.Fault(e.node.String(), time.Duration(r.now), "clock step (fault)", f.String())
+		}
+		if r.rec != nil {
+			r.annotate(e.node, r.now, r.now, f.String(), "clock")
+		}
+	case FaultPause:
+		if r.rec != nil && !r.recorded {
+			r.rec.Fault(e.node.String(), time.Duration(r.now), "paused (fault)", f.String())
+		}
+		if r.rec != nil {
+			r.annotate(e.node, r.now, int64(f.At+f.Duration), f.String(), "pause")
+		}
+	}
+}
+
+func (r *Runner) resume(e event) {
+	if r.rec != nil && !r.recorded {
+		f := r.sched.Faults[e.fault]
+		r.rec.Fault(e.node.String(), time.Duration(r.now), "resumed", fmt.Sprintf("%s's pause of %v ends", f.Node, f.Duration))
+	}
+}
+
+func (r *Runner) annotate(n impl.NodeID, start, end int64, text, tag string) {
+	client := -1
+	if n.IsClient() {
+		client = n.ClientIndex()
+	}
+	r.anns = append(r.anns, linearizability.Annotation{Client: client, Start: start, End: end, Text: text, Tag: tag})
+}
+
+// checkFast checks, after a step of node n, exactly the invariants that
+// step can have broken, which is equivalent to checking all of them after
+// every step (TestFastChecksAreEquivalent compares the two):
+//   - AtMostOneClientHoldLock reads only the clients' beliefs (Holds), and
+//     a state where it holds can only become one where it fails by some
+//     client starting to believe — a client step after which that client
+//     holds and did not before (held);
+//   - TokenIsMonotonical and NoLostUpdate read only the resource (its log
+//     and counter), which only a resource step changes.
+//
+// A property already violated in the run is not checked again: the run's
+// result keeps its first violation.
+func (r *Runner) checkFast(n impl.NodeID, held bool) {
+	switch {
+	case n == impl.ResourceNode:
+		r.check(PropToken)
+		r.check(PropLostUpdate)
+	case n.IsClient() && !held && r.sys.Clients[n.ClientIndex()].Holds():
+		r.check(PropAtMostOne)
+	}
+}
+
+func (r *Runner) checkAll() {
+	for p := range NumProps {
+		r.check(p)
+	}
+}
+
+func (r *Runner) check(p int) {
+	if !r.applies[p] || r.res.Violations[p].Step > 0 {
+		return
+	}
+	b := r.invs[p].Check(r.sys)
+	if b == nil {
+		return
+	}
+	r.res.Violations[p] = Violation{Step: r.res.Steps, At: time.Duration(r.now), Explanation: b.Explanation}
+	if r.rec == nil || r.recorded {
+		return
+	}
+	if p == r.target {
+		r.rec.Violate(r.invs[p].Name, b)
+		r.recorded = true
+		return
+	}
+	for _, n := range b.Involved {
+		r.rec.Note(n.String(), trace.NoteViolation, fmt.Sprintf("%s violated: %s", r.invs[p].Name, b.Explanation))
+	}
+}

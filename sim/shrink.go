@@ -1,0 +1,196 @@
+package sim
+
+import (
+	"slices"
+	"time"
+)
+
+// MaxShrinkRuns bounds the runs one Shrink may take (a run of the default
+// workload takes about 0.1ms, so this is seconds at most).
+const MaxShrinkRuns = 50_000
+
+// Failure says whether a run's result shows the failure being shrunk.
+type Failure func(*Result) bool
+
+// Violates is the failure "property p (a Prop index) is violated".
+func Violates(p int) Failure { return func(res *Result) bool { return res.Violated(p) } }
+
+// Stalls is the failure "the run stalls".
+func Stalls() Failure { return func(res *Result) bool { return res.Stall != "" } }
+
+// Shrink reduces schedule s, whose run fails, to a locally minimal one
+// whose run still fails the same way: no single fault can be removed, and
+// no pause, spike, clock step or clock rate made smaller (to shrinkResolution),
+// without the failure going away. It alternates the two reductions until
+// neither changes anything. The seed is kept, so the normal latencies and
+// backoffs are drawn from the same stream throughout. It returns the
+// shrunk schedule and the number of runs it took; if s does not fail, it
+// returns s unchanged.
+func (r *Runner) Shrink(s *Schedule, fails Failure) (*Schedule, int) {
+	runs := 0
+	try := func(c *Schedule) bool {
+		if runs >= MaxShrinkRuns {
+			return false // out of budget: keep what has been found
+		}
+		runs++
+		res := r.Run(c)
+		return fails(&res)
+	}
+	if !try(s) {
+		return s, runs
+	}
+	best := s.Clone()
+	for changed := true; changed; {
+		changed = false
+		// Fewer faults: drop one at a time, from the last, keeping every
+		// drop after which the run still fails. Dropping a pause also
+		// moves the node's whole later timeline earlier by its length, so
+		// the faults that came after it would strike the node at another
+		// point of its work; the second try drops it and moves the node's
+		// later faults earlier by as much, so they strike where they did;
+		// the third moves every later fault (a pause of the service holds
+		// up every client). The run's one random stream is drawn in event
+		// order, so dropping a fault also changes the latencies and
+		// backoffs drawn after it; the last resort (dropAndRelocate) looks
+		// for a nearby time at which one remaining fault strikes again.
+		for i := len(best.Faults) - 1; i >= 0; i-- {
+			c := best.Clone()
+			c.Faults = slices.Delete(c.Faults, i, i+1)
+			if try(c) {
+				best, changed = c, true
+				continue
+			}
+			shifted := false
+			for _, all := range []bool{false, true} {
+				if c, ok := dropPauseAndShift(best, i, all); ok && try(c) {
+					best, changed, shifted = c, true, true
+					break
+				}
+			}
+			if !shifted {
+				if c, ok := dropAndRelocate(best, i, r.cfg.horizon(), try); ok {
+					best, changed = c, true
+				}
+			}
+		}
+		// Smaller faults: for each, the smallest magnitude (by bisection)
+		// at which the run still fails.
+		for i := range best.Faults {
+			if c, ok := shrinkMagnitude(best, i, try); ok {
+				best, changed = c, true
+			}
+		}
+	}
+	return best, runs
+}
+
+// shrinkResolution is the precision of a shrunk duration; clock rates
+// shrink to 1,000 ppm (0.1%).
+const (
+	shrinkResolution    = time.Millisecond
+	shrinkPPMResolution = 1000
+)
+
+// shrinkMagnitude bisects fault i's magnitude between 0 (taken to pass:
+// removing the fault was tried first) and its current value (fails), and
+// returns the schedule with the smallest failing value found, if smaller.
+func shrinkMagnitude(s *Schedule, i int, try func(*Schedule) bool) (*Schedule, bool) {
+	f := s.Faults[i]
+	var cur, res int64
+	set := func(f *Fault, v int64) {}
+	switch f.Kind {
+	case FaultPause, FaultSpike:
+		cur, res = int64(f.Duration), int64(shrinkResolution)
+		set = func(f *Fault, v int64) { f.Duration = time.Duration(v) }
+	case FaultJump:
+		cur, res = int64(abs(f.By)), int64(shrinkResolution)
+		sign := time.Duration(1)
+		if f.By < 0 {
+			sign = -1
+		}
+		set = func(f *Fault, v int64) { f.By = sign * time.Duration(v) }
+	case FaultDrift:
+		cur, res = f.PPM, shrinkPPMResolution
+		sign := int64(1)
+		if f.PPM < 0 {
+			cur, sign = -f.PPM, -1
+		}
+		set = func(f *Fault, v int64) { f.PPM = sign * v }
+	default:
+		return nil, false
+	}
+	lo, hi := int64(0), cur
+	var best *Schedule
+	for hi-lo > res {
+		// Round the midpoint to the resolution so that shrunk values read
+		// as round numbers (1.016s rather than 1.015873421s).
+		mid := lo + (hi-lo)/2
+		mid -= mid % res
+		if mid <= lo {
+			mid = lo + res
+		}
+		if mid >= hi {
+			break
+		}
+		c := s.Clone()
+		set(&c.Faults[i], mid)
+		if try(c) {
+			hi, best = mid, c
+		} else {
+			lo = mid
+		}
+	}
+	return best, best != nil
+}
+
+// dropPauseAndShift returns s without pause i, with the later pauses,
+// spikes and clock steps of the same node (or of every node, if all) moved
+// earlier by its length.
+func dropPauseAndShift(s *Schedule, i int, all bool) (*Schedule, bool) {
+	p := s.Faults[i]
+	if p.Kind != FaultPause {
+		return nil, false
+	}
+	c := s.Clone()
+	c.Faults = slices.Delete(c.Faults, i, i+1)
+	moved := false
+	for j := range c.Faults {
+		f := &c.Faults[j]
+		if (all || f.Node == p.Node) && f.Kind != FaultDrift && f.At > p.At {
+			f.At = max(p.At, f.At-p.Duration)
+			moved = true
+		}
+	}
+	c.Sort()
+	return c, moved
+}
+
+// relocateStep is the step of dropAndRelocate's search.
+const relocateStep = time.Millisecond
+
+// dropAndRelocate drops fault i and searches, for one remaining timed fault
+// at a time, the nearest time (within limit, nearest first, later before
+// earlier) at which the run fails again.
+func dropAndRelocate(s *Schedule, i int, limit time.Duration, try func(*Schedule) bool) (*Schedule, bool) {
+	base := s.Clone()
+	base.Faults = slices.Delete(base.Faults, i, i+1)
+	for j := range base.Faults {
+		if base.Faults[j].Kind == FaultDrift {
+			continue
+		}
+		for d := relocateStep; d <= limit; d += relocateStep {
+			for _, at := range []time.Duration{base.Faults[j].At + d, base.Faults[j].At - d} {
+				if at < 0 {
+					continue
+				}
+				c := base.Clone()
+				c.Faults[j].At = at
+				if try(c) {
+					c.Sort()
+					return c, true
+				}
+			}
+		}
+	}
+	return nil, false
+}
