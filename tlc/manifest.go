@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/fencelab/fencelab/impl"
 )
 
 // The results a model can be expected to give, named after TLC's exit codes.
@@ -60,6 +62,9 @@ type Model struct {
 	Name string `json:"name"`
 	Spec string `json:"spec"` // file name in the specs folder
 	Cfg  string `json:"cfg"`  // file name in the specs folder
+	// Design is the row of DESIGN.md's verdict table the model checks:
+	// off (no tokens), or the fencing mode none, writes or all.
+	Design string `json:"design"`
 	// Expected is ok, or the kind of failure: invariant, deadlock,
 	// liveness, assert or assumption.
 	Expected string `json:"expected"`
@@ -69,6 +74,11 @@ type Model struct {
 	// model, so that a changed state space is noticed.
 	DistinctStates int64  `json:"distinct_states,omitempty"`
 	Note           string `json:"note,omitempty"`
+}
+
+func knownDesign(name string) bool {
+	_, err := impl.ParseDesign(name)
+	return err == nil
 }
 
 // LoadManifest reads and validates a models manifest.
@@ -99,6 +109,8 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		switch {
 		case mod.Name == "" || mod.Spec == "" || mod.Cfg == "":
 			return nil, fmt.Errorf("%s: name, spec and cfg are required", where)
+		case !knownDesign(mod.Design):
+			return nil, fmt.Errorf("%s: design must be off, none, writes or all, got %q", where, mod.Design)
 		case seen[mod.Name]:
 			return nil, fmt.Errorf("%s: duplicate name", where)
 		case mod.Expected == ResultOK && mod.DistinctStates <= 0:

@@ -1,6 +1,8 @@
 package tlc
 
 import (
+	"github.com/fencelab/fencelab/impl"
+
 	"os"
 	"path/filepath"
 	"regexp"
@@ -104,12 +106,13 @@ func TestParseManifestRejects(t *testing.T) {
 	tests := []struct{ name, json, wantErr string }{
 		{"not json", "{", "models manifest"},
 		{"no models", `{"models": []}`, "no models"},
-		{"unknown field", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "expected": "ok", "distinct_states": 1, "bogus": 1}]}`, "unknown field"},
+		{"unknown field", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "ok", "distinct_states": 1, "bogus": 1}]}`, "unknown field"},
+		{"unknown design", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "some", "expected": "deadlock"}]}`, "design must be"},
 		{"missing cfg", `{"models": [{"name": "a", "spec": "S.tla", "expected": "ok", "distinct_states": 1}]}`, "required"},
-		{"duplicate", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "expected": "deadlock"}, {"name": "a", "spec": "S.tla", "cfg": "a.cfg", "expected": "deadlock"}]}`, "duplicate"},
-		{"ok without states", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "expected": "ok"}]}`, "distinct_states"},
-		{"invariant without property", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "expected": "invariant"}]}`, "needs its property"},
-		{"unknown result", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "expected": "fine"}]}`, "unknown expected result"},
+		{"duplicate", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "deadlock"}, {"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "deadlock"}]}`, "duplicate"},
+		{"ok without states", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "ok"}]}`, "distinct_states"},
+		{"invariant without property", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "invariant"}]}`, "needs its property"},
+		{"unknown result", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "fine"}]}`, "unknown expected result"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -152,6 +155,18 @@ func TestCommittedManifest(t *testing.T) {
 			violated[mod.Property] = true
 		}
 		verdict[mod.Name] = mod.ExpectedText()
+		design, err := impl.ParseDesign(mod.Design)
+		require.NoError(t, err, mod.Name)
+		for _, inv := range invariantLine.FindAllStringSubmatch(string(cfg), -1) {
+			if inv[1] == "TypeInvariant" {
+				continue
+			}
+			want := impl.Holds
+			if mod.Expected == ResultInvariant {
+				want = impl.Violated
+			}
+			assert.Equal(t, want, impl.Expected(design, inv[1]), "%s: %s in design %s is DESIGN.md's verdict", mod.Name, inv[1], design)
+		}
 	}
 	for _, p := range []string{"AtMostOneClientHoldLock", "NoLostUpdate", "TokenIsMonotonical", "AllClientsFinish"} {
 		// (TypeInvariant is shown violated by a mutated spec in tlc_test.go.)
