@@ -2,8 +2,8 @@ package impl
 
 import (
 	"math"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
