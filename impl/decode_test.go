@@ -171,3 +171,26 @@ func TestDecodeRejectsBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestCopyFromIsIndependent: a copy equals its source and does not share
+// memory with it: stepping one leaves the other as it was.
+func TestCopyFromIsIndependent(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cfg := drawConfig(t)
+		cp, err := NewSystem(cfg)
+		require.NoError(t, err)
+		randomRun(t, cfg, func(sys *System, _ NodeID, _ Input, _ *Effects) {
+			cp.CopyFrom(sys)
+			before := sys.Encode(nil)
+			assert.Equal(t, before, cp.Encode(nil))
+			// Step the copy with every client's start and a read at the
+			// resource; the source must not change.
+			var out Effects
+			for i := range cp.Clients {
+				cp.Step(ClientNode(i), Input{Kind: InputStart}, &out)
+			}
+			cp.Step(ResourceNode, Input{Kind: InputMessage, Msg: Message{Kind: MsgWrite, From: ClientNode(0), To: ResourceNode, Token: 99, Value: 42}}, &out)
+			assert.Equal(t, before, sys.Encode(nil), "stepping a copy changed its source")
+		})
+	})
+}

@@ -138,6 +138,18 @@ func (s *System) Clone() *System {
 	return c
 }
 
+// CopyFrom sets s to src's state, reusing s's memory: a runtime that
+// branches from one state many times (the explorer) copies instead of
+// cloning. s and src must come from the same Config.
+func (s *System) CopyFrom(src *System) {
+	s.Service.cfg = src.Service.cfg
+	s.Service.locks = append(s.Service.locks[:0], src.Service.locks...)
+	s.Clients = append(s.Clients[:0], src.Clients...)
+	log := append(s.Resource.log[:0], src.Resource.log...)
+	s.Resource = src.Resource
+	s.Resource.log = log
+}
+
 // Nodes lists every node in lane order: service, clients, resource.
 func (s *System) Nodes() []NodeID {
 	nodes := make([]NodeID, 0, len(s.Clients)+2)
