@@ -19,5 +19,9 @@ fmt-check: ## fail if any Go file is not gofmt-ed
 vet: ## go vet ./...
 	$(GO) vet ./...
 
+explore: ## model-check the Go implementation, every design, 2 and 3 clients; exit 1 if a verdict differs from DESIGN.md
+	$(FENCELAB) explore --clients 2 --out $(OUT)/explore
+	$(FENCELAB) explore --clients 3 --out $(OUT)/explore
+
 clean: ## remove the output folder and TLC metadirs
 	rm -rf $(OUT) bin
