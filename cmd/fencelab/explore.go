@@ -86,7 +86,17 @@ func runExplore(e *env, args []string) error {
 
 	var results []*explore.Result
 	for _, c := range configs {
+		if e.terminal {
+			// Long runs (3 and 4 clients) show where they are, on stderr
+			// and only on a terminal, so stdout stays the same bytes.
+			c.Progress = func(depth, distinct, queued int) {
+				fmt.Fprintf(e.stderr, "\r%s: depth %d, %s distinct states, %s queued ", c.Design, depth, thousands(distinct), thousands(queued))
+			}
+		}
 		res, err := explore.Run(c)
+		if e.terminal {
+			fmt.Fprint(e.stderr, "\r\033[K")
+		}
 		if err != nil {
 			return fmt.Errorf("explore: %w", err)
 		}

@@ -66,6 +66,8 @@ type Config struct {
 	Invariants []string
 	// MaxStates bounds the search (0: no bound).
 	MaxStates int
+	// Progress, if set, hears about each breadth-first level (see Options).
+	Progress func(depth, distinct, queued int) `json:"-"`
 }
 
 // DefaultConfig is the model of DESIGN.md's table, as in the specs: one
@@ -258,7 +260,7 @@ func Run(c Config) (*Result, error) {
 	}
 
 	start := time.Now()
-	out, err := Search(m, Options{MaxStates: c.MaxStates})
+	out, err := Search(m, Options{MaxStates: c.MaxStates, Progress: c.Progress})
 	res.Elapsed = time.Since(start)
 	if err != nil {
 		return nil, fmt.Errorf("explore %s: %w", c.Describe(), err)

@@ -44,6 +44,10 @@ type Options struct {
 	// (0: no bound). A stopped search is incomplete: a property it found no
 	// violation of is unknown, not holding.
 	MaxStates int
+	// Progress, if set, is called after each breadth-first level with the
+	// depth reached, the distinct states so far and the states queued for
+	// the next level. It must not change anything the search reads.
+	Progress func(depth, distinct, queued int)
 }
 
 // Found is a state the search was looking for — a violation or a
@@ -188,6 +192,9 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 		out.FrontierBytes = max(out.FrontierBytes, this.bytes()+following.bytes())
 		if len(following.ends) > 0 {
 			out.Depth++
+		}
+		if opt.Progress != nil {
+			opt.Progress(out.Depth, out.Distinct, len(following.ends))
 		}
 		this, following = following, this
 		following.reset()

@@ -184,3 +184,14 @@ func TestFPTableGrowsAndKeepsParents(t *testing.T) {
 	assert.Equal(t, n, tab.count)
 	assert.LessOrEqual(t, tab.count*4, len(tab.slots)*3, "load factor above 3/4")
 }
+
+func TestSearchReportsProgressPerLevel(t *testing.T) {
+	m := grid{k: 2, props: []string{"x<=k"}}
+	var calls [][3]int
+	_, err := Search[*gridState](&m, Options{Progress: func(depth, distinct, queued int) {
+		calls = append(calls, [3]int{depth, distinct, queued})
+	}})
+	require.NoError(t, err)
+	// Levels of the 3×3 grid hold 1, 2, 3, 2 and 1 states.
+	assert.Equal(t, [][3]int{{1, 3, 2}, {2, 6, 3}, {3, 8, 2}, {4, 9, 1}, {4, 9, 0}}, calls)
+}
