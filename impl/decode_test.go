@@ -194,3 +194,75 @@ func TestCopyFromIsIndependent(t *testing.T) {
 		})
 	})
 }
+
+// renameMessage renames the clients a message names, as PermuteClients
+// renames them in the actors.
+func renameMessage(m Message, perm []int) Message {
+	if m.From.IsClient() {
+		m.From = ClientNode(perm[m.From.ClientIndex()])
+	}
+	if m.To.IsClient() {
+		m.To = ClientNode(perm[m.To.ClientIndex()])
+	}
+	return m
+}
+
+// TestPermuteClientsIsASymmetry: renaming clients is undone by the inverse
+// renaming, changes no invariant's verdict, and commutes with every step:
+// stepping then renaming gives the same state and effects as renaming then
+// stepping the renamed node with the renamed input.
+func TestPermuteClientsIsASymmetry(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cfg := drawConfig(t)
+		perm := rapid.Permutation(func() []int {
+			p := make([]int, cfg.Clients)
+			for i := range p {
+				p[i] = i
+			}
+			return p
+		}()).Draw(t, "perm")
+		inverse := make([]int, len(perm))
+		for i, p := range perm {
+			inverse[p] = i
+		}
+		scratch, err := NewSystem(cfg)
+		require.NoError(t, err)
+		after, err := NewSystem(cfg)
+		require.NoError(t, err)
+		var before []byte
+		randomRun(t, cfg, func(sys *System, n NodeID, in Input, out *Effects) {
+			// Commutation of the step just taken, from the state before it.
+			if before != nil {
+				_, err := scratch.Decode(before)
+				require.NoError(t, err)
+				scratch.PermuteClients(perm)
+				rn := n
+				if n.IsClient() {
+					rn = ClientNode(perm[n.ClientIndex()])
+				}
+				rin := in
+				rin.Msg = renameMessage(in.Msg, perm)
+				var rout Effects
+				scratch.Step(rn, rin, &rout)
+				after.CopyFrom(sys)
+				after.PermuteClients(perm)
+				require.Equal(t, after.Encode(nil), scratch.Encode(nil), "step of %s on %v does not commute with renaming", n, in)
+				require.Len(t, rout.Send, len(out.Send))
+				for i, m := range out.Send {
+					require.Equal(t, renameMessage(m, perm), rout.Send[i])
+				}
+				require.Equal(t, append([]TimerSet(nil), out.Set...), append([]TimerSet(nil), rout.Set...))
+				require.Equal(t, append([]Timer(nil), out.Cancel...), append([]Timer(nil), rout.Cancel...))
+			}
+			before = sys.Encode(before[:0])
+
+			scratch.CopyFrom(sys)
+			scratch.PermuteClients(perm)
+			for _, inv := range Invariants() {
+				require.Equal(t, inv.Check(sys) == nil, inv.Check(scratch) == nil, "%s changes under renaming", inv.Name)
+			}
+			scratch.PermuteClients(inverse)
+			require.Equal(t, sys.Encode(nil), scratch.Encode(nil), "the inverse renaming must restore the state")
+		})
+	})
+}
