@@ -18,7 +18,7 @@ import (
 // fencingEvery runs every design and prints the matrix.
 const fencingEvery = "every"
 
-const exploreUsage = "fencelab explore [--clients 2] [--fencing off|none|writes|all|every] [--invariant NAME[,NAME]] [--sections 1] [--retries 1] [--lock-delay] [--max-states 0] [--out out/explore]"
+const exploreUsage = "fencelab explore [--clients 2] [--fencing off|none|writes|all|every] [--invariant NAME[,NAME]] [--sections 1] [--retries 1] [--lock-delay] [--symmetry] [--max-states 0] [--out out/explore]"
 
 func exploreCommand() command {
 	return command{
@@ -36,6 +36,7 @@ func runExplore(e *env, args []string) error {
 	sections := fs.Int("sections", 1, "critical sections per client, at least 1")
 	retries := fs.Int("retries", 1, "rejections per section a client answers by asking again, 0 or more")
 	lockDelay := fs.Bool("lock-delay", false, "the service refuses grants after an expiry until a lock-delay timer fires")
+	symmetry := fs.Bool("symmetry", false, "store one state per class of states that differ only by client names (as TLC's SYMMETRY): fewer states, same verdicts and shortest traces")
 	maxStates := fs.Int("max-states", 0, "stop after this many distinct states (0: no limit); unfinished verdicts are unknown and fail")
 	outDir := fs.String("out", filepath.Join("out", "explore"), "folder for the counterexamples as JSON traces (empty: do not write)")
 	rest, err := parseFlags(e, fs, exploreUsage, args)
@@ -65,7 +66,7 @@ func runExplore(e *env, args []string) error {
 	var configs []explore.Config
 	for _, d := range designs {
 		c := explore.Config{Design: d, Clients: *clients, Sections: *sections, Retries: *retries,
-			LockDelay: *lockDelay, MaxStates: *maxStates}
+			LockDelay: *lockDelay, Symmetry: *symmetry, MaxStates: *maxStates}
 		for _, n := range names {
 			inv, err := impl.LookupInvariant(n)
 			if err != nil {
@@ -230,6 +231,9 @@ func writeMatrix(w io.Writer, results []*explore.Result) error {
 	delay := "no lock-delay"
 	if c.LockDelay {
 		delay = "lock-delay"
+	}
+	if c.Symmetry {
+		delay += ", client symmetry"
 	}
 	fmt.Fprintf(w, "explore: every design, %d clients, %s each, %s, %s\n\n",
 		c.Clients, pluralWord(c.Sections, "section", "sections"), pluralWord(c.Retries, "retry", "retries"), delay)

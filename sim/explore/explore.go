@@ -65,6 +65,10 @@ type Config struct {
 	// invariant of impl.Invariants. One that does not apply to Design
 	// (TokenIsMonotonical without tokens) is reported NotApplicable.
 	Invariants []string
+	// Symmetry stores one state per class of states that differ only by
+	// the clients' names, as TLC's SYMMETRY does: far fewer states (up to
+	// clients! times), the same verdicts and the same shortest traces.
+	Symmetry bool
 	// MaxStates bounds the search (0: no bound).
 	MaxStates int
 	// Progress, if set, hears about each breadth-first level (see Options).
@@ -112,14 +116,27 @@ func (c Config) implConfig() impl.Config {
 	return ic
 }
 
+// model is the Model of c, without invariants.
+func (c Config) model() *sysModel {
+	m := &sysModel{cfg: c.implConfig()}
+	if c.Symmetry {
+		m.sym = newSymmetry(m)
+	}
+	return m
+}
+
 // Describe summarises c on one line.
 func (c Config) Describe() string {
 	delay := "no lock-delay"
 	if c.LockDelay {
 		delay = "lock-delay"
 	}
-	return fmt.Sprintf("%s, %d clients, %s each, %s, %s", c.Design.Describe(), c.Clients,
-		plural(c.Sections, "section"), plural(c.Retries, "retry"), delay)
+	sym := ""
+	if c.Symmetry {
+		sym = ", client symmetry"
+	}
+	return fmt.Sprintf("%s, %d clients, %s each, %s, %s%s", c.Design.Describe(), c.Clients,
+		plural(c.Sections, "section"), plural(c.Retries, "retry"), delay, sym)
 }
 
 func plural(n int, word string) string {
@@ -245,7 +262,7 @@ func Run(c Config) (*Result, error) {
 		}
 		return false
 	}
-	m := &sysModel{cfg: c.implConfig()}
+	m := c.model()
 	res := &Result{Config: c}
 	for _, inv := range impl.Invariants() {
 		v := Verdict{Property: inv.Name}

@@ -75,6 +75,8 @@ type sysModel struct {
 	cfg  impl.Config
 	invs []impl.Invariant
 	out  impl.Effects
+	// sym, when set, makes Encode canonical under renamings of clients.
+	sym *symmetry
 }
 
 func (m *sysModel) New() *sysState {
@@ -91,6 +93,14 @@ func (m *sysModel) Init(s *sysState) {
 }
 
 func (m *sysModel) Encode(b []byte, s *sysState) []byte {
+	if m.sym != nil {
+		return m.sym.canonical(m, b, s)
+	}
+	return m.encode(b, s)
+}
+
+// encode is the plain encoding of s, under its clients' own names.
+func (m *sysModel) encode(b []byte, s *sysState) []byte {
 	b = s.sys.Encode(b)
 	b = binary.AppendUvarint(b, uint64(len(s.inflight)))
 	for _, msg := range s.inflight {
