@@ -151,3 +151,10 @@ func TestExploreHelp(t *testing.T) {
 	assert.Equal(t, exitOK, code)
 	assert.Contains(t, stdout, "explore")
 }
+
+func TestExploreSymmetry(t *testing.T) {
+	code, stdout, stderr := runCLI("explore", "--fencing", "none", "--symmetry", "--out", "")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay, client symmetry\n1,873 distinct states, 5,330 generated, depth 22, ")
+	assert.Contains(t, stdout, "NoLostUpdate             violated (15 steps)  violated  ✓")
+}

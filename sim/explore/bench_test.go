@@ -16,12 +16,19 @@ import (
 //
 //	go test -run '^$' -bench 'Explore/all/3c' -benchtime 5x ./sim/explore
 func BenchmarkExplore(b *testing.B) {
+	symmetric := DefaultConfig(impl.DesignFenceAll, 3)
+	symmetric.Symmetry = true
 	for _, cfg := range []Config{
 		DefaultConfig(impl.DesignFenceAll, 3),
+		symmetric,
 		DefaultConfig(impl.DesignFenceNone, 3),
 		DefaultConfig(impl.DesignFenceAll, 2),
 	} {
-		b.Run(fmt.Sprintf("%s/%dc", cfg.Design, cfg.Clients), func(b *testing.B) {
+		name := fmt.Sprintf("%s/%dc", cfg.Design, cfg.Clients)
+		if cfg.Symmetry {
+			name += "/symmetry"
+		}
+		b.Run(name, func(b *testing.B) {
 			var res *Result
 			var distinct int
 			for b.Loop() {
