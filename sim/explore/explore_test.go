@@ -331,22 +331,29 @@ func TestDeadlockIsDetected(t *testing.T) {
 // TestRunIsDeterministic: verdicts, figures and traces are identical run to
 // run (only the wall time may differ).
 func TestRunIsDeterministic(t *testing.T) {
-	cfg := DefaultConfig(impl.DesignFenceWrites, 2)
-	cfg.LockDelay = true
-	var first []byte
-	for range 3 {
-		res, err := Run(cfg)
-		require.NoError(t, err)
-		res.Elapsed = 0
-		b, err := json.Marshal(res)
-		require.NoError(t, err)
-		if first == nil {
-			first = b
-			continue
-		}
-		assert.True(t, bytes.Equal(first, b), "two runs differ")
+	t.Parallel()
+	plain := DefaultConfig(impl.DesignFenceWrites, 2)
+	plain.LockDelay = true
+	symmetric := DefaultConfig(impl.DesignFenceNone, 2)
+	symmetric.Symmetry = true
+	for _, cfg := range []Config{plain, symmetric} {
+		t.Run(cfg.Describe(), func(t *testing.T) {
+			var first []byte
+			for range 2 {
+				res, err := Run(cfg)
+				require.NoError(t, err)
+				res.Elapsed = 0
+				b, err := json.Marshal(res)
+				require.NoError(t, err)
+				if first == nil {
+					first = b
+					continue
+				}
+				assert.True(t, bytes.Equal(first, b), "two runs differ")
+			}
+			assert.Contains(t, string(first), "NoLostUpdate")
+		})
 	}
-	assert.Contains(t, string(first), "NoLostUpdate")
 }
 
 func TestRunSelectsInvariants(t *testing.T) {
