@@ -30,7 +30,7 @@ func exploreCommand() command {
 
 func runExplore(e *env, args []string) error {
 	fs := newFlagSet("explore")
-	clients := fs.Int("clients", 2, "number of clients, 2 to 4 (4 needs --max-states or much memory)")
+	clients := fs.Int("clients", 2, "number of clients, 2 to 4 (4 wants --symmetry: 5 to 35 million states, about 4 GB and minutes per design)")
 	fencing := fs.String("fencing", fencingEvery, "design: off (no tokens), none, writes, all, or every to run them all and print the matrix")
 	invariants := fs.String("invariant", "", "comma-separated invariants to check (default: all that apply): "+strings.Join(impl.InvariantNames(), ", "))
 	sections := fs.Int("sections", 1, "critical sections per client, at least 1")
@@ -53,7 +53,7 @@ func runExplore(e *env, args []string) error {
 	} else {
 		d, err := impl.ParseDesign(*fencing)
 		if err != nil {
-			return badInput("%v (or %s)", err, fencingEvery)
+			return badInput("unknown fencing mode %q (want off, none, writes, all or %s)", *fencing, fencingEvery)
 		}
 		designs = []impl.Design{d}
 	}
