@@ -33,5 +33,10 @@ sim: ## simulate every design under NPC faults, then the NPC table (RUNS=<n> run
 sim-long: ## the 100,000-run test: design all never loses an update under default faults
 	FENCELAB_LONG=1 $(GO) test ./sim -run TestManyRunsAllStaysSafe -v -timeout 30m
 
+explore: ## model-check the Go implementation, every design, 2 and 3 clients; exit 1 if a verdict differs from DESIGN.md
+	@$(GO) build -o bin/fencelab ./cmd/fencelab
+	@bin/fencelab explore --clients 2 --out $(OUT)/explore
+	@bin/fencelab explore --clients 3 --out $(OUT)/explore
+
 clean: ## remove the output folder and TLC metadirs
 	rm -rf $(OUT) bin

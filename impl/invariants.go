@@ -76,7 +76,11 @@ func atMostOneClientHoldsLock(s *System) *Breach {
 	for i, h := range holders {
 		names[i] = h.String()
 	}
-	return &Breach{Involved: holders, Explanation: fmt.Sprintf("%s all believe they hold the lock", strings.Join(names, " and "))}
+	all := "both"
+	if len(names) > 2 {
+		all = "all"
+	}
+	return &Breach{Involved: holders, Explanation: fmt.Sprintf("%s %s believe they hold the lock", strings.Join(names, " and "), all)}
 }
 
 // tokenIsMonotonical: the tokens of the operations the resource accepted,

@@ -112,3 +112,46 @@ func TestKleppmannStory(t *testing.T) {
 		})
 	}
 }
+
+// TestKleppmannStoryWithATimelyClock is the same story when c1's clock is
+// right: its validity timer fires (TTL minus margin) before the service's
+// lease timer, so it stops believing and never writes. Nothing is violated
+// in any design — the violations above need a pause or a slow clock, which
+// is why the explorer's asynchronous model, where any timer may fire at any
+// moment, finds them.
+func TestKleppmannStoryWithATimelyClock(t *testing.T) {
+	for _, d := range Designs() {
+		t.Run(d.String(), func(t *testing.T) {
+			h := newHarness(t, d, 2)
+			c1, c2 := ClientNode(0), ClientNode(1)
+			h.step(c1, Input{Kind: InputStart})
+			h.deliver(ServiceNode, MsgAcquire)
+			h.deliver(c1, MsgGrant)
+			h.deliver(ResourceNode, MsgRead)
+			h.deliver(c1, MsgReadReply)
+			h.fire(c1, TimerValidity) // c1's own clock: the lease is over
+			h.fire(ServiceNode, TimerLease)
+			h.step(c2, Input{Kind: InputStart})
+			h.deliver(ServiceNode, MsgAcquire)
+			h.deliver(c2, MsgGrant)
+			h.deliver(ResourceNode, MsgRead)
+			h.deliver(c2, MsgReadReply)
+			h.fire(c1, TimerThink) // c1 checks its belief and gives the section up
+			h.fire(c2, TimerThink)
+			h.deliver(ResourceNode, MsgWrite)
+			for _, name := range InvariantNames() {
+				assert.False(t, h.broken(name), "%s: %s", name, h.sys)
+			}
+			assert.Equal(t, int64(1), h.sys.Resource.Counter())
+			assert.Equal(t, 1, h.sys.Clients[0].Aborted())
+			for _, m := range h.inflight {
+				assert.NotEqual(t, MsgWrite, m.Kind, "c1 must not have written")
+			}
+			// c1's release names its old lease: the service refuses it and
+			// c2 keeps the lock.
+			h.deliver(ServiceNode, MsgRelease)
+			_, holder, _ := h.sys.Service.Lock(0)
+			assert.Equal(t, c2, holder)
+		})
+	}
+}

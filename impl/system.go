@@ -138,6 +138,49 @@ func (s *System) Clone() *System {
 	return c
 }
 
+// CopyFrom sets s to src's state, reusing s's memory: a runtime that
+// branches from one state many times (the explorer) copies instead of
+// cloning. s and src must come from the same Config.
+func (s *System) CopyFrom(src *System) {
+	s.Service.cfg = src.Service.cfg
+	s.Service.locks = append(s.Service.locks[:0], src.Service.locks...)
+	s.Clients = append(s.Clients[:0], src.Clients...)
+	log := append(s.Resource.log[:0], src.Resource.log...)
+	s.Resource = src.Resource
+	s.Resource.log = log
+}
+
+// PermuteClients renames client i to client perm[i] everywhere in the
+// actors' state: the holder at the service, the clients' places and
+// identities, the clients named in the resource's log. Clients are
+// interchangeable — they share one configuration — so the renamed system
+// behaves exactly as the original with the names changed; a runtime uses
+// this to explore one state per class of client-symmetric states. The
+// runtime renames what it holds itself (messages in flight, timers). perm
+// must be a permutation of 0..len(s.Clients)-1.
+func (s *System) PermuteClients(perm []int) {
+	rename := func(n NodeID) NodeID {
+		if !n.IsClient() || n.ClientIndex() >= len(perm) {
+			return n
+		}
+		return ClientNode(perm[n.ClientIndex()])
+	}
+	for i := range s.Service.locks {
+		if l := &s.Service.locks[i]; l.Status == Acquired {
+			l.Holder = rename(l.Holder)
+		}
+	}
+	var buf [8]Client // no allocation for the few clients of a model
+	old := append(buf[:0], s.Clients...)
+	for i, c := range old {
+		c.id = ClientNode(perm[i])
+		s.Clients[perm[i]] = c
+	}
+	for i := range s.Resource.log {
+		s.Resource.log[i].Client = rename(s.Resource.log[i].Client)
+	}
+}
+
 // Nodes lists every node in lane order: service, clients, resource.
 func (s *System) Nodes() []NodeID {
 	nodes := make([]NodeID, 0, len(s.Clients)+2)

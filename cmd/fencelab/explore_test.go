@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencelab/fencelab/trace"
+)
+
+// runCLI runs fencelab with args and returns its exit code and output.
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errOut bytes.Buffer
+	code = run(args, &env{stdout: &out, stderr: &errOut})
+	return code, out.String(), errOut.String()
+}
+
+func TestExploreBadInput(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		errSub string
+	}{
+		{"unknown fencing mode", []string{"--fencing", "some"}, `unknown fencing mode "some"`},
+		{"unknown invariant", []string{"--invariant", "Nope"}, `unknown invariant "Nope"`},
+		{"one unknown among several", []string{"--invariant", "NoLostUpdate,Nope"}, `unknown invariant "Nope"`},
+		{"tokens-only invariant without tokens", []string{"--fencing", "off", "--invariant", "TokenIsMonotonical"}, "needs tokens"},
+		{"one client", []string{"--clients", "1"}, "clients must be between 2 and 4"},
+		{"five clients", []string{"--clients", "5"}, "clients must be between 2 and 4"},
+		{"zero clients", []string{"--clients", "0"}, "clients must be between 2 and 4"},
+		{"zero sections", []string{"--sections", "0"}, "sections must be between 1 and 255"},
+		{"negative sections", []string{"--sections", "-2"}, "sections must be between 1 and 255"},
+		{"negative retries", []string{"--retries", "-1"}, "retries must be between 0 and 255"},
+		{"negative max states", []string{"--max-states", "-5"}, "max-states must not be negative"},
+		{"not a number", []string{"--clients", "two"}, "invalid value"},
+		{"unknown flag", []string{"--fast"}, "flag provided but not defined"},
+		{"stray argument", []string{"--fencing", "all", "now"}, `unexpected argument "now"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			code, stdout, stderr := runCLI(append([]string{"explore", "--out", out}, tc.args...)...)
+			assert.Equal(t, exitBadInput, code)
+			assert.Empty(t, stdout)
+			assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line on stderr: %q", stderr)
+			assert.Contains(t, stderr, tc.errSub)
+			assert.True(t, strings.HasPrefix(stderr, "fencelab explore: "), stderr)
+			entries, err := os.ReadDir(out)
+			require.NoError(t, err)
+			assert.Empty(t, entries, "nothing written on bad input")
+		})
+	}
+}
+
+func TestExploreOneDesign(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "traces")
+	code, stdout, stderr := runCLI("explore", "--clients", "2", "--fencing", "none", "--out", out)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Empty(t, stderr)
+	assert.Contains(t, stdout, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay\n3,744 distinct states, 10,655 generated, depth 22, ")
+	for _, line := range []string{
+		"AtMostOneClientHoldLock  violated (7 steps)   violated  ✓",
+		"TokenIsMonotonical       violated (9 steps)   violated  ✓",
+		"NoLostUpdate             violated (15 steps)  violated  ✓",
+		"Deadlock                 none                 none      ✓",
+		"✗ NoLostUpdate violated at step 16: c2 wrote 1 over c1's 1: an update was lost",
+	} {
+		assert.Contains(t, stdout, line)
+	}
+	assert.Contains(t, stdout, "3 counterexample traces written as JSON to "+out)
+
+	b, err := os.ReadFile(filepath.Join(out, "none-2c-NoLostUpdate.json"))
+	require.NoError(t, err)
+	var tr trace.Trace
+	require.NoError(t, json.Unmarshal(b, &tr))
+	assert.Equal(t, trace.SourceExplorer, tr.Source)
+	require.NotNil(t, tr.Violation)
+	assert.Equal(t, "NoLostUpdate", tr.Violation.Property)
+	assert.Len(t, tr.Steps, 16)
+	assert.Equal(t, []string{"service", "c1", "c2", "resource"}, tr.Lanes)
+}
+
+func TestExploreSelectedInvariant(t *testing.T) {
+	code, stdout, stderr := runCLI("explore", "--fencing", "all", "--invariant", "NoLostUpdate", "--out", t.TempDir())
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "NoLostUpdate             holds        holds     ✓")
+	assert.Contains(t, stdout, "AtMostOneClientHoldLock  not checked  violated")
+	assert.NotContains(t, stdout, "step  process", "no counterexample to print")
+}
+
+func TestExploreMatrix(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("explore", "--out", out)
+	require.Equal(t, exitOK, code, stderr)
+	for _, row := range []string{
+		"no fencing (no tokens)  3,716     10,655     22",
+		"tokens, mode none       3,744     10,655     22",
+		"tokens, mode writes     3,744     10,655     22",
+		"tokens, mode all        2,816     7,943      22",
+		"every verdict agrees with DESIGN.md's table",
+		"9 counterexample traces written",
+	} {
+		assert.Contains(t, stdout, row)
+	}
+	assert.NotContains(t, stdout, "step  process", "the matrix prints no traces")
+	entries, err := os.ReadDir(out)
+	require.NoError(t, err)
+	assert.Len(t, entries, 9)
+}
+
+// TestExploreUnknownVerdictFails: a search stopped early cannot confirm that
+// anything holds, and says so with exit code 1.
+func TestExploreUnknownVerdictFails(t *testing.T) {
+	code, stdout, stderr := runCLI("explore", "--fencing", "all", "--max-states", "100", "--out", "")
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, stdout, "stopped early at --max-states")
+	assert.Contains(t, stdout, "NoLostUpdate             unknown             holds     ✗ differs from DESIGN.md")
+	assert.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
+	assert.Contains(t, stderr, "fencelab explore: 3 verdicts differ from DESIGN.md's table: TokenIsMonotonical with tokens, mode all: unknown, expected holds;")
+}
+
+func TestExploreOutputIsDeterministic(t *testing.T) {
+	var first string
+	for range 2 {
+		code, stdout, _ := runCLI("explore", "--fencing", "writes", "--out", "")
+		require.Equal(t, exitOK, code)
+		// The wall time and the rate are the only run-dependent figures.
+		lines := strings.Split(stdout, "\n")
+		lines[1] = lines[1][:strings.Index(lines[1], "depth")]
+		got := strings.Join(lines, "\n")
+		if first == "" {
+			first = got
+			continue
+		}
+		assert.Equal(t, first, got)
+	}
+}
+
+func TestExploreHelp(t *testing.T) {
+	code, stdout, _ := runCLI("explore", "--help")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, stdout, "Usage: fencelab explore")
+	assert.Contains(t, stdout, "-fencing")
+	code, stdout, _ = runCLI("--help")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, stdout, "explore")
+}
+
+func TestExploreSymmetry(t *testing.T) {
+	code, stdout, stderr := runCLI("explore", "--fencing", "none", "--symmetry", "--out", "")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay, client symmetry\n1,873 distinct states, 5,330 generated, depth 22, ")
+	assert.Contains(t, stdout, "NoLostUpdate             violated (15 steps)  violated  ✓")
+}

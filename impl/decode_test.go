@@ -1,0 +1,268 @@
+package impl
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// randomRun drives a System through a random schedule — any idle client
+// may start, any message in flight may be delivered, any pending timer may
+// fire — calling visit after every step. It is the untimed model of the
+// explorer, drawn at random instead of enumerated.
+func randomRun(t *rapid.T, cfg Config, visit func(sys *System, n NodeID, in Input, out *Effects)) {
+	sys, err := NewSystem(cfg)
+	require.NoError(t, err)
+	var inflight []Message
+	type pending struct {
+		node  NodeID
+		timer Timer
+	}
+	var timers []pending
+	var out Effects
+	steps := rapid.IntRange(0, 60).Draw(t, "steps")
+	for range steps {
+		var choices []Input
+		var nodes []NodeID
+		for i := range sys.Clients {
+			if sys.Clients[i].Phase() == Idle {
+				choices, nodes = append(choices, Input{Kind: InputStart}), append(nodes, ClientNode(i))
+			}
+		}
+		for _, m := range inflight {
+			choices, nodes = append(choices, Input{Kind: InputMessage, Msg: m}), append(nodes, m.To)
+		}
+		for _, p := range timers {
+			choices, nodes = append(choices, Input{Kind: InputTimer, Timer: p.timer}), append(nodes, p.node)
+		}
+		if len(choices) == 0 {
+			return
+		}
+		k := rapid.IntRange(0, len(choices)-1).Draw(t, "choice")
+		in, n := choices[k], nodes[k]
+		switch in.Kind {
+		case InputMessage:
+			for i, m := range inflight {
+				if m == in.Msg {
+					inflight = append(inflight[:i], inflight[i+1:]...)
+					break
+				}
+			}
+		case InputTimer:
+			for i, p := range timers {
+				if p.node == n && p.timer == in.Timer {
+					timers = append(timers[:i], timers[i+1:]...)
+					break
+				}
+			}
+		}
+		out.Reset()
+		sys.Step(n, in, &out)
+		inflight = append(inflight, out.Send...)
+		for _, ts := range out.Set {
+			replaced := false
+			for i, p := range timers {
+				if p.node == n && p.timer == ts.Timer {
+					replaced = true
+					timers[i] = pending{n, ts.Timer}
+				}
+			}
+			if !replaced {
+				timers = append(timers, pending{n, ts.Timer})
+			}
+		}
+		for _, tm := range out.Cancel {
+			for i, p := range timers {
+				if p.node == n && p.timer == tm {
+					timers = append(timers[:i], timers[i+1:]...)
+					break
+				}
+			}
+		}
+		visit(sys, n, in, &out)
+	}
+}
+
+func drawConfig(t *rapid.T) Config {
+	return Config{
+		Design:     rapid.SampledFrom(Designs()).Draw(t, "design"),
+		Clients:    rapid.IntRange(1, 4).Draw(t, "clients"),
+		Sections:   rapid.IntRange(1, 3).Draw(t, "sections"),
+		MaxRetries: rapid.IntRange(0, 2).Draw(t, "retries"),
+		TTL:        10, Margin: 1,
+		LockDelay: rapid.SampledFrom([]time.Duration{0, 5}).Draw(t, "lockDelay"),
+	}
+}
+
+// TestDecodeInvertsEncode: every state a random run reaches decodes, into a
+// system built from the same Config, to a system that encodes to the same
+// bytes and behaves the same.
+func TestDecodeInvertsEncode(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cfg := drawConfig(t)
+		fresh, err := NewSystem(cfg)
+		require.NoError(t, err)
+		randomRun(t, cfg, func(sys *System, _ NodeID, _ Input, _ *Effects) {
+			enc := sys.Encode(nil)
+			rest, err := fresh.Decode(append(enc, 0xAB))
+			require.NoError(t, err)
+			assert.Equal(t, []byte{0xAB}, rest, "Decode must return what follows the encoding")
+			assert.Equal(t, enc, fresh.Encode(nil))
+			assert.Equal(t, sys.Vars(), fresh.Vars())
+			assert.Equal(t, sys.AllDone(), fresh.AllDone())
+		})
+	})
+}
+
+func TestDecodeMessageInvertsEncode(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		m := Message{
+			Kind:  MsgKind(rapid.IntRange(1, 10).Draw(t, "kind")),
+			From:  NodeID(rapid.Uint8().Draw(t, "from")),
+			To:    NodeID(rapid.Uint8().Draw(t, "to")),
+			Lock:  rapid.Uint8().Draw(t, "lock"),
+			Lease: rapid.Uint64().Draw(t, "lease"),
+			Token: rapid.Uint64().Draw(t, "token"),
+			Value: rapid.Int64().Draw(t, "value"),
+			OK:    rapid.Bool().Draw(t, "ok"),
+		}
+		got, rest, err := DecodeMessage(append(m.Encode(nil), 7))
+		require.NoError(t, err)
+		assert.Equal(t, m, got)
+		assert.Equal(t, []byte{7}, rest)
+	})
+}
+
+func TestDecodeRejectsBadInput(t *testing.T) {
+	sys, err := NewSystem(Config{Design: DesignFenceAll, Clients: 2, Sections: 1, TTL: 10, Margin: 1})
+	require.NoError(t, err)
+	good := sys.Encode(nil)
+	m := Message{Kind: MsgGrant, From: ServiceNode, To: ClientNode(0), Lease: math.MaxUint64, Token: 3}.Encode(nil)
+	tests := []struct {
+		name   string
+		decode func() error
+	}{
+		{"empty system", func() error { _, err := sys.Decode(nil); return err }},
+		{"system cut short", func() error { _, err := sys.Decode(good[:len(good)-1]); return err }},
+		{"bad boolean", func() error {
+			b := append([]byte(nil), good...)
+			b[2] = 9 // the service's Delayed flag
+			_, err := sys.Decode(b)
+			return err
+		}},
+		{"log longer than its bytes", func() error {
+			var r Resource
+			_, err := r.Decode([]byte{0, 0, 100, 1})
+			return err
+		}},
+		{"message cut short", func() error { _, _, err := DecodeMessage(m[:len(m)-2]); return err }},
+		{"message bad varint", func() error {
+			_, _, err := DecodeMessage([]byte{1, 2, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF})
+			return err
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Error(t, tc.decode())
+		})
+	}
+}
+
+// TestCopyFromIsIndependent: a copy equals its source and does not share
+// memory with it: stepping one leaves the other as it was.
+func TestCopyFromIsIndependent(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cfg := drawConfig(t)
+		cp, err := NewSystem(cfg)
+		require.NoError(t, err)
+		randomRun(t, cfg, func(sys *System, _ NodeID, _ Input, _ *Effects) {
+			cp.CopyFrom(sys)
+			before := sys.Encode(nil)
+			assert.Equal(t, before, cp.Encode(nil))
+			// Step the copy with every client's start and a read at the
+			// resource; the source must not change.
+			var out Effects
+			for i := range cp.Clients {
+				cp.Step(ClientNode(i), Input{Kind: InputStart}, &out)
+			}
+			cp.Step(ResourceNode, Input{Kind: InputMessage, Msg: Message{Kind: MsgWrite, From: ClientNode(0), To: ResourceNode, Token: 99, Value: 42}}, &out)
+			assert.Equal(t, before, sys.Encode(nil), "stepping a copy changed its source")
+		})
+	})
+}
+
+// renameMessage renames the clients a message names, as PermuteClients
+// renames them in the actors.
+func renameMessage(m Message, perm []int) Message {
+	if m.From.IsClient() {
+		m.From = ClientNode(perm[m.From.ClientIndex()])
+	}
+	if m.To.IsClient() {
+		m.To = ClientNode(perm[m.To.ClientIndex()])
+	}
+	return m
+}
+
+// TestPermuteClientsIsASymmetry: renaming clients is undone by the inverse
+// renaming, changes no invariant's verdict, and commutes with every step:
+// stepping then renaming gives the same state and effects as renaming then
+// stepping the renamed node with the renamed input.
+func TestPermuteClientsIsASymmetry(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cfg := drawConfig(t)
+		perm := rapid.Permutation(func() []int {
+			p := make([]int, cfg.Clients)
+			for i := range p {
+				p[i] = i
+			}
+			return p
+		}()).Draw(t, "perm")
+		inverse := make([]int, len(perm))
+		for i, p := range perm {
+			inverse[p] = i
+		}
+		scratch, err := NewSystem(cfg)
+		require.NoError(t, err)
+		after, err := NewSystem(cfg)
+		require.NoError(t, err)
+		var before []byte
+		randomRun(t, cfg, func(sys *System, n NodeID, in Input, out *Effects) {
+			// Commutation of the step just taken, from the state before it.
+			if before != nil {
+				_, err := scratch.Decode(before)
+				require.NoError(t, err)
+				scratch.PermuteClients(perm)
+				rn := n
+				if n.IsClient() {
+					rn = ClientNode(perm[n.ClientIndex()])
+				}
+				rin := in
+				rin.Msg = renameMessage(in.Msg, perm)
+				var rout Effects
+				scratch.Step(rn, rin, &rout)
+				after.CopyFrom(sys)
+				after.PermuteClients(perm)
+				require.Equal(t, after.Encode(nil), scratch.Encode(nil), "step of %s on %v does not commute with renaming", n, in)
+				require.Len(t, rout.Send, len(out.Send))
+				for i, m := range out.Send {
+					require.Equal(t, renameMessage(m, perm), rout.Send[i])
+				}
+				require.Equal(t, append([]TimerSet(nil), out.Set...), append([]TimerSet(nil), rout.Set...))
+				require.Equal(t, append([]Timer(nil), out.Cancel...), append([]Timer(nil), rout.Cancel...))
+			}
+			before = sys.Encode(before[:0])
+
+			scratch.CopyFrom(sys)
+			scratch.PermuteClients(perm)
+			for _, inv := range Invariants() {
+				require.Equal(t, inv.Check(sys) == nil, inv.Check(scratch) == nil, "%s changes under renaming", inv.Name)
+			}
+			scratch.PermuteClients(inverse)
+			require.Equal(t, sys.Encode(nil), scratch.Encode(nil), "the inverse renaming must restore the state")
+		})
+	})
+}

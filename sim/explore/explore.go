@@ -1,0 +1,371 @@
+// Package explore is fencelab's exhaustive explorer: a model checker of the
+// Go reference implementation (package impl), in the manner of TLC.
+//
+// It searches breadth first over every interleaving of what can happen in
+// the asynchronous model of DESIGN.md: an idle client starts, a message in
+// flight is delivered (messages form a multiset: the network reorders but
+// neither loses nor duplicates), or a pending timer fires — any timer, at
+// any moment, so a lease can expire while its grant is still in flight.
+// A global state is every actor's state plus the sorted multiset of
+// messages in flight plus the sorted set of pending timers; the explorer
+// stores a 64-bit fingerprint of its canonical encoding (with the
+// fingerprint of the state it was first reached from) in a flat
+// open-addressing table, and keeps only the current and next
+// breadth-first levels, as encodings. Memory is therefore 21 to 43 bytes
+// per state seen (16 bytes a slot, the table between 3/8 and 3/4 full)
+// plus the frontier.
+//
+// Every invariant of impl.Invariants is checked in every state until it is
+// found violated; the search goes on past violations, so one run gives
+// every invariant its own verdict: it holds over the whole state space, or
+// it is violated and the explorer returns the shortest trace to a first
+// violating state. A state with no successor in which some client has not
+// finished is a deadlock. Traces are rebuilt by replaying the shortest
+// path from the initial state through sim/steptrace, so they come out in
+// the shared trace type.
+//
+// The search itself (Search) works on any Model; Run applies it to the
+// reference implementation.
+package explore
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/sim/steptrace"
+	"github.com/fencelab/fencelab/trace"
+)
+
+// Deadlock is the name under which the deadlock check reports its verdict.
+const Deadlock = "Deadlock"
+
+// Bounds of a Config.
+const (
+	MinClients = 2
+	MaxClients = 4
+)
+
+// errTruncated is returned when a stored state cannot be decoded: a bug.
+var errTruncated = errors.New("truncated or malformed encoding")
+
+// Config is one model of the reference implementation.
+type Config struct {
+	Design   impl.Design
+	Clients  int // 2 to 4
+	Sections int // critical sections per client, at least 1
+	Retries  int // rejections per section before a client gives up, 0 or more
+	// LockDelay turns on the service's lock-delay after an expiry. Its
+	// length does not matter in the untimed model: the delay's end is a
+	// timer that may fire at any moment.
+	LockDelay bool
+	// Invariants names the invariants to check; empty means every
+	// invariant of impl.Invariants. One that does not apply to Design
+	// (TokenIsMonotonical without tokens) is reported NotApplicable.
+	Invariants []string
+	// Symmetry stores one state per class of states that differ only by
+	// the clients' names, as TLC's SYMMETRY does: far fewer states (up to
+	// clients! times), the same verdicts and the same shortest traces.
+	Symmetry bool
+	// MaxStates bounds the search (0: no bound).
+	MaxStates int
+	// Progress, if set, hears about each breadth-first level (see Options).
+	Progress func(depth, distinct, queued int) `json:"-"`
+}
+
+// DefaultConfig is the model of DESIGN.md's table, as in the specs: one
+// critical section per client and one retry after a rejection.
+func DefaultConfig(d impl.Design, clients int) Config {
+	return Config{Design: d, Clients: clients, Sections: 1, Retries: 1}
+}
+
+// Validate reports the first thing wrong with c, as one line for a user.
+func (c Config) Validate() error {
+	switch {
+	case c.Design > impl.DesignFenceAll:
+		return fmt.Errorf("unknown design %d", c.Design)
+	case c.Clients < MinClients || c.Clients > MaxClients:
+		return fmt.Errorf("clients must be between %d and %d, got %d", MinClients, MaxClients, c.Clients)
+	case c.Sections < 1 || c.Sections > 255:
+		return fmt.Errorf("sections must be between 1 and 255, got %d", c.Sections)
+	case c.Retries < 0 || c.Retries > 255:
+		return fmt.Errorf("retries must be between 0 and 255, got %d", c.Retries)
+	case c.MaxStates < 0:
+		return fmt.Errorf("max-states must not be negative, got %d", c.MaxStates)
+	}
+	for _, name := range c.Invariants {
+		if _, err := impl.LookupInvariant(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// implConfig is the impl.Config of c. Durations are nominal: the untimed
+// model ignores them, except that a positive LockDelay turns it on.
+func (c Config) implConfig() impl.Config {
+	ic := impl.Config{
+		Design: c.Design, Clients: c.Clients, Sections: c.Sections, MaxRetries: c.Retries,
+		TTL: 10 * time.Second, Margin: time.Second, Think: time.Second,
+	}
+	if c.LockDelay {
+		ic.LockDelay = 10 * time.Second
+	}
+	return ic
+}
+
+// model is the Model of c, without invariants.
+func (c Config) model() *sysModel {
+	m := &sysModel{cfg: c.implConfig()}
+	if c.Symmetry {
+		m.sym = newSymmetry(m)
+	}
+	return m
+}
+
+// Describe summarises c on one line.
+func (c Config) Describe() string {
+	delay := "no lock-delay"
+	if c.LockDelay {
+		delay = "lock-delay"
+	}
+	sym := ""
+	if c.Symmetry {
+		sym = ", client symmetry"
+	}
+	return fmt.Sprintf("%s, %d clients, %s each, %s, %s%s", c.Design.Describe(), c.Clients,
+		plural(c.Sections, "section"), plural(c.Retries, "retry"), delay, sym)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	if strings.HasSuffix(word, "y") {
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(word, "y"))
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// Status is an invariant's verdict.
+type Status uint8
+
+// Verdicts.
+const (
+	// NotApplicable: the invariant is meaningless in the design
+	// (TokenIsMonotonical without tokens): DESIGN.md's "—".
+	NotApplicable Status = iota
+	// NotChecked: the invariant was left out of the run (Config.Invariants).
+	NotChecked
+	// Holds in every reachable state: the search was complete.
+	Holds
+	// Violated in some reachable state; the verdict carries the trace.
+	Violated
+	// Unknown: the search stopped early (MaxStates) without a violation.
+	Unknown
+)
+
+func (s Status) String() string {
+	switch s {
+	case NotApplicable:
+		return "—"
+	case NotChecked:
+		return "not checked"
+	case Holds:
+		return "holds"
+	case Violated:
+		return "violated"
+	case Unknown:
+		return "unknown"
+	}
+	return fmt.Sprintf("Status(%d)", uint8(s))
+}
+
+// Matches reports whether s is the verdict DESIGN.md's table expects. An
+// unknown or unchecked verdict matches nothing.
+func (s Status) Matches(want impl.Verdict) bool {
+	switch s {
+	case NotApplicable:
+		return want == impl.NotApplicable
+	case Holds:
+		return want == impl.Holds
+	case Violated:
+		return want == impl.Violated
+	}
+	return false
+}
+
+// Verdict is one property's outcome.
+type Verdict struct {
+	Property string
+	Status   Status
+	// Trace is the shortest counterexample when Status is Violated: its
+	// first step is the initial state and its last the first violating
+	// state reached.
+	Trace *trace.Trace
+	// Path is the action indices of the counterexample, for tests.
+	Path []int
+}
+
+// Steps is the number of actions in the counterexample (the trace has one
+// step more: the initial state).
+func (v Verdict) Steps() int { return len(v.Path) }
+
+// Result is what a run found.
+type Result struct {
+	Config Config
+	// Distinct, Generated, Depth and Complete are Search's figures.
+	Distinct, Generated, Depth int
+	Complete                   bool
+	Elapsed                    time.Duration
+	// Verdicts has one entry per invariant of impl.Invariants, in that
+	// order, including the ones not applicable or not checked.
+	Verdicts []Verdict
+	// Deadlock is the deadlock check's verdict: Holds when no reachable
+	// state is stuck with an unfinished client.
+	Deadlock Verdict
+	// TableBytes and FrontierBytes are the memory of the fingerprint table
+	// and the peak memory of the breadth-first frontier.
+	TableBytes, FrontierBytes int
+}
+
+// Verdict returns the verdict of the named property (an invariant or
+// Deadlock).
+func (r *Result) Verdict(property string) (Verdict, bool) {
+	if property == Deadlock {
+		return r.Deadlock, true
+	}
+	for _, v := range r.Verdicts {
+		if v.Property == property {
+			return v, true
+		}
+	}
+	return Verdict{}, false
+}
+
+// Run explores the model c describes. Its figures other than Elapsed, its
+// verdicts and its traces are the same on every run.
+func Run(c Config) (*Result, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	selected := func(name string) bool {
+		if len(c.Invariants) == 0 {
+			return true
+		}
+		for _, n := range c.Invariants {
+			if n == name {
+				return true
+			}
+		}
+		return false
+	}
+	m := c.model()
+	res := &Result{Config: c}
+	for _, inv := range impl.Invariants() {
+		v := Verdict{Property: inv.Name}
+		switch {
+		case !inv.AppliesTo(c.Design):
+			v.Status = NotApplicable
+		case !selected(inv.Name):
+			v.Status = NotChecked
+		default:
+			m.invs = append(m.invs, inv)
+		}
+		res.Verdicts = append(res.Verdicts, v)
+	}
+
+	start := time.Now()
+	out, err := Search(m, Options{MaxStates: c.MaxStates, Progress: c.Progress})
+	res.Elapsed = time.Since(start)
+	if err != nil {
+		return nil, fmt.Errorf("explore %s: %w", c.Describe(), err)
+	}
+	res.Distinct, res.Generated, res.Depth, res.Complete = out.Distinct, out.Generated, out.Depth, out.Complete
+	res.TableBytes, res.FrontierBytes = out.TableBytes, out.FrontierBytes
+
+	verdict := func(name string, f *Found) (Verdict, error) {
+		v := Verdict{Property: name}
+		switch {
+		case f != nil:
+			v.Status, v.Path = Violated, f.Path
+			tr, err := replay(m, c, name, f.Path)
+			if err != nil {
+				return v, err
+			}
+			v.Trace = tr
+		case out.Complete:
+			v.Status = Holds
+		default:
+			v.Status = Unknown
+		}
+		return v, nil
+	}
+	for k, inv := range m.invs {
+		for i := range res.Verdicts {
+			if res.Verdicts[i].Property == inv.Name {
+				if res.Verdicts[i], err = verdict(inv.Name, out.Violations[k]); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if res.Deadlock, err = verdict(Deadlock, out.Deadlock); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// replay walks path from the initial state through a steptrace.Recorder
+// and names the property broken in the last state. It fails if that state
+// does not break it: the trace would then be a lie.
+func replay(m *sysModel, c Config, property string, path []int) (*trace.Trace, error) {
+	s := m.New()
+	title := fmt.Sprintf("%s violated — %s (explorer, shortest trace)", property, c.Describe())
+	if property == Deadlock {
+		title = fmt.Sprintf("Deadlock — %s (explorer, shortest trace)", c.Describe())
+	}
+	rec := steptrace.New(title, trace.SourceExplorer, s.sys, false)
+	for _, i := range path {
+		node, in, out := m.step(s, i)
+		rec.Step(node, in, 0, s.sys, out)
+	}
+	var breach *impl.Breach
+	if property == Deadlock {
+		if m.Actions(s) != 0 || s.sys.AllDone() {
+			return nil, fmt.Errorf("replayed deadlock trace ends in a state that is not deadlocked: %s", s.sys)
+		}
+		breach = &impl.Breach{Explanation: "no step is possible, yet " + unfinished(s.sys) + " not finished"}
+		for i := range s.sys.Clients {
+			if !s.sys.Clients[i].Done() {
+				breach.Involved = append(breach.Involved, s.sys.Clients[i].ID())
+			}
+		}
+	} else {
+		inv, err := impl.LookupInvariant(property)
+		if err != nil {
+			return nil, err
+		}
+		if breach = inv.Check(s.sys); breach == nil {
+			return nil, fmt.Errorf("replayed %s trace ends in a state that satisfies it: %s", property, s.sys)
+		}
+	}
+	rec.Violate(property, breach)
+	return rec.Trace(), nil
+}
+
+func unfinished(sys *impl.System) string {
+	var names []string
+	for i := range sys.Clients {
+		if !sys.Clients[i].Done() {
+			names = append(names, sys.Clients[i].ID().String())
+		}
+	}
+	verb := " has"
+	if len(names) > 1 {
+		verb = " have"
+	}
+	return strings.Join(names, " and ") + verb
+}

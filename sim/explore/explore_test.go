@@ -1,0 +1,476 @@
+package explore
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/fencelab/fencelab/impl"
+)
+
+// matrixRows are the models the matrix test explores: every row of
+// DESIGN.md's table with 2 clients and with 3. The 3-client rows are the
+// costly ones (1.1 million states for off, none and writes, 451,000 for
+// all: about 2 s each, 25 s under -race); they run in parallel.
+func matrixRows() []Config {
+	var rows []Config
+	for _, n := range []int{2, 3} {
+		for _, d := range impl.Designs() {
+			rows = append(rows, DefaultConfig(d, n))
+		}
+	}
+	return rows
+}
+
+// TestMatrix is the point of the explorer: every verdict of DESIGN.md's
+// table, reached by exploring the Go implementation exhaustively.
+func TestMatrix(t *testing.T) {
+	for _, cfg := range matrixRows() {
+		t.Run(fmt.Sprintf("%s/%dc", cfg.Design, cfg.Clients), func(t *testing.T) {
+			t.Parallel()
+			res, err := Run(cfg)
+			require.NoError(t, err)
+			require.True(t, res.Complete)
+			require.Len(t, res.Verdicts, len(impl.Invariants()))
+			for _, v := range res.Verdicts {
+				want := impl.Expected(cfg.Design, v.Property)
+				assert.True(t, v.Status.Matches(want), "%s: explorer says %s, DESIGN.md's table says %s", v.Property, v.Status, want)
+				if v.Status == Violated {
+					checkTrace(t, cfg, v)
+				}
+			}
+			assert.Equal(t, Holds, res.Deadlock.Status, "no reachable state may be stuck with an unfinished client")
+			assert.Nil(t, res.Deadlock.Trace)
+		})
+	}
+}
+
+// checkTrace: a counterexample's trace has one step per action plus the
+// initial state, names the property at its last step, and its path really
+// ends in a violating state (replayed here independently of Run).
+func checkTrace(t *testing.T, cfg Config, v Verdict) {
+	t.Helper()
+	require.NotNil(t, v.Trace, "%s violated without a trace", v.Property)
+	assert.Len(t, v.Trace.Steps, v.Steps()+1)
+	require.NotNil(t, v.Trace.Violation)
+	assert.Equal(t, v.Property, v.Trace.Violation.Property)
+	assert.Equal(t, len(v.Trace.Steps), v.Trace.Violation.Step)
+	assert.Equal(t, "explorer", string(v.Trace.Source))
+
+	m := &sysModel{cfg: cfg.implConfig()}
+	s := m.New()
+	for k, i := range v.Path {
+		require.Less(t, i, m.Actions(s), "step %d of the path is not enabled", k+1)
+		m.Apply(s, i)
+	}
+	inv, err := impl.LookupInvariant(v.Property)
+	require.NoError(t, err)
+	assert.NotNil(t, inv.Check(s.sys), "%s's trace ends in a state that satisfies it: %s", v.Property, s.sys)
+}
+
+// naiveBFS explores m with a Go map of whole encodings, level by level —
+// slow, simple and independent of the fingerprint table and the frontier
+// arenas — and returns the number of distinct and generated states, the
+// depth, and for each property the least depth of a violating state (-1
+// when none).
+func naiveBFS(m *sysModel) (distinct, generated, depth int, firstViolation []int) {
+	firstViolation = make([]int, len(m.invs))
+	for k := range firstViolation {
+		firstViolation[k] = -1
+	}
+	seen := map[string]bool{}
+	visit := func(s *sysState, d int) bool {
+		generated++
+		key := string(m.Encode(nil, s))
+		if seen[key] {
+			return false
+		}
+		seen[key] = true
+		for k := range m.invs {
+			if firstViolation[k] < 0 && !m.Holds(s, k) {
+				firstViolation[k] = d
+			}
+		}
+		return true
+	}
+	init := m.New()
+	visit(init, 0)
+	level := []*sysState{init}
+	for d := 1; len(level) > 0; d++ {
+		var next []*sysState
+		for _, s := range level {
+			for i := range m.Actions(s) {
+				succ := m.New()
+				m.Copy(succ, s)
+				m.Apply(succ, i)
+				if visit(succ, d) {
+					next = append(next, succ)
+				}
+			}
+		}
+		if len(next) > 0 {
+			depth = d
+		}
+		level = next
+	}
+	return len(seen), generated, depth, firstViolation
+}
+
+// TestRunAgreesWithNaiveBFS: the explorer's figures equal those of a
+// naive search, and every counterexample is as short as the shallowest
+// violating state: the traces are shortest.
+func TestRunAgreesWithNaiveBFS(t *testing.T) {
+	for _, d := range impl.Designs() {
+		t.Run(d.String(), func(t *testing.T) {
+			t.Parallel()
+			cfg := DefaultConfig(d, 2)
+			res, err := Run(cfg)
+			require.NoError(t, err)
+			m := &sysModel{cfg: cfg.implConfig()}
+			for _, inv := range impl.Invariants() {
+				if inv.AppliesTo(d) {
+					m.invs = append(m.invs, inv)
+				}
+			}
+			distinct, generated, depth, first := naiveBFS(m)
+			assert.Equal(t, distinct, res.Distinct, "distinct")
+			assert.Equal(t, generated, res.Generated, "generated")
+			assert.Equal(t, depth, res.Depth, "depth")
+			for k, inv := range m.invs {
+				v, ok := res.Verdict(inv.Name)
+				require.True(t, ok)
+				if first[k] < 0 {
+					assert.Equal(t, Holds, v.Status, inv.Name)
+					continue
+				}
+				assert.Equal(t, Violated, v.Status, inv.Name)
+				assert.Equal(t, first[k], v.Steps(), "%s: the trace must be as short as the shallowest violation", inv.Name)
+			}
+		})
+	}
+}
+
+// naiveState is the model's state the obvious way: messages in flight in
+// arrival order, duplicates kept; timers in the order set.
+type naiveState struct {
+	sys      *impl.System
+	inflight []impl.Message
+	timers   []pendingTimer
+}
+
+// canonical is a naive state's identity, built independently of the
+// model's sort orders: messages and timers sorted by their printed form.
+func canonical(sys *impl.System, inflight []impl.Message, timers []pendingTimer) string {
+	var msgs, tms []string
+	for _, m := range inflight {
+		msgs = append(msgs, fmt.Sprintf("%+v", m))
+	}
+	for _, tm := range timers {
+		tms = append(tms, fmt.Sprintf("%+v", tm))
+	}
+	slices.Sort(msgs)
+	slices.Sort(tms)
+	return fmt.Sprintf("%x|%s|%s", sys.Encode(nil), strings.Join(msgs, ","), strings.Join(tms, ","))
+}
+
+// naiveSuccessors: every idle client may start, every message in flight
+// (each copy) may be delivered, every pending timer may fire.
+func naiveSuccessors(cfg impl.Config, s *naiveState) []*naiveState {
+	var succ []*naiveState
+	step := func(n impl.NodeID, in impl.Input, msgIndex, timerIndex int) *naiveState {
+		sys, err := impl.NewSystem(cfg)
+		if err != nil {
+			panic(err)
+		}
+		sys.CopyFrom(s.sys)
+		next := &naiveState{sys: sys}
+		for i, m := range s.inflight {
+			if i != msgIndex {
+				next.inflight = append(next.inflight, m)
+			}
+		}
+		for i, tm := range s.timers {
+			if i != timerIndex {
+				next.timers = append(next.timers, tm)
+			}
+		}
+		var out impl.Effects
+		sys.Step(n, in, &out)
+		next.inflight = append(next.inflight, out.Send...)
+		for _, ts := range out.Set {
+			if !slices.Contains(next.timers, pendingTimer{n, ts.Timer}) {
+				next.timers = append(next.timers, pendingTimer{n, ts.Timer})
+			}
+		}
+		for _, tm := range out.Cancel {
+			next.timers = slices.DeleteFunc(next.timers, func(p pendingTimer) bool { return p == pendingTimer{n, tm} })
+		}
+		return next
+	}
+	for i := range s.sys.Clients {
+		if s.sys.Clients[i].Phase() == impl.Idle {
+			succ = append(succ, step(impl.ClientNode(i), impl.Input{Kind: impl.InputStart}, -1, -1))
+		}
+	}
+	for i, m := range s.inflight {
+		succ = append(succ, step(m.To, impl.Input{Kind: impl.InputMessage, Msg: m}, i, -1))
+	}
+	for i, tm := range s.timers {
+		succ = append(succ, step(tm.Node, impl.Input{Kind: impl.InputTimer, Timer: tm.Timer}, -1, i))
+	}
+	return succ
+}
+
+// TestModelSuccessorsAreTheNaiveOnes checks the model's semantics — which
+// actions exist, what they do to messages and timers, and that the
+// canonical form loses nothing — against naiveSuccessors, in states
+// reached by random walks.
+func TestModelSuccessorsAreTheNaiveOnes(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cfg := Config{
+			Design:    rapid.SampledFrom(impl.Designs()).Draw(t, "design"),
+			Clients:   rapid.IntRange(MinClients, MaxClients).Draw(t, "clients"),
+			Sections:  rapid.IntRange(1, 2).Draw(t, "sections"),
+			Retries:   rapid.IntRange(0, 2).Draw(t, "retries"),
+			LockDelay: rapid.Bool().Draw(t, "lockDelay"),
+		}
+		m := &sysModel{cfg: cfg.implConfig()}
+		s := &naiveState{sys: m.New().sys}
+		for range rapid.IntRange(0, 40).Draw(t, "steps") {
+			want := map[string]bool{}
+			succ := naiveSuccessors(m.cfg, s)
+			for _, n := range succ {
+				want[canonical(n.sys, n.inflight, n.timers)] = true
+			}
+			ms := m.New()
+			ms.sys.CopyFrom(s.sys)
+			for _, msg := range s.inflight {
+				ms.inflight = append(ms.inflight, msg)
+			}
+			slices.SortFunc(ms.inflight, func(a, b impl.Message) int { return boolCmp(msgLess(a, b), msgLess(b, a)) })
+			for _, tm := range s.timers {
+				ms.addTimer(tm)
+			}
+			got := map[string]bool{}
+			for i := range m.Actions(ms) {
+				n := m.New()
+				m.Copy(n, ms)
+				m.Apply(n, i)
+				// Through the encoding and back, so Decode is checked too.
+				dec := m.New()
+				require.NoError(t, m.Decode(dec, m.Encode(nil, n)))
+				got[canonical(dec.sys, dec.inflight, dec.timers)] = true
+			}
+			require.Equal(t, want, got)
+			if len(succ) == 0 {
+				return
+			}
+			s = succ[rapid.IntRange(0, len(succ)-1).Draw(t, "choice")]
+		}
+	})
+}
+
+func boolCmp(less, greater bool) int {
+	switch {
+	case less:
+		return -1
+	case greater:
+		return 1
+	}
+	return 0
+}
+
+// rejectsLost is the reference implementation on a network that never
+// delivers a rejection: a rejected client waits for an answer forever,
+// seed 000's deadlock. It shows the deadlock check can fail.
+type rejectsLost struct{ *sysModel }
+
+func (m rejectsLost) allowed(s *sysState) []int {
+	var acts []int
+	for i := range m.sysModel.Actions(s) {
+		if _, in := m.action(s, i); in.Kind != impl.InputMessage || in.Msg.Kind != impl.MsgReject {
+			acts = append(acts, i)
+		}
+	}
+	return acts
+}
+
+func (m rejectsLost) Actions(s *sysState) int  { return len(m.allowed(s)) }
+func (m rejectsLost) Apply(s *sysState, i int) { m.sysModel.Apply(s, m.allowed(s)[i]) }
+
+func TestDeadlockIsDetected(t *testing.T) {
+	cfg := DefaultConfig(impl.DesignFenceAll, 2)
+	m := rejectsLost{&sysModel{cfg: cfg.implConfig()}}
+	out, err := Search[*sysState](m, Options{})
+	require.NoError(t, err)
+	require.NotNil(t, out.Deadlock)
+	s := m.New()
+	for _, i := range out.Deadlock.Path {
+		m.Apply(s, i)
+	}
+	assert.Zero(t, m.Actions(s))
+	assert.False(t, s.sys.AllDone())
+	assert.True(t, slices.ContainsFunc(s.inflight, func(msg impl.Message) bool { return msg.Kind == impl.MsgReject }),
+		"the stuck client's rejection is in flight: %v", s.inflight)
+	// Shortest, counted by hand: both clients start and their acquires
+	// arrive (4 steps: c2 must be rejected while c1 holds the lock); c1's
+	// grant arrives, its read is delivered, and the quickest way to end its
+	// section is an abort: its validity timer fires and the read's reply
+	// then finds it no longer holding (4 steps); its release must still be
+	// delivered (1 step) for nothing to be in flight but the rejection.
+	assert.Len(t, out.Deadlock.Path, 9)
+}
+
+// TestRunIsDeterministic: verdicts, figures and traces are identical run to
+// run (only the wall time may differ).
+func TestRunIsDeterministic(t *testing.T) {
+	t.Parallel()
+	plain := DefaultConfig(impl.DesignFenceWrites, 2)
+	plain.LockDelay = true
+	symmetric := DefaultConfig(impl.DesignFenceNone, 2)
+	symmetric.Symmetry = true
+	for _, cfg := range []Config{plain, symmetric} {
+		t.Run(cfg.Describe(), func(t *testing.T) {
+			var first []byte
+			for range 2 {
+				res, err := Run(cfg)
+				require.NoError(t, err)
+				res.Elapsed = 0
+				b, err := json.Marshal(res)
+				require.NoError(t, err)
+				if first == nil {
+					first = b
+					continue
+				}
+				assert.True(t, bytes.Equal(first, b), "two runs differ")
+			}
+			assert.Contains(t, string(first), "NoLostUpdate")
+		})
+	}
+}
+
+func TestRunSelectsInvariants(t *testing.T) {
+	cfg := DefaultConfig(impl.DesignFenceNone, 2)
+	cfg.Invariants = []string{impl.NoLostUpdate}
+	res, err := Run(cfg)
+	require.NoError(t, err)
+	want := map[string]Status{
+		impl.AtMostOneClientHoldLock: NotChecked,
+		impl.TokenIsMonotonical:      NotChecked,
+		impl.NoLostUpdate:            Violated,
+	}
+	for name, status := range want {
+		v, ok := res.Verdict(name)
+		require.True(t, ok)
+		assert.Equal(t, status, v.Status, name)
+	}
+	assert.Equal(t, Holds, res.Deadlock.Status)
+}
+
+func TestRunIncompleteIsUnknown(t *testing.T) {
+	cfg := DefaultConfig(impl.DesignFenceAll, 2)
+	cfg.MaxStates = 100
+	res, err := Run(cfg)
+	require.NoError(t, err)
+	assert.False(t, res.Complete)
+	for _, name := range []string{impl.TokenIsMonotonical, impl.NoLostUpdate, Deadlock} {
+		v, _ := res.Verdict(name)
+		assert.Equal(t, Unknown, v.Status, "%s: a stopped search must not claim it holds", name)
+		assert.False(t, v.Status.Matches(impl.Holds))
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	ok := DefaultConfig(impl.DesignFenceAll, 2)
+	tests := []struct {
+		name   string
+		change func(*Config)
+		errSub string
+	}{
+		{"default", func(*Config) {}, ""},
+		{"one client", func(c *Config) { c.Clients = 1 }, "clients must be between 2 and 4"},
+		{"five clients", func(c *Config) { c.Clients = 5 }, "clients must be between 2 and 4"},
+		{"no section", func(c *Config) { c.Sections = 0 }, "sections"},
+		{"negative retries", func(c *Config) { c.Retries = -1 }, "retries"},
+		{"zero retries", func(c *Config) { c.Retries = 0 }, ""},
+		{"negative max states", func(c *Config) { c.MaxStates = -1 }, "max-states"},
+		{"unknown invariant", func(c *Config) { c.Invariants = []string{"Nope"} }, "unknown invariant"},
+		{"unknown design", func(c *Config) { c.Design = 9 }, "unknown design"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := ok
+			tc.change(&c)
+			err := c.Validate()
+			if tc.errSub == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.errSub)
+			_, err = Run(c)
+			assert.Error(t, err)
+		})
+	}
+}
+
+func TestRunTokensOnlyInvariantWithoutTokens(t *testing.T) {
+	cfg := DefaultConfig(impl.DesignNoFencing, 2)
+	cfg.Invariants = []string{impl.TokenIsMonotonical}
+	res, err := Run(cfg)
+	require.NoError(t, err)
+	v, _ := res.Verdict(impl.TokenIsMonotonical)
+	assert.Equal(t, NotApplicable, v.Status)
+	v, _ = res.Verdict(impl.NoLostUpdate)
+	assert.Equal(t, NotChecked, v.Status)
+	assert.Equal(t, Holds, res.Deadlock.Status)
+}
+
+// opsRejected adds two properties to the model, "no read rejected" and "no
+// write rejected", to see which fencing checks the explorer exercises.
+type opsRejected struct{ *sysModel }
+
+func (m opsRejected) Properties() []string { return []string{"no read rejected", "no write rejected"} }
+func (m opsRejected) Holds(s *sysState, k int) bool {
+	kind := []impl.OpKind{impl.OpRead, impl.OpWrite}[k]
+	for _, op := range s.sys.Resource.Log() {
+		if op.Kind == kind && !op.Accepted {
+			return false
+		}
+	}
+	return true
+}
+
+// TestEveryFencingCheckIsExercised: the models are not vacuous — the
+// explorer reaches states where the resource rejects exactly what its mode
+// says it may: nothing for none, writes (never reads) for writes, both for
+// all. (That none and writes have equally many states is no accident: a
+// rejected write and an accepted one lead the client to the same control
+// flow — release, then finish — so their state graphs have the same shape.)
+func TestEveryFencingCheckIsExercised(t *testing.T) {
+	tests := []struct {
+		design                      impl.Design
+		readRejected, writeRejected bool
+	}{
+		{impl.DesignNoFencing, false, false},
+		{impl.DesignFenceNone, false, false},
+		{impl.DesignFenceWrites, false, true},
+		{impl.DesignFenceAll, true, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.design.String(), func(t *testing.T) {
+			m := opsRejected{&sysModel{cfg: DefaultConfig(tc.design, 2).implConfig()}}
+			out, err := Search[*sysState](m, Options{})
+			require.NoError(t, err)
+			assert.Equal(t, tc.readRejected, out.Violations[0] != nil, "a read rejected")
+			assert.Equal(t, tc.writeRejected, out.Violations[1] != nil, "a write rejected")
+		})
+	}
+}

@@ -1,0 +1,119 @@
+package explore
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/fencelab/fencelab/impl"
+)
+
+func TestPermutations(t *testing.T) {
+	assert.Equal(t, [][]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}, permutations(3))
+	assert.Len(t, permutations(4), 24)
+}
+
+// TestCanonicalIsInvariantUnderRenaming: in states reached by random walks,
+// every renaming of the clients has the same canonical encoding, and the
+// canonical encoding decodes to a renaming of the state.
+func TestCanonicalIsInvariantUnderRenaming(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cfg := Config{
+			Design:    rapid.SampledFrom(impl.Designs()).Draw(t, "design"),
+			Clients:   rapid.IntRange(MinClients, MaxClients).Draw(t, "clients"),
+			Sections:  rapid.IntRange(1, 2).Draw(t, "sections"),
+			Retries:   rapid.IntRange(0, 2).Draw(t, "retries"),
+			LockDelay: rapid.Bool().Draw(t, "lockDelay"),
+			Symmetry:  true,
+		}
+		m := cfg.model()
+		s, renamed, dec := m.New(), m.New(), m.New()
+		perms := permutations(cfg.Clients)
+		for range rapid.IntRange(0, 40).Draw(t, "steps") {
+			canon := m.Encode(nil, s)
+			for _, perm := range perms {
+				m.Copy(renamed, s)
+				renamed.rename(perm)
+				require.Equal(t, canon, m.Encode(nil, renamed), "renaming %v changes the canonical encoding", perm)
+			}
+			require.NoError(t, m.Decode(dec, canon))
+			inClass := false
+			for _, perm := range perms {
+				m.Copy(renamed, s)
+				renamed.rename(perm)
+				if string(m.encode(nil, renamed)) == string(m.encode(nil, dec)) {
+					inClass = true
+				}
+			}
+			require.True(t, inClass, "the representative is not a renaming of the state")
+			n := m.Actions(s)
+			if n == 0 {
+				return
+			}
+			m.Apply(s, rapid.IntRange(0, n-1).Draw(t, "action"))
+		}
+	})
+}
+
+// TestSymmetryKeepsVerdictsAndShortestTraces: with symmetry, every verdict
+// and every counterexample's length are those of the full search, the
+// traces still end in violating states, and the distinct states are exactly
+// the classes of the full search's states.
+func TestSymmetryKeepsVerdictsAndShortestTraces(t *testing.T) {
+	var rows []Config
+	for _, d := range impl.Designs() {
+		rows = append(rows, DefaultConfig(d, 2))
+	}
+	rows = append(rows, DefaultConfig(impl.DesignFenceAll, 3))
+	for _, cfg := range rows {
+		t.Run(fmt.Sprintf("%s/%dc", cfg.Design, cfg.Clients), func(t *testing.T) {
+			t.Parallel()
+			full, err := Run(cfg)
+			require.NoError(t, err)
+			sym := cfg
+			sym.Symmetry = true
+			reduced, err := Run(sym)
+			require.NoError(t, err)
+			assert.Less(t, reduced.Distinct, full.Distinct)
+			assert.Equal(t, full.Depth, reduced.Depth)
+			for _, v := range append(full.Verdicts, full.Deadlock) {
+				r, ok := reduced.Verdict(v.Property)
+				require.True(t, ok)
+				assert.Equal(t, v.Status, r.Status, v.Property)
+				assert.Equal(t, v.Steps(), r.Steps(), "%s: counterexample length", v.Property)
+				if r.Status == Violated {
+					checkTrace(t, cfg, r)
+				}
+			}
+			if cfg.Clients > 2 {
+				return
+			}
+			// The classes of the full search's states, counted naively.
+			m := cfg.model()
+			canon := sym.model()
+			classes := map[string]bool{}
+			var walk func(s *sysState)
+			seen := map[string]bool{}
+			walk = func(s *sysState) {
+				key := string(m.Encode(nil, s))
+				if seen[key] {
+					return
+				}
+				seen[key] = true
+				classes[string(canon.Encode(nil, s))] = true
+				for i := range m.Actions(s) {
+					n := m.New()
+					m.Copy(n, s)
+					m.Apply(n, i)
+					walk(n)
+				}
+			}
+			walk(m.New())
+			assert.Equal(t, full.Distinct, len(seen))
+			assert.Equal(t, len(classes), reduced.Distinct, "one stored state per class")
+		})
+	}
+}
