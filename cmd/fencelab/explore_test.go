@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -15,12 +14,6 @@ import (
 )
 
 // runCLI runs fencelab with args and returns its exit code and output.
-func runCLI(args ...string) (code int, stdout, stderr string) {
-	var out, errOut bytes.Buffer
-	code = run(args, &env{stdout: &out, stderr: &errOut})
-	return code, out.String(), errOut.String()
-}
-
 func TestExploreBadInput(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -45,7 +38,7 @@ func TestExploreBadInput(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			out := t.TempDir()
-			code, stdout, stderr := runCLI(append([]string{"explore", "--out", out}, tc.args...)...)
+			code, stdout, stderr := runCLI(t, append([]string{"explore", "--out", out}, tc.args...)...)
 			assert.Equal(t, exitBadInput, code)
 			assert.Empty(t, stdout)
 			assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line on stderr: %q", stderr)
@@ -60,7 +53,7 @@ func TestExploreBadInput(t *testing.T) {
 
 func TestExploreOneDesign(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "traces")
-	code, stdout, stderr := runCLI("explore", "--clients", "2", "--fencing", "none", "--out", out)
+	code, stdout, stderr := runCLI(t, "explore", "--clients", "2", "--fencing", "none", "--out", out)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Empty(t, stderr)
 	assert.Contains(t, stdout, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay\n3,744 distinct states, 10,655 generated, depth 22, ")
@@ -87,7 +80,7 @@ func TestExploreOneDesign(t *testing.T) {
 }
 
 func TestExploreSelectedInvariant(t *testing.T) {
-	code, stdout, stderr := runCLI("explore", "--fencing", "all", "--invariant", "NoLostUpdate", "--out", t.TempDir())
+	code, stdout, stderr := runCLI(t, "explore", "--fencing", "all", "--invariant", "NoLostUpdate", "--out", t.TempDir())
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "NoLostUpdate             holds        holds     ✓")
 	assert.Contains(t, stdout, "AtMostOneClientHoldLock  not checked  violated")
@@ -96,7 +89,7 @@ func TestExploreSelectedInvariant(t *testing.T) {
 
 func TestExploreMatrix(t *testing.T) {
 	out := t.TempDir()
-	code, stdout, stderr := runCLI("explore", "--out", out)
+	code, stdout, stderr := runCLI(t, "explore", "--out", out)
 	require.Equal(t, exitOK, code, stderr)
 	for _, row := range []string{
 		"no fencing (no tokens)  3,716     10,655     22",
@@ -117,7 +110,7 @@ func TestExploreMatrix(t *testing.T) {
 // TestExploreUnknownVerdictFails: a search stopped early cannot confirm that
 // anything holds, and says so with exit code 1.
 func TestExploreUnknownVerdictFails(t *testing.T) {
-	code, stdout, stderr := runCLI("explore", "--fencing", "all", "--max-states", "100", "--out", "")
+	code, stdout, stderr := runCLI(t, "explore", "--fencing", "all", "--max-states", "100", "--out", "")
 	assert.Equal(t, exitFailure, code)
 	assert.Contains(t, stdout, "stopped early at --max-states")
 	assert.Contains(t, stdout, "NoLostUpdate             unknown             holds     ✗ differs from DESIGN.md")
@@ -128,7 +121,7 @@ func TestExploreUnknownVerdictFails(t *testing.T) {
 func TestExploreOutputIsDeterministic(t *testing.T) {
 	var first string
 	for range 2 {
-		code, stdout, _ := runCLI("explore", "--fencing", "writes", "--out", "")
+		code, stdout, _ := runCLI(t, "explore", "--fencing", "writes", "--out", "")
 		require.Equal(t, exitOK, code)
 		// The wall time and the rate are the only run-dependent figures.
 		lines := strings.Split(stdout, "\n")
@@ -143,17 +136,17 @@ func TestExploreOutputIsDeterministic(t *testing.T) {
 }
 
 func TestExploreHelp(t *testing.T) {
-	code, stdout, _ := runCLI("explore", "--help")
+	code, stdout, _ := runCLI(t, "explore", "--help")
 	assert.Equal(t, exitOK, code)
 	assert.Contains(t, stdout, "Usage: fencelab explore")
 	assert.Contains(t, stdout, "-fencing")
-	code, stdout, _ = runCLI("--help")
+	code, stdout, _ = runCLI(t, "--help")
 	assert.Equal(t, exitOK, code)
 	assert.Contains(t, stdout, "explore")
 }
 
 func TestExploreSymmetry(t *testing.T) {
-	code, stdout, stderr := runCLI("explore", "--fencing", "none", "--symmetry", "--out", "")
+	code, stdout, stderr := runCLI(t, "explore", "--fencing", "none", "--symmetry", "--out", "")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay, client symmetry\n1,873 distinct states, 5,330 generated, depth 22, ")
 	assert.Contains(t, stdout, "NoLostUpdate             violated (15 steps)  violated  ✓")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -14,13 +13,6 @@ import (
 
 	"github.com/fencelab/fencelab/trace"
 )
-
-func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code = run(args, &env{stdout: &out, stderr: &errb})
-	return code, out.String(), errb.String()
-}
 
 const fixture = "../../tlc/testdata/tool_DistLock_2c_AtMostOneClientHoldLock.out"
 
