@@ -201,7 +201,18 @@ func Judge(m Model, g Got) string {
 
 // CfgProperties lists the PROPERTY/PROPERTIES names of a TLC config.
 func CfgProperties(cfg string) []string {
-	var props []string
+	return cfgSection(cfg, "PROPERTY", "PROPERTIES")
+}
+
+// CfgInvariants lists the INVARIANT/INVARIANTS names of a TLC config.
+func CfgInvariants(cfg string) []string {
+	return cfgSection(cfg, "INVARIANT", "INVARIANTS")
+}
+
+// cfgSection lists the names that follow either keyword in a TLC config,
+// up to the next keyword, skipping \* comments.
+func cfgSection(cfg, singular, plural string) []string {
+	var names []string
 	in := false
 	for _, line := range strings.Split(cfg, "\n") {
 		if i := strings.Index(line, `\*`); i >= 0 {
@@ -209,18 +220,18 @@ func CfgProperties(cfg string) []string {
 		}
 		for _, f := range strings.Fields(line) {
 			switch f {
-			case "PROPERTY", "PROPERTIES":
+			case singular, plural:
 				in = true
-			case "INVARIANT", "INVARIANTS", "CONSTANT", "CONSTANTS", "SPECIFICATION", "INIT", "NEXT",
+			case "PROPERTY", "PROPERTIES", "INVARIANT", "INVARIANTS", "CONSTANT", "CONSTANTS", "SPECIFICATION", "INIT", "NEXT",
 				"SYMMETRY", "VIEW", "CONSTRAINT", "CONSTRAINTS", "ACTION_CONSTRAINT", "ACTION_CONSTRAINTS",
 				"CHECK_DEADLOCK", "POSTCONDITION", "ALIAS":
 				in = false
 			default:
 				if in {
-					props = append(props, f)
+					names = append(names, f)
 				}
 			}
 		}
 	}
-	return props
+	return names
 }

@@ -5,7 +5,6 @@ import (
 
 	"os"
 	"path/filepath"
-	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -100,6 +99,8 @@ func TestCfgProperties(t *testing.T) {
 	cfg := "\\* PROPERTY Commented\nSPECIFICATION Spec\nPROPERTIES A\n  B\nINVARIANT C\nPROPERTY D\n"
 	assert.Equal(t, []string{"A", "B", "D"}, CfgProperties(cfg))
 	assert.Empty(t, CfgProperties("INVARIANT X\n"))
+	assert.Equal(t, []string{"C"}, CfgInvariants(cfg))
+	assert.Equal(t, []string{"X", "Y"}, CfgInvariants("INVARIANTS X Y\nCHECK_DEADLOCK TRUE\n"))
 }
 
 func TestParseManifestRejects(t *testing.T) {
@@ -134,7 +135,6 @@ func TestCommittedManifest(t *testing.T) {
 	require.NoError(t, err)
 	violated := map[string]bool{}
 	verdict := map[string]string{}
-	invariantLine := regexp.MustCompile(`(?m)^INVARIANTS?\s+(\w+)`)
 	for _, mod := range m.Models {
 		cfg, err := os.ReadFile(filepath.Join(specs, mod.Cfg))
 		require.NoError(t, err, mod.Name)
@@ -142,11 +142,7 @@ func TestCommittedManifest(t *testing.T) {
 		require.NoError(t, err, mod.Name)
 		assert.Contains(t, string(cfg), "CHECK_DEADLOCK TRUE", "%s: every model checks deadlock", mod.Name)
 		if mod.Expected == ResultInvariant {
-			var invs []string
-			for _, match := range invariantLine.FindAllStringSubmatch(string(cfg), -1) {
-				invs = append(invs, match[1])
-			}
-			assert.Equal(t, []string{"TypeInvariant", mod.Property}, invs, "%s checks one invariant besides TypeInvariant", mod.Name)
+			assert.Equal(t, []string{"TypeInvariant", mod.Property}, CfgInvariants(string(cfg)), "%s checks one invariant besides TypeInvariant", mod.Name)
 		}
 		if mod.Expected == ResultLiveness {
 			assert.Equal(t, []string{mod.Property}, CfgProperties(string(cfg)), mod.Name)
@@ -157,15 +153,15 @@ func TestCommittedManifest(t *testing.T) {
 		verdict[mod.Name] = mod.ExpectedText()
 		design, err := impl.ParseDesign(mod.Design)
 		require.NoError(t, err, mod.Name)
-		for _, inv := range invariantLine.FindAllStringSubmatch(string(cfg), -1) {
-			if inv[1] == "TypeInvariant" {
+		for _, inv := range CfgInvariants(string(cfg)) {
+			if inv == "TypeInvariant" {
 				continue
 			}
 			want := impl.Holds
 			if mod.Expected == ResultInvariant {
 				want = impl.Violated
 			}
-			assert.Equal(t, want, impl.Expected(design, inv[1]), "%s: %s in design %s is DESIGN.md's verdict", mod.Name, inv[1], design)
+			assert.Equal(t, want, impl.Expected(design, inv), "%s: %s in design %s is DESIGN.md's verdict", mod.Name, inv, design)
 		}
 	}
 	for _, p := range []string{"AtMostOneClientHoldLock", "NoLostUpdate", "TokenIsMonotonical", "AllClientsFinish"} {
