@@ -42,46 +42,25 @@ func runTLC(e *env, args []string) error {
 	if *timeout <= 0 {
 		return badInput("--timeout must be positive")
 	}
-	var models []tlc.Model
-	if !*printJar {
-		manifest, err := tlc.LoadManifest(filepath.Join(*specs, "models.json"))
-		if err != nil {
-			return badInput("%v", err)
-		}
-		if models, err = manifest.Select(*model); err != nil {
-			return badInput("%v", err)
-		}
-	}
-	java, err := tlc.FindJava()
-	if err != nil {
-		return badInput("%v", err)
-	}
-	resolver, err := tlc.DefaultResolver(*pin)
-	if err != nil {
-		return badInput("%v", err)
-	}
-	ctx := context.Background()
-	jar, err := resolver.Resolve(ctx)
-	if err != nil {
-		return badInput("%v", err)
-	}
 	if *printJar {
+		jar, _, err := resolveTLC(context.Background(), *pin)
+		if err != nil {
+			return err
+		}
 		fmt.Fprintln(e.stdout, jar.Path)
 		return nil
 	}
-	runner := &tlc.Runner{Java: java, Jar: jar.Path, Workers: "auto", Timeout: *timeout}
-	fmt.Fprintf(e.stderr, "fencelab tlc: %s (from %s), %d model(s)\n", jar.Path, jar.Source, len(models))
-
-	stale, err := staleSpecs(ctx, runner, *specs, models)
+	models, err := loadModels(*specs, *model)
 	if err != nil {
 		return err
 	}
-	var rows []tlcRow
-	for _, m := range models {
-		if e.terminal {
-			fmt.Fprintf(e.stderr, "  running %s …\n", m.Name)
-		}
-		rows = append(rows, runModel(ctx, e, runner, *specs, *outDir, m, stale[m.Spec]))
+	runner, err := newTLCRunner(context.Background(), e, *pin, *timeout, len(models))
+	if err != nil {
+		return err
+	}
+	rows, err := checkModels(context.Background(), e, runner, *specs, *outDir, models, func(tlc.Model) bool { return true })
+	if err != nil {
+		return err
 	}
 	writeSummary(e, rows)
 	var bad []string
@@ -95,6 +74,66 @@ func runTLC(e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "\nall %d model(s) match the manifest; outputs in %s\n", len(rows), *outDir)
 	return nil
+}
+
+// loadModels reads the manifest in specs and selects one model by name, or
+// every model when name is empty.
+func loadModels(specs, name string) ([]tlc.Model, error) {
+	manifest, err := tlc.LoadManifest(filepath.Join(specs, "models.json"))
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+	models, err := manifest.Select(name)
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+	return models, nil
+}
+
+// resolveTLC finds Java and the pinned tla2tools.jar (TLA2TOOLS_JAR, the
+// verified cache, or a verified download); a missing one is bad input.
+func resolveTLC(ctx context.Context, pin string) (tlc.Jar, string, error) {
+	java, err := tlc.FindJava()
+	if err != nil {
+		return tlc.Jar{}, "", badInput("%v", err)
+	}
+	resolver, err := tlc.DefaultResolver(pin)
+	if err != nil {
+		return tlc.Jar{}, "", badInput("%v", err)
+	}
+	jar, err := resolver.Resolve(ctx)
+	if err != nil {
+		return tlc.Jar{}, "", badInput("%v", err)
+	}
+	return jar, java, nil
+}
+
+// newTLCRunner resolves the tools and says on stderr which jar runs how
+// many models.
+func newTLCRunner(ctx context.Context, e *env, pin string, timeout time.Duration, models int) (*tlc.Runner, error) {
+	jar, java, err := resolveTLC(ctx, pin)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(e.stderr, "fencelab tlc: %s (from %s), %d model(s)\n", jar.Path, jar.Source, models)
+	return &tlc.Runner{Java: java, Jar: jar.Path, Workers: "auto", Timeout: timeout}, nil
+}
+
+// checkModels checks the committed translations of the models' specs and
+// runs every model, printing the counterexamples of those show selects.
+func checkModels(ctx context.Context, e *env, runner *tlc.Runner, specs, outDir string, models []tlc.Model, show func(tlc.Model) bool) ([]tlcRow, error) {
+	stale, err := staleSpecs(ctx, runner, specs, models)
+	if err != nil {
+		return nil, err
+	}
+	var rows []tlcRow
+	for _, m := range models {
+		if e.terminal {
+			fmt.Fprintf(e.stderr, "  running %s …\n", m.Name)
+		}
+		rows = append(rows, runModel(ctx, e, runner, specs, outDir, m, stale[m.Spec], show(m)))
+	}
+	return rows, nil
 }
 
 // staleSpecs re-translates each spec the models use and says, per spec,
@@ -128,9 +167,9 @@ type tlcRow struct {
 	mismatch string
 }
 
-// runModel runs one model, saves its output and counterexample, and prints
-// the counterexample's step table.
-func runModel(ctx context.Context, e *env, r *tlc.Runner, specs, outDir string, m tlc.Model, stale []string) tlcRow {
+// runModel runs one model, saves its output and counterexample, and, if
+// show, prints the counterexample's step table.
+func runModel(ctx context.Context, e *env, r *tlc.Runner, specs, outDir string, m tlc.Model, stale []string, show bool) tlcRow {
 	row := tlcRow{model: m, distinct: -1, depth: -1}
 	res, err := r.Run(ctx, specs, m)
 	if err != nil {
@@ -148,7 +187,7 @@ func runModel(ctx context.Context, e *env, r *tlc.Runner, specs, outDir string, 
 		row.mismatch = strings.TrimPrefix(row.mismatch+"; ", "; ") + err.Error()
 		return row
 	}
-	if res.Parsed != nil && len(res.Parsed.States) > 0 {
+	if show && res.Parsed != nil && len(res.Parsed.States) > 0 {
 		t, err := res.Parsed.Trace(traceOptions(m, res))
 		if err == nil {
 			fmt.Fprintf(e.stdout, "── %s: %s ──\n", m.Name, res.Got.Text())
