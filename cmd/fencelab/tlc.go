@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -14,7 +15,7 @@ import (
 	"github.com/fencelab/fencelab/trace"
 )
 
-const tlcUsage = "fencelab tlc [--model NAME] [--out DIR] [--specs DIR] [--pin FILE] [--timeout D] [--print-jar]"
+const tlcUsage = "fencelab tlc [--model NAME] [--out DIR] [--specs DIR] [--pin FILE] [--workers auto|N] [--timeout D] [--print-jar]"
 
 func tlcCommand() command {
 	return command{name: "tlc", summary: "run TLC on every model of specs/models.json and compare with the manifest", run: runTLC}
@@ -31,6 +32,7 @@ func runTLC(e *env, args []string) error {
 	specs := fs.String("specs", "specs", "folder with the specs, the cfgs and models.json")
 	pin := fs.String("pin", "tla2tools.version", "the pinned TLA+ tools release")
 	timeout := fs.Duration("timeout", 10*time.Minute, "time limit for one TLC run")
+	workers := fs.String("workers", "auto", "TLC's worker threads: auto (every core) or a number (1 to compare speed with the single-threaded explorer)")
 	printJar := fs.Bool("print-jar", false, "only resolve tla2tools.jar (and Java) and print the jar's path, for running TLC by hand")
 	rest, err := parseFlags(e, fs, tlcUsage, args)
 	if err != nil {
@@ -41,6 +43,9 @@ func runTLC(e *env, args []string) error {
 	}
 	if *timeout <= 0 {
 		return badInput("--timeout must be positive")
+	}
+	if n, err := strconv.Atoi(*workers); *workers != "auto" && (err != nil || n < 1) {
+		return badInput("--workers must be auto or a positive number, got %q", *workers)
 	}
 	if *printJar {
 		jar, _, err := resolveTLC(context.Background(), *pin)
@@ -58,6 +63,7 @@ func runTLC(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	runner.Workers = *workers
 	rows, err := checkModels(context.Background(), e, runner, *specs, *outDir, models, func(tlc.Model) bool { return true })
 	if err != nil {
 		return err
@@ -165,6 +171,9 @@ type tlcRow struct {
 	depth    int
 	wall     time.Duration
 	mismatch string
+	// steps is the counterexample's length in actions (its states but
+	// the initial one), 0 without one.
+	steps int
 }
 
 // runModel runs one model, saves its output and counterexample, and, if
@@ -178,6 +187,9 @@ func runModel(ctx context.Context, e *env, r *tlc.Runner, specs, outDir string, 
 	}
 	res.Got.Stale = append(res.Got.Stale, stale...)
 	row.got, row.distinct, row.depth, row.wall = res.Got.Text(), res.Got.Distinct, res.Got.Depth, res.Wall
+	if res.Parsed != nil && len(res.Parsed.States) > 0 {
+		row.steps = len(res.Parsed.States) - 1
+	}
 	row.mismatch = tlc.Judge(m, res.Got)
 	if res.ParseErr != nil && row.mismatch == "" {
 		row.mismatch = "cannot read TLC's output: " + res.ParseErr.Error()
