@@ -4,10 +4,20 @@ FENCELAB := $(GO) run ./cmd/fencelab
 OUT      ?= out
 
 .DEFAULT_GOAL := help
-.PHONY: help demo test fmt-check vet tlc explore sim sim-long bench clean
+.PHONY: help demo test fmt-check vet tlc explore sim sim-long bench readme clean
 
 help: ## print the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+# Every target that runs fencelab builds it first: 'go run' reports every
+# non-zero exit as 1, and fencelab's exit codes mean something (1 an
+# unexpected verdict, 2 bad input or a missing tool).
+bin/fencelab: FORCE
+	@$(GO) build -o bin/fencelab ./cmd/fencelab
+FORCE:
+
+demo: bin/fencelab ## the whole story: explorer, simulator (NPC table too) and TLC on every model, then DESIGN.md's table three ways
+	@bin/fencelab demo --out $(OUT)
 
 test: fmt-check vet ## gofmt check, go vet, go test -race ./... (TLC tests skip without a jar)
 	$(GO) test -race ./...
@@ -19,24 +29,29 @@ fmt-check: ## fail if any Go file is not gofmt-ed
 vet: ## go vet ./...
 	$(GO) vet ./...
 
-# 'go run' reports every non-zero exit as 1, so tlc builds the command and runs
-# it, keeping fencelab's own exit codes (1 unexpected verdict, 2 missing tool).
-tlc: ## run TLC on every model in specs/models.json (MODEL=<name> for one; offline: TLA2TOOLS_JAR=/path/to/tla2tools.jar)
-	@$(GO) build -o bin/fencelab ./cmd/fencelab
+tlc: bin/fencelab ## run TLC on every model in specs/models.json (MODEL=<name> for one; offline: TLA2TOOLS_JAR=/path/to/tla2tools.jar)
 	@bin/fencelab tlc --out $(OUT)/tlc $(if $(MODEL),--model $(MODEL))
 
-sim: ## simulate every design under NPC faults, then the NPC table (RUNS=<n> runs per design, default 1000)
-	@$(GO) build -o bin/fencelab ./cmd/fencelab
+sim: bin/fencelab ## simulate every design under NPC faults, then the NPC table (RUNS=<n> runs per design, default 1000)
 	@bin/fencelab sim --out $(OUT)/sim $(if $(RUNS),--runs $(RUNS))
 	@bin/fencelab sim --npc $(if $(RUNS),--runs $(RUNS))
 
 sim-long: ## the 100,000-run test: design all never loses an update under default faults
 	FENCELAB_LONG=1 $(GO) test ./sim -run TestManyRunsAllStaysSafe -v -timeout 30m
 
-explore: ## model-check the Go implementation, every design, 2 and 3 clients; exit 1 if a verdict differs from DESIGN.md
-	@$(GO) build -o bin/fencelab ./cmd/fencelab
+explore: bin/fencelab ## model-check the Go implementation, every design, 2 and 3 clients; exit 1 if a verdict differs from DESIGN.md
 	@bin/fencelab explore --clients 2 --out $(OUT)/explore
 	@bin/fencelab explore --clients 3 --out $(OUT)/explore
+
+bench: bin/fencelab ## Go benchmarks of the explorer, simulator and Porcupine checks (benchstat format, COUNT=<n>), then TLC single-threaded if a jar is found
+	@mkdir -p $(OUT)
+	$(GO) test -run '^$$' -bench . -benchmem -count $(or $(COUNT),1) ./sim/... ./linearizability/... | tee $(OUT)/bench.txt
+	@echo; echo "TLC, one worker, on the largest model (compare its distinct states/s with BenchmarkExplore's states/s):"
+	@bin/fencelab tlc --workers 1 --model DistLockFencing_all_4c --out $(OUT)/tlc-bench || echo "(TLC not run: see the line above)"
+
+readme: bin/fencelab ## regenerate README.md's verdict table (from a full fencelab demo run: needs TLC) and CLI reference
+	@mkdir -p $(OUT) && bin/fencelab demo --out $(OUT) --update-readme README.md > $(OUT)/demo.txt || { cat $(OUT)/demo.txt; exit 1; }
+	FENCELAB_UPDATE_README=1 $(GO) test ./cmd/fencelab -run TestREADMECLIReference -count 1
 
 clean: ## remove the output folder and TLC metadirs
 	rm -rf $(OUT) bin

@@ -88,10 +88,16 @@ func (l *layout) stepSummary(s Step) string {
 	if s.Actor != "" {
 		head = s.Actor + " " + s.Action
 	}
-	parts = append(parts, head)
 	for _, a := range l.recv[s.Number] {
+		// Runtimes name the received message in the action already
+		// ("recv Grant(lease 1) from service"); TLC's labels do not.
+		if strings.Contains(s.Action, a.Label) {
+			head += fmt.Sprintf(" (sent at step %d)", a.Sent)
+			continue
+		}
 		parts = append(parts, fmt.Sprintf("receives %s from %s (sent at step %d)", a.Label, a.From, a.Sent))
 	}
+	parts = append([]string{head}, parts...)
 	for _, a := range l.sent[s.Number] {
 		parts = append(parts, arrowText(a))
 	}

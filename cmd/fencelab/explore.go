@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -119,7 +120,7 @@ func runExplore(e *env, args []string) error {
 			return err
 		}
 		if written > 0 {
-			fmt.Fprintf(e.stdout, "\n%d counterexample traces written as JSON to %s\n", written, *outDir)
+			fmt.Fprintf(e.stdout, "\n%d counterexample traces written to %s (JSON, and HTML sequence pictures)\n", written, *outDir)
 		}
 	}
 	if diff := mismatches(results); len(diff) > 0 {
@@ -264,7 +265,8 @@ func writeMatrix(w io.Writer, results []*explore.Result) error {
 	return nil
 }
 
-// writeTraces writes every counterexample as <design>-<clients>c-<property>.json.
+// writeTraces writes every counterexample as <design>-<clients>c-<property>
+// .json, and .html with its sequence picture.
 func writeTraces(dir string, results []*explore.Result) (int, error) {
 	written := 0
 	for _, r := range results {
@@ -281,8 +283,15 @@ func writeTraces(dir string, results []*explore.Result) (int, error) {
 			if err != nil {
 				return written, fmt.Errorf("encode trace: %w", err)
 			}
-			name := fmt.Sprintf("%s-%dc-%s.json", r.Config.Design, r.Config.Clients, v.Property)
-			if err := os.WriteFile(filepath.Join(dir, name), append(b, '\n'), 0o644); err != nil {
+			base := filepath.Join(dir, fmt.Sprintf("%s-%dc-%s", r.Config.Design, r.Config.Clients, v.Property))
+			if err := os.WriteFile(base+".json", append(b, '\n'), 0o644); err != nil {
+				return written, badInput("cannot write a trace: %v", err)
+			}
+			var page bytes.Buffer
+			if err := trace.WriteHTML(&page, v.Trace); err != nil {
+				return written, fmt.Errorf("render trace: %w", err)
+			}
+			if err := os.WriteFile(base+".html", page.Bytes(), 0o644); err != nil {
 				return written, badInput("cannot write a trace: %v", err)
 			}
 			written++

@@ -66,7 +66,10 @@ func TestExploreOneDesign(t *testing.T) {
 	} {
 		assert.Contains(t, stdout, line)
 	}
-	assert.Contains(t, stdout, "3 counterexample traces written as JSON to "+out)
+	assert.Contains(t, stdout, "3 counterexample traces written to "+out+" (JSON, and HTML sequence pictures)")
+	page, err := os.ReadFile(filepath.Join(out, "none-2c-NoLostUpdate.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(page), "<svg", "the HTML page carries the sequence picture")
 
 	b, err := os.ReadFile(filepath.Join(out, "none-2c-NoLostUpdate.json"))
 	require.NoError(t, err)
@@ -104,7 +107,7 @@ func TestExploreMatrix(t *testing.T) {
 	assert.NotContains(t, stdout, "step  process", "the matrix prints no traces")
 	entries, err := os.ReadDir(out)
 	require.NoError(t, err)
-	assert.Len(t, entries, 9)
+	assert.Len(t, entries, 18, "each of the 9 counterexamples as JSON and HTML")
 }
 
 // TestExploreUnknownVerdictFails: a search stopped early cannot confirm that

@@ -406,25 +406,19 @@ func simOne(e *env, o *simOptions) error {
 }
 
 func simNPC(e *env, o *simOptions) error {
-	kinds := sim.Singles()
-	progress, done := newProgress(e, o.runs*len(o.designs)*len(kinds), "npc")
+	progress, done := newProgress(e, o.runs*len(o.designs)*len(sim.Singles()), "npc")
 	start := time.Now()
-	var sums []*sim.Summary
-	var unexpected []string
-	for _, k := range kinds {
-		sum, err := o.batch(k, progress).Run()
-		if err != nil {
-			done()
-			return badInput("%v", err)
-		}
-		sums = append(sums, sum)
-		unexpected = append(unexpected, sum.Unexpected()...)
-	}
+	sums, err := o.npcSummaries(progress)
 	done()
+	if err != nil {
+		return err
+	}
 	wall := time.Since(start)
 	total := &sim.Summary{}
+	var unexpected []string
 	for _, s := range sums {
 		total.Designs = append(total.Designs, s.Designs...)
+		unexpected = append(unexpected, s.Unexpected()...)
 	}
 	total.WriteSpeed(e.stderr, wall)
 	o.writeHeader(e.stdout, "each kind alone (the NPC table)")
@@ -432,6 +426,19 @@ func simNPC(e *env, o *simOptions) error {
 		return err
 	}
 	return verdict(e, unexpected)
+}
+
+// npcSummaries runs the batch once per fault kind alone: the NPC table.
+func (o *simOptions) npcSummaries(progress func(int)) ([]*sim.Summary, error) {
+	var sums []*sim.Summary
+	for _, k := range sim.Singles() {
+		sum, err := o.batch(k, progress).Run()
+		if err != nil {
+			return nil, badInput("%v", err)
+		}
+		sums = append(sums, sum)
+	}
+	return sums, nil
 }
 
 // verdict prints what contradicts DESIGN.md's expectations, if anything,

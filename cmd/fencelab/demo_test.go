@@ -1,0 +1,112 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/tlc"
+)
+
+// withoutTLC points the jar lookup where nothing can be found: no
+// TLA2TOOLS_JAR, an empty cache, and a pin whose download URL is
+// unreachable, so the demo must mark TLC as not run.
+func withoutTLC(t *testing.T) string {
+	t.Helper()
+	t.Setenv("TLA2TOOLS_JAR", "")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	pin := filepath.Join(t.TempDir(), "tla2tools.version")
+	require.NoError(t, os.WriteFile(pin, []byte("version=v1.7.4\nurl=http://127.0.0.1:1/tla2tools.jar\nsha256=936a262061c914694dfd669a543be24573c45d5aa0ff20a8b96b23d01e050e88\n"), 0o644))
+	return pin
+}
+
+func TestDemoWithoutTLC(t *testing.T) {
+	pin := withoutTLC(t)
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "demo", "--out", out, "--runs", "60", "--clients", "2", "--specs", "../../specs", "--pin", pin)
+
+	assert.Equal(t, exitBadInput, code, "a missing tool is never a pass")
+	assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line on stderr: %q", stderr)
+	assert.Contains(t, stderr, "TLC was not run")
+	assert.Contains(t, stdout, "TLC not run: ", "the TLC section says what is missing")
+	assert.Contains(t, stdout, "TLA2TOOLS_JAR=/path/to/tla2tools.jar", "and how to provide it")
+
+	md, err := os.ReadFile(filepath.Join(out, "demo", "verdicts.md"))
+	require.NoError(t, err)
+	table := string(md)
+	assert.Contains(t, table, "| tokens, mode all | NoLostUpdate | holds | not run | holds (2,816 states; 2 clients) |")
+	assert.Contains(t, table, "| no fencing (no tokens) | NoLostUpdate | violated | not run | violated (15 steps; 2 clients) |")
+	assert.NotContains(t, table, "✗", "every method that ran agrees with DESIGN.md")
+	for _, f := range []string{"explore/all-2c-AtMostOneClientHoldLock.html", "sim/off/timeline.txt", "sim/none/porcupine.html"} {
+		assert.FileExists(t, filepath.Join(out, f))
+	}
+}
+
+func TestDemoBadInput(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"zero runs", []string{"--runs", "0"}, "runs must be positive"},
+		{"too many clients", []string{"--clients", "2,5"}, `clients: "5" is not a number of clients from 2 to 4`},
+		{"no manifest", []string{"--specs", "/nonexistent"}, "reading the models manifest"},
+		{"stray argument", []string{"now"}, "unexpected argument"},
+		{"unknown flag", []string{"--fast"}, "flag provided but not defined: -fast"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, append([]string{"demo", "--out", t.TempDir()}, tc.args...)...)
+			assert.Equal(t, exitBadInput, code)
+			assert.Contains(t, stderr, tc.wantErr)
+			assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
+		})
+	}
+}
+
+func TestTLCCell(t *testing.T) {
+	violation := func(name, design, property string, steps int) tlcRow {
+		return tlcRow{model: tlc.Model{Name: name, Design: design, Expected: tlc.ResultInvariant, Property: property}, got: "invariant " + property, steps: steps}
+	}
+	ok := func(name, design string, distinct int64) tlcRow {
+		return tlcRow{model: tlc.Model{Name: name, Design: design, Expected: tlc.ResultOK}, got: "ok", distinct: distinct}
+	}
+	checks := map[string][]string{"F_all_2c": {"TypeInvariant", "NoLostUpdate"}, "F_all_3c": {"TypeInvariant", "NoLostUpdate"}}
+	tests := []struct {
+		name     string
+		design   impl.Design
+		property string
+		rows     []tlcRow
+		missing  bool
+		want     verdictCell
+	}{
+		{"violated in both sizes", impl.DesignNoFencing, impl.NoLostUpdate,
+			[]tlcRow{violation("D_2c_NoLostUpdate", "off", impl.NoLostUpdate, 11), violation("D_3c_NoLostUpdate", "off", impl.NoLostUpdate, 11)}, false,
+			verdictCell{text: "violated (11 steps; 2 and 3 clients)", agrees: true, checked: true}},
+		{"holds in ok models", impl.DesignFenceAll, impl.NoLostUpdate,
+			[]tlcRow{ok("F_all_2c", "all", 383), ok("F_all_3c", "all", 10104)}, false,
+			verdictCell{text: "holds (2 models, up to 10,104 states; 2 and 3 clients)", agrees: true, checked: true}},
+		{"a verdict against the table", impl.DesignFenceAll, impl.NoLostUpdate,
+			[]tlcRow{violation("F_all_2c_NoLostUpdate", "all", impl.NoLostUpdate, 11)}, false,
+			verdictCell{text: "violated (11 steps; 2 clients)", agrees: false, checked: true}},
+		{"a model that differs from the manifest", impl.DesignFenceAll, impl.NoLostUpdate,
+			[]tlcRow{{model: tlc.Model{Name: "F_all_2c", Design: "all", Expected: tlc.ResultOK}, got: "invariant NoLostUpdate", mismatch: "differs"}}, false,
+			verdictCell{text: "✗ F_all_2c: invariant NoLostUpdate", checked: true}},
+		{"no model checks it", impl.DesignFenceWrites, impl.NoLostUpdate, nil, false,
+			verdictCell{text: "✗ no model checks it", checked: true}},
+		{"no TLC", impl.DesignFenceAll, impl.NoLostUpdate, nil, true,
+			verdictCell{text: "not run"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tlcCell(tc.design, tc.property, impl.Expected(tc.design, tc.property), tc.rows, checks, tc.missing)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
