@@ -343,7 +343,11 @@ func cellText(verdict string, figures []string, sizes []int) string {
 		names = append(names, strconv.Itoa(n))
 	}
 	figures = slices.Compact(slices.Clone(figures))
-	return fmt.Sprintf("%s (%s; %s clients)", verdict, strings.Join(figures, ", "), strings.Join(names, " and "))
+	list := names[len(names)-1]
+	if len(names) > 1 {
+		list = strings.Join(names[:len(names)-1], ", ") + " and " + list
+	}
+	return fmt.Sprintf("%s (%s; %s clients)", verdict, strings.Join(figures, ", "), list)
 }
 
 // modelChecks reports whether a model's verdict speaks about property: it

@@ -110,3 +110,18 @@ func TestTLCCell(t *testing.T) {
 		})
 	}
 }
+
+func TestCellText(t *testing.T) {
+	tests := []struct {
+		figures []string
+		sizes   []int
+		want    string
+	}{
+		{[]string{"7 steps"}, []int{2}, "violated (7 steps; 2 clients)"},
+		{[]string{"7 steps", "7 steps"}, []int{3, 2}, "violated (7 steps; 2 and 3 clients)"},
+		{[]string{"9 steps", "11 steps", "11 steps"}, []int{2, 3, 4, 3}, "violated (9 steps, 11 steps; 2, 3 and 4 clients)"},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, cellText("violated", tc.figures, tc.sizes))
+	}
+}

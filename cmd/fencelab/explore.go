@@ -39,7 +39,7 @@ func runExplore(e *env, args []string) error {
 	lockDelay := fs.Bool("lock-delay", false, "the service refuses grants after an expiry until a lock-delay timer fires")
 	symmetry := fs.Bool("symmetry", false, "store one state per class of states that differ only by client names (as TLC's SYMMETRY): fewer states, same verdicts and shortest traces")
 	maxStates := fs.Int("max-states", 0, "stop after this many distinct states (0: no limit); unfinished verdicts are unknown and fail")
-	outDir := fs.String("out", filepath.Join("out", "explore"), "folder for the counterexamples as JSON traces (empty: do not write)")
+	outDir := fs.String("out", filepath.Join("out", "explore"), "folder for the counterexamples: JSON traces and HTML sequence pictures (empty: do not write)")
 	rest, err := parseFlags(e, fs, exploreUsage, args)
 	if err != nil {
 		return err
