@@ -38,8 +38,7 @@ func main() {
 // printing bad input as one line on stderr.
 func run(args []string, e *env) int {
 	if len(args) == 0 {
-		writeHelp(e.stderr)
-		return exitBadInput
+		return exitCode(e, "", badInput("no command given (run 'fencelab --help' for the list)"))
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":

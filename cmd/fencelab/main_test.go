@@ -1,0 +1,80 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestBadInputEveryCommand is the CLI's promise in one table: every bad
+// command, flag, value or file gives exactly one line on stderr that names
+// the problem, and exit code 2. The commands' own tests cover more cases.
+func TestBadInputEveryCommand(t *testing.T) {
+	dir := t.TempDir()
+	badSchedule := filepath.Join(dir, "schedule.json")
+	require.NoError(t, os.WriteFile(badSchedule, []byte(`{"version": 1, "faults": [{"kind": "pause", "node": "c9"`), 0o644))
+	badTrace := filepath.Join(dir, "tlc.out")
+	require.NoError(t, os.WriteFile(badTrace, []byte("this is not what TLC prints\n"), 0o644))
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"no command", nil, "no command given"},
+		{"unknown command", []string{"check"}, `unknown command "check"`},
+		{"unknown flag, explore", []string{"explore", "--fast"}, "flag provided but not defined: -fast"},
+		{"unknown flag, sim", []string{"sim", "--fast"}, "flag provided but not defined: -fast"},
+		{"unknown flag, tlc", []string{"tlc", "--fast"}, "flag provided but not defined: -fast"},
+		{"unknown flag, trace", []string{"trace", "--fast"}, "flag provided but not defined: -fast"},
+		{"unknown flag, demo", []string{"demo", "--fast"}, "flag provided but not defined: -fast"},
+		{"zero clients, explore", []string{"explore", "--clients", "0"}, "clients must be between 2 and 4"},
+		{"negative sections, explore", []string{"explore", "--sections", "-1"}, "sections must be between 1 and 255"},
+		{"zero runs, sim", []string{"sim", "--runs", "0"}, "runs must be positive"},
+		{"negative clients, sim", []string{"sim", "--clients", "-2"}, "clients must be positive"},
+		{"not a number, sim", []string{"sim", "--runs", "many"}, `invalid value "many" for flag -runs`},
+		{"unknown fencing mode, explore", []string{"explore", "--fencing", "tokens"}, `unknown fencing mode "tokens"`},
+		{"unknown fencing mode, sim", []string{"sim", "--fencing", "tokens"}, `unknown fencing mode "tokens"`},
+		{"unknown fault, sim", []string{"sim", "--faults", "delay,crash"}, "crash"},
+		{"ttl not above margin, sim", []string{"sim", "--ttl", "100ms", "--margin", "100ms"}, "must be greater than margin"},
+		{"missing schedule, sim", []string{"sim", "--fencing", "all", "--schedule", "/nonexistent.json"}, "schedule"},
+		{"missing trace file", []string{"trace", "/nonexistent.out"}, "/nonexistent.out"},
+		{"malformed trace file", []string{"trace", badTrace}, "tlc.out"},
+		{"malformed schedule, sim", []string{"sim", "--fencing", "off", "--schedule", badSchedule}, "schedule"},
+		{"unknown invariant, explore", []string{"explore", "--invariant", "Safety"}, `unknown invariant "Safety"`},
+		{"zero runs, demo", []string{"demo", "--runs", "0"}, "runs must be positive"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := tc.args
+			if len(args) > 0 && args[0] != "check" {
+				// Outputs, if any, go to a scratch folder: nothing lands in the tree.
+				args = append([]string{args[0], "--out", t.TempDir()}, args[1:]...)
+			}
+			code, stdout, stderr := runCLI(t, args...)
+			assert.Equal(t, exitBadInput, code, "stdout: %s", stdout)
+			assert.Contains(t, stderr, tc.wantErr)
+			assert.Equal(t, 1, strings.Count(stderr, "\n"), "exactly one line: %q", stderr)
+			assert.True(t, strings.HasPrefix(stderr, "fencelab"), "the line says who speaks: %q", stderr)
+		})
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "--version")
+	assert.Equal(t, exitOK, code)
+	assert.Equal(t, "fencelab "+version+"\n", stdout)
+	assert.Empty(t, stderr)
+
+	code, stdout, _ = runCLI(t, "--help")
+	assert.Equal(t, exitOK, code)
+	for _, c := range commands() {
+		assert.Contains(t, stdout, "  "+c.name+" ", "help lists %s", c.name)
+		code, out, errOut := runCLI(t, c.name, "--help")
+		assert.Equal(t, exitOK, code, "%s --help: %s", c.name, errOut)
+		assert.Contains(t, out, "Usage: fencelab "+c.name)
+	}
+}
