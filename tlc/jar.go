@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -111,14 +112,25 @@ type Resolver struct {
 }
 
 // DefaultResolver reads the pin and the environment: TLA2TOOLS_JAR, and
-// os.UserCacheDir()/fencelab as the cache. Downloads time out after 60 s and
-// fail at once when the host cannot be reached.
+// os.UserCacheDir()/fencelab as the cache. A download honours the proxy
+// environment; it gives up after 10 s without a connection or 15 s without
+// an answer — so a machine whose network silently drops packets still gets
+// its "missing jar" message within 30 s — and after 60 s in all.
 func DefaultResolver(pinPath string) (*Resolver, error) {
 	pin, err := ReadPin(pinPath)
 	if err != nil {
 		return nil, err
 	}
-	r := &Resolver{Pin: pin, EnvJar: os.Getenv("TLA2TOOLS_JAR"), Client: &http.Client{Timeout: 60 * time.Second}}
+	client := &http.Client{
+		Timeout: 60 * time.Second,
+		Transport: &http.Transport{
+			Proxy:                 http.ProxyFromEnvironment,
+			DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+			TLSHandshakeTimeout:   10 * time.Second,
+			ResponseHeaderTimeout: 15 * time.Second,
+		},
+	}
+	r := &Resolver{Pin: pin, EnvJar: os.Getenv("TLA2TOOLS_JAR"), Client: client}
 	if dir, err := os.UserCacheDir(); err == nil {
 		r.CacheDir = filepath.Join(dir, "fencelab")
 	}
