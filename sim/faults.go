@@ -49,10 +49,15 @@ const (
 	NoFaults    = FaultKinds(0)
 )
 
-var faultNames = []struct {
+type faultName struct {
 	kinds FaultKinds
 	name  string
-}{{DelayFaults, "delay"}, {PauseFaults, "pause"}, {DriftFaults, "drift"}}
+}
+
+// faultNames are the --faults words, in the order they print.
+func faultNames() []faultName {
+	return []faultName{{DelayFaults, "delay"}, {PauseFaults, "pause"}, {DriftFaults, "drift"}}
+}
 
 // ParseFaults reads --faults: "none" or a comma-separated subset of
 // delay, pause, drift.
@@ -64,7 +69,7 @@ func ParseFaults(s string) (FaultKinds, error) {
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
 		found := false
-		for _, n := range faultNames {
+		for _, n := range faultNames() {
 			if n.name == part {
 				k |= n.kinds
 				found = true
@@ -80,7 +85,7 @@ func ParseFaults(s string) (FaultKinds, error) {
 // String is the --faults value for k.
 func (k FaultKinds) String() string {
 	var names []string
-	for _, n := range faultNames {
+	for _, n := range faultNames() {
 		if k&n.kinds != 0 {
 			names = append(names, n.name)
 		}

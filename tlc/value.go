@@ -187,7 +187,10 @@ type lexer struct {
 	pos int
 }
 
-var punctuation = []string{"<<", ">>", "|->", ":>", "@@", "[", "]", "{", "}", "(", ")", ","}
+// punctuation lists the multi-character tokens first, so "<<" is not read as "<".
+func punctuation() []string {
+	return []string{"<<", ">>", "|->", ":>", "@@", "[", "]", "{", "}", "(", ")", ","}
+}
 
 func (l *lexer) next() (token, error) {
 	for l.pos < len(l.src) && strings.ContainsRune(" \t\r\n", rune(l.src[l.pos])) {
@@ -198,7 +201,7 @@ func (l *lexer) next() (token, error) {
 		return token{kind: tokEOF, pos: start}, nil
 	}
 	rest := l.src[l.pos:]
-	for _, p := range punctuation {
+	for _, p := range punctuation() {
 		if strings.HasPrefix(rest, p) {
 			l.pos += len(p)
 			return token{kind: tokPunct, text: p, pos: start}, nil
