@@ -107,9 +107,26 @@ func TestWriteMermaidEscapes(t *testing.T) {
 }
 
 func TestRenderersTolerateEmptyTrace(t *testing.T) {
-	tr := &Trace{Steps: []Step{{Number: 1, Action: "Init"}}}
-	var b bytes.Buffer
-	require.NoError(t, WriteLanes(&b, tr))
-	require.NoError(t, WriteMermaid(&b, tr))
-	require.NoError(t, WriteHTML(&b, tr))
+	traces := map[string]*Trace{
+		"no steps":  {},
+		"init only": {Steps: []Step{{Number: 1, Action: "Init"}}},
+		"odd arrows": {
+			Steps: []Step{{Number: 1, Action: "Init"}, {Number: 2, Actor: "a", Action: "x"}},
+			Arrows: []Arrow{
+				{From: "a", To: "a", Sent: 2, Received: 2, Label: "to itself"},
+				{From: "a", To: "b", Sent: 2, Received: 9, Label: "received at a step the trace lacks"},
+				{From: "b", To: "a", Sent: 7, Label: "sent at a step the trace lacks"},
+			},
+			Notes:     []Note{{Lane: "c", Step: 8, Kind: NoteInfo, Text: "at a step the trace lacks"}},
+			Violation: &Violation{Property: "P", Step: 5, Involved: []string{"d"}},
+		},
+	}
+	for name, tr := range traces {
+		t.Run(name, func(t *testing.T) {
+			var b bytes.Buffer
+			require.NoError(t, WriteLanes(&b, tr))
+			require.NoError(t, WriteMermaid(&b, tr))
+			require.NoError(t, WriteHTML(&b, tr))
+		})
+	}
 }
