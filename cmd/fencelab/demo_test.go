@@ -63,9 +63,7 @@ func TestDemoBadInput(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := runCLI(t, append([]string{"demo", "--out", t.TempDir()}, tc.args...)...)
-			assert.Equal(t, exitBadInput, code)
-			assert.Contains(t, stderr, tc.wantErr)
-			assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
+			assertBadInput(t, code, stderr, tc.wantErr)
 		})
 	}
 }

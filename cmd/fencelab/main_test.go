@@ -54,13 +54,20 @@ func TestBadInputEveryCommand(t *testing.T) {
 				// Outputs, if any, go to a scratch folder: nothing lands in the tree.
 				args = append([]string{args[0], "--out", t.TempDir()}, args[1:]...)
 			}
-			code, stdout, stderr := runCLI(t, args...)
-			assert.Equal(t, exitBadInput, code, "stdout: %s", stdout)
-			assert.Contains(t, stderr, tc.wantErr)
-			assert.Equal(t, 1, strings.Count(stderr, "\n"), "exactly one line: %q", stderr)
-			assert.True(t, strings.HasPrefix(stderr, "fencelab"), "the line says who speaks: %q", stderr)
+			code, _, stderr := runCLI(t, args...)
+			assertBadInput(t, code, stderr, tc.wantErr)
 		})
 	}
+}
+
+// assertBadInput checks the CLI's promise for one bad input: exit code 2 and
+// exactly one line on stderr, which says who speaks and names the problem.
+func assertBadInput(t *testing.T, code int, stderr, wantErr string) {
+	t.Helper()
+	assert.Equal(t, exitBadInput, code, "stderr: %s", stderr)
+	assert.Contains(t, stderr, wantErr)
+	assert.Equal(t, 1, strings.Count(stderr, "\n"), "exactly one line: %q", stderr)
+	assert.True(t, strings.HasPrefix(stderr, "fencelab"), "the line says who speaks: %q", stderr)
 }
 
 func TestHelpAndVersion(t *testing.T) {

@@ -74,10 +74,8 @@ func TestTraceCommandBadInput(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := runCLI(t, tc.args...)
-			assert.Equal(t, exitBadInput, code)
 			assert.Empty(t, out)
-			assert.Contains(t, errOut, tc.wantErr)
-			assert.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %q", errOut)
+			assertBadInput(t, code, errOut, tc.wantErr)
 		})
 	}
 }
@@ -144,9 +142,7 @@ func TestTLCCommandBadInput(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, errOut := runCLI(t, tc.args...)
-			assert.Equal(t, exitBadInput, code)
-			assert.Contains(t, errOut, tc.wantErr)
-			assert.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %q", errOut)
+			assertBadInput(t, code, errOut, tc.wantErr)
 		})
 	}
 }
