@@ -45,7 +45,7 @@ explore: bin/fencelab ## model-check the Go implementation, every design, 2 and 
 
 bench: bin/fencelab ## Go benchmarks of the explorer, simulator and Porcupine checks (benchstat format, COUNT=<n>), then TLC single-threaded if a jar is found
 	@mkdir -p $(OUT)
-	$(GO) test -run '^$$' -bench . -benchmem -count $(or $(COUNT),1) ./sim/... ./linearizability/... | tee $(OUT)/bench.txt
+	$(GO) test -run '^$$' -bench . -benchmem -count $(or $(COUNT),1) ./sim/... ./explore/... ./linearizability/... | tee $(OUT)/bench.txt
 	@echo; echo "TLC, one worker, on the largest model (compare its distinct states/s with BenchmarkExplore's states/s):"
 	@bin/fencelab tlc --workers 1 --model DistLockFencing_all_4c --out $(OUT)/tlc-bench || echo "(TLC not run: see the line above)"
 

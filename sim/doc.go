@@ -1,6 +1,6 @@
 // Package sim holds the runtimes that drive the actors of package impl: the
-// exhaustive explorer (sim/explore) and the seeded, timed fault simulator.
-// Both tell what they found as a trace.Trace built by sim/steptrace.
+// exhaustive explorer (explore) and the seeded, timed fault simulator.
+// Both tell what they found as a trace.Trace built by trace/steptrace.
 //
 // # The simulator
 //

@@ -6,8 +6,8 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/linearizability"
-	"github.com/fencelab/fencelab/sim/steptrace"
 	"github.com/fencelab/fencelab/trace"
+	"github.com/fencelab/fencelab/trace/steptrace"
 )
 
 // Property indices, in impl.Invariants() order.

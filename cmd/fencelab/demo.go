@@ -13,9 +13,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/sim"
-	"github.com/fencelab/fencelab/sim/explore"
 	"github.com/fencelab/fencelab/tlc"
 )
 

@@ -11,8 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
-	"github.com/fencelab/fencelab/sim/explore"
 	"github.com/fencelab/fencelab/trace"
 )
 

@@ -14,7 +14,7 @@ import (
 // The headline model is the 3-client "all" design, the one whose state
 // space must be explored to the end; run it with
 //
-//	go test -run '^$' -bench 'Explore/all/3c' -benchtime 5x ./sim/explore
+//	go test -run '^$' -bench 'Explore/all/3c' -benchtime 5x ./explore
 func BenchmarkExplore(b *testing.B) {
 	symmetric := DefaultConfig(impl.DesignFenceAll, 3)
 	symmetric.Symmetry = true

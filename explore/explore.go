@@ -21,7 +21,7 @@
 // it is violated and the explorer returns the shortest trace to a first
 // violating state. A state with no successor in which some client has not
 // finished is a deadlock. Traces are rebuilt by replaying the shortest
-// path from the initial state through sim/steptrace, so they come out in
+// path from the initial state through trace/steptrace, so they come out in
 // the shared trace type.
 //
 // The search itself (Search) works on any Model; Run applies it to the
@@ -35,8 +35,8 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
-	"github.com/fencelab/fencelab/sim/steptrace"
 	"github.com/fencelab/fencelab/trace"
+	"github.com/fencelab/fencelab/trace/steptrace"
 )
 
 // Deadlock is the name under which the deadlock check reports its verdict.

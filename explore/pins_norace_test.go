@@ -1,0 +1,21 @@
+//go:build !race
+
+package explore
+
+import (
+	"testing"
+
+	"github.com/fencelab/fencelab/impl"
+)
+
+// TestPinnedFigures3Clients: the 3-client models (a million states each
+// without symmetry: seconds normally, minutes under the race detector, so
+// only in the plain build).
+func TestPinnedFigures3Clients(t *testing.T) {
+	checkPinned(t, []pinnedModel{
+		{impl.DesignNoFencing, 3, 1119074, 4631470, 34, [3]int{7, 0, 15}},
+		{impl.DesignFenceNone, 3, 1147658, 4673452, 34, [3]int{7, 9, 15}},
+		{impl.DesignFenceWrites, 3, 1147658, 4673452, 34, [3]int{7, 9, 15}},
+		{impl.DesignFenceAll, 3, 450986, 1817092, 34, [3]int{7, -1, -1}},
+	})
+}

@@ -1,0 +1,63 @@
+package explore
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencelab/fencelab/impl"
+)
+
+// pinnedModel is what the explorer reported for one model of DESIGN.md's
+// table before the refactoring of issue 9 ("one house"). A change that is
+// meant to keep behaviour must keep every figure; a change that alters the
+// model on purpose updates them in the same commit and says why.
+type pinnedModel struct {
+	design                     impl.Design
+	clients                    int
+	distinct, generated, depth int
+	// steps per property in impl.Invariants order: -1 holds, 0 not
+	// applicable, n > 0 violated with a shortest trace of n actions.
+	steps [3]int
+}
+
+func pinnedModels2() []pinnedModel {
+	return []pinnedModel{
+		{impl.DesignNoFencing, 2, 3716, 10655, 22, [3]int{7, 0, 15}},
+		{impl.DesignFenceNone, 2, 3744, 10655, 22, [3]int{7, 9, 15}},
+		{impl.DesignFenceWrites, 2, 3744, 10655, 22, [3]int{7, 9, 15}},
+		{impl.DesignFenceAll, 2, 2816, 7943, 22, [3]int{7, -1, -1}},
+	}
+}
+
+func checkPinned(t *testing.T, pins []pinnedModel) {
+	for _, p := range pins {
+		t.Run(p.design.String(), func(t *testing.T) {
+			t.Parallel()
+			res, err := Run(DefaultConfig(p.design, p.clients))
+			require.NoError(t, err)
+			assert.Equal(t, p.distinct, res.Distinct, "distinct states")
+			assert.Equal(t, p.generated, res.Generated, "generated states")
+			assert.Equal(t, p.depth, res.Depth, "depth")
+			assert.Equal(t, Holds, res.Deadlock.Status, "deadlock")
+			for k, inv := range impl.Invariants() {
+				v, ok := res.Verdict(inv.Name)
+				require.True(t, ok, inv.Name)
+				switch want := p.steps[k]; {
+				case want < 0:
+					assert.Equal(t, Holds, v.Status, inv.Name)
+				case want == 0:
+					assert.Equal(t, NotApplicable, v.Status, inv.Name)
+				default:
+					assert.Equal(t, Violated, v.Status, inv.Name)
+					assert.Equal(t, want, v.Steps(), "%s: shortest trace length", inv.Name)
+				}
+			}
+		})
+	}
+}
+
+// TestPinnedFigures2Clients: the 2-client models' figures are those
+// pinned before the refactoring.
+func TestPinnedFigures2Clients(t *testing.T) { checkPinned(t, pinnedModels2()) }

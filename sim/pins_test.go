@@ -1,0 +1,60 @@
+package sim
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencelab/fencelab/impl"
+)
+
+// TestPinnedRuns: 500 seeds of each design under the default faults give
+// the results pinned before the refactoring of issue 9 ("one house"):
+// how many runs violated each property, how many sections committed, and
+// a digest of every run's figures. The digest's inputs are plain values
+// (steps, times, counts and the Porcupine verdicts' words), so a refactor
+// that renames a type keeps it; one that changes what a run does fails.
+func TestPinnedRuns(t *testing.T) {
+	pins := []struct {
+		design    impl.Design
+		violated  [NumProps]int
+		committed int
+		digest    string
+	}{
+		{impl.DesignNoFencing, [NumProps]int{32, 0, 42}, 14939, "859ccefa5c903403120376b1336e8dc59aae56e721c3ba9f154744cfbd8ea4ef"},
+		{impl.DesignFenceNone, [NumProps]int{32, 53, 42}, 14939, "1f0117dc88f0ab73dd8d925562a0a146ca0b7cb13d8d3f885b55bd883ac21aad"},
+		{impl.DesignFenceWrites, [NumProps]int{32, 23, 8}, 14903, "da1b4db1e865b198785e577d7fa480659d01b5e9872685ebf68c37229aed7c99"},
+		{impl.DesignFenceAll, [NumProps]int{32, 0, 0}, 14893, "8772571f67a11387b566feb1e07cbe8daeafaa97abe868e8a5a6674d8dabd9ee"},
+	}
+	for _, p := range pins {
+		t.Run(p.design.String(), func(t *testing.T) {
+			t.Parallel()
+			c := DefaultConfig()
+			c.Design = p.design
+			r, err := NewRunner(c)
+			require.NoError(t, err)
+			h := sha256.New()
+			var violated [NumProps]int
+			committed := 0
+			for seed := uint64(1); seed <= 500; seed++ {
+				res := r.Run(Generate(seed, c))
+				r.Check(&res, 0)
+				for k := range NumProps {
+					if res.Violated(k) {
+						violated[k]++
+					}
+				}
+				committed += res.Committed
+				fmt.Fprintf(h, "%d %v %v %q %d %d %d %d %d %s %s\n", seed, res.Violations[0].Step, res.Violations[2].Step,
+					res.Stall, res.Steps, res.End, res.Counter, res.Committed, res.Aborted, res.Sections, res.Register)
+				fmt.Fprintf(h, "%v\n", res.Violations[1].Step)
+			}
+			assert.Equal(t, p.violated, violated, "runs violating each property")
+			assert.Equal(t, p.committed, committed, "sections committed")
+			assert.Equal(t, p.digest, fmt.Sprintf("%x", h.Sum(nil)), "digest of every run's figures")
+		})
+	}
+}
