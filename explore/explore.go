@@ -51,16 +51,13 @@ const (
 // errTruncated is returned when a stored state cannot be decoded: a bug.
 var errTruncated = errors.New("truncated or malformed encoding")
 
-// Config is one model of the reference implementation.
+// Config is one model of the reference implementation: the shared system
+// configuration plus the explorer's own knobs. The untimed model ignores
+// the durations — any pending timer may fire at any moment — except that a
+// positive LockDelay turns the service's lock-delay on; DefaultConfig sets
+// nominal ones so that the shared Validate accepts the model.
 type Config struct {
-	Design   impl.Design
-	Clients  int // 2 to 4
-	Sections int // critical sections per client, at least 1
-	Retries  int // rejections per section before a client gives up, 0 or more
-	// LockDelay turns on the service's lock-delay after an expiry. Its
-	// length does not matter in the untimed model: the delay's end is a
-	// timer that may fire at any moment.
-	LockDelay bool
+	impl.Config
 	// Invariants names the invariants to check; empty means every
 	// invariant of impl.Invariants. One that does not apply to Design
 	// (TokenIsMonotonical without tokens) is reported NotApplicable.
@@ -78,20 +75,28 @@ type Config struct {
 // DefaultConfig is the model of DESIGN.md's table, as in the specs: one
 // critical section per client and one retry after a rejection.
 func DefaultConfig(d impl.Design, clients int) Config {
-	return Config{Design: d, Clients: clients, Sections: 1, Retries: 1}
+	return Config{Config: UntimedConfig(impl.Config{Design: d, Clients: clients, Sections: 1, Retries: 1})}
 }
 
-// Validate reports the first thing wrong with c, as one line for a user.
+// UntimedConfig returns c with nominal durations where it has none, so that
+// a model given by its counts alone passes the shared Validate: the
+// untimed model does not read them.
+func UntimedConfig(c impl.Config) impl.Config {
+	if c.TTL == 0 {
+		c.TTL, c.Margin, c.Think = 10*time.Second, time.Second, time.Second
+	}
+	return c
+}
+
+// Validate reports the first thing wrong with c as one line for a user:
+// the shared bounds first (impl.Config.Validate), then the explorer's.
 func (c Config) Validate() error {
+	if err := c.Config.Validate(); err != nil {
+		return err
+	}
 	switch {
-	case c.Design > impl.DesignFenceAll:
-		return fmt.Errorf("unknown design %d", c.Design)
 	case c.Clients < MinClients || c.Clients > MaxClients:
-		return fmt.Errorf("clients must be between %d and %d, got %d", MinClients, MaxClients, c.Clients)
-	case c.Sections < 1 || c.Sections > 255:
-		return fmt.Errorf("sections must be between 1 and 255, got %d", c.Sections)
-	case c.Retries < 0 || c.Retries > 255:
-		return fmt.Errorf("retries must be between 0 and 255, got %d", c.Retries)
+		return fmt.Errorf("clients must be between %d and %d for the explorer, got %d", MinClients, MaxClients, c.Clients)
 	case c.MaxStates < 0:
 		return fmt.Errorf("max-states must not be negative, got %d", c.MaxStates)
 	}
@@ -103,22 +108,9 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// implConfig is the impl.Config of c. Durations are nominal: the untimed
-// model ignores them, except that a positive LockDelay turns it on.
-func (c Config) implConfig() impl.Config {
-	ic := impl.Config{
-		Design: c.Design, Clients: c.Clients, Sections: c.Sections, MaxRetries: c.Retries,
-		TTL: 10 * time.Second, Margin: time.Second, Think: time.Second,
-	}
-	if c.LockDelay {
-		ic.LockDelay = 10 * time.Second
-	}
-	return ic
-}
-
 // model is the Model of c, without invariants.
 func (c Config) model() *sysModel {
-	m := &sysModel{cfg: c.implConfig()}
+	m := &sysModel{cfg: c.Config}
 	if c.Symmetry {
 		m.sym = newSymmetry(m)
 	}
@@ -128,7 +120,7 @@ func (c Config) model() *sysModel {
 // Describe summarises c on one line.
 func (c Config) Describe() string {
 	delay := "no lock-delay"
-	if c.LockDelay {
+	if c.LockDelay > 0 {
 		delay = "lock-delay"
 	}
 	sym := ""

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -64,7 +65,7 @@ func checkTrace(t *testing.T, cfg Config, v Verdict) {
 	assert.Equal(t, len(v.Trace.Steps), v.Trace.Violation.Step)
 	assert.Equal(t, "explorer", string(v.Trace.Source))
 
-	m := &sysModel{cfg: cfg.implConfig()}
+	m := &sysModel{cfg: cfg.Config}
 	s := m.New()
 	for k, i := range v.Path {
 		require.Less(t, i, m.Actions(s), "step %d of the path is not enabled", k+1)
@@ -133,7 +134,7 @@ func TestRunAgreesWithNaiveBFS(t *testing.T) {
 			cfg := DefaultConfig(d, 2)
 			res, err := Run(cfg)
 			require.NoError(t, err)
-			m := &sysModel{cfg: cfg.implConfig()}
+			m := &sysModel{cfg: cfg.Config}
 			for _, inv := range impl.Invariants() {
 				if inv.AppliesTo(d) {
 					m.invs = append(m.invs, inv)
@@ -235,13 +236,15 @@ func naiveSuccessors(cfg impl.Config, s *naiveState) []*naiveState {
 func TestModelSuccessorsAreTheNaiveOnes(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		cfg := Config{
-			Design:    rapid.SampledFrom(impl.Designs()).Draw(t, "design"),
-			Clients:   rapid.IntRange(MinClients, MaxClients).Draw(t, "clients"),
-			Sections:  rapid.IntRange(1, 2).Draw(t, "sections"),
-			Retries:   rapid.IntRange(0, 2).Draw(t, "retries"),
-			LockDelay: rapid.Bool().Draw(t, "lockDelay"),
+			Config: UntimedConfig(impl.Config{
+				Design:    rapid.SampledFrom(impl.Designs()).Draw(t, "design"),
+				Clients:   rapid.IntRange(MinClients, MaxClients).Draw(t, "clients"),
+				Sections:  rapid.IntRange(1, 2).Draw(t, "sections"),
+				Retries:   rapid.IntRange(0, 2).Draw(t, "retries"),
+				LockDelay: rapid.SampledFrom([]time.Duration{0, 5 * time.Second}).Draw(t, "lockDelay"),
+			}),
 		}
-		m := &sysModel{cfg: cfg.implConfig()}
+		m := &sysModel{cfg: cfg.Config}
 		s := &naiveState{sys: m.New().sys}
 		for range rapid.IntRange(0, 40).Draw(t, "steps") {
 			want := map[string]bool{}
@@ -307,7 +310,7 @@ func (m rejectsLost) Apply(s *sysState, i int) { m.sysModel.Apply(s, m.allowed(s
 
 func TestDeadlockIsDetected(t *testing.T) {
 	cfg := DefaultConfig(impl.DesignFenceAll, 2)
-	m := rejectsLost{&sysModel{cfg: cfg.implConfig()}}
+	m := rejectsLost{&sysModel{cfg: cfg.Config}}
 	out, err := Search[*sysState](m, Options{})
 	require.NoError(t, err)
 	require.NotNil(t, out.Deadlock)
@@ -333,7 +336,7 @@ func TestDeadlockIsDetected(t *testing.T) {
 func TestRunIsDeterministic(t *testing.T) {
 	t.Parallel()
 	plain := DefaultConfig(impl.DesignFenceWrites, 2)
-	plain.LockDelay = true
+	plain.LockDelay = 5 * time.Second
 	symmetric := DefaultConfig(impl.DesignFenceNone, 2)
 	symmetric.Symmetry = true
 	for _, cfg := range []Config{plain, symmetric} {
@@ -395,8 +398,10 @@ func TestConfigValidate(t *testing.T) {
 		errSub string
 	}{
 		{"default", func(*Config) {}, ""},
-		{"one client", func(c *Config) { c.Clients = 1 }, "clients must be between 2 and 4"},
-		{"five clients", func(c *Config) { c.Clients = 5 }, "clients must be between 2 and 4"},
+		{"one client", func(c *Config) { c.Clients = 1 }, "clients must be between 2 and 4 for the explorer"},
+		{"five clients", func(c *Config) { c.Clients = 5 }, "clients must be between 2 and 4 for the explorer"},
+		{"no clients", func(c *Config) { c.Clients = 0 }, "clients must be between 1 and"},
+		{"negative lock-delay", func(c *Config) { c.LockDelay = -1 }, "lock-delay must not be negative"},
 		{"no section", func(c *Config) { c.Sections = 0 }, "sections"},
 		{"negative retries", func(c *Config) { c.Retries = -1 }, "retries"},
 		{"zero retries", func(c *Config) { c.Retries = 0 }, ""},
@@ -466,7 +471,7 @@ func TestEveryFencingCheckIsExercised(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.design.String(), func(t *testing.T) {
-			m := opsRejected{&sysModel{cfg: DefaultConfig(tc.design, 2).implConfig()}}
+			m := opsRejected{&sysModel{cfg: DefaultConfig(tc.design, 2).Config}}
 			out, err := Search[*sysState](m, Options{})
 			require.NoError(t, err)
 			assert.Equal(t, tc.readRejected, out.Violations[0] != nil, "a read rejected")

@@ -89,11 +89,11 @@ func randomRun(t *rapid.T, cfg Config, visit func(sys *System, n NodeID, in Inpu
 
 func drawConfig(t *rapid.T) Config {
 	return Config{
-		Design:     rapid.SampledFrom(Designs()).Draw(t, "design"),
-		Clients:    rapid.IntRange(1, 4).Draw(t, "clients"),
-		Sections:   rapid.IntRange(1, 3).Draw(t, "sections"),
-		MaxRetries: rapid.IntRange(0, 2).Draw(t, "retries"),
-		TTL:        10, Margin: 1,
+		Design:   rapid.SampledFrom(Designs()).Draw(t, "design"),
+		Clients:  rapid.IntRange(1, 4).Draw(t, "clients"),
+		Sections: rapid.IntRange(1, 3).Draw(t, "sections"),
+		Retries:  rapid.IntRange(0, 2).Draw(t, "retries"),
+		TTL:      10, Margin: 1,
 		LockDelay: rapid.SampledFrom([]time.Duration{0, 5}).Draw(t, "lockDelay"),
 	}
 }

@@ -18,7 +18,7 @@ type harness struct {
 }
 
 func newHarness(t *testing.T, d Design, clients int) *harness {
-	sys, err := NewSystem(Config{Design: d, Clients: clients, Sections: 1, MaxRetries: 1, TTL: 10, Margin: 1})
+	sys, err := NewSystem(Config{Design: d, Clients: clients, Sections: 1, Retries: 1, TTL: 10, Margin: 1})
 	require.NoError(t, err)
 	return &harness{t: t, sys: sys, timers: map[NodeID]map[Timer]bool{}}
 }

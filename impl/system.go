@@ -1,109 +1,11 @@
 package impl
 
 import (
-	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/fencelab/fencelab/trace"
 )
-
-// Design is one row of DESIGN.md's verdict table: whether grants carry
-// tokens and, if so, what the resource checks.
-type Design uint8
-
-// Designs.
-const (
-	DesignNoFencing   Design = iota // no tokens at all
-	DesignFenceNone                 // tokens, resource ignores them
-	DesignFenceWrites               // tokens, resource checks writes only
-	DesignFenceAll                  // tokens, resource checks every operation
-)
-
-// Designs lists every design in table order.
-func Designs() []Design {
-	return []Design{DesignNoFencing, DesignFenceNone, DesignFenceWrites, DesignFenceAll}
-}
-
-// String is the design's flag value: off, none, writes, all.
-func (d Design) String() string {
-	switch d {
-	case DesignNoFencing:
-		return "off"
-	case DesignFenceNone:
-		return "none"
-	case DesignFenceWrites:
-		return "writes"
-	case DesignFenceAll:
-		return "all"
-	}
-	return fmt.Sprintf("Design(%d)", uint8(d))
-}
-
-// Describe is the design as DESIGN.md's table names it.
-func (d Design) Describe() string {
-	if d == DesignNoFencing {
-		return "no fencing (no tokens)"
-	}
-	return fmt.Sprintf("tokens, mode %s", d)
-}
-
-// Tokens reports whether grants carry fencing tokens.
-func (d Design) Tokens() bool { return d != DesignNoFencing }
-
-// Mode is the resource's check.
-func (d Design) Mode() FenceMode {
-	switch d {
-	case DesignFenceWrites:
-		return FenceWrites
-	case DesignFenceAll:
-		return FenceAll
-	}
-	return FenceNone
-}
-
-// ParseDesign reads a design's flag value.
-func ParseDesign(s string) (Design, error) {
-	for _, d := range Designs() {
-		if d.String() == s {
-			return d, nil
-		}
-	}
-	return 0, fmt.Errorf("unknown fencing mode %q (want off, none, writes or all)", s)
-}
-
-// Config describes a whole system: one lock, its service, its clients and
-// the resource.
-type Config struct {
-	Design     Design
-	Clients    int
-	Sections   int // critical sections per client
-	MaxRetries int // rejections per section before a client gives up
-	TTL        time.Duration
-	Margin     time.Duration // subtracted from the TTL for the client's belief
-	Think      time.Duration
-	LockDelay  time.Duration // 0: none
-}
-
-// Validate reports the first thing wrong with c, as one line for a user.
-func (c Config) Validate() error {
-	switch {
-	case c.Design > DesignFenceAll:
-		return fmt.Errorf("unknown design %d", c.Design)
-	case c.Clients < 1 || c.Clients > MaxClients:
-		return fmt.Errorf("clients must be between 1 and %d, got %d", MaxClients, c.Clients)
-	case c.Sections < 1 || c.Sections > 255:
-		return fmt.Errorf("sections must be between 1 and 255, got %d", c.Sections)
-	case c.MaxRetries < 0 || c.MaxRetries > 255:
-		return fmt.Errorf("retries must be between 0 and 255, got %d", c.MaxRetries)
-	case c.TTL < 0 || c.Margin < 0 || c.Think < 0 || c.LockDelay < 0:
-		return errors.New("durations must not be negative")
-	case c.TTL > 0 && c.Margin >= c.TTL:
-		return fmt.Errorf("margin (%v) must be less than the TTL (%v)", c.Margin, c.TTL)
-	}
-	return nil
-}
 
 // System is the global state every invariant is written over: all actors.
 // Runtimes add what is in flight (messages, timers) themselves.
@@ -125,7 +27,7 @@ func NewSystem(c Config) (*System, error) {
 	}
 	for i := range s.Clients {
 		s.Clients[i] = NewClient(ClientNode(i), ClientConfig{
-			Sections: c.Sections, MaxRetries: c.MaxRetries, Validity: c.TTL - c.Margin, Think: c.Think,
+			Sections: c.Sections, MaxRetries: c.Retries, Validity: c.TTL - c.Margin, Think: c.Think,
 		})
 	}
 	return s, nil

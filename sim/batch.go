@@ -13,7 +13,9 @@ import (
 // per design with the same schedule, so the designs face the very same
 // faults side by side.
 type Batch struct {
-	Config  Config // its Design is ignored: Designs says which to run
+	Config Config
+	// Designs, when set, runs every seed once per design, with Config's
+	// Design replaced by each in turn; empty means Config.Design alone.
 	Designs []impl.Design
 	Seed    uint64
 	Runs    int
@@ -213,7 +215,7 @@ func (b Batch) Run() (*Summary, error) {
 		return nil, fmt.Errorf("runs must be positive, got %d", b.Runs)
 	}
 	if len(b.Designs) == 0 {
-		return nil, fmt.Errorf("no designs to run")
+		b.Designs = []impl.Design{b.Config.Design}
 	}
 	for _, d := range b.Designs {
 		c := b.Config

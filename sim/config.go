@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -12,14 +11,9 @@ import (
 // schedule: the system under test, the workload, the network's normal
 // behaviour and the bounds within which a seed draws faults.
 type Config struct {
-	Design     impl.Design
-	Clients    int
-	Sections   int // critical sections per client
-	MaxRetries int // rejections per section before a client gives up
-	TTL        time.Duration
-	Margin     time.Duration
-	Think      time.Duration
-	LockDelay  time.Duration
+	// Config is the system under test and its workload, shared with every
+	// runtime; the fields below are the simulator's own.
+	impl.Config
 
 	// Backoff is the mean retry backoff after a rejection; each one is
 	// drawn uniformly from [Backoff/2, 3·Backoff/2] so that retrying
@@ -71,13 +65,15 @@ const DefaultMaxSteps = 1_000_000
 // property in every design; the faults are what break the lock.
 func DefaultConfig() Config {
 	return Config{
-		Design:      impl.DesignFenceAll,
-		Clients:     3,
-		Sections:    10,
-		MaxRetries:  100,
-		TTL:         time.Second,
-		Margin:      100 * time.Millisecond,
-		Think:       20 * time.Millisecond,
+		Config: impl.Config{
+			Design:   impl.DesignFenceAll,
+			Clients:  3,
+			Sections: 10,
+			Retries:  100,
+			TTL:      time.Second,
+			Margin:   100 * time.Millisecond,
+			Think:    20 * time.Millisecond,
+		},
 		Backoff:     20 * time.Millisecond,
 		Latency:     time.Millisecond,
 		Jitter:      2 * time.Millisecond,
@@ -88,42 +84,44 @@ func DefaultConfig() Config {
 	}
 }
 
-// Validate reports the first thing wrong with c as one line for a user.
+// Validate reports the first thing wrong with c as one line for a user:
+// the shared bounds first (impl.Config.Validate), then the simulator's.
 func (c Config) Validate() error {
-	if err := c.impl().Validate(); err != nil {
+	if err := c.Config.Validate(); err != nil {
 		return err
 	}
-	switch {
-	case c.TTL <= 0:
-		return errors.New("ttl must be positive")
-	case c.Backoff <= 0:
-		return errors.New("backoff must be positive")
-	case c.Latency <= 0:
+	for _, d := range []struct {
+		flag   string
+		value  time.Duration
+		lo, hi time.Duration
+	}{
 		// Zero latency would let two steps share every instant and time
-		// stand still between a send and its delivery.
-		return errors.New("latency must be positive")
-	case c.Jitter < 0 || c.Processing < 0:
-		return errors.New("jitter and processing time must not be negative")
+		// stand still between a send and its delivery; zero backoff would
+		// let a rejected client retry in the same instant forever.
+		{"backoff", c.Backoff, time.Nanosecond, impl.MaxDuration},
+		{"latency", c.Latency, time.Nanosecond, impl.MaxDuration},
+		{"jitter", c.Jitter, 0, impl.MaxDuration},
+		{"processing", c.Processing, 0, impl.MaxDuration},
+		{"max-pause", c.MaxPause, 0, impl.MaxDuration},
+		{"max-spike", c.MaxSpike, 0, impl.MaxDuration},
+		{"max-jump", c.MaxJump, 0, impl.MaxDuration},
+		{"stall-after", c.StallAfter, 0, impl.MaxDuration},
+	} {
+		if err := impl.DurationBetween(d.flag, d.value, d.lo, d.hi); err != nil {
+			return err
+		}
+	}
+	switch {
 	case c.Faults&^AllFaults != 0:
 		return fmt.Errorf("unknown fault kinds %d", c.Faults)
 	case c.MaxFaults < 1 || c.MaxFaults > 1000:
 		return fmt.Errorf("max-faults must be between 1 and 1000, got %d", c.MaxFaults)
-	case c.MaxPause < 0 || c.MaxSpike < 0 || c.MaxJump < 0 || c.StallAfter < 0:
-		return errors.New("fault bounds must not be negative")
 	case c.MaxDriftPPM < 0 || c.MaxDriftPPM > maxPPM:
 		return fmt.Errorf("max-drift must be between 0 and %g, got %g", float64(maxPPM)/1e6, float64(c.MaxDriftPPM)/1e6)
 	case c.MaxSteps < 0:
-		return errors.New("max-steps must not be negative")
+		return fmt.Errorf("max-steps must not be negative, got %d", c.MaxSteps)
 	}
 	return nil
-}
-
-// impl is the part of c the actors see.
-func (c Config) impl() impl.Config {
-	return impl.Config{
-		Design: c.Design, Clients: c.Clients, Sections: c.Sections, MaxRetries: c.MaxRetries,
-		TTL: c.TTL, Margin: c.Margin, Think: c.Think, LockDelay: c.LockDelay,
-	}
 }
 
 // Bounds returns c with zero fault bounds replaced by their defaults:
@@ -158,7 +156,7 @@ func (c Config) horizon() time.Duration {
 
 // stallBound is the longest a run of c under schedule s can go without
 // progress unless something is wrong with liveness. A section needs at most
-// MaxRetries+1 acquire attempts, each a round trip and a backoff, then a
+// Retries+1 acquire attempts, each a round trip and a backoff, then a
 // read, a think and a write, and possibly a whole lease and lock-delay of
 // waiting; every fault can add at most its own length on top (a pause, a
 // spike, a backward clock step), and a slow clock stretches all of it. The
@@ -169,7 +167,7 @@ func stallBound(c Config, s *Schedule) time.Duration {
 	}
 	oneWay := c.Latency + c.Jitter + c.Processing
 	attempt := 2*oneWay + c.Backoff*3/2
-	base := time.Duration(c.MaxRetries+1)*attempt + c.TTL + c.LockDelay + c.Think + 6*oneWay
+	base := time.Duration(c.Retries+1)*attempt + c.TTL + c.LockDelay + c.Think + 6*oneWay
 	var faults time.Duration
 	var ppm int64
 	for _, f := range s.Faults {

@@ -138,7 +138,7 @@ func (r *Runner) Run(s *Schedule) Result {
 func (r *Runner) Record(s *Schedule, title string, target int) (Result, *trace.Trace, []linearizability.Annotation) {
 	r.anns = nil
 	r.target, r.recorded = target, false
-	sys, err := impl.NewSystem(r.cfg.impl())
+	sys, err := impl.NewSystem(r.cfg.Config)
 	if err != nil {
 		panic(err) // validated in NewRunner
 	}
@@ -156,7 +156,7 @@ func (r *Runner) Record(s *Schedule, title string, target int) (Result, *trace.T
 }
 
 func (r *Runner) run(s *Schedule) {
-	sys, err := impl.NewSystem(r.cfg.impl())
+	sys, err := impl.NewSystem(r.cfg.Config)
 	if err != nil {
 		panic(err) // validated in NewRunner
 	}

@@ -52,18 +52,17 @@ func runDemo(e *env, args []string) error {
 	if len(rest) > 0 {
 		return badInput("unexpected argument %q (usage: %s)", rest[0], strings.SplitN(demoUsage, "\n", 2)[0])
 	}
-	if *runs < 1 {
-		return badInput("runs must be positive, got %d", *runs)
+	// The simulator's flags are validated as fencelab sim validates them,
+	// so a bad --runs reads the same from both commands.
+	opts, err := parseSimFlags(e, []string{"--runs", strconv.Itoa(*runs), "--out", filepath.Join(*out, "sim")})
+	if err != nil {
+		return err
 	}
 	sizes, err := parseSizes(*clients)
 	if err != nil {
 		return err
 	}
 	models, err := loadModels(*specs, "")
-	if err != nil {
-		return err
-	}
-	opts, err := parseSimFlags(e, []string{"--runs", strconv.Itoa(*runs), "--out", filepath.Join(*out, "sim")})
 	if err != nil {
 		return err
 	}
@@ -131,13 +130,17 @@ func section(w io.Writer, title string) {
 	fmt.Fprintf(w, "\n━━ %s ━━\n\n", title)
 }
 
-// parseSizes reads --clients: model sizes the explorer can handle.
+// parseSizes reads --clients: model sizes for the explorer, each checked
+// by the explorer's own Validate, so a bad size reads as in fencelab explore.
 func parseSizes(s string) ([]int, error) {
 	var sizes []int
 	for _, part := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(part))
-		if err != nil || n < explore.MinClients || n > explore.MaxClients {
-			return nil, badInput("clients: %q is not a number of clients from %d to %d", part, explore.MinClients, explore.MaxClients)
+		if err != nil {
+			return nil, badInput("clients: %q is not a number", part)
+		}
+		if err := explore.DefaultConfig(impl.DesignFenceAll, n).Validate(); err != nil {
+			return nil, badInput("%v", err)
 		}
 		sizes = append(sizes, n)
 	}

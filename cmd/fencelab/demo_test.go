@@ -55,7 +55,8 @@ func TestDemoBadInput(t *testing.T) {
 		wantErr string
 	}{
 		{"zero runs", []string{"--runs", "0"}, "runs must be positive"},
-		{"too many clients", []string{"--clients", "2,5"}, `clients: "5" is not a number of clients from 2 to 4`},
+		{"too many clients", []string{"--clients", "2,5"}, "clients must be between 2 and 4 for the explorer, got 5"},
+		{"not a number of clients", []string{"--clients", "2,x"}, `clients: "x" is not a number`},
 		{"no manifest", []string{"--specs", "/nonexistent"}, "reading the models manifest"},
 		{"stray argument", []string{"now"}, "unexpected argument"},
 		{"unknown flag", []string{"--fast"}, "flag provided but not defined: -fast"},

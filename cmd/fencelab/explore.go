@@ -19,7 +19,7 @@ import (
 // fencingEvery runs every design and prints the matrix.
 const fencingEvery = "every"
 
-const exploreUsage = "fencelab explore [--clients 2] [--fencing off|none|writes|all|every] [--invariant NAME[,NAME]] [--sections 1] [--retries 1] [--lock-delay] [--symmetry] [--max-states 0] [--out out/explore]"
+const exploreUsage = "fencelab explore [--clients 2] [--fencing off|none|writes|all|every] [--invariant NAME[,NAME]] [--sections 1] [--retries 1] [--lock-delay 0] [--symmetry] [--max-states 0] [--out out/explore]"
 
 func exploreCommand() command {
 	return command{
@@ -36,7 +36,7 @@ func runExplore(e *env, args []string) error {
 	invariants := fs.String("invariant", "", "comma-separated invariants to check (default: all that apply): "+strings.Join(impl.InvariantNames(), ", "))
 	sections := fs.Int("sections", 1, "critical sections per client, at least 1")
 	retries := fs.Int("retries", 1, "rejections per section a client answers by asking again, 0 or more")
-	lockDelay := fs.Bool("lock-delay", false, "the service refuses grants after an expiry until a lock-delay timer fires")
+	lockDelay := fs.Duration("lock-delay", 0, "lock-delay after an expiry (0: none); the untimed model only asks whether there is one: its end may come at any moment")
 	symmetry := fs.Bool("symmetry", false, "store one state per class of states that differ only by client names (as TLC's SYMMETRY): fewer states, same verdicts and shortest traces")
 	maxStates := fs.Int("max-states", 0, "stop after this many distinct states (0: no limit); unfinished verdicts are unknown and fail")
 	outDir := fs.String("out", filepath.Join("out", "explore"), "folder for the counterexamples: JSON traces and HTML sequence pictures (empty: do not write)")
@@ -66,8 +66,10 @@ func runExplore(e *env, args []string) error {
 	}
 	var configs []explore.Config
 	for _, d := range designs {
-		c := explore.Config{Design: d, Clients: *clients, Sections: *sections, Retries: *retries,
-			LockDelay: *lockDelay, Symmetry: *symmetry, MaxStates: *maxStates}
+		c := explore.Config{
+			Config:   explore.UntimedConfig(impl.Config{Design: d, Clients: *clients, Sections: *sections, Retries: *retries, LockDelay: *lockDelay}),
+			Symmetry: *symmetry, MaxStates: *maxStates,
+		}
 		for _, n := range names {
 			inv, err := impl.LookupInvariant(n)
 			if err != nil {
@@ -230,7 +232,7 @@ func writeResult(w io.Writer, r *explore.Result) error {
 func writeMatrix(w io.Writer, results []*explore.Result) error {
 	c := results[0].Config
 	delay := "no lock-delay"
-	if c.LockDelay {
+	if c.LockDelay > 0 {
 		delay = "lock-delay"
 	}
 	if c.Symmetry {

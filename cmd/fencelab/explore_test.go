@@ -26,7 +26,7 @@ func TestExploreBadInput(t *testing.T) {
 		{"tokens-only invariant without tokens", []string{"--fencing", "off", "--invariant", "TokenIsMonotonical"}, "needs tokens"},
 		{"one client", []string{"--clients", "1"}, "clients must be between 2 and 4"},
 		{"five clients", []string{"--clients", "5"}, "clients must be between 2 and 4"},
-		{"zero clients", []string{"--clients", "0"}, "clients must be between 2 and 4"},
+		{"one client", []string{"--clients", "1"}, "clients must be between 2 and 4 for the explorer, got 1"},
 		{"zero sections", []string{"--sections", "0"}, "sections must be between 1 and 255"},
 		{"negative sections", []string{"--sections", "-2"}, "sections must be between 1 and 255"},
 		{"negative retries", []string{"--retries", "-1"}, "retries must be between 0 and 255"},

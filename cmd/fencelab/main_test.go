@@ -31,15 +31,15 @@ func TestBadInputEveryCommand(t *testing.T) {
 		{"unknown flag, tlc", []string{"tlc", "--fast"}, "flag provided but not defined: -fast"},
 		{"unknown flag, trace", []string{"trace", "--fast"}, "flag provided but not defined: -fast"},
 		{"unknown flag, demo", []string{"demo", "--fast"}, "flag provided but not defined: -fast"},
-		{"zero clients, explore", []string{"explore", "--clients", "0"}, "clients must be between 2 and 4"},
+		{"one client, explore", []string{"explore", "--clients", "1"}, "clients must be between 2 and 4 for the explorer, got 1"},
 		{"negative sections, explore", []string{"explore", "--sections", "-1"}, "sections must be between 1 and 255"},
 		{"zero runs, sim", []string{"sim", "--runs", "0"}, "runs must be positive"},
-		{"negative clients, sim", []string{"sim", "--clients", "-2"}, "clients must be positive"},
+		{"negative clients, sim", []string{"sim", "--clients", "-2"}, "clients must be between 1 and 253, got -2"},
 		{"not a number, sim", []string{"sim", "--runs", "many"}, `invalid value "many" for flag -runs`},
 		{"unknown fencing mode, explore", []string{"explore", "--fencing", "tokens"}, `unknown fencing mode "tokens"`},
 		{"unknown fencing mode, sim", []string{"sim", "--fencing", "tokens"}, `unknown fencing mode "tokens"`},
 		{"unknown fault, sim", []string{"sim", "--faults", "delay,crash"}, "crash"},
-		{"ttl not above margin, sim", []string{"sim", "--ttl", "100ms", "--margin", "100ms"}, "must be greater than margin"},
+		{"ttl not above margin, sim", []string{"sim", "--ttl", "100ms", "--margin", "100ms"}, "margin (100ms) must be less than ttl (100ms)"},
 		{"missing schedule, sim", []string{"sim", "--fencing", "all", "--schedule", "/nonexistent.json"}, "schedule"},
 		{"missing trace file", []string{"trace", "/nonexistent.out"}, "/nonexistent.out"},
 		{"malformed trace file", []string{"trace", badTrace}, "tlc.out"},
@@ -68,6 +68,40 @@ func assertBadInput(t *testing.T, code int, stderr, wantErr string) {
 	assert.Contains(t, stderr, wantErr)
 	assert.Equal(t, 1, strings.Count(stderr, "\n"), "exactly one line: %q", stderr)
 	assert.True(t, strings.HasPrefix(stderr, "fencelab"), "the line says who speaks: %q", stderr)
+}
+
+// TestSameBadValueSameWords: a value every command validates through the
+// one configuration (impl.Config.Validate, then the runtime's own bounds)
+// is reported in the same words whichever command is given it. Each row
+// names the commands that take the flag; the message must be identical
+// from every one of them.
+func TestSameBadValueSameWords(t *testing.T) {
+	tests := []struct {
+		args     []string
+		commands []string
+		want     string
+	}{
+		{[]string{"--clients", "0"}, []string{"sim", "explore", "demo"}, "clients must be between 1 and 253, got 0"},
+		{[]string{"--clients", "300"}, []string{"sim", "explore", "demo"}, "clients must be between 1 and 253, got 300"},
+		{[]string{"--sections", "0"}, []string{"sim", "explore"}, "sections must be between 1 and 255, got 0"},
+		{[]string{"--sections", "256"}, []string{"sim", "explore"}, "sections must be between 1 and 255, got 256"},
+		{[]string{"--retries", "-1"}, []string{"sim", "explore"}, "retries must be between 0 and 255, got -1"},
+		{[]string{"--lock-delay", "-1s"}, []string{"sim", "explore"}, "lock-delay must not be negative, got -1s"},
+		{[]string{"--lock-delay", "25h"}, []string{"sim", "explore"}, "lock-delay must be at most 24h0m0s, got 25h0m0s"},
+		{[]string{"--runs", "0"}, []string{"sim", "demo"}, "runs must be positive, got 0"},
+		{[]string{"--ttl", "0s"}, []string{"sim"}, "ttl must be positive, got 0s"},
+		{[]string{"--think", "-1ms"}, []string{"sim"}, "think must not be negative, got -1ms"},
+	}
+	for _, tc := range tests {
+		for _, command := range tc.commands {
+			t.Run(command+" "+strings.Join(tc.args, " "), func(t *testing.T) {
+				args := append([]string{command, "--out", t.TempDir()}, tc.args...)
+				code, _, stderr := runCLI(t, args...)
+				assertBadInput(t, code, stderr, tc.want)
+				assert.Equal(t, "fencelab "+command+": "+tc.want+"\n", stderr, "the same words from every command")
+			})
+		}
+	}
 }
 
 func TestHelpAndVersion(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -67,7 +68,7 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the first run; run i uses seed+i")
 	clients := fs.Int("clients", def.Clients, "clients contending for the lock")
 	sections := fs.Int("sections", def.Sections, "critical sections per client (acquire, read, think, write read+1, release)")
-	retries := fs.Int("retries", def.MaxRetries, "rejections per section before a client gives it up")
+	retries := fs.Int("retries", def.Retries, "rejections per section before a client gives it up")
 	fencing := fs.String("fencing", "", "designs to run, comma-separated: off (no tokens), none, writes, all (default all four side by side)")
 	faults := fs.String("faults", def.Faults.String(), "fault kinds a seed may draw: any of delay, pause, drift (comma-separated), or none")
 	ttl := fs.Duration("ttl", def.TTL, "lease TTL at the service")
@@ -99,14 +100,16 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 	}
 
 	c := def
-	c.Clients, c.Sections, c.MaxRetries = *clients, *sections, *retries
+	c.Clients, c.Sections, c.Retries = *clients, *sections, *retries
 	c.TTL, c.Margin, c.Think, c.LockDelay, c.Backoff = *ttl, *margin, *think, *lockDelay, *backoff
 	c.Latency, c.Jitter, c.Reorder = *latency, *jitter, *reorder
 	c.MaxFaults, c.MaxPause, c.MaxSpike, c.MaxJump = *maxFaults, *maxPause, *maxSpike, *maxJump
-	if *maxDrift < 0 || *maxDrift > 0.5 {
-		return nil, badInput("max-drift must be between 0 and 0.5, got %g", *maxDrift)
+	// The fraction becomes parts per million; Validate judges the range.
+	// Only a value that has no ppm (NaN, or beyond int64) is stopped here.
+	if math.IsNaN(*maxDrift) || math.Abs(*maxDrift) > 1e6 {
+		return nil, badInput("max-drift must be a fraction between 0 and 0.5, got %g", *maxDrift)
 	}
-	c.MaxDriftPPM = int64(*maxDrift*1e6 + 0.5)
+	c.MaxDriftPPM = int64(math.Round(*maxDrift * 1e6))
 	if c.Faults, err = sim.ParseFaults(*faults); err != nil {
 		return nil, badInput("%v", err)
 	}
@@ -118,14 +121,6 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 		return nil, badInput("runs must be positive, got %d", o.runs)
 	case o.workers < 1:
 		return nil, badInput("workers must be positive, got %d", o.workers)
-	case c.Clients < 1:
-		return nil, badInput("clients must be positive, got %d", c.Clients)
-	case c.Sections < 1:
-		return nil, badInput("sections must be positive, got %d", c.Sections)
-	case c.TTL <= 0:
-		return nil, badInput("ttl must be positive, got %v", c.TTL)
-	case c.Margin >= c.TTL:
-		return nil, badInput("ttl (%v) must be greater than margin (%v)", c.TTL, c.Margin)
 	case o.porcupine <= 0:
 		return nil, badInput("porcupine-timeout must be positive, got %v", o.porcupine)
 	}

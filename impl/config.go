@@ -1,0 +1,155 @@
+package impl
+
+import (
+	"fmt"
+	"time"
+)
+
+// Design is one row of DESIGN.md's verdict table: whether grants carry
+// tokens and, if so, what the resource checks.
+type Design uint8
+
+// Designs.
+const (
+	DesignNoFencing   Design = iota // no tokens at all
+	DesignFenceNone                 // tokens, resource ignores them
+	DesignFenceWrites               // tokens, resource checks writes only
+	DesignFenceAll                  // tokens, resource checks every operation
+)
+
+// Designs lists every design in table order.
+func Designs() []Design {
+	return []Design{DesignNoFencing, DesignFenceNone, DesignFenceWrites, DesignFenceAll}
+}
+
+// String is the design's flag value: off, none, writes, all.
+func (d Design) String() string {
+	switch d {
+	case DesignNoFencing:
+		return "off"
+	case DesignFenceNone:
+		return "none"
+	case DesignFenceWrites:
+		return "writes"
+	case DesignFenceAll:
+		return "all"
+	}
+	return fmt.Sprintf("Design(%d)", uint8(d))
+}
+
+// Describe is the design as DESIGN.md's table names it.
+func (d Design) Describe() string {
+	if d == DesignNoFencing {
+		return "no fencing (no tokens)"
+	}
+	return fmt.Sprintf("tokens, mode %s", d)
+}
+
+// Tokens reports whether grants carry fencing tokens.
+func (d Design) Tokens() bool { return d != DesignNoFencing }
+
+// Mode is the resource's check.
+func (d Design) Mode() FenceMode {
+	switch d {
+	case DesignFenceWrites:
+		return FenceWrites
+	case DesignFenceAll:
+		return FenceAll
+	}
+	return FenceNone
+}
+
+// ParseDesign reads a design's flag value.
+func ParseDesign(s string) (Design, error) {
+	for _, d := range Designs() {
+		if d.String() == s {
+			return d, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown fencing mode %q (want off, none, writes or all)", s)
+}
+
+// Config is the one configuration of a system — one lock, its service, its
+// clients and the resource — shared by every runtime. A runtime's own
+// configuration embeds it and adds only its own knobs (the simulator its
+// network and fault bounds, the explorer its symmetry and state cap), so
+// every bound below is stated once, here, and every command reports a bad
+// value in the same words. The field names are the flags' names.
+type Config struct {
+	Design   Design
+	Clients  int
+	Sections int // critical sections per client
+	Retries  int // rejections per section a client answers by asking again; then it gives up
+	// TTL is the lease a grant carries; Margin is subtracted from it for
+	// the client's belief (its validity is TTL − Margin of its own clock).
+	TTL    time.Duration
+	Margin time.Duration
+	// Think is the time between reading the counter and writing read+1.
+	Think time.Duration
+	// LockDelay, when positive, holds an expired lock back that long
+	// before it is granted again (0: none).
+	LockDelay time.Duration
+}
+
+// MaxDuration bounds every duration of a Config, so that the simulator's
+// sums of durations (a stall bound adds TTLs, pauses and lock-delays, and
+// scales them by clock rates) stay far from int64 overflow.
+const MaxDuration = 24 * time.Hour
+
+// maxCount bounds sections and retries: clients keep them in one byte of
+// their canonical encoding.
+const maxCount = 255
+
+// Validate reports the first thing wrong with c as one line for a user,
+// naming the value by its flag.
+func (c Config) Validate() error {
+	if c.Design > DesignFenceAll {
+		return fmt.Errorf("unknown design %d", c.Design)
+	}
+	if err := between("clients", c.Clients, 1, MaxClients); err != nil {
+		return err
+	}
+	if err := between("sections", c.Sections, 1, maxCount); err != nil {
+		return err
+	}
+	if err := between("retries", c.Retries, 0, maxCount); err != nil {
+		return err
+	}
+	for _, d := range []struct {
+		flag  string
+		value time.Duration
+		lo    time.Duration
+	}{{"ttl", c.TTL, time.Nanosecond}, {"margin", c.Margin, 0}, {"think", c.Think, 0}, {"lock-delay", c.LockDelay, 0}} {
+		if err := DurationBetween(d.flag, d.value, d.lo, MaxDuration); err != nil {
+			return err
+		}
+	}
+	if c.Margin >= c.TTL {
+		return fmt.Errorf("margin (%v) must be less than ttl (%v)", c.Margin, c.TTL)
+	}
+	return nil
+}
+
+// between reports a count outside [lo, hi] in the words every command uses.
+func between(flag string, v, lo, hi int) error {
+	if v < lo || v > hi {
+		return fmt.Errorf("%s must be between %d and %d, got %d", flag, lo, hi, v)
+	}
+	return nil
+}
+
+// DurationBetween reports a duration outside [lo, hi] in the words every
+// command uses; runtimes use it for their own durations too.
+func DurationBetween(flag string, v, lo, hi time.Duration) error {
+	switch {
+	case v < lo && lo == 0:
+		return fmt.Errorf("%s must not be negative, got %v", flag, v)
+	case v < lo && lo == time.Nanosecond:
+		return fmt.Errorf("%s must be positive, got %v", flag, v)
+	case v < lo:
+		return fmt.Errorf("%s must be at least %v, got %v", flag, lo, v)
+	case v > hi:
+		return fmt.Errorf("%s must be at most %v, got %v", flag, hi, v)
+	}
+	return nil
+}

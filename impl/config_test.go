@@ -1,0 +1,54 @@
+package impl
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestConfigValidate: every shared bound, at and just past its edge.
+func TestConfigValidate(t *testing.T) {
+	ok := Config{Design: DesignFenceAll, Clients: 2, Sections: 1, Retries: 1, TTL: time.Second, Margin: 100 * time.Millisecond}
+	tests := []struct {
+		name   string
+		change func(*Config)
+		want   string // "" for valid
+	}{
+		{"valid", func(*Config) {}, ""},
+		{"unknown design", func(c *Config) { c.Design = DesignFenceAll + 1 }, "unknown design 4"},
+		{"no clients", func(c *Config) { c.Clients = 0 }, "clients must be between 1 and 253, got 0"},
+		{"most clients", func(c *Config) { c.Clients = MaxClients }, ""},
+		{"too many clients", func(c *Config) { c.Clients = MaxClients + 1 }, "clients must be between 1 and 253, got 254"},
+		{"no sections", func(c *Config) { c.Sections = 0 }, "sections must be between 1 and 255, got 0"},
+		{"most sections", func(c *Config) { c.Sections = 255 }, ""},
+		{"too many sections", func(c *Config) { c.Sections = 256 }, "sections must be between 1 and 255, got 256"},
+		{"no retries", func(c *Config) { c.Retries = 0 }, ""},
+		{"negative retries", func(c *Config) { c.Retries = -1 }, "retries must be between 0 and 255, got -1"},
+		{"too many retries", func(c *Config) { c.Retries = 256 }, "retries must be between 0 and 255, got 256"},
+		{"zero ttl", func(c *Config) { c.TTL = 0 }, "ttl must be positive, got 0s"},
+		{"huge ttl", func(c *Config) { c.TTL = MaxDuration + 1 }, "ttl must be at most 24h0m0s"},
+		{"negative margin", func(c *Config) { c.Margin = -1 }, "margin must not be negative, got -1ns"},
+		{"margin equals ttl", func(c *Config) { c.Margin = c.TTL }, "margin (1s) must be less than ttl (1s)"},
+		{"negative think", func(c *Config) { c.Think = -time.Millisecond }, "think must not be negative, got -1ms"},
+		{"negative lock-delay", func(c *Config) { c.LockDelay = -time.Second }, "lock-delay must not be negative, got -1s"},
+		{"huge lock-delay", func(c *Config) { c.LockDelay = 1 << 62 }, "lock-delay must be at most 24h0m0s"},
+		{"longest lock-delay", func(c *Config) { c.LockDelay = MaxDuration }, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := ok
+			tc.change(&c)
+			err := c.Validate()
+			if tc.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			_, err = NewSystem(c)
+			assert.Error(t, err, "NewSystem validates too")
+		})
+	}
+}
