@@ -319,20 +319,20 @@ func replay(m *sysModel, c Config, property string, path []int) (*trace.Trace, e
 	if property == Deadlock {
 		title = fmt.Sprintf("Deadlock — %s (explorer, shortest trace)", c.Describe())
 	}
-	rec := steptrace.New(title, trace.SourceExplorer, s.sys, false)
+	rec := steptrace.New(title, trace.SourceExplorer, s.Sys, false)
 	for _, i := range path {
-		node, in, out := m.step(s, i)
-		rec.Step(node, in, 0, s.sys, out)
+		a, out := s.Apply(i)
+		rec.Step(a.Node, a.Input, 0, s.Sys, out)
 	}
 	var breach *impl.Breach
 	if property == Deadlock {
-		if m.Actions(s) != 0 || s.sys.AllDone() {
-			return nil, fmt.Errorf("replayed deadlock trace ends in a state that is not deadlocked: %s", s.sys)
+		if m.Actions(s) != 0 || s.Sys.AllDone() {
+			return nil, fmt.Errorf("replayed deadlock trace ends in a state that is not deadlocked: %s", s.Sys)
 		}
-		breach = &impl.Breach{Explanation: "no step is possible, yet " + unfinished(s.sys) + " not finished"}
-		for i := range s.sys.Clients {
-			if !s.sys.Clients[i].Done() {
-				breach.Involved = append(breach.Involved, s.sys.Clients[i].ID())
+		breach = &impl.Breach{Explanation: "no step is possible, yet " + unfinished(s.Sys) + " not finished"}
+		for i := range s.Sys.Clients {
+			if !s.Sys.Clients[i].Done() {
+				breach.Involved = append(breach.Involved, s.Sys.Clients[i].ID())
 			}
 		}
 	} else {
@@ -340,8 +340,8 @@ func replay(m *sysModel, c Config, property string, path []int) (*trace.Trace, e
 		if err != nil {
 			return nil, err
 		}
-		if breach = inv.Check(s.sys); breach == nil {
-			return nil, fmt.Errorf("replayed %s trace ends in a state that satisfies it: %s", property, s.sys)
+		if breach = inv.Check(s.Sys); breach == nil {
+			return nil, fmt.Errorf("replayed %s trace ends in a state that satisfies it: %s", property, s.Sys)
 		}
 	}
 	rec.Violate(property, breach)

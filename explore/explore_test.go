@@ -73,7 +73,7 @@ func checkTrace(t *testing.T, cfg Config, v Verdict) {
 	}
 	inv, err := impl.LookupInvariant(v.Property)
 	require.NoError(t, err)
-	assert.NotNil(t, inv.Check(s.sys), "%s's trace ends in a state that satisfies it: %s", v.Property, s.sys)
+	assert.NotNil(t, inv.Check(s.Sys), "%s's trace ends in a state that satisfies it: %s", v.Property, s.Sys)
 }
 
 // naiveBFS explores m with a Go map of whole encodings, level by level —
@@ -87,7 +87,7 @@ func naiveBFS(m *sysModel) (distinct, generated, depth int, firstViolation []int
 		firstViolation[k] = -1
 	}
 	seen := map[string]bool{}
-	visit := func(s *sysState, d int) bool {
+	visit := func(s *impl.World, d int) bool {
 		generated++
 		key := string(m.Encode(nil, s))
 		if seen[key] {
@@ -103,9 +103,9 @@ func naiveBFS(m *sysModel) (distinct, generated, depth int, firstViolation []int
 	}
 	init := m.New()
 	visit(init, 0)
-	level := []*sysState{init}
+	level := []*impl.World{init}
 	for d := 1; len(level) > 0; d++ {
-		var next []*sysState
+		var next []*impl.World
 		for _, s := range level {
 			for i := range m.Actions(s) {
 				succ := m.New()
@@ -163,12 +163,12 @@ func TestRunAgreesWithNaiveBFS(t *testing.T) {
 type naiveState struct {
 	sys      *impl.System
 	inflight []impl.Message
-	timers   []pendingTimer
+	timers   []impl.PendingTimer
 }
 
 // canonical is a naive state's identity, built independently of the
 // model's sort orders: messages and timers sorted by their printed form.
-func canonical(sys *impl.System, inflight []impl.Message, timers []pendingTimer) string {
+func canonical(sys *impl.System, inflight []impl.Message, timers []impl.PendingTimer) string {
 	var msgs, tms []string
 	for _, m := range inflight {
 		msgs = append(msgs, fmt.Sprintf("%+v", m))
@@ -206,12 +206,12 @@ func naiveSuccessors(cfg impl.Config, s *naiveState) []*naiveState {
 		sys.Step(n, in, &out)
 		next.inflight = append(next.inflight, out.Send...)
 		for _, ts := range out.Set {
-			if !slices.Contains(next.timers, pendingTimer{n, ts.Timer}) {
-				next.timers = append(next.timers, pendingTimer{n, ts.Timer})
+			if !slices.Contains(next.timers, impl.PendingTimer{Node: n, Timer: ts.Timer}) {
+				next.timers = append(next.timers, impl.PendingTimer{Node: n, Timer: ts.Timer})
 			}
 		}
 		for _, tm := range out.Cancel {
-			next.timers = slices.DeleteFunc(next.timers, func(p pendingTimer) bool { return p == pendingTimer{n, tm} })
+			next.timers = slices.DeleteFunc(next.timers, func(p impl.PendingTimer) bool { return p == impl.PendingTimer{Node: n, Timer: tm} })
 		}
 		return next
 	}
@@ -245,7 +245,7 @@ func TestModelSuccessorsAreTheNaiveOnes(t *testing.T) {
 			}),
 		}
 		m := &sysModel{cfg: cfg.Config}
-		s := &naiveState{sys: m.New().sys}
+		s := &naiveState{sys: m.New().Sys}
 		for range rapid.IntRange(0, 40).Draw(t, "steps") {
 			want := map[string]bool{}
 			succ := naiveSuccessors(m.cfg, s)
@@ -253,14 +253,10 @@ func TestModelSuccessorsAreTheNaiveOnes(t *testing.T) {
 				want[canonical(n.sys, n.inflight, n.timers)] = true
 			}
 			ms := m.New()
-			ms.sys.CopyFrom(s.sys)
-			for _, msg := range s.inflight {
-				ms.inflight = append(ms.inflight, msg)
-			}
-			slices.SortFunc(ms.inflight, func(a, b impl.Message) int { return boolCmp(msgLess(a, b), msgLess(b, a)) })
-			for _, tm := range s.timers {
-				ms.addTimer(tm)
-			}
+			ms.Sys.CopyFrom(s.sys)
+			ms.InFlight = append(ms.InFlight, s.inflight...)
+			ms.Timers = append(ms.Timers, s.timers...)
+			ms.Canonicalize()
 			got := map[string]bool{}
 			for i := range m.Actions(ms) {
 				n := m.New()
@@ -269,7 +265,7 @@ func TestModelSuccessorsAreTheNaiveOnes(t *testing.T) {
 				// Through the encoding and back, so Decode is checked too.
 				dec := m.New()
 				require.NoError(t, m.Decode(dec, m.Encode(nil, n)))
-				got[canonical(dec.sys, dec.inflight, dec.timers)] = true
+				got[canonical(dec.Sys, dec.InFlight, dec.Timers)] = true
 			}
 			require.Equal(t, want, got)
 			if len(succ) == 0 {
@@ -280,38 +276,28 @@ func TestModelSuccessorsAreTheNaiveOnes(t *testing.T) {
 	})
 }
 
-func boolCmp(less, greater bool) int {
-	switch {
-	case less:
-		return -1
-	case greater:
-		return 1
-	}
-	return 0
-}
-
 // rejectsLost is the reference implementation on a network that never
 // delivers a rejection: a rejected client waits for an answer forever,
 // seed 000's deadlock. It shows the deadlock check can fail.
 type rejectsLost struct{ *sysModel }
 
-func (m rejectsLost) allowed(s *sysState) []int {
+func (m rejectsLost) allowed(s *impl.World) []int {
 	var acts []int
 	for i := range m.sysModel.Actions(s) {
-		if _, in := m.action(s, i); in.Kind != impl.InputMessage || in.Msg.Kind != impl.MsgReject {
+		if in := s.Action(i).Input; in.Kind != impl.InputMessage || in.Msg.Kind != impl.MsgReject {
 			acts = append(acts, i)
 		}
 	}
 	return acts
 }
 
-func (m rejectsLost) Actions(s *sysState) int  { return len(m.allowed(s)) }
-func (m rejectsLost) Apply(s *sysState, i int) { m.sysModel.Apply(s, m.allowed(s)[i]) }
+func (m rejectsLost) Actions(s *impl.World) int  { return len(m.allowed(s)) }
+func (m rejectsLost) Apply(s *impl.World, i int) { m.sysModel.Apply(s, m.allowed(s)[i]) }
 
 func TestDeadlockIsDetected(t *testing.T) {
 	cfg := DefaultConfig(impl.DesignFenceAll, 2)
 	m := rejectsLost{&sysModel{cfg: cfg.Config}}
-	out, err := Search[*sysState](m, Options{})
+	out, err := Search[*impl.World](m, Options{})
 	require.NoError(t, err)
 	require.NotNil(t, out.Deadlock)
 	s := m.New()
@@ -319,9 +305,9 @@ func TestDeadlockIsDetected(t *testing.T) {
 		m.Apply(s, i)
 	}
 	assert.Zero(t, m.Actions(s))
-	assert.False(t, s.sys.AllDone())
-	assert.True(t, slices.ContainsFunc(s.inflight, func(msg impl.Message) bool { return msg.Kind == impl.MsgReject }),
-		"the stuck client's rejection is in flight: %v", s.inflight)
+	assert.False(t, s.Done())
+	assert.True(t, slices.ContainsFunc(s.InFlight, func(msg impl.Message) bool { return msg.Kind == impl.MsgReject }),
+		"the stuck client's rejection is in flight: %v", s.InFlight)
 	// Shortest, counted by hand: both clients start and their acquires
 	// arrive (4 steps: c2 must be rejected while c1 holds the lock); c1's
 	// grant arrives, its read is delivered, and the quickest way to end its
@@ -443,9 +429,9 @@ func TestRunTokensOnlyInvariantWithoutTokens(t *testing.T) {
 type opsRejected struct{ *sysModel }
 
 func (m opsRejected) Properties() []string { return []string{"no read rejected", "no write rejected"} }
-func (m opsRejected) Holds(s *sysState, k int) bool {
+func (m opsRejected) Holds(s *impl.World, k int) bool {
 	kind := []impl.OpKind{impl.OpRead, impl.OpWrite}[k]
-	for _, op := range s.sys.Resource.Log() {
+	for _, op := range s.Sys.Resource.Log() {
 		if op.Kind == kind && !op.Accepted {
 			return false
 		}
@@ -472,10 +458,11 @@ func TestEveryFencingCheckIsExercised(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.design.String(), func(t *testing.T) {
 			m := opsRejected{&sysModel{cfg: DefaultConfig(tc.design, 2).Config}}
-			out, err := Search[*sysState](m, Options{})
+			out, err := Search[*impl.World](m, Options{})
 			require.NoError(t, err)
 			assert.Equal(t, tc.readRejected, out.Violations[0] != nil, "a read rejected")
 			assert.Equal(t, tc.writeRejected, out.Violations[1] != nil, "a write rejected")
 		})
 	}
 }
+

@@ -27,7 +27,7 @@ import (
 // action whose successor has the next representative's fingerprint.
 type symmetry struct {
 	perms   [][]int // every permutation of the clients
-	scratch *sysState
+	scratch *impl.World
 	keys    [][]byte // each client's own encoding
 	best    []byte
 	cand    []byte
@@ -70,58 +70,22 @@ func (y *symmetry) sorts(perm []int) bool {
 }
 
 // canonical appends the canonical encoding of s's class to b.
-func (y *symmetry) canonical(m *sysModel, b []byte, s *sysState) []byte {
-	for i := range s.sys.Clients {
-		y.keys[i] = s.sys.Clients[i].Encode(y.keys[i][:0])
+func (y *symmetry) canonical(b []byte, s *impl.World) []byte {
+	for i := range s.Sys.Clients {
+		y.keys[i] = s.Sys.Clients[i].Encode(y.keys[i][:0])
 	}
 	found := false
 	for _, perm := range y.perms {
 		if !y.sorts(perm) {
 			continue
 		}
-		m.Copy(y.scratch, s)
-		y.scratch.rename(perm)
-		y.cand = m.encode(y.cand[:0], y.scratch)
+		y.scratch.CopyFrom(s)
+		y.scratch.PermuteClients(perm)
+		y.cand = y.scratch.Encode(y.cand[:0])
 		if !found || bytes.Compare(y.cand, y.best) < 0 {
 			y.best, y.cand = y.cand, y.best
 			found = true
 		}
 	}
 	return append(b, y.best...)
-}
-
-// rename renames client i to perm[i] in the actors, the messages in flight
-// and the pending timers, and restores their canonical order.
-func (s *sysState) rename(perm []int) {
-	node := func(n impl.NodeID) impl.NodeID {
-		if n.IsClient() {
-			return impl.ClientNode(perm[n.ClientIndex()])
-		}
-		return n
-	}
-	s.sys.PermuteClients(perm)
-	for i := range s.inflight {
-		s.inflight[i].From, s.inflight[i].To = node(s.inflight[i].From), node(s.inflight[i].To)
-	}
-	slices.SortFunc(s.inflight, func(a, b impl.Message) int {
-		switch {
-		case msgLess(a, b):
-			return -1
-		case msgLess(b, a):
-			return 1
-		}
-		return 0
-	})
-	for i := range s.timers {
-		s.timers[i].Node = node(s.timers[i].Node)
-	}
-	slices.SortFunc(s.timers, func(a, b pendingTimer) int {
-		switch {
-		case timerLess(a, b):
-			return -1
-		case timerLess(b, a):
-			return 1
-		}
-		return 0
-	})
 }

@@ -39,15 +39,15 @@ func TestCanonicalIsInvariantUnderRenaming(t *testing.T) {
 			canon := m.Encode(nil, s)
 			for _, perm := range perms {
 				m.Copy(renamed, s)
-				renamed.rename(perm)
+				renamed.PermuteClients(perm)
 				require.Equal(t, canon, m.Encode(nil, renamed), "renaming %v changes the canonical encoding", perm)
 			}
 			require.NoError(t, m.Decode(dec, canon))
 			inClass := false
 			for _, perm := range perms {
 				m.Copy(renamed, s)
-				renamed.rename(perm)
-				if string(m.encode(nil, renamed)) == string(m.encode(nil, dec)) {
+				renamed.PermuteClients(perm)
+				if string(renamed.Encode(nil)) == string(dec.Encode(nil)) {
 					inClass = true
 				}
 			}
@@ -98,9 +98,9 @@ func TestSymmetryKeepsVerdictsAndShortestTraces(t *testing.T) {
 			m := cfg.model()
 			canon := sym.model()
 			classes := map[string]bool{}
-			var walk func(s *sysState)
+			var walk func(s *impl.World)
 			seen := map[string]bool{}
-			walk = func(s *sysState) {
+			walk = func(s *impl.World) {
 				key := string(m.Encode(nil, s))
 				if seen[key] {
 					return

@@ -10,81 +10,17 @@ import (
 	"pgregory.net/rapid"
 )
 
-// randomRun drives a System through a random schedule — any idle client
-// may start, any message in flight may be delivered, any pending timer may
-// fire — calling visit after every step. It is the untimed model of the
-// explorer, drawn at random instead of enumerated.
+// randomRun walks the untimed world (World.Walk) with rapid choosing each
+// action, up to 60 of them, calling visit after every step.
 func randomRun(t *rapid.T, cfg Config, visit func(sys *System, n NodeID, in Input, out *Effects)) {
-	sys, err := NewSystem(cfg)
+	w, err := NewWorld(cfg)
 	require.NoError(t, err)
-	var inflight []Message
-	type pending struct {
-		node  NodeID
-		timer Timer
-	}
-	var timers []pending
-	var out Effects
 	steps := rapid.IntRange(0, 60).Draw(t, "steps")
-	for range steps {
-		var choices []Input
-		var nodes []NodeID
-		for i := range sys.Clients {
-			if sys.Clients[i].Phase() == Idle {
-				choices, nodes = append(choices, Input{Kind: InputStart}), append(nodes, ClientNode(i))
-			}
-		}
-		for _, m := range inflight {
-			choices, nodes = append(choices, Input{Kind: InputMessage, Msg: m}), append(nodes, m.To)
-		}
-		for _, p := range timers {
-			choices, nodes = append(choices, Input{Kind: InputTimer, Timer: p.timer}), append(nodes, p.node)
-		}
-		if len(choices) == 0 {
-			return
-		}
-		k := rapid.IntRange(0, len(choices)-1).Draw(t, "choice")
-		in, n := choices[k], nodes[k]
-		switch in.Kind {
-		case InputMessage:
-			for i, m := range inflight {
-				if m == in.Msg {
-					inflight = append(inflight[:i], inflight[i+1:]...)
-					break
-				}
-			}
-		case InputTimer:
-			for i, p := range timers {
-				if p.node == n && p.timer == in.Timer {
-					timers = append(timers[:i], timers[i+1:]...)
-					break
-				}
-			}
-		}
-		out.Reset()
-		sys.Step(n, in, &out)
-		inflight = append(inflight, out.Send...)
-		for _, ts := range out.Set {
-			replaced := false
-			for i, p := range timers {
-				if p.node == n && p.timer == ts.Timer {
-					replaced = true
-					timers[i] = pending{n, ts.Timer}
-				}
-			}
-			if !replaced {
-				timers = append(timers, pending{n, ts.Timer})
-			}
-		}
-		for _, tm := range out.Cancel {
-			for i, p := range timers {
-				if p.node == n && p.timer == tm {
-					timers = append(timers[:i], timers[i+1:]...)
-					break
-				}
-			}
-		}
-		visit(sys, n, in, &out)
-	}
+	choose := func(n int) int { return rapid.IntRange(0, n-1).Draw(t, "choice") }
+	w.Walk(choose, steps, func(a Action, out *Effects) bool {
+		visit(w.Sys, a.Node, a.Input, out)
+		return true
+	})
 }
 
 func drawConfig(t *rapid.T) Config {

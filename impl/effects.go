@@ -79,6 +79,33 @@ type Effects struct {
 	Events []Event
 }
 
+// EffectHandler is how a runtime carries out the effects of one step of
+// node n: the untimed World and the simulator each implement it.
+type EffectHandler interface {
+	Cancel(n NodeID, t Timer)
+	Set(n NodeID, ts TimerSet)
+	Send(n NodeID, m *Message)
+}
+
+// CarryOut hands e's effects to h in the one order every runtime uses:
+// cancels, then sets, then sends. Actors never set and cancel one timer in
+// one step (impl's tests check it), so the cancel/set order cannot change a
+// run; if one ever did, a set after a cancel would win, which is what the
+// actor means. Sends come last so that a runtime that delivers instantly
+// sees the node's timers already in place. Events are reports, not
+// effects: a runtime reads them itself.
+func (e *Effects) CarryOut(n NodeID, h EffectHandler) {
+	for _, t := range e.Cancel {
+		h.Cancel(n, t)
+	}
+	for _, ts := range e.Set {
+		h.Set(n, ts)
+	}
+	for i := range e.Send {
+		h.Send(n, &e.Send[i])
+	}
+}
+
 // Reset empties e, keeping its capacity.
 func (e *Effects) Reset() {
 	e.Send = e.Send[:0]

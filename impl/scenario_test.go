@@ -7,56 +7,54 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// harness drives a System by hand: messages wait in a list until a test
-// delivers them, timers fire when a test says so.
+// harness drives the untimed world by hand: a test names each action — a
+// client starting, a message delivered, a timer firing — and the harness
+// takes it among the world's enabled actions, so a story can only take
+// steps the explorer could take too.
 type harness struct {
-	t        *testing.T
-	sys      *System
-	inflight []Message
-	timers   map[NodeID]map[Timer]bool
-	out      Effects
+	t   *testing.T
+	w   *World
+	sys *System
 }
 
 func newHarness(t *testing.T, d Design, clients int) *harness {
-	sys, err := NewSystem(Config{Design: d, Clients: clients, Sections: 1, Retries: 1, TTL: 10, Margin: 1})
+	w, err := NewWorld(Config{Design: d, Clients: clients, Sections: 1, Retries: 1, TTL: 10, Margin: 1})
 	require.NoError(t, err)
-	return &harness{t: t, sys: sys, timers: map[NodeID]map[Timer]bool{}}
+	return &harness{t: t, w: w, sys: w.Sys}
 }
 
-func (h *harness) step(n NodeID, in Input) {
-	h.out.Reset()
-	h.sys.Step(n, in, &h.out)
-	h.inflight = append(h.inflight, h.out.Send...)
-	if h.timers[n] == nil {
-		h.timers[n] = map[Timer]bool{}
+// take applies the first enabled action that matches, or fails the test.
+func (h *harness) take(what string, match func(Action) bool) {
+	h.t.Helper()
+	for i := range h.w.Actions() {
+		if match(h.w.Action(i)) {
+			h.w.Apply(i)
+			return
+		}
 	}
-	for _, ts := range h.out.Set {
-		h.timers[n][ts.Timer] = true
-	}
-	for _, tm := range h.out.Cancel {
-		delete(h.timers[n], tm)
-	}
+	h.t.Fatalf("%s is not enabled; in flight: %v; timers: %v", what, h.w.InFlight, h.w.Timers)
+}
+
+// start lets client n begin its workload.
+func (h *harness) start(n NodeID) {
+	h.t.Helper()
+	h.take(n.String()+" starting", func(a Action) bool { return a.Node == n && a.Input.Kind == InputStart })
 }
 
 // deliver hands the first in-flight message of the given kind to n.
 func (h *harness) deliver(to NodeID, kind MsgKind) {
 	h.t.Helper()
-	for i, m := range h.inflight {
-		if m.To == to && m.Kind == kind {
-			h.inflight = append(h.inflight[:i], h.inflight[i+1:]...)
-			h.step(to, Input{Kind: InputMessage, Msg: m})
-			return
-		}
-	}
-	h.t.Fatalf("no %s in flight to %s; in flight: %v", kind, to, h.inflight)
+	h.take(kind.String()+" to "+to.String(), func(a Action) bool {
+		return a.Node == to && a.Input.Kind == InputMessage && a.Input.Msg.Kind == kind
+	})
 }
 
+// fire fires n's pending timer of kind k.
 func (h *harness) fire(n NodeID, k TimerKind) {
 	h.t.Helper()
-	tm := Timer{Kind: k}
-	require.True(h.t, h.timers[n][tm], "no %s timer pending at %s", k, n)
-	delete(h.timers[n], tm)
-	h.step(n, Input{Kind: InputTimer, Timer: tm})
+	h.take(k.String()+" timer at "+n.String(), func(a Action) bool {
+		return a.Node == n && a.Input.Kind == InputTimer && a.Input.Timer.Kind == k
+	})
 }
 
 func (h *harness) broken(name string) bool {
@@ -70,13 +68,13 @@ func (h *harness) broken(name string) bool {
 // writes, then c1 wakes up and writes its stale value.
 func kleppmann(h *harness) {
 	c1, c2 := ClientNode(0), ClientNode(1)
-	h.step(c1, Input{Kind: InputStart})
+	h.start(c1)
 	h.deliver(ServiceNode, MsgAcquire)
 	h.deliver(c1, MsgGrant)
 	h.deliver(ResourceNode, MsgRead)
 	h.deliver(c1, MsgReadReply)
 	h.fire(ServiceNode, TimerLease)
-	h.step(c2, Input{Kind: InputStart})
+	h.start(c2)
 	h.deliver(ServiceNode, MsgAcquire)
 	h.deliver(c2, MsgGrant)
 	h.deliver(ResourceNode, MsgRead)
@@ -124,14 +122,14 @@ func TestKleppmannStoryWithATimelyClock(t *testing.T) {
 		t.Run(d.String(), func(t *testing.T) {
 			h := newHarness(t, d, 2)
 			c1, c2 := ClientNode(0), ClientNode(1)
-			h.step(c1, Input{Kind: InputStart})
+			h.start(c1)
 			h.deliver(ServiceNode, MsgAcquire)
 			h.deliver(c1, MsgGrant)
 			h.deliver(ResourceNode, MsgRead)
 			h.deliver(c1, MsgReadReply)
 			h.fire(c1, TimerValidity) // c1's own clock: the lease is over
 			h.fire(ServiceNode, TimerLease)
-			h.step(c2, Input{Kind: InputStart})
+			h.start(c2)
 			h.deliver(ServiceNode, MsgAcquire)
 			h.deliver(c2, MsgGrant)
 			h.deliver(ResourceNode, MsgRead)
@@ -144,7 +142,7 @@ func TestKleppmannStoryWithATimelyClock(t *testing.T) {
 			}
 			assert.Equal(t, int64(1), h.sys.Resource.Counter())
 			assert.Equal(t, 1, h.sys.Clients[0].Aborted())
-			for _, m := range h.inflight {
+			for _, m := range h.w.InFlight {
 				assert.NotEqual(t, MsgWrite, m.Kind, "c1 must not have written")
 			}
 			// c1's release names its old lease: the service refuses it and

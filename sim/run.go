@@ -269,19 +269,7 @@ func (r *Runner) step(e *event) {
 		r.rec.Step(n, in, time.Duration(r.now), r.sys, &r.eff)
 	}
 	r.hist.observe(n, &in, r.now, &r.eff)
-	// Cancel before set: impl never does both to one timer in one step,
-	// and a set after a cancel must win if it ever did.
-	for _, t := range r.eff.Cancel {
-		slot := r.slot(n, t)
-		slot.pending = false
-		slot.gen++
-	}
-	for _, ts := range r.eff.Set {
-		r.setTimer(n, ts)
-	}
-	for i := range r.eff.Send {
-		r.send(n, &r.eff.Send[i])
-	}
+	r.eff.CarryOut(n, (*runnerEffects)(r))
 	for i := range r.eff.Events {
 		r.event(&r.eff.Events[i])
 	}
@@ -291,6 +279,20 @@ func (r *Runner) step(e *event) {
 		r.checkFast(n, held)
 	}
 }
+
+// runnerEffects carries out a step's effects in the simulator, in the order
+// impl.Effects.CarryOut gives every runtime.
+type runnerEffects Runner
+
+func (e *runnerEffects) Cancel(n impl.NodeID, t impl.Timer) {
+	slot := (*Runner)(e).slot(n, t)
+	slot.pending = false
+	slot.gen++
+}
+
+func (e *runnerEffects) Set(n impl.NodeID, ts impl.TimerSet) { (*Runner)(e).setTimer(n, ts) }
+
+func (e *runnerEffects) Send(n impl.NodeID, m *impl.Message) { (*Runner)(e).send(n, m) }
 
 func (r *Runner) slot(n impl.NodeID, t impl.Timer) *timerSlot {
 	if t.Lock != 0 {

@@ -1,0 +1,305 @@
+package impl
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+)
+
+// World is the untimed world of DESIGN.md, exported once for every runtime
+// that has no clock: the explorer enumerates it, a seeded random walk
+// samples it, and the tests drive it step by step. A World is every
+// actor's state (System) plus the messages in flight (a multiset, kept
+// sorted, so equal worlds are equal values) plus the pending timers (a set,
+// kept sorted). Timer durations are not part of it: in the asynchronous
+// model any pending timer may fire at any moment, so a lease can expire
+// while its grant is still in flight and a client's validity can end
+// before or after anything.
+//
+// Its actions, in the order Action numbers them, are:
+//
+//  1. start client i, for each client still Idle (like the first step of
+//     the specs' client process, a client begins whenever it is
+//     scheduled, so starts interleave with everything else);
+//  2. deliver a message in flight to its addressee, once per distinct
+//     message (delivering either of two equal messages leads to the same
+//     world); the network neither loses nor duplicates messages but may
+//     reorder them arbitrarily;
+//  3. fire a pending timer at its node.
+//
+// A backoff is always 0: its length only matters to a timed runtime.
+type World struct {
+	Sys      *System
+	InFlight []Message
+	Timers   []PendingTimer
+	out      Effects
+}
+
+// PendingTimer is a timer one node has set and not yet seen fire.
+type PendingTimer struct {
+	Node  NodeID
+	Timer Timer
+}
+
+// Action is one thing that can happen in a world: Node handles Input.
+type Action struct {
+	Node  NodeID
+	Input Input
+}
+
+// NewWorld returns the initial world of c: every actor fresh, nothing in
+// flight, no timer pending.
+func NewWorld(c Config) (*World, error) {
+	sys, err := NewSystem(c)
+	if err != nil {
+		return nil, err
+	}
+	return &World{Sys: sys}, nil
+}
+
+// CopyFrom sets w to src, reusing w's memory; w and src must come from the
+// same Config.
+func (w *World) CopyFrom(src *World) {
+	w.Sys.CopyFrom(src.Sys)
+	w.InFlight = append(w.InFlight[:0], src.InFlight...)
+	w.Timers = append(w.Timers[:0], src.Timers...)
+}
+
+// Actions is the number of actions enabled in w; none means every client
+// has finished (Done) or the world is deadlocked.
+func (w *World) Actions() int {
+	n := len(w.Timers)
+	for i := range w.Sys.Clients {
+		if w.Sys.Clients[i].Phase() == Idle {
+			n++
+		}
+	}
+	for i := range w.InFlight {
+		if i == 0 || w.InFlight[i] != w.InFlight[i-1] {
+			n++
+		}
+	}
+	return n
+}
+
+// Action returns what action i of w does; i must be below Actions().
+func (w *World) Action(i int) Action {
+	for c := range w.Sys.Clients {
+		if w.Sys.Clients[c].Phase() == Idle {
+			if i == 0 {
+				return Action{Node: ClientNode(c), Input: Input{Kind: InputStart}}
+			}
+			i--
+		}
+	}
+	for k, msg := range w.InFlight {
+		if k > 0 && msg == w.InFlight[k-1] {
+			continue
+		}
+		if i == 0 {
+			return Action{Node: msg.To, Input: Input{Kind: InputMessage, Msg: msg}}
+		}
+		i--
+	}
+	if i < len(w.Timers) {
+		t := w.Timers[i]
+		return Action{Node: t.Node, Input: Input{Kind: InputTimer, Timer: t.Timer}}
+	}
+	panic(fmt.Sprintf("impl: action %d out of range", i))
+}
+
+// Apply takes action i of w and returns it with the effects the acting
+// node asked for (valid until the next Apply), for a trace to record.
+func (w *World) Apply(i int) (Action, *Effects) {
+	a := w.Action(i)
+	switch a.Input.Kind {
+	case InputMessage:
+		if k := slices.Index(w.InFlight, a.Input.Msg); k >= 0 {
+			w.InFlight = slices.Delete(w.InFlight, k, k+1)
+		}
+	case InputTimer:
+		w.removeTimer(PendingTimer{Node: a.Node, Timer: a.Input.Timer})
+	}
+	w.out.Reset()
+	w.Sys.Step(a.Node, a.Input, &w.out)
+	w.out.CarryOut(a.Node, (*worldEffects)(w))
+	return a, &w.out
+}
+
+// worldEffects carries out effects in the untimed world.
+type worldEffects World
+
+func (w *worldEffects) Cancel(n NodeID, t Timer) {
+	(*World)(w).removeTimer(PendingTimer{Node: n, Timer: t})
+}
+
+// Set makes t pending; setting a pending timer again only moves its
+// deadline, which the untimed world does not have.
+func (w *worldEffects) Set(n NodeID, ts TimerSet) {
+	p := PendingTimer{Node: n, Timer: ts.Timer}
+	k, found := slices.BinarySearchFunc(w.Timers, p, comparePendingTimers)
+	if !found {
+		w.Timers = slices.Insert(w.Timers, k, p)
+	}
+}
+
+func (w *worldEffects) Send(_ NodeID, m *Message) {
+	k, _ := slices.BinarySearchFunc(w.InFlight, *m, compareMessages)
+	w.InFlight = slices.Insert(w.InFlight, k, *m)
+}
+
+func (w *World) removeTimer(t PendingTimer) {
+	if k, found := slices.BinarySearchFunc(w.Timers, t, comparePendingTimers); found {
+		w.Timers = slices.Delete(w.Timers, k, k+1)
+	}
+}
+
+// Done reports whether every client ran all its sections.
+func (w *World) Done() bool { return w.Sys.AllDone() }
+
+// Encode appends w's canonical encoding to b: equal worlds, and only equal
+// worlds, encode to equal bytes.
+func (w *World) Encode(b []byte) []byte {
+	b = w.Sys.Encode(b)
+	b = binary.AppendUvarint(b, uint64(len(w.InFlight)))
+	for _, msg := range w.InFlight {
+		b = msg.Encode(b)
+	}
+	b = append(b, byte(len(w.Timers)))
+	for _, t := range w.Timers {
+		b = append(b, byte(t.Node), byte(t.Timer.Kind), t.Timer.Lock)
+	}
+	return b
+}
+
+// Decode sets w to the world Encode wrote into b, for a world built from
+// the same Config.
+func (w *World) Decode(b []byte) error {
+	b, err := w.Sys.Decode(b)
+	if err != nil {
+		return err
+	}
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return fmt.Errorf("decode messages in flight: %w", errTruncated)
+	}
+	b = b[k:]
+	w.InFlight = w.InFlight[:0]
+	for range n {
+		var msg Message
+		if msg, b, err = DecodeMessage(b); err != nil {
+			return err
+		}
+		w.InFlight = append(w.InFlight, msg)
+	}
+	if len(b) < 1 || len(b) != 1+3*int(b[0]) {
+		return fmt.Errorf("decode pending timers: %w", errTruncated)
+	}
+	w.Timers = w.Timers[:0]
+	for i := range int(b[0]) {
+		t := b[1+3*i:]
+		w.Timers = append(w.Timers, PendingTimer{Node: NodeID(t[0]), Timer: Timer{Kind: TimerKind(t[1]), Lock: t[2]}})
+	}
+	return nil
+}
+
+// PermuteClients renames client i to perm[i] everywhere in w — the actors,
+// the messages in flight and the pending timers — and restores the
+// canonical order (see System.PermuteClients).
+func (w *World) PermuteClients(perm []int) {
+	node := func(n NodeID) NodeID {
+		if n.IsClient() {
+			return ClientNode(perm[n.ClientIndex()])
+		}
+		return n
+	}
+	w.Sys.PermuteClients(perm)
+	for i := range w.InFlight {
+		w.InFlight[i].From, w.InFlight[i].To = node(w.InFlight[i].From), node(w.InFlight[i].To)
+	}
+	for i := range w.Timers {
+		w.Timers[i].Node = node(w.Timers[i].Node)
+	}
+	w.Canonicalize()
+}
+
+// Canonicalize restores the canonical form after InFlight or Timers were
+// changed by hand: messages sorted, timers sorted and each pending once.
+func (w *World) Canonicalize() {
+	slices.SortFunc(w.InFlight, compareMessages)
+	slices.SortFunc(w.Timers, comparePendingTimers)
+	w.Timers = slices.Compact(w.Timers)
+}
+
+// Walk takes up to maxSteps actions, each chosen by choose from the
+// actions enabled (choose(n) returns a number in [0, n)), calling visit
+// after each; it stops early when no action is enabled or visit returns
+// false. It is the untimed world sampled instead of enumerated: rapid's
+// draws, or SeededChooser, make the choices.
+func (w *World) Walk(choose func(n int) int, maxSteps int, visit func(a Action, out *Effects) bool) {
+	for range maxSteps {
+		n := w.Actions()
+		if n == 0 {
+			return
+		}
+		a, out := w.Apply(choose(n))
+		if !visit(a, out) {
+			return
+		}
+	}
+}
+
+// SeededChooser returns a chooser for Walk that draws uniformly from one
+// PCG seeded with seed: one seed, one walk.
+func SeededChooser(seed uint64) func(n int) int {
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	return func(n int) int { return rng.IntN(n) }
+}
+
+// compareMessages orders messages field by field, so that a sorted slice is
+// the canonical form of the multiset of messages in flight.
+func compareMessages(a, b Message) int {
+	switch {
+	case a.Kind != b.Kind:
+		return cmpInt(a.Kind, b.Kind)
+	case a.From != b.From:
+		return cmpInt(a.From, b.From)
+	case a.To != b.To:
+		return cmpInt(a.To, b.To)
+	case a.Lock != b.Lock:
+		return cmpInt(a.Lock, b.Lock)
+	case a.Lease != b.Lease:
+		return cmpInt(a.Lease, b.Lease)
+	case a.Token != b.Token:
+		return cmpInt(a.Token, b.Token)
+	case a.Value != b.Value:
+		return cmpInt(a.Value, b.Value)
+	case a.OK != b.OK:
+		if b.OK {
+			return -1
+		}
+		return 1
+	}
+	return 0
+}
+
+func comparePendingTimers(a, b PendingTimer) int {
+	switch {
+	case a.Node != b.Node:
+		return cmpInt(a.Node, b.Node)
+	case a.Timer.Kind != b.Timer.Kind:
+		return cmpInt(a.Timer.Kind, b.Timer.Kind)
+	}
+	return cmpInt(a.Timer.Lock, b.Timer.Lock)
+}
+
+func cmpInt[T ~uint8 | ~uint64 | ~int64](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
