@@ -465,4 +465,3 @@ func TestEveryFencingCheckIsExercised(t *testing.T) {
 		})
 	}
 }
-
