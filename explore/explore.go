@@ -2,13 +2,12 @@
 // Go reference implementation (package impl), in the manner of TLC.
 //
 // It searches breadth first over every interleaving of what can happen in
-// the asynchronous model of DESIGN.md: an idle client starts, a message in
-// flight is delivered (messages form a multiset: the network reorders but
-// neither loses nor duplicates), or a pending timer fires — any timer, at
-// any moment, so a lease can expire while its grant is still in flight.
-// A global state is every actor's state plus the sorted multiset of
-// messages in flight plus the sorted set of pending timers; the explorer
-// stores a 64-bit fingerprint of its canonical encoding (with the
+// the asynchronous model of DESIGN.md, the untimed world impl.World defines
+// once for every runtime without a clock: an idle client starts, a message
+// in flight is delivered (messages form a multiset: the network reorders
+// but neither loses nor duplicates), or a pending timer fires — any timer,
+// at any moment, so a lease can expire while its grant is still in flight.
+// A global state is a World's canonical encoding; the explorer stores a 64-bit fingerprint of its canonical encoding (with the
 // fingerprint of the state it was first reached from) in a flat
 // open-addressing table, and keeps only the current and next
 // breadth-first levels, as encodings. Memory is therefore 21 to 43 bytes

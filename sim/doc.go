@@ -1,13 +1,18 @@
-// Package sim holds the runtimes that drive the actors of package impl: the
-// exhaustive explorer (explore) and the seeded, timed fault simulator.
-// Both tell what they found as a trace.Trace built by trace/steptrace.
+// Package sim is the seeded, timed fault simulator that drives the actors
+// of package impl (its untimed sibling is package explore, which
+// enumerates impl.World). Both tell what they found as a trace.Trace built
+// by trace/steptrace.
 //
 // # The simulator
 //
 // A run is single-threaded and deterministic: virtual time, a priority
 // queue of events ordered by time and then by insertion (queue.go), and
-// one seeded generator for the run's random draws — each message's normal
-// latency and each retry backoff (faults.go, draws). The actors never see
+// the seed as the only source of randomness: the schedule's faults are
+// drawn from one stream of it (Generate), and each message's normal
+// latency and each retry backoff from counter-based draws keyed by the
+// seed, the link or client, and a counter (faults.go, draws), so that a
+// small change of schedule does not redraw the whole run. Effects are
+// carried out in impl.Effects.CarryOut's order, as in the untimed world. The actors never see
 // a clock or a random number: the runtime fires their timers by each
 // node's own clock and hands a client its backoff with the rejection.
 //

@@ -540,7 +540,8 @@ type faultState struct {
 }
 
 // reset prepares fs for a run of schedule s: its clock rate and its pauses
-// and spikes in time order. Clock steps are events of the run (jumpEvents).
+// and spikes in time order. Clock steps are not kept here: Runner.runOn
+// queues each as an evFault event, and Runner.fault applies it.
 func (fs *faultState) reset(n impl.NodeID, s *Schedule) {
 	fs.clock = clock{}
 	fs.pauses, fs.pi = fs.pauses[:0], 0

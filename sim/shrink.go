@@ -23,7 +23,8 @@ func Stalls() Failure { return func(res *Result) bool { return res.Stall != "" }
 // no pause, spike, clock step or clock rate made smaller (to shrinkResolution),
 // without the failure going away. It alternates the two reductions until
 // neither changes anything. The seed is kept, so the normal latencies and
-// backoffs are drawn from the same stream throughout. It returns the
+// backoffs come from the same draws throughout (faults.go, draws: counted
+// per link and per client, not from one sequence). It returns the
 // shrunk schedule and the number of runs it took; if s does not fail, it
 // returns s unchanged.
 func (r *Runner) Shrink(s *Schedule, fails Failure) (*Schedule, int) {
@@ -49,10 +50,13 @@ func (r *Runner) Shrink(s *Schedule, fails Failure) (*Schedule, int) {
 		// point of its work; the second try drops it and moves the node's
 		// later faults earlier by as much, so they strike where they did;
 		// the third moves every later fault (a pause of the service holds
-		// up every client). The run's one random stream is drawn in event
-		// order, so dropping a fault also changes the latencies and
-		// backoffs drawn after it; the last resort (dropAndRelocate) looks
-		// for a nearby time at which one remaining fault strikes again.
+		// up every client). Draws are counted per link and per client, so
+		// dropping a fault leaves every other link's latencies as they
+		// were; but where the fault changed which message was a link's
+		// k-th, or how often a client was rejected, the later latencies or
+		// backoffs there change, and a remaining fault may miss the
+		// moment it struck. The last resort (dropAndRelocate) looks for a
+		// nearby time at which one remaining fault strikes again.
 		for i := len(best.Faults) - 1; i >= 0; i-- {
 			c := best.Clone()
 			c.Faults = slices.Delete(c.Faults, i, i+1)
