@@ -41,9 +41,10 @@ func WriteHTML(w io.Writer, t *Trace) error {
 }
 
 // The page's template, style sheet and SVG symbols are files in assets/,
-// embedded; html/template escapes every text of the trace. The marks of notes and violations are SVG symbols rather than
-// characters: ⏱ and ⚡ need an emoji font, which many browsers lack, and
-// draw as boxes; the legend, the picture and the table all use them.
+// embedded; html/template escapes every text of the trace. The marks of
+// notes and violations are SVG symbols rather than characters: ⏱ and ⚡
+// need an emoji font, which many browsers lack, and draw as boxes; the
+// legend, the picture and the table all use them.
 //
 //go:embed assets/page.html.tmpl assets/page.css assets/symbols.svg
 var assets embed.FS
