@@ -21,21 +21,14 @@ func writeTimeline(w io.Writer, tr *trace.Trace) error {
 	return trace.WriteTable(w, &untitled)
 }
 
-// pictures are the files drawn from a run besides its timeline: the
-// sequence picture (the renderer of the TLC traces, as a page and as
-// Mermaid for Markdown) and Porcupine's page of the critical sections,
-// with the faults and lease expiries as annotations.
-func (rp *Replay) pictures() []struct {
-	name  string
-	write func(io.Writer) error
-} {
+// extras are a run's own files beside its trace's: what was run and how
+// it ended, the fault schedule, and Porcupine's page of the critical
+// sections with the faults and lease expiries as annotations.
+func (rp *Replay) extras() []trace.File {
 	sections := rp.sections
-	return []struct {
-		name  string
-		write func(io.Writer) error
-	}{
-		{"sequence.html", func(w io.Writer) error { return trace.WriteHTML(w, rp.Trace) }},
-		{"sequence.md", func(w io.Writer) error { return trace.WriteMermaid(w, rp.Trace) }},
-		{"porcupine.html", func(w io.Writer) error { return sections.WriteHTML(w, rp.annotations) }},
+	return []trace.File{
+		{Name: "run.txt", Write: rp.writeRun},
+		{Name: "schedule.json", Write: rp.Schedule.WriteJSON},
+		{Name: "porcupine.html", Write: func(w io.Writer) error { return sections.WriteHTML(w, rp.annotations) }},
 	}
 }

@@ -3,8 +3,6 @@ package sim
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -68,6 +66,22 @@ func NewReplay(c Config, s *Schedule, timeout time.Duration) (*Replay, error) {
 // the faults, what the run broke, then every step with its time, the lane
 // that acted and what changed, faults and lease expiries marked.
 func (rp *Replay) WriteTimeline(w io.Writer) error {
+	if err := rp.writeRun(w); err != nil {
+		return err
+	}
+	heading := "\nThe timeline of the whole run:\n\n"
+	if rp.Target >= 0 {
+		heading = fmt.Sprintf("\nThe timeline up to the first violation of %s:\n\n", PropName(rp.Target))
+	}
+	if _, err := io.WriteString(w, heading); err != nil {
+		return err
+	}
+	return writeTimeline(w, rp.Trace)
+}
+
+// writeRun writes what was run and how it ended: the design, seed and
+// size, the faults, the outcome and each violation, Porcupine's verdicts.
+func (rp *Replay) writeRun(w io.Writer) error {
 	var b strings.Builder
 	c, res := rp.Config, &rp.Result
 	fmt.Fprintf(&b, "design %s (%s), seed %d, %d clients × %d sections\n", c.Design, c.Design.Describe(), rp.Schedule.Seed, c.Clients, c.Sections)
@@ -94,15 +108,8 @@ func (rp *Replay) WriteTimeline(w io.Writer) error {
 	if res.Sections != "" {
 		fmt.Fprintf(&b, "  Porcupine: sections %s, register %s\n", res.Sections, res.Register)
 	}
-	if rp.Target >= 0 {
-		fmt.Fprintf(&b, "\nThe timeline up to the first violation of %s:\n\n", PropName(rp.Target))
-	} else {
-		b.WriteString("\nThe timeline of the whole run:\n\n")
-	}
-	if _, err := io.WriteString(w, b.String()); err != nil {
-		return err
-	}
-	return writeTimeline(w, rp.Trace)
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // outcome sums a run up in one line.
@@ -127,47 +134,17 @@ func outcome(res *Result) string {
 	return s
 }
 
-// Artifacts writes the run's files into dir: the timeline, the sequence
-// picture, the Porcupine page and the fault schedule. It returns the
-// files' names, in the order written.
+// Artifacts writes the run's files into dir: its trace's files, named as
+// every runtime names them (trace.WriteFiles), then its own: run.txt (what
+// was run and how it ended), schedule.json (its faults, replayable) and
+// porcupine.html. It returns the files' names, in the order written.
 func (rp *Replay) Artifacts(dir string) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("output folder: %w", err)
-	}
-	files := []struct {
-		name  string
-		write func(io.Writer) error
-	}{
-		{"timeline.txt", rp.WriteTimeline},
-		{"schedule.json", rp.Schedule.WriteJSON},
-	}
-	files = append(files, rp.pictures()...)
-	var names []string
-	for _, f := range files {
-		if err := writeFile(filepath.Join(dir, f.name), f.write); err != nil {
-			return names, err
-		}
-		names = append(names, f.name)
-	}
-	return names, nil
+	return trace.WriteFiles(dir, rp.Trace, rp.extras()...)
 }
 
-// WriteFile creates path and writes it with write.
-func WriteFile(path string, write func(io.Writer) error) error { return writeFile(path, write) }
-
-func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+// WriteFile writes path with write, whole or not at all.
+func WriteFile(path string, write func(io.Writer) error) error {
+	return trace.WriteFileAtomic(path, write)
 }
 
 // Percent formats n of total as "n (p%)", or "0".

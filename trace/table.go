@@ -11,37 +11,26 @@ import (
 // WriteTable renders t as a step table for a terminal: one row per change,
 // the step's number, time (when timed), process and action on its first
 // row, the step's notes after its changes, and the violation at the end.
+// The HTML page shows the same rows (tableRows) as an HTML table.
 func WriteTable(w io.Writer, t *Trace) error {
 	ew := &errWriter{w: w}
 	if t.Title != "" {
 		ew.printf("%s\n\n", t.Title)
 	}
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-	header := []string{"step", "process", "action", "changes"}
-	if t.Timed {
-		header = []string{"step", "time", "process", "action", "changes"}
-	}
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
-	notes := notesByStep(t.Notes)
-	for _, s := range t.Steps {
-		actor := s.Actor
-		if actor == "" {
-			actor = "—"
-		}
-		lead := []string{fmt.Sprint(s.Number), actor, s.Action}
+	fmt.Fprintln(tw, strings.Join(tableHeader(t), "\t"))
+	for _, r := range tableRows(t) {
+		lead := []string{fmt.Sprint(r.Number), r.Actor, r.Action}
 		if t.Timed {
-			lead = []string{fmt.Sprint(s.Number), FormatTime(s.At), actor, s.Action}
+			lead = []string{fmt.Sprint(r.Number), r.Time, r.Actor, r.Action}
 		}
 		blank := make([]string, len(lead))
-		lines := make([]string, 0, len(s.Changes)+len(notes[s.Number]))
-		for _, c := range s.Changes {
-			lines = append(lines, FormatChange(c))
+		lines := append([]string(nil), r.Changes...)
+		for _, n := range r.Notes {
+			lines = append(lines, noteMark(n.Kind)+" "+n.Text)
 		}
-		for _, n := range notes[s.Number] {
-			lines = append(lines, fmt.Sprintf("%s %s: %s", noteMark(n.Kind), n.Lane, n.Text))
-		}
-		if len(lines) == 0 {
-			lines = append(lines, "(no variable changed)")
+		if u := r.Unchanged(); u != "" {
+			lines = append(lines, u)
 		}
 		for i, line := range lines {
 			cells := blank
@@ -58,6 +47,80 @@ func WriteTable(w io.Writer, t *Trace) error {
 		ew.printf("\n%s\n", ViolationLine(v))
 	}
 	return ew.err
+}
+
+// tableRow is one step of the step table: the one source of which cells
+// exist, rendered by WriteTable for a terminal and by the HTML page.
+type tableRow struct {
+	Number   int
+	Time     string // empty unless the trace is timed
+	Actor    string // "—" for a step no process takes
+	Action   string
+	Changes  []string // FormatChange of each change
+	Notes    []tableNote
+	Violated bool // the violation is at this step
+}
+
+// tableNote is a note in the changes column: its kind (whose mark the
+// renderer draws) and "lane: text".
+type tableNote struct {
+	Kind NoteKind
+	Text string
+}
+
+// Symbol is the id of the note's mark in the HTML page.
+func (n tableNote) Symbol() string { return noteClass(n.Kind) }
+
+// Unchanged is what the changes column says when a step changed nothing
+// and has no notes; empty otherwise.
+func (r tableRow) Unchanged() string {
+	if len(r.Changes) == 0 && len(r.Notes) == 0 {
+		return "(no variable changed)"
+	}
+	return ""
+}
+
+// tableHeader is the step table's column names.
+func tableHeader(t *Trace) []string {
+	if t.Timed {
+		return []string{"step", "time", "process", "action", "changes"}
+	}
+	return []string{"step", "process", "action", "changes"}
+}
+
+// tableRows is the step table's rows, one per step.
+func tableRows(t *Trace) []tableRow {
+	notes := notesByStep(t.Notes)
+	rows := make([]tableRow, 0, len(t.Steps))
+	for _, s := range t.Steps {
+		r := tableRow{Number: s.Number, Actor: s.Actor, Action: s.Action}
+		if r.Actor == "" {
+			r.Actor = "—"
+		}
+		if t.Timed {
+			r.Time = FormatTime(s.At)
+		}
+		for _, c := range s.Changes {
+			r.Changes = append(r.Changes, FormatChange(c))
+		}
+		for _, n := range notes[s.Number] {
+			r.Notes = append(r.Notes, tableNote{Kind: n.Kind, Text: n.Lane + ": " + n.Text})
+		}
+		r.Violated = t.Violation != nil && t.Violation.Step == s.Number
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// noteClass maps a note's kind to its CSS class and the id of its mark's
+// symbol in the HTML page; a kind the renderer does not know is drawn as
+// info.
+func noteClass(k NoteKind) string {
+	switch k {
+	case NoteExpiry, NoteRejection, NoteFault, NoteViolation:
+		return string(k)
+	}
+	return string(NoteInfo)
 }
 
 // ViolationLine is the one-line statement of a violation used by every

@@ -17,6 +17,7 @@ import (
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/sim"
 	"github.com/fencelab/fencelab/tlc"
+	"github.com/fencelab/fencelab/trace"
 )
 
 const demoUsage = `fencelab demo [--out DIR] [--runs N] [--clients 2,3] [--specs DIR] [--update-readme FILE]
@@ -104,10 +105,11 @@ func runDemo(e *env, args []string) error {
 	}
 	fmt.Fprintf(w, "\nFiles written:\n")
 	fmt.Fprintf(w, "  %-48s the table above, in Markdown\n", mdPath)
-	fmt.Fprintf(w, "  %-48s the explorer's shortest counterexamples (JSON, and HTML sequence pictures)\n", filepath.Join(*out, "explore")+"/")
-	fmt.Fprintf(w, "  %-48s each design's first failing run: timeline.txt, sequence.html, porcupine.html, schedule.json\n", filepath.Join(*out, "sim", "<design>")+"/")
+	files := strings.Join(trace.FileNames(), ", ")
+	fmt.Fprintf(w, "  %-48s the explorer's shortest counterexamples: %s\n", filepath.Join(*out, "explore", "<design>-<n>c-<property>")+"/", files)
+	fmt.Fprintf(w, "  %-48s each design's first failing run: %s, run.txt, schedule.json, porcupine.html\n", filepath.Join(*out, "sim", "<design>")+"/", files)
 	if tlcMissing == nil {
-		fmt.Fprintf(w, "  %-48s TLC's output and counterexample per model: trace.txt, trace.html, trace.mmd, trace.json\n", filepath.Join(*out, "tlc", "<model>")+"/")
+		fmt.Fprintf(w, "  %-48s each model's TLC output, tlc.out, and counterexample: %s\n", filepath.Join(*out, "tlc", "<model>")+"/", files)
 	}
 
 	if disagree := table.disagreements(); len(disagree) > 0 {

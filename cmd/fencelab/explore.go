@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -39,7 +37,7 @@ func runExplore(e *env, args []string) error {
 	lockDelay := fs.Duration("lock-delay", 0, "lock-delay after an expiry (0: none); the untimed model only asks whether there is one: its end may come at any moment")
 	symmetry := fs.Bool("symmetry", false, "store one state per class of states that differ only by client names (as TLC's SYMMETRY): fewer states, same verdicts and shortest traces")
 	maxStates := fs.Int("max-states", 0, "stop after this many distinct states (0: no limit); unfinished verdicts are unknown and fail")
-	outDir := fs.String("out", filepath.Join("out", "explore"), "folder for the counterexamples: JSON traces and HTML sequence pictures (empty: do not write)")
+	outDir := fs.String("out", filepath.Join("out", "explore"), "folder for the counterexamples, one folder each with its trace as text, JSON, HTML and Mermaid (empty: do not write)")
 	rest, err := parseFlags(e, fs, exploreUsage, args)
 	if err != nil {
 		return err
@@ -122,7 +120,7 @@ func runExplore(e *env, args []string) error {
 			return err
 		}
 		if written > 0 {
-			fmt.Fprintf(e.stdout, "\n%d counterexample traces written to %s (JSON, and HTML sequence pictures)\n", written, *outDir)
+			fmt.Fprintf(e.stdout, "\n%d counterexample traces written to %s, one folder each (<design>-<clients>c-<property>/: %s)\n", written, *outDir, strings.Join(trace.FileNames(), ", "))
 		}
 	}
 	if diff := mismatches(results); len(diff) > 0 {
@@ -267,8 +265,8 @@ func writeMatrix(w io.Writer, results []*explore.Result) error {
 	return nil
 }
 
-// writeTraces writes every counterexample as <design>-<clients>c-<property>
-// .json, and .html with its sequence picture.
+// writeTraces writes the files of every counterexample (trace.WriteFiles)
+// into a folder of dir named <design>-<clients>c-<property>.
 func writeTraces(dir string, results []*explore.Result) (int, error) {
 	written := 0
 	for _, r := range results {
@@ -281,19 +279,8 @@ func writeTraces(dir string, results []*explore.Result) (int, error) {
 					return 0, badInput("cannot create the output folder: %v", err)
 				}
 			}
-			b, err := json.MarshalIndent(v.Trace, "", "  ")
-			if err != nil {
-				return written, fmt.Errorf("encode trace: %w", err)
-			}
-			base := filepath.Join(dir, fmt.Sprintf("%s-%dc-%s", r.Config.Design, r.Config.Clients, v.Property))
-			if err := os.WriteFile(base+".json", append(b, '\n'), 0o644); err != nil {
-				return written, badInput("cannot write a trace: %v", err)
-			}
-			var page bytes.Buffer
-			if err := trace.WriteHTML(&page, v.Trace); err != nil {
-				return written, fmt.Errorf("render trace: %w", err)
-			}
-			if err := os.WriteFile(base+".html", page.Bytes(), 0o644); err != nil {
+			sub := filepath.Join(dir, fmt.Sprintf("%s-%dc-%s", r.Config.Design, r.Config.Clients, v.Property))
+			if _, err := trace.WriteFiles(sub, v.Trace); err != nil {
 				return written, badInput("cannot write a trace: %v", err)
 			}
 			written++

@@ -64,12 +64,12 @@ func TestExploreOneDesign(t *testing.T) {
 	} {
 		assert.Contains(t, stdout, line)
 	}
-	assert.Contains(t, stdout, "3 counterexample traces written to "+out+" (JSON, and HTML sequence pictures)")
-	page, err := os.ReadFile(filepath.Join(out, "none-2c-NoLostUpdate.html"))
+	assert.Contains(t, stdout, "3 counterexample traces written to "+out+", one folder each (<design>-<clients>c-<property>/: trace.txt, trace.json, trace.html, trace.mmd)")
+	page, err := os.ReadFile(filepath.Join(out, "none-2c-NoLostUpdate", "trace.html"))
 	require.NoError(t, err)
 	assert.Contains(t, string(page), "<svg", "the HTML page carries the sequence picture")
 
-	b, err := os.ReadFile(filepath.Join(out, "none-2c-NoLostUpdate.json"))
+	b, err := os.ReadFile(filepath.Join(out, "none-2c-NoLostUpdate", "trace.json"))
 	require.NoError(t, err)
 	var tr trace.Trace
 	require.NoError(t, json.Unmarshal(b, &tr))
@@ -105,7 +105,16 @@ func TestExploreMatrix(t *testing.T) {
 	assert.NotContains(t, stdout, "step  process", "the matrix prints no traces")
 	entries, err := os.ReadDir(out)
 	require.NoError(t, err)
-	assert.Len(t, entries, 18, "each of the 9 counterexamples as JSON and HTML")
+	assert.Len(t, entries, 9, "one folder for each of the 9 counterexamples")
+	for _, e := range entries {
+		files, err := os.ReadDir(filepath.Join(out, e.Name()))
+		require.NoError(t, err)
+		var names []string
+		for _, f := range files {
+			names = append(names, f.Name())
+		}
+		assert.ElementsMatch(t, trace.FileNames(), names, "%s holds the trace's files and nothing else", e.Name())
+	}
 }
 
 // TestExploreUnknownVerdictFails: a search stopped early cannot confirm that

@@ -30,8 +30,9 @@ Runs the lock's reference implementation in a deterministic simulator that
 injects NPC faults (network delay spikes, process pauses, clock drift and
 steps), drawn from each run's seed, and prints one table: for each design,
 the runs that violated each property, Porcupine's verdicts and stalls. For
-the first failing run of each design it writes a timeline, the fault
-schedule and pictures to --out, and prints the command that replays it.
+the first failing run of each design it writes its trace's files, a run
+summary, the fault schedule and Porcupine's page to --out, and prints the
+command that replays it.
 
   --replay SEED / --schedule FILE  run one run (one --fencing design) and
                                    print its timeline
@@ -84,7 +85,7 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 	maxSpike := fs.Duration("max-spike", 0, "longest extra delay of a message (0: 3×ttl)")
 	maxJump := fs.Duration("max-jump", 0, "largest clock step, forward or back (0: 2×ttl)")
 	maxDrift := fs.Float64("max-drift", float64(def.MaxDriftPPM)/1e6, "largest clock rate error, as a fraction (0.1: clocks run at 0.9× to 1.1×)")
-	fs.StringVar(&o.out, "out", filepath.Join("out", "sim"), "folder for timelines, pictures and schedules")
+	fs.StringVar(&o.out, "out", filepath.Join("out", "sim"), "folder for each design's first failing run: its trace files, run summary, schedule and Porcupine page")
 	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "goroutines running runs (results do not depend on it)")
 	replay := fs.String("replay", "", "run only seed `SEED` (with one --fencing design) and print its timeline")
 	fs.StringVar(&o.schedule, "schedule", "", "run the fault schedule in `FILE` (with one --fencing design) and print its timeline")
@@ -283,7 +284,7 @@ func simBatch(e *env, o *simOptions) error {
 // shrunk schedule).
 func (o *simOptions) firstFailures(e *env, sum *sim.Summary) error {
 	w := e.stdout
-	fmt.Fprintf(w, "\nFirst failing run of each design (timeline, schedule and pictures in %s):\n", o.out)
+	fmt.Fprintf(w, "\nFirst failing run of each design (trace, summary, schedule and Porcupine page in %s):\n", o.out)
 	for _, d := range sum.Designs {
 		if !d.FirstFailing.Ok {
 			fmt.Fprintf(w, "  %-7s no run failed\n", d.Design)

@@ -78,12 +78,16 @@ func TestSimStdoutIsDeterministic(t *testing.T) {
 	for _, d := range []string{"off", "none", "writes", "all"} {
 		assert.Contains(t, first, "fencelab sim --fencing "+d+" --replay ")
 	}
-	for _, f := range []string{"timeline.txt", "schedule.json", "sequence.html", "sequence.md", "porcupine.html"} {
+	for _, f := range []string{"trace.txt", "trace.json", "trace.html", "trace.mmd", "run.txt", "schedule.json", "porcupine.html"} {
 		assert.FileExists(t, filepath.Join(dir, "none", f))
 	}
-	timeline, err := os.ReadFile(filepath.Join(dir, "none", "timeline.txt"))
+	assert.Contains(t, first, "files:  "+filepath.Join(dir, "none")+"/{trace.txt,trace.json,trace.html,trace.mmd,run.txt,schedule.json,porcupine.html}")
+	text, err := os.ReadFile(filepath.Join(dir, "none", "trace.txt"))
 	require.NoError(t, err)
-	assert.Contains(t, string(timeline), "violated")
+	assert.Contains(t, string(text), "violated")
+	run, err := os.ReadFile(filepath.Join(dir, "none", "run.txt"))
+	require.NoError(t, err)
+	assert.Contains(t, string(run), "outcome: ", "run.txt says how the run ended")
 }
 
 func TestSimReplayAndSchedule(t *testing.T) {

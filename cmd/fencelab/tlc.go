@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -219,8 +219,8 @@ func traceOptions(m tlc.Model, res *tlc.Result) tlc.TraceOptions {
 	}
 }
 
-// saveRun writes TLC's raw output and, when there is a counterexample, the
-// trace as JSON, text, Mermaid and HTML into a fresh dir.
+// saveRun writes TLC's raw output (tlc.out) into a fresh dir and, when
+// there is a counterexample, the trace's files beside it (trace.WriteFiles).
 func saveRun(dir string, res *tlc.Result) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return fmt.Errorf("clearing %s: %w", dir, err)
@@ -228,7 +228,8 @@ func saveRun(dir string, res *tlc.Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "tlc.out"), res.Output, 0o644); err != nil {
+	writeOutput := func(w io.Writer) error { _, err := w.Write(res.Output); return err }
+	if err := trace.WriteFileAtomic(filepath.Join(dir, "tlc.out"), writeOutput); err != nil {
 		return fmt.Errorf("saving TLC's output: %w", err)
 	}
 	if res.Parsed == nil || len(res.Parsed.States) == 0 {
@@ -238,17 +239,8 @@ func saveRun(dir string, res *tlc.Result) error {
 	if err != nil {
 		return fmt.Errorf("converting the counterexample: %w", err)
 	}
-	for _, f := range []struct{ name, format string }{
-		{"trace.json", "json"}, {"trace.txt", ""}, {"trace.mmd", "mermaid"}, {"trace.html", "html"},
-	} {
-		name, format := f.name, f.format
-		var buf bytes.Buffer
-		if err := renderTrace(&buf, t, format); err != nil {
-			return fmt.Errorf("rendering %s: %w", name, err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), buf.Bytes(), 0o644); err != nil {
-			return fmt.Errorf("saving %s: %w", name, err)
-		}
+	if _, err := trace.WriteFiles(dir, t); err != nil {
+		return fmt.Errorf("saving the counterexample: %w", err)
 	}
 	return nil
 }

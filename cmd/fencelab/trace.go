@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -84,17 +83,7 @@ func renderTrace(w io.Writer, t *trace.Trace, format string) error {
 	case "html":
 		return trace.WriteHTML(w, t)
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(t)
+		return trace.WriteJSON(w, t)
 	}
-	if err := trace.WriteTable(w, t); err != nil {
-		return err
-	}
-	if _, err := fmt.Fprintln(w); err != nil {
-		return err
-	}
-	untitled := *t
-	untitled.Title = ""
-	return trace.WriteLanes(w, &untitled)
+	return trace.WriteText(w, t)
 }
