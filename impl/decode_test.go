@@ -57,7 +57,7 @@ func TestDecodeInvertsEncode(t *testing.T) {
 func TestDecodeMessageInvertsEncode(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		m := Message{
-			Kind:  MsgKind(rapid.IntRange(1, 10).Draw(t, "kind")),
+			Kind:  MsgKind(rapid.IntRange(int(MsgAcquire), int(MsgWriteReply)).Draw(t, "kind")),
 			From:  NodeID(rapid.Uint8().Draw(t, "from")),
 			To:    NodeID(rapid.Uint8().Draw(t, "to")),
 			Lock:  rapid.Uint8().Draw(t, "lock"),

@@ -136,8 +136,6 @@ const (
 	EvRejected                              // service rejected Peer's acquire
 	EvReleased                              // service released Lease at Peer's request
 	EvReleaseRefused                        // service refused Peer's release: not the holder or an old lease
-	EvRenewed                               // service extended Peer's Lease
-	EvRenewRefused                          // service refused Peer's renewal
 	EvExpired                               // service expired Peer's Lease (the TTL ran out)
 	EvLockDelayEnded                        // service may grant the lock again after an expiry
 	EvOpAccepted                            // resource accepted Peer's operation (Op)
@@ -160,10 +158,6 @@ func (k EventKind) String() string {
 		return "released"
 	case EvReleaseRefused:
 		return "release refused"
-	case EvRenewed:
-		return "renewed"
-	case EvRenewRefused:
-		return "renewal refused"
 	case EvExpired:
 		return "expired"
 	case EvLockDelayEnded:
@@ -208,7 +202,7 @@ func (e Event) String() string {
 		return fmt.Sprintf("granted lease %d to %s", e.Lease, e.Peer)
 	case EvRejected:
 		return fmt.Sprintf("rejected %s's acquire", e.Peer)
-	case EvReleased, EvReleaseRefused, EvRenewed, EvRenewRefused, EvExpired:
+	case EvReleased, EvReleaseRefused, EvExpired:
 		return fmt.Sprintf("%s lease %d of %s", e.Kind, e.Lease, e.Peer)
 	case EvOpAccepted, EvOpRejected:
 		return fmt.Sprintf("%s %s", e.Kind, e.Op)

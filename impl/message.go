@@ -10,14 +10,14 @@ type MsgKind uint8
 
 // Messages between clients and the service, and between clients and the
 // resource. There is no acknowledgement of a release: like Redis's
-// compare-and-delete, the client does not wait for it.
+// compare-and-delete, the client does not wait for it. Leases are not
+// renewed, as in the specs: a client whose lease runs out stops believing
+// it holds the lock, and the resource's fencing is what has to cope.
 const (
 	MsgAcquire    MsgKind = iota + 1 // client → service: grant me Lock
 	MsgRelease                       // client → service: release Lock if Lease is still mine
-	MsgRenew                         // client → service: extend Lease of Lock
 	MsgGrant                         // service → client: Lease (and Token with fencing) of Lock is yours
 	MsgReject                        // service → client: Lock is taken
-	MsgRenewed                       // service → client: OK tells whether the renewal was honoured
 	MsgRead                          // client → resource: read the counter, with Token
 	MsgReadReply                     // resource → client: OK and Value read
 	MsgWrite                         // client → resource: set the counter to Value, with Token
@@ -30,14 +30,10 @@ func (k MsgKind) String() string {
 		return "Acquire"
 	case MsgRelease:
 		return "Release"
-	case MsgRenew:
-		return "Renew"
 	case MsgGrant:
 		return "Grant"
 	case MsgReject:
 		return "Reject"
-	case MsgRenewed:
-		return "Renewed"
 	case MsgRead:
 		return "Read"
 	case MsgReadReply:
@@ -56,7 +52,7 @@ type Message struct {
 	Kind     MsgKind
 	From, To NodeID
 	Lock     uint8  // index of the lock name
-	Lease    uint64 // identity of a grant: what a release or renewal must match
+	Lease    uint64 // identity of a grant: what a release must match
 	Token    uint64 // fencing token; 0 when the design has no tokens
 	Value    int64  // the counter value read or to write
 	OK       bool
@@ -75,15 +71,13 @@ func (m Message) String() string {
 	switch m.Kind {
 	case MsgAcquire, MsgReject:
 		return m.Kind.String()
-	case MsgRelease, MsgRenew:
+	case MsgRelease:
 		return fmt.Sprintf("%s(lease %d)", m.Kind, m.Lease)
 	case MsgGrant:
 		if m.Token == 0 {
 			return fmt.Sprintf("Grant(lease %d)", m.Lease)
 		}
 		return fmt.Sprintf("Grant(lease %d, token %d)", m.Lease, m.Token)
-	case MsgRenewed:
-		return fmt.Sprintf("Renewed(%s)", okString(m.OK))
 	case MsgRead:
 		return fmt.Sprintf("Read(token %d)", m.Token)
 	case MsgReadReply:

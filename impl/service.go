@@ -99,8 +99,6 @@ func (s *Service) Step(in Input, out *Effects) {
 			s.acquire(m, out)
 		case MsgRelease:
 			s.release(m, out)
-		case MsgRenew:
-			s.renew(m, out)
 		}
 	case InputTimer:
 		if int(in.Timer.Lock) >= len(s.locks) {
@@ -147,20 +145,6 @@ func (s *Service) release(m Message, out *Effects) {
 	l.Status, l.Holder, l.Lease = Available, 0, 0
 	out.cancel(TimerLease, m.Lock)
 	out.event(Event{Kind: EvReleased, Node: ServiceNode, Peer: m.From, Lease: m.Lease})
-}
-
-// renew extends the current holder's lease by a fresh TTL; after an expiry
-// the lease is gone and a renewal fails.
-func (s *Service) renew(m Message, out *Effects) {
-	l := &s.locks[m.Lock]
-	ok := s.isCurrent(l, m)
-	out.send(Message{Kind: MsgRenewed, From: ServiceNode, To: m.From, Lock: m.Lock, Lease: m.Lease, OK: ok})
-	if !ok {
-		out.event(Event{Kind: EvRenewRefused, Node: ServiceNode, Peer: m.From, Lease: m.Lease})
-		return
-	}
-	out.set(TimerLease, m.Lock, s.cfg.TTL)
-	out.event(Event{Kind: EvRenewed, Node: ServiceNode, Peer: m.From, Lease: m.Lease})
 }
 
 // expire ends the current lease when its timer fires, whatever the holder

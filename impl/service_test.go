@@ -23,9 +23,9 @@ type refLock struct {
 	tokens     []uint64 // every token granted, in order
 }
 
-// serviceMachine drives a Service with random acquires, releases, renewals
-// and timer firings — only of pending timers, as a runtime does — and
-// checks every answer, timer and state against refLock.
+// serviceMachine drives a Service with random acquires, releases and timer
+// firings — only of pending timers, as a runtime does — and checks every
+// answer, timer and state against refLock.
 type serviceMachine struct {
 	svc     Service
 	ref     refLock
@@ -86,19 +86,6 @@ func (sm *serviceMachine) release(t *rapid.T) {
 	assert.Equal(t, EvReleaseRefused, sm.out.Events[0].Kind)
 }
 
-func (sm *serviceMachine) renew(t *rapid.T) {
-	c, lease := sm.client(t), sm.someLease(t)
-	sm.step(Input{Kind: InputMessage, Msg: Message{Kind: MsgRenew, From: c, To: ServiceNode, Lease: lease}})
-	r := &sm.ref
-	ok := r.status == Acquired && r.holder == c && r.lease == lease
-	assert.Equal(t, []Message{{Kind: MsgRenewed, From: ServiceNode, To: c, Lease: lease, OK: ok}}, sm.out.Send)
-	if ok {
-		assert.Equal(t, []TimerSet{{Timer: Timer{Kind: TimerLease}, After: 10}}, sm.out.Set)
-	} else {
-		assert.Empty(t, sm.out.Set)
-	}
-}
-
 func (sm *serviceMachine) expire(t *rapid.T) {
 	r := &sm.ref
 	if !r.leaseTimer {
@@ -150,7 +137,6 @@ func TestServiceAgainstReferenceModel(t *testing.T) {
 		t.Repeat(map[string]func(*rapid.T){
 			"acquire":  sm.acquire,
 			"release":  sm.release,
-			"renew":    sm.renew,
 			"expire":   sm.expire,
 			"endDelay": sm.endDelay,
 			"":         sm.check,
@@ -249,27 +235,6 @@ func TestServiceRules(t *testing.T) {
 			g := grantOf(t, svcStep(svc, Message{Kind: MsgAcquire, From: c1}))
 			assert.Zero(t, g.Token)
 			assert.Equal(t, uint64(1), g.Lease)
-		}},
-		{"a renewal by the holder extends the lease", fenced, func(t *testing.T, svc *Service) {
-			g := grantOf(t, svcStep(svc, Message{Kind: MsgAcquire, From: c1}))
-			out := svcStep(svc, Message{Kind: MsgRenew, From: c1, Lease: g.Lease})
-			assert.True(t, out.Send[0].OK)
-			assert.Equal(t, []TimerSet{{Timer: Timer{Kind: TimerLease}, After: 10}}, out.Set)
-		}},
-		{"a renewal after expiry fails", fenced, func(t *testing.T, svc *Service) {
-			g := grantOf(t, svcStep(svc, Message{Kind: MsgAcquire, From: c1}))
-			svcFire(svc, TimerLease)
-			out := svcStep(svc, Message{Kind: MsgRenew, From: c1, Lease: g.Lease})
-			assert.Equal(t, []Message{{Kind: MsgRenewed, From: ServiceNode, To: c1, Lease: g.Lease}}, out.Send)
-			assert.Empty(t, out.Set, "a refused renewal sets no timer")
-			status, _, _ := svc.Lock(0)
-			assert.Equal(t, Expired, status)
-		}},
-		{"a renewal by a non-holder fails", fenced, func(t *testing.T, svc *Service) {
-			g := grantOf(t, svcStep(svc, Message{Kind: MsgAcquire, From: c1}))
-			out := svcStep(svc, Message{Kind: MsgRenew, From: c2, Lease: g.Lease})
-			assert.False(t, out.Send[0].OK)
-			assert.Equal(t, EvRenewRefused, out.Events[0].Kind)
 		}},
 		{"lock-delay blocks a grant after expiry until its timer fires", ServiceConfig{Locks: 1, TTL: 10, LockDelay: 3, Fencing: true}, func(t *testing.T, svc *Service) {
 			grantOf(t, svcStep(svc, Message{Kind: MsgAcquire, From: c1}))

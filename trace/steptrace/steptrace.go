@@ -126,7 +126,7 @@ func noteKind(k impl.EventKind) (trace.NoteKind, bool) {
 	switch k {
 	case impl.EvExpired, impl.EvLeaseLost:
 		return trace.NoteExpiry, true
-	case impl.EvRejected, impl.EvOpRejected, impl.EvReleaseRefused, impl.EvRenewRefused:
+	case impl.EvRejected, impl.EvOpRejected, impl.EvReleaseRefused:
 		return trace.NoteRejection, true
 	case impl.EvSectionAborted, impl.EvGaveUp:
 		return trace.NoteInfo, true
