@@ -45,7 +45,6 @@ func (p Phase) String() string {
 
 // ClientConfig is a client's fixed configuration.
 type ClientConfig struct {
-	Lock uint8 // the lock it uses
 	// Sections is how many critical sections the client runs.
 	Sections int
 	// MaxRetries bounds the rejections per section; after that many the
@@ -131,7 +130,7 @@ func (c *Client) onMessage(in Input, out *Effects) {
 			return
 		}
 		c.phase, c.holds, c.lease, c.token = Reading, true, m.Lease, m.Token
-		out.set(TimerValidity, c.cfg.Lock, c.cfg.Validity)
+		out.set(TimerValidity, c.cfg.Validity)
 		out.event(Event{Kind: EvHolding, Node: c.id, Lease: m.Lease, Token: m.Token})
 		c.send(out, Message{Kind: MsgRead, To: ResourceNode, Token: c.token})
 	case MsgReject:
@@ -145,7 +144,7 @@ func (c *Client) onMessage(in Input, out *Effects) {
 		}
 		c.retries++
 		c.phase = BackingOff
-		out.set(TimerBackoff, c.cfg.Lock, in.Backoff)
+		out.set(TimerBackoff, in.Backoff)
 	case MsgReadReply:
 		if c.phase != Reading {
 			return
@@ -155,7 +154,7 @@ func (c *Client) onMessage(in Input, out *Effects) {
 			return
 		}
 		c.read, c.phase = m.Value, Thinking
-		out.set(TimerThink, c.cfg.Lock, c.cfg.Think)
+		out.set(TimerThink, c.cfg.Think)
 	case MsgWriteReply:
 		if c.phase == Writing {
 			c.endSection(m.OK, out)
@@ -210,7 +209,7 @@ func (c *Client) endSection(committed bool, out *Effects) {
 	}
 	if c.lease != 0 {
 		c.send(out, Message{Kind: MsgRelease, To: ServiceNode, Lease: c.lease})
-		out.cancel(TimerValidity, c.cfg.Lock)
+		out.cancel(TimerValidity)
 	}
 	c.holds, c.lease, c.token, c.read, c.retries = false, 0, 0, 0, 0
 	if int(c.committed)+int(c.aborted) >= c.cfg.Sections {
@@ -222,7 +221,7 @@ func (c *Client) endSection(committed bool, out *Effects) {
 }
 
 func (c *Client) send(out *Effects, m Message) {
-	m.From, m.Lock = c.id, c.cfg.Lock
+	m.From = c.id
 	out.send(m)
 }
 

@@ -60,7 +60,6 @@ func TestDecodeMessageInvertsEncode(t *testing.T) {
 			Kind:  MsgKind(rapid.IntRange(int(MsgAcquire), int(MsgWriteReply)).Draw(t, "kind")),
 			From:  NodeID(rapid.Uint8().Draw(t, "from")),
 			To:    NodeID(rapid.Uint8().Draw(t, "to")),
-			Lock:  rapid.Uint8().Draw(t, "lock"),
 			Lease: rapid.Uint64().Draw(t, "lease"),
 			Token: rapid.Uint64().Draw(t, "token"),
 			Value: rapid.Int64().Draw(t, "value"),

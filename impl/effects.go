@@ -12,8 +12,8 @@ type TimerKind uint8
 // in its lease, its backoff after a rejection and its think time between
 // reading and writing.
 const (
-	TimerLease     TimerKind = iota + 1 // service: the current grant of Lock ends (the TTL)
-	TimerLockDelay                      // service: the lock-delay after an expiry of Lock ends
+	TimerLease     TimerKind = iota + 1 // service: the current grant ends (the TTL)
+	TimerLockDelay                      // service: the lock-delay after an expiry ends
 	TimerValidity                       // client: stop believing it holds the lock (TTL minus margin)
 	TimerBackoff                        // client: retry the acquire after a rejection
 	TimerThink                          // client: done thinking; write read+1
@@ -39,7 +39,6 @@ func (k TimerKind) String() string {
 // per Timer value, and setting it again replaces it.
 type Timer struct {
 	Kind TimerKind
-	Lock uint8
 }
 
 // TimerSet asks the runtime to fire Timer after the given duration of the
@@ -116,12 +115,12 @@ func (e *Effects) Reset() {
 
 func (e *Effects) send(m Message) { e.Send = append(e.Send, m) }
 
-func (e *Effects) set(k TimerKind, lock uint8, after time.Duration) {
-	e.Set = append(e.Set, TimerSet{Timer: Timer{Kind: k, Lock: lock}, After: after})
+func (e *Effects) set(k TimerKind, after time.Duration) {
+	e.Set = append(e.Set, TimerSet{Timer: Timer{Kind: k}, After: after})
 }
 
-func (e *Effects) cancel(k TimerKind, lock uint8) {
-	e.Cancel = append(e.Cancel, Timer{Kind: k, Lock: lock})
+func (e *Effects) cancel(k TimerKind) {
+	e.Cancel = append(e.Cancel, Timer{Kind: k})
 }
 
 func (e *Effects) event(ev Event) { e.Events = append(e.Events, ev) }

@@ -14,10 +14,10 @@ type MsgKind uint8
 // renewed, as in the specs: a client whose lease runs out stops believing
 // it holds the lock, and the resource's fencing is what has to cope.
 const (
-	MsgAcquire    MsgKind = iota + 1 // client → service: grant me Lock
-	MsgRelease                       // client → service: release Lock if Lease is still mine
-	MsgGrant                         // service → client: Lease (and Token with fencing) of Lock is yours
-	MsgReject                        // service → client: Lock is taken
+	MsgAcquire    MsgKind = iota + 1 // client → service: grant me the lock
+	MsgRelease                       // client → service: release the lock if Lease is still mine
+	MsgGrant                         // service → client: the lock is yours under Lease (and Token with fencing)
+	MsgReject                        // service → client: the lock is taken
 	MsgRead                          // client → resource: read the counter, with Token
 	MsgReadReply                     // resource → client: OK and Value read
 	MsgWrite                         // client → resource: set the counter to Value, with Token
@@ -51,7 +51,6 @@ func (k MsgKind) String() string {
 type Message struct {
 	Kind     MsgKind
 	From, To NodeID
-	Lock     uint8  // index of the lock name
 	Lease    uint64 // identity of a grant: what a release must match
 	Token    uint64 // fencing token; 0 when the design has no tokens
 	Value    int64  // the counter value read or to write
@@ -60,7 +59,7 @@ type Message struct {
 
 // Encode appends the canonical encoding of m to b.
 func (m Message) Encode(b []byte) []byte {
-	b = append(b, byte(m.Kind), byte(m.From), byte(m.To), m.Lock, boolByte(m.OK))
+	b = append(b, byte(m.Kind), byte(m.From), byte(m.To), boolByte(m.OK))
 	b = binary.AppendUvarint(b, m.Lease)
 	b = binary.AppendUvarint(b, m.Token)
 	return binary.AppendVarint(b, m.Value)

@@ -120,7 +120,7 @@ func (r *Resource) Step(in Input, out *Effects) {
 		return
 	}
 	r.log = append(r.log, op)
-	reply.From, reply.To, reply.Lock, reply.Token = ResourceNode, m.From, m.Lock, m.Token
+	reply.From, reply.To, reply.Token = ResourceNode, m.From, m.Token
 	out.send(reply)
 	kind := EvOpAccepted
 	if !op.Accepted {
