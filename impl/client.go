@@ -93,8 +93,15 @@ func (c *Client) Phase() Phase { return c.phase }
 // Holds reports whether the client believes it holds the lock.
 func (c *Client) Holds() bool { return c.holds }
 
+// Lease is the grant the client is using, 0 when none.
+func (c *Client) Lease() uint64 { return c.lease }
+
 // Token is the fencing token of the grant the client is using.
 func (c *Client) Token() uint64 { return c.token }
+
+// Read is the value the current section read; meaningful while Thinking
+// or Writing.
+func (c *Client) Read() int64 { return c.read }
 
 // Done reports whether the client ran all its sections.
 func (c *Client) Done() bool { return c.phase == Finished }

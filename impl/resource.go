@@ -86,6 +86,9 @@ func (r Resource) Clone() Resource {
 	return r
 }
 
+// Mode is the check the resource applies.
+func (r *Resource) Mode() FenceMode { return r.mode }
+
 // Counter is the counter's value.
 func (r *Resource) Counter() int64 { return r.counter }
 

@@ -3,8 +3,6 @@ package impl
 import (
 	"fmt"
 	"strings"
-
-	"github.com/fencelab/fencelab/trace"
 )
 
 // System is the global state every invariant is written over: all actors.
@@ -129,51 +127,6 @@ func (s *System) Encode(b []byte) []byte {
 		b = s.Clients[i].Encode(b)
 	}
 	return s.Resource.Encode(b)
-}
-
-// Vars flattens the state for trace.Diff, one element per path, so a step
-// shows exactly the elements that changed.
-func (s *System) Vars() []trace.Var {
-	var vs []trace.Var
-	add := func(path string, v any) { vs = append(vs, trace.Var{Path: path, Value: fmt.Sprint(v)}) }
-	l := s.Service.lock
-	add("service.lock.status", l.Status)
-	if l.Status == Acquired {
-		add("service.lock.holder", l.Holder)
-		add("service.lock.lease", l.Lease)
-	}
-	add("service.lock.lastLease", l.LastLease)
-	if l.Delayed {
-		add("service.lock.delayed", true)
-	}
-	for i := range s.Clients {
-		c := &s.Clients[i]
-		p := c.id.String()
-		add(p+".phase", c.phase)
-		add(p+".holds", c.holds)
-		if c.lease != 0 {
-			add(p+".lease", c.lease)
-		}
-		if c.token != 0 {
-			add(p+".token", c.token)
-		}
-		if c.phase == Thinking || c.phase == Writing {
-			add(p+".read", c.read)
-		}
-		add(p+".sections", fmt.Sprintf("%d committed, %d aborted", c.committed, c.aborted))
-	}
-	add("resource.counter", s.Resource.counter)
-	if s.Resource.mode != FenceNone {
-		add("resource.maxToken", s.Resource.maxToken)
-	}
-	for i, op := range s.Resource.log {
-		verdict := "accepted"
-		if !op.Accepted {
-			verdict = "rejected"
-		}
-		add(fmt.Sprintf("resource.log[%d]", i+1), fmt.Sprintf("%s %s", op, verdict))
-	}
-	return vs
 }
 
 // String summarises s on one line, for debugging and test failures.
