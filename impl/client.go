@@ -2,9 +2,10 @@ package impl
 
 import (
 	"encoding/binary"
-	"fmt"
 	"time"
 )
+
+//go:generate go tool stringer -type=Phase
 
 // Phase is where a client is in its workload.
 type Phase uint8
@@ -22,26 +23,6 @@ const (
 	Writing                 // write sent
 	Finished                // all sections done
 )
-
-func (p Phase) String() string {
-	switch p {
-	case Idle:
-		return "Idle"
-	case Acquiring:
-		return "Acquiring"
-	case BackingOff:
-		return "BackingOff"
-	case Reading:
-		return "Reading"
-	case Thinking:
-		return "Thinking"
-	case Writing:
-		return "Writing"
-	case Finished:
-		return "Finished"
-	}
-	return fmt.Sprintf("Phase(%d)", uint8(p))
-}
 
 // ClientConfig is a client's fixed configuration.
 type ClientConfig struct {

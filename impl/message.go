@@ -5,6 +5,8 @@ import (
 	"fmt"
 )
 
+//go:generate go tool stringer -type=MsgKind -trimprefix=Msg
+
 // MsgKind is the type of a message.
 type MsgKind uint8
 
@@ -23,28 +25,6 @@ const (
 	MsgWrite                         // client → resource: set the counter to Value, with Token
 	MsgWriteReply                    // resource → client: OK tells whether the write was accepted
 )
-
-func (k MsgKind) String() string {
-	switch k {
-	case MsgAcquire:
-		return "Acquire"
-	case MsgRelease:
-		return "Release"
-	case MsgGrant:
-		return "Grant"
-	case MsgReject:
-		return "Reject"
-	case MsgRead:
-		return "Read"
-	case MsgReadReply:
-		return "ReadReply"
-	case MsgWrite:
-		return "Write"
-	case MsgWriteReply:
-		return "WriteReply"
-	}
-	return fmt.Sprintf("MsgKind(%d)", uint8(k))
-}
 
 // Message is a plain value; fields a kind does not use are zero, so equal
 // messages encode equally.

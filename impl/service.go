@@ -2,10 +2,11 @@ package impl
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
 	"time"
 )
+
+//go:generate go tool stringer -type=LockStatus
 
 // LockStatus is the state of the lock at the service, named as in seed 000.
 type LockStatus uint8
@@ -17,18 +18,6 @@ const (
 	Acquired                    // granted and not yet released or expired
 	Expired                     // the holder's lease ran out
 )
-
-func (s LockStatus) String() string {
-	switch s {
-	case Available:
-		return "Available"
-	case Acquired:
-		return "Acquired"
-	case Expired:
-		return "Expired"
-	}
-	return fmt.Sprintf("LockStatus(%d)", uint8(s))
-}
 
 // ServiceConfig is the lock service's fixed configuration.
 type ServiceConfig struct {
