@@ -35,8 +35,8 @@ func (k TimerKind) String() string {
 	return fmt.Sprintf("TimerKind(%d)", uint8(k))
 }
 
-// Timer identifies a timer of one node; a node has at most one pending timer
-// per Timer value, and setting it again replaces it.
+// Timer identifies a timer of one node by its kind: a node has at most one
+// pending timer of each kind, and setting it again replaces it.
 type Timer struct {
 	Kind TimerKind
 }

@@ -88,10 +88,10 @@ func (s *Service) Step(in Input, out *Effects) {
 	}
 }
 
-// acquire grants the lock when it is free — one never held, released, or expired with
-// its lock-delay over — and rejects otherwise, including a repeated acquire
-// from the holder itself. The lease counter never wraps: when it is
-// exhausted the service rejects rather than reuse a token.
+// acquire grants the lock when it is free — never held, released, or
+// expired with its lock-delay over — and rejects otherwise, including a
+// repeated acquire from the holder itself. The lease counter never wraps:
+// when it is exhausted the service rejects rather than reuse a token.
 func (s *Service) acquire(m Message, out *Effects) {
 	l := &s.lock
 	if l.Status == Acquired || l.Delayed || l.LastLease == math.MaxUint64 {
