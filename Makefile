@@ -4,7 +4,7 @@ FENCELAB := $(GO) run ./cmd/fencelab
 OUT      ?= out
 
 .DEFAULT_GOAL := help
-.PHONY: help demo test fmt-check vet tlc explore sim sim-long bench readme clean
+.PHONY: help demo test fmt-check vet generate tlc explore sim sim-long bench readme clean
 
 help: ## print the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -28,6 +28,9 @@ fmt-check: ## fail if any Go file is not gofmt-ed
 
 vet: ## go vet ./...
 	$(GO) vet ./...
+
+generate: ## go generate ./...: rewrite the generated String methods (stringer, pinned in go.mod)
+	$(GO) generate ./...
 
 tlc: bin/fencelab ## run TLC on every model in specs/models.json (MODEL=<name> for one; offline: TLA2TOOLS_JAR=/path/to/tla2tools.jar)
 	@bin/fencelab tlc --out $(OUT)/tlc $(if $(MODEL),--model $(MODEL))

@@ -2,9 +2,10 @@ package impl
 
 import (
 	"encoding/binary"
-	"fmt"
 	"time"
 )
+
+//go:generate go tool stringer -type=Phase
 
 // Phase is where a client is in its workload.
 type Phase uint8
@@ -23,29 +24,8 @@ const (
 	Finished                // all sections done
 )
 
-func (p Phase) String() string {
-	switch p {
-	case Idle:
-		return "Idle"
-	case Acquiring:
-		return "Acquiring"
-	case BackingOff:
-		return "BackingOff"
-	case Reading:
-		return "Reading"
-	case Thinking:
-		return "Thinking"
-	case Writing:
-		return "Writing"
-	case Finished:
-		return "Finished"
-	}
-	return fmt.Sprintf("Phase(%d)", uint8(p))
-}
-
 // ClientConfig is a client's fixed configuration.
 type ClientConfig struct {
-	Lock uint8 // the lock it uses
 	// Sections is how many critical sections the client runs.
 	Sections int
 	// MaxRetries bounds the rejections per section; after that many the
@@ -94,8 +74,15 @@ func (c *Client) Phase() Phase { return c.phase }
 // Holds reports whether the client believes it holds the lock.
 func (c *Client) Holds() bool { return c.holds }
 
+// Lease is the grant the client is using, 0 when none.
+func (c *Client) Lease() uint64 { return c.lease }
+
 // Token is the fencing token of the grant the client is using.
 func (c *Client) Token() uint64 { return c.token }
+
+// Read is the value the current section read; meaningful while Thinking
+// or Writing.
+func (c *Client) Read() int64 { return c.read }
 
 // Done reports whether the client ran all its sections.
 func (c *Client) Done() bool { return c.phase == Finished }
@@ -131,7 +118,7 @@ func (c *Client) onMessage(in Input, out *Effects) {
 			return
 		}
 		c.phase, c.holds, c.lease, c.token = Reading, true, m.Lease, m.Token
-		out.set(TimerValidity, c.cfg.Lock, c.cfg.Validity)
+		out.set(TimerValidity, c.cfg.Validity)
 		out.event(Event{Kind: EvHolding, Node: c.id, Lease: m.Lease, Token: m.Token})
 		c.send(out, Message{Kind: MsgRead, To: ResourceNode, Token: c.token})
 	case MsgReject:
@@ -145,7 +132,7 @@ func (c *Client) onMessage(in Input, out *Effects) {
 		}
 		c.retries++
 		c.phase = BackingOff
-		out.set(TimerBackoff, c.cfg.Lock, in.Backoff)
+		out.set(TimerBackoff, in.Backoff)
 	case MsgReadReply:
 		if c.phase != Reading {
 			return
@@ -155,7 +142,7 @@ func (c *Client) onMessage(in Input, out *Effects) {
 			return
 		}
 		c.read, c.phase = m.Value, Thinking
-		out.set(TimerThink, c.cfg.Lock, c.cfg.Think)
+		out.set(TimerThink, c.cfg.Think)
 	case MsgWriteReply:
 		if c.phase == Writing {
 			c.endSection(m.OK, out)
@@ -210,7 +197,7 @@ func (c *Client) endSection(committed bool, out *Effects) {
 	}
 	if c.lease != 0 {
 		c.send(out, Message{Kind: MsgRelease, To: ServiceNode, Lease: c.lease})
-		out.cancel(TimerValidity, c.cfg.Lock)
+		out.cancel(TimerValidity)
 	}
 	c.holds, c.lease, c.token, c.read, c.retries = false, 0, 0, 0, 0
 	if int(c.committed)+int(c.aborted) >= c.cfg.Sections {
@@ -222,7 +209,7 @@ func (c *Client) endSection(committed bool, out *Effects) {
 }
 
 func (c *Client) send(out *Effects, m Message) {
-	m.From, m.Lock = c.id, c.cfg.Lock
+	m.From = c.id
 	out.send(m)
 }
 

@@ -88,7 +88,7 @@ func (d *decoder) done(what string) ([]byte, error) {
 // b and returns it with the rest of b.
 func DecodeMessage(b []byte) (Message, []byte, error) {
 	d := decoder{b: b}
-	m := Message{Kind: MsgKind(d.byte()), From: NodeID(d.byte()), To: NodeID(d.byte()), Lock: d.byte(), OK: d.bool()}
+	m := Message{Kind: MsgKind(d.byte()), From: NodeID(d.byte()), To: NodeID(d.byte()), OK: d.bool()}
 	m.Lease = d.uvarint()
 	m.Token = d.uvarint()
 	m.Value = d.varint()
@@ -100,15 +100,13 @@ func DecodeMessage(b []byte) (Message, []byte, error) {
 }
 
 // Decode sets s's state from the front of b, as Service.Encode wrote it
-// for a service with the same number of locks, and returns the rest of b.
+// it, and returns the rest of b. The service keeps its configuration.
 func (s *Service) Decode(b []byte) ([]byte, error) {
 	d := decoder{b: b}
-	for i := range s.locks {
-		l := &s.locks[i]
-		l.Status, l.Holder, l.Delayed = LockStatus(d.byte()), NodeID(d.byte()), d.bool()
-		l.Lease = d.uvarint()
-		l.LastLease = d.uvarint()
-	}
+	l := &s.lock
+	l.Status, l.Holder, l.Delayed = LockStatus(d.byte()), NodeID(d.byte()), d.bool()
+	l.Lease = d.uvarint()
+	l.LastLease = d.uvarint()
 	return d.done("service")
 }
 

@@ -12,8 +12,8 @@ type TimerKind uint8
 // in its lease, its backoff after a rejection and its think time between
 // reading and writing.
 const (
-	TimerLease     TimerKind = iota + 1 // service: the current grant of Lock ends (the TTL)
-	TimerLockDelay                      // service: the lock-delay after an expiry of Lock ends
+	TimerLease     TimerKind = iota + 1 // service: the current grant ends (the TTL)
+	TimerLockDelay                      // service: the lock-delay after an expiry ends
 	TimerValidity                       // client: stop believing it holds the lock (TTL minus margin)
 	TimerBackoff                        // client: retry the acquire after a rejection
 	TimerThink                          // client: done thinking; write read+1
@@ -35,11 +35,10 @@ func (k TimerKind) String() string {
 	return fmt.Sprintf("TimerKind(%d)", uint8(k))
 }
 
-// Timer identifies a timer of one node; a node has at most one pending timer
-// per Timer value, and setting it again replaces it.
+// Timer identifies a timer of one node by its kind: a node has at most one
+// pending timer of each kind, and setting it again replaces it.
 type Timer struct {
 	Kind TimerKind
-	Lock uint8
 }
 
 // TimerSet asks the runtime to fire Timer after the given duration of the
@@ -116,12 +115,12 @@ func (e *Effects) Reset() {
 
 func (e *Effects) send(m Message) { e.Send = append(e.Send, m) }
 
-func (e *Effects) set(k TimerKind, lock uint8, after time.Duration) {
-	e.Set = append(e.Set, TimerSet{Timer: Timer{Kind: k, Lock: lock}, After: after})
+func (e *Effects) set(k TimerKind, after time.Duration) {
+	e.Set = append(e.Set, TimerSet{Timer: Timer{Kind: k}, After: after})
 }
 
-func (e *Effects) cancel(k TimerKind, lock uint8) {
-	e.Cancel = append(e.Cancel, Timer{Kind: k, Lock: lock})
+func (e *Effects) cancel(k TimerKind) {
+	e.Cancel = append(e.Cancel, Timer{Kind: k})
 }
 
 func (e *Effects) event(ev Event) { e.Events = append(e.Events, ev) }
@@ -136,8 +135,6 @@ const (
 	EvRejected                              // service rejected Peer's acquire
 	EvReleased                              // service released Lease at Peer's request
 	EvReleaseRefused                        // service refused Peer's release: not the holder or an old lease
-	EvRenewed                               // service extended Peer's Lease
-	EvRenewRefused                          // service refused Peer's renewal
 	EvExpired                               // service expired Peer's Lease (the TTL ran out)
 	EvLockDelayEnded                        // service may grant the lock again after an expiry
 	EvOpAccepted                            // resource accepted Peer's operation (Op)
@@ -160,10 +157,6 @@ func (k EventKind) String() string {
 		return "released"
 	case EvReleaseRefused:
 		return "release refused"
-	case EvRenewed:
-		return "renewed"
-	case EvRenewRefused:
-		return "renewal refused"
 	case EvExpired:
 		return "expired"
 	case EvLockDelayEnded:
@@ -208,7 +201,7 @@ func (e Event) String() string {
 		return fmt.Sprintf("granted lease %d to %s", e.Lease, e.Peer)
 	case EvRejected:
 		return fmt.Sprintf("rejected %s's acquire", e.Peer)
-	case EvReleased, EvReleaseRefused, EvRenewed, EvRenewRefused, EvExpired:
+	case EvReleased, EvReleaseRefused, EvExpired:
 		return fmt.Sprintf("%s lease %d of %s", e.Kind, e.Lease, e.Peer)
 	case EvOpAccepted, EvOpRejected:
 		return fmt.Sprintf("%s %s", e.Kind, e.Op)

@@ -5,58 +5,33 @@ import (
 	"fmt"
 )
 
+//go:generate go tool stringer -type=MsgKind -trimprefix=Msg
+
 // MsgKind is the type of a message.
 type MsgKind uint8
 
 // Messages between clients and the service, and between clients and the
 // resource. There is no acknowledgement of a release: like Redis's
-// compare-and-delete, the client does not wait for it.
+// compare-and-delete, the client does not wait for it. Leases are not
+// renewed, as in the specs: a client whose lease runs out stops believing
+// it holds the lock, and the resource's fencing is what has to cope.
 const (
-	MsgAcquire    MsgKind = iota + 1 // client → service: grant me Lock
-	MsgRelease                       // client → service: release Lock if Lease is still mine
-	MsgRenew                         // client → service: extend Lease of Lock
-	MsgGrant                         // service → client: Lease (and Token with fencing) of Lock is yours
-	MsgReject                        // service → client: Lock is taken
-	MsgRenewed                       // service → client: OK tells whether the renewal was honoured
+	MsgAcquire    MsgKind = iota + 1 // client → service: grant me the lock
+	MsgRelease                       // client → service: release the lock if Lease is still mine
+	MsgGrant                         // service → client: the lock is yours under Lease (and Token with fencing)
+	MsgReject                        // service → client: the lock is taken
 	MsgRead                          // client → resource: read the counter, with Token
 	MsgReadReply                     // resource → client: OK and Value read
 	MsgWrite                         // client → resource: set the counter to Value, with Token
 	MsgWriteReply                    // resource → client: OK tells whether the write was accepted
 )
 
-func (k MsgKind) String() string {
-	switch k {
-	case MsgAcquire:
-		return "Acquire"
-	case MsgRelease:
-		return "Release"
-	case MsgRenew:
-		return "Renew"
-	case MsgGrant:
-		return "Grant"
-	case MsgReject:
-		return "Reject"
-	case MsgRenewed:
-		return "Renewed"
-	case MsgRead:
-		return "Read"
-	case MsgReadReply:
-		return "ReadReply"
-	case MsgWrite:
-		return "Write"
-	case MsgWriteReply:
-		return "WriteReply"
-	}
-	return fmt.Sprintf("MsgKind(%d)", uint8(k))
-}
-
 // Message is a plain value; fields a kind does not use are zero, so equal
 // messages encode equally.
 type Message struct {
 	Kind     MsgKind
 	From, To NodeID
-	Lock     uint8  // index of the lock name
-	Lease    uint64 // identity of a grant: what a release or renewal must match
+	Lease    uint64 // identity of a grant: what a release must match
 	Token    uint64 // fencing token; 0 when the design has no tokens
 	Value    int64  // the counter value read or to write
 	OK       bool
@@ -64,7 +39,7 @@ type Message struct {
 
 // Encode appends the canonical encoding of m to b.
 func (m Message) Encode(b []byte) []byte {
-	b = append(b, byte(m.Kind), byte(m.From), byte(m.To), m.Lock, boolByte(m.OK))
+	b = append(b, byte(m.Kind), byte(m.From), byte(m.To), boolByte(m.OK))
 	b = binary.AppendUvarint(b, m.Lease)
 	b = binary.AppendUvarint(b, m.Token)
 	return binary.AppendVarint(b, m.Value)
@@ -75,15 +50,13 @@ func (m Message) String() string {
 	switch m.Kind {
 	case MsgAcquire, MsgReject:
 		return m.Kind.String()
-	case MsgRelease, MsgRenew:
+	case MsgRelease:
 		return fmt.Sprintf("%s(lease %d)", m.Kind, m.Lease)
 	case MsgGrant:
 		if m.Token == 0 {
 			return fmt.Sprintf("Grant(lease %d)", m.Lease)
 		}
 		return fmt.Sprintf("Grant(lease %d, token %d)", m.Lease, m.Token)
-	case MsgRenewed:
-		return fmt.Sprintf("Renewed(%s)", okString(m.OK))
 	case MsgRead:
 		return fmt.Sprintf("Read(token %d)", m.Token)
 	case MsgReadReply:

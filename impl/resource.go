@@ -86,6 +86,9 @@ func (r Resource) Clone() Resource {
 	return r
 }
 
+// Mode is the check the resource applies.
+func (r *Resource) Mode() FenceMode { return r.mode }
+
 // Counter is the counter's value.
 func (r *Resource) Counter() int64 { return r.counter }
 
@@ -120,7 +123,7 @@ func (r *Resource) Step(in Input, out *Effects) {
 		return
 	}
 	r.log = append(r.log, op)
-	reply.From, reply.To, reply.Lock, reply.Token = ResourceNode, m.From, m.Lock, m.Token
+	reply.From, reply.To, reply.Token = ResourceNode, m.From, m.Token
 	out.send(reply)
 	kind := EvOpAccepted
 	if !op.Accepted {

@@ -2,12 +2,13 @@ package impl
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
 	"time"
 )
 
-// LockStatus is the state of one lock at the service, named as in seed 000.
+//go:generate go tool stringer -type=LockStatus
+
+// LockStatus is the state of the lock at the service, named as in seed 000.
 type LockStatus uint8
 
 // Lock states. Expired differs from Available only in how the lock became
@@ -18,27 +19,12 @@ const (
 	Expired                     // the holder's lease ran out
 )
 
-func (s LockStatus) String() string {
-	switch s {
-	case Available:
-		return "Available"
-	case Acquired:
-		return "Acquired"
-	case Expired:
-		return "Expired"
-	}
-	return fmt.Sprintf("LockStatus(%d)", uint8(s))
-}
-
 // ServiceConfig is the lock service's fixed configuration.
 type ServiceConfig struct {
-	// Locks is the number of named locks (models use one); messages name a
-	// lock by its index.
-	Locks int
 	// TTL is the lease a grant carries: the service expires it when its
 	// lease timer, set for TTL of the service's local time, fires.
 	TTL time.Duration
-	// LockDelay, when positive, keeps a lock from being granted for that
+	// LockDelay, when positive, keeps the lock from being granted for that
 	// long after an expiry (not after a release), as Chubby does, so that a
 	// holder that lost its lease unknowingly has time to notice.
 	LockDelay time.Duration
@@ -46,92 +32,78 @@ type ServiceConfig struct {
 	Fencing bool
 }
 
-// lockState is one lock at the service.
-type lockState struct {
+// LockState is the lock as the service keeps it.
+type LockState struct {
 	Status LockStatus
 	Holder NodeID // meaningful while Acquired
 	Lease  uint64 // the current grant while Acquired, else 0
-	// LastLease is the highest lease ever granted for this lock. Leases are
-	// numbered 1, 2, ...; with fencing the lease number is the token, which
-	// is therefore strictly larger than every token granted before, across
+	// LastLease is the highest lease ever granted. Leases are numbered 1,
+	// 2, ...; with fencing the lease number is the token, which is
+	// therefore strictly larger than every token granted before, across
 	// releases and expiries.
 	LastLease uint64
 	// Delayed is true while the lock-delay after an expiry is running.
 	Delayed bool
 }
 
-// Service is the lock service. The zero value is not usable; use NewService.
+// Service is the lock service. It holds a single lock: the specs and every
+// runtime model one lock name, and a lock index nobody varies would only be
+// another byte in every fingerprint, so messages and timers name no lock.
+// Use NewService.
 type Service struct {
-	cfg   ServiceConfig
-	locks []lockState
+	cfg  ServiceConfig
+	lock LockState
 }
 
-// NewService returns a service with every lock Available.
+// NewService returns a service whose lock is Available.
 func NewService(cfg ServiceConfig) Service {
-	return Service{cfg: cfg, locks: make([]lockState, cfg.Locks)}
+	return Service{cfg: cfg}
 }
 
-// Clone returns an independent copy of s.
-func (s Service) Clone() Service {
-	s.locks = append([]lockState(nil), s.locks...)
-	return s
-}
+// Clone returns an independent copy of s (a Service holds no references).
+func (s Service) Clone() Service { return s }
 
-// Lock returns the state of lock i: its status, holder and current lease.
-func (s *Service) Lock(i int) (status LockStatus, holder NodeID, lease uint64) {
-	l := s.locks[i]
-	return l.Status, l.Holder, l.Lease
-}
-
-// LastLease is the highest lease (token, with fencing) granted for lock i.
-func (s *Service) LastLease(i int) uint64 { return s.locks[i].LastLease }
+// Lock is a copy of the lock's state, for invariants and traces.
+func (s *Service) Lock() LockState { return s.lock }
 
 // Step handles one input. All rules of the lock live here.
 func (s *Service) Step(in Input, out *Effects) {
 	switch in.Kind {
 	case InputMessage:
 		m := in.Msg
-		if int(m.Lock) >= len(s.locks) {
-			return // a lock this service does not have: ignore, like an unknown key
-		}
 		switch m.Kind {
 		case MsgAcquire:
 			s.acquire(m, out)
 		case MsgRelease:
 			s.release(m, out)
-		case MsgRenew:
-			s.renew(m, out)
 		}
 	case InputTimer:
-		if int(in.Timer.Lock) >= len(s.locks) {
-			return
-		}
 		switch in.Timer.Kind {
 		case TimerLease:
-			s.expire(in.Timer.Lock, out)
+			s.expire(out)
 		case TimerLockDelay:
-			s.locks[in.Timer.Lock].Delayed = false
+			s.lock.Delayed = false
 			out.event(Event{Kind: EvLockDelayEnded, Node: ServiceNode})
 		}
 	}
 }
 
-// acquire grants a free lock — one never held, released, or expired with
-// its lock-delay over — and rejects otherwise, including a repeated acquire
-// from the holder itself. The lease counter never wraps: when it is
-// exhausted the service rejects rather than reuse a token.
+// acquire grants the lock when it is free — never held, released, or
+// expired with its lock-delay over — and rejects otherwise, including a
+// repeated acquire from the holder itself. The lease counter never wraps:
+// when it is exhausted the service rejects rather than reuse a token.
 func (s *Service) acquire(m Message, out *Effects) {
-	l := &s.locks[m.Lock]
+	l := &s.lock
 	if l.Status == Acquired || l.Delayed || l.LastLease == math.MaxUint64 {
-		out.send(Message{Kind: MsgReject, From: ServiceNode, To: m.From, Lock: m.Lock})
+		out.send(Message{Kind: MsgReject, From: ServiceNode, To: m.From})
 		out.event(Event{Kind: EvRejected, Node: ServiceNode, Peer: m.From})
 		return
 	}
 	l.LastLease++
 	l.Status, l.Holder, l.Lease = Acquired, m.From, l.LastLease
 	token := s.token(l.Lease)
-	out.send(Message{Kind: MsgGrant, From: ServiceNode, To: m.From, Lock: m.Lock, Lease: l.Lease, Token: token})
-	out.set(TimerLease, m.Lock, s.cfg.TTL)
+	out.send(Message{Kind: MsgGrant, From: ServiceNode, To: m.From, Lease: l.Lease, Token: token})
+	out.set(TimerLease, s.cfg.TTL)
 	out.event(Event{Kind: EvGranted, Node: ServiceNode, Peer: m.From, Lease: l.Lease, Token: token})
 }
 
@@ -139,34 +111,20 @@ func (s *Service) acquire(m Message, out *Effects) {
 // current lease, frees the lock. A stale holder whose lease expired and was
 // granted to someone else must not release the new holder's lock.
 func (s *Service) release(m Message, out *Effects) {
-	l := &s.locks[m.Lock]
-	if !s.isCurrent(l, m) {
+	l := &s.lock
+	if !l.isCurrent(m) {
 		out.event(Event{Kind: EvReleaseRefused, Node: ServiceNode, Peer: m.From, Lease: m.Lease})
 		return
 	}
 	l.Status, l.Holder, l.Lease = Available, 0, 0
-	out.cancel(TimerLease, m.Lock)
+	out.cancel(TimerLease)
 	out.event(Event{Kind: EvReleased, Node: ServiceNode, Peer: m.From, Lease: m.Lease})
-}
-
-// renew extends the current holder's lease by a fresh TTL; after an expiry
-// the lease is gone and a renewal fails.
-func (s *Service) renew(m Message, out *Effects) {
-	l := &s.locks[m.Lock]
-	ok := s.isCurrent(l, m)
-	out.send(Message{Kind: MsgRenewed, From: ServiceNode, To: m.From, Lock: m.Lock, Lease: m.Lease, OK: ok})
-	if !ok {
-		out.event(Event{Kind: EvRenewRefused, Node: ServiceNode, Peer: m.From, Lease: m.Lease})
-		return
-	}
-	out.set(TimerLease, m.Lock, s.cfg.TTL)
-	out.event(Event{Kind: EvRenewed, Node: ServiceNode, Peer: m.From, Lease: m.Lease})
 }
 
 // expire ends the current lease when its timer fires, whatever the holder
 // believes: the service judges time by its own clock only.
-func (s *Service) expire(lock uint8, out *Effects) {
-	l := &s.locks[lock]
+func (s *Service) expire(out *Effects) {
+	l := &s.lock
 	if l.Status != Acquired {
 		return // released meanwhile; runtimes cancel the timer, so this is only defensive
 	}
@@ -174,11 +132,13 @@ func (s *Service) expire(lock uint8, out *Effects) {
 	l.Status, l.Holder, l.Lease = Expired, 0, 0
 	if s.cfg.LockDelay > 0 {
 		l.Delayed = true
-		out.set(TimerLockDelay, lock, s.cfg.LockDelay)
+		out.set(TimerLockDelay, s.cfg.LockDelay)
 	}
 }
 
-func (s *Service) isCurrent(l *lockState, m Message) bool {
+// isCurrent reports whether m comes from the holder and names its current
+// lease.
+func (l *LockState) isCurrent(m Message) bool {
 	return l.Status == Acquired && l.Holder == m.From && l.Lease == m.Lease
 }
 
@@ -193,10 +153,8 @@ func (s *Service) token(lease uint64) uint64 {
 
 // Encode appends the canonical encoding of s's state to b.
 func (s *Service) Encode(b []byte) []byte {
-	for _, l := range s.locks {
-		b = append(b, byte(l.Status), byte(l.Holder), boolByte(l.Delayed))
-		b = binary.AppendUvarint(b, l.Lease)
-		b = binary.AppendUvarint(b, l.LastLease)
-	}
-	return b
+	l := &s.lock
+	b = append(b, byte(l.Status), byte(l.Holder), boolByte(l.Delayed))
+	b = binary.AppendUvarint(b, l.Lease)
+	return binary.AppendUvarint(b, l.LastLease)
 }

@@ -23,9 +23,9 @@ type refLock struct {
 	tokens     []uint64 // every token granted, in order
 }
 
-// serviceMachine drives a Service with random acquires, releases, renewals
-// and timer firings — only of pending timers, as a runtime does — and
-// checks every answer, timer and state against refLock.
+// serviceMachine drives a Service with random acquires, releases and timer
+// firings — only of pending timers, as a runtime does — and checks every
+// answer, timer and state against refLock.
 type serviceMachine struct {
 	svc     Service
 	ref     refLock
@@ -86,19 +86,6 @@ func (sm *serviceMachine) release(t *rapid.T) {
 	assert.Equal(t, EvReleaseRefused, sm.out.Events[0].Kind)
 }
 
-func (sm *serviceMachine) renew(t *rapid.T) {
-	c, lease := sm.client(t), sm.someLease(t)
-	sm.step(Input{Kind: InputMessage, Msg: Message{Kind: MsgRenew, From: c, To: ServiceNode, Lease: lease}})
-	r := &sm.ref
-	ok := r.status == Acquired && r.holder == c && r.lease == lease
-	assert.Equal(t, []Message{{Kind: MsgRenewed, From: ServiceNode, To: c, Lease: lease, OK: ok}}, sm.out.Send)
-	if ok {
-		assert.Equal(t, []TimerSet{{Timer: Timer{Kind: TimerLease}, After: 10}}, sm.out.Set)
-	} else {
-		assert.Empty(t, sm.out.Set)
-	}
-}
-
 func (sm *serviceMachine) expire(t *rapid.T) {
 	r := &sm.ref
 	if !r.leaseTimer {
@@ -129,11 +116,12 @@ func (sm *serviceMachine) endDelay(t *rapid.T) {
 }
 
 func (sm *serviceMachine) check(t *rapid.T) {
-	status, holder, lease := sm.svc.Lock(0)
-	assert.Equal(t, sm.ref.status, status, "status")
-	assert.Equal(t, sm.ref.holder, holder, "holder")
-	assert.Equal(t, sm.ref.lease, lease, "lease")
-	assert.Equal(t, sm.ref.last, sm.svc.LastLease(0), "last lease")
+	l := sm.svc.Lock()
+	assert.Equal(t, sm.ref.status, l.Status, "status")
+	assert.Equal(t, sm.ref.holder, l.Holder, "holder")
+	assert.Equal(t, sm.ref.lease, l.Lease, "lease")
+	assert.Equal(t, sm.ref.last, l.LastLease, "last lease")
+	assert.Equal(t, sm.ref.delayed, l.Delayed, "delayed")
 	for i := 1; i < len(sm.ref.tokens); i++ {
 		require.Greater(t, sm.ref.tokens[i], sm.ref.tokens[i-1], "a token repeated or decreased")
 	}
@@ -142,7 +130,7 @@ func (sm *serviceMachine) check(t *rapid.T) {
 func TestServiceAgainstReferenceModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		sm := &serviceMachine{fencing: rapid.Bool().Draw(t, "fencing"), delay: rapid.Bool().Draw(t, "lockDelay")}
-		cfg := ServiceConfig{Locks: 1, TTL: 10, Fencing: sm.fencing}
+		cfg := ServiceConfig{TTL: 10, Fencing: sm.fencing}
 		if sm.delay {
 			cfg.LockDelay = 5
 		}
@@ -150,7 +138,6 @@ func TestServiceAgainstReferenceModel(t *testing.T) {
 		t.Repeat(map[string]func(*rapid.T){
 			"acquire":  sm.acquire,
 			"release":  sm.release,
-			"renew":    sm.renew,
 			"expire":   sm.expire,
 			"endDelay": sm.endDelay,
 			"":         sm.check,
@@ -181,7 +168,7 @@ func grantOf(t *testing.T, out Effects) Message {
 
 func TestServiceRules(t *testing.T) {
 	c1, c2 := ClientNode(0), ClientNode(1)
-	fenced := ServiceConfig{Locks: 1, TTL: 10, Fencing: true}
+	fenced := ServiceConfig{TTL: 10, Fencing: true}
 	tests := []struct {
 		name string
 		cfg  ServiceConfig
@@ -192,9 +179,8 @@ func TestServiceRules(t *testing.T) {
 			out := svcStep(svc, Message{Kind: MsgRelease, From: c2, Lease: g.Lease})
 			assert.Equal(t, EvReleaseRefused, out.Events[0].Kind)
 			assert.Empty(t, out.Cancel)
-			status, holder, _ := svc.Lock(0)
-			assert.Equal(t, Acquired, status)
-			assert.Equal(t, c1, holder)
+			assert.Equal(t, Acquired, svc.Lock().Status)
+			assert.Equal(t, c1, svc.Lock().Holder)
 		}},
 		{"release with an old lease is refused", fenced, func(t *testing.T, svc *Service) {
 			old := grantOf(t, svcStep(svc, Message{Kind: MsgAcquire, From: c1}))
@@ -204,24 +190,21 @@ func TestServiceRules(t *testing.T) {
 			grantOf(t, svcStep(svc, Message{Kind: MsgAcquire, From: c1}))
 			out := svcStep(svc, Message{Kind: MsgRelease, From: c1, Lease: old.Lease})
 			assert.Equal(t, EvReleaseRefused, out.Events[0].Kind)
-			status, _, lease := svc.Lock(0)
-			assert.Equal(t, Acquired, status)
-			assert.Equal(t, uint64(2), lease)
+			assert.Equal(t, Acquired, svc.Lock().Status)
+			assert.Equal(t, uint64(2), svc.Lock().Lease)
 		}},
 		{"a stale holder cannot release the new holder's lock", fenced, func(t *testing.T, svc *Service) {
 			old := grantOf(t, svcStep(svc, Message{Kind: MsgAcquire, From: c1}))
 			svcFire(svc, TimerLease)
 			grantOf(t, svcStep(svc, Message{Kind: MsgAcquire, From: c2}))
 			svcStep(svc, Message{Kind: MsgRelease, From: c1, Lease: old.Lease})
-			_, holder, _ := svc.Lock(0)
-			assert.Equal(t, c2, holder)
+			assert.Equal(t, c2, svc.Lock().Holder)
 		}},
 		{"release by the holder frees the lock and cancels the lease timer", fenced, func(t *testing.T, svc *Service) {
 			g := grantOf(t, svcStep(svc, Message{Kind: MsgAcquire, From: c1}))
 			out := svcStep(svc, Message{Kind: MsgRelease, From: c1, Lease: g.Lease})
 			assert.Equal(t, []Timer{{Kind: TimerLease}}, out.Cancel)
-			status, _, _ := svc.Lock(0)
-			assert.Equal(t, Available, status)
+			assert.Equal(t, Available, svc.Lock().Status)
 		}},
 		{"a held lock is not granted, even to its holder", fenced, func(t *testing.T, svc *Service) {
 			grantOf(t, svcStep(svc, Message{Kind: MsgAcquire, From: c1}))
@@ -245,33 +228,12 @@ func TestServiceRules(t *testing.T) {
 			}
 			assert.Equal(t, uint64(6), last)
 		}},
-		{"without fencing grants carry no token", ServiceConfig{Locks: 1, TTL: 10}, func(t *testing.T, svc *Service) {
+		{"without fencing grants carry no token", ServiceConfig{TTL: 10}, func(t *testing.T, svc *Service) {
 			g := grantOf(t, svcStep(svc, Message{Kind: MsgAcquire, From: c1}))
 			assert.Zero(t, g.Token)
 			assert.Equal(t, uint64(1), g.Lease)
 		}},
-		{"a renewal by the holder extends the lease", fenced, func(t *testing.T, svc *Service) {
-			g := grantOf(t, svcStep(svc, Message{Kind: MsgAcquire, From: c1}))
-			out := svcStep(svc, Message{Kind: MsgRenew, From: c1, Lease: g.Lease})
-			assert.True(t, out.Send[0].OK)
-			assert.Equal(t, []TimerSet{{Timer: Timer{Kind: TimerLease}, After: 10}}, out.Set)
-		}},
-		{"a renewal after expiry fails", fenced, func(t *testing.T, svc *Service) {
-			g := grantOf(t, svcStep(svc, Message{Kind: MsgAcquire, From: c1}))
-			svcFire(svc, TimerLease)
-			out := svcStep(svc, Message{Kind: MsgRenew, From: c1, Lease: g.Lease})
-			assert.Equal(t, []Message{{Kind: MsgRenewed, From: ServiceNode, To: c1, Lease: g.Lease}}, out.Send)
-			assert.Empty(t, out.Set, "a refused renewal sets no timer")
-			status, _, _ := svc.Lock(0)
-			assert.Equal(t, Expired, status)
-		}},
-		{"a renewal by a non-holder fails", fenced, func(t *testing.T, svc *Service) {
-			g := grantOf(t, svcStep(svc, Message{Kind: MsgAcquire, From: c1}))
-			out := svcStep(svc, Message{Kind: MsgRenew, From: c2, Lease: g.Lease})
-			assert.False(t, out.Send[0].OK)
-			assert.Equal(t, EvRenewRefused, out.Events[0].Kind)
-		}},
-		{"lock-delay blocks a grant after expiry until its timer fires", ServiceConfig{Locks: 1, TTL: 10, LockDelay: 3, Fencing: true}, func(t *testing.T, svc *Service) {
+		{"lock-delay blocks a grant after expiry until its timer fires", ServiceConfig{TTL: 10, LockDelay: 3, Fencing: true}, func(t *testing.T, svc *Service) {
 			grantOf(t, svcStep(svc, Message{Kind: MsgAcquire, From: c1}))
 			out := svcFire(svc, TimerLease)
 			assert.Equal(t, []TimerSet{{Timer: Timer{Kind: TimerLockDelay}, After: 3}}, out.Set)
@@ -281,7 +243,7 @@ func TestServiceRules(t *testing.T) {
 			g := grantOf(t, svcStep(svc, Message{Kind: MsgAcquire, From: c2}))
 			assert.Equal(t, uint64(2), g.Token)
 		}},
-		{"lock-delay does not block a grant after a release", ServiceConfig{Locks: 1, TTL: 10, LockDelay: 3, Fencing: true}, func(t *testing.T, svc *Service) {
+		{"lock-delay does not block a grant after a release", ServiceConfig{TTL: 10, LockDelay: 3, Fencing: true}, func(t *testing.T, svc *Service) {
 			g := grantOf(t, svcStep(svc, Message{Kind: MsgAcquire, From: c1}))
 			out := svcStep(svc, Message{Kind: MsgRelease, From: c1, Lease: g.Lease})
 			assert.Empty(t, out.Set, "no lock-delay after a release")
@@ -298,13 +260,13 @@ func TestServiceRules(t *testing.T) {
 			svcStep(svc, Message{Kind: MsgRelease, From: c1, Lease: g.Lease})
 			out := svcFire(svc, TimerLease)
 			assert.Empty(t, out.Events)
-			status, _, _ := svc.Lock(0)
-			assert.Equal(t, Available, status)
+			assert.Equal(t, Available, svc.Lock().Status)
 		}},
-		{"messages for a lock the service does not have are ignored", fenced, func(t *testing.T, svc *Service) {
-			out := svcStep(svc, Message{Kind: MsgAcquire, From: c1, Lock: 3})
-			assert.Empty(t, out.Send)
-			assert.Empty(t, svcFire(svc, TimerKind(0)).Events)
+		{"a timer the service does not set is ignored", fenced, func(t *testing.T, svc *Service) {
+			grantOf(t, svcStep(svc, Message{Kind: MsgAcquire, From: c1}))
+			out := svcFire(svc, TimerThink)
+			assert.Empty(t, out.Events)
+			assert.Equal(t, Acquired, svc.Lock().Status)
 		}},
 	}
 	for _, tc := range tests {
@@ -320,14 +282,13 @@ func TestServiceRules(t *testing.T) {
 // rather than wrap to a token that was used before.
 func TestLeaseCounterNeverWraps(t *testing.T) {
 	c1 := ClientNode(0)
-	svc := NewService(ServiceConfig{Locks: 1, TTL: time.Second, Fencing: true})
-	svc.locks[0].LastLease = math.MaxUint64 - 1
+	svc := NewService(ServiceConfig{TTL: time.Second, Fencing: true})
+	svc.lock.LastLease = math.MaxUint64 - 1
 	g := grantOf(t, svcStep(&svc, Message{Kind: MsgAcquire, From: c1}))
 	assert.Equal(t, uint64(math.MaxUint64), g.Token)
 	svcStep(&svc, Message{Kind: MsgRelease, From: c1, Lease: g.Lease})
 	out := svcStep(&svc, Message{Kind: MsgAcquire, From: c1})
 	assert.Equal(t, []Message{{Kind: MsgReject, From: ServiceNode, To: c1}}, out.Send)
-	assert.Equal(t, uint64(math.MaxUint64), svc.LastLease(0), "the counter must not wrap")
-	status, _, _ := svc.Lock(0)
-	assert.Equal(t, Available, status)
+	assert.Equal(t, uint64(math.MaxUint64), svc.Lock().LastLease, "the counter must not wrap")
+	assert.Equal(t, Available, svc.Lock().Status)
 }

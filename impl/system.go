@@ -3,8 +3,6 @@ package impl
 import (
 	"fmt"
 	"strings"
-
-	"github.com/fencelab/fencelab/trace"
 )
 
 // System is the global state every invariant is written over: all actors.
@@ -21,7 +19,7 @@ func NewSystem(c Config) (*System, error) {
 		return nil, err
 	}
 	s := &System{
-		Service:  NewService(ServiceConfig{Locks: 1, TTL: c.TTL, LockDelay: c.LockDelay, Fencing: c.Design.Tokens()}),
+		Service:  NewService(ServiceConfig{TTL: c.TTL, LockDelay: c.LockDelay, Fencing: c.Design.Tokens()}),
 		Clients:  make([]Client, c.Clients),
 		Resource: NewResource(c.Design.Mode()),
 	}
@@ -44,8 +42,7 @@ func (s *System) Clone() *System {
 // branches from one state many times (the explorer) copies instead of
 // cloning. s and src must come from the same Config.
 func (s *System) CopyFrom(src *System) {
-	s.Service.cfg = src.Service.cfg
-	s.Service.locks = append(s.Service.locks[:0], src.Service.locks...)
+	s.Service = src.Service
 	s.Clients = append(s.Clients[:0], src.Clients...)
 	log := append(s.Resource.log[:0], src.Resource.log...)
 	s.Resource = src.Resource
@@ -67,10 +64,8 @@ func (s *System) PermuteClients(perm []int) {
 		}
 		return ClientNode(perm[n.ClientIndex()])
 	}
-	for i := range s.Service.locks {
-		if l := &s.Service.locks[i]; l.Status == Acquired {
-			l.Holder = rename(l.Holder)
-		}
+	if l := &s.Service.lock; l.Status == Acquired {
+		l.Holder = rename(l.Holder)
 	}
 	var buf [8]Client // no allocation for the few clients of a model
 	old := append(buf[:0], s.Clients...)
@@ -134,63 +129,13 @@ func (s *System) Encode(b []byte) []byte {
 	return s.Resource.Encode(b)
 }
 
-// Vars flattens the state for trace.Diff, one element per path, so a step
-// shows exactly the elements that changed.
-func (s *System) Vars() []trace.Var {
-	var vs []trace.Var
-	add := func(path string, v any) { vs = append(vs, trace.Var{Path: path, Value: fmt.Sprint(v)}) }
-	for i, l := range s.Service.locks {
-		p := "service.lock"
-		if len(s.Service.locks) > 1 {
-			p = fmt.Sprintf("service.lock[%d]", i)
-		}
-		add(p+".status", l.Status)
-		if l.Status == Acquired {
-			add(p+".holder", l.Holder)
-			add(p+".lease", l.Lease)
-		}
-		add(p+".lastLease", l.LastLease)
-		if l.Delayed {
-			add(p+".delayed", true)
-		}
-	}
-	for i := range s.Clients {
-		c := &s.Clients[i]
-		p := c.id.String()
-		add(p+".phase", c.phase)
-		add(p+".holds", c.holds)
-		if c.lease != 0 {
-			add(p+".lease", c.lease)
-		}
-		if c.token != 0 {
-			add(p+".token", c.token)
-		}
-		if c.phase == Thinking || c.phase == Writing {
-			add(p+".read", c.read)
-		}
-		add(p+".sections", fmt.Sprintf("%d committed, %d aborted", c.committed, c.aborted))
-	}
-	add("resource.counter", s.Resource.counter)
-	if s.Resource.mode != FenceNone {
-		add("resource.maxToken", s.Resource.maxToken)
-	}
-	for i, op := range s.Resource.log {
-		verdict := "accepted"
-		if !op.Accepted {
-			verdict = "rejected"
-		}
-		add(fmt.Sprintf("resource.log[%d]", i+1), fmt.Sprintf("%s %s", op, verdict))
-	}
-	return vs
-}
-
 // String summarises s on one line, for debugging and test failures.
 func (s *System) String() string {
 	var b strings.Builder
-	status, holder, lease := s.Service.Lock(0)
-	fmt.Fprintf(&b, "lock=%s", status)
-	if status == Acquired {
-		fmt.Fprintf(&b, "(%s, lease %d)", holder, lease)
+	l := s.Service.lock
+	fmt.Fprintf(&b, "lock=%s", l.Status)
+	if l.Status == Acquired {
+		fmt.Fprintf(&b, "(%s, lease %d)", l.Holder, l.Lease)
 	}
 	for i := range s.Clients {
 		c := &s.Clients[i]

@@ -168,7 +168,7 @@ func (w *World) Encode(b []byte) []byte {
 	}
 	b = append(b, byte(len(w.Timers)))
 	for _, t := range w.Timers {
-		b = append(b, byte(t.Node), byte(t.Timer.Kind), t.Timer.Lock)
+		b = append(b, byte(t.Node), byte(t.Timer.Kind))
 	}
 	return b
 }
@@ -193,13 +193,13 @@ func (w *World) Decode(b []byte) error {
 		}
 		w.InFlight = append(w.InFlight, msg)
 	}
-	if len(b) < 1 || len(b) != 1+3*int(b[0]) {
+	if len(b) < 1 || len(b) != 1+2*int(b[0]) {
 		return fmt.Errorf("decode pending timers: %w", errTruncated)
 	}
 	w.Timers = w.Timers[:0]
 	for i := range int(b[0]) {
-		t := b[1+3*i:]
-		w.Timers = append(w.Timers, PendingTimer{Node: NodeID(t[0]), Timer: Timer{Kind: TimerKind(t[1]), Lock: t[2]}})
+		t := b[1+2*i:]
+		w.Timers = append(w.Timers, PendingTimer{Node: NodeID(t[0]), Timer: Timer{Kind: TimerKind(t[1])}})
 	}
 	return nil
 }
@@ -267,8 +267,6 @@ func compareMessages(a, b Message) int {
 		return cmpInt(a.From, b.From)
 	case a.To != b.To:
 		return cmpInt(a.To, b.To)
-	case a.Lock != b.Lock:
-		return cmpInt(a.Lock, b.Lock)
 	case a.Lease != b.Lease:
 		return cmpInt(a.Lease, b.Lease)
 	case a.Token != b.Token:
@@ -285,13 +283,10 @@ func compareMessages(a, b Message) int {
 }
 
 func comparePendingTimers(a, b PendingTimer) int {
-	switch {
-	case a.Node != b.Node:
+	if a.Node != b.Node {
 		return cmpInt(a.Node, b.Node)
-	case a.Timer.Kind != b.Timer.Kind:
-		return cmpInt(a.Timer.Kind, b.Timer.Kind)
 	}
-	return cmpInt(a.Timer.Lock, b.Timer.Lock)
+	return cmpInt(a.Timer.Kind, b.Timer.Kind)
 }
 
 func cmpInt[T ~uint8 | ~uint64 | ~int64](a, b T) int {

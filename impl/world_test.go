@@ -106,10 +106,10 @@ func (h *recordingHandler) Send(NodeID, *Message) { h.order = append(h.order, "s
 func TestCarryOutOrder(t *testing.T) {
 	var e Effects
 	e.send(Message{Kind: MsgAcquire})
-	e.set(TimerThink, 0, 1)
-	e.cancel(TimerValidity, 0)
+	e.set(TimerThink, 1)
+	e.cancel(TimerValidity)
 	e.send(Message{Kind: MsgRelease})
-	e.set(TimerBackoff, 0, 1)
+	e.set(TimerBackoff, 1)
 	var h recordingHandler
 	e.CarryOut(ClientNode(0), &h)
 	assert.Equal(t, []string{"cancel", "set", "set", "send", "send"}, h.order)

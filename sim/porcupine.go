@@ -15,9 +15,6 @@ const (
 	unknown = linearizability.Unknown
 )
 
-// porcupineAvailable says whether runs are judged by Porcupine.
-const porcupineAvailable = true
-
 // Check judges the history of the runner's last run with Porcupine, each
 // model within timeout (0: linearizability.DefaultTimeout): the critical
 // sections against an atomic counter (a lost update is Illegal) and the

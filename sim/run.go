@@ -295,9 +295,6 @@ func (e *runnerEffects) Set(n impl.NodeID, ts impl.TimerSet) { (*Runner)(e).setT
 func (e *runnerEffects) Send(n impl.NodeID, m *impl.Message) { (*Runner)(e).send(n, m) }
 
 func (r *Runner) slot(n impl.NodeID, t impl.Timer) *timerSlot {
-	if t.Lock != 0 {
-		panic(fmt.Sprintf("sim: %s uses lock %d; the simulator drives one lock", n, t.Lock))
-	}
 	return &r.timers[int(n)*timerKinds+int(t.Kind)]
 }
 

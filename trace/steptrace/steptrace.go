@@ -32,7 +32,7 @@ type pendingArrow struct {
 // New starts a trace whose step 1 is the initial state sys.
 func New(title string, source trace.Source, sys *impl.System, timed bool) *Recorder {
 	r := &Recorder{tr: trace.Trace{Title: title, Source: source, Lanes: sys.Lanes(), Timed: timed}}
-	r.prev = sys.Vars()
+	r.prev = vars(sys)
 	r.tr.Steps = append(r.tr.Steps, trace.Step{Number: 1, Action: "Init", Changes: trace.Diff(nil, r.prev)})
 	return r
 }
@@ -44,7 +44,7 @@ func (r *Recorder) Step(node impl.NodeID, in impl.Input, at time.Duration, sys *
 	if in.Kind == impl.InputMessage {
 		r.receive(in.Msg, number)
 	}
-	next := sys.Vars()
+	next := vars(sys)
 	step := trace.Step{Number: number, Actor: node.String(), Action: Action(in), Changes: trace.Diff(r.prev, next)}
 	if r.tr.Timed {
 		step.At = at
@@ -126,10 +126,59 @@ func noteKind(k impl.EventKind) (trace.NoteKind, bool) {
 	switch k {
 	case impl.EvExpired, impl.EvLeaseLost:
 		return trace.NoteExpiry, true
-	case impl.EvRejected, impl.EvOpRejected, impl.EvReleaseRefused, impl.EvRenewRefused:
+	case impl.EvRejected, impl.EvOpRejected, impl.EvReleaseRefused:
 		return trace.NoteRejection, true
 	case impl.EvSectionAborted, impl.EvGaveUp:
 		return trace.NoteInfo, true
 	}
 	return "", false
+}
+
+// vars flattens the actors' state for trace.Diff, one element per path, so
+// a step shows exactly the elements that changed. It lives here, not in
+// impl, so that the actors import no renderer. Elements that mean nothing
+// in the current state (a holder of a free lock, the value read before
+// any read) are left out rather than shown as zeros.
+func vars(s *impl.System) []trace.Var {
+	var vs []trace.Var
+	add := func(path string, v any) { vs = append(vs, trace.Var{Path: path, Value: fmt.Sprint(v)}) }
+	l := s.Service.Lock()
+	add("service.lock.status", l.Status)
+	if l.Status == impl.Acquired {
+		add("service.lock.holder", l.Holder)
+		add("service.lock.lease", l.Lease)
+	}
+	add("service.lock.lastLease", l.LastLease)
+	if l.Delayed {
+		add("service.lock.delayed", true)
+	}
+	for i := range s.Clients {
+		c := &s.Clients[i]
+		p := c.ID().String()
+		add(p+".phase", c.Phase())
+		add(p+".holds", c.Holds())
+		if c.Lease() != 0 {
+			add(p+".lease", c.Lease())
+		}
+		if c.Token() != 0 {
+			add(p+".token", c.Token())
+		}
+		if c.Phase() == impl.Thinking || c.Phase() == impl.Writing {
+			add(p+".read", c.Read())
+		}
+		add(p+".sections", fmt.Sprintf("%d committed, %d aborted", c.Committed(), c.Aborted()))
+	}
+	r := &s.Resource
+	add("resource.counter", r.Counter())
+	if r.Mode() != impl.FenceNone {
+		add("resource.maxToken", r.MaxToken())
+	}
+	for i, op := range r.Log() {
+		verdict := "accepted"
+		if !op.Accepted {
+			verdict = "rejected"
+		}
+		add(fmt.Sprintf("resource.log[%d]", i+1), fmt.Sprintf("%s %s", op, verdict))
+	}
+	return vs
 }
