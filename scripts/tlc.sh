@@ -14,4 +14,8 @@ if [[ ${1:-} == pcal.trans ]]; then
 	shift
 	set -- -nocfg "$@"
 fi
-exec java -XX:+UseParallelGC -cp "$jar" "$main" "$@"
+# A private java.io.tmpdir: TLC unpacks its standard modules there, and
+# concurrent runs sharing one report false parse errors.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+java -XX:+UseParallelGC -Djava.io.tmpdir="$tmp" -cp "$jar" "$main" "$@"

@@ -34,14 +34,23 @@ func (r *Runner) timeout() time.Duration {
 func (r *Runner) java(ctx context.Context, dir, main string, args ...string) ([]byte, int, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout())
 	defer cancel()
+	// Every run gets a private java.io.tmpdir: TLC 1.7.4 unpacks its
+	// standard modules into the temporary folder, and two runs sharing
+	// one (make demo beside make tlc, parallel tests) read each other's
+	// half-written files and report false parse errors.
+	tmp, err := os.MkdirTemp("", "fencelab-java-")
+	if err != nil {
+		return nil, -1, fmt.Errorf("creating a temporary folder: %w", err)
+	}
+	defer os.RemoveAll(tmp)
 	// The parallel GC is what TLC asks for (it warns otherwise).
-	full := append([]string{"-XX:+UseParallelGC", "-cp", r.Jar, main}, args...)
+	full := append([]string{"-XX:+UseParallelGC", "-Djava.io.tmpdir=" + tmp, "-cp", r.Jar, main}, args...)
 	cmd := exec.CommandContext(ctx, r.Java, full...)
 	cmd.Dir = dir
 	var buf bytes.Buffer
 	cmd.Stdout = &buf
 	cmd.Stderr = &buf
-	err := cmd.Run()
+	err = cmd.Run()
 	if ctx.Err() != nil {
 		return buf.Bytes(), -1, fmt.Errorf("%s did not finish within %s", main, r.timeout())
 	}
