@@ -229,21 +229,25 @@ func naiveSuccessors(cfg impl.Config, s *naiveState) []*naiveState {
 	return succ
 }
 
+// drawConfig draws a small model: any design, 2 to 4 clients, 1 or 2
+// sections, 0 to 2 retries, with or without a lock-delay.
+func drawConfig(t *rapid.T) Config {
+	return Config{Config: UntimedConfig(impl.Config{
+		Design:    rapid.SampledFrom(impl.Designs()).Draw(t, "design"),
+		Clients:   rapid.IntRange(MinClients, MaxClients).Draw(t, "clients"),
+		Sections:  rapid.IntRange(1, 2).Draw(t, "sections"),
+		Retries:   rapid.IntRange(0, 2).Draw(t, "retries"),
+		LockDelay: rapid.SampledFrom([]time.Duration{0, 5 * time.Second}).Draw(t, "lockDelay"),
+	})}
+}
+
 // TestModelSuccessorsAreTheNaiveOnes checks the model's semantics — which
 // actions exist, what they do to messages and timers, and that the
 // canonical form loses nothing — against naiveSuccessors, in states
 // reached by random walks.
 func TestModelSuccessorsAreTheNaiveOnes(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		cfg := Config{
-			Config: UntimedConfig(impl.Config{
-				Design:    rapid.SampledFrom(impl.Designs()).Draw(t, "design"),
-				Clients:   rapid.IntRange(MinClients, MaxClients).Draw(t, "clients"),
-				Sections:  rapid.IntRange(1, 2).Draw(t, "sections"),
-				Retries:   rapid.IntRange(0, 2).Draw(t, "retries"),
-				LockDelay: rapid.SampledFrom([]time.Duration{0, 5 * time.Second}).Draw(t, "lockDelay"),
-			}),
-		}
+		cfg := drawConfig(t)
 		m := &sysModel{cfg: cfg.Config}
 		s := &naiveState{sys: m.New().Sys}
 		for range rapid.IntRange(0, 40).Draw(t, "steps") {

@@ -3,7 +3,6 @@ package explore
 import (
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,16 +21,8 @@ func TestPermutations(t *testing.T) {
 // canonical encoding decodes to a renaming of the state.
 func TestCanonicalIsInvariantUnderRenaming(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		cfg := Config{
-			Config: UntimedConfig(impl.Config{
-				Design:    rapid.SampledFrom(impl.Designs()).Draw(t, "design"),
-				Clients:   rapid.IntRange(MinClients, MaxClients).Draw(t, "clients"),
-				Sections:  rapid.IntRange(1, 2).Draw(t, "sections"),
-				Retries:   rapid.IntRange(0, 2).Draw(t, "retries"),
-				LockDelay: rapid.SampledFrom([]time.Duration{0, 5 * time.Second}).Draw(t, "lockDelay"),
-			}),
-			Symmetry: true,
-		}
+		cfg := drawConfig(t)
+		cfg.Symmetry = true
 		m := cfg.model()
 		s, renamed, dec := m.New(), m.New(), m.New()
 		perms := permutations(cfg.Clients)

@@ -1,6 +1,7 @@
 package impl
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
@@ -260,41 +261,17 @@ func SeededChooser(seed uint64) func(n int) int {
 // compareMessages orders messages field by field, so that a sorted slice is
 // the canonical form of the multiset of messages in flight.
 func compareMessages(a, b Message) int {
-	switch {
-	case a.Kind != b.Kind:
-		return cmpInt(a.Kind, b.Kind)
-	case a.From != b.From:
-		return cmpInt(a.From, b.From)
-	case a.To != b.To:
-		return cmpInt(a.To, b.To)
-	case a.Lease != b.Lease:
-		return cmpInt(a.Lease, b.Lease)
-	case a.Token != b.Token:
-		return cmpInt(a.Token, b.Token)
-	case a.Value != b.Value:
-		return cmpInt(a.Value, b.Value)
-	case a.OK != b.OK:
-		if b.OK {
-			return -1
-		}
-		return 1
-	}
-	return 0
+	return cmp.Or(
+		cmp.Compare(a.Kind, b.Kind),
+		cmp.Compare(a.From, b.From),
+		cmp.Compare(a.To, b.To),
+		cmp.Compare(a.Lease, b.Lease),
+		cmp.Compare(a.Token, b.Token),
+		cmp.Compare(a.Value, b.Value),
+		cmp.Compare(boolByte(a.OK), boolByte(b.OK)),
+	)
 }
 
 func comparePendingTimers(a, b PendingTimer) int {
-	if a.Node != b.Node {
-		return cmpInt(a.Node, b.Node)
-	}
-	return cmpInt(a.Timer.Kind, b.Timer.Kind)
-}
-
-func cmpInt[T ~uint8 | ~uint64 | ~int64](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Node, b.Node), cmp.Compare(a.Timer.Kind, b.Timer.Kind))
 }

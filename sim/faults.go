@@ -23,6 +23,7 @@ package sim
 //      believing in its lease by its own.
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -425,23 +426,13 @@ func (s *Schedule) Sort() {
 			return 1
 		}
 		if a.At != b.At {
-			return cmpInt(int64(a.At), int64(b.At))
+			return cmp.Compare(int64(a.At), int64(b.At))
 		}
 		if a.Kind != b.Kind {
 			return strings.Compare(string(a.Kind), string(b.Kind))
 		}
-		return cmpInt(int64(a.Node), int64(b.Node))
+		return cmp.Compare(int64(a.Node), int64(b.Node))
 	})
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // --- how the faults act on a run ---
@@ -559,7 +550,7 @@ func (fs *faultState) reset(n impl.NodeID, s *Schedule) {
 			fs.spikes = append(fs.spikes, f)
 		}
 	}
-	slices.SortFunc(fs.pauses, func(a, b window) int { return cmpInt(a.start, b.start) })
+	slices.SortFunc(fs.pauses, func(a, b window) int { return cmp.Compare(a.start, b.start) })
 	merged := fs.pauses[:0]
 	for _, w := range fs.pauses {
 		if k := len(merged) - 1; k >= 0 && w.start <= merged[k].end {
@@ -569,7 +560,7 @@ func (fs *faultState) reset(n impl.NodeID, s *Schedule) {
 		merged = append(merged, w)
 	}
 	fs.pauses = merged
-	slices.SortStableFunc(fs.spikes, func(a, b Fault) int { return cmpInt(int64(a.At), int64(b.At)) })
+	slices.SortStableFunc(fs.spikes, func(a, b Fault) int { return cmp.Compare(int64(a.At), int64(b.At)) })
 }
 
 // resumeAt is the time the node can act at, given it wants to act at t ≥
