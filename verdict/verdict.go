@@ -124,3 +124,20 @@ func (s *Set) Put(v Verdict) {
 	}
 	*s = append(*s, v)
 }
+
+// Thousands writes n with a comma every three digits, as Covered does:
+// 1,147,658.
+func Thousands(n int) string {
+	if n < 0 {
+		return "-" + Thousands(-n)
+	}
+	s := fmt.Sprint(n)
+	var b []byte
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b = append(b, ',')
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
