@@ -1,5 +1,5 @@
 // Package verdict is fencelab's one vocabulary for what a checker found
-// about a property, and its one home for tables.
+// about a property.
 //
 // Every runtime speaks it: TLC on the specs (package tlc), the explorer on
 // the Go code (package explore), the simulator under faults (package sim)
@@ -10,11 +10,9 @@
 // checker) instead of being translated into one another. DESIGN.md's
 // expected table (impl.Expected) is written in the same Status.
 //
-// Tables live here too (Table): every table fencelab prints is a table of
-// verdicts and their figures, rendered for a terminal (aligned columns) or
-// for Markdown, and one renderer keeps the simulator's, the explorer's,
-// TLC's and the demo's tables alike. The package imports nothing from the
-// project, so that impl (and everything above it) can import it.
+// The package imports nothing from the project, so that impl (and
+// everything above it) can import it; the tables that show verdicts live
+// in package report, on top of the runtimes.
 package verdict
 
 import "fmt"

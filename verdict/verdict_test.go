@@ -1,7 +1,6 @@
 package verdict
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -32,14 +31,4 @@ func TestSet(t *testing.T) {
 	assert.False(t, ok)
 	assert.Equal(t, Verdict{Property: "C"}, s.Get("C"))
 	assert.Equal(t, 7, s.Get("B").Shortest)
-}
-
-func TestTable(t *testing.T) {
-	tb := NewTable("design", "verdict", "")
-	tb.Add("a", "holds", "✓")
-	tb.Add("longer", "violated (7 steps)", "")
-	var b bytes.Buffer
-	require.NoError(t, tb.WriteText(&b))
-	assert.Equal(t, "design  verdict             \na       holds               ✓\nlonger  violated (7 steps)  \n", b.String())
-	assert.Equal(t, "| design | verdict |  |\n|---|---|---|\n| a | holds | ✓ |\n| longer | violated (7 steps) |  |\n", tb.Markdown())
 }
