@@ -16,9 +16,10 @@
 //
 // Every invariant of impl.Invariants is checked in every state until it is
 // found violated; the search goes on past violations, so one run gives
-// every invariant its own verdict: it holds over the whole state space, or
-// it is violated and the explorer returns the shortest trace to a first
-// violating state. A state with no successor in which some client has not
+// every invariant its own verdict (package verdict's vocabulary, keyed by
+// the invariant's name): it holds over the whole state space, or it is
+// violated and the explorer returns the shortest trace to a first
+// violating state beside the verdict. A state with no successor in which some client has not
 // finished is a deadlock. Traces are rebuilt by replaying the shortest
 // path from the initial state through trace/steptrace, so they come out in
 // the shared trace type.
@@ -36,6 +37,7 @@ import (
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/trace"
 	"github.com/fencelab/fencelab/trace/steptrace"
+	"github.com/fencelab/fencelab/verdict"
 )
 
 // Deadlock is the name under which the deadlock check reports its verdict.
@@ -140,58 +142,12 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-// Status is an invariant's verdict.
-type Status uint8
-
-// Verdicts.
-const (
-	// NotApplicable: the invariant is meaningless in the design
-	// (TokenIsMonotonical without tokens): DESIGN.md's "—".
-	NotApplicable Status = iota
-	// NotChecked: the invariant was left out of the run (Config.Invariants).
-	NotChecked
-	// Holds in every reachable state: the search was complete.
-	Holds
-	// Violated in some reachable state; the verdict carries the trace.
-	Violated
-	// Unknown: the search stopped early (MaxStates) without a violation.
-	Unknown
-)
-
-func (s Status) String() string {
-	switch s {
-	case NotApplicable:
-		return "—"
-	case NotChecked:
-		return "not checked"
-	case Holds:
-		return "holds"
-	case Violated:
-		return "violated"
-	case Unknown:
-		return "unknown"
-	}
-	return fmt.Sprintf("Status(%d)", uint8(s))
-}
-
-// Matches reports whether s is the verdict DESIGN.md's table expects. An
-// unknown or unchecked verdict matches nothing.
-func (s Status) Matches(want impl.Verdict) bool {
-	switch s {
-	case NotApplicable:
-		return want == impl.NotApplicable
-	case Holds:
-		return want == impl.Holds
-	case Violated:
-		return want == impl.Violated
-	}
-	return false
-}
-
-// Verdict is one property's outcome.
-type Verdict struct {
-	Property string
-	Status   Status
+// Finding is the explorer's verdict on one property — Holds over the whole
+// state space, Violated, NotApplicable, NotChecked (left out of
+// Config.Invariants) or Unknown (the search stopped early at MaxStates) —
+// with, beside it, the shortest counterexample when it is Violated.
+type Finding struct {
+	verdict.Verdict
 	// Trace is the shortest counterexample when Status is Violated: its
 	// first step is the initial state and its last the first violating
 	// state reached.
@@ -202,7 +158,7 @@ type Verdict struct {
 
 // Steps is the number of actions in the counterexample (the trace has one
 // step more: the initial state).
-func (v Verdict) Steps() int { return len(v.Path) }
+func (f Finding) Steps() int { return len(f.Path) }
 
 // Result is what a run found.
 type Result struct {
@@ -211,29 +167,41 @@ type Result struct {
 	Distinct, Generated, Depth int
 	Complete                   bool
 	Elapsed                    time.Duration
-	// Verdicts has one entry per invariant of impl.Invariants, in that
+	// Findings has one entry per invariant of impl.Invariants, in that
 	// order, including the ones not applicable or not checked.
-	Verdicts []Verdict
-	// Deadlock is the deadlock check's verdict: Holds when no reachable
+	Findings []Finding
+	// Deadlock is the deadlock check's finding: Holds when no reachable
 	// state is stuck with an unfinished client.
-	Deadlock Verdict
+	Deadlock Finding
 	// TableBytes and FrontierBytes are the memory of the fingerprint table
 	// and the peak memory of the breadth-first frontier.
 	TableBytes, FrontierBytes int
 }
 
-// Verdict returns the verdict of the named property (an invariant or
+// All lists the findings on every property, the deadlock check last.
+func (r *Result) All() []Finding {
+	return append(append([]Finding(nil), r.Findings...), r.Deadlock)
+}
+
+// Verdict returns the finding on the named property (an invariant or
 // Deadlock).
-func (r *Result) Verdict(property string) (Verdict, bool) {
-	if property == Deadlock {
-		return r.Deadlock, true
-	}
-	for _, v := range r.Verdicts {
-		if v.Property == property {
-			return v, true
+func (r *Result) Verdict(property string) (Finding, bool) {
+	for _, f := range r.All() {
+		if f.Property == property {
+			return f, true
 		}
 	}
-	return Verdict{}, false
+	return Finding{}, false
+}
+
+// Verdicts is the run's verdicts keyed by property, the deadlock check
+// last.
+func (r *Result) Verdicts() verdict.Set {
+	var s verdict.Set
+	for _, f := range r.All() {
+		s = append(s, f.Verdict)
+	}
+	return s
 }
 
 // Run explores the model c describes. Its figures other than Elapsed, its
@@ -256,16 +224,16 @@ func Run(c Config) (*Result, error) {
 	m := c.model()
 	res := &Result{Config: c}
 	for _, inv := range impl.Invariants() {
-		v := Verdict{Property: inv.Name}
+		f := Finding{Verdict: verdict.Verdict{Property: inv.Name}}
 		switch {
 		case !inv.AppliesTo(c.Design):
-			v.Status = NotApplicable
+			f.Status = verdict.NotApplicable
 		case !selected(inv.Name):
-			v.Status = NotChecked
+			f.Status = verdict.NotChecked
 		default:
 			m.invs = append(m.invs, inv)
 		}
-		res.Verdicts = append(res.Verdicts, v)
+		res.Findings = append(res.Findings, f)
 	}
 
 	start := time.Now()
@@ -277,33 +245,34 @@ func Run(c Config) (*Result, error) {
 	res.Distinct, res.Generated, res.Depth, res.Complete = out.Distinct, out.Generated, out.Depth, out.Complete
 	res.TableBytes, res.FrontierBytes = out.TableBytes, out.FrontierBytes
 
-	verdict := func(name string, f *Found) (Verdict, error) {
-		v := Verdict{Property: name}
+	find := func(name string, found *Found) (Finding, error) {
+		f := Finding{Verdict: verdict.Verdict{Property: name, Covered: verdict.Thousands(out.Distinct) + " states"}}
 		switch {
-		case f != nil:
-			v.Status, v.Path = Violated, f.Path
-			tr, err := replay(m, c, name, f.Path)
+		case found != nil:
+			f.Status, f.Path, f.Shortest = verdict.Violated, found.Path, len(found.Path)
+			tr, err := replay(m, c, name, found.Path)
 			if err != nil {
-				return v, err
+				return f, err
 			}
-			v.Trace = tr
+			f.Trace = tr
 		case out.Complete:
-			v.Status = Holds
+			f.Status = verdict.Holds
 		default:
-			v.Status = Unknown
+			f.Status = verdict.Unknown
+			f.Detail = "the search stopped early, at the state limit"
 		}
-		return v, nil
+		return f, nil
 	}
 	for k, inv := range m.invs {
-		for i := range res.Verdicts {
-			if res.Verdicts[i].Property == inv.Name {
-				if res.Verdicts[i], err = verdict(inv.Name, out.Violations[k]); err != nil {
+		for i := range res.Findings {
+			if res.Findings[i].Property == inv.Name {
+				if res.Findings[i], err = find(inv.Name, out.Violations[k]); err != nil {
 					return nil, err
 				}
 			}
 		}
 	}
-	if res.Deadlock, err = verdict(Deadlock, out.Deadlock); err != nil {
+	if res.Deadlock, err = find(Deadlock, out.Deadlock); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -14,6 +14,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/verdict"
 )
 
 // matrixRows are the models the matrix test explores: every row of
@@ -39,10 +40,10 @@ func TestMatrix(t *testing.T) {
 			res, err := Run(cfg)
 			require.NoError(t, err)
 			require.True(t, res.Complete)
-			require.Len(t, res.Verdicts, len(impl.Invariants()))
-			for _, v := range res.Verdicts {
+			require.Len(t, res.Findings, len(impl.Invariants()))
+			for _, v := range res.Findings {
 				want := impl.Expected(cfg.Design, v.Property)
-				assert.True(t, v.Status.Matches(want), "%s: explorer says %s, DESIGN.md's table says %s", v.Property, v.Status, want)
+				assert.True(t, v.Agrees(want), "%s: explorer says %s, DESIGN.md's table says %s", v.Property, v.Status, want)
 				if v.Status == Violated {
 					checkTrace(t, cfg, v)
 				}
@@ -56,7 +57,7 @@ func TestMatrix(t *testing.T) {
 // checkTrace: a counterexample's trace has one step per action plus the
 // initial state, names the property at its last step, and its path really
 // ends in a violating state (replayed here independently of Run).
-func checkTrace(t *testing.T, cfg Config, v Verdict) {
+func checkTrace(t *testing.T, cfg Config, v Finding) {
 	t.Helper()
 	require.NotNil(t, v.Trace, "%s violated without a trace", v.Property)
 	assert.Len(t, v.Trace.Steps, v.Steps()+1)
@@ -354,7 +355,7 @@ func TestRunSelectsInvariants(t *testing.T) {
 	cfg.Invariants = []string{impl.NoLostUpdate}
 	res, err := Run(cfg)
 	require.NoError(t, err)
-	want := map[string]Status{
+	want := map[string]verdict.Status{
 		impl.AtMostOneClientHoldLock: NotChecked,
 		impl.TokenIsMonotonical:      NotChecked,
 		impl.NoLostUpdate:            Violated,
@@ -376,7 +377,7 @@ func TestRunIncompleteIsUnknown(t *testing.T) {
 	for _, name := range []string{impl.TokenIsMonotonical, impl.NoLostUpdate, Deadlock} {
 		v, _ := res.Verdict(name)
 		assert.Equal(t, Unknown, v.Status, "%s: a stopped search must not claim it holds", name)
-		assert.False(t, v.Status.Matches(impl.Holds))
+		assert.False(t, v.Agrees(verdict.Holds))
 	}
 }
 

@@ -73,7 +73,7 @@ func TestSymmetryKeepsVerdictsAndShortestTraces(t *testing.T) {
 			require.NoError(t, err)
 			assert.Less(t, reduced.Distinct, full.Distinct)
 			assert.Equal(t, full.Depth, reduced.Depth)
-			for _, v := range append(full.Verdicts, full.Deadlock) {
+			for _, v := range full.All() {
 				r, ok := reduced.Verdict(v.Property)
 				require.True(t, ok)
 				assert.Equal(t, v.Status, r.Status, v.Property)

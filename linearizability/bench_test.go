@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/verdict"
 )
 
 // realisticSections is a run of 3 clients × 20 sections as the simulator
@@ -38,12 +39,12 @@ func BenchmarkCheckSections(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		lose bool
-		want Verdict
-	}{{"ok", false, Ok}, {"lost-update", true, Illegal}} {
+		want verdict.Status
+	}{{"ok", false, verdict.Holds}, {"lost-update", true, verdict.Violated}} {
 		ss := realisticSections(bc.lose)
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
-				if v := CheckSections(ss, generous).Verdict; v != bc.want {
+				if v := CheckSections(ss, generous).Verdict.Status; v != bc.want {
 					b.Fatalf("verdict %s, want %s", v, bc.want)
 				}
 			}
@@ -70,7 +71,7 @@ func BenchmarkCheckResource(b *testing.B) {
 		ops = append(ops, ResourceOp{Client: s.Client, Kind: impl.OpWrite, Token: token, Value: r.Value + 1, Accepted: w.OK, Call: mid + 1, Return: s.Return})
 	}
 	for b.Loop() {
-		if v := CheckResource(ops, impl.FenceAll, generous).Verdict; v != Ok {
+		if v := CheckResource(ops, impl.FenceAll, generous).Verdict.Status; v != verdict.Holds {
 			b.Fatalf("verdict %s, want ok", v)
 		}
 	}

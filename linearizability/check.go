@@ -7,19 +7,36 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/verdict"
 )
 
-// Verdict is the outcome of one check.
-type Verdict string
-
-// Verdicts. Unknown means the search did not finish within its timeout: the
-// history may be linearizable or not, and it must be counted as unknown,
-// never as ok.
+// The properties the two checks decide, by name: a history is linearizable
+// against its model (verdict.Holds, Porcupine's "ok"), or not
+// (verdict.Violated, "illegal"), or the search did not finish within its
+// timeout (verdict.Unknown, "unknown"): the history may be linearizable or
+// not, and it must be counted as unknown, never as ok.
 const (
-	Ok      Verdict = "ok"
-	Illegal Verdict = "illegal"
-	Unknown Verdict = "unknown"
+	// SectionsLinearizable: the critical sections against an atomic
+	// counter (CheckSections).
+	SectionsLinearizable = "SectionsLinearizable"
+	// RegisterLinearizable: the resource's operations against the fenced
+	// register of the design's mode (CheckResource).
+	RegisterLinearizable = "RegisterLinearizable"
 )
+
+// Word is Porcupine's word for a check's status: ok, illegal or unknown
+// ("" for a history not checked).
+func Word(s verdict.Status) string {
+	switch s {
+	case verdict.Holds:
+		return "ok"
+	case verdict.Violated:
+		return "illegal"
+	case verdict.Unknown:
+		return "unknown"
+	}
+	return ""
+}
 
 // DefaultTimeout replaces a zero or negative timeout. Porcupine reads 0 as
 // "no limit", which could hang a simulation on one hard history; a caller
@@ -31,7 +48,7 @@ const DefaultTimeout = 10 * time.Second
 // Result is the outcome of one check; it keeps what WriteHTML needs to draw
 // the history again.
 type Result struct {
-	Verdict Verdict
+	Verdict verdict.Verdict
 
 	model   porcupine.Model
 	ops     []porcupine.Operation
@@ -72,7 +89,7 @@ func CheckSections(sections []Section, timeout time.Duration) Result {
 			Return:   s.Return,
 		})
 	}
-	return check(sectionsModel(), ops, timeout, notes)
+	return check(SectionsLinearizable, sectionsModel(), ops, timeout, notes)
 }
 
 // CheckResource checks the resource's operations against a register that
@@ -108,16 +125,20 @@ func CheckResource(ops []ResourceOp, mode impl.FenceMode, timeout time.Duration)
 		}
 		pops[i] = porcupine.Operation{ClientId: op.Client, Input: in, Call: op.Call, Output: out, Return: op.Return}
 	}
-	return check(registerModel(mode), pops, timeout, nil)
+	return check(RegisterLinearizable, registerModel(mode), pops, timeout, nil)
 }
 
-func check(model porcupine.Model, ops []porcupine.Operation, timeout time.Duration, notes []porcupine.Annotation) Result {
+func check(property string, model porcupine.Model, ops []porcupine.Operation, timeout time.Duration, notes []porcupine.Annotation) Result {
 	timeout = effectiveTimeout(timeout)
 	// The plain check, not the verbose one: it stops at the first sign of
 	// illegality, and most runs never need a picture. WriteHTML searches
 	// again, with the linearization data, when asked.
 	res := porcupine.CheckOperationsTimeout(model, ops, timeout)
-	return Result{Verdict: verdictOf(res), model: model, ops: ops, timeout: timeout, notes: notes}
+	v := verdict.Verdict{Property: property, Status: verdictOf(res), Covered: fmt.Sprintf("%d operations", len(ops))}
+	if v.Status == verdict.Unknown {
+		v.Detail = fmt.Sprintf("Porcupine timed out after %v", timeout)
+	}
+	return Result{Verdict: v, model: model, ops: ops, timeout: timeout, notes: notes}
 }
 
 func effectiveTimeout(d time.Duration) time.Duration {
@@ -129,14 +150,14 @@ func effectiveTimeout(d time.Duration) time.Duration {
 
 // verdictOf maps Porcupine's result. Anything it does not recognise is
 // Unknown: only a finished search may say ok.
-func verdictOf(r porcupine.CheckResult) Verdict {
+func verdictOf(r porcupine.CheckResult) verdict.Status {
 	switch r {
 	case porcupine.Ok:
-		return Ok
+		return verdict.Holds
 	case porcupine.Illegal:
-		return Illegal
+		return verdict.Violated
 	}
-	return Unknown
+	return verdict.Unknown
 }
 
 // mustBeWellFormed panics on what Porcupine would silently misread: a

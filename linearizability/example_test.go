@@ -17,7 +17,7 @@ func ExampleCheckSections() {
 		{Client: 1, Token: 2, Read: 0, Committed: true, Call: 120, Return: 200},
 	}
 	r := linearizability.CheckSections(sections, time.Second)
-	fmt.Println(r.Verdict)
+	fmt.Println(linearizability.Word(r.Verdict.Status))
 	err := r.WriteHTML(io.Discard, []linearizability.Annotation{
 		{Client: 0, Start: 20, End: 250, Text: "c1 paused 230ns", Tag: "pause"},
 	})
@@ -36,7 +36,7 @@ func ExampleCheckResource() {
 		{Client: 0, Kind: impl.OpWrite, Token: 1, Value: 1, Accepted: true, Call: 250, Return: 260},
 	}
 	for _, mode := range []impl.FenceMode{impl.FenceWrites, impl.FenceAll} {
-		fmt.Println(mode, linearizability.CheckResource(ops, mode, time.Second).Verdict)
+		fmt.Println(mode, linearizability.Word(linearizability.CheckResource(ops, mode, time.Second).Verdict.Status))
 	}
 	// Output:
 	// writes ok

@@ -5,8 +5,10 @@
 // linearizable.
 //
 // One check is one call: CheckSections or CheckResource, always with a
-// timeout, giving a Result whose Verdict is Ok, Illegal or Unknown (the
-// search ran out of time; never to be read as Ok). Result.WriteHTML draws
+// timeout, giving a Result whose Verdict (in package verdict's vocabulary,
+// under the property SectionsLinearizable or RegisterLinearizable) Holds,
+// is Violated or is Unknown (the search ran out of time; never to be read
+// as Holds). Result.WriteHTML draws
 // the history, its linearization (or how far one got) and the faults that
 // explain it.
 //

@@ -8,6 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/verdict"
 )
 
 func allModes() []impl.FenceMode {
@@ -32,67 +33,67 @@ func fenced(op ResourceOp) ResourceOp {
 }
 
 func TestCheckResource(t *testing.T) {
-	type want struct{ none, writes, all Verdict }
+	type want struct{ none, writes, all verdict.Status }
 	tests := []struct {
 		name string
 		ops  []ResourceOp
 		want want
 	}{
-		{"empty history", nil, want{Ok, Ok, Ok}},
+		{"empty history", nil, want{verdict.Holds, verdict.Holds, verdict.Holds}},
 		{"one client's section", []ResourceOp{
 			read(0, 1, 0, 0, 10), write(0, 1, 1, 20, 30), read(1, 2, 1, 40, 50),
-		}, want{Ok, Ok, Ok}},
+		}, want{verdict.Holds, verdict.Holds, verdict.Holds}},
 		{"DESIGN.md's writes row: a newer read does not stop a stale write", []ResourceOp{
 			read(1, 2, 0, 0, 10), write(0, 1, 1, 20, 30), write(1, 2, 1, 40, 50),
-		}, want{Ok, Ok, Illegal}},
+		}, want{verdict.Holds, verdict.Holds, verdict.Violated}},
 		{"the same with the stale write fenced off", []ResourceOp{
 			read(1, 2, 0, 0, 10), fenced(write(0, 1, 1, 20, 30)), write(1, 2, 1, 40, 50),
-		}, want{Illegal, Illegal, Ok}},
+		}, want{verdict.Violated, verdict.Violated, verdict.Holds}},
 		{"a stale-token write accepted after a newer write", []ResourceOp{
 			write(1, 2, 1, 0, 10), write(0, 1, 1, 20, 30),
-		}, want{Ok, Illegal, Illegal}},
+		}, want{verdict.Holds, verdict.Violated, verdict.Violated}},
 		{"the stale-token write rejected", []ResourceOp{
 			write(1, 2, 1, 0, 10), fenced(write(0, 1, 1, 20, 30)),
-		}, want{Illegal, Ok, Ok}},
+		}, want{verdict.Violated, verdict.Holds, verdict.Holds}},
 		{"a stale read after a newer write, accepted", []ResourceOp{
 			write(1, 2, 7, 0, 10), read(0, 1, 7, 20, 30),
-		}, want{Ok, Ok, Illegal}},
+		}, want{verdict.Holds, verdict.Holds, verdict.Violated}},
 		{"a stale read after a newer write, rejected", []ResourceOp{
 			write(1, 2, 7, 0, 10), fenced(read(0, 1, 0, 20, 30)),
-		}, want{Illegal, Illegal, Ok}},
+		}, want{verdict.Violated, verdict.Violated, verdict.Holds}},
 		{"a fresh write rejected", []ResourceOp{
 			read(0, 1, 0, 0, 10), fenced(write(0, 1, 1, 20, 30)),
-		}, want{Illegal, Illegal, Illegal}},
+		}, want{verdict.Violated, verdict.Violated, verdict.Violated}},
 		{"an equal token is not stale", []ResourceOp{
 			read(0, 3, 0, 0, 10), write(0, 3, 1, 20, 30), write(0, 3, 2, 40, 50),
-		}, want{Ok, Ok, Ok}},
+		}, want{verdict.Holds, verdict.Holds, verdict.Holds}},
 		{"a wrong value read", []ResourceOp{
 			write(0, 1, 5, 0, 10), read(1, 2, 4, 20, 30),
-		}, want{Illegal, Illegal, Illegal}},
+		}, want{verdict.Violated, verdict.Violated, verdict.Violated}},
 		{"a rejected operation changes nothing", []ResourceOp{
 			write(1, 2, 1, 0, 10), fenced(write(0, 1, 9, 20, 30)), read(1, 2, 1, 40, 50),
-		}, want{Illegal, Ok, Ok}},
+		}, want{verdict.Violated, verdict.Holds, verdict.Holds}},
 		{"concurrent writes, the later token last", []ResourceOp{
 			// Either order fits the intervals; reading 2 needs c2's write last.
 			write(0, 1, 1, 0, 50), write(1, 2, 2, 10, 60), read(2, 3, 2, 70, 80),
-		}, want{Ok, Ok, Ok}},
+		}, want{verdict.Holds, verdict.Holds, verdict.Holds}},
 		{"concurrent writes, the earlier token last", []ResourceOp{
 			// Reading 1 needs c1's write (token 1) after c2's (token 2):
 			// only a resource that ignores tokens may do that.
 			write(0, 1, 1, 0, 50), write(1, 2, 2, 10, 60), read(2, 3, 1, 70, 80),
-		}, want{Ok, Illegal, Illegal}},
+		}, want{verdict.Holds, verdict.Violated, verdict.Violated}},
 		{"real-time order: a read that returned before a write was called", []ResourceOp{
 			write(0, 1, 1, 0, 10), read(1, 2, 2, 20, 30), write(0, 1, 2, 40, 50),
-		}, want{Illegal, Illegal, Illegal}},
+		}, want{verdict.Violated, verdict.Violated, verdict.Violated}},
 		{"no tokens (the design without fencing)", []ResourceOp{
 			read(0, 0, 0, 0, 10), read(1, 0, 0, 5, 15), write(1, 0, 1, 20, 30), write(0, 0, 1, 25, 35), read(0, 0, 1, 40, 50),
-		}, want{Ok, Ok, Ok}},
+		}, want{verdict.Holds, verdict.Holds, verdict.Holds}},
 	}
 	for _, tt := range tests {
 		for _, mode := range allModes() {
 			t.Run(fmt.Sprintf("%s/%s", tt.name, mode), func(t *testing.T) {
-				w := map[impl.FenceMode]Verdict{impl.FenceNone: tt.want.none, impl.FenceWrites: tt.want.writes, impl.FenceAll: tt.want.all}[mode]
-				assert.Equal(t, w, CheckResource(tt.ops, mode, generous).Verdict)
+				w := map[impl.FenceMode]verdict.Status{impl.FenceNone: tt.want.none, impl.FenceWrites: tt.want.writes, impl.FenceAll: tt.want.all}[mode]
+				assert.Equal(t, w, CheckResource(tt.ops, mode, generous).Verdict.Status)
 			})
 		}
 	}
@@ -136,7 +137,7 @@ func TestCheckResourceAcceptsWhatImplDoes(t *testing.T) {
 		mode := rapid.SampledFrom(allModes()).Draw(t, "mode")
 		spread := rapid.SampledFrom([]int64{10, 120, 400}).Draw(t, "spread")
 		ops := genOps(t, mode, spread)
-		if got := CheckResource(ops, mode, generous).Verdict; got != Ok {
+		if got := CheckResource(ops, mode, generous).Verdict.Status; got != verdict.Holds {
 			t.Fatalf("impl's own behaviour judged %s under mode %s: %+v", got, mode, ops)
 		}
 	})
@@ -164,7 +165,7 @@ func TestCheckResourceRejectsAMutatedAnswer(t *testing.T) {
 				op.Value = rapid.Int64Range(-1, 9).Draw(t, "value")
 			}
 		}
-		if got := CheckResource(ops, mode, generous).Verdict; got != Illegal {
+		if got := CheckResource(ops, mode, generous).Verdict.Status; got != verdict.Violated {
 			t.Fatalf("operation %d mutated to %+v judged %s under mode %s: %+v", i, *op, got, mode, ops)
 		}
 	})

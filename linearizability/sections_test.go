@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/verdict"
 )
 
 // generous is the timeout of checks that must finish: far beyond what these
@@ -28,55 +29,55 @@ func TestCheckSections(t *testing.T) {
 	tests := []struct {
 		name     string
 		sections []Section
-		want     Verdict
+		want     verdict.Status
 	}{
-		{"empty history", nil, Ok},
+		{"empty history", nil, verdict.Holds},
 		{"sequential sections", []Section{
 			committed(0, 1, 0, 0, 10), committed(1, 2, 1, 20, 30), committed(0, 3, 2, 40, 50),
-		}, Ok},
+		}, verdict.Holds},
 		{"overlapping sections that read in some order", []Section{
 			// c2 started later but linearizes first: allowed, they overlap.
 			committed(0, 2, 1, 0, 30), committed(1, 1, 0, 10, 20),
-		}, Ok},
+		}, verdict.Holds},
 		{"lost update: overlapping sections read the same value", []Section{
 			committed(0, 1, 0, 0, 30), committed(1, 2, 0, 10, 40),
-		}, Illegal},
+		}, verdict.Violated},
 		{"lost update: sequential sections read the same value", []Section{
 			committed(0, 1, 0, 0, 10), committed(1, 2, 0, 20, 30),
-		}, Illegal},
+		}, verdict.Violated},
 		{"lost update among three", []Section{
 			committed(0, 1, 0, 0, 10), committed(1, 2, 1, 20, 60), committed(2, 3, 1, 30, 50),
-		}, Illegal},
+		}, verdict.Violated},
 		{"a read nothing explains: an increment is missing", []Section{
 			committed(0, 1, 0, 0, 10), committed(1, 2, 2, 20, 30),
-		}, Illegal},
+		}, verdict.Violated},
 		{"aborted sections are ignored", []Section{
 			committed(0, 1, 0, 0, 10), aborted(1, 2, 5, 15), committed(1, 3, 1, 20, 30), aborted(0, 4, 25, 35),
-		}, Ok},
+		}, verdict.Holds},
 		{"the same read counted as committed is a lost update", []Section{
 			// The control for the case above: c2's section read 0 too; had
 			// its write landed, an update would be lost.
 			committed(0, 1, 0, 0, 10), {Client: 1, Token: 2, Read: 0, Committed: true, Call: 5, Return: 15},
 			committed(1, 3, 1, 20, 30),
-		}, Illegal},
+		}, verdict.Violated},
 		{"real-time order: a section that returned first must linearize first", []Section{
 			// Legal in the order c2, c1; but c1 returned at 10, before c2
 			// was called at 20, so c1 must come first and read 0.
 			committed(0, 1, 1, 0, 10), committed(1, 2, 0, 20, 30),
-		}, Illegal},
+		}, verdict.Violated},
 		{"real-time order: the same reads overlapping are fine", []Section{
 			committed(0, 1, 1, 0, 25), committed(1, 2, 0, 20, 30),
-		}, Ok},
+		}, verdict.Holds},
 		{"intervals are closed: touching sections are concurrent", []Section{
 			committed(0, 1, 1, 0, 10), committed(1, 2, 0, 10, 20),
-		}, Ok},
+		}, verdict.Holds},
 		{"no tokens (the design without fencing)", []Section{
 			committed(0, 0, 0, 0, 10), committed(1, 0, 1, 20, 30),
-		}, Ok},
+		}, verdict.Holds},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, CheckSections(tt.sections, generous).Verdict)
+			assert.Equal(t, tt.want, CheckSections(tt.sections, generous).Verdict.Status)
 		})
 	}
 }
@@ -99,12 +100,12 @@ func hardSections(pairs int) []Section {
 func TestCheckSectionsUnknownOnTimeout(t *testing.T) {
 	// Small members of the family finish, and are Illegal: Unknown below
 	// comes from the timeout, not from a history Porcupine cannot judge.
-	require.Equal(t, Illegal, CheckSections(hardSections(8), generous).Verdict)
+	require.Equal(t, verdict.Violated, CheckSections(hardSections(8), generous).Verdict.Status)
 	// 2^31 states cannot be searched in a millisecond (the small case above
 	// needs 2^9 and takes well under that), so the check must time out and
 	// say so.
 	r := CheckSections(hardSections(30), time.Millisecond)
-	assert.Equal(t, Unknown, r.Verdict)
+	assert.Equal(t, verdict.Unknown, r.Verdict.Status)
 }
 
 func TestTimeoutDefault(t *testing.T) {
@@ -122,10 +123,10 @@ func TestTimeoutDefault(t *testing.T) {
 	// And through the API: a zero or negative timeout neither hangs (read
 	// as "no limit" by Porcupine) nor times out at once.
 	for _, d := range []time.Duration{0, -1} {
-		assert.Equal(t, Ok, CheckSections([]Section{committed(0, 1, 0, 0, 10)}, d).Verdict)
-		assert.Equal(t, Illegal, CheckSections([]Section{committed(0, 1, 1, 0, 10)}, d).Verdict)
+		assert.Equal(t, verdict.Holds, CheckSections([]Section{committed(0, 1, 0, 0, 10)}, d).Verdict.Status)
+		assert.Equal(t, verdict.Violated, CheckSections([]Section{committed(0, 1, 1, 0, 10)}, d).Verdict.Status)
 		r := CheckResource([]ResourceOp{read(0, 1, 0, 0, 10)}, impl.FenceAll, d)
-		assert.Equal(t, Ok, r.Verdict)
+		assert.Equal(t, verdict.Holds, r.Verdict.Status)
 		assert.Equal(t, DefaultTimeout, r.timeout)
 	}
 }
@@ -133,12 +134,12 @@ func TestTimeoutDefault(t *testing.T) {
 func TestVerdictOf(t *testing.T) {
 	tests := []struct {
 		in   porcupine.CheckResult
-		want Verdict
+		want verdict.Status
 	}{
-		{porcupine.Ok, Ok},
-		{porcupine.Illegal, Illegal},
-		{porcupine.Unknown, Unknown},
-		{porcupine.CheckResult("something new"), Unknown}, // only a finished search says ok
+		{porcupine.Ok, verdict.Holds},
+		{porcupine.Illegal, verdict.Violated},
+		{porcupine.Unknown, verdict.Unknown},
+		{porcupine.CheckResult("something new"), verdict.Unknown}, // only a finished search says ok
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, verdictOf(tt.in), "porcupine result %q", tt.in)
@@ -183,7 +184,7 @@ func TestClientNamesMatchImpl(t *testing.T) {
 func TestSectionsAgreeWithNoLostUpdate(t *testing.T) {
 	noLostUpdate, err := impl.LookupInvariant(impl.NoLostUpdate)
 	require.NoError(t, err)
-	seen := map[Verdict]int{}
+	seen := map[verdict.Status]int{}
 	rapid.Check(t, func(t *rapid.T) {
 		mode := rapid.SampledFrom(allModes()).Draw(t, "mode")
 		clients := rapid.IntRange(1, 3).Draw(t, "clients")
@@ -235,17 +236,17 @@ func TestSectionsAgreeWithNoLostUpdate(t *testing.T) {
 		}
 
 		breach := noLostUpdate.Check(&impl.System{Resource: res})
-		got := CheckSections(sections, generous).Verdict
+		got := CheckSections(sections, generous).Verdict.Status
 		seen[got]++
 		if breach != nil {
-			assert.Equal(t, Illegal, got, "NoLostUpdate: %s; sections %+v", breach.Explanation, sections)
+			assert.Equal(t, verdict.Violated, got, "NoLostUpdate: %s; sections %+v", breach.Explanation, sections)
 		} else {
-			assert.Equal(t, Ok, got, "sections %+v", sections)
+			assert.Equal(t, verdict.Holds, got, "sections %+v", sections)
 		}
 	})
 	// Both sides of the "exactly when" were exercised.
-	assert.Positive(t, seen[Ok], "no generated run kept every update")
-	assert.Positive(t, seen[Illegal], "no generated run lost an update")
+	assert.Positive(t, seen[verdict.Holds], "no generated run kept every update")
+	assert.Positive(t, seen[verdict.Violated], "no generated run lost an update")
 }
 
 // step delivers m to r and returns the reply it sends.

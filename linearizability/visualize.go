@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/anishathalye/porcupine"
+
+	"github.com/fencelab/fencelab/verdict"
 )
 
 // WriteHTML writes Porcupine's visualization of the checked history: one
@@ -61,13 +63,13 @@ func canonicalize(info *porcupine.LinearizationInfo) {
 
 // verdictNote explains a picture that is not the final word: the search
 // timed out, or (near the timeout) ended otherwise than the check did.
-func (r Result) verdictNote(drawn Verdict) (porcupine.Annotation, bool) {
+func (r Result) verdictNote(drawn verdict.Status) (porcupine.Annotation, bool) {
 	var text string
 	switch {
-	case drawn == Unknown:
+	case drawn == verdict.Unknown:
 		text = fmt.Sprintf("check timed out after %v: verdict unknown; the picture shows only how far the search got", r.timeout)
-	case drawn != r.Verdict:
-		text = fmt.Sprintf("the check said %s; this picture's search, with the same %v timeout, ended %s", r.Verdict, r.timeout, drawn)
+	case drawn != r.Verdict.Status:
+		text = fmt.Sprintf("the check said %s; this picture's search, with the same %v timeout, ended %s", Word(r.Verdict.Status), r.timeout, Word(drawn))
 	default:
 		return porcupine.Annotation{}, false
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/verdict"
 )
 
 // lostUpdate is Kleppmann's picture: c1 pauses past its lease, c2 gets the
@@ -43,7 +44,7 @@ func html(t *testing.T, r Result, anns []Annotation) string {
 func TestWriteHTMLSections(t *testing.T) {
 	sections, anns := lostUpdate()
 	r := CheckSections(sections, generous)
-	require.Equal(t, Illegal, r.Verdict)
+	require.Equal(t, verdict.Violated, r.Verdict.Status)
 	page := html(t, r, anns)
 	assert.True(t, strings.HasPrefix(page, "<!doctype html>"))
 	for _, want := range []string{
@@ -72,7 +73,7 @@ func TestWriteHTMLResource(t *testing.T) {
 		read(2, 3, 3, 80, 90),
 	}
 	r := CheckResource(ops, impl.FenceAll, generous)
-	require.Equal(t, Ok, r.Verdict)
+	require.Equal(t, verdict.Holds, r.Verdict.Status)
 	page := html(t, r, nil)
 	for _, want := range []string{
 		"c1 write 3 (token 2)", "c1 read → 3 (token 2)", "c2 write 4 (token 1) ✗ fenced", "c2 read (token 1) ✗ fenced",
@@ -126,7 +127,7 @@ func TestWriteHTMLConcurrently(t *testing.T) {
 
 func TestWriteHTMLUnknown(t *testing.T) {
 	r := CheckSections(hardSections(30), time.Millisecond)
-	require.Equal(t, Unknown, r.Verdict)
+	require.Equal(t, verdict.Unknown, r.Verdict.Status)
 	assert.Contains(t, html(t, r, nil), "check timed out after 1ms: verdict unknown")
 }
 

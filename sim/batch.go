@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/verdict"
 )
 
 // Batch is many runs: seeds Seed, Seed+1, ..., Seed+Runs-1, each run once
@@ -37,12 +39,14 @@ type Summary struct {
 	Designs []DesignSummary
 }
 
-// DesignSummary counts one design's runs.
+// DesignSummary counts one design's runs; Verdicts says what they found
+// about each property.
 type DesignSummary struct {
 	Design     impl.Design
 	Runs       int
-	Violations [NumProps]int
-	FirstSeed  [NumProps]Seed // the lowest seed that violated each property
+	Committed  int // sections committed, over all runs
+	violations [numProps]int
+	firstSeed  [numProps]Seed // the lowest seed that violated each property
 	Stalls     int
 	FirstStall Seed
 	// Porcupine: sections against an atomic counter, operations against
@@ -59,6 +63,57 @@ type DesignSummary struct {
 	FirstFailing Seed
 	Steps        int64
 	Virtual      time.Duration
+	// porcupineRuns counts the runs whose history Porcupine judged.
+	porcupineRuns int
+}
+
+// Verdicts is what the runs found about each property of impl.Invariants,
+// then about the Porcupine checks of their histories: Violated in
+// Violating of Runs runs (Detail names the first seed), Holds in all Runs
+// (Covered says how many runs and committed sections), NotApplicable
+// (TokenIsMonotonical without tokens), or for Porcupine Unknown when no
+// run was illegal but some check timed out.
+func (d *DesignSummary) Verdicts() verdict.Set {
+	covered := fmt.Sprintf("%d runs, %s sections committed", d.Runs, verdict.Thousands(d.Committed))
+	var s verdict.Set
+	for p, inv := range impl.Invariants() {
+		v := verdict.Verdict{Property: inv.Name, Covered: covered, Runs: d.Runs, Violating: d.violations[p]}
+		switch {
+		case !inv.AppliesTo(d.Design):
+			v.Status = verdict.NotApplicable
+		case d.Runs == 0:
+			v.Status = verdict.NotChecked
+		case v.Violating > 0:
+			v.Status, v.Detail = verdict.Violated, "first seed "+d.firstSeed[p].String()
+		default:
+			v.Status = verdict.Holds
+		}
+		s = append(s, v)
+	}
+	porcupine := func(property string, illegal, unknown int) verdict.Verdict {
+		v := verdict.Verdict{Property: property, Covered: covered, Runs: d.porcupineRuns, Violating: illegal}
+		switch {
+		case d.porcupineRuns == 0:
+			v.Status = verdict.NotChecked
+		case illegal > 0:
+			v.Status = verdict.Violated
+		case unknown > 0:
+			v.Status, v.Detail = verdict.Unknown, fmt.Sprintf("Porcupine timed out in %d runs", unknown)
+		default:
+			v.Status = verdict.Holds
+		}
+		return v
+	}
+	return append(s, porcupine(linearizability.SectionsLinearizable, d.SectionsIllegal, d.SectionsUnknown),
+		porcupine(linearizability.RegisterLinearizable, d.RegisterIllegal, d.RegisterUnknown))
+}
+
+// FirstSeed is the lowest seed that violated the named property.
+func (d *DesignSummary) FirstSeed(property string) Seed {
+	if p := propIndex(property); p >= 0 {
+		return d.firstSeed[p]
+	}
+	return Seed{}
 }
 
 // Seed is an optional seed: the first seed that showed something.
@@ -83,12 +138,12 @@ func (s Seed) String() string {
 // Failed reports whether res failed in any way: a property violated, a
 // stall, an Illegal Porcupine verdict.
 func (res *Result) Failed() bool {
-	for p := range NumProps {
-		if res.Violated(p) {
+	for p := range numProps {
+		if res.violations[p].Step > 0 {
 			return true
 		}
 	}
-	return res.Stall != "" || res.Sections == illegal || res.Register == illegal
+	return res.Stall != "" || res.Sections.Status == verdict.Violated || res.Register.Status == verdict.Violated
 }
 
 // Add counts one run of the design.
@@ -96,31 +151,35 @@ func (d *DesignSummary) Add(res *Result) {
 	d.Runs++
 	d.Steps += int64(res.Steps)
 	d.Virtual += res.End
-	for p := range NumProps {
-		if res.Violated(p) {
-			d.Violations[p]++
-			d.FirstSeed[p].offer(res.Seed)
+	d.Committed += res.Committed
+	for p := range numProps {
+		if res.violations[p].Step > 0 {
+			d.violations[p]++
+			d.firstSeed[p].offer(res.Seed)
 		}
 	}
 	if res.Stall != "" {
 		d.Stalls++
 		d.FirstStall.offer(res.Seed)
 	}
-	switch res.Sections {
-	case illegal:
+	if res.Sections.Status != verdict.NotChecked {
+		d.porcupineRuns++
+	}
+	switch res.Sections.Status {
+	case verdict.Violated:
 		d.SectionsIllegal++
-	case unknown:
+	case verdict.Unknown:
 		d.SectionsUnknown++
 	}
-	switch res.Register {
-	case illegal:
+	switch res.Register.Status {
+	case verdict.Violated:
 		d.RegisterIllegal++
 		d.FirstRegisterIllegal.offer(res.Seed)
-	case unknown:
+	case verdict.Unknown:
 		d.RegisterUnknown++
 	}
-	if res.Sections == illegal || res.Sections == ok {
-		if (res.Sections == illegal) != res.Violated(PropLostUpdate) {
+	if s := res.Sections.Status; s == verdict.Violated || s == verdict.Holds {
+		if (s == verdict.Violated) != (res.violations[propLostUpdate].Step > 0) {
 			d.Disagree++
 			d.FirstDisagree.offer(res.Seed)
 		}
@@ -134,10 +193,12 @@ func (d *DesignSummary) merge(o *DesignSummary) {
 	d.Runs += o.Runs
 	d.Steps += o.Steps
 	d.Virtual += o.Virtual
-	for p := range NumProps {
-		d.Violations[p] += o.Violations[p]
-		if o.FirstSeed[p].Ok {
-			d.FirstSeed[p].offer(o.FirstSeed[p].Seed)
+	d.Committed += o.Committed
+	d.porcupineRuns += o.porcupineRuns
+	for p := range numProps {
+		d.violations[p] += o.violations[p]
+		if o.firstSeed[p].Ok {
+			d.firstSeed[p].offer(o.firstSeed[p].Seed)
 		}
 	}
 	d.Stalls += o.Stalls
@@ -165,11 +226,11 @@ func (d *DesignSummary) merge(o *DesignSummary) {
 func (d *DesignSummary) Unexpected(faults FaultKinds) []string {
 	var out []string
 	for p, inv := range impl.Invariants() {
-		if d.Violations[p] == 0 {
+		if d.violations[p] == 0 {
 			continue
 		}
-		if faults == NoFaults || impl.Expected(d.Design, inv.Name) != impl.Violated {
-			out = append(out, fmt.Sprintf("%s violated %s in %d of %d runs (first seed %s)", d.Design, inv.Name, d.Violations[p], d.Runs, d.FirstSeed[p]))
+		if faults == NoFaults || impl.Expected(d.Design, inv.Name) != verdict.Violated {
+			out = append(out, fmt.Sprintf("%s violated %s in %d of %d runs (first seed %s)", d.Design, inv.Name, d.violations[p], d.Runs, d.firstSeed[p]))
 		}
 	}
 	if d.Stalls > 0 {

@@ -72,7 +72,7 @@ func BenchmarkFirstUnfencedViolation(b *testing.B) {
 		for seed := uint64(1); ; seed++ {
 			res := r.Run(Generate(seed, c))
 			r.Check(&res, 0)
-			if res.Violated(PropLostUpdate) {
+			if res.Violated(impl.NoLostUpdate) {
 				seeds = seed
 				break
 			}
@@ -128,12 +128,12 @@ func TestManyRunsAllStaysSafe(t *testing.T) {
 	require.NoError(t, err)
 	d := sum.Designs[0]
 	t.Logf("all: %d runs in %v: AtMostOne %d, Token %d, NoLostUpdate %d, sections illegal %d unknown %d, register illegal %d unknown %d, stalls %d",
-		d.Runs, time.Since(start).Round(time.Millisecond), d.Violations[PropAtMostOne], d.Violations[PropToken], d.Violations[PropLostUpdate],
+		d.Runs, time.Since(start).Round(time.Millisecond), d.violations[propAtMostOne], d.violations[propToken], d.violations[propLostUpdate],
 		d.SectionsIllegal, d.SectionsUnknown, d.RegisterIllegal, d.RegisterUnknown, d.Stalls)
 	assert.Equal(t, 100_000, d.Runs)
-	assert.Zero(t, d.Violations[PropLostUpdate])
-	assert.Zero(t, d.Violations[PropToken])
-	assert.Positive(t, d.Violations[PropAtMostOne], "the runs did break the lock")
+	assert.Zero(t, d.violations[propLostUpdate])
+	assert.Zero(t, d.violations[propToken])
+	assert.Positive(t, d.violations[propAtMostOne], "the runs did break the lock")
 	assert.Zero(t, d.Stalls)
 	assert.Zero(t, d.SectionsIllegal+d.RegisterIllegal)
 	assert.Empty(t, d.Unexpected(AllFaults))

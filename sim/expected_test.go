@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/verdict"
 )
 
 // The expected results of issue 4, asserted with fixed seeds. Counts are
@@ -21,7 +22,7 @@ func runBatch(t *testing.T, faults FaultKinds, runs int) *Summary {
 	require.NoError(t, err)
 	for _, d := range sum.Designs {
 		t.Logf("%-14s %-6s runs %d: AtMostOne %d, Token %d, NoLostUpdate %d, sections illegal %d unknown %d, register illegal %d unknown %d, stalls %d, disagree %d",
-			faults, d.Design, d.Runs, d.Violations[PropAtMostOne], d.Violations[PropToken], d.Violations[PropLostUpdate],
+			faults, d.Design, d.Runs, d.violations[propAtMostOne], d.violations[propToken], d.violations[propLostUpdate],
 			d.SectionsIllegal, d.SectionsUnknown, d.RegisterIllegal, d.RegisterUnknown, d.Stalls, d.Disagree)
 	}
 	return sum
@@ -32,7 +33,7 @@ func TestNoFaultsEveryPropertyHolds(t *testing.T) {
 	for _, d := range sum.Designs {
 		t.Run(d.Design.String(), func(t *testing.T) {
 			assert.Equal(t, 1000, d.Runs)
-			assert.Equal(t, [NumProps]int{}, d.Violations, "no fault, no violation")
+			assert.Equal(t, [numProps]int{}, d.violations, "no fault, no violation")
 			assert.Zero(t, d.Stalls)
 			assert.Zero(t, d.SectionsIllegal+d.SectionsUnknown+d.RegisterIllegal+d.RegisterUnknown, "every history linearizable")
 			assert.Empty(t, d.Unexpected(NoFaults))
@@ -43,22 +44,22 @@ func TestNoFaultsEveryPropertyHolds(t *testing.T) {
 // expectShape asserts DESIGN.md's table on a summary under faults: a
 // property the table says holds is never violated, and one it says is
 // violated is violated in at least min runs.
-func expectShape(t *testing.T, sum *Summary, min [NumProps]int) {
+func expectShape(t *testing.T, sum *Summary, min [numProps]int) {
 	t.Helper()
 	for _, d := range sum.Designs {
 		t.Run(d.Design.String(), func(t *testing.T) {
 			for p, inv := range impl.Invariants() {
 				switch impl.Expected(d.Design, inv.Name) {
-				case impl.Holds, impl.NotApplicable:
-					assert.Zero(t, d.Violations[p], "%s must hold in %s", inv.Name, d.Design)
-				case impl.Violated:
-					assert.GreaterOrEqual(t, d.Violations[p], min[p], "%s should be violated in %s", inv.Name, d.Design)
+				case verdict.Holds, verdict.NotApplicable:
+					assert.Zero(t, d.violations[p], "%s must hold in %s", inv.Name, d.Design)
+				case verdict.Violated:
+					assert.GreaterOrEqual(t, d.violations[p], min[p], "%s should be violated in %s", inv.Name, d.Design)
 				}
 			}
 			assert.Zero(t, d.Stalls, "no stall")
 			assert.Zero(t, d.RegisterIllegal, "the resource follows its fencing rule")
 			assert.Zero(t, d.Disagree, "Porcupine and NoLostUpdate agree run by run")
-			assert.Equal(t, d.Violations[PropLostUpdate], d.SectionsIllegal)
+			assert.Equal(t, d.violations[propLostUpdate], d.SectionsIllegal)
 			assert.Empty(t, d.Unexpected(sum.Faults))
 		})
 	}
@@ -69,14 +70,14 @@ func TestDefaultFaultsMatchDesign(t *testing.T) {
 	// A clear fraction: at least 1% of the runs lose an update in every
 	// unfenced design (measured: off and none 6.6%, writes 2.0% over
 	// seeds 1-500), and two clients believe they hold the lock in some.
-	expectShape(t, sum, [NumProps]int{PropAtMostOne: 10, PropToken: 10, PropLostUpdate: 10})
+	expectShape(t, sum, [numProps]int{propAtMostOne: 10, propToken: 10, propLostUpdate: 10})
 }
 
 func TestNPCEachFaultKindAlone(t *testing.T) {
 	for _, k := range Singles() {
 		t.Run(k.String(), func(t *testing.T) {
 			sum := runBatch(t, k, 600)
-			expectShape(t, sum, [NumProps]int{PropAtMostOne: 1, PropToken: 1, PropLostUpdate: 1})
+			expectShape(t, sum, [numProps]int{propAtMostOne: 1, propToken: 1, propLostUpdate: 1})
 		})
 	}
 }
@@ -96,16 +97,16 @@ func TestPorcupineAgreesWithNoLostUpdate(t *testing.T) {
 			for seed := uint64(1); seed <= runs; seed++ {
 				res := r.Run(Generate(seed, c))
 				r.Check(&res, 0)
-				require.NotEqual(t, unknown, res.Sections, "seed %d: the check must finish", seed)
-				require.Equal(t, res.Violated(PropLostUpdate), res.Sections == illegal, "seed %d: NoLostUpdate %v but sections %s", seed, res.Violated(PropLostUpdate), res.Sections)
-				require.Equal(t, ok, res.Register, "seed %d: register", seed)
-				if res.Violated(PropLostUpdate) {
+				require.NotEqual(t, verdict.Unknown, res.Sections.Status, "seed %d: the check must finish", seed)
+				require.Equal(t, res.Violated(impl.NoLostUpdate), res.Sections.Status == verdict.Violated, "seed %d: NoLostUpdate %v but sections %s", seed, res.Violated(impl.NoLostUpdate), res.Sections)
+				require.Equal(t, verdict.Holds, res.Register.Status, "seed %d: register", seed)
+				if res.Violated(impl.NoLostUpdate) {
 					lost++
 				}
-				if res.Sections == illegal {
+				if res.Sections.Status == verdict.Violated {
 					illegalRuns++
 				}
-				if res.Sections == unknown {
+				if res.Sections.Status == verdict.Unknown {
 					unknownRuns++
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/linearizability"
 )
 
 // TestPinnedRuns: 500 seeds of each design under the default faults give
@@ -20,14 +21,14 @@ import (
 func TestPinnedRuns(t *testing.T) {
 	pins := []struct {
 		design    impl.Design
-		violated  [NumProps]int
+		violated  [numProps]int
 		committed int
 		digest    string
 	}{
-		{impl.DesignNoFencing, [NumProps]int{32, 0, 42}, 14939, "859ccefa5c903403120376b1336e8dc59aae56e721c3ba9f154744cfbd8ea4ef"},
-		{impl.DesignFenceNone, [NumProps]int{32, 53, 42}, 14939, "1f0117dc88f0ab73dd8d925562a0a146ca0b7cb13d8d3f885b55bd883ac21aad"},
-		{impl.DesignFenceWrites, [NumProps]int{32, 23, 8}, 14903, "da1b4db1e865b198785e577d7fa480659d01b5e9872685ebf68c37229aed7c99"},
-		{impl.DesignFenceAll, [NumProps]int{32, 0, 0}, 14893, "8772571f67a11387b566feb1e07cbe8daeafaa97abe868e8a5a6674d8dabd9ee"},
+		{impl.DesignNoFencing, [numProps]int{32, 0, 42}, 14939, "859ccefa5c903403120376b1336e8dc59aae56e721c3ba9f154744cfbd8ea4ef"},
+		{impl.DesignFenceNone, [numProps]int{32, 53, 42}, 14939, "1f0117dc88f0ab73dd8d925562a0a146ca0b7cb13d8d3f885b55bd883ac21aad"},
+		{impl.DesignFenceWrites, [numProps]int{32, 23, 8}, 14903, "da1b4db1e865b198785e577d7fa480659d01b5e9872685ebf68c37229aed7c99"},
+		{impl.DesignFenceAll, [numProps]int{32, 0, 0}, 14893, "8772571f67a11387b566feb1e07cbe8daeafaa97abe868e8a5a6674d8dabd9ee"},
 	}
 	for _, p := range pins {
 		t.Run(p.design.String(), func(t *testing.T) {
@@ -37,20 +38,20 @@ func TestPinnedRuns(t *testing.T) {
 			r, err := NewRunner(c)
 			require.NoError(t, err)
 			h := sha256.New()
-			var violated [NumProps]int
+			var violated [numProps]int
 			committed := 0
 			for seed := uint64(1); seed <= 500; seed++ {
 				res := r.Run(Generate(seed, c))
 				r.Check(&res, 0)
-				for k := range NumProps {
-					if res.Violated(k) {
+				for k := range numProps {
+					if res.violations[k].Step > 0 {
 						violated[k]++
 					}
 				}
 				committed += res.Committed
-				fmt.Fprintf(h, "%d %v %v %q %d %d %d %d %d %s %s\n", seed, res.Violations[0].Step, res.Violations[2].Step,
-					res.Stall, res.Steps, res.End, res.Counter, res.Committed, res.Aborted, res.Sections, res.Register)
-				fmt.Fprintf(h, "%v\n", res.Violations[1].Step)
+				fmt.Fprintf(h, "%d %v %v %q %d %d %d %d %d %s %s\n", seed, res.violations[0].Step, res.violations[2].Step,
+					res.Stall, res.Steps, res.End, res.Counter, res.Committed, res.Aborted, linearizability.Word(res.Sections.Status), linearizability.Word(res.Register.Status))
+				fmt.Fprintf(h, "%v\n", res.violations[1].Step)
 			}
 			assert.Equal(t, p.violated, violated, "runs violating each property")
 			assert.Equal(t, p.committed, committed, "sections committed")

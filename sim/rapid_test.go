@@ -88,9 +88,9 @@ func TestRapidShrinksToKleppmann(t *testing.T) {
 	prop := func(rt *rapid.T) {
 		s := &Schedule{Version: ScheduleVersion, Seed: 1, Faults: schedules.Draw(rt, "pauses")}
 		s.Sort()
-		if res := r.Run(s); res.Violated(PropLostUpdate) {
+		if res := r.Run(s); res.Violated(impl.NoLostUpdate) {
 			last = s
-			rt.Fatalf("lost update: %s", res.Violations[PropLostUpdate].Explanation)
+			rt.Fatalf("lost update: %s", res.violations[propLostUpdate].Explanation)
 		}
 	}
 	tb := &captureTB{name: t.Name()}

@@ -4,35 +4,31 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
-	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/linearizability"
 	"github.com/fencelab/fencelab/trace"
+	"github.com/fencelab/fencelab/verdict"
 )
 
 // Headline is the property a failing run is told by: a lost update first
 // (the damage), then tokens out of order, then two clients believing they
-// hold the lock; -1 if the run violated none.
-func Headline(res *Result) int {
-	for _, p := range []int{PropLostUpdate, PropToken, PropAtMostOne} {
-		if res.Violated(p) {
-			return p
+// hold the lock; "" if the run violated none.
+func Headline(res *Result) string {
+	for _, p := range []int{propLostUpdate, propToken, propAtMostOne} {
+		if res.violations[p].Step > 0 {
+			return propName(p)
 		}
 	}
-	return -1
+	return ""
 }
-
-// PropName is the name of property p (a Prop index).
-func PropName(p int) string { return impl.Invariants()[p].Name }
 
 // Replay is one run retold for people.
 type Replay struct {
 	Config   Config
 	Schedule *Schedule
 	Result   Result
-	Target   int // the property the trace is told up to (a Prop index), or -1
+	Target   string // the property the trace is told up to, or ""
 	Trace    *trace.Trace
 	Runner   *Runner // holds the run's history until its next run
 
@@ -51,8 +47,8 @@ func NewReplay(c Config, s *Schedule, timeout time.Duration) (*Replay, error) {
 	first := r.Run(s)
 	target := Headline(&first)
 	title := fmt.Sprintf("fencelab sim: design %s, seed %d", c.Design, s.Seed)
-	if target >= 0 {
-		title += ", until " + PropName(target) + " is violated"
+	if target != "" {
+		title += ", until " + target + " is violated"
 	}
 	res, tr, anns := r.Record(s, title, target)
 	rp := &Replay{Config: r.Config(), Schedule: s, Target: target, Trace: tr, Runner: r, annotations: anns}
@@ -70,8 +66,8 @@ func (rp *Replay) WriteTimeline(w io.Writer) error {
 		return err
 	}
 	heading := "\nThe timeline of the whole run:\n\n"
-	if rp.Target >= 0 {
-		heading = fmt.Sprintf("\nThe timeline up to the first violation of %s:\n\n", PropName(rp.Target))
+	if rp.Target != "" {
+		heading = fmt.Sprintf("\nThe timeline up to the first violation of %s:\n\n", rp.Target)
 	}
 	if _, err := io.WriteString(w, heading); err != nil {
 		return err
@@ -97,16 +93,16 @@ func (rp *Replay) writeRun(w io.Writer) error {
 		b.WriteString("  none\n")
 	}
 	fmt.Fprintf(&b, "outcome: %s\n", outcome(res))
-	for p := range NumProps {
-		if v := res.Violations[p]; v.Step > 0 {
-			fmt.Fprintf(&b, "  ✗ %s violated at %s: %s\n", PropName(p), trace.FormatTime(v.At), v.Explanation)
+	for p := range numProps {
+		if v := res.violations[p]; v.Step > 0 {
+			fmt.Fprintf(&b, "  ✗ %s violated at %s: %s\n", propName(p), trace.FormatTime(v.At), v.Explanation)
 		}
 	}
 	if res.Stall != "" {
 		fmt.Fprintf(&b, "  ✗ stall: %s\n", res.Stall)
 	}
-	if res.Sections != "" {
-		fmt.Fprintf(&b, "  Porcupine: sections %s, register %s\n", res.Sections, res.Register)
+	if res.Sections.Status != verdict.NotChecked {
+		fmt.Fprintf(&b, "  %s\n", PorcupineWords(res))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -115,9 +111,9 @@ func (rp *Replay) writeRun(w io.Writer) error {
 // outcome sums a run up in one line.
 func outcome(res *Result) string {
 	var parts []string
-	for p := range NumProps {
-		if res.Violated(p) {
-			parts = append(parts, PropName(p))
+	for p := range numProps {
+		if res.violations[p].Step > 0 {
+			parts = append(parts, propName(p))
 		}
 	}
 	s := fmt.Sprintf("%d steps, %s of virtual time, counter %d, %d sections committed, %d aborted",
@@ -147,52 +143,6 @@ func WriteFile(path string, write func(io.Writer) error) error {
 	return trace.WriteFileAtomic(path, write)
 }
 
-// Percent formats n of total as "n (p%)", or "0".
-func Percent(n, total int) string {
-	if n == 0 || total == 0 {
-		return fmt.Sprint(n)
-	}
-	return fmt.Sprintf("%d (%.1f%%)", n, 100*float64(n)/float64(total))
-}
-
-// WriteTable writes the design × property table of s.
-func (s *Summary) WriteTable(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	header := []string{"design", "runs"}
-	header = append(header, impl.InvariantNames()...)
-	header = append(header, "Porcupine illegal", "Porcupine unknown", "stalls", "first failing seed", "verdict")
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
-	for i := range s.Designs {
-		fmt.Fprintln(tw, strings.Join(s.Designs[i].row(s.Faults), "\t"))
-	}
-	return tw.Flush()
-}
-
-// row is a design's cells in WriteTable's columns.
-func (d *DesignSummary) row(faults FaultKinds) []string {
-	cells := []string{d.Design.String(), fmt.Sprint(d.Runs)}
-	for p, inv := range impl.Invariants() {
-		if !inv.AppliesTo(d.Design) {
-			cells = append(cells, "—")
-			continue
-		}
-		cells = append(cells, Percent(d.Violations[p], d.Runs))
-	}
-	cells = append(cells, pair(d.SectionsIllegal, d.RegisterIllegal), pair(d.SectionsUnknown, d.RegisterUnknown))
-	cells = append(cells, fmt.Sprint(d.Stalls), d.FirstFailing.String())
-	verdict := "as expected"
-	if len(d.Unexpected(faults)) > 0 {
-		verdict = "UNEXPECTED"
-	}
-	return append(cells, verdict)
-}
-
-// pair shows Porcupine's counts for the two models, sections / register.
-// Every run is judged by both, so there is no "not checked" cell.
-func pair(sections, register int) string {
-	return fmt.Sprintf("%d / %d", sections, register)
-}
-
 // WriteSpeed writes the wall-clock figures of a batch that took wall.
 // They differ from run to run of the command, so the command writes them
 // to stderr, keeping stdout byte-identical for the same flags.
@@ -206,37 +156,9 @@ func (s *Summary) WriteSpeed(w io.Writer, wall time.Duration) {
 		runs, wall.Round(time.Millisecond), float64(runs)/secs, float64(steps)/secs/1e6, virtual.Seconds()/secs)
 }
 
-// WriteNPCTable writes the NPC table: for each fault class alone (the
-// summaries, in Singles order), each design's runs and what they violated.
-func WriteNPCTable(w io.Writer, sums []*Summary) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	header := []string{"faults", "design", "runs"}
-	header = append(header, impl.InvariantNames()...)
-	header = append(header, "Porcupine illegal", "Porcupine unknown", "stalls", "first failing seed", "verdict")
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
-	for _, s := range sums {
-		for i := range s.Designs {
-			fmt.Fprintf(tw, "%s only\t%s\n", s.Faults, strings.Join(s.Designs[i].row(s.Faults), "\t"))
-		}
-	}
-	return tw.Flush()
-}
-
-// WriteFirstSeeds writes, for each design, the first seed that violated
-// each property, so that any of them can be replayed.
-func (s *Summary) WriteFirstSeeds(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(append([]string{"first seed violating"}, impl.InvariantNames()...), "\t"))
-	for _, d := range s.Designs {
-		cells := []string{d.Design.String()}
-		for p, inv := range impl.Invariants() {
-			if !inv.AppliesTo(d.Design) {
-				cells = append(cells, "—")
-				continue
-			}
-			cells = append(cells, d.FirstSeed[p].String())
-		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
-	}
-	return tw.Flush()
+// PorcupineWords is the Porcupine verdicts on a run's history in
+// Porcupine's words: "Porcupine: sections ok, register ok".
+func PorcupineWords(res *Result) string {
+	return fmt.Sprintf("Porcupine: sections %s, register %s",
+		linearizability.Word(res.Sections.Status), linearizability.Word(res.Register.Status))
 }

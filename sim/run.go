@@ -8,15 +8,31 @@ import (
 	"github.com/fencelab/fencelab/linearizability"
 	"github.com/fencelab/fencelab/trace"
 	"github.com/fencelab/fencelab/trace/steptrace"
+	"github.com/fencelab/fencelab/verdict"
 )
 
-// Property indices, in impl.Invariants() order.
+// Property indices, in impl.Invariants() order, for the hot loop only:
+// everything sim exports names a property by its name.
 const (
-	PropAtMostOne  = iota // impl.AtMostOneClientHoldLock
-	PropToken             // impl.TokenIsMonotonical
-	PropLostUpdate        // impl.NoLostUpdate
-	NumProps
+	propAtMostOne  = iota // impl.AtMostOneClientHoldLock
+	propToken             // impl.TokenIsMonotonical
+	propLostUpdate        // impl.NoLostUpdate
+	numProps
 )
+
+// propIndex is the index of the named property, -1 if sim checks no such
+// property.
+func propIndex(property string) int {
+	for p, inv := range impl.Invariants() {
+		if inv.Name == property {
+			return p
+		}
+	}
+	return -1
+}
+
+// propName is the name of property p.
+func propName(p int) string { return impl.Invariants()[p].Name }
 
 // Violation is where a run first broke a property.
 type Violation struct {
@@ -29,7 +45,7 @@ type Violation struct {
 type Result struct {
 	Seed       uint64
 	Design     impl.Design
-	Violations [NumProps]Violation
+	violations [numProps]Violation
 	// Stall says why the run counts as a liveness failure: it made no
 	// progress for too long, or ran out of events or steps with clients
 	// unfinished. Empty when every client finished.
@@ -39,14 +55,47 @@ type Result struct {
 	Counter   int64         // the resource's counter at the end
 	Committed int           // sections whose write took effect
 	Aborted   int           // sections that ended without effect, given-up ones included
-	// The Porcupine verdicts on the run's history (filled by Check):
-	// sections against an atomic counter, operations against the fenced
-	// register of the design's mode.
-	Sections, Register Verdict
+	// The Porcupine verdicts on the run's history (filled by Check;
+	// verdict.NotChecked until then): the sections against an atomic
+	// counter (linearizability.SectionsLinearizable), the operations
+	// against the fenced register of the design's mode
+	// (linearizability.RegisterLinearizable).
+	Sections, Register verdict.Verdict
 }
 
-// Violated reports whether property p (a Prop index) failed in the run.
-func (r *Result) Violated(p int) bool { return r.Violations[p].Step > 0 }
+// Violated reports whether the named property failed in the run.
+func (r *Result) Violated(property string) bool {
+	v, ok := r.Violation(property)
+	return ok && v.Step > 0
+}
+
+// Violation is where the run first broke the named property; ok is false
+// if it did not.
+func (r *Result) Violation(property string) (v Violation, ok bool) {
+	if p := propIndex(property); p >= 0 && r.violations[p].Step > 0 {
+		return r.violations[p], true
+	}
+	return Violation{}, false
+}
+
+// Verdicts is the run's verdict on every property of impl.Invariants (a
+// violation's Shortest is the step after which it failed), then the
+// Porcupine checks of its history.
+func (r *Result) Verdicts() verdict.Set {
+	var s verdict.Set
+	for p, inv := range impl.Invariants() {
+		v := verdict.Verdict{Property: inv.Name, Status: verdict.Holds, Runs: 1}
+		switch {
+		case !inv.AppliesTo(r.Design):
+			v.Status = verdict.NotApplicable
+		case r.violations[p].Step > 0:
+			v.Status, v.Violating, v.Shortest = verdict.Violated, 1, r.violations[p].Step
+			v.Detail = r.violations[p].Explanation
+		}
+		s = append(s, v)
+	}
+	return append(s, r.Sections, r.Register)
+}
 
 // timerKinds bounds impl.TimerKind values, so a node's timers are an array.
 const timerKinds = int(impl.TimerThink) + 1
@@ -65,7 +114,7 @@ type timerSlot struct {
 type Runner struct {
 	cfg     Config
 	invs    []impl.Invariant
-	applies [NumProps]bool
+	applies [numProps]bool
 	stall   time.Duration
 
 	sys    *impl.System
@@ -102,8 +151,8 @@ func NewRunner(c Config) (*Runner, error) {
 	}
 	c = c.Bounds()
 	r := &Runner{cfg: c, invs: impl.Invariants()}
-	if len(r.invs) != NumProps {
-		return nil, fmt.Errorf("sim knows %d properties, impl has %d", NumProps, len(r.invs))
+	if len(r.invs) != numProps {
+		return nil, fmt.Errorf("sim knows %d properties, impl has %d", numProps, len(r.invs))
 	}
 	for i, inv := range r.invs {
 		r.applies[i] = inv.AppliesTo(c.Design)
@@ -131,13 +180,13 @@ func (r *Runner) Run(s *Schedule) Result {
 }
 
 // Record simulates the run of s again, recording it for people: a trace
-// of every step up to the first violation of property target (a Prop
-// index; -1 or a property the run does not violate records the whole run),
+// of every step up to the first violation of the property named target
+// ("" or a property the run does not violate records the whole run),
 // with the faults and lease expiries marked, and the annotations for
 // Porcupine's picture. Every invariant is checked after every step.
-func (r *Runner) Record(s *Schedule, title string, target int) (Result, *trace.Trace, []linearizability.Annotation) {
+func (r *Runner) Record(s *Schedule, title, target string) (Result, *trace.Trace, []linearizability.Annotation) {
 	r.anns = nil
-	r.target, r.recorded = target, false
+	r.target, r.recorded = propIndex(target), false
 	sys, err := impl.NewSystem(r.cfg.Config)
 	if err != nil {
 		panic(err) // validated in NewRunner
@@ -417,28 +466,28 @@ func (r *Runner) annotate(n impl.NodeID, start, end int64, text, tag string) {
 func (r *Runner) checkFast(n impl.NodeID, held bool) {
 	switch {
 	case n == impl.ResourceNode:
-		r.check(PropToken)
-		r.check(PropLostUpdate)
+		r.check(propToken)
+		r.check(propLostUpdate)
 	case n.IsClient() && !held && r.sys.Clients[n.ClientIndex()].Holds():
-		r.check(PropAtMostOne)
+		r.check(propAtMostOne)
 	}
 }
 
 func (r *Runner) checkAll() {
-	for p := range NumProps {
+	for p := range numProps {
 		r.check(p)
 	}
 }
 
 func (r *Runner) check(p int) {
-	if !r.applies[p] || r.res.Violations[p].Step > 0 {
+	if !r.applies[p] || r.res.violations[p].Step > 0 {
 		return
 	}
 	b := r.invs[p].Check(r.sys)
 	if b == nil {
 		return
 	}
-	r.res.Violations[p] = Violation{Step: r.res.Steps, At: time.Duration(r.now), Explanation: b.Explanation}
+	r.res.violations[p] = Violation{Step: r.res.Steps, At: time.Duration(r.now), Explanation: b.Explanation}
 	if r.rec == nil || r.recorded {
 		return
 	}

@@ -12,8 +12,10 @@ const MaxShrinkRuns = 50_000
 // Failure says whether a run's result shows the failure being shrunk.
 type Failure func(*Result) bool
 
-// Violates is the failure "property p (a Prop index) is violated".
-func Violates(p int) Failure { return func(res *Result) bool { return res.Violated(p) } }
+// Violates is the failure "the named property is violated".
+func Violates(property string) Failure {
+	return func(res *Result) bool { return res.Violated(property) }
+}
 
 // Stalls is the failure "the run stalls".
 func Stalls() Failure { return func(res *Result) bool { return res.Stall != "" } }

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/verdict"
 )
 
 // The results a model can be expected to give, named after TLC's exit codes.
@@ -197,6 +199,67 @@ func Judge(m Model, g Got) string {
 		return fmt.Sprintf("expected %s to be violated, TLC reported %s", m.Property, got)
 	}
 	return ""
+}
+
+// Deadlock is the property TLC's deadlock check violates (exit 11), named
+// as the explorer names its deadlock check.
+const Deadlock = "Deadlock"
+
+// Verdicts is what a run that gave g says about the properties the model
+// checks (invariants: its cfg's INVARIANTs), in package verdict's terms:
+// an ok run — every invariant Holds over its distinct states; an invariant
+// or liveness violation — that property is Violated, by a counterexample
+// of steps actions (TLC stops there: the other properties are left
+// unjudged); a deadlock — Deadlock is Violated; a stale translation or any
+// other result (a parse or system error) — every invariant is Unknown, the
+// Detail saying why.
+func Verdicts(g Got, invariants []string, steps int) verdict.Set {
+	var s verdict.Set
+	every := func(v verdict.Verdict) {
+		for _, inv := range invariants {
+			v.Property = inv
+			s = append(s, v)
+		}
+	}
+	switch {
+	case len(g.Stale) > 0:
+		every(verdict.Verdict{Status: verdict.Unknown, Detail: "stale PlusCal translation: " + strings.Join(g.Stale, "; ")})
+	case g.Result == ResultOK:
+		every(verdict.Verdict{Status: verdict.Holds, Covered: verdict.Thousands(int(g.Distinct)) + " states"})
+	case (g.Result == ResultInvariant || g.Result == ResultLiveness) && g.Property != "":
+		s = append(s, verdict.Verdict{Property: g.Property, Status: verdict.Violated, Shortest: steps})
+	case g.Result == ResultDeadlock:
+		s = append(s, verdict.Verdict{Property: Deadlock, Status: verdict.Violated, Shortest: steps})
+	default:
+		every(verdict.Verdict{Status: verdict.Unknown, Detail: fmt.Sprintf("TLC gave %s (exit %d)", g.Text(), g.ExitCode)})
+	}
+	return s
+}
+
+// NotRun is the verdicts of a model TLC could not run: every invariant
+// Unknown, for the reason given.
+func NotRun(why string, invariants []string) verdict.Set {
+	var s verdict.Set
+	for _, inv := range invariants {
+		s = append(s, verdict.Verdict{Property: inv, Status: verdict.Unknown, Detail: "TLC not run: " + why})
+	}
+	return s
+}
+
+// Outcome is one model's run, judged: what TLC gave, whether that matches
+// the manifest, and the verdicts it reached.
+type Outcome struct {
+	Model Model
+	// Got is TLC's result as text (Got.Text), or "not run".
+	Got string
+	// Distinct and Depth are TLC's figures; -1 when not reported.
+	Distinct int64
+	Depth    int
+	Wall     time.Duration
+	// Mismatch says why the run differs from the manifest (Judge); empty
+	// when it matches.
+	Mismatch string
+	Verdicts verdict.Set
 }
 
 // CfgProperties lists the PROPERTY/PROPERTIES names of a TLC config.

@@ -2,6 +2,7 @@ package tlc
 
 import (
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/verdict"
 
 	"os"
 	"path/filepath"
@@ -134,7 +135,7 @@ func TestCommittedManifest(t *testing.T) {
 	m, err := LoadManifest(filepath.Join(specs, "models.json"))
 	require.NoError(t, err)
 	violated := map[string]bool{}
-	verdict := map[string]string{}
+	expected := map[string]string{}
 	for _, mod := range m.Models {
 		cfg, err := os.ReadFile(filepath.Join(specs, mod.Cfg))
 		require.NoError(t, err, mod.Name)
@@ -150,16 +151,16 @@ func TestCommittedManifest(t *testing.T) {
 		if mod.Expected != ResultOK {
 			violated[mod.Property] = true
 		}
-		verdict[mod.Name] = mod.ExpectedText()
+		expected[mod.Name] = mod.ExpectedText()
 		design, err := impl.ParseDesign(mod.Design)
 		require.NoError(t, err, mod.Name)
 		for _, inv := range CfgInvariants(string(cfg)) {
 			if inv == "TypeInvariant" {
 				continue
 			}
-			want := impl.Holds
+			want := verdict.Holds
 			if mod.Expected == ResultInvariant {
-				want = impl.Violated
+				want = verdict.Violated
 			}
 			assert.Equal(t, want, impl.Expected(design, inv), "%s: %s in design %s is DESIGN.md's verdict", mod.Name, inv, design)
 		}
@@ -169,13 +170,13 @@ func TestCommittedManifest(t *testing.T) {
 		assert.True(t, violated[p], "%s is shown violated by some model", p)
 	}
 	for _, n := range []string{"2c", "3c"} {
-		assert.Equal(t, "invariant AtMostOneClientHoldLock", verdict["DistLock_"+n+"_AtMostOneClientHoldLock"])
-		assert.Equal(t, "invariant NoLostUpdate", verdict["DistLock_"+n+"_NoLostUpdate"])
-		assert.Equal(t, "ok", verdict["DistLockFencing_all_"+n])
-		assert.Equal(t, "invariant AtMostOneClientHoldLock", verdict["DistLockFencing_all_"+n+"_AtMostOneClientHoldLock"])
+		assert.Equal(t, "invariant AtMostOneClientHoldLock", expected["DistLock_"+n+"_AtMostOneClientHoldLock"])
+		assert.Equal(t, "invariant NoLostUpdate", expected["DistLock_"+n+"_NoLostUpdate"])
+		assert.Equal(t, "ok", expected["DistLockFencing_all_"+n])
+		assert.Equal(t, "invariant AtMostOneClientHoldLock", expected["DistLockFencing_all_"+n+"_AtMostOneClientHoldLock"])
 		for _, check := range []string{"writes", "none"} {
-			assert.Equal(t, "invariant NoLostUpdate", verdict["DistLockFencing_"+check+"_"+n+"_NoLostUpdate"])
-			assert.Equal(t, "invariant TokenIsMonotonical", verdict["DistLockFencing_"+check+"_"+n+"_TokenIsMonotonical"])
+			assert.Equal(t, "invariant NoLostUpdate", expected["DistLockFencing_"+check+"_"+n+"_NoLostUpdate"])
+			assert.Equal(t, "invariant TokenIsMonotonical", expected["DistLockFencing_"+check+"_"+n+"_TokenIsMonotonical"])
 		}
 	}
 }
@@ -190,4 +191,23 @@ func TestSelect(t *testing.T) {
 	assert.Equal(t, []Model{{Name: "b"}}, one)
 	_, err = m.Select("c")
 	assert.ErrorContains(t, err, `no model "c"`)
+}
+
+func TestVerdicts(t *testing.T) {
+	invs := []string{"TypeInvariant", "NoLostUpdate"}
+	ok := Verdicts(Got{Result: ResultOK, Distinct: 10104}, invs, 0)
+	assert.Equal(t, verdict.Set{
+		{Property: "TypeInvariant", Status: verdict.Holds, Covered: "10,104 states"},
+		{Property: "NoLostUpdate", Status: verdict.Holds, Covered: "10,104 states"},
+	}, ok)
+	bad := Verdicts(Got{Result: ResultInvariant, Property: "NoLostUpdate", ExitCode: 12}, invs, 11)
+	assert.Equal(t, verdict.Set{{Property: "NoLostUpdate", Status: verdict.Violated, Shortest: 11}}, bad)
+	dead := Verdicts(Got{Result: ResultDeadlock, ExitCode: 11}, invs, 5)
+	assert.Equal(t, verdict.Set{{Property: Deadlock, Status: verdict.Violated, Shortest: 5}}, dead)
+	broken := Verdicts(Got{Result: ResultForExit(150), ExitCode: 150}, invs, 0)
+	require.Len(t, broken, 2)
+	assert.Equal(t, verdict.Unknown, broken.Get("NoLostUpdate").Status, "an error is no verdict")
+	assert.Equal(t, "TLC gave spec parse error (exit 150)", broken.Get("NoLostUpdate").Detail)
+	stale := Verdicts(Got{Result: ResultOK, Distinct: 1, Stale: []string{"old"}}, invs, 0)
+	assert.Equal(t, verdict.Unknown, stale.Get("TypeInvariant").Status, "a stale translation checks nothing")
 }

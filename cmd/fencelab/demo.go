@@ -10,11 +10,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/report"
 	"github.com/fencelab/fencelab/sim"
 	"github.com/fencelab/fencelab/tlc"
 	"github.com/fencelab/fencelab/trace"
@@ -85,22 +85,22 @@ func runDemo(e *env, args []string) error {
 	}
 
 	section(w, "3/3 TLC on the PlusCal specs")
-	tlcRows, tlcMissing, err := demoTLC(e, *specs, *pin, filepath.Join(*out, "tlc"), models)
+	checked, tlcMissing, err := demoTLC(e, *specs, *pin, filepath.Join(*out, "tlc"), models)
 	if err != nil {
 		return err
 	}
 
 	section(w, "DESIGN.md's table, three ways")
-	checks, err := modelInvariants(*specs, models)
-	if err != nil {
-		return err
+	var notRun []string
+	if tlcMissing != nil {
+		notRun = append(notRun, report.TLC)
 	}
-	table := verdictTable(explored, simulated, tlcRows, checks, tlcMissing != nil)
-	if err := table.writeText(w); err != nil {
+	table := report.Join(slices.Concat(checked, explored, simulated), notRun...)
+	if err := table.WriteText(w); err != nil {
 		return err
 	}
 	mdPath := filepath.Join(*out, "demo", "verdicts.md")
-	if err := writeFileAll(mdPath, table.markdown()); err != nil {
+	if err := writeFileAll(mdPath, table.Markdown()); err != nil {
 		return failed("%w", err)
 	}
 	fmt.Fprintf(w, "\nFiles written:\n")
@@ -112,14 +112,14 @@ func runDemo(e *env, args []string) error {
 		fmt.Fprintf(w, "  %-48s each model's TLC output, tlc.out, and counterexample: %s\n", filepath.Join(*out, "tlc", "<model>")+"/", files)
 	}
 
-	if disagree := table.disagreements(); len(disagree) > 0 {
+	if disagree := table.Disagreements(); len(disagree) > 0 {
 		return failed("%d verdicts differ from DESIGN.md's table: %s", len(disagree), strings.Join(disagree, "; "))
 	}
 	if tlcMissing != nil {
 		return badInput("TLC was not run (the TLC section above says what is missing and how to provide it); every other verdict agrees with DESIGN.md's table")
 	}
 	if *readme != "" {
-		if err := updateReadmeBlock(*readme, "verdicts", table.markdown()); err != nil {
+		if err := updateReadmeBlock(*readme, "verdicts", table.Markdown()); err != nil {
 			return failed("%w", err)
 		}
 		fmt.Fprintf(w, "\n%s: verdict table updated from this run\n", *readme)
@@ -151,7 +151,7 @@ func parseSizes(s string) ([]int, error) {
 
 // demoExplore runs the explorer on every design for each model size and
 // prints one matrix per size.
-func demoExplore(e *env, sizes []int, outDir string) ([]*explore.Result, error) {
+func demoExplore(e *env, sizes []int, outDir string) ([]report.Reached, error) {
 	var all []*explore.Result
 	for i, clients := range sizes {
 		var results []*explore.Result
@@ -165,7 +165,7 @@ func demoExplore(e *env, sizes []int, outDir string) ([]*explore.Result, error) 
 		if i > 0 {
 			fmt.Fprintln(e.stdout)
 		}
-		if err := writeMatrix(e.stdout, results); err != nil {
+		if err := report.ExploreMatrix(e.stdout, results); err != nil {
 			return nil, err
 		}
 		if _, err := writeTraces(outDir, results); err != nil {
@@ -173,45 +173,42 @@ func demoExplore(e *env, sizes []int, outDir string) ([]*explore.Result, error) 
 		}
 		all = append(all, results...)
 	}
-	return all, nil
+	return report.Explored(all), nil
 }
 
-// simulated is what the demo's simulator runs found.
-type simulated struct {
-	faults  *sim.Summary   // every fault kind together
-	none    *sim.Summary   // no faults
-	singles []*sim.Summary // each kind alone (the NPC table)
-}
-
-func demoSimulate(e *env, o *simOptions) (*simulated, error) {
+// demoSimulate runs the simulator with every fault kind together, each
+// alone (the NPC table) and none, prints their tables and returns the
+// verdicts with all faults and without any.
+func demoSimulate(e *env, o *simOptions) ([]report.Reached, error) {
 	w := e.stdout
-	var s simulated
 	progress, done := newProgress(e, o.runs*len(o.designs)*5, "sim")
 	defer done()
-	var err error
-	if s.faults, err = o.batch(o.cfg.Faults, progress).Run(); err != nil {
+	faults, err := o.batch(o.cfg.Faults, progress).Run()
+	if err != nil {
 		return nil, err
 	}
-	o.writeHeader(w, s.faults.Faults.String())
-	if err := s.faults.WriteTable(w); err != nil {
+	o.writeHeader(w, faults.Faults.String())
+	if err := report.SimTable(w, faults); err != nil {
 		return nil, err
 	}
-	if err := o.firstFailures(e, s.faults); err != nil {
+	if err := o.firstFailures(e, faults); err != nil {
 		return nil, err
 	}
-	if s.singles, err = o.npcSummaries(progress); err != nil {
+	singles, err := o.npcSummaries(progress)
+	if err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(w, "\nThe NPC table — each fault kind alone, %d runs per cell:\n\n", o.runs)
-	if err := sim.WriteNPCTable(w, s.singles); err != nil {
+	if err := report.NPCTable(w, singles); err != nil {
 		return nil, err
 	}
-	if s.none, err = o.batch(sim.NoFaults, progress).Run(); err != nil {
+	none, err := o.batch(sim.NoFaults, progress).Run()
+	if err != nil {
 		return nil, err
 	}
-	runs, _, _ := s.none.Totals()
-	fmt.Fprintf(w, "\nWithout faults: %s in %d runs (%d per design).\n", noFaultOutcome(s.none), runs, o.runs)
-	return &s, nil
+	runs, _, _ := none.Totals()
+	fmt.Fprintf(w, "\nWithout faults: %s in %d runs (%d per design).\n", noFaultOutcome(none), runs, o.runs)
+	return append(report.Simulated(faults), report.Simulated(none)...), nil
 }
 
 // noFaultOutcome says what the runs without faults broke: nothing, when the
@@ -226,7 +223,7 @@ func noFaultOutcome(sum *sim.Summary) string {
 // demoTLC runs every model when Java and the jar are there. A missing tool
 // is returned as missing, printed in one line with how to provide it, so
 // the rest of the demo goes on; it never counts as a pass.
-func demoTLC(e *env, specs, pin, outDir string, models []tlc.Model) (rows []tlcRow, missing error, err error) {
+func demoTLC(e *env, specs, pin, outDir string, models []tlc.Model) (checked []report.Reached, missing error, err error) {
 	ctx := context.Background()
 	runner, err := newTLCRunner(ctx, e, pin, 10*time.Minute, len(models))
 	if err != nil {
@@ -237,267 +234,15 @@ func demoTLC(e *env, specs, pin, outDir string, models []tlc.Model) (rows []tlcR
 		}
 		return nil, nil, err
 	}
-	rows, err = checkModels(ctx, e, runner, specs, outDir, models, func(m tlc.Model) bool { return m.Name == showcaseModel })
+	rows, err := checkModels(ctx, e, runner, specs, outDir, models, func(m tlc.Model) bool { return m.Name == showcaseModel })
 	if err != nil {
 		return nil, nil, err
 	}
-	writeSummary(e, rows)
-	return rows, nil, nil
-}
-
-// A verdictRow is one cell of DESIGN.md's table, reached three ways.
-type verdictRow struct {
-	design, property string
-	expected         impl.Verdict
-	cells            [3]verdictCell // TLC, explorer, simulator
-}
-
-// verdictCell is one method's verdict: its text, whether the method
-// reached one (checked), and whether it agrees with DESIGN.md. A method
-// that did not run is not checked: it neither agrees nor contradicts, and
-// the demo reports it as not run.
-type verdictCell struct {
-	text    string
-	agrees  bool
-	checked bool
-}
-
-type verdicts3 []verdictRow
-
-// verdictTable lays DESIGN.md's table out row by row — one row per design
-// and property, and the simulator without faults last — with the verdict
-// of each method.
-func verdictTable(explored []*explore.Result, s *simulated, rows []tlcRow, checks map[string][]string, tlcMissing bool) verdicts3 {
-	var table verdicts3
-	for _, d := range impl.Designs() {
-		for _, inv := range impl.Invariants() {
-			r := verdictRow{design: d.Describe(), property: inv.Name, expected: impl.Expected(d, inv.Name)}
-			if r.expected == impl.NotApplicable {
-				r.cells = [3]verdictCell{{text: "—", agrees: true}, {text: "—", agrees: true}, {text: "—", agrees: true}}
-				table = append(table, r)
-				continue
-			}
-			r.cells[0] = tlcCell(d, inv.Name, r.expected, rows, checks, tlcMissing)
-			r.cells[1] = exploreCell(d, inv.Name, r.expected, explored)
-			r.cells[2] = simCell(d, inv.Name, r.expected, s.faults)
-			table = append(table, r)
-		}
+	if err := report.TLCTable(e.stdout, rows); err != nil {
+		return nil, nil, err
 	}
-	for _, inv := range impl.Invariants() {
-		r := verdictRow{design: "any design, simulator without faults", property: inv.Name, expected: impl.Holds}
-		r.cells[0] = verdictCell{text: "n/a (untimed)", agrees: true}
-		r.cells[1] = verdictCell{text: "n/a (untimed)", agrees: true}
-		r.cells[2] = noFaultCell(inv.Name, s.none)
-		table = append(table, r)
-	}
-	return table
-}
-
-// tlcCell is TLC's verdict on property in design d: every model of the
-// design that checks the property, each matching its manifest entry.
-func tlcCell(d impl.Design, property string, want impl.Verdict, rows []tlcRow, checks map[string][]string, missing bool) verdictCell {
-	if missing {
-		return verdictCell{text: "not run"}
-	}
-	var sizes []int
-	var figures []string
-	var models int
-	var most int64
-	got := impl.NotApplicable
-	for _, r := range rows {
-		m := r.model
-		if m.Design != d.String() || !modelChecks(m, checks[m.Name], property) {
-			continue
-		}
-		if r.mismatch != "" {
-			return verdictCell{text: fmt.Sprintf("✗ %s: %s", m.Name, r.got), checked: true}
-		}
-		v := impl.Holds
-		if m.Expected == tlc.ResultInvariant {
-			v = impl.Violated
-			figures = append(figures, fmt.Sprintf("%d steps", r.steps))
-		}
-		if got != impl.NotApplicable && got != v {
-			return verdictCell{text: "✗ models disagree", checked: true}
-		}
-		got = v
-		sizes = append(sizes, clientsOf(m.Name))
-		models++
-		most = max(most, r.distinct)
-	}
-	if got == impl.NotApplicable {
-		// The table promises every verdict three ways: a missing model is
-		// a gap in the specs' manifest, not a pass.
-		return verdictCell{text: "✗ no model checks it", checked: true}
-	}
-	if got == impl.Holds {
-		// Several models (with and without symmetry, with liveness) check
-		// it: say how many, and the largest state space.
-		figures = []string{fmt.Sprintf("%d models, up to %s states", models, thousands(int(most)))}
-	}
-	return verdictCell{text: cellText(got.String(), figures, sizes), agrees: got == want, checked: true}
-}
-
-// cellText is a verdict with its figures and the model sizes behind it:
-// "violated (7 steps; 2 and 3 clients)".
-func cellText(verdict string, figures []string, sizes []int) string {
-	slices.Sort(sizes)
-	sizes = slices.Compact(sizes)
-	var names []string
-	for _, n := range sizes {
-		names = append(names, strconv.Itoa(n))
-	}
-	figures = slices.Compact(slices.Clone(figures))
-	list := names[len(names)-1]
-	if len(names) > 1 {
-		list = strings.Join(names[:len(names)-1], ", ") + " and " + list
-	}
-	return fmt.Sprintf("%s (%s; %s clients)", verdict, strings.Join(figures, ", "), list)
-}
-
-// modelChecks reports whether a model's verdict speaks about property: it
-// is the violated invariant, or an ok model checks it among invariants.
-func modelChecks(m tlc.Model, invariants []string, property string) bool {
-	switch m.Expected {
-	case tlc.ResultInvariant:
-		return m.Property == property
-	case tlc.ResultOK:
-		return slices.Contains(invariants, property)
-	}
-	return false
-}
-
-// modelInvariants reads the invariants each model's cfg checks.
-func modelInvariants(specs string, models []tlc.Model) (map[string][]string, error) {
-	checks := make(map[string][]string, len(models))
-	for _, m := range models {
-		cfg, err := os.ReadFile(filepath.Join(specs, m.Cfg))
-		if err != nil {
-			return nil, badInput("model %s: %v", m.Name, err)
-		}
-		checks[m.Name] = tlc.CfgInvariants(string(cfg))
-	}
-	return checks, nil
-}
-
-// clientsOf reads the client count from a model name such as
-// DistLock_3c_NoLostUpdate.
-func clientsOf(name string) int {
-	for _, part := range strings.Split(name, "_") {
-		if n, err := strconv.Atoi(strings.TrimSuffix(part, "c")); err == nil && strings.HasSuffix(part, "c") {
-			return n
-		}
-	}
-	return 0
-}
-
-func exploreCell(d impl.Design, property string, want impl.Verdict, results []*explore.Result) verdictCell {
-	var sizes []int
-	var figures []string
-	agrees := true
-	for _, r := range results {
-		if r.Config.Design != d {
-			continue
-		}
-		v, _ := r.Verdict(property)
-		agrees = agrees && v.Status.Matches(want)
-		sizes = append(sizes, r.Config.Clients)
-		switch v.Status {
-		case explore.Violated:
-			figures = append(figures, fmt.Sprintf("%d steps", v.Steps()))
-		case explore.Holds:
-			figures = append(figures, thousands(r.Distinct)+" states")
-		default:
-			figures = append(figures, v.Status.String())
-		}
-	}
-	verdict := want.String()
-	if !agrees {
-		verdict = "✗"
-	}
-	return verdictCell{text: cellText(verdict, figures, sizes), agrees: agrees, checked: true}
-}
-
-func simCell(d impl.Design, property string, want impl.Verdict, sum *sim.Summary) verdictCell {
-	for _, ds := range sum.Designs {
-		if ds.Design != d {
-			continue
-		}
-		n := ds.Violations[propIndex(property)]
-		found := impl.Holds
-		if n > 0 {
-			found = impl.Violated
-		}
-		return verdictCell{text: fmt.Sprintf("%s (%d of %d runs)", found, n, ds.Runs), agrees: found == want, checked: true}
-	}
-	return verdictCell{text: "not run"}
-}
-
-func noFaultCell(property string, sum *sim.Summary) verdictCell {
-	n, runs := 0, 0
-	for _, ds := range sum.Designs {
-		if impl.Expected(ds.Design, property) == impl.NotApplicable {
-			continue
-		}
-		n += ds.Violations[propIndex(property)]
-		runs += ds.Runs
-	}
-	found := impl.Holds
-	if n > 0 {
-		found = impl.Violated
-	}
-	return verdictCell{text: fmt.Sprintf("%s (%d of %d runs)", found, n, runs), agrees: n == 0, checked: true}
-}
-
-// propIndex is a property's index in impl.Invariants(), which the
-// simulator's counts follow.
-func propIndex(property string) int {
-	for i, inv := range impl.Invariants() {
-		if inv.Name == property {
-			return i
-		}
-	}
-	return -1
-}
-
-func (t verdicts3) disagreements() []string {
-	var out []string
-	for _, r := range t {
-		for i, c := range r.cells {
-			if c.checked && !c.agrees {
-				method := [...]string{"TLC", "explorer", "simulator"}[i]
-				out = append(out, fmt.Sprintf("%s: %s in %s gave %s, expected %s", method, r.property, r.design, c.text, r.expected))
-			}
-		}
-	}
-	return out
-}
-
-func (t verdicts3) writeText(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "design\tproperty\tDESIGN.md\tTLC\texplorer\tsimulator")
-	for _, r := range t {
-		fmt.Fprintf(tw, "%s\t%s\t%s", r.design, r.property, r.expected)
-		for _, c := range r.cells {
-			fmt.Fprintf(tw, "\t%s", c.text)
-		}
-		fmt.Fprintln(tw)
-	}
-	return tw.Flush()
-}
-
-// markdown is the table for README.md.
-func (t verdicts3) markdown() string {
-	var b strings.Builder
-	b.WriteString("| design | property | DESIGN.md | TLC | explorer | simulator |\n|---|---|---|---|---|---|\n")
-	for _, r := range t {
-		fmt.Fprintf(&b, "| %s | %s | %s |", r.design, r.property, r.expected)
-		for _, c := range r.cells {
-			fmt.Fprintf(&b, " %s |", c.text)
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
+	checked, err = report.Checked(rows)
+	return checked, nil, err
 }
 
 // writeFileAll writes content to path, creating its folder.

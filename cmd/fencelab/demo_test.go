@@ -8,9 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/fencelab/fencelab/impl"
-	"github.com/fencelab/fencelab/tlc"
 )
 
 // withoutTLC points the jar lookup where nothing can be found: no
@@ -66,61 +63,5 @@ func TestDemoBadInput(t *testing.T) {
 			code, _, stderr := runCLI(t, append([]string{"demo", "--out", t.TempDir()}, tc.args...)...)
 			assertBadInput(t, code, stderr, tc.wantErr)
 		})
-	}
-}
-
-func TestTLCCell(t *testing.T) {
-	violation := func(name, design, property string, steps int) tlcRow {
-		return tlcRow{model: tlc.Model{Name: name, Design: design, Expected: tlc.ResultInvariant, Property: property}, got: "invariant " + property, steps: steps}
-	}
-	ok := func(name, design string, distinct int64) tlcRow {
-		return tlcRow{model: tlc.Model{Name: name, Design: design, Expected: tlc.ResultOK}, got: "ok", distinct: distinct}
-	}
-	checks := map[string][]string{"F_all_2c": {"TypeInvariant", "NoLostUpdate"}, "F_all_3c": {"TypeInvariant", "NoLostUpdate"}}
-	tests := []struct {
-		name     string
-		design   impl.Design
-		property string
-		rows     []tlcRow
-		missing  bool
-		want     verdictCell
-	}{
-		{"violated in both sizes", impl.DesignNoFencing, impl.NoLostUpdate,
-			[]tlcRow{violation("D_2c_NoLostUpdate", "off", impl.NoLostUpdate, 11), violation("D_3c_NoLostUpdate", "off", impl.NoLostUpdate, 11)}, false,
-			verdictCell{text: "violated (11 steps; 2 and 3 clients)", agrees: true, checked: true}},
-		{"holds in ok models", impl.DesignFenceAll, impl.NoLostUpdate,
-			[]tlcRow{ok("F_all_2c", "all", 383), ok("F_all_3c", "all", 10104)}, false,
-			verdictCell{text: "holds (2 models, up to 10,104 states; 2 and 3 clients)", agrees: true, checked: true}},
-		{"a verdict against the table", impl.DesignFenceAll, impl.NoLostUpdate,
-			[]tlcRow{violation("F_all_2c_NoLostUpdate", "all", impl.NoLostUpdate, 11)}, false,
-			verdictCell{text: "violated (11 steps; 2 clients)", agrees: false, checked: true}},
-		{"a model that differs from the manifest", impl.DesignFenceAll, impl.NoLostUpdate,
-			[]tlcRow{{model: tlc.Model{Name: "F_all_2c", Design: "all", Expected: tlc.ResultOK}, got: "invariant NoLostUpdate", mismatch: "differs"}}, false,
-			verdictCell{text: "✗ F_all_2c: invariant NoLostUpdate", checked: true}},
-		{"no model checks it", impl.DesignFenceWrites, impl.NoLostUpdate, nil, false,
-			verdictCell{text: "✗ no model checks it", checked: true}},
-		{"no TLC", impl.DesignFenceAll, impl.NoLostUpdate, nil, true,
-			verdictCell{text: "not run"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got := tlcCell(tc.design, tc.property, impl.Expected(tc.design, tc.property), tc.rows, checks, tc.missing)
-			assert.Equal(t, tc.want, got)
-		})
-	}
-}
-
-func TestCellText(t *testing.T) {
-	tests := []struct {
-		figures []string
-		sizes   []int
-		want    string
-	}{
-		{[]string{"7 steps"}, []int{2}, "violated (7 steps; 2 clients)"},
-		{[]string{"7 steps", "7 steps"}, []int{3, 2}, "violated (7 steps; 2 and 3 clients)"},
-		{[]string{"9 steps", "11 steps", "11 steps"}, []int{2, 3, 4, 3}, "violated (9 steps, 11 steps; 2, 3 and 4 clients)"},
-	}
-	for _, tc := range tests {
-		assert.Equal(t, tc.want, cellText("violated", tc.figures, tc.sizes))
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/report"
 	"github.com/fencelab/fencelab/sim"
 )
 
@@ -266,17 +267,17 @@ func simBatch(e *env, o *simOptions) error {
 	}
 	sum.WriteSpeed(e.stderr, time.Since(start))
 	o.writeHeader(e.stdout, sum.Faults.String())
-	if err := sum.WriteTable(e.stdout); err != nil {
+	if err := report.SimTable(e.stdout, sum); err != nil {
 		return err
 	}
 	fmt.Fprintln(e.stdout)
-	if err := sum.WriteFirstSeeds(e.stdout); err != nil {
+	if err := report.FirstSeeds(e.stdout, sum); err != nil {
 		return err
 	}
 	if err := o.firstFailures(e, sum); err != nil {
 		return err
 	}
-	return verdict(e, sum.Unexpected())
+	return sayUnexpected(e, sum.Unexpected())
 }
 
 // firstFailures writes the files of each design's first failing run and
@@ -316,13 +317,13 @@ func (o *simOptions) firstFailures(e *env, sum *sim.Summary) error {
 // failureName names how a run failed: its headline property, a stall, or
 // a Porcupine verdict.
 func failureName(res *sim.Result) string {
-	if p := sim.Headline(res); p >= 0 {
-		return sim.PropName(p) + " violated"
+	if p := sim.Headline(res); p != "" {
+		return p + " violated"
 	}
 	if res.Stall != "" {
 		return "stall: " + res.Stall
 	}
-	return fmt.Sprintf("Porcupine: sections %s, register %s", res.Sections, res.Register)
+	return sim.PorcupineWords(res)
 }
 
 // shrinkAndSave shrinks a failing replay's schedule for its headline
@@ -330,7 +331,7 @@ func failureName(res *sim.Result) string {
 func (o *simOptions) shrinkAndSave(w io.Writer, c sim.Config, rp *sim.Replay, dir string) error {
 	var fails sim.Failure
 	switch {
-	case rp.Target >= 0:
+	case rp.Target != "":
 		fails = sim.Violates(rp.Target)
 	case rp.Result.Stall != "":
 		fails = sim.Stalls()
@@ -398,7 +399,7 @@ func simOne(e *env, o *simOptions) error {
 	var d sim.DesignSummary
 	d.Design = c.Design
 	d.Add(&rp.Result)
-	return verdict(e, d.Unexpected(faults))
+	return sayUnexpected(e, d.Unexpected(faults))
 }
 
 func simNPC(e *env, o *simOptions) error {
@@ -418,10 +419,10 @@ func simNPC(e *env, o *simOptions) error {
 	}
 	total.WriteSpeed(e.stderr, wall)
 	o.writeHeader(e.stdout, "each kind alone (the NPC table)")
-	if err := sim.WriteNPCTable(e.stdout, sums); err != nil {
+	if err := report.NPCTable(e.stdout, sums); err != nil {
 		return err
 	}
-	return verdict(e, unexpected)
+	return sayUnexpected(e, unexpected)
 }
 
 // npcSummaries runs the batch once per fault kind alone: the NPC table.
@@ -437,9 +438,9 @@ func (o *simOptions) npcSummaries(progress func(int)) ([]*sim.Summary, error) {
 	return sums, nil
 }
 
-// verdict prints what contradicts DESIGN.md's expectations, if anything,
-// and makes it exit 1.
-func verdict(e *env, unexpected []string) error {
+// sayUnexpected prints what contradicts DESIGN.md's expectations, if
+// anything, and makes it exit 1.
+func sayUnexpected(e *env, unexpected []string) error {
 	if len(unexpected) == 0 {
 		fmt.Fprintln(e.stdout, "\nEvery verdict is as DESIGN.md expects.")
 		return nil

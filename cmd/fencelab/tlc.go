@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
+	"github.com/fencelab/fencelab/report"
 	"github.com/fencelab/fencelab/tlc"
 	"github.com/fencelab/fencelab/trace"
 )
@@ -68,11 +68,13 @@ func runTLC(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	writeSummary(e, rows)
+	if err := report.TLCTable(e.stdout, rows); err != nil {
+		return err
+	}
 	var bad []string
 	for _, r := range rows {
-		if r.mismatch != "" {
-			bad = append(bad, r.model.Name)
+		if r.Mismatch != "" {
+			bad = append(bad, r.Model.Name)
 		}
 	}
 	if len(bad) > 0 {
@@ -127,12 +129,12 @@ func newTLCRunner(ctx context.Context, e *env, pin string, timeout time.Duration
 
 // checkModels checks the committed translations of the models' specs and
 // runs every model, printing the counterexamples of those show selects.
-func checkModels(ctx context.Context, e *env, runner *tlc.Runner, specs, outDir string, models []tlc.Model, show func(tlc.Model) bool) ([]tlcRow, error) {
+func checkModels(ctx context.Context, e *env, runner *tlc.Runner, specs, outDir string, models []tlc.Model, show func(tlc.Model) bool) ([]tlc.Outcome, error) {
 	stale, err := staleSpecs(ctx, runner, specs, models)
 	if err != nil {
 		return nil, err
 	}
-	var rows []tlcRow
+	var rows []tlc.Outcome
 	for _, m := range models {
 		if e.terminal {
 			fmt.Fprintf(e.stderr, "  running %s …\n", m.Name)
@@ -164,39 +166,34 @@ func staleSpecs(ctx context.Context, r *tlc.Runner, specs string, models []tlc.M
 	return stale, nil
 }
 
-type tlcRow struct {
-	model    tlc.Model
-	got      string
-	distinct int64
-	depth    int
-	wall     time.Duration
-	mismatch string
-	// steps is the counterexample's length in actions (its states but
-	// the initial one), 0 without one.
-	steps int
-}
-
-// runModel runs one model, saves its output and counterexample, and, if
-// show, prints the counterexample's step table.
-func runModel(ctx context.Context, e *env, r *tlc.Runner, specs, outDir string, m tlc.Model, stale []string, show bool) tlcRow {
-	row := tlcRow{model: m, distinct: -1, depth: -1}
+// runModel runs one model, judges it against the manifest, saves its
+// output and counterexample, and, if show, prints the counterexample's
+// step table.
+func runModel(ctx context.Context, e *env, r *tlc.Runner, specs, outDir string, m tlc.Model, stale []string, show bool) tlc.Outcome {
+	row := tlc.Outcome{Model: m, Distinct: -1, Depth: -1}
+	var invariants []string // what the model checks; a missing cfg fails the run below
+	if cfg, err := os.ReadFile(filepath.Join(specs, m.Cfg)); err == nil {
+		invariants = tlc.CfgInvariants(string(cfg))
+	}
 	res, err := r.Run(ctx, specs, m)
 	if err != nil {
-		row.got, row.mismatch = "not run", err.Error()
+		row.Got, row.Mismatch, row.Verdicts = "not run", err.Error(), tlc.NotRun(err.Error(), invariants)
 		return row
 	}
 	res.Got.Stale = append(res.Got.Stale, stale...)
-	row.got, row.distinct, row.depth, row.wall = res.Got.Text(), res.Got.Distinct, res.Got.Depth, res.Wall
+	row.Got, row.Distinct, row.Depth, row.Wall = res.Got.Text(), res.Got.Distinct, res.Got.Depth, res.Wall
+	steps := 0 // the counterexample's actions: its states but the initial one
 	if res.Parsed != nil && len(res.Parsed.States) > 0 {
-		row.steps = len(res.Parsed.States) - 1
+		steps = len(res.Parsed.States) - 1
 	}
-	row.mismatch = tlc.Judge(m, res.Got)
-	if res.ParseErr != nil && row.mismatch == "" {
-		row.mismatch = "cannot read TLC's output: " + res.ParseErr.Error()
+	row.Verdicts = tlc.Verdicts(res.Got, invariants, steps)
+	row.Mismatch = tlc.Judge(m, res.Got)
+	if res.ParseErr != nil && row.Mismatch == "" {
+		row.Mismatch = "cannot read TLC's output: " + res.ParseErr.Error()
 	}
 	dir := filepath.Join(outDir, m.Name)
 	if err := saveRun(dir, res); err != nil {
-		row.mismatch = strings.TrimPrefix(row.mismatch+"; ", "; ") + err.Error()
+		row.Mismatch = strings.TrimPrefix(row.Mismatch+"; ", "; ") + err.Error()
 		return row
 	}
 	if show && res.Parsed != nil && len(res.Parsed.States) > 0 {
@@ -204,7 +201,7 @@ func runModel(ctx context.Context, e *env, r *tlc.Runner, specs, outDir string, 
 		if err == nil {
 			fmt.Fprintf(e.stdout, "── %s: %s ──\n", m.Name, res.Got.Text())
 			if err := trace.WriteTable(e.stdout, t); err != nil {
-				row.mismatch = err.Error()
+				row.Mismatch = err.Error()
 			}
 			fmt.Fprintf(e.stdout, "(saved in %s)\n\n", dir)
 		}
@@ -243,26 +240,4 @@ func saveRun(dir string, res *tlc.Result) error {
 		return fmt.Errorf("saving the counterexample: %w", err)
 	}
 	return nil
-}
-
-// writeSummary prints the one table: model, expected, got, distinct
-// states, depth, wall time, and whether the row matches the manifest.
-func writeSummary(e *env, rows []tlcRow) {
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "model\texpected\tgot\tdistinct states\tdepth\twall time\tmatch")
-	for _, r := range rows {
-		distinct, depth := "—", "—"
-		if r.distinct >= 0 {
-			distinct = fmt.Sprint(r.distinct)
-		}
-		if r.depth >= 0 {
-			depth = fmt.Sprint(r.depth)
-		}
-		verdict := "✓"
-		if r.mismatch != "" {
-			verdict = "✗ " + r.mismatch
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.1fs\t%s\n", r.model.Name, r.model.ExpectedText(), r.got, distinct, depth, r.wall.Seconds(), verdict)
-	}
-	tw.Flush()
 }

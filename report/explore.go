@@ -1,0 +1,141 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/fencelab/fencelab/explore"
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/trace"
+	"github.com/fencelab/fencelab/verdict"
+)
+
+// ExploreExpected is what DESIGN.md expects of a property the explorer
+// checks: impl.Expected, and Holds for the deadlock check, which must
+// never fail.
+func ExploreExpected(d impl.Design, property string) verdict.Status {
+	if property == explore.Deadlock {
+		return verdict.Holds
+	}
+	return impl.Expected(d, property)
+}
+
+// ExploreMismatches describes every checked verdict that differs from the
+// table, an unknown one included: a verdict the explorer could not reach
+// is not agreement.
+func ExploreMismatches(results []*explore.Result) []string {
+	var diff []string
+	for _, r := range results {
+		for _, v := range r.Verdicts() {
+			if v.Status == verdict.NotChecked {
+				continue
+			}
+			if want := ExploreExpected(r.Config.Design, v.Property); !v.Agrees(want) {
+				diff = append(diff, fmt.Sprintf("%s with %s: %s, expected %s", v.Property, r.Config.Design.Describe(), v.Status, want))
+			}
+		}
+	}
+	return diff
+}
+
+// exploreText is a verdict as the explorer's tables show it.
+func exploreText(v verdict.Verdict) string {
+	switch {
+	case v.Property == explore.Deadlock && v.Status == verdict.Holds:
+		return "none"
+	case v.Property == explore.Deadlock && v.Status == verdict.Violated:
+		return fmt.Sprintf("found (%d steps)", v.Shortest)
+	case v.Status == verdict.Violated:
+		return fmt.Sprintf("violated (%d steps)", v.Shortest)
+	}
+	return v.Status.String()
+}
+
+func expectedText(property string, want verdict.Status) string {
+	if property == explore.Deadlock {
+		return "none"
+	}
+	return want.String()
+}
+
+func exploreFigures(r *explore.Result) string {
+	rate := ""
+	if s := r.Elapsed.Seconds(); s > 0 {
+		rate = fmt.Sprintf(" (%s distinct states/s)", thousands(int(float64(r.Distinct)/s)))
+	}
+	complete := ""
+	if !r.Complete {
+		complete = ", stopped early at --max-states"
+	}
+	return fmt.Sprintf("%s distinct states, %s generated, depth %d, %s%s%s",
+		thousands(r.Distinct), thousands(r.Generated), r.Depth, elapsed(r.Elapsed), rate, complete)
+}
+
+// ExploreResult writes one model's figures, one verdict line per property
+// and each counterexample as a step table.
+func ExploreResult(w io.Writer, r *explore.Result) error {
+	fmt.Fprintf(w, "explore: %s\n%s\n\n", r.Config.Describe(), exploreFigures(r))
+	t := NewTable("property", "verdict", "expected", "")
+	for _, v := range r.Verdicts() {
+		want := ExploreExpected(r.Config.Design, v.Property)
+		mark := "✓"
+		switch {
+		case v.Status == verdict.NotChecked:
+			mark = ""
+		case !v.Agrees(want):
+			mark = "✗ differs from DESIGN.md"
+		}
+		t.Add(v.Property, exploreText(v), expectedText(v.Property, want), mark)
+	}
+	if err := t.WriteText(w); err != nil {
+		return err
+	}
+	for _, f := range r.All() {
+		if f.Trace == nil {
+			continue
+		}
+		fmt.Fprintln(w)
+		if err := trace.WriteTable(w, f.Trace); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ExploreMatrix writes DESIGN.md's table as the explorer found it, one row
+// per design.
+func ExploreMatrix(w io.Writer, results []*explore.Result) error {
+	c := results[0].Config
+	delay := "no lock-delay"
+	if c.LockDelay > 0 {
+		delay = "lock-delay"
+	}
+	if c.Symmetry {
+		delay += ", client symmetry"
+	}
+	fmt.Fprintf(w, "explore: every design, %d clients, %s each, %s, %s\n\n",
+		c.Clients, pluralWord(c.Sections, "section", "sections"), pluralWord(c.Retries, "retry", "retries"), delay)
+	t := NewTable("design", "distinct", "generated", "depth", "time")
+	for _, v := range results[0].Verdicts() {
+		t.Header = append(t.Header, v.Property)
+	}
+	for _, r := range results {
+		row := []string{r.Config.Design.Describe(), thousands(r.Distinct), thousands(r.Generated),
+			fmt.Sprint(r.Depth), elapsed(r.Elapsed)}
+		for _, v := range r.Verdicts() {
+			cell := exploreText(v)
+			if want := ExploreExpected(r.Config.Design, v.Property); v.Status != verdict.NotChecked && !v.Agrees(want) {
+				cell += " ✗ expected " + expectedText(v.Property, want)
+			}
+			row = append(row, cell)
+		}
+		t.Add(row...)
+	}
+	if err := t.WriteText(w); err != nil {
+		return err
+	}
+	if len(ExploreMismatches(results)) == 0 {
+		fmt.Fprintln(w, "\nevery verdict agrees with DESIGN.md's table")
+	}
+	return nil
+}

@@ -1,0 +1,128 @@
+package report
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/tlc"
+	"github.com/fencelab/fencelab/verdict"
+)
+
+// cellOf is the cell of design and property for checker in the joined
+// table.
+func cellOf(t *testing.T, table Verdicts, design, property, checker string) cell {
+	t.Helper()
+	for _, r := range table {
+		if r.design == design && r.property == property {
+			return r.cells[map[string]int{TLC: 0, Explorer: 1, Simulator: 2}[checker]]
+		}
+	}
+	t.Fatalf("no row %s / %s", design, property)
+	return cell{}
+}
+
+func TestTLCCell(t *testing.T) {
+	invs := []string{"TypeInvariant", impl.NoLostUpdate}
+	violation := func(name, design, property string, steps int) tlc.Outcome {
+		g := tlc.Got{Result: tlc.ResultInvariant, Property: property}
+		return tlc.Outcome{Model: tlc.Model{Name: name, Design: design, Expected: tlc.ResultInvariant, Property: property},
+			Got: g.Text(), Verdicts: tlc.Verdicts(g, invs, steps)}
+	}
+	ok := func(name, design string, distinct int64) tlc.Outcome {
+		g := tlc.Got{Result: tlc.ResultOK, Distinct: distinct}
+		return tlc.Outcome{Model: tlc.Model{Name: name, Design: design, Expected: tlc.ResultOK}, Got: "ok", Distinct: distinct,
+			Verdicts: tlc.Verdicts(g, invs, 0)}
+	}
+	differs := ok("F_all_2c", "all", 383)
+	differs.Got, differs.Mismatch, differs.Verdicts = "invariant NoLostUpdate", "differs",
+		tlc.Verdicts(tlc.Got{Result: tlc.ResultInvariant, Property: impl.NoLostUpdate}, invs, 11)
+	tests := []struct {
+		name     string
+		design   impl.Design
+		outcomes []tlc.Outcome
+		missing  bool
+		want     cell
+	}{
+		{"violated in both sizes", impl.DesignNoFencing,
+			[]tlc.Outcome{violation("D_2c_NoLostUpdate", "off", impl.NoLostUpdate, 11), violation("D_3c_NoLostUpdate", "off", impl.NoLostUpdate, 11)}, false,
+			cell{text: "violated (11 steps; 2 and 3 clients)", agrees: true, checked: true}},
+		{"holds in ok models", impl.DesignFenceAll,
+			[]tlc.Outcome{ok("F_all_2c", "all", 383), ok("F_all_3c", "all", 10104)}, false,
+			cell{text: "holds (2 models, up to 10,104 states; 2 and 3 clients)", agrees: true, checked: true}},
+		{"a verdict against the table", impl.DesignFenceAll,
+			[]tlc.Outcome{violation("F_all_2c_NoLostUpdate", "all", impl.NoLostUpdate, 11)}, false,
+			cell{text: "violated (11 steps; 2 clients)", agrees: false, checked: true}},
+		{"a model that differs from the manifest", impl.DesignFenceAll, []tlc.Outcome{differs}, false,
+			cell{text: "✗ F_all_2c: invariant NoLostUpdate", checked: true}},
+		{"no model checks it", impl.DesignFenceWrites, nil, false,
+			cell{text: "✗ no model checks it", checked: true}},
+		{"no TLC", impl.DesignFenceAll, nil, true,
+			cell{text: "not run"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			reached, err := Checked(tc.outcomes)
+			require.NoError(t, err)
+			var notRun []string
+			if tc.missing {
+				notRun = []string{TLC}
+			}
+			got := cellOf(t, Join(reached, notRun...), tc.design.Describe(), impl.NoLostUpdate, TLC)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestSimulatorCells(t *testing.T) {
+	v := func(property string, s verdict.Status, n, runs int) verdict.Verdict {
+		return verdict.Verdict{Property: property, Status: s, Violating: n, Runs: runs}
+	}
+	all, none := impl.DesignFenceAll.Describe(), impl.DesignNoFencing.Describe()
+	table := Join([]Reached{
+		{Design: all, Checker: Simulator, Verdicts: verdict.Set{v(impl.NoLostUpdate, verdict.Holds, 0, 500)}},
+		{Design: none, Checker: Simulator, Verdicts: verdict.Set{v(impl.NoLostUpdate, verdict.Violated, 42, 500)}},
+		{Design: NoFaults, Checker: Simulator, Verdicts: verdict.Set{v(impl.TokenIsMonotonical, verdict.NotApplicable, 0, 500)}},
+		{Design: NoFaults, Checker: Simulator, Verdicts: verdict.Set{v(impl.TokenIsMonotonical, verdict.Holds, 0, 500)}},
+		{Design: NoFaults, Checker: Simulator, Verdicts: verdict.Set{v(impl.NoLostUpdate, verdict.Violated, 1, 500)}},
+	})
+	assert.Equal(t, cell{text: "holds (0 of 500 runs)", agrees: true, checked: true}, cellOf(t, table, all, impl.NoLostUpdate, Simulator))
+	assert.Equal(t, cell{text: "violated (42 of 500 runs)", agrees: true, checked: true}, cellOf(t, table, none, impl.NoLostUpdate, Simulator))
+	assert.Equal(t, cell{text: "holds (0 of 500 runs)", agrees: true, checked: true}, cellOf(t, table, NoFaults, impl.TokenIsMonotonical, Simulator),
+		"a design where the property does not apply adds no runs")
+	assert.Equal(t, cell{text: "violated (1 of 500 runs)", checked: true}, cellOf(t, table, NoFaults, impl.NoLostUpdate, Simulator))
+	assert.Equal(t, cell{text: "not run"}, cellOf(t, table, NoFaults, impl.AtMostOneClientHoldLock, Simulator))
+	assert.Equal(t, cell{text: "n/a (untimed)", agrees: true}, cellOf(t, table, NoFaults, impl.NoLostUpdate, Explorer))
+	assert.Equal(t, cell{text: "—", agrees: true}, cellOf(t, table, none, impl.TokenIsMonotonical, TLC))
+	assert.Equal(t, []string{"simulator: NoLostUpdate in any design, simulator without faults gave violated (1 of 500 runs), expected holds"},
+		table.Disagreements()[len(table.Disagreements())-1:])
+}
+
+func TestExplorerCell(t *testing.T) {
+	all := impl.DesignFenceAll.Describe()
+	table := Join([]Reached{
+		{Design: all, Checker: Explorer, Clients: 2, Verdicts: verdict.Set{{Property: impl.NoLostUpdate, Status: verdict.Holds, Covered: "2,816 states"}}},
+		{Design: all, Checker: Explorer, Clients: 3, Verdicts: verdict.Set{{Property: impl.NoLostUpdate, Status: verdict.Unknown}}},
+		{Design: all, Checker: Explorer, Clients: 2, Verdicts: verdict.Set{{Property: impl.AtMostOneClientHoldLock, Status: verdict.Violated, Shortest: 7}}},
+	})
+	assert.Equal(t, cell{text: "✗ (2,816 states, unknown; 2 and 3 clients)", checked: true}, cellOf(t, table, all, impl.NoLostUpdate, Explorer),
+		"an unknown verdict is no agreement")
+	assert.Equal(t, cell{text: "violated (7 steps; 2 clients)", agrees: true, checked: true}, cellOf(t, table, all, impl.AtMostOneClientHoldLock, Explorer))
+}
+
+func TestCellText(t *testing.T) {
+	tests := []struct {
+		figures []string
+		sizes   []int
+		want    string
+	}{
+		{[]string{"7 steps"}, []int{2}, "violated (7 steps; 2 clients)"},
+		{[]string{"7 steps", "7 steps"}, []int{3, 2}, "violated (7 steps; 2 and 3 clients)"},
+		{[]string{"9 steps", "11 steps", "11 steps"}, []int{2, 3, 4, 3}, "violated (9 steps, 11 steps; 2, 3 and 4 clients)"},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, cellText("violated", tc.figures, tc.sizes))
+	}
+}
