@@ -44,11 +44,11 @@ func TestMatrix(t *testing.T) {
 			for _, v := range res.Findings {
 				want := impl.Expected(cfg.Design, v.Property)
 				assert.True(t, v.Agrees(want), "%s: explorer says %s, DESIGN.md's table says %s", v.Property, v.Status, want)
-				if v.Status == Violated {
+				if v.Status == verdict.Violated {
 					checkTrace(t, cfg, v)
 				}
 			}
-			assert.Equal(t, Holds, res.Deadlock.Status, "no reachable state may be stuck with an unfinished client")
+			assert.Equal(t, verdict.Holds, res.Deadlock.Status, "no reachable state may be stuck with an unfinished client")
 			assert.Nil(t, res.Deadlock.Trace)
 		})
 	}
@@ -149,10 +149,10 @@ func TestRunAgreesWithNaiveBFS(t *testing.T) {
 				v, ok := res.Verdict(inv.Name)
 				require.True(t, ok)
 				if first[k] < 0 {
-					assert.Equal(t, Holds, v.Status, inv.Name)
+					assert.Equal(t, verdict.Holds, v.Status, inv.Name)
 					continue
 				}
-				assert.Equal(t, Violated, v.Status, inv.Name)
+				assert.Equal(t, verdict.Violated, v.Status, inv.Name)
 				assert.Equal(t, first[k], v.Steps(), "%s: the trace must be as short as the shallowest violation", inv.Name)
 			}
 		})
@@ -356,16 +356,16 @@ func TestRunSelectsInvariants(t *testing.T) {
 	res, err := Run(cfg)
 	require.NoError(t, err)
 	want := map[string]verdict.Status{
-		impl.AtMostOneClientHoldLock: NotChecked,
-		impl.TokenIsMonotonical:      NotChecked,
-		impl.NoLostUpdate:            Violated,
+		impl.AtMostOneClientHoldLock: verdict.NotChecked,
+		impl.TokenIsMonotonical:      verdict.NotChecked,
+		impl.NoLostUpdate:            verdict.Violated,
 	}
 	for name, status := range want {
 		v, ok := res.Verdict(name)
 		require.True(t, ok)
 		assert.Equal(t, status, v.Status, name)
 	}
-	assert.Equal(t, Holds, res.Deadlock.Status)
+	assert.Equal(t, verdict.Holds, res.Deadlock.Status)
 }
 
 func TestRunIncompleteIsUnknown(t *testing.T) {
@@ -376,7 +376,7 @@ func TestRunIncompleteIsUnknown(t *testing.T) {
 	assert.False(t, res.Complete)
 	for _, name := range []string{impl.TokenIsMonotonical, impl.NoLostUpdate, Deadlock} {
 		v, _ := res.Verdict(name)
-		assert.Equal(t, Unknown, v.Status, "%s: a stopped search must not claim it holds", name)
+		assert.Equal(t, verdict.Unknown, v.Status, "%s: a stopped search must not claim it holds", name)
 		assert.False(t, v.Agrees(verdict.Holds))
 	}
 }
@@ -423,10 +423,10 @@ func TestRunTokensOnlyInvariantWithoutTokens(t *testing.T) {
 	res, err := Run(cfg)
 	require.NoError(t, err)
 	v, _ := res.Verdict(impl.TokenIsMonotonical)
-	assert.Equal(t, NotApplicable, v.Status)
+	assert.Equal(t, verdict.NotApplicable, v.Status)
 	v, _ = res.Verdict(impl.NoLostUpdate)
-	assert.Equal(t, NotChecked, v.Status)
-	assert.Equal(t, Holds, res.Deadlock.Status)
+	assert.Equal(t, verdict.NotChecked, v.Status)
+	assert.Equal(t, verdict.Holds, res.Deadlock.Status)
 }
 
 // opsRejected adds two properties to the model, "no read rejected" and "no

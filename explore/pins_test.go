@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/verdict"
 )
 
 // pinnedModel is what the explorer reported for one model of DESIGN.md's
@@ -40,17 +41,17 @@ func checkPinned(t *testing.T, pins []pinnedModel) {
 			assert.Equal(t, p.distinct, res.Distinct, "distinct states")
 			assert.Equal(t, p.generated, res.Generated, "generated states")
 			assert.Equal(t, p.depth, res.Depth, "depth")
-			assert.Equal(t, Holds, res.Deadlock.Status, "deadlock")
+			assert.Equal(t, verdict.Holds, res.Deadlock.Status, "deadlock")
 			for k, inv := range impl.Invariants() {
 				v, ok := res.Verdict(inv.Name)
 				require.True(t, ok, inv.Name)
 				switch want := p.steps[k]; {
 				case want < 0:
-					assert.Equal(t, Holds, v.Status, inv.Name)
+					assert.Equal(t, verdict.Holds, v.Status, inv.Name)
 				case want == 0:
-					assert.Equal(t, NotApplicable, v.Status, inv.Name)
+					assert.Equal(t, verdict.NotApplicable, v.Status, inv.Name)
 				default:
-					assert.Equal(t, Violated, v.Status, inv.Name)
+					assert.Equal(t, verdict.Violated, v.Status, inv.Name)
 					assert.Equal(t, want, v.Steps(), "%s: shortest trace length", inv.Name)
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/verdict"
 )
 
 func TestPermutations(t *testing.T) {
@@ -78,7 +79,7 @@ func TestSymmetryKeepsVerdictsAndShortestTraces(t *testing.T) {
 				require.True(t, ok)
 				assert.Equal(t, v.Status, r.Status, v.Property)
 				assert.Equal(t, v.Steps(), r.Steps(), "%s: counterexample length", v.Property)
-				if r.Status == Violated {
+				if r.Status == verdict.Violated {
 					checkTrace(t, cfg, r)
 				}
 			}
