@@ -1,7 +1,9 @@
 ------------------------------ MODULE DistLock ------------------------------
 (***************************************************************************)
-(* A lease-based distributed lock WITHOUT fencing, after "seed 000" (the   *)
-(* PlusCal model of the blog post "Distributed lock - part 3").            *)
+(* A lease-based distributed lock WITHOUT fencing, after "seed 000": the   *)
+(* PlusCal model of the Chinese blog post "Distributed lock - part 3"      *)
+(* (cited in the README's Sources), which has TLC find two clients that    *)
+(* both believe they hold the lock, then adds fencing tokens.              *)
 (*                                                                         *)
 (* One lock service process owns a single lock.  Clients send requests to  *)
 (* it through one FIFO request queue and get answers through a queue each. *)

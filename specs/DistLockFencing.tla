@@ -1,6 +1,8 @@
 --------------------------- MODULE DistLockFencing ---------------------------
 (***************************************************************************)
-(* The lease-based lock of DistLock.tla WITH fencing tokens (Kleppmann):   *)
+(* The lease-based lock of DistLock.tla WITH fencing tokens (Kleppmann,   *)
+(* "How to do distributed locking", 2016; the fencing variant of the blog  *)
+(* post "Distributed lock - part 3"; both cited in the README's Sources):  *)
 (* every grant carries a token strictly larger than every token granted    *)
 (* before, the client presents its token with every operation on the      *)
 (* shared resource, and the resource may refuse an operation whose token   *)
