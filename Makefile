@@ -4,7 +4,7 @@ FENCELAB := $(GO) run ./cmd/fencelab
 OUT      ?= out
 
 .DEFAULT_GOAL := help
-.PHONY: help demo test fmt-check vet generate tlc explore sim sim-long bench readme clean
+.PHONY: help install demo test fmt-check vet generate tlc explore sim sim-long bench readme clean
 
 help: ## print the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -15,6 +15,14 @@ help: ## print the targets
 bin/fencelab: FORCE
 	@$(GO) build -o bin/fencelab ./cmd/fencelab
 FORCE:
+
+# Where make install puts fencelab: Go's own bin folder unless BINDIR is given.
+BINDIR ?= $(shell $(GO) env GOPATH)/bin
+
+install: bin/fencelab ## put fencelab on your PATH (BINDIR=<dir>, default $(go env GOPATH)/bin), so the commands fencelab prints work as written
+	@mkdir -p "$(BINDIR)" && cp bin/fencelab "$(BINDIR)/fencelab"
+	@echo "installed $(BINDIR)/fencelab"
+	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "$(BINDIR) is not on your PATH: add it, e.g. export PATH=\"\$$PATH:$(BINDIR)\"";; esac
 
 demo: bin/fencelab ## the whole story: explorer, simulator (NPC table too) and TLC on every model, then DESIGN.md's table three ways
 	@bin/fencelab demo --out $(OUT)

@@ -160,3 +160,27 @@ func TestSimProgressBarOnlyOnStderr(t *testing.T) {
 	assert.Equal(t, plain, out.String())
 	assert.Contains(t, errb.String(), "runs/s")
 }
+
+// TestPrintedHintsRunAsWritten: every command fencelab sim prints for a
+// person to run (the replay hints) runs as written and shows the failure
+// it promises.
+func TestPrintedHintsRunAsWritten(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, "sim", "--runs", "30", "--sections", "5", "--out", dir)
+	require.Equal(t, exitOK, code, errOut)
+	var hints []string
+	for _, line := range strings.Split(out, "\n") {
+		if i := strings.Index(line, "fencelab sim --"); i >= 0 {
+			hints = append(hints, strings.TrimSpace(line[i:]))
+		}
+	}
+	require.NotEmpty(t, hints, "the batch prints replay hints:\n%s", out)
+	for _, hint := range hints {
+		args := strings.Fields(hint)
+		require.Equal(t, "fencelab", args[0])
+		code, replay, errOut := runCLI(t, args[1:]...)
+		assert.Equal(t, exitOK, code, "%s: %s", hint, errOut)
+		assert.Contains(t, replay, "violated", "%s shows the failure", hint)
+	}
+	assert.Len(t, hints, 4, "one hint per design with a failing run")
+}
