@@ -163,6 +163,7 @@ State 2: <ReadCounter line 1, col 1 to line 2, col 2 of module DistLockFencing>
 /\ read_val = (c1 :> 0)
 /\ accepted = <<[op |-> "read", id |-> c2, token |-> 2]>>
 
+Finished in 00s at (2026-11-22 02:15:03)
 `
 	out, err := ParseOutput(strings.NewReader(text))
 	require.NoError(t, err)
