@@ -53,7 +53,8 @@ type Output struct {
 	// TLC found no error.
 	States []State
 	// Invariant names the violated invariant, from "Invariant X is
-	// violated" (empty otherwise).
+	// violated", or action property ("Action property X is violated");
+	// empty otherwise.
 	Invariant string
 	// Deadlock and Temporal are set when TLC reported a deadlock or a
 	// violated temporal property (TLC does not name the latter).
@@ -160,7 +161,7 @@ var (
 	statsLine    = regexp.MustCompile(`^([\d,]+) states generated, ([\d,]+) distinct states found`)
 	depthLine    = regexp.MustCompile(`^The depth of the complete state graph search is (\d+)\.`)
 	progressLine = regexp.MustCompile(`^Progress\((\d+)\)`)
-	invariantMsg = regexp.MustCompile(`^(?:Error: )?Invariant (\S+) is violated`)
+	invariantMsg = regexp.MustCompile(`^(?:Error: )?(?:Invariant|Action property) (\S+) is violated`)
 	finishedLine = regexp.MustCompile(`^Finished in \S+ at \(`)
 	positionLine = regexp.MustCompile(`^\d+\. (Line \d+, column \d+ to line \d+, column \d+ in \S+)$`)
 )
@@ -319,7 +320,7 @@ func (b *builder) errorText(code int, text string) {
 		n = b.cur
 	}
 	switch {
-	case invariantMsg.MatchString(text) && (code == 0 || code == msgInvariantBehavior || code == msgInvariantInitial):
+	case invariantMsg.MatchString(text) && (code == 0 || code == msgInvariantBehavior || code == msgInvariantInitial || code == msgActionProperty):
 		if n.Invariant == "" {
 			n.Invariant = invariantMsg.FindStringSubmatch(text)[1]
 		}

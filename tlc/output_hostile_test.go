@@ -297,3 +297,40 @@ func TestFixtureSpecsAreCommitted(t *testing.T) {
 		}
 	}
 }
+
+// TestParseOutputViolationKinds: each kind of error TLC stops on is read
+// as what it is, and the behaviour after it carries it.
+func TestParseOutputViolationKinds(t *testing.T) {
+	s1, s2 := st(1, ini, "x = 0"), st(2, nxt, "x = 1")
+	tests := []struct {
+		name, errors       string
+		invariant          string
+		deadlock, temporal bool
+		failure            string
+	}{
+		{"invariant", "Error: Invariant Safe is violated.\n", "Safe", false, false, ""},
+		{"invariant, initial state", "Error: Invariant Safe is violated by the initial state:\n", "Safe", false, false, ""},
+		{"action property", "Error: Action property Steps is violated.\n", "Steps", false, false, ""},
+		{"deadlock", "Error: Deadlock reached.\n", "", true, false, ""},
+		{"temporal", "Error: Temporal properties were violated.\n\n", "", false, true, ""},
+		{"assert", "Error: The first argument of Assert evaluated to FALSE; the second argument was:\n\"boom\"\n", "", false, false, "Assert"},
+		{"exception", "Error: TLC threw an unexpected exception.\nThe exception was a java.lang.RuntimeException\n: Attempted to divide by zero.\n", "", false, false, "error"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := ParseOutput(strings.NewReader(hostile(tc.errors+"Error: The behavior up to this point is:\n", s1+s2)))
+			require.NoError(t, err)
+			require.Len(t, out.Counterexamples, 1)
+			assert.Equal(t, tc.invariant, out.Invariant)
+			assert.Equal(t, tc.deadlock, out.Deadlock)
+			assert.Equal(t, tc.temporal, out.Temporal)
+			if tc.failure == "" {
+				assert.Nil(t, out.Failure)
+				return
+			}
+			require.NotNil(t, out.Failure)
+			assert.Equal(t, tc.failure, out.Failure.Kind)
+			assert.NotContains(t, out.Failure.Text, "\n")
+		})
+	}
+}
