@@ -13,6 +13,11 @@ import (
 // specs, where the resource is a variable (counter) rather than a process.
 const ResourceLane = "resource"
 
+// EvaluationError is the violation of a trace that ends where TLC could
+// not evaluate the spec (an error other than a failed Assert, which is
+// "Assert").
+const EvaluationError = "EvaluationError"
+
 // TraceOptions tunes the conversion of a counterexample to a trace.
 type TraceOptions struct {
 	Title string
@@ -34,7 +39,16 @@ var ErrNoCounterexample = errors.New("the TLC output has no counterexample (no s
 // message channels (a plain sequence is a channel to the process that reads
 // it, a function of sequences has one channel per process), and distLock,
 // accepted, token and max_token give expiry and rejection notes. Other
-// specs still get a step table with only what changed at each step.
+// specs get lanes too: PlusCal processes with integer ids (TLC prints their
+// pc as a sequence) are lanes "1", "2", …; a spec without processes (plain
+// TLA+, or a uniprocess algorithm) is one lane named after its module, which
+// takes every step.
+//
+// A liveness counterexample that loops back ends with the step back, whose
+// state is the one it returns to; the trace's Loop names that step. An
+// Assert failure or an evaluation error is the trace's violation, in TLC's
+// words. When TLC printed several counterexamples (-continue), the trace is
+// the selected one and a note at its first step says how many there were.
 func (o *Output) Trace(opts TraceOptions) (*trace.Trace, error) {
 	if len(o.States) == 0 {
 		return nil, ErrNoCounterexample
@@ -46,16 +60,13 @@ func (o *Output) Trace(opts TraceOptions) (*trace.Trace, error) {
 	for i, st := range o.States {
 		step := trace.Step{Number: st.Number, Action: st.Action}
 		if len(st.Vars) == 0 {
-			// Stuttering or a loop back: nothing changes.
+			// Stuttering: nothing changes.
 			if prev == nil {
 				return nil, fmt.Errorf("state %d has no variables", st.Number)
 			}
 			t.Steps = append(t.Steps, step)
-			text := "from here on no process takes a step (stuttering)"
-			if st.LoopTo > 0 {
-				text = fmt.Sprintf("the behaviour loops back to step %d forever", st.LoopTo)
-			}
-			t.Notes = append(t.Notes, trace.Note{Lane: c.firstLane(), Step: st.Number, Kind: trace.NoteInfo, Text: text})
+			t.Notes = append(t.Notes, trace.Note{Lane: c.firstLane(), Step: st.Number, Kind: trace.NoteInfo,
+				Text: "from here on no process takes a step (stuttering)"})
 			continue
 		}
 		cur, order := st.valueMap()
@@ -74,7 +85,20 @@ func (o *Output) Trace(opts TraceOptions) (*trace.Trace, error) {
 		prev, prevOrder = cur, order
 	}
 	c.finishArrows(t)
+	if last := o.States[len(o.States)-1]; last.LoopTo > 0 {
+		t.Loop = last.LoopTo
+		lane := t.Steps[len(t.Steps)-1].Actor
+		if lane == "" {
+			lane = c.firstLane()
+		}
+		t.Notes = append(t.Notes, trace.Note{Lane: lane, Step: last.Number, Kind: trace.NoteInfo,
+			Text: fmt.Sprintf("back to the state of step %d: the behaviour repeats steps %d to %d forever", last.LoopTo, last.LoopTo+1, last.Number)})
+	}
 	t.Violation = c.violation(o, opts, t, prev)
+	if n := len(o.Counterexamples); n > 1 {
+		t.Notes = append([]trace.Note{{Lane: c.firstLane(), Step: t.Steps[0].Number, Kind: trace.NoteInfo,
+			Text: fmt.Sprintf("TLC printed %d counterexamples (it ran with -continue); this is number %d", n, o.Selected+1)}}, t.Notes...)
+	}
 	return t, nil
 }
 
@@ -111,7 +135,9 @@ func diffStates(prev map[string]Value, prevOrder []string, cur map[string]Value,
 
 // converter holds what the conversion learns about the spec's processes.
 type converter struct {
-	lanes   []string
+	lanes []string
+	// single is the one lane of a spec without processes; "" otherwise.
+	single  string
 	clients map[string]bool
 	// readers maps a plain-sequence channel to the lane that dequeues it.
 	readers map[string]string
@@ -131,7 +157,7 @@ func newConverter(o *Output) *converter {
 			break
 		}
 	}
-	if pc, ok := first["pc"]; ok && pc.Kind == KindFunction {
+	if pc, ok := asFunction(first["pc"]); ok {
 		var others, clients []string
 		for _, f := range pc.Fields {
 			if name := laneName(f.Key); c.clients[name] {
@@ -142,11 +168,47 @@ func newConverter(o *Output) *converter {
 		}
 		c.lanes = append(others, clients...)
 	}
+	if len(c.lanes) == 0 {
+		// No processes: the spec is one lane, which takes every step.
+		c.single = moduleName(o.States)
+		c.lanes = []string{c.single}
+	}
 	if _, ok := first["counter"]; ok {
 		c.lanes = append(c.lanes, ResourceLane)
 	}
 	c.findReaders(o)
 	return c
+}
+
+// asFunction returns v as a function: a function as is, a non-empty
+// sequence (how TLC prints a function on 1..n, such as the pc of
+// processes with integer ids) as the function from its indexes.
+func asFunction(v Value) (Value, bool) {
+	switch {
+	case v.Kind == KindFunction && len(v.Fields) > 0:
+		return v, true
+	case v.Kind == KindSeq && len(v.Elems) > 0:
+		fn := Value{Kind: KindFunction, Fields: make([]Field, len(v.Elems))}
+		for i, e := range v.Elems {
+			fn.Fields[i] = Field{Key: Value{Kind: KindInt, Int: int64(i + 1)}, Val: e}
+		}
+		return fn, true
+	}
+	return Value{}, false
+}
+
+// moduleName is the module the states' actions come from ("… of module
+// X"), the name of a spec's one lane; "spec" when TLC does not say.
+func moduleName(states []State) string {
+	for _, st := range states {
+		if _, after, ok := strings.Cut(st.Header, " of module "); ok {
+			name := strings.TrimSuffix(strings.TrimSpace(after), ">")
+			if name != "" && !strings.ContainsAny(name, " <>") {
+				return name
+			}
+		}
+	}
+	return "spec"
 }
 
 func (c *converter) firstLane() string {
@@ -167,9 +229,12 @@ func laneName(v Value) string {
 // actor is the process whose pc changed, or else the one whose pc was at
 // the step's label (a loop label such as Serve stays where it is).
 func (c *converter) actor(prev, cur map[string]Value, action string) string {
-	pp, ok1 := prev["pc"]
-	np, ok2 := cur["pc"]
-	if !ok1 || !ok2 || pp.Kind != KindFunction || np.Kind != KindFunction {
+	if c.single != "" {
+		return c.single
+	}
+	pp, ok1 := asFunction(prev["pc"])
+	np, ok2 := asFunction(cur["pc"])
+	if !ok1 || !ok2 {
 		return ""
 	}
 	var changed, atLabel []string
@@ -421,6 +486,16 @@ func applyVar(state map[string]Value, name string, key Value) (Value, bool) {
 func (c *converter) violation(o *Output, opts TraceOptions, t *trace.Trace, last map[string]Value) *trace.Violation {
 	v := &trace.Violation{Step: t.Steps[len(t.Steps)-1].Number}
 	switch {
+	case o.Failure != nil:
+		v.Property = EvaluationError
+		if o.Failure.Kind == "Assert" {
+			v.Property = "Assert"
+		}
+		v.Explanation = "TLC: " + o.Failure.Text
+		if a := t.Steps[len(t.Steps)-1].Actor; a != "" {
+			v.Involved = []string{a}
+		}
+		return v
 	case o.Invariant != "":
 		v.Property = o.Invariant
 	case o.Deadlock:
@@ -509,9 +584,9 @@ func tokenRegression(acc Value) ([]string, string) {
 
 // unfinished lists the clients that are not done and where they wait.
 func (c *converter) unfinished(last map[string]Value, why string) ([]string, string) {
-	pc, ok := last["pc"]
+	pc, ok := asFunction(last["pc"])
 	if !ok {
-		return nil, ""
+		return nil, why
 	}
 	var who, where []string
 	for _, f := range pc.Fields {

@@ -3,6 +3,7 @@ package tlc
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,6 +45,14 @@ func TestTraceGolden(t *testing.T) {
 		{"tool_DistLockFencing_all_3c_AtMostOneClientHoldLock.out", ""},
 		{"tool_DistLock_2c_Liveness_Unfair.out", "AllClientsFinish"},
 		{"tool_seed000_deadlock.out", ""},
+		{"tool_assert.out", ""},
+		{"tool_eval_error.out", ""},
+		{"tool_interval.out", ""},
+		{"tool_lasso.out", "Reach5"},
+		{"tool_continue.out", ""},
+		{"tool_intprocs.out", ""},
+		{"tool_instance.out", ""},
+		{"tool_plainspec.out", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
@@ -163,6 +172,7 @@ State 2: <ReadCounter line 1, col 1 to line 2, col 2 of module DistLockFencing>
 /\ read_val = (c1 :> 0)
 /\ accepted = <<[op |-> "read", id |-> c2, token |-> 2]>>
 
+Finished in 00s at (2026-11-22 02:15:03)
 `
 	out, err := ParseOutput(strings.NewReader(text))
 	require.NoError(t, err)
@@ -178,4 +188,102 @@ State 2: <ReadCounter line 1, col 1 to line 2, col 2 of module DistLockFencing>
 func TestTraceWithoutCounterexample(t *testing.T) {
 	_, err := parseFixture(t, "tool_DistLockFencing_all_2c.out").Trace(TraceOptions{})
 	assert.ErrorIs(t, err, ErrNoCounterexample)
+}
+
+// TestTraceOfOtherSpecs: traces of specs that are not fencelab's —
+// PlusCal with integer process ids, a spec wrapped by INSTANCE, plain
+// TLA+ — attribute every step to a lane and draw a Mermaid picture with
+// every step in it.
+func TestTraceOfOtherSpecs(t *testing.T) {
+	tests := []struct {
+		file   string
+		lanes  []string
+		actors []string // of the steps after the first
+	}{
+		{"tool_intprocs.out", []string{"1", "2"}, []string{"1", "2"}},
+		{"tool_instance.out", []string{"1", "2"}, []string{"1", "2"}},
+		{"tool_plainspec.out", []string{"PlainSpec"}, []string{"PlainSpec", "PlainSpec", "PlainSpec"}},
+		{"tool_assert.out", []string{"AssertFail"}, []string{"AssertFail", "AssertFail"}},
+		{"tool_lasso.out", []string{"Lasso"}, []string{"Lasso", "Lasso", "Lasso"}},
+		{"plain_lasso.out", []string{"Lasso"}, []string{"Lasso", "Lasso", "Lasso"}},
+		{"tool_interval.out", []string{"Interval"}, []string{"Interval", "Interval", "Interval"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			tr := fixtureTrace(t, tc.file, "")
+			assert.Equal(t, tc.lanes, tr.Lanes)
+			var actors []string
+			for _, s := range tr.Steps[1:] {
+				actors = append(actors, s.Actor)
+			}
+			assert.Equal(t, tc.actors, actors)
+			var mmd strings.Builder
+			require.NoError(t, trace.WriteMermaid(&mmd, tr))
+			for i := range tc.lanes {
+				assert.Contains(t, mmd.String(), fmt.Sprintf("participant L%d as %s", i, tc.lanes[i]))
+			}
+			for _, s := range tr.Steps {
+				assert.Contains(t, mmd.String(), fmt.Sprintf(": %d. %s", s.Number, s.Action), "step %d is in the picture", s.Number)
+			}
+		})
+	}
+}
+
+// TestTraceFailures: an Assert failure and an evaluation error are the
+// trace's violation, with TLC's words as the explanation.
+func TestTraceFailures(t *testing.T) {
+	tests := []struct{ file, property, explanation string }{
+		{"tool_assert.out", "Assert", `TLC: The first argument of Assert evaluated to FALSE; the second argument was: "x must stay below 2"`},
+		{"plain_assert.out", "Assert", `TLC: The first argument of Assert evaluated to FALSE; the second argument was: "x must stay below 2"`},
+		{"tool_eval_error.out", EvaluationError, "TLC: Attempted to apply tuple <<20, 0>> to integer 3 which is out of domain."},
+		{"plain_eval_error.out", EvaluationError, "TLC: Attempted to apply tuple <<20, 0>> to integer 3 which is out of domain."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			tr := fixtureTrace(t, tc.file, "")
+			require.NotNil(t, tr.Violation, "the trace carries the error")
+			assert.Equal(t, tc.property, tr.Violation.Property)
+			assert.Contains(t, tr.Violation.Explanation, tc.explanation)
+			assert.Equal(t, tr.Steps[len(tr.Steps)-1].Number, tr.Violation.Step)
+			var text strings.Builder
+			require.NoError(t, trace.WriteText(&text, tr))
+			assert.Contains(t, text.String(), tc.explanation)
+		})
+	}
+}
+
+// TestTraceLasso: a liveness counterexample that loops back ends with the
+// step back to the state it returns to; the trace names that step.
+func TestTraceLasso(t *testing.T) {
+	tr := fixtureTrace(t, "tool_lasso.out", "Reach5")
+	require.Len(t, tr.Steps, 4)
+	assert.Equal(t, 1, tr.Loop)
+	last := tr.Steps[3]
+	assert.Equal(t, []trace.Change{{Path: "x", Old: "2", New: "0"}}, last.Changes, "the step back changes x to its value at step 1")
+	assert.Equal(t, "Reach5", tr.Violation.Property)
+	var found bool
+	for _, n := range tr.Notes {
+		if n.Step == 4 && strings.Contains(n.Text, "back to the state of step 1") {
+			found = true
+		}
+	}
+	assert.True(t, found, "a note says where the behaviour loops: %+v", tr.Notes)
+}
+
+// TestTraceContinue: of TLC's several counterexamples the trace is the
+// selected one, and says how many there were.
+func TestTraceContinue(t *testing.T) {
+	out := parseFixture(t, "tool_continue.out")
+	first, err := out.Trace(TraceOptions{})
+	require.NoError(t, err)
+	assert.Len(t, first.Steps, 3)
+	require.NotEmpty(t, first.Notes)
+	assert.Equal(t, "TLC printed 2 counterexamples (it ran with -continue); this is number 1", first.Notes[0].Text)
+	sel, err := out.Select(2)
+	require.NoError(t, err)
+	second, err := sel.Trace(TraceOptions{})
+	require.NoError(t, err)
+	assert.Len(t, second.Steps, 5)
+	assert.Equal(t, "TLC printed 2 counterexamples (it ran with -continue); this is number 2", second.Notes[0].Text)
+	assert.Equal(t, "Inv", second.Violation.Property)
 }

@@ -1,7 +1,6 @@
 package tlc
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -19,6 +18,10 @@ const (
 	msgTemporal          = 2116
 	msgBackToState       = 2122
 	msgAssertFailed      = 2132
+	msgNestedExpr        = 2103
+	msgBehaviorUpTo      = 2121
+	msgCounterExample    = 2264
+	msgFinished          = 2186
 	msgSearchDepth       = 2194
 	msgStats             = 2199
 	msgProgress          = 2200
@@ -34,17 +37,31 @@ const severityError = 1
 type Output struct {
 	// Tool is true when the output carries -tool message framing.
 	Tool bool
+	// Complete is true when the output ends as TLC ends every run, with
+	// its "Finished in …" message. ParseOutput refuses an incomplete
+	// output that reports an error or holds states.
+	Complete bool
 	// Messages are the -tool messages in order (none for plain output).
 	Messages []Message
+	// Counterexamples are the behaviours TLC printed, in order: one, or
+	// several when TLC ran with -continue. States, Invariant, Deadlock,
+	// Temporal and Failure are those of the selected one (Selected, the
+	// first unless Select chose another).
+	Counterexamples []Counterexample
+	Selected        int
 	// States is the counterexample, the first state first; empty when
 	// TLC found no error.
 	States []State
 	// Invariant names the violated invariant, from "Invariant X is
-	// violated" (empty otherwise).
+	// violated", or action property ("Action property X is violated");
+	// empty otherwise.
 	Invariant string
 	// Deadlock and Temporal are set when TLC reported a deadlock or a
 	// violated temporal property (TLC does not name the latter).
 	Deadlock, Temporal bool
+	// Failure is set when TLC stopped on an error that is not a property:
+	// an Assert that failed or an expression it could not evaluate.
+	Failure *Failure
 	// Errors are TLC's error messages (including the above), one string each.
 	Errors []string
 	// Warnings are "!! WARNING" lines, such as a stale PlusCal translation.
@@ -53,6 +70,58 @@ type Output struct {
 	// search depth. Each is -1 when TLC did not report it.
 	Generated, Distinct int64
 	Depth               int
+}
+
+// Counterexample is one behaviour TLC printed and the error it shows.
+type Counterexample struct {
+	States             []State
+	Invariant          string
+	Deadlock, Temporal bool
+	Failure            *Failure
+}
+
+// Failure is an error TLC stopped on that is not a property's violation.
+type Failure struct {
+	// Kind is "Assert" for a failed Assert, "error" for any other.
+	Kind string
+	// Text is what TLC said, on one line, with where it was evaluating
+	// when TLC gave the place.
+	Text string
+}
+
+// violated reports whether the counterexample names what it violates.
+func (c *Counterexample) violated() bool {
+	return c.Invariant != "" || c.Deadlock || c.Temporal || c.Failure != nil
+}
+
+// ended reports whether the behaviour ended (stuttering or a loop back).
+func (c *Counterexample) ended() bool {
+	if len(c.States) == 0 {
+		return false
+	}
+	last := c.States[len(c.States)-1]
+	return last.LoopTo > 0 || last.Action == "Stuttering"
+}
+
+// Select returns the output with its i-th counterexample (from 1) as the
+// one States and the violation describe.
+func (o *Output) Select(i int) (*Output, error) {
+	n := len(o.Counterexamples)
+	if i < 1 || i > n {
+		if n == 0 {
+			return nil, fmt.Errorf("there is no counterexample %d: the TLC output has none", i)
+		}
+		return nil, fmt.Errorf("there is no counterexample %d: the TLC output has %d", i, n)
+	}
+	c := *o
+	c.use(i - 1)
+	return &c, nil
+}
+
+func (o *Output) use(i int) {
+	ce := o.Counterexamples[i]
+	o.Selected = i
+	o.States, o.Invariant, o.Deadlock, o.Temporal, o.Failure = ce.States, ce.Invariant, ce.Deadlock, ce.Temporal, ce.Failure
 }
 
 // Message is one -tool message: @!@!@STARTMSG code:severity @!@!@ … ENDMSG.
@@ -92,11 +161,20 @@ var (
 	statsLine    = regexp.MustCompile(`^([\d,]+) states generated, ([\d,]+) distinct states found`)
 	depthLine    = regexp.MustCompile(`^The depth of the complete state graph search is (\d+)\.`)
 	progressLine = regexp.MustCompile(`^Progress\((\d+)\)`)
-	invariantMsg = regexp.MustCompile(`^(?:Error: )?Invariant (\S+) is violated`)
+	invariantMsg = regexp.MustCompile(`^(?:Error: )?(?:Invariant|Action property) (\S+) is violated`)
+	finishedLine = regexp.MustCompile(`^Finished in \S+ at \(`)
+	positionLine = regexp.MustCompile(`^\d+\. (Line \d+, column \d+ to line \d+, column \d+ in \S+)$`)
 )
 
+// maxStateNumber bounds the state numbers the parser believes: TLC's
+// behaviours are at most as long as the search is deep.
+const maxStateNumber = 100_000_000
+
 // ParseOutput parses TLC's output, with or without -tool. It fails on
-// empty input, on text that is not TLC's, and on a state it cannot parse.
+// empty input, on text that is not TLC's, on a state it cannot parse, on
+// states numbered other than 1, 2, 3, … or a loop back to a state that
+// is not there, and on an output that reports an error or holds states
+// but stops before TLC's closing "Finished in …" (a truncated output).
 func ParseOutput(r io.Reader) (*Output, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -108,10 +186,14 @@ func ParseOutput(r io.Reader) (*Output, error) {
 	out := &Output{Generated: -1, Distinct: -1, Depth: -1}
 	lines := splitLines(data)
 	out.Tool = hasToolFraming(lines)
+	b := &builder{o: out}
 	if out.Tool {
-		err = out.parseTool(lines)
+		err = b.parseTool(lines)
 	} else {
-		err = out.parsePlain(lines)
+		err = b.parsePlain(lines)
+	}
+	if err == nil {
+		err = b.finish()
 	}
 	if err != nil {
 		return nil, err
@@ -119,15 +201,19 @@ func ParseOutput(r io.Reader) (*Output, error) {
 	if !out.recognised(lines) {
 		return nil, fmt.Errorf("this does not look like TLC output (no TLC version line, result or state)")
 	}
+	if !out.Complete && (len(out.Counterexamples) > 0 || len(out.Errors) > 0) {
+		return nil, fmt.Errorf("the TLC output is incomplete: it stops before TLC's closing \"Finished in …\" message (TLC was stopped, or the file is cut short)")
+	}
 	return out, nil
 }
 
+// splitLines splits the output into lines of any length (a bufio.Scanner
+// would stop, silently, at a line longer than its buffer).
 func splitLines(data []byte) []string {
-	var lines []string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), 64*1024*1024)
-	for sc.Scan() {
-		lines = append(lines, strings.TrimRight(sc.Text(), "\r"))
+	text := strings.TrimSuffix(string(data), "\n")
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSuffix(l, "\r")
 	}
 	return lines
 }
@@ -143,7 +229,7 @@ func hasToolFraming(lines []string) bool {
 
 // recognised tells TLC's output from arbitrary text.
 func (o *Output) recognised(lines []string) bool {
-	if o.Tool || len(o.States) > 0 || o.Distinct >= 0 || len(o.Errors) > 0 {
+	if o.Tool || len(o.Counterexamples) > 0 || o.Distinct >= 0 || len(o.Errors) > 0 || o.Complete {
 		return true
 	}
 	for _, l := range lines {
@@ -154,20 +240,244 @@ func (o *Output) recognised(lines []string) bool {
 	return false
 }
 
-func (o *Output) parseTool(lines []string) error {
+// builder collects the counterexamples as the parser meets their errors
+// and states. An error that names what is violated opens the next
+// counterexample's description; the state numbered 1 opens its
+// behaviour.
+type builder struct {
+	o *Output
+	// next is what the errors since the last behaviour say the next one
+	// shows.
+	next Counterexample
+	// cur is the behaviour being read; nil before the first.
+	cur *Counterexample
+}
+
+// finish closes the last behaviour and makes the first the selected one.
+func (b *builder) finish() error {
+	if err := b.close(); err != nil {
+		return err
+	}
+	if len(b.o.Counterexamples) > 0 {
+		b.o.use(0)
+		return nil
+	}
+	// No behaviour: what the errors said still stands (an invariant
+	// violated with its trace cut off is reported, not drawn).
+	b.o.Invariant, b.o.Deadlock, b.o.Temporal, b.o.Failure = b.next.Invariant, b.next.Deadlock, b.next.Temporal, b.next.Failure
+	return nil
+}
+
+// close ends the behaviour being read, checking it is whole.
+func (b *builder) close() error {
+	c := b.cur
+	if c == nil {
+		return nil
+	}
+	b.cur = nil
+	if !c.violated() {
+		return fmt.Errorf("TLC printed a behaviour of %d states without an error before it saying what it violates", len(c.States))
+	}
+	b.o.Counterexamples = append(b.o.Counterexamples, *c)
+	return nil
+}
+
+// errorText records one of TLC's error messages: a violation opens the
+// description of the next counterexample; TLC's place of an evaluation
+// error completes the failure of the behaviour just read.
+func (b *builder) errorText(code int, text string) {
+	text = strings.TrimSpace(text)
+	b.o.Errors = append(b.o.Errors, text)
+	switch {
+	case code == msgBehaviorUpTo || code == msgCounterExample ||
+		strings.HasPrefix(text, "The behavior up to this point is") ||
+		strings.HasPrefix(text, "The following behavior constitutes a counter-example"):
+		return
+	case code == msgNestedExpr || strings.HasPrefix(text, "The error occurred when TLC was evaluating the nested"):
+		var f *Failure
+		switch {
+		case b.cur != nil && b.cur.Failure != nil:
+			f = b.cur.Failure
+		case b.cur == nil && b.next.Failure != nil:
+			f = b.next.Failure
+		}
+		if f != nil && !strings.Contains(f.Text, " (at ") {
+			if where := innermostPosition(text); where != "" {
+				f.Text += " (at " + where + ")"
+			}
+		}
+		return
+	}
+	if b.cur != nil && len(b.cur.States) > 0 {
+		// A violation after a behaviour: TLC runs on (-continue).
+		if b.cur.violated() {
+			b.o.Counterexamples = append(b.o.Counterexamples, *b.cur)
+			b.cur = nil
+		}
+	}
+	n := &b.next
+	if b.cur != nil && len(b.cur.States) == 0 {
+		n = b.cur
+	}
+	switch {
+	case invariantMsg.MatchString(text) && (code == 0 || code == msgInvariantBehavior || code == msgInvariantInitial || code == msgActionProperty):
+		if n.Invariant == "" {
+			n.Invariant = invariantMsg.FindStringSubmatch(text)[1]
+		}
+	case code == msgDeadlock || (code == 0 && strings.HasPrefix(text, "Deadlock reached")):
+		n.Deadlock = true
+	case code == msgTemporal || (code == 0 && strings.HasPrefix(text, "Temporal properties were violated")):
+		n.Temporal = true
+	case n.Failure == nil && !n.violated():
+		n.Failure = newFailure(code, text)
+	}
+}
+
+// newFailure states an Assert failure or an evaluation error in TLC's
+// words, on one line; for a Java exception, what its message says.
+func newFailure(code int, text string) *Failure {
+	f := &Failure{Kind: "error"}
+	if code == msgAssertFailed || strings.HasPrefix(text, "The first argument of Assert evaluated to FALSE") {
+		f.Kind = "Assert"
+	}
+	one := strings.Join(strings.Fields(text), " ")
+	if _, after, ok := strings.Cut(one, "The exception was a "); ok {
+		if _, msg, ok := strings.Cut(after, ": "); ok && strings.TrimSpace(msg) != "" {
+			one = strings.TrimSpace(msg)
+		}
+	}
+	f.Text = one
+	return f
+}
+
+// innermostPosition is the last place TLC lists in its "nested
+// expressions" message: where the evaluation failed.
+func innermostPosition(text string) string {
+	where := ""
+	for _, l := range strings.Split(text, "\n") {
+		if m := positionLine.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
+			where = "l" + strings.TrimPrefix(m[1], "L")
+		}
+	}
+	return where
+}
+
+// state adds a state of a behaviour: state 1 starts a new one, every
+// other follows the one before it.
+func (b *builder) state(st State) error {
+	if st.Number < 1 || st.Number > maxStateNumber {
+		return fmt.Errorf("state %d: TLC numbers the states of a behaviour 1, 2, 3, …", st.Number)
+	}
+	if st.Number == 1 && st.LoopTo == 0 && st.Action != "Stuttering" {
+		if b.cur != nil && len(b.cur.States) > 0 {
+			if err := b.close(); err != nil {
+				return err
+			}
+		}
+		if b.cur == nil {
+			b.cur = &Counterexample{}
+			*b.cur, b.next = b.next, Counterexample{}
+		}
+		b.cur.States = append(b.cur.States, st)
+		return nil
+	}
+	if b.cur == nil || len(b.cur.States) == 0 {
+		return fmt.Errorf("state %d comes before any state 1: the behaviour's start is missing", st.Number)
+	}
+	prev := b.cur.States[len(b.cur.States)-1]
+	if b.cur.ended() {
+		return fmt.Errorf("state %d follows the end of the behaviour (%s at state %d)", st.Number, strings.ToLower(prev.Header), prev.Number)
+	}
+	if st.Number != prev.Number+1 {
+		return fmt.Errorf("state %d follows state %d: TLC numbers the states of a behaviour 1, 2, 3, … (duplicated or missing states)", st.Number, prev.Number)
+	}
+	if st.LoopTo == 0 && st.Action != "Stuttering" {
+		if err := sameVariables(b.cur.States[0], st); err != nil {
+			return err
+		}
+	}
+	b.cur.States = append(b.cur.States, st)
+	return nil
+}
+
+// loop ends the behaviour being read with a return to state to: a
+// liveness counterexample's lasso. The step back is a state of its own,
+// numbered after the last, with the variables of the state it returns to.
+func (b *builder) loop(to int, header string) error {
+	if b.cur == nil || len(b.cur.States) == 0 {
+		return fmt.Errorf("\"Back to state %d\" comes before any state: the behaviour's start is missing", to)
+	}
+	last := b.cur.States[len(b.cur.States)-1]
+	if to < 1 || to > last.Number {
+		return fmt.Errorf("\"Back to state %d\" after state %d: there is no state %d to return to", to, last.Number, to)
+	}
+	target := b.cur.States[to-1]
+	if target.LoopTo > 0 || target.Action == "Stuttering" {
+		return fmt.Errorf("\"Back to state %d\": state %d is not a state of the behaviour", to, to)
+	}
+	header = strings.TrimSpace(header)
+	action := actionName(header)
+	if action == "" {
+		action = "Back to state " + strconv.Itoa(to)
+	}
+	return b.state(State{
+		Number: last.Number + 1,
+		Action: action,
+		Header: strings.TrimSpace("Back to state " + strconv.Itoa(to) + " " + header),
+		LoopTo: to,
+		Vars:   target.Vars,
+	})
+}
+
+func (b *builder) stutter(n int) error {
+	return b.state(State{Number: n, Action: "Stuttering", Header: "Stuttering"})
+}
+
+// sameVariables checks a state lists the variables the first state does:
+// TLC prints every variable in every state, so a state with fewer is cut.
+func sameVariables(first, st State) error {
+	names := make(map[string]bool, len(first.Vars))
+	for _, a := range first.Vars {
+		names[a.Name] = true
+	}
+	seen := make(map[string]bool, len(st.Vars))
+	for _, a := range st.Vars {
+		if !names[a.Name] {
+			return fmt.Errorf("state %d has a variable %s that state %d does not have", st.Number, a.Name, first.Number)
+		}
+		if seen[a.Name] {
+			return fmt.Errorf("state %d gives variable %s twice", st.Number, a.Name)
+		}
+		seen[a.Name] = true
+	}
+	for _, a := range first.Vars {
+		if !seen[a.Name] {
+			return fmt.Errorf("state %d lacks variable %s (the state is cut short)", st.Number, a.Name)
+		}
+	}
+	return nil
+}
+
+func (b *builder) parseTool(lines []string) error {
 	for i := 0; i < len(lines); i++ {
 		m := startMsg.FindStringSubmatch(lines[i])
 		if m == nil {
-			o.looseLine(lines[i])
+			b.o.looseLine(lines[i])
 			continue
 		}
-		code, _ := strconv.Atoi(m[1])
-		sev, _ := strconv.Atoi(m[2])
+		code, err1 := strconv.Atoi(m[1])
+		sev, err2 := strconv.Atoi(m[2])
+		if err1 != nil || err2 != nil {
+			return fmt.Errorf("line %d: a TLC message with an impossible code %s:%s", i+1, m[1], m[2])
+		}
 		var body []string
 		j := i + 1
 		for ; j < len(lines); j++ {
 			if e := endMsg.FindStringSubmatch(lines[j]); e != nil && e[1] == m[1] {
 				break
+			}
+			if startMsg.MatchString(lines[j]) {
+				return fmt.Errorf("line %d: TLC message %d has no ENDMSG before the next message (truncated output?)", i+1, code)
 			}
 			body = append(body, lines[j])
 		}
@@ -176,52 +486,76 @@ func (o *Output) parseTool(lines []string) error {
 		}
 		i = j
 		msg := Message{Code: code, Severity: sev, Text: strings.TrimRight(strings.Join(body, "\n"), "\n")}
-		o.Messages = append(o.Messages, msg)
-		if err := o.message(msg); err != nil {
-			return err
+		b.o.Messages = append(b.o.Messages, msg)
+		if err := b.message(msg); err != nil {
+			return fmt.Errorf("line %d: %w", i+1, err)
 		}
 	}
 	return nil
 }
 
 // message interprets one -tool message.
-func (o *Output) message(msg Message) error {
+func (b *builder) message(msg Message) error {
 	first, _, _ := strings.Cut(msg.Text, "\n")
+	o := b.o
 	switch msg.Code {
 	case msgStatePrint:
 		m := toolState.FindStringSubmatch(first)
 		if m == nil {
 			return fmt.Errorf("TLC state message without a state number: %q", first)
 		}
-		n, _ := strconv.Atoi(m[1])
+		n, err := stateNumber(m[1])
+		if err != nil {
+			return err
+		}
 		_, rest, _ := strings.Cut(msg.Text, "\n")
-		return o.addState(n, m[2], strings.Split(rest, "\n"))
+		st, err := newState(n, m[2], strings.Split(rest, "\n"))
+		if err != nil {
+			return err
+		}
+		return b.state(st)
 	case msgStuttering:
 		m := toolState.FindStringSubmatch(first)
 		if m == nil {
 			return fmt.Errorf("TLC stuttering message without a state number: %q", first)
 		}
-		n, _ := strconv.Atoi(m[1])
-		o.States = append(o.States, State{Number: n, Action: "Stuttering", Header: "Stuttering"})
+		n, err := stateNumber(m[1])
+		if err != nil {
+			return err
+		}
+		return b.stutter(n)
 	case msgBackToState:
 		m := toolState.FindStringSubmatch(first)
 		if m == nil {
 			return fmt.Errorf("TLC back-to-state message without a state number: %q", first)
 		}
-		to, _ := strconv.Atoi(m[1])
-		_, action, _ := strings.Cut(m[2], ": ")
-		o.addLoop(to, action)
+		to, err := stateNumber(m[1])
+		if err != nil {
+			return err
+		}
+		_, action, _ := strings.Cut(m[2], ":")
+		return b.loop(to, action)
 	case msgStats:
 		o.stats(first)
 	case msgSearchDepth:
 		o.depth(first)
 	case msgProgress:
 		o.progress(first)
+	case msgFinished:
+		o.Complete = true
 	}
 	if msg.Severity == severityError {
-		o.errorLine(msg.Code, msg.Text)
+		b.errorText(msg.Code, msg.Text)
 	}
 	return nil
+}
+
+func stateNumber(digits string) (int, error) {
+	n, err := strconv.Atoi(digits)
+	if err != nil || n > maxStateNumber {
+		return 0, fmt.Errorf("state number %s is out of range", digits)
+	}
+	return n, nil
 }
 
 // looseLine reads a line outside -tool framing (warnings, SANY's output).
@@ -231,40 +565,76 @@ func (o *Output) looseLine(l string) {
 	}
 }
 
-func (o *Output) parsePlain(lines []string) error {
+func (b *builder) parsePlain(lines []string) error {
+	o := b.o
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
 		o.looseLine(l)
 		if m := plainState.FindStringSubmatch(l); m != nil {
-			n, _ := strconv.Atoi(m[1])
+			n, err := stateNumber(m[1])
+			if err != nil {
+				return fmt.Errorf("line %d: %w", i+1, err)
+			}
 			var body []string
 			j := i + 1
 			for ; j < len(lines) && isStateBody(lines[j], j == i+1); j++ {
 				body = append(body, lines[j])
 			}
+			at := i + 1
 			i = j - 1
 			if strings.TrimSpace(m[2]) == "Stuttering" {
-				o.States = append(o.States, State{Number: n, Action: "Stuttering", Header: "Stuttering"})
-				continue
+				err = b.stutter(n)
+			} else {
+				var st State
+				if st, err = newState(n, m[2], body); err == nil {
+					err = b.state(st)
+				}
 			}
-			if err := o.addState(n, m[2], body); err != nil {
-				return err
+			if err != nil {
+				return fmt.Errorf("line %d: %w", at, err)
 			}
 			continue
 		}
 		if m := plainBack.FindStringSubmatch(l); m != nil {
-			to, _ := strconv.Atoi(m[1])
-			o.addLoop(to, m[2])
+			to, err := stateNumber(m[1])
+			if err == nil {
+				err = b.loop(to, m[2])
+			}
+			if err != nil {
+				return fmt.Errorf("line %d: %w", i+1, err)
+			}
 			continue
 		}
 		o.stats(l)
 		o.depth(l)
 		o.progress(l)
+		if finishedLine.MatchString(l) {
+			o.Complete = true
+		}
 		if msg, ok := strings.CutPrefix(l, "Error: "); ok {
-			o.errorLine(0, msg)
+			// An error's text goes on over the lines up to a blank line
+			// or the next thing TLC prints.
+			j := i + 1
+			for ; j < len(lines) && isErrorContinuation(lines[j]); j++ {
+				msg += "\n" + lines[j]
+			}
+			i = j - 1
+			b.errorText(0, msg)
 		}
 	}
 	return nil
+}
+
+// isErrorContinuation tells a line that goes on with a plain-output error
+// message from one that starts something else.
+func isErrorContinuation(l string) bool {
+	switch {
+	case strings.TrimSpace(l) == "", strings.HasPrefix(l, "Error: "), strings.HasPrefix(l, "@!@!@"),
+		plainState.MatchString(l), plainBack.MatchString(l), statsLine.MatchString(l),
+		finishedLine.MatchString(l), progressLine.MatchString(l), depthLine.MatchString(l):
+		return false
+	}
+	return true
 }
 
 // isStateBody tells a line of a plain-output state ("/\ x = v", a value
@@ -278,21 +648,6 @@ func isStateBody(l string, first bool) bool {
 		return true
 	}
 	return first && strings.Contains(l, " = ")
-}
-
-// errorLine records an error message and what it says about the result.
-func (o *Output) errorLine(code int, text string) {
-	text = strings.TrimSpace(text)
-	o.Errors = append(o.Errors, text)
-	if m := invariantMsg.FindStringSubmatch(text); m != nil && (code == 0 || code == msgInvariantBehavior || code == msgInvariantInitial) {
-		o.Invariant = m[1]
-	}
-	switch {
-	case code == msgDeadlock || (code == 0 && strings.HasPrefix(text, "Deadlock reached")):
-		o.Deadlock = true
-	case code == msgTemporal || (code == 0 && strings.HasPrefix(text, "Temporal properties were violated")):
-		o.Temporal = true
-	}
 }
 
 func (o *Output) stats(l string) {
@@ -323,25 +678,18 @@ func atoi64(s string) int64 {
 	return n
 }
 
-func (o *Output) addLoop(to int, action string) {
-	o.States = append(o.States, State{
-		Number: len(o.States) + 1,
-		Action: "Back to state " + strconv.Itoa(to),
-		Header: strings.TrimSpace("Back to state " + strconv.Itoa(to) + " " + action),
-		LoopTo: to,
-	})
-}
-
-// addState parses a state's header and its "/\ x = v" lines.
-func (o *Output) addState(n int, header string, body []string) error {
+// newState parses a state's header and its "/\\ x = v" lines.
+func newState(n int, header string, body []string) (State, error) {
 	st := State{Number: n, Header: strings.TrimSpace(header), Action: actionName(header)}
 	vars, err := parseAssignments(body)
 	if err != nil {
-		return fmt.Errorf("state %d: %w", n, err)
+		return State{}, fmt.Errorf("state %d: %w", n, err)
+	}
+	if len(vars) == 0 {
+		return State{}, fmt.Errorf("state %d has no variables (the state is cut short)", n)
 	}
 	st.Vars = vars
-	o.States = append(o.States, st)
-	return nil
+	return st, nil
 }
 
 // actionName turns TLC's state header into the action's name: "Init" for

@@ -98,7 +98,8 @@ func TestParseOutputErrorsAndWarnings(t *testing.T) {
 
 func TestParseOutputMultiLineValue(t *testing.T) {
 	text := "TLC2 Version 2.19\nError: Invariant Inv is violated.\nError: The behavior up to this point is:\n" +
-		"State 1: <Initial predicate>\n/\\ log = << [op |-> \"read\", token |-> 2],\n   [op |-> \"write\", token |-> 1] >>\n/\\ x = -1\n\n"
+		"State 1: <Initial predicate>\n/\\ log = << [op |-> \"read\", token |-> 2],\n   [op |-> \"write\", token |-> 1] >>\n/\\ x = -1\n\n" +
+		"Finished in 00s at (2026-11-22 02:15:03)\n"
 	out, err := ParseOutput(strings.NewReader(text))
 	require.NoError(t, err)
 	require.Len(t, out.States, 1)

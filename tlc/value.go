@@ -19,14 +19,22 @@ const (
 	KindFunction // (c1 :> 0 @@ c2 :> 1)
 	KindSeq      // <<1, 2>>
 	KindSet      // {1, 2}
+	KindInterval // 1..3: Int is the lower bound, Hi the upper
 )
+
+// MaxValueDepth bounds how deeply a value may nest (a sequence in a record
+// in a function …). TLC's values in real specs nest a handful of levels;
+// the bound keeps the parser's stack, and every walk over a value, small
+// whatever the input.
+const MaxValueDepth = 200
 
 // Value is a parsed TLA+ value.
 type Value struct {
 	Kind Kind
-	// Int holds KindInt; Bool holds KindBool.
-	Int  int64
-	Bool bool
+	// Int holds KindInt and KindInterval's lower bound; Hi holds
+	// KindInterval's upper bound; Bool holds KindBool.
+	Int, Hi int64
+	Bool    bool
 	// Str holds a KindString's contents (unquoted) or a KindModel's name.
 	Str string
 	// Fields holds a record's fields or a function's pairs, in TLC's order;
@@ -62,6 +70,10 @@ func (v Value) write(b *strings.Builder) {
 		}
 	case KindModel:
 		b.WriteString(v.Str)
+	case KindInterval:
+		b.WriteString(strconv.FormatInt(v.Int, 10))
+		b.WriteString("..")
+		b.WriteString(strconv.FormatInt(v.Hi, 10))
 	case KindRecord:
 		b.WriteByte('[')
 		for i, f := range v.Fields {
@@ -133,13 +145,41 @@ func (v Value) Apply(key Value) (Value, bool) {
 	return Value{}, false
 }
 
-// Equal reports whether v and w print the same.
-func (v Value) Equal(w Value) bool { return v.String() == w.String() }
+// Equal reports whether v and w print the same. It compares the values
+// element by element, without printing them, so that comparing nested
+// values costs time linear in their size.
+func (v Value) Equal(w Value) bool {
+	if v.Kind != w.Kind || len(v.Fields) != len(w.Fields) || len(v.Elems) != len(w.Elems) {
+		return false
+	}
+	switch v.Kind {
+	case KindInt:
+		return v.Int == w.Int
+	case KindInterval:
+		return v.Int == w.Int && v.Hi == w.Hi
+	case KindBool:
+		return v.Bool == w.Bool
+	case KindString, KindModel:
+		return v.Str == w.Str
+	}
+	for i := range v.Fields {
+		if !v.Fields[i].Key.Equal(w.Fields[i].Key) || !v.Fields[i].Val.Equal(w.Fields[i].Val) {
+			return false
+		}
+	}
+	for i := range v.Elems {
+		if !v.Elems[i].Equal(w.Elems[i]) {
+			return false
+		}
+	}
+	return true
+}
 
 // ParseValue parses one TLA+ value as TLC prints it: integers (also
-// negative), strings, TRUE/FALSE, model values, records, functions written
-// with :> and @@, sequences and sets. Anything else, or trailing text, is
-// an error naming the offset.
+// negative), intervals (1..3), strings, TRUE/FALSE, model values, records,
+// functions written with :> and @@, sequences and sets. Anything else,
+// trailing text, or nesting deeper than MaxValueDepth is an error naming
+// the offset.
 func ParseValue(s string) (Value, error) {
 	p := &parser{lx: lexer{src: s}}
 	p.next()
@@ -160,7 +200,7 @@ const (
 	tokInt
 	tokString
 	tokIdent
-	tokPunct // one of << >> [ ] { } ( ) , |-> :> @@
+	tokPunct // one of << >> [ ] { } ( ) , |-> :> @@ ..
 )
 
 type token struct {
@@ -188,9 +228,7 @@ type lexer struct {
 }
 
 // punctuation lists the multi-character tokens first, so "<<" is not read as "<".
-func punctuation() []string {
-	return []string{"<<", ">>", "|->", ":>", "@@", "[", "]", "{", "}", "(", ")", ","}
-}
+var punctuation = []string{"<<", ">>", "|->", ":>", "@@", "..", "[", "]", "{", "}", "(", ")", ","}
 
 func (l *lexer) next() (token, error) {
 	for l.pos < len(l.src) && strings.ContainsRune(" \t\r\n", rune(l.src[l.pos])) {
@@ -201,7 +239,7 @@ func (l *lexer) next() (token, error) {
 		return token{kind: tokEOF, pos: start}, nil
 	}
 	rest := l.src[l.pos:]
-	for _, p := range punctuation() {
+	for _, p := range punctuation {
 		if strings.HasPrefix(rest, p) {
 			l.pos += len(p)
 			return token{kind: tokPunct, text: p, pos: start}, nil
@@ -272,9 +310,10 @@ func isIdentPart(c byte) bool  { return isIdentStart(c) || isDigit(c) }
 
 // parser is a recursive-descent parser over the lexer's tokens.
 type parser struct {
-	lx  lexer
-	tok token
-	err error
+	lx    lexer
+	tok   token
+	err   error
+	depth int // containers open around the current token
 }
 
 func (p *parser) next() {
@@ -354,7 +393,20 @@ func (p *parser) primary() (Value, error) {
 			return Value{}, p.errorf("integer %s out of range", t.text)
 		}
 		p.next()
-		return Value{Kind: KindInt, Int: n}, p.err
+		if p.err != nil || !p.is("..") {
+			return Value{Kind: KindInt, Int: n}, p.err
+		}
+		p.next()
+		hi := p.tok
+		if hi.kind != tokInt {
+			return Value{}, p.errorf("expected the interval's upper bound, found %s", hi)
+		}
+		m, err := strconv.ParseInt(hi.text, 10, 64)
+		if err != nil {
+			return Value{}, p.errorf("integer %s out of range", hi.text)
+		}
+		p.next()
+		return Value{Kind: KindInterval, Int: n, Hi: m}, p.err
 	case tokString:
 		p.next()
 		return Value{Kind: KindString, Str: t.text}, p.err
@@ -368,6 +420,14 @@ func (p *parser) primary() (Value, error) {
 		}
 		return Value{Kind: KindModel, Str: t.text}, p.err
 	case tokPunct:
+		switch t.text {
+		case "<<", "{", "[", "(":
+			if p.depth >= MaxValueDepth {
+				return Value{}, p.errorf("the value nests deeper than %d levels", MaxValueDepth)
+			}
+			p.depth++
+			defer func() { p.depth-- }()
+		}
 		switch t.text {
 		case "<<":
 			p.next()

@@ -110,3 +110,54 @@ func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	}
 	return os.Rename(tmp, path)
 }
+
+// ReadJSON reads a trace WriteJSON wrote (a trace.json) and checks it
+// tells one behaviour: at least one step, steps numbered upward, and every
+// arrow, note, loop and violation at one of its steps. Unknown fields are
+// an error, so that another JSON file is not taken for a trace.
+func ReadJSON(r io.Reader) (*Trace, error) {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	var t Trace
+	if err := dec.Decode(&t); err != nil {
+		return nil, fmt.Errorf("not a trace.json: %w", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("not a trace.json: more than one JSON value")
+	}
+	if err := t.validate(); err != nil {
+		return nil, fmt.Errorf("not a valid trace: %w", err)
+	}
+	return &t, nil
+}
+
+func (t *Trace) validate() error {
+	if len(t.Steps) == 0 {
+		return fmt.Errorf("it has no steps")
+	}
+	steps := make(map[int]bool, len(t.Steps))
+	for i, s := range t.Steps {
+		if s.Number < 1 || (i > 0 && s.Number <= t.Steps[i-1].Number) {
+			return fmt.Errorf("step %d: steps are numbered from 1 upward", s.Number)
+		}
+		steps[s.Number] = true
+	}
+	last := t.Steps[len(t.Steps)-1].Number
+	for _, a := range t.Arrows {
+		if !steps[a.Sent] || (a.Received != 0 && (!steps[a.Received] || a.Received < a.Sent)) {
+			return fmt.Errorf("the message %q is sent at step %d and received at step %d, not steps of the trace in order", a.Label, a.Sent, a.Received)
+		}
+	}
+	for _, n := range t.Notes {
+		if !steps[n.Step] {
+			return fmt.Errorf("a note is at step %d, which the trace does not have", n.Step)
+		}
+	}
+	if t.Loop != 0 && (!steps[t.Loop] || t.Loop >= last) {
+		return fmt.Errorf("it loops back to step %d, which is not a step before its last", t.Loop)
+	}
+	if v := t.Violation; v != nil && !steps[v.Step] {
+		return fmt.Errorf("its violation is at step %d, which the trace does not have", v.Step)
+	}
+	return nil
+}

@@ -37,7 +37,7 @@ const (
 // and lanes highlighted, step times when the trace is timed — and the step
 // table below it. The lane headers stay in view while a long trace scrolls.
 func WriteHTML(w io.Writer, t *Trace) error {
-	return pageTemplate.Execute(w, buildPage(t))
+	return pageTemplate.Execute(w, buildPage(printable(t)))
 }
 
 // The page's template, style sheet and SVG symbols are files in assets/,

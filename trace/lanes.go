@@ -26,6 +26,7 @@ const (
 // marked beside the lane (◷ expiry, ⊘ rejection, ↯ fault), and the lanes a
 // violation involves are marked ✗ on its row.
 func WriteLanes(w io.Writer, t *Trace) error {
+	t = printable(t)
 	ew := &errWriter{w: w}
 	l := newLayout(t)
 	width := 12

@@ -12,8 +12,13 @@ import (
 // over its actor, expiries, rejections and faults are notes over their
 // lane, and the violation is a note over the lanes it involves.
 func WriteMermaid(w io.Writer, t *Trace) error {
+	t = printable(t)
 	ew := &errWriter{w: w}
 	l := newLayout(t)
+	if len(l.lanes) == 0 {
+		// A trace that names no process still gets its steps drawn.
+		l.lanes, l.laneIdx[unnamedLane] = []string{unnamedLane}, 0
+	}
 	ew.printf("sequenceDiagram\n")
 	if t.Title != "" {
 		ew.printf("    %%%% %s\n", mermaidText(t.Title))
@@ -64,6 +69,9 @@ func WriteMermaid(w io.Writer, t *Trace) error {
 	}
 	return ew.err
 }
+
+// unnamedLane is the one participant of a trace that names no lane.
+const unnamedLane = "system"
 
 // mermaidOver spans the violation note over the first and last lane it
 // involves (Mermaid spans at most two participants).

@@ -13,6 +13,7 @@ import (
 // row, the step's notes after its changes, and the violation at the end.
 // The HTML page shows the same rows (tableRows) as an HTML table.
 func WriteTable(w io.Writer, t *Trace) error {
+	t = printable(t)
 	ew := &errWriter{w: w}
 	if t.Title != "" {
 		ew.printf("%s\n\n", t.Title)

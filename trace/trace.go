@@ -36,6 +36,10 @@ type Trace struct {
 	Arrows    []Arrow    `json:"arrows,omitempty"`
 	Notes     []Note     `json:"notes,omitempty"`
 	Violation *Violation `json:"violation,omitempty"`
+	// Loop is the step whose state the last step returns to, when the
+	// behaviour goes on forever around a loop (a liveness counterexample's
+	// lasso: steps Loop+1 … last repeat); 0 for a behaviour that ends.
+	Loop int `json:"loop,omitempty"`
 }
 
 // Step is one state of the behaviour and the action that led to it.

@@ -11,20 +11,21 @@ import (
 	"github.com/fencelab/fencelab/trace"
 )
 
-const traceUsage = "fencelab trace [--format table|lanes|mermaid|html|json] [--out FILE] [--property NAME] <tlc-output-file>"
+const traceUsage = "fencelab trace [--format table|lanes|mermaid|html|json] [--out FILE] [--property NAME] [--counterexample N] <tlc-output-file | trace.json>"
 
 func traceCommand() command {
-	return command{name: "trace", summary: "show a TLC counterexample: step table, lane picture, Mermaid, HTML or JSON", run: runTrace}
+	return command{name: "trace", summary: "show a TLC counterexample or a trace.json: step table, lane picture, Mermaid, HTML or JSON", run: runTrace}
 }
 
-// runTrace reads TLC's output (with or without -tool) and renders its
-// counterexample.
+// runTrace reads TLC's output (with or without -tool), or a trace.json
+// that fencelab wrote, and renders its counterexample.
 func runTrace(e *env, args []string) error {
 	fs := newFlagSet("trace")
 	format := fs.String("format", "", "table, lanes, mermaid, html or json (default: the step table and the lane picture)")
 	out := fs.String("out", "", "write to this file instead of stdout")
 	property := fs.String("property", "", "the violated temporal property's name (TLC does not print it)")
 	title := fs.String("title", "", "the trace's title (default: the file name)")
+	which := fs.Int("counterexample", 1, "which counterexample, when TLC printed several (-continue)")
 	rest, err := parseFlags(e, fs, traceUsage, args)
 	if err != nil {
 		return err
@@ -42,19 +43,16 @@ func runTrace(e *env, args []string) error {
 	if err != nil {
 		return badInput("cannot read %s: %v", path, err)
 	}
-	parsed, err := tlc.ParseOutput(bytes.NewReader(data))
-	if err != nil {
-		return badInput("%s: %v", path, err)
-	}
-	if *title == "" {
-		*title = "TLC counterexample: " + path
-	}
-	t, err := parsed.Trace(tlc.TraceOptions{Title: *title, Property: *property})
-	if errors.Is(err, tlc.ErrNoCounterexample) {
-		return badInput("%s: no counterexample in this TLC output (TLC found no error, or stopped before printing one)", path)
-	}
-	if err != nil {
-		return badInput("%s: %v", path, err)
+	var t *trace.Trace
+	if isJSON(data) {
+		if t, err = trace.ReadJSON(bytes.NewReader(data)); err != nil {
+			return badInput("%s: %v", path, err)
+		}
+		if *title != "" {
+			t.Title = *title
+		}
+	} else if t, err = tlcTrace(path, data, *title, *property, *which); err != nil {
+		return err
 	}
 	var buf bytes.Buffer
 	if err := renderTrace(&buf, t, *format); err != nil {
@@ -68,6 +66,43 @@ func runTrace(e *env, args []string) error {
 		return badInput("cannot write %s: %v", *out, err)
 	}
 	return nil
+}
+
+// isJSON tells a trace.json from TLC's output: JSON starts with '{'.
+func isJSON(data []byte) bool {
+	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	return len(trimmed) > 0 && trimmed[0] == '{'
+}
+
+// tlcTrace parses TLC's output and converts the chosen counterexample.
+func tlcTrace(path string, data []byte, title, property string, which int) (*trace.Trace, error) {
+	parsed, err := tlc.ParseOutput(bytes.NewReader(data))
+	if err != nil {
+		return nil, badInput("%s: %v", path, err)
+	}
+	if !parsed.Complete {
+		return nil, badInput("%s: the TLC output is incomplete: it stops before TLC's closing \"Finished in …\" message (TLC was stopped, or the file is cut short)", path)
+	}
+	if len(parsed.Counterexamples) == 0 {
+		return nil, badInput("%s: no counterexample in this TLC output (TLC found no error, or stopped before printing one)", path)
+	}
+	if parsed, err = parsed.Select(which); err != nil {
+		return nil, badInput("%s: --counterexample %d: %v", path, which, err)
+	}
+	if title == "" {
+		title = "TLC counterexample: " + path
+		if n := len(parsed.Counterexamples); n > 1 {
+			title += fmt.Sprintf(" (counterexample %d of %d)", which, n)
+		}
+	}
+	t, err := parsed.Trace(tlc.TraceOptions{Title: title, Property: property})
+	if errors.Is(err, tlc.ErrNoCounterexample) {
+		return nil, badInput("%s: no counterexample in this TLC output (TLC found no error, or stopped before printing one)", path)
+	}
+	if err != nil {
+		return nil, badInput("%s: %v", path, err)
+	}
+	return t, nil
 }
 
 // renderTrace writes t in one format; "" is the step table followed by
