@@ -74,7 +74,7 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 	fencing := fs.String("fencing", "", "designs to run, comma-separated: off (no tokens), none, writes, all (default all four side by side)")
 	faults := fs.String("faults", def.Faults.String(), "fault kinds a seed may draw: any of delay, pause, drift (comma-separated), or none")
 	ttl := fs.Duration("ttl", def.TTL, "lease TTL at the service")
-	margin := fs.Duration("margin", def.Margin, "safety margin: a client believes in its lease for ttl-margin of its own clock")
+	margin := fs.Duration("margin", def.Margin, "safety margin: a client believes in its lease for ttl-margin of its own clock; it covers a clock rate drift of ±d when margin ≥ ttl·2d/(1+d)")
 	validity := fs.String("validity", def.Validity.String(), "when that window starts: send (when the client sends the acquire; a grant that lands after it is given back, Redlock's rule) or arrival (when the grant lands: the flaw, a late grant outlives its lease)")
 	think := fs.Duration("think", def.Think, "time between reading the counter and writing read+1")
 	lockDelay := fs.Duration("lock-delay", def.LockDelay, "time after an expiry before the lock is granted again (0: none)")

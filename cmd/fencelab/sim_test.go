@@ -33,7 +33,7 @@ func TestSimBadInput(t *testing.T) {
 		{"zero workers", []string{"--workers", "0"}, "workers must be positive, got 0"},
 		{"negative retries", []string{"--retries", "-1"}, "retries must be between 0 and 255"},
 		{"ttl equals margin", []string{"--ttl", "100ms", "--margin", "100ms"}, "margin (100ms) must be less than ttl (100ms)"},
-		{"ttl below margin", []string{"--ttl", "50ms"}, "margin (100ms) must be less than ttl (50ms)"},
+		{"ttl below margin", []string{"--ttl", "50ms"}, "margin (200ms) must be less than ttl (50ms)"},
 		{"zero ttl", []string{"--ttl", "0s"}, "ttl must be positive"},
 		{"zero latency", []string{"--latency", "0s"}, "latency must be positive"},
 		{"negative think", []string{"--think", "-1s"}, "think must not be negative, got -1s"},
