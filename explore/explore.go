@@ -81,7 +81,8 @@ func DefaultConfig(d impl.Design, clients int) Config {
 }
 
 // DefaultValidity is the untimed model's validity rule: the arrival rule,
-// as the specs have it (a client's lease timer starts with the grant).
+// the client's validity timer set when the grant lands (the specs have no
+// client timer at all: a client believes from the grant to its release).
 // In the asynchronous model any timer may fire at any moment, so the send
 // rule's validity timer need not fire before a late grant lands: every
 // arrival-rule run is a send-rule run too, and the send rule adds only
