@@ -37,7 +37,7 @@ type ClientConfig struct {
 	// the arrival rule, the grant's travel time).
 	Validity time.Duration
 	// Rule is when that window starts. Under ValiditySend (Redlock's
-	// validity check, seeds 002 and 003) the client sets its validity
+	// validity check; see the README's Sources) the client sets its validity
 	// timer when it sends the acquire, and a grant that arrives after the
 	// timer fired is given back and asked for again: the client believes
 	// only within Validity of its clock since the send, a moment before

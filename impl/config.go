@@ -70,7 +70,7 @@ func ParseDesign(s string) (Design, error) {
 }
 
 // ValidityRule is when a client's validity window starts: the moment it
-// sent the acquire (Redlock's rule, seeds 002 and 003) or the moment the
+// sent the acquire (Redlock's rule; see the README's Sources) or the moment the
 // grant arrived (the flawed rule, kept to show the flaw).
 type ValidityRule uint8
 
