@@ -28,13 +28,24 @@ const (
 type ClientConfig struct {
 	// Sections is how many critical sections the client runs.
 	Sections int
-	// MaxRetries bounds the rejections per section; after that many the
-	// client gives up the section, so a run always ends.
+	// MaxRetries bounds the failed acquires per section — rejections, and
+	// grants that arrived after their validity window (see Rule); after
+	// that many the client gives up the section, so a run always ends.
 	MaxRetries int
-	// Validity is how long after a grant arrives the client believes it
-	// holds the lock: the TTL minus a safety margin for the grant's
-	// travel time and clock drift (the validity check of Redlock).
+	// Validity is how long the client believes it holds the lock, by its
+	// own clock: the TTL minus a safety margin for clock drift (and, under
+	// the arrival rule, the grant's travel time).
 	Validity time.Duration
+	// Rule is when that window starts. Under ValiditySend (Redlock's
+	// validity check; see the README's Sources) the client sets its validity
+	// timer when it sends the acquire, and a grant that arrives after the
+	// timer fired is given back and asked for again: the client believes
+	// only within Validity of its clock since the send, a moment before
+	// the service started the lease, however long the grant travelled.
+	// Under ValidityArrival the timer starts when the grant arrives, so a
+	// grant delayed by more than the margin outlives the lease at the
+	// service: the flaw, kept to show it.
+	Rule ValidityRule
 	// Think is the time between reading the counter and writing read+1.
 	Think time.Duration
 }
@@ -48,6 +59,10 @@ type Client struct {
 	// grant until it releases or its validity timer fires. This belief is
 	// what AtMostOneClientHoldLock is about.
 	holds bool
+	// late records, under the send rule, that the validity window of the
+	// acquire in flight ended before its answer came: a grant that
+	// arrives now is given back.
+	late  bool
 	lease uint64 // the grant it is using, 0 when none
 	token uint64 // that grant's fencing token, 0 without fencing
 	read  int64  // the value read in the current section
@@ -94,6 +109,14 @@ func (c *Client) Committed() int { return int(c.committed) }
 func (c *Client) Aborted() int { return int(c.aborted) }
 
 // Step handles one input. The client's whole protocol lives here.
+//
+// The validity window (see ClientConfig.Rule): under the send rule the
+// validity timer is set with every acquire sent and runs on through the
+// critical section; if it fires while the client is still acquiring, the
+// answer is late, and a grant that then arrives is released at once (so
+// the service can free it) and asked for again, counting against the
+// section's retry budget like a rejection. Under the arrival rule the timer
+// is set when the grant arrives.
 func (c *Client) Step(in Input, out *Effects) {
 	switch in.Kind {
 	case InputStart:
@@ -117,22 +140,35 @@ func (c *Client) onMessage(in Input, out *Effects) {
 			c.send(out, Message{Kind: MsgRelease, To: ServiceNode, Lease: m.Lease})
 			return
 		}
+		if c.late {
+			// Its window ended while the grant travelled: believing now
+			// could outlast the lease at the service. Give it back and
+			// ask again at once (the lock it gave back is free), within
+			// the same retry budget as a rejection.
+			out.event(Event{Kind: EvGrantLate, Node: c.id, Lease: m.Lease, Token: m.Token})
+			c.send(out, Message{Kind: MsgRelease, To: ServiceNode, Lease: m.Lease})
+			c.retry(out, func() { c.acquire(out) })
+			return
+		}
 		c.phase, c.holds, c.lease, c.token = Reading, true, m.Lease, m.Token
-		out.set(TimerValidity, c.cfg.Validity)
+		if c.cfg.Rule == ValidityArrival {
+			out.set(TimerValidity, c.cfg.Validity)
+		}
 		out.event(Event{Kind: EvHolding, Node: c.id, Lease: m.Lease, Token: m.Token})
 		c.send(out, Message{Kind: MsgRead, To: ResourceNode, Token: c.token})
 	case MsgReject:
 		if c.phase != Acquiring {
 			return
 		}
-		if int(c.retries) >= c.cfg.MaxRetries {
-			out.event(Event{Kind: EvGaveUp, Node: c.id})
-			c.endSection(false, out)
-			return
-		}
-		c.retries++
-		c.phase = BackingOff
-		out.set(TimerBackoff, in.Backoff)
+		c.retry(out, func() {
+			c.phase = BackingOff
+			out.set(TimerBackoff, in.Backoff)
+			if c.cfg.Rule == ValiditySend {
+				// No acquire in flight while it backs off; the next
+				// one sets the timer again.
+				out.cancel(TimerValidity)
+			}
+		})
 	case MsgReadReply:
 		if c.phase != Reading {
 			return
@@ -160,6 +196,8 @@ func (c *Client) onTimer(in Input, out *Effects) {
 		if c.holds {
 			c.holds = false
 			out.event(Event{Kind: EvLeaseLost, Node: c.id, Lease: c.lease})
+		} else if c.phase == Acquiring && c.cfg.Rule == ValiditySend {
+			c.late = true
 		}
 	case TimerThink:
 		if c.phase != Thinking {
@@ -177,9 +215,27 @@ func (c *Client) onTimer(in Input, out *Effects) {
 	}
 }
 
+// acquire asks for the lock; under the send rule the validity window
+// starts now (setting the timer again replaces a pending one).
 func (c *Client) acquire(out *Effects) {
-	c.phase = Acquiring
+	c.phase, c.late = Acquiring, false
+	if c.cfg.Rule == ValiditySend {
+		out.set(TimerValidity, c.cfg.Validity)
+	}
 	c.send(out, Message{Kind: MsgAcquire, To: ServiceNode})
+}
+
+// retry handles an acquire that did not yield the lock: within the
+// section's budget it counts one retry and calls again; past it the client
+// gives the section up.
+func (c *Client) retry(out *Effects, again func()) {
+	if int(c.retries) >= c.cfg.MaxRetries {
+		out.event(Event{Kind: EvGaveUp, Node: c.id})
+		c.endSection(false, out)
+		return
+	}
+	c.retries++
+	again()
 }
 
 // endSection closes the current section, releases the lock it used (a
@@ -197,15 +253,24 @@ func (c *Client) endSection(committed bool, out *Effects) {
 	}
 	if c.lease != 0 {
 		c.send(out, Message{Kind: MsgRelease, To: ServiceNode, Lease: c.lease})
-		out.cancel(TimerValidity)
 	}
-	c.holds, c.lease, c.token, c.read, c.retries = false, 0, 0, 0, 0
+	// The validity timer: under the arrival rule it runs only while a
+	// lease is used; under the send rule it may run from the last acquire
+	// on, and the next acquire sets it again (an actor never sets and
+	// cancels one timer in one step).
+	cancel := c.lease != 0 && c.cfg.Rule == ValidityArrival
+	c.holds, c.lease, c.token, c.read, c.retries, c.late = false, 0, 0, 0, 0, false
 	if int(c.committed)+int(c.aborted) >= c.cfg.Sections {
 		c.phase = Finished
 		out.event(Event{Kind: EvFinished, Node: c.id})
-		return
+		cancel = cancel || c.cfg.Rule == ValiditySend
 	}
-	c.acquire(out)
+	if cancel {
+		out.cancel(TimerValidity)
+	}
+	if c.phase != Finished {
+		c.acquire(out)
+	}
 }
 
 func (c *Client) send(out *Effects, m Message) {
@@ -215,7 +280,7 @@ func (c *Client) send(out *Effects, m Message) {
 
 // Encode appends the canonical encoding of c's state to b.
 func (c *Client) Encode(b []byte) []byte {
-	b = append(b, byte(c.phase), boolByte(c.holds), c.retries, c.committed, c.aborted)
+	b = append(b, byte(c.phase), boolByte(c.holds), boolByte(c.late), c.retries, c.committed, c.aborted)
 	b = binary.AppendUvarint(b, c.lease)
 	b = binary.AppendUvarint(b, c.token)
 	return binary.AppendVarint(b, c.read)

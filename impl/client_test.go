@@ -57,17 +57,23 @@ func kinds(events []Event) []EventKind {
 func TestClientRules(t *testing.T) {
 	c := ClientNode(0)
 	one := ClientConfig{Sections: 1, MaxRetries: 2, Validity: 9 * time.Second, Think: time.Second}
+	arrival := one
+	arrival.Rule = ValidityArrival
 	release := func(lease uint64) Message { return Message{Kind: MsgRelease, From: c, To: ServiceNode, Lease: lease} }
+	acquire := Message{Kind: MsgAcquire, From: c, To: ServiceNode}
+	validity := TimerSet{Timer: Timer{Kind: TimerValidity}, After: 9 * time.Second}
 	tests := []struct {
 		name string
 		cfg  ClientConfig
 		run  func(t *testing.T, d *clientDriver)
 	}{
 		{"a committed section: read, think, write read+1 with the token, release with the lease", one, func(t *testing.T, d *clientDriver) {
-			assert.Equal(t, []Message{{Kind: MsgAcquire, From: c, To: ServiceNode}}, d.start().Send)
-			out := d.grant(4, 7)
+			out := d.start()
+			assert.Equal(t, []Message{{Kind: MsgAcquire, From: c, To: ServiceNode}}, out.Send)
+			assert.Equal(t, []TimerSet{validity}, out.Set, "the send rule: the window starts with the acquire")
+			out = d.grant(4, 7)
 			assert.Equal(t, []Message{{Kind: MsgRead, From: c, To: ResourceNode, Token: 7}}, out.Send)
-			assert.Equal(t, []TimerSet{{Timer: Timer{Kind: TimerValidity}, After: 9 * time.Second}}, out.Set)
+			assert.Empty(t, out.Set, "the window already runs")
 			assert.True(t, d.c.Holds())
 			out = d.readReply(true, 41)
 			assert.Equal(t, []TimerSet{{Timer: Timer{Kind: TimerThink}, After: time.Second}}, out.Set)
@@ -86,8 +92,72 @@ func TestClientRules(t *testing.T) {
 			out := d.in(Input{Kind: InputMessage, Msg: Message{Kind: MsgReject, From: ServiceNode, To: c}, Backoff: 1234})
 			assert.Empty(t, out.Send)
 			assert.Equal(t, []TimerSet{{Timer: Timer{Kind: TimerBackoff}, After: 1234}}, out.Set)
+			assert.Equal(t, []Timer{{Kind: TimerValidity}}, out.Cancel, "no acquire in flight while it backs off")
 			assert.Equal(t, BackingOff, d.c.Phase())
-			assert.Equal(t, []Message{{Kind: MsgAcquire, From: c, To: ServiceNode}}, d.fire(TimerBackoff).Send)
+			out = d.fire(TimerBackoff)
+			assert.Equal(t, []Message{acquire}, out.Send)
+			assert.Equal(t, []TimerSet{validity}, out.Set, "a new window with the new acquire")
+		}},
+		{"the send rule: a grant that comes after its window is given back and asked for again", one, func(t *testing.T, d *clientDriver) {
+			d.start()
+			out := d.fire(TimerValidity) // the client's clock: TTL − margin since the send
+			assert.Empty(t, out.Send)
+			assert.Empty(t, out.Events)
+			assert.Equal(t, Acquiring, d.c.Phase())
+			out = d.grant(6, 6)
+			assert.Equal(t, []Message{release(6), acquire}, out.Send, "released so the service can free it, then asked again")
+			assert.Equal(t, []TimerSet{validity}, out.Set, "a new window from the new send")
+			assert.Equal(t, []EventKind{EvGrantLate}, kinds(out.Events))
+			assert.False(t, d.c.Holds(), "it never believes in a late grant")
+			assert.Equal(t, Acquiring, d.c.Phase())
+			out = d.grant(7, 7) // in time: the new window still runs
+			assert.True(t, d.c.Holds())
+			assert.Equal(t, []EventKind{EvHolding}, kinds(out.Events))
+		}},
+		{"the send rule: late grants count against the retry budget, like rejections", one, func(t *testing.T, d *clientDriver) {
+			d.start()
+			d.reject()
+			d.fire(TimerBackoff)
+			d.fire(TimerValidity)
+			d.grant(1, 1) // the second failed attempt: the budget of 2 is spent
+			d.fire(TimerValidity)
+			out := d.grant(2, 2)
+			assert.Equal(t, []Message{release(2)}, out.Send, "given back, not asked again")
+			assert.Equal(t, []Timer{{Kind: TimerValidity}}, out.Cancel)
+			assert.Equal(t, []EventKind{EvGrantLate, EvGaveUp, EvFinished}, kinds(out.Events))
+			assert.True(t, d.c.Done())
+			assert.Equal(t, 1, d.c.Aborted())
+			assert.False(t, d.c.Holds())
+		}},
+		{"the send rule: the window runs on from the send through the section", one, func(t *testing.T, d *clientDriver) {
+			d.start()
+			d.grant(3, 3)
+			out := d.fire(TimerValidity)
+			assert.Equal(t, []EventKind{EvLeaseLost}, kinds(out.Events))
+			assert.False(t, d.c.Holds())
+		}},
+		{"the arrival rule: the window starts with the grant, however late", arrival, func(t *testing.T, d *clientDriver) {
+			out := d.start()
+			assert.Empty(t, out.Set, "no window while acquiring")
+			out = d.fire(TimerValidity) // a stray timer changes nothing
+			assert.Empty(t, out.Events)
+			out = d.grant(4, 4)
+			assert.True(t, d.c.Holds(), "it believes, however long the grant travelled")
+			assert.Equal(t, []TimerSet{validity}, out.Set)
+			assert.Equal(t, []EventKind{EvHolding}, kinds(out.Events))
+			d.readReply(true, 1)
+			d.fire(TimerThink)
+			out = d.writeReply(true)
+			assert.Equal(t, []Message{release(4)}, out.Send)
+			assert.Equal(t, []Timer{{Kind: TimerValidity}}, out.Cancel)
+			assert.True(t, d.c.Done())
+		}},
+		{"the arrival rule: a rejection sets no window", arrival, func(t *testing.T, d *clientDriver) {
+			d.start()
+			out := d.reject()
+			assert.Empty(t, out.Cancel)
+			out = d.fire(TimerBackoff)
+			assert.Empty(t, out.Set)
 		}},
 		{"it gives up after MaxRetries rejections, without a release", one, func(t *testing.T, d *clientDriver) {
 			d.start()

@@ -69,6 +69,51 @@ func ParseDesign(s string) (Design, error) {
 	return 0, fmt.Errorf("unknown fencing mode %q (want off, none, writes or all)", s)
 }
 
+// ValidityRule is when a client's validity window starts: the moment it
+// sent the acquire (Redlock's rule; see the README's Sources) or the moment the
+// grant arrived (the flawed rule, kept to show the flaw).
+type ValidityRule uint8
+
+// Validity rules. The zero value is the send rule, the default.
+const (
+	// ValiditySend starts the window when the acquire is sent: the client
+	// believes it holds the lock until its own clock has advanced
+	// TTL − margin since the send, and a grant that arrives after that is
+	// given back. However long the grant travelled, the belief never
+	// outlasts TTL − margin of the client's clock from a moment before the
+	// service started the lease.
+	ValiditySend ValidityRule = iota
+	// ValidityArrival starts the window when the grant arrives: a grant
+	// delayed by more than the margin makes the client believe past the
+	// end of the lease at the service — a fixed margin cannot cover an
+	// unbounded delay.
+	ValidityArrival
+)
+
+// ValidityRules lists the rules, the default first.
+func ValidityRules() []ValidityRule { return []ValidityRule{ValiditySend, ValidityArrival} }
+
+// String is the rule's flag value: send or arrival.
+func (v ValidityRule) String() string {
+	switch v {
+	case ValiditySend:
+		return "send"
+	case ValidityArrival:
+		return "arrival"
+	}
+	return fmt.Sprintf("ValidityRule(%d)", uint8(v))
+}
+
+// ParseValidityRule reads a rule's flag value.
+func ParseValidityRule(s string) (ValidityRule, error) {
+	for _, v := range ValidityRules() {
+		if v.String() == s {
+			return v, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown validity rule %q (want send or arrival)", s)
+}
+
 // Config is the one configuration of a system — one lock, its service, its
 // clients and the resource — shared by every runtime. A runtime's own
 // configuration embeds it and adds only its own knobs (the simulator its
@@ -84,6 +129,9 @@ type Config struct {
 	// the client's belief (its validity is TTL − Margin of its own clock).
 	TTL    time.Duration
 	Margin time.Duration
+	// Validity is when that window starts: at the acquire's send (the
+	// default, Redlock's rule) or at the grant's arrival (the flaw).
+	Validity ValidityRule
 	// Think is the time between reading the counter and writing read+1.
 	Think time.Duration
 	// LockDelay, when positive, holds an expired lock back that long
@@ -105,6 +153,9 @@ const maxCount = 255
 func (c Config) Validate() error {
 	if c.Design > DesignFenceAll {
 		return fmt.Errorf("unknown design %d", c.Design)
+	}
+	if c.Validity > ValidityArrival {
+		return fmt.Errorf("validity must be send or arrival, got %v", c.Validity)
 	}
 	if err := between("clients", c.Clients, 1, MaxClients); err != nil {
 		return err

@@ -18,6 +18,8 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		{"valid", func(*Config) {}, ""},
 		{"unknown design", func(c *Config) { c.Design = DesignFenceAll + 1 }, "unknown design 4"},
+		{"the arrival rule", func(c *Config) { c.Validity = ValidityArrival }, ""},
+		{"unknown validity rule", func(c *Config) { c.Validity = ValidityArrival + 1 }, "validity must be send or arrival, got ValidityRule(2)"},
 		{"no clients", func(c *Config) { c.Clients = 0 }, "clients must be between 1 and 253, got 0"},
 		{"most clients", func(c *Config) { c.Clients = MaxClients }, ""},
 		{"too many clients", func(c *Config) { c.Clients = MaxClients + 1 }, "clients must be between 1 and 253, got 254"},
@@ -51,4 +53,16 @@ func TestConfigValidate(t *testing.T) {
 			assert.Error(t, err, "NewSystem validates too")
 		})
 	}
+}
+
+func TestParseValidityRule(t *testing.T) {
+	for _, v := range ValidityRules() {
+		got, err := ParseValidityRule(v.String())
+		require.NoError(t, err)
+		assert.Equal(t, v, got)
+	}
+	var zero Config
+	assert.Equal(t, ValiditySend, zero.Validity, "the send rule is the default")
+	_, err := ParseValidityRule("grant")
+	assert.EqualError(t, err, `unknown validity rule "grant" (want send or arrival)`)
 }

@@ -114,7 +114,7 @@ func (s *Service) Decode(b []byte) ([]byte, error) {
 // returns the rest of b. The client keeps its configuration and identity.
 func (c *Client) Decode(b []byte) ([]byte, error) {
 	d := decoder{b: b}
-	c.phase, c.holds, c.retries, c.committed, c.aborted = Phase(d.byte()), d.bool(), d.byte(), d.byte(), d.byte()
+	c.phase, c.holds, c.late, c.retries, c.committed, c.aborted = Phase(d.byte()), d.bool(), d.bool(), d.byte(), d.byte(), d.byte()
 	c.lease = d.uvarint()
 	c.token = d.uvarint()
 	c.read = d.varint()

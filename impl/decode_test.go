@@ -32,6 +32,7 @@ func drawConfig(t *rapid.T) Config {
 		Retries:  rapid.IntRange(0, 2).Draw(t, "retries"),
 		TTL:      10, Margin: 1,
 		LockDelay: rapid.SampledFrom([]time.Duration{0, 5}).Draw(t, "lockDelay"),
+		Validity:  rapid.SampledFrom(ValidityRules()).Draw(t, "validity"),
 	}
 }
 

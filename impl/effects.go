@@ -145,6 +145,7 @@ const (
 	EvSectionAborted                        // client ended a critical section without effect (fenced, or its lease ran out)
 	EvGaveUp                                // client stopped retrying an acquire
 	EvFinished                              // client ran all its critical sections
+	EvGrantLate                             // client got Lease after its validity window ended (send rule): it gives it back
 )
 
 func (k EventKind) String() string {
@@ -177,6 +178,8 @@ func (k EventKind) String() string {
 		return "gave up"
 	case EvFinished:
 		return "finished"
+	case EvGrantLate:
+		return "grant too late"
 	}
 	return fmt.Sprintf("EventKind(%d)", uint8(k))
 }
@@ -212,6 +215,8 @@ func (e Event) String() string {
 		return fmt.Sprintf("holds the lock (lease %d)", e.Lease)
 	case EvLeaseLost:
 		return fmt.Sprintf("lease %d ran out by its own clock", e.Lease)
+	case EvGrantLate:
+		return fmt.Sprintf("lease %d came after its validity window, counted from the acquire's send: given back", e.Lease)
 	default:
 		return e.Kind.String()
 	}

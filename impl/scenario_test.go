@@ -1,6 +1,7 @@
 package impl
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,9 +19,18 @@ type harness struct {
 }
 
 func newHarness(t *testing.T, d Design, clients int) *harness {
-	w, err := NewWorld(Config{Design: d, Clients: clients, Sections: 1, Retries: 1, TTL: 10, Margin: 1})
+	return newHarnessRule(t, d, clients, ValiditySend)
+}
+
+func newHarnessRule(t *testing.T, d Design, clients int, rule ValidityRule) *harness {
+	w, err := NewWorld(Config{Design: d, Clients: clients, Sections: 1, Retries: 1, TTL: 10, Margin: 1, Validity: rule})
 	require.NoError(t, err)
 	return &harness{t: t, w: w, sys: w.Sys}
+}
+
+// pending reports whether n's timer of kind k is pending.
+func (h *harness) pending(n NodeID, k TimerKind) bool {
+	return slices.Contains(h.w.Timers, PendingTimer{Node: n, Timer: Timer{Kind: k}})
 }
 
 // take applies the first enabled action that matches, or fails the test.
@@ -152,4 +162,78 @@ func TestKleppmannStoryWithATimelyClock(t *testing.T) {
 			assert.Equal(t, c2, holder)
 		})
 	}
+}
+
+// TestGrantDelayedPastTheMargin: c1's grant travels longer than the margin
+// — so long that the lease expires at the service and c2 is granted the
+// lock before c1's grant lands. Under the send rule c1's validity window
+// started when it sent the acquire, so by its own clock it is over before
+// the grant lands (the timer fires first, as a clock without drift has it:
+// the window is TTL − margin, the lease TTL from a later moment); c1 gives
+// the grant back, asks again and never believes. Under the arrival rule the
+// window only starts when the grant lands: c1 believes, and two clients
+// hold the lock.
+func TestGrantDelayedPastTheMargin(t *testing.T) {
+	for _, rule := range ValidityRules() {
+		t.Run(rule.String(), func(t *testing.T) {
+			h := newHarnessRule(t, DesignFenceAll, 2, rule)
+			c1, c2 := ClientNode(0), ClientNode(1)
+			h.start(c1)
+			h.deliver(ServiceNode, MsgAcquire) // the grant to c1 is now in flight, and slow
+			if rule == ValiditySend {
+				require.True(t, h.pending(c1, TimerValidity), "the window starts with the send")
+				h.fire(c1, TimerValidity) // c1's clock: TTL − margin since the send
+			} else {
+				require.False(t, h.pending(c1, TimerValidity), "no window before the grant lands")
+			}
+			h.fire(ServiceNode, TimerLease) // the lease runs out at the service
+			h.start(c2)
+			h.deliver(ServiceNode, MsgAcquire)
+			h.deliver(c2, MsgGrant)
+			require.True(t, h.sys.Clients[1].Holds())
+			h.deliver(c1, MsgGrant) // the late grant lands
+
+			if rule == ValidityArrival {
+				assert.True(t, h.sys.Clients[0].Holds(), "c1 believes in a lease the service has expired")
+				assert.True(t, h.broken(AtMostOneClientHoldLock), "two holders: %s", h.sys)
+				return
+			}
+			assert.False(t, h.sys.Clients[0].Holds(), "c1 never believes in the late grant")
+			assert.False(t, h.broken(AtMostOneClientHoldLock), "%s", h.sys)
+			assert.Equal(t, Acquiring, h.sys.Clients[0].Phase(), "c1 asks again")
+			assert.True(t, h.pending(c1, TimerValidity), "with a new window from the new send")
+			// c1 gave the grant back: the service refuses the release (the
+			// lease is gone, c2 holds the lock) and rejects c1's new acquire.
+			h.deliver(ServiceNode, MsgRelease)
+			assert.Equal(t, c2, h.sys.Service.Lock().Holder)
+			h.deliver(ServiceNode, MsgAcquire)
+			h.deliver(c1, MsgReject)
+			// The late grant spent c1's one retry: this rejection ends the
+			// section, given up.
+			assert.True(t, h.sys.Clients[0].Done())
+			assert.Equal(t, 1, h.sys.Clients[0].Aborted())
+			assert.False(t, h.pending(c1, TimerValidity), "a finished client leaves no timer")
+			for _, name := range InvariantNames() {
+				assert.False(t, h.broken(name), "%s: %s", name, h.sys)
+			}
+		})
+	}
+}
+
+// TestLateGrantReleasedFreesTheLock: under the send rule a late grant that
+// is still the service's current lease is freed by the client's release,
+// and the client's next acquire gets the lock again.
+func TestLateGrantReleasedFreesTheLock(t *testing.T) {
+	h := newHarness(t, DesignNoFencing, 1)
+	c1 := ClientNode(0)
+	h.start(c1)
+	h.deliver(ServiceNode, MsgAcquire)
+	h.fire(c1, TimerValidity)
+	h.deliver(c1, MsgGrant)
+	require.False(t, h.sys.Clients[0].Holds())
+	h.deliver(ServiceNode, MsgRelease)
+	assert.Equal(t, Available, h.sys.Service.Lock().Status, "the release freed the lease")
+	h.deliver(ServiceNode, MsgAcquire)
+	h.deliver(c1, MsgGrant)
+	assert.True(t, h.sys.Clients[0].Holds(), "the second grant came in its window")
 }

@@ -25,7 +25,7 @@ func NewSystem(c Config) (*System, error) {
 	}
 	for i := range s.Clients {
 		s.Clients[i] = NewClient(ClientNode(i), ClientConfig{
-			Sections: c.Sections, MaxRetries: c.Retries, Validity: c.TTL - c.Margin, Think: c.Think,
+			Sections: c.Sections, MaxRetries: c.Retries, Validity: c.TTL - c.Margin, Rule: c.Validity, Think: c.Think,
 		})
 	}
 	return s, nil

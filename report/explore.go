@@ -110,6 +110,9 @@ func ExploreMatrix(w io.Writer, results []*explore.Result) error {
 	if c.LockDelay > 0 {
 		delay = "lock-delay"
 	}
+	if c.Validity != explore.DefaultValidity {
+		delay += ", validity from the " + c.Validity.String()
+	}
 	if c.Symmetry {
 		delay += ", client symmetry"
 	}

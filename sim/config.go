@@ -60,9 +60,19 @@ const DefaultMaxSteps = 1_000_000
 
 // DefaultConfig is the default workload and fault bounds. The normal
 // network (at most Latency+Jitter+Processing ≈ 3.1ms one way) is far below
-// the margin (100ms) and a whole critical section (about 30ms) far below
-// the client's validity (900ms), so a run without faults satisfies every
+// the margin and a whole critical section (about 30ms) far below the
+// client's validity (800ms), so a run without faults satisfies every
 // property in every design; the faults are what break the lock.
+//
+// The margin covers the rate drift bound ρ (MaxDriftPPM): the client's
+// window, counted from the acquire's send, lasts at most (TTL − margin)/(1 − ρ)
+// of real time and the lease at least TTL/(1 + ρ), so the belief ends
+// first when margin ≥ TTL·2ρ/(1 + ρ) — 182ms for a 1s TTL at ρ = 0.1; the
+// default 200ms leaves 20ms of real time. (100ms, before issue 11, did
+// not: a service clock 10% fast expired the lease at 0.909s while a client
+// clock 10% slow believed until 1.0s.) What breaks the lock by default
+// is what no margin covers: clock steps, pauses and delay spikes far
+// beyond the TTL.
 func DefaultConfig() Config {
 	return Config{
 		Config: impl.Config{
@@ -71,7 +81,7 @@ func DefaultConfig() Config {
 			Sections: 10,
 			Retries:  100,
 			TTL:      time.Second,
-			Margin:   100 * time.Millisecond,
+			Margin:   200 * time.Millisecond,
 			Think:    20 * time.Millisecond,
 		},
 		Backoff:     20 * time.Millisecond,

@@ -73,11 +73,23 @@ func TestDefaultFaultsMatchDesign(t *testing.T) {
 	expectShape(t, sum, [numProps]int{propAtMostOne: 10, propToken: 10, propLostUpdate: 10})
 }
 
+// TestNPCEachFaultKindAlone: each fault kind alone breaks what DESIGN.md's
+// table says is violated — except that delay alone never gives two
+// holders: under the send rule a late grant is given back (issue 11; the
+// arrival rule's flaw is TestArrivalRuleShowsTheFlaw). Delay still loses
+// updates: a write can land after the lease ended.
 func TestNPCEachFaultKindAlone(t *testing.T) {
 	for _, k := range Singles() {
 		t.Run(k.String(), func(t *testing.T) {
 			sum := runBatch(t, k, 600)
-			expectShape(t, sum, [numProps]int{propAtMostOne: 1, propToken: 1, propLostUpdate: 1})
+			min := [numProps]int{propAtMostOne: 1, propToken: 1, propLostUpdate: 1}
+			if k == DelayFaults {
+				min[propAtMostOne] = 0
+				for _, d := range sum.Designs {
+					assert.Zero(t, d.violations[propAtMostOne], "%s: delay alone gave two holders", d.Design)
+				}
+			}
+			expectShape(t, sum, min)
 		})
 	}
 }

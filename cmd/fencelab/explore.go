@@ -16,7 +16,7 @@ import (
 // fencingEvery runs every design and prints the matrix.
 const fencingEvery = "every"
 
-const exploreUsage = "fencelab explore [--clients 2] [--fencing off|none|writes|all|every] [--invariant NAME[,NAME]] [--sections 1] [--retries 1] [--lock-delay 0] [--symmetry] [--max-states 0] [--out out/explore]"
+const exploreUsage = "fencelab explore [--clients 2] [--fencing off|none|writes|all|every] [--invariant NAME[,NAME]] [--sections 1] [--retries 1] [--lock-delay 0] [--validity arrival] [--symmetry] [--max-states 0] [--out out/explore]"
 
 func exploreCommand() command {
 	return command{
@@ -34,6 +34,7 @@ func runExplore(e *env, args []string) error {
 	sections := fs.Int("sections", 1, "critical sections per client, at least 1")
 	retries := fs.Int("retries", 1, "rejections per section a client answers by asking again, 0 or more")
 	lockDelay := fs.Duration("lock-delay", 0, "lock-delay after an expiry (0: none); the untimed model only asks whether there is one: its end may come at any moment")
+	validity := fs.String("validity", explore.DefaultValidity.String(), "when a client's validity window starts: arrival (of the grant) or send (of the acquire; a grant that lands after its window is given back). Untimed, any timer may fire at any moment: both reach the same verdicts, send with about 14 times the states")
 	symmetry := fs.Bool("symmetry", false, "store one state per class of states that differ only by client names (as TLC's SYMMETRY): fewer states, same verdicts and shortest traces")
 	maxStates := fs.Int("max-states", 0, "stop after this many distinct states (0: no limit); unfinished verdicts are unknown and fail")
 	outDir := fs.String("out", filepath.Join("out", "explore"), "folder for the counterexamples, one folder each with its trace as text, JSON, HTML and Mermaid (empty: do not write)")
@@ -55,6 +56,10 @@ func runExplore(e *env, args []string) error {
 		}
 		designs = []impl.Design{d}
 	}
+	rule, err := impl.ParseValidityRule(*validity)
+	if err != nil {
+		return badInput("%v", err)
+	}
 	var names []string
 	if *invariants != "" {
 		for _, n := range strings.Split(*invariants, ",") {
@@ -64,7 +69,7 @@ func runExplore(e *env, args []string) error {
 	var configs []explore.Config
 	for _, d := range designs {
 		c := explore.Config{
-			Config:   explore.UntimedConfig(impl.Config{Design: d, Clients: *clients, Sections: *sections, Retries: *retries, LockDelay: *lockDelay}),
+			Config:   explore.UntimedConfig(impl.Config{Design: d, Clients: *clients, Sections: *sections, Retries: *retries, LockDelay: *lockDelay, Validity: rule}),
 			Symmetry: *symmetry, MaxStates: *maxStates,
 		}
 		for _, n := range names {

@@ -74,7 +74,8 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 	fencing := fs.String("fencing", "", "designs to run, comma-separated: off (no tokens), none, writes, all (default all four side by side)")
 	faults := fs.String("faults", def.Faults.String(), "fault kinds a seed may draw: any of delay, pause, drift (comma-separated), or none")
 	ttl := fs.Duration("ttl", def.TTL, "lease TTL at the service")
-	margin := fs.Duration("margin", def.Margin, "safety margin: a client believes in its lease for ttl-margin of its own clock")
+	margin := fs.Duration("margin", def.Margin, "safety margin: a client believes in its lease for ttl-margin of its own clock; it covers a clock rate drift of ±d when margin ≥ ttl·2d/(1+d)")
+	validity := fs.String("validity", def.Validity.String(), "when that window starts: send (when the client sends the acquire; a grant that lands after it is given back, Redlock's rule) or arrival (when the grant lands: the flaw, a late grant outlives its lease)")
 	think := fs.Duration("think", def.Think, "time between reading the counter and writing read+1")
 	lockDelay := fs.Duration("lock-delay", def.LockDelay, "time after an expiry before the lock is granted again (0: none)")
 	backoff := fs.Duration("backoff", def.Backoff, "mean retry backoff after a rejection (drawn from [b/2, 3b/2])")
@@ -112,6 +113,9 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 		return nil, badInput("max-drift must be a fraction between 0 and 0.5, got %g", *maxDrift)
 	}
 	c.MaxDriftPPM = int64(math.Round(*maxDrift * 1e6))
+	if c.Validity, err = impl.ParseValidityRule(*validity); err != nil {
+		return nil, badInput("%v", err)
+	}
 	if c.Faults, err = sim.ParseFaults(*faults); err != nil {
 		return nil, badInput("%v", err)
 	}
@@ -253,8 +257,16 @@ func (o *simOptions) writeHeader(w io.Writer, faults string) {
 	}
 	fmt.Fprintf(w, "fencelab sim: %d runs per design (seeds %d–%d), %d clients × %d sections, faults %s\n",
 		o.runs, o.seed, o.seed+uint64(o.runs)-1, c.Clients, c.Sections, faults)
-	fmt.Fprintf(w, "ttl %v, margin %v, think %v, lock-delay %v, backoff %v, latency %v + jitter %v, %s\n\n",
-		c.TTL, c.Margin, c.Think, c.LockDelay, c.Backoff, c.Latency, c.Jitter, links)
+	fmt.Fprintf(w, "ttl %v, margin %v counted from the %s, think %v, lock-delay %v, backoff %v, latency %v + jitter %v, %s\n\n",
+		c.TTL, c.Margin, validityFrom(c.Validity), c.Think, c.LockDelay, c.Backoff, c.Latency, c.Jitter, links)
+}
+
+// validityFrom names the moment a client's validity window starts.
+func validityFrom(v impl.ValidityRule) string {
+	if v == impl.ValidityArrival {
+		return "grant's arrival"
+	}
+	return "acquire's send"
 }
 
 func simBatch(e *env, o *simOptions) error {

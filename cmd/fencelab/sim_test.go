@@ -33,10 +33,11 @@ func TestSimBadInput(t *testing.T) {
 		{"zero workers", []string{"--workers", "0"}, "workers must be positive, got 0"},
 		{"negative retries", []string{"--retries", "-1"}, "retries must be between 0 and 255"},
 		{"ttl equals margin", []string{"--ttl", "100ms", "--margin", "100ms"}, "margin (100ms) must be less than ttl (100ms)"},
-		{"ttl below margin", []string{"--ttl", "50ms"}, "margin (100ms) must be less than ttl (50ms)"},
+		{"ttl below margin", []string{"--ttl", "50ms"}, "margin (200ms) must be less than ttl (50ms)"},
 		{"zero ttl", []string{"--ttl", "0s"}, "ttl must be positive"},
 		{"zero latency", []string{"--latency", "0s"}, "latency must be positive"},
 		{"negative think", []string{"--think", "-1s"}, "think must not be negative, got -1s"},
+		{"unknown validity rule", []string{"--validity", "grant"}, `unknown validity rule "grant" (want send or arrival)`},
 		{"drift too large", []string{"--max-drift", "0.9"}, "max-drift must be between 0 and 0.5"},
 		{"zero max-faults", []string{"--max-faults", "0"}, "max-faults must be between 1 and 1000"},
 		{"not a duration", []string{"--ttl", "soon"}, `invalid value "soon" for flag -ttl`},
@@ -133,10 +134,13 @@ func TestSimExitCodes(t *testing.T) {
 	}{
 		{"no faults", []string{"--faults", "none", "--runs", "100"}, exitOK, "Every verdict is as DESIGN.md expects."},
 		{"npc", []string{"--npc", "--runs", "100"}, exitOK, "pause only"},
-		// Jitter beyond the margin breaks the lock without any fault: a
-		// slow grant makes its client believe in its lease after the
-		// service expired it and a fast grant reached the next client.
-		{"jitter beyond the margin", []string{"--faults", "none", "--runs", "100", "--jitter", "300ms", "--think", "850ms"}, exitFailure, "✗ off violated AtMostOneClientHoldLock"},
+		// Jitter beyond the margin breaks the lock without any fault under
+		// the arrival rule: a slow grant makes its client believe in its
+		// lease after the service expired it and a fast grant reached the
+		// next client. Under the send rule (the default) the slow grant
+		// lands after its window and is given back.
+		{"jitter beyond the margin, arrival rule", []string{"--faults", "none", "--runs", "100", "--jitter", "300ms", "--think", "850ms", "--validity", "arrival"}, exitFailure, "✗ off violated AtMostOneClientHoldLock"},
+		{"jitter beyond the margin, send rule", []string{"--faults", "none", "--runs", "100", "--jitter", "300ms", "--think", "850ms"}, exitOK, "Every verdict is as DESIGN.md expects."},
 		{"fenced design still safe", []string{"--fencing", "all", "--runs", "100"}, exitOK, "Every verdict"},
 	}
 	for _, tc := range tests {

@@ -124,7 +124,7 @@ func Action(in impl.Input) string {
 // that explain a counterexample.
 func noteKind(k impl.EventKind) (trace.NoteKind, bool) {
 	switch k {
-	case impl.EvExpired, impl.EvLeaseLost:
+	case impl.EvExpired, impl.EvLeaseLost, impl.EvGrantLate:
 		return trace.NoteExpiry, true
 	case impl.EvRejected, impl.EvOpRejected, impl.EvReleaseRefused:
 		return trace.NoteRejection, true
