@@ -113,6 +113,7 @@ func TestParseManifestRejects(t *testing.T) {
 		{"duplicate", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "deadlock"}, {"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "deadlock"}]}`, "duplicate"},
 		{"ok without states", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "ok"}]}`, "distinct_states"},
 		{"invariant without property", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "invariant"}]}`, "needs its property"},
+		{"unknown family", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "family": "fast", "expected": "deadlock"}]}`, "family must be"},
 		{"unknown result", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "fine"}]}`, "unknown expected result"},
 	}
 	for _, tc := range tests {
@@ -153,6 +154,12 @@ func TestCommittedManifest(t *testing.T) {
 		verdict[mod.Name] = mod.ExpectedText()
 		design, err := impl.ParseDesign(mod.Design)
 		require.NoError(t, err, mod.Name)
+		if mod.Family == FamilyTimed {
+			// The timed models' verdicts follow from their bounds, not
+			// from DESIGN.md's table (checked below).
+			assert.Equal(t, "DistLockTimed.tla", mod.Spec, mod.Name)
+			continue
+		}
 		for _, inv := range CfgInvariants(string(cfg)) {
 			if inv == "TypeInvariant" {
 				continue
@@ -168,6 +175,18 @@ func TestCommittedManifest(t *testing.T) {
 		// (TypeInvariant is shown violated by a mutated spec in tlc_test.go.)
 		assert.True(t, violated[p], "%s is shown violated by some model", p)
 	}
+	// The timed spec: without fencing each property holds one tick inside
+	// its bound (DESIGN.md, "When a lease lock is safe without fencing"),
+	// not vacuously (both sections commit: the witness is violated), and
+	// is violated one tick outside; fencing all keeps NoLostUpdate on both
+	// sides.
+	for _, p := range []string{"AtMostOneClientHoldLock", "NoLostUpdate"} {
+		assert.Equal(t, "ok", verdict["DistLockTimed_off_2c_"+p+"_inside"])
+		assert.Equal(t, "invariant NeverBothCommit", verdict["DistLockTimed_off_2c_"+p+"_inside_Witness"])
+		assert.Equal(t, "invariant "+p, verdict["DistLockTimed_off_2c_"+p+"_outside"])
+	}
+	assert.Equal(t, "ok", verdict["DistLockTimed_all_2c_NoLostUpdate_inside"])
+	assert.Equal(t, "ok", verdict["DistLockTimed_all_2c_NoLostUpdate_outside"])
 	for _, n := range []string{"2c", "3c"} {
 		assert.Equal(t, "invariant AtMostOneClientHoldLock", verdict["DistLock_"+n+"_AtMostOneClientHoldLock"])
 		assert.Equal(t, "invariant NoLostUpdate", verdict["DistLock_"+n+"_NoLostUpdate"])
