@@ -66,6 +66,11 @@ func Simulated(s *sim.Summary) []Reached {
 func Checked(outcomes []tlc.Outcome) ([]Reached, error) {
 	var out []Reached
 	for _, o := range outcomes {
+		// The timed models' verdicts depend on their bounds, not on the
+		// design alone: they are not part of DESIGN.md's table.
+		if o.Model.Family != "" {
+			continue
+		}
 		d, err := impl.ParseDesign(o.Model.Design)
 		if err != nil {
 			return nil, fmt.Errorf("model %s: %w", o.Model.Name, err)

@@ -126,3 +126,19 @@ func TestCellText(t *testing.T) {
 		assert.Equal(t, tc.want, cellText("violated", tc.figures, tc.sizes))
 	}
 }
+
+// TestCheckedLeavesTimedModelsOut: a timed model's verdict depends on its
+// bounds, not on its design, so it never lands in DESIGN.md's table — a
+// timed model that violates AtMostOneClientHoldLock outside its bounds
+// must not count as the fenced design's verdict, nor one that holds
+// inside them.
+func TestCheckedLeavesTimedModelsOut(t *testing.T) {
+	outcomes := []tlc.Outcome{
+		{Model: tlc.Model{Name: "DistLockFencing_all_2c", Design: "all"}, Distinct: 10},
+		{Model: tlc.Model{Name: "DistLockTimed_off_2c_AtMostOneClientHoldLock_inside", Design: "off", Family: "timed"}, Distinct: 20},
+	}
+	got, err := Checked(outcomes)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, int64(10), got[0].States)
+}

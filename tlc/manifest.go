@@ -67,6 +67,11 @@ type Model struct {
 	// Design is the row of DESIGN.md's verdict table the model checks:
 	// off (no tokens), or the fencing mode none, writes or all.
 	Design string `json:"design"`
+	// Family is "" for the untimed models, whose verdicts are DESIGN.md's
+	// verdict table, or FamilyTimed for DistLockTimed.tla's, whose
+	// verdicts follow from the bounds ("When a lease lock is safe without
+	// fencing") and so may differ from the table's row for their design.
+	Family string `json:"family,omitempty"`
 	// Expected is ok, or the kind of failure: invariant, deadlock,
 	// liveness, assert or assumption.
 	Expected string `json:"expected"`
@@ -77,6 +82,9 @@ type Model struct {
 	DistinctStates int64  `json:"distinct_states,omitempty"`
 	Note           string `json:"note,omitempty"`
 }
+
+// FamilyTimed marks the models of the timed spec (Model.Family).
+const FamilyTimed = "timed"
 
 func knownDesign(name string) bool {
 	_, err := impl.ParseDesign(name)
@@ -113,6 +121,8 @@ func ParseManifest(data []byte) (*Manifest, error) {
 			return nil, fmt.Errorf("%s: name, spec and cfg are required", where)
 		case !knownDesign(mod.Design):
 			return nil, fmt.Errorf("%s: design must be off, none, writes or all, got %q", where, mod.Design)
+		case mod.Family != "" && mod.Family != FamilyTimed:
+			return nil, fmt.Errorf("%s: family must be empty or %q, got %q", where, FamilyTimed, mod.Family)
 		case seen[mod.Name]:
 			return nil, fmt.Errorf("%s: duplicate name", where)
 		case mod.Expected == ResultOK && mod.DistinctStates <= 0:

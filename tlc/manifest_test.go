@@ -6,6 +6,7 @@ import (
 
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -114,6 +115,7 @@ func TestParseManifestRejects(t *testing.T) {
 		{"duplicate", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "deadlock"}, {"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "deadlock"}]}`, "duplicate"},
 		{"ok without states", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "ok"}]}`, "distinct_states"},
 		{"invariant without property", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "invariant"}]}`, "needs its property"},
+		{"unknown family", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "family": "fast", "expected": "deadlock"}]}`, "family must be"},
 		{"unknown result", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "fine"}]}`, "unknown expected result"},
 	}
 	for _, tc := range tests {
@@ -154,6 +156,12 @@ func TestCommittedManifest(t *testing.T) {
 		expected[mod.Name] = mod.ExpectedText()
 		design, err := impl.ParseDesign(mod.Design)
 		require.NoError(t, err, mod.Name)
+		if mod.Family == FamilyTimed {
+			// The timed models' verdicts follow from their bounds, not
+			// from DESIGN.md's table (checked below).
+			assert.Equal(t, "DistLockTimed.tla", mod.Spec, mod.Name)
+			continue
+		}
 		for _, inv := range CfgInvariants(string(cfg)) {
 			if inv == "TypeInvariant" {
 				continue
@@ -169,6 +177,23 @@ func TestCommittedManifest(t *testing.T) {
 		// (TypeInvariant is shown violated by a mutated spec in tlc_test.go.)
 		assert.True(t, violated[p], "%s is shown violated by some model", p)
 	}
+	// The timed spec: without fencing each property holds one tick inside
+	// its bound (DESIGN.md, "When a lease lock is safe without fencing"),
+	// not vacuously (both sections commit: the witness is violated), and
+	// is violated one tick outside; fencing all keeps NoLostUpdate on both
+	// sides.
+	for _, p := range []string{"AtMostOneClientHoldLock", "NoLostUpdate"} {
+		assert.Equal(t, "ok", expected["DistLockTimed_off_2c_"+p+"_inside"])
+		assert.Equal(t, "invariant NeverBothCommit", expected["DistLockTimed_off_2c_"+p+"_inside_Witness"])
+		assert.Equal(t, "invariant "+p, expected["DistLockTimed_off_2c_"+p+"_outside"])
+	}
+	for _, p := range []string{"AtMostOneClientHoldLock", "NoLostUpdate"} {
+		// A witness speaks for its model only with the same constants.
+		inside := "DistLockTimed_off_2c_" + p + "_inside"
+		assert.Equal(t, cfgConstants(t, filepath.Join(specs, inside+".cfg")), cfgConstants(t, filepath.Join(specs, inside+"_Witness.cfg")), inside)
+	}
+	assert.Equal(t, "ok", expected["DistLockTimed_all_2c_NoLostUpdate_inside"])
+	assert.Equal(t, "ok", expected["DistLockTimed_all_2c_NoLostUpdate_outside"])
 	for _, n := range []string{"2c", "3c"} {
 		assert.Equal(t, "invariant AtMostOneClientHoldLock", expected["DistLock_"+n+"_AtMostOneClientHoldLock"])
 		assert.Equal(t, "invariant NoLostUpdate", expected["DistLock_"+n+"_NoLostUpdate"])
@@ -179,6 +204,19 @@ func TestCommittedManifest(t *testing.T) {
 			assert.Equal(t, "invariant TokenIsMonotonical", expected["DistLockFencing_"+check+"_"+n+"_TokenIsMonotonical"])
 		}
 	}
+}
+
+// cfgConstants is the CONSTANTS block of a TLC config, up to the first
+// INVARIANT.
+func cfgConstants(t *testing.T, path string) string {
+	t.Helper()
+	cfg, err := os.ReadFile(path)
+	require.NoError(t, err)
+	_, rest, ok := strings.Cut(string(cfg), "CONSTANTS")
+	require.True(t, ok, path)
+	block, _, ok := strings.Cut(rest, "INVARIANT")
+	require.True(t, ok, path)
+	return block
 }
 
 func TestSelect(t *testing.T) {

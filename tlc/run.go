@@ -67,11 +67,15 @@ func (r *Runner) java(ctx context.Context, dir, main string, args ...string) ([]
 // StaleTranslation re-translates the PlusCal algorithm of the spec at path
 // in a temporary copy and compares the result with the committed file. It
 // returns a description of the difference ("" when the committed
-// translation is current) or an error if the translator fails.
+// translation is current) or an error if the translator fails. A spec
+// written in plain TLA+ (no "--algorithm") has nothing to translate.
 func (r *Runner) StaleTranslation(ctx context.Context, path string) (string, error) {
 	orig, err := os.ReadFile(path)
 	if err != nil {
 		return "", fmt.Errorf("reading %s: %w", path, err)
+	}
+	if !bytes.Contains(orig, []byte("--algorithm")) && !bytes.Contains(orig, []byte("--fair algorithm")) {
+		return "", nil
 	}
 	dir, err := os.MkdirTemp("", "fencelab-pcal-")
 	if err != nil {

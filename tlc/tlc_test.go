@@ -81,7 +81,7 @@ func mutant(t *testing.T, r *Runner, file string, retranslate bool, edits ...str
 
 func TestTLCTranslationsAreCurrent(t *testing.T) {
 	r := tlcRunner(t)
-	for _, spec := range []string{"DistLock.tla", "DistLockFencing.tla"} {
+	for _, spec := range []string{"DistLock.tla", "DistLockFencing.tla", "DistLockTimed.tla"} {
 		why, err := r.StaleTranslation(context.Background(), filepath.Join(specsDir, spec))
 		require.NoError(t, err)
 		assert.Empty(t, why, spec)
