@@ -72,15 +72,14 @@ func (r *Runner) java(ctx context.Context, dir, main string, args ...string) ([]
 	switch {
 	case parent.Err() != nil:
 		return buf.Bytes(), -1, fmt.Errorf("%s stopped: %w", main, context.Cause(parent))
+	case errors.Is(err, exec.ErrWaitDelay):
+		return buf.Bytes(), -1, fmt.Errorf("%s exited, but processes it started kept its output open; they were stopped and the output is incomplete", main)
 	case ctx.Err() != nil:
 		return buf.Bytes(), -1, fmt.Errorf("%s did not finish within %s; it was stopped", main, r.timeout())
 	}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		return buf.Bytes(), exit.ExitCode(), nil
-	}
-	if errors.Is(err, exec.ErrWaitDelay) {
-		return buf.Bytes(), -1, fmt.Errorf("%s exited, but processes it started kept its output open; they were stopped and the output is incomplete", main)
 	}
 	if err != nil {
 		return buf.Bytes(), -1, fmt.Errorf("running %s: %w", r.Java, err)
