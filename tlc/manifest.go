@@ -331,26 +331,30 @@ func (g Got) detail() string {
 
 // Judge compares a run with the manifest: the exit code's result, the
 // violated property's name, and for ok models the distinct state count
-// must all match; a stale translation always fails. It returns "" when
-// the run matches, else why it does not.
+// must all match; a stale translation, or one that could not be checked,
+// always fails. It returns "" when the run matches, else every reason why
+// not (the translation's first, then the result's).
 func Judge(m Model, g Got) string {
+	var why []string
+	if g.Untranslated != "" {
+		why = append(why, "the PlusCal translation could not be checked: "+g.Untranslated)
+	}
+	if len(g.Stale) > 0 {
+		why = append(why, "stale PlusCal translation: "+strings.Join(g.Stale, "; "))
+	}
 	switch {
-	case g.Untranslated != "":
-		return "the PlusCal translation could not be checked: " + g.Untranslated
-	case len(g.Stale) > 0:
-		return "stale PlusCal translation: " + strings.Join(g.Stale, "; ")
 	case g.Result != m.Expected:
-		return fmt.Sprintf("expected %s, TLC gave %s (exit %d)%s", m.ExpectedText(), g.Text(), g.ExitCode, g.detail())
+		why = append(why, fmt.Sprintf("expected %s, TLC gave %s (exit %d)%s", m.ExpectedText(), g.Text(), g.ExitCode, g.detail()))
 	case m.Expected == ResultOK && g.Distinct != m.DistinctStates:
-		return fmt.Sprintf("TLC found %d distinct states, the manifest says %d", g.Distinct, m.DistinctStates)
+		why = append(why, fmt.Sprintf("TLC found %d distinct states, the manifest says %d", g.Distinct, m.DistinctStates))
 	case m.Property != "" && g.Property != m.Property:
 		got := g.Property
 		if got == "" {
 			got = "an unnamed property"
 		}
-		return fmt.Sprintf("expected %s to be violated, TLC reported %s", m.Property, got)
+		why = append(why, fmt.Sprintf("expected %s to be violated, TLC reported %s", m.Property, got))
 	}
-	return ""
+	return strings.Join(why, "; ")
 }
 
 // Deadlock is the property TLC's deadlock check violates (exit 11), named
