@@ -175,3 +175,28 @@ func TestMakeKeepsFencelabsExitCode(t *testing.T) {
 		})
 	}
 }
+
+// TestMakeCleanRemovesTLCMetadirs: make clean, run in a scratch copy of
+// the Makefile, removes the output folder, bin/ and the states/ folders
+// TLC leaves when run by hand (scripts/tlc.sh, or TLC inside specs/), and
+// nothing else.
+func TestMakeCleanRemovesTLCMetadirs(t *testing.T) {
+	makePath, err := exec.LookPath("make")
+	if err != nil {
+		t.Skip("no make on PATH")
+	}
+	dir := t.TempDir()
+	mk, err := os.ReadFile("../../Makefile")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "Makefile"), mk, 0o644))
+	for _, d := range []string{"out/tlc/m", "bin", "states/26-11-22-10-00-00", "specs/states/26-11-22-10-00-01"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, d), 0o755))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "specs", "S.tla"), nil, 0o644))
+	out, err := exec.Command(makePath, "-s", "-C", dir, "clean").CombinedOutput()
+	require.NoError(t, err, string(out))
+	for _, d := range []string{"out", "bin", "states", "specs/states"} {
+		assert.NoDirExists(t, filepath.Join(dir, d))
+	}
+	assert.FileExists(t, filepath.Join(dir, "specs", "S.tla"), "the specs stay")
+}
