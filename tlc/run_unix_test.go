@@ -102,7 +102,8 @@ func TestTimeoutKillsTheWholeProcessGroup(t *testing.T) {
 			t.Setenv("TMPDIR", tmp)
 			java, pids := fakeJava(t, dir, tc.body)
 			t.Setenv("PIDS", pids)
-			r := &Runner{Java: java, Jar: "tla2tools.jar", Timeout: 300 * time.Millisecond}
+			// 2 s: time for the fake to record its pids on a loaded machine.
+			r := &Runner{Java: java, Jar: "tla2tools.jar", Timeout: 2 * time.Second}
 			start := time.Now()
 			_, _, err := r.java(context.Background(), dir, "tlc2.TLC")
 			require.Error(t, err)
