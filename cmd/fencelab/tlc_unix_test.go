@@ -77,7 +77,11 @@ func TestTLCSignalStopsTLCAndCleansUp(t *testing.T) {
 				if strings.Count(string(data), "\n") >= 2 {
 					break
 				}
-				require.True(t, time.Now().Before(deadline), "the fake TLC never started; stderr: %s", stderr.String())
+				if time.Now().After(deadline) {
+					_ = cmd.Process.Kill()
+					<-waited // stderr is safe to read once fencelab has exited
+					t.Fatalf("the fake TLC never started; stderr: %s", stderr.String())
+				}
 				time.Sleep(10 * time.Millisecond)
 			}
 			require.NoError(t, cmd.Process.Signal(tc.sig))
