@@ -11,24 +11,38 @@ help: ## print the targets
 
 # Every target that runs fencelab builds it first: 'go run' reports every
 # non-zero exit as 1, and fencelab's exit codes mean something (1 an
-# unexpected verdict, 2 bad input or a missing tool).
-bin/fencelab: FORCE
-	@$(GO) build -o bin/fencelab ./cmd/fencelab
+# unexpected verdict, 2 bad input or a missing tool, 128+n a signal).
+# GNU make itself exits 2 whenever a recipe fails, whatever the recipe's
+# code, so a failing target prints fencelab's own code as its last line:
+#   make: fencelab tlc exited with code 1 (an unexpected verdict) ...
+# For the code itself, run bin/fencelab directly (README: Exit codes).
+BIN ?= bin/fencelab
+$(BIN): FORCE
+	@$(GO) build -o $(BIN) ./cmd/fencelab
 FORCE:
+
+# $(call fencelab,ARGS): run $(BIN) ARGS; on failure, say fencelab's exit
+# code and what it means, then fail with that code.
+fencelab = $(BIN) $(1) || { code=$$?; case $$code in 1) why="an unexpected verdict or a failed check";; 2) why="bad input or a missing tool";; *) why="stopped or crashed";; esac; \
+	echo "make: fencelab $(firstword $(1)) exited with code $$code ($$why); make reports every failure as 2, run $(BIN) $(firstword $(1)) ... for the code itself" >&2; exit $$code; }
 
 # Where make install puts fencelab: Go's own bin folder unless BINDIR is given.
 BINDIR ?= $(shell $(GO) env GOPATH)/bin
 
-install: bin/fencelab ## put fencelab on your PATH (BINDIR=<dir>, default $(go env GOPATH)/bin), so the commands fencelab prints work as written
-	@mkdir -p "$(BINDIR)" && cp bin/fencelab "$(BINDIR)/fencelab"
+install: $(BIN) ## put fencelab on your PATH (BINDIR=<dir>, default $(go env GOPATH)/bin), so the commands fencelab prints work as written
+	@mkdir -p "$(BINDIR)" && cp $(BIN) "$(BINDIR)/fencelab"
 	@echo "installed $(BINDIR)/fencelab"
 	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "$(BINDIR) is not on your PATH: add it, e.g. export PATH=\"\$$PATH:$(BINDIR)\"";; esac
 
-demo: bin/fencelab ## the whole story: explorer, simulator (NPC table too) and TLC on every model, then DESIGN.md's table three ways
-	@bin/fencelab demo --out $(OUT)
+demo: $(BIN) ## the whole story: explorer, simulator (NPC table too) and TLC on every model, then DESIGN.md's table three ways
+	@$(call fencelab,demo --out $(OUT))
 
-test: fmt-check vet ## gofmt check, go vet, go test -race ./... (TLC tests skip without a jar)
-	$(GO) test -race ./...
+test: fmt-check vet ## gofmt check, go vet, go test -race ./... (TLC tests skip without a jar; the last line says how many ran)
+	@summary=$$(mktemp); \
+	echo "$(GO) test -race ./..."; \
+	FENCELAB_TEST_SUMMARY=$$summary $(GO) test -race ./...; code=$$?; \
+	echo; if [ -s $$summary ]; then sort $$summary; else echo "TLC-backed checks: no summary (the tlc and cmd/fencelab tests did not run)"; fi; \
+	rm -f $$summary; exit $$code
 
 fmt-check: ## fail if any Go file is not gofmt-ed
 	@files=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -40,29 +54,29 @@ vet: ## go vet ./...
 generate: ## go generate ./...: rewrite the generated String methods (stringer, pinned in go.mod)
 	$(GO) generate ./...
 
-tlc: bin/fencelab ## run TLC on every model in specs/models.json (MODEL=<name> for one; offline: TLA2TOOLS_JAR=/path/to/tla2tools.jar)
-	@bin/fencelab tlc --out $(OUT)/tlc $(if $(MODEL),--model $(MODEL))
+tlc: $(BIN) ## run TLC on every model in specs/models.json (MODEL=<name> for one; offline: TLA2TOOLS_JAR=/path/to/tla2tools.jar)
+	@$(call fencelab,tlc --out $(OUT)/tlc $(if $(MODEL),--model $(MODEL)))
 
-sim: bin/fencelab ## simulate every design under NPC faults, then the NPC table (RUNS=<n> runs per design, default 1000)
-	@bin/fencelab sim --out $(OUT)/sim $(if $(RUNS),--runs $(RUNS))
-	@bin/fencelab sim --npc $(if $(RUNS),--runs $(RUNS))
+sim: $(BIN) ## simulate every design under NPC faults, then the NPC table (RUNS=<n> runs per design, default 1000)
+	@$(call fencelab,sim --out $(OUT)/sim $(if $(RUNS),--runs $(RUNS)))
+	@$(call fencelab,sim --npc $(if $(RUNS),--runs $(RUNS)))
 
 sim-long: ## the 100,000-run test: design all never loses an update under default faults
 	FENCELAB_LONG=1 $(GO) test ./sim -run TestManyRunsAllStaysSafe -v -timeout 30m
 
-explore: bin/fencelab ## model-check the Go implementation, every design, 2 and 3 clients; exit 1 if a verdict differs from DESIGN.md
-	@bin/fencelab explore --clients 2 --out $(OUT)/explore
-	@bin/fencelab explore --clients 3 --out $(OUT)/explore
+explore: $(BIN) ## model-check the Go implementation, every design, 2 and 3 clients; fencelab exits 1 if a verdict differs from DESIGN.md
+	@$(call fencelab,explore --clients 2 --out $(OUT)/explore)
+	@$(call fencelab,explore --clients 3 --out $(OUT)/explore)
 
-bench: bin/fencelab ## Go benchmarks of the explorer, simulator and Porcupine checks (benchstat format, COUNT=<n>), then TLC single-threaded if a jar is found
+bench: $(BIN) ## Go benchmarks of the explorer, simulator and Porcupine checks (benchstat format, COUNT=<n>), then TLC single-threaded if a jar is found
 	@mkdir -p $(OUT)
 	$(GO) test -run '^$$' -bench . -benchmem -count $(or $(COUNT),1) ./sim/... ./explore/... ./linearizability/... | tee $(OUT)/bench.txt
 	@echo; echo "TLC, one worker, on the largest model (compare its distinct states/s with BenchmarkExplore's states/s):"
-	@bin/fencelab tlc --workers 1 --model DistLockFencing_all_4c --out $(OUT)/tlc-bench || echo "(TLC not run: see the line above)"
+	@$(BIN) tlc --workers 1 --model DistLockFencing_all_4c --out $(OUT)/tlc-bench || echo "(TLC not run: see the line above)"
 
-readme: bin/fencelab ## regenerate README.md's verdict table (from a full fencelab demo run: needs TLC) and CLI reference
-	@mkdir -p $(OUT) && bin/fencelab demo --out $(OUT) --update-readme README.md > $(OUT)/demo.txt || { cat $(OUT)/demo.txt; exit 1; }
+readme: $(BIN) ## regenerate README.md's verdict table (from a full fencelab demo run: needs TLC) and CLI reference
+	@mkdir -p $(OUT) && $(BIN) demo --out $(OUT) --update-readme README.md > $(OUT)/demo.txt || { code=$$?; cat $(OUT)/demo.txt; echo "make: fencelab demo exited with code $$code" >&2; exit $$code; }
 	FENCELAB_UPDATE_README=1 $(GO) test ./cmd/fencelab -run TestREADMECLIReference -count 1
 
-clean: ## remove the output folder and TLC metadirs
-	rm -rf $(OUT) bin
+clean: ## remove the output folder, bin/ and TLC's metadirs (states/ where scripts/tlc.sh or TLC by hand left them)
+	rm -rf $(OUT) bin states specs/states

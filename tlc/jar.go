@@ -1,6 +1,7 @@
 package tlc
 
 import (
+	"archive/zip"
 	"bufio"
 	"context"
 	"crypto/sha256"
@@ -156,6 +157,11 @@ func (r *Resolver) Resolve(ctx context.Context) (Jar, error) {
 				"TLA2TOOLS_JAR is set to %q, but no such file exists. Point it at the TLA+ tools %s jar (tla2tools.jar), e.g. TLA2TOOLS_JAR=/path/to/tla2tools.jar make tlc, or unset it to use a verified copy in the user cache or the pinned download.",
 				r.EnvJar, r.Pin.Version)}
 		}
+		if err := CheckJar(r.EnvJar); err != nil {
+			return Jar{}, &MissingToolError{Msg: fmt.Sprintf(
+				"TLA2TOOLS_JAR is set to %q, which is not the TLA+ tools jar: %v. Point it at tla2tools.jar (TLA+ tools %s), e.g. TLA2TOOLS_JAR=/path/to/tla2tools.jar make tlc, or unset it to use a verified copy in the user cache or the pinned download.",
+				r.EnvJar, err, r.Pin.Version)}
+		}
 		return Jar{Path: r.EnvJar, Source: FromEnv}, nil
 	}
 	cached := r.CachePath()
@@ -223,6 +229,43 @@ func (r *Resolver) download(ctx context.Context, dest string) error {
 	}
 	if err := os.Rename(tmp.Name(), dest); err != nil {
 		return fmt.Errorf("caching the download: %w", err)
+	}
+	return nil
+}
+
+// jarClasses are the entries a jar must hold to be the TLA+ tools: TLC
+// and the PlusCal translator, the two mains fencelab runs.
+var jarClasses = []string{"tlc2/TLC.class", "pcal/trans.class"}
+
+// CheckJar checks, before anything runs, that path is the TLA+ tools: a
+// complete zip archive holding TLC and the PlusCal translator, whose
+// classes read back with their checksums. It says what is wrong in words
+// a user can act on (empty, not a zip archive, truncated, not TLA+ tools).
+func CheckJar(path string) error {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return err
+	case st.IsDir():
+		return errors.New("it is a folder")
+	case st.Size() == 0:
+		return errors.New("the file is empty")
+	}
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		return fmt.Errorf("it is not a complete zip archive (%v): a truncated download or not a jar", err)
+	}
+	defer zr.Close()
+	for _, name := range jarClasses {
+		f, err := zr.Open(name)
+		if err != nil {
+			return fmt.Errorf("it holds no %s: not the TLA+ tools", name)
+		}
+		_, err = io.Copy(io.Discard, f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("its %s cannot be read (%v): a damaged jar", name, err)
+		}
 	}
 	return nil
 }

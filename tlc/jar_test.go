@@ -1,6 +1,7 @@
 package tlc
 
 import (
+	"archive/zip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -42,7 +43,9 @@ func TestCommittedPin(t *testing.T) {
 func TestResolveEnvJar(t *testing.T) {
 	dir := t.TempDir()
 	jar := filepath.Join(dir, "tla2tools.jar")
-	require.NoError(t, os.WriteFile(jar, []byte("any bytes: an env jar is the user's choice"), 0o644))
+	// An env jar is the user's choice: any build holding TLC and the
+	// translator is used as is, whatever its checksum.
+	writeJar(t, jar, map[string]string{"tlc2/TLC.class": "tlc", "pcal/trans.class": "pcal"})
 	r := &Resolver{Pin: Pin{Version: "v1.7.4", SHA256: strings.Repeat("0", 64)}, EnvJar: jar}
 	got, err := r.Resolve(context.Background())
 	require.NoError(t, err)
@@ -137,4 +140,90 @@ func TestFindJavaMissing(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, IsMissingTool(err))
 	assert.Contains(t, err.Error(), "Java is missing")
+}
+
+// writeJar writes a zip archive holding the given files.
+func writeJar(t *testing.T, path string, files map[string]string) {
+	t.Helper()
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	zw := zip.NewWriter(f)
+	for name, body := range files {
+		w, err := zw.Create(name)
+		require.NoError(t, err)
+		_, err = w.Write([]byte(body))
+		require.NoError(t, err)
+	}
+	require.NoError(t, zw.Close())
+	require.NoError(t, f.Close())
+}
+
+// TestEnvJarThatIsNotTLC: a TLA2TOOLS_JAR that is not the TLA+ tools —
+// empty, not a zip archive, truncated, a zip without TLC or the translator,
+// a zip whose TLC class is damaged, a folder — is a missing tool (exit 2),
+// said in one paragraph that names what is wrong, before anything runs.
+func TestEnvJarThatIsNotTLC(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.jar")
+	writeJar(t, good, map[string]string{"tlc2/TLC.class": strings.Repeat("tlc ", 1000), "pcal/trans.class": "pcal", "META-INF/MANIFEST.MF": "Manifest-Version: 1.0\n"})
+	goodBytes, err := os.ReadFile(good)
+	require.NoError(t, err)
+	require.NoError(t, CheckJar(good))
+
+	// A damaged class: flip a byte inside TLC.class's stored data.
+	damaged := filepath.Join(dir, "damaged.jar")
+	{
+		f, err := os.Create(damaged)
+		require.NoError(t, err)
+		zw := zip.NewWriter(f)
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: "tlc2/TLC.class", Method: zip.Store})
+		require.NoError(t, err)
+		_, err = w.Write([]byte("TLC-CLASS-BYTES"))
+		require.NoError(t, err)
+		w, err = zw.Create("pcal/trans.class")
+		require.NoError(t, err)
+		_, err = w.Write([]byte("pcal"))
+		require.NoError(t, err)
+		require.NoError(t, zw.Close())
+		require.NoError(t, f.Close())
+		data, err := os.ReadFile(damaged)
+		require.NoError(t, err)
+		i := strings.Index(string(data), "TLC-CLASS-BYTES")
+		require.Positive(t, i)
+		data[i] = 'X'
+		require.NoError(t, os.WriteFile(damaged, data, 0o644))
+	}
+	tests := []struct {
+		name    string
+		write   func(path string)
+		wantErr string
+	}{
+		{"empty file", func(p string) { require.NoError(t, os.WriteFile(p, nil, 0o644)) }, "the file is empty"},
+		{"text, not a zip", func(p string) { require.NoError(t, os.WriteFile(p, []byte("not a jar\n"), 0o644)) }, "not a complete zip archive"},
+		{"truncated download", func(p string) { require.NoError(t, os.WriteFile(p, goodBytes[:len(goodBytes)/2], 0o644)) }, "not a complete zip archive"},
+		{"cut by one byte", func(p string) { require.NoError(t, os.WriteFile(p, goodBytes[:len(goodBytes)-1], 0o644)) }, "not a complete zip archive"},
+		{"a zip of something else", func(p string) { writeJar(t, p, map[string]string{"README": "hello"}) }, "holds no tlc2/TLC.class"},
+		{"TLC without the translator", func(p string) { writeJar(t, p, map[string]string{"tlc2/TLC.class": "tlc"}) }, "holds no pcal/trans.class"},
+		{"an empty zip", func(p string) { writeJar(t, p, nil) }, "holds no tlc2/TLC.class"},
+		{"damaged class", func(p string) {
+			data, err := os.ReadFile(damaged)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(p, data, 0o644))
+		}, "cannot be read"},
+		{"a folder", func(p string) { require.NoError(t, os.Mkdir(p, 0o755)) }, "TLA2TOOLS_JAR is set to"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "tla2tools.jar")
+			tc.write(path)
+			r := &Resolver{Pin: Pin{Version: "v1.7.4", SHA256: strings.Repeat("0", 64)}, EnvJar: path}
+			_, err := r.Resolve(context.Background())
+			require.Error(t, err)
+			assert.True(t, IsMissingTool(err), "a bad jar is a missing tool: %v", err)
+			assert.Contains(t, err.Error(), tc.wantErr)
+			assert.Contains(t, err.Error(), "TLA2TOOLS_JAR is set to")
+			assert.NotContains(t, err.Error(), "stale", "never mistaken for a stale translation")
+			assert.NotContains(t, err.Error(), "\n", "one paragraph")
+		})
+	}
 }

@@ -3,8 +3,11 @@ package tlc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -61,9 +64,11 @@ type Manifest struct {
 
 // Model is one TLC run: a spec, a cfg and the expected result.
 type Model struct {
+	// Name is a plain identifier (ValidModelName): it names the model's
+	// folder of results under --out.
 	Name string `json:"name"`
-	Spec string `json:"spec"` // file name in the specs folder
-	Cfg  string `json:"cfg"`  // file name in the specs folder
+	Spec string `json:"spec"` // a .tla file's plain name in the specs folder (ValidFileName)
+	Cfg  string `json:"cfg"`  // a .cfg file's plain name in the specs folder (ValidFileName)
 	// Design is the row of DESIGN.md's verdict table the model checks:
 	// off (no tokens), or the fencing mode none, writes or all.
 	Design string `json:"design"`
@@ -119,6 +124,12 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		switch {
 		case mod.Name == "" || mod.Spec == "" || mod.Cfg == "":
 			return nil, fmt.Errorf("%s: name, spec and cfg are required", where)
+		case ValidModelName(mod.Name) != nil:
+			return nil, fmt.Errorf("models manifest: model %d: %v", i+1, ValidModelName(mod.Name))
+		case ValidFileName(mod.Spec, ".tla") != nil:
+			return nil, fmt.Errorf("%s: spec: %v", where, ValidFileName(mod.Spec, ".tla"))
+		case ValidFileName(mod.Cfg, ".cfg") != nil:
+			return nil, fmt.Errorf("%s: cfg: %v", where, ValidFileName(mod.Cfg, ".cfg"))
 		case !knownDesign(mod.Design):
 			return nil, fmt.Errorf("%s: design must be off, none, writes or all, got %q", where, mod.Design)
 		case mod.Family != "" && mod.Family != FamilyTimed:
@@ -140,6 +151,131 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		seen[mod.Name] = true
 	}
 	return &m, nil
+}
+
+// maxNameLen bounds model and file names: far below every file system's
+// limit of 255 bytes for one name, with room for the temporary suffixes
+// results are written under.
+const maxNameLen = 100
+
+// nameRule is the rule ValidModelName enforces, in the words its errors use.
+const nameRule = "a model name is a letter followed by letters, digits, '_' or '-' (at most 100 characters), and not a device name such as con or nul"
+
+// ValidModelName reports whether name can name a model: a letter, then
+// ASCII letters, digits, '_' or '-', at most 100 characters in all, and not
+// one of the names Windows reserves for devices (con, prn, aux, nul, com1…9,
+// lpt1…9, in any case). Such a name is one path element under --out on
+// every system: never "", ".", "..", absolute or holding a separator, so the
+// model's results folder is always inside --out.
+func ValidModelName(name string) error {
+	if !plainName(name) || !isLetter(name[0]) || reservedName(name) {
+		return fmt.Errorf("bad model name %q: %s", name, nameRule)
+	}
+	return nil
+}
+
+// ValidFileName reports whether name is a plain file name with the given
+// extension: a letter, then ASCII letters, digits, '_', '-' or '.', at most
+// 100 characters, no separator, no "..", not a device name. Spec and cfg
+// files live directly in the specs folder.
+func ValidFileName(name, ext string) error {
+	rule := fmt.Sprintf("must be a file name in the specs folder: a letter followed by letters, digits, '_', '-' or '.', ending in %s (at most 100 characters; no folders, no ..)", ext)
+	stem := strings.TrimSuffix(name, ext)
+	switch {
+	case !strings.HasSuffix(name, ext) || stem == "" || len(name) > maxNameLen || !isLetter(name[0]) || strings.Contains(name, ".."):
+		return fmt.Errorf("%q %s", name, rule)
+	case reservedName(strings.SplitN(name, ".", 2)[0]):
+		return fmt.Errorf("%q %s", name, rule)
+	}
+	for i := 0; i < len(stem); i++ {
+		if c := stem[i]; !isLetter(c) && !isASCIIDigit(c) && c != '_' && c != '-' && c != '.' {
+			return fmt.Errorf("%q %s", name, rule)
+		}
+	}
+	return nil
+}
+
+// plainName: 1 to maxNameLen ASCII letters, digits, '_' or '-'.
+func plainName(s string) bool {
+	if s == "" || len(s) > maxNameLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isLetter(c) && !isASCIIDigit(c) && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func isLetter(c byte) bool     { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+func isASCIIDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// reservedName reports the names Windows reserves for devices.
+func reservedName(s string) bool {
+	switch u := strings.ToUpper(s); u {
+	case "CON", "PRN", "AUX", "NUL":
+		return true
+	default:
+		return len(u) == 4 && (strings.HasPrefix(u, "COM") || strings.HasPrefix(u, "LPT")) && '1' <= u[3] && u[3] <= '9'
+	}
+}
+
+// CheckFiles checks, before anything runs, that every model's spec and cfg
+// is a regular file inside specsDir: symbolic links may be followed only as
+// long as they stay inside it. The error names the first model at fault.
+func CheckFiles(specsDir string, models []Model) error {
+	root, err := os.OpenRoot(specsDir)
+	if err != nil {
+		return fmt.Errorf("the specs folder: %w", err)
+	}
+	defer root.Close()
+	for _, m := range models {
+		for _, f := range []string{m.Spec, m.Cfg} {
+			if err := regularIn(root, specsDir, f); err != nil {
+				return fmt.Errorf("model %s: %w", m.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// regularIn checks that name is a regular file in root (the folder dir).
+func regularIn(root *os.Root, dir, name string) error {
+	st, err := root.Stat(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s does not exist", filepath.Join(dir, name))
+	case err != nil:
+		return fmt.Errorf("%s: %w", filepath.Join(dir, name), pathErr(err))
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file", filepath.Join(dir, name))
+	}
+	return nil
+}
+
+// readIn reads name from root, refusing a path or link that leaves it.
+func readIn(root *os.Root, dir, name string) ([]byte, error) {
+	if err := regularIn(root, dir, name); err != nil {
+		return nil, err
+	}
+	data, err := root.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, name), pathErr(err))
+	}
+	return data, nil
+}
+
+// pathErr drops the *PathError's repetition of the path.
+func pathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		if strings.Contains(pe.Err.Error(), "escapes") {
+			return errors.New("it leads outside the specs folder")
+		}
+		return pe.Err
+	}
+	return err
 }
 
 // Select returns the model called name, or every model when name is "".
@@ -182,6 +318,12 @@ type Got struct {
 	Depth    int
 	// Stale lists why the committed PlusCal translation is out of date.
 	Stale []string
+	// Untranslated says why the committed PlusCal translation could not be
+	// checked (the translator failed); "" when it was checked.
+	Untranslated string
+	// Detail is where and what TLC's error was (ErrorDetail), for results
+	// other than ok and a violation; "" when TLC printed none.
+	Detail string
 }
 
 // Text is the result as the summary table prints it.
@@ -189,26 +331,40 @@ func (g Got) Text() string {
 	return resultText(g.Result, g.Property)
 }
 
+// detail is ": " and Detail, or "".
+func (g Got) detail() string {
+	if g.Detail == "" {
+		return ""
+	}
+	return ": " + g.Detail
+}
+
 // Judge compares a run with the manifest: the exit code's result, the
 // violated property's name, and for ok models the distinct state count
-// must all match; a stale translation always fails. It returns "" when
-// the run matches, else why it does not.
+// must all match; a stale translation, or one that could not be checked,
+// always fails. It returns "" when the run matches, else every reason why
+// not (the translation's first, then the result's).
 func Judge(m Model, g Got) string {
+	var why []string
+	if g.Untranslated != "" {
+		why = append(why, "the PlusCal translation could not be checked: "+g.Untranslated)
+	}
+	if len(g.Stale) > 0 {
+		why = append(why, "stale PlusCal translation: "+strings.Join(g.Stale, "; "))
+	}
 	switch {
-	case len(g.Stale) > 0:
-		return "stale PlusCal translation: " + strings.Join(g.Stale, "; ")
 	case g.Result != m.Expected:
-		return fmt.Sprintf("expected %s, TLC gave %s (exit %d)", m.ExpectedText(), g.Text(), g.ExitCode)
+		why = append(why, fmt.Sprintf("expected %s, TLC gave %s (exit %d)%s", m.ExpectedText(), g.Text(), g.ExitCode, g.detail()))
 	case m.Expected == ResultOK && g.Distinct != m.DistinctStates:
-		return fmt.Sprintf("TLC found %d distinct states, the manifest says %d", g.Distinct, m.DistinctStates)
+		why = append(why, fmt.Sprintf("TLC found %d distinct states, the manifest says %d", g.Distinct, m.DistinctStates))
 	case m.Property != "" && g.Property != m.Property:
 		got := g.Property
 		if got == "" {
 			got = "an unnamed property"
 		}
-		return fmt.Sprintf("expected %s to be violated, TLC reported %s", m.Property, got)
+		why = append(why, fmt.Sprintf("expected %s to be violated, TLC reported %s", m.Property, got))
 	}
-	return ""
+	return strings.Join(why, "; ")
 }
 
 // Deadlock is the property TLC's deadlock check violates (exit 11), named
@@ -232,6 +388,8 @@ func Verdicts(g Got, invariants []string, steps int) verdict.Set {
 		}
 	}
 	switch {
+	case g.Untranslated != "":
+		every(verdict.Verdict{Status: verdict.Unknown, Detail: "the PlusCal translation could not be checked: " + g.Untranslated})
 	case len(g.Stale) > 0:
 		every(verdict.Verdict{Status: verdict.Unknown, Detail: "stale PlusCal translation: " + strings.Join(g.Stale, "; ")})
 	case g.Result == ResultOK:
@@ -241,7 +399,7 @@ func Verdicts(g Got, invariants []string, steps int) verdict.Set {
 	case g.Result == ResultDeadlock:
 		s = append(s, verdict.Verdict{Property: Deadlock, Status: verdict.Violated, Shortest: steps})
 	default:
-		every(verdict.Verdict{Status: verdict.Unknown, Detail: fmt.Sprintf("TLC gave %s (exit %d)", g.Text(), g.ExitCode)})
+		every(verdict.Verdict{Status: verdict.Unknown, Detail: fmt.Sprintf("TLC gave %s (exit %d)%s", g.Text(), g.ExitCode, g.detail())})
 	}
 	return s
 }

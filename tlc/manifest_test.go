@@ -1,13 +1,15 @@
 package tlc
 
 import (
-	"github.com/fencelab/fencelab/impl"
-	"github.com/fencelab/fencelab/verdict"
-
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/verdict"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -47,6 +49,8 @@ func TestJudge(t *testing.T) {
 		{"liveness", live, Got{ExitCode: 13, Result: ResultLiveness, Property: "AllClientsFinish"}, ""},
 		{"liveness of another property", live, Got{ExitCode: 13, Result: ResultLiveness, Property: "Termination"}, "TLC reported Termination"},
 		{"system error", ok, Got{ExitCode: 153, Result: ResultForExit(153)}, "system error"},
+		{"translator failure is not called stale", ok, Got{Result: ResultOK, Distinct: 383, Untranslated: "the PlusCal translator failed"}, "the PlusCal translation could not be checked: the PlusCal translator failed"},
+		{"parse error says where", inv, Got{ExitCode: 150, Result: ResultForExit(150), Detail: "S.tla line 3, column 1: oops"}, "TLC gave spec parse error (exit 150): S.tla line 3, column 1: oops"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -248,4 +252,136 @@ func TestVerdicts(t *testing.T) {
 	assert.Equal(t, "TLC gave spec parse error (exit 150)", broken.Get("NoLostUpdate").Detail)
 	stale := Verdicts(Got{Result: ResultOK, Distinct: 1, Stale: []string{"old"}}, invs, 0)
 	assert.Equal(t, verdict.Unknown, stale.Get("TypeInvariant").Status, "a stale translation checks nothing")
+}
+
+// TestModelNamesArePlainIdentifiers: a model's name becomes a folder under
+// --out, so only a letter followed by letters, digits, '_' or '-' is
+// accepted; every name that could be a path, a hidden file, a device or
+// an overlong element is refused by the manifest, with the rule.
+func TestModelNamesArePlainIdentifiers(t *testing.T) {
+	bad := []string{
+		"", ".", "..", "../x", "../../etc", "a/b", `a\b`, "/abs", "/", "./a", "a/..", ".hidden", "a.b", "a..b",
+		"-flag", "_x", "1model", "a b", "a\tb", "a\nb", "a\x00b", "é", "ａ", "a:b", "a*", "~", "con", "CON", "Nul",
+		"aux", "prn", "com1", "LPT9", strings.Repeat("a", 101),
+	}
+	for _, name := range bad {
+		t.Run("bad "+name, func(t *testing.T) {
+			assert.Error(t, ValidModelName(name))
+			js, err := json.Marshal(map[string]any{"models": []map[string]any{{"name": name, "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "deadlock"}}})
+			require.NoError(t, err)
+			_, err = ParseManifest(js)
+			require.Error(t, err)
+			if name != "" {
+				assert.Contains(t, err.Error(), "a model name is a letter followed by letters, digits, '_' or '-'")
+			}
+			assert.NotContains(t, err.Error(), "\n")
+		})
+	}
+	for _, name := range []string{"a", "DistLock_2c_AtMostOneClientHoldLock", "m-1", "console", "com10", "Z9", strings.Repeat("a", 100)} {
+		assert.NoError(t, ValidModelName(name), name)
+	}
+}
+
+// TestSpecAndCfgAreFileNames: spec and cfg name files directly in the
+// specs folder with their extension; a path, "..", an absolute name or a
+// wrong extension is refused by the manifest.
+func TestSpecAndCfgAreFileNames(t *testing.T) {
+	bad := []string{"", ".tla", "../S.tla", "/etc/S.tla", "sub/S.tla", `sub\S.tla`, "..tla", "S..tla", "S.cfg", "S", ".S.tla",
+		"S .tla", "con.tla", "S.tla/", "S.tla\x00", "~/S.tla", strings.Repeat("a", 97) + ".tla"}
+	for _, spec := range bad {
+		t.Run("spec "+spec, func(t *testing.T) {
+			js, err := json.Marshal(map[string]any{"models": []map[string]any{{"name": "a", "spec": spec, "cfg": "a.cfg", "design": "all", "expected": "deadlock"}}})
+			require.NoError(t, err)
+			_, err = ParseManifest(js)
+			require.Error(t, err)
+			assert.NotContains(t, err.Error(), "\n")
+		})
+	}
+	badCfg := []string{"", ".cfg", "../m.cfg", "/etc/m.cfg", "sub/m.cfg", "m..cfg", "m.tla", "m", "nul.cfg", "m .cfg", "m.cfg\x00"}
+	for _, cfg := range badCfg {
+		t.Run("cfg "+cfg, func(t *testing.T) {
+			js, err := json.Marshal(map[string]any{"models": []map[string]any{{"name": "a", "spec": "S.tla", "cfg": cfg, "design": "all", "expected": "deadlock"}}})
+			require.NoError(t, err)
+			_, err = ParseManifest(js)
+			require.Error(t, err)
+		})
+	}
+	for _, ok := range []string{"S.tla", "DistLock.tla", "a-b_c.v2.tla"} {
+		assert.NoError(t, ValidFileName(ok, ".tla"), ok)
+	}
+}
+
+// TestFilesStayInsideTheSpecsFolder: every spec and cfg the manifest names
+// must exist as a regular file inside the specs folder, found before
+// anything runs (CheckFiles) and refused again when read (Run): a missing
+// file, a folder, a symbolic link out of the folder (absolute or relative)
+// and a dangling link are errors; a link that stays inside is followed.
+func TestFilesStayInsideTheSpecsFolder(t *testing.T) {
+	outside := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "Secret.tla"), []byte("---- MODULE Secret ----\n====\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "x.cfg"), []byte("INIT Init\n"), 0o644))
+	tests := []struct {
+		name    string
+		setup   func(specs string)
+		wantErr string // "" means accepted
+	}{
+		{"both present", func(string) {}, ""},
+		{"missing cfg", func(s string) { require.NoError(t, os.Remove(filepath.Join(s, "m.cfg"))) }, "m.cfg does not exist"},
+		{"missing spec", func(s string) { require.NoError(t, os.Remove(filepath.Join(s, "S.tla"))) }, "S.tla does not exist"},
+		{"cfg is a folder", func(s string) {
+			require.NoError(t, os.Remove(filepath.Join(s, "m.cfg")))
+			require.NoError(t, os.Mkdir(filepath.Join(s, "m.cfg"), 0o755))
+		}, "is not a regular file"},
+		{"cfg links outside (absolute)", func(s string) {
+			require.NoError(t, os.Remove(filepath.Join(s, "m.cfg")))
+			require.NoError(t, os.Symlink(filepath.Join(outside, "x.cfg"), filepath.Join(s, "m.cfg")))
+		}, "m.cfg"},
+		{"spec links outside (relative)", func(s string) {
+			require.NoError(t, os.Remove(filepath.Join(s, "S.tla")))
+			rel, err := filepath.Rel(s, filepath.Join(outside, "Secret.tla"))
+			require.NoError(t, err)
+			require.NoError(t, os.Symlink(rel, filepath.Join(s, "S.tla")))
+		}, "S.tla"},
+		{"dangling link", func(s string) {
+			require.NoError(t, os.Remove(filepath.Join(s, "m.cfg")))
+			require.NoError(t, os.Symlink("nowhere.cfg", filepath.Join(s, "m.cfg")))
+		}, "m.cfg"},
+		{"link inside the folder", func(s string) {
+			require.NoError(t, os.Rename(filepath.Join(s, "m.cfg"), filepath.Join(s, "real.cfg")))
+			require.NoError(t, os.Symlink("real.cfg", filepath.Join(s, "m.cfg")))
+		}, ""},
+	}
+	m := Model{Name: "m", Spec: "S.tla", Cfg: "m.cfg", Expected: ResultDeadlock}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			specs := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(specs, "S.tla"), []byte("---- MODULE S ----\n====\n"), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(specs, "m.cfg"), []byte("INIT Init\n"), 0o644))
+			tc.setup(specs)
+			err := CheckFiles(specs, []Model{m})
+			// Run refuses the same files before java is started: this
+			// runner's java does not exist.
+			_, runErr := (&Runner{Java: filepath.Join(specs, "no-java"), Jar: "x.jar"}).Run(context.Background(), specs, m)
+			if tc.wantErr == "" {
+				assert.NoError(t, err)
+				assert.ErrorContains(t, runErr, "no-java", "only the missing java stops it")
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.wantErr)
+			assert.Contains(t, err.Error(), "model m")
+			require.Error(t, runErr)
+			assert.NotContains(t, runErr.Error(), "no-java", "refused before java runs")
+		})
+	}
+	// A hostile Model that did not come through the manifest is refused by Run.
+	for _, bad := range []Model{{Name: "m", Spec: "../S.tla", Cfg: "m.cfg"}, {Name: "m", Spec: "S.tla", Cfg: "/etc/passwd"}} {
+		_, err := (&Runner{Java: "no-java"}).Run(context.Background(), t.TempDir(), bad)
+		assert.ErrorContains(t, err, "must be a file name in the specs folder")
+	}
+}
+
+func TestCheckFilesNoSpecsFolder(t *testing.T) {
+	err := CheckFiles(filepath.Join(t.TempDir(), "nope"), []Model{{Name: "m", Spec: "S.tla", Cfg: "m.cfg"}})
+	assert.ErrorContains(t, err, "the specs folder")
 }

@@ -8,8 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Runner runs TLC's tools from one jar.
@@ -29,9 +33,19 @@ func (r *Runner) timeout() time.Duration {
 	return 10 * time.Minute
 }
 
+// waitDelay bounds the wait, once java has exited or been stopped, for the
+// processes it started to release its output (exec.Cmd.WaitDelay).
+const waitDelay = 2 * time.Second
+
 // java runs the jar's class main with args in dir and returns what it
-// printed and its exit code.
+// printed and its exit code. The launcher runs in a process group of its
+// own: on the time limit, or when ctx is cancelled (SIGINT, SIGTERM), the
+// whole group is killed, and the wait for its output is bounded, so a
+// launcher that forks a child holding the output pipe cannot outlive the
+// limit; after every run, whatever the group still holds is killed. The
+// run's private temporary folder is always removed.
 func (r *Runner) java(ctx context.Context, dir, main string, args ...string) ([]byte, int, error) {
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, r.timeout())
 	defer cancel()
 	// Every run gets a private java.io.tmpdir: TLC 1.7.4 unpacks its
@@ -47,12 +61,21 @@ func (r *Runner) java(ctx context.Context, dir, main string, args ...string) ([]
 	full := append([]string{"-XX:+UseParallelGC", "-Djava.io.tmpdir=" + tmp, "-cp", r.Jar, main}, args...)
 	cmd := exec.CommandContext(ctx, r.Java, full...)
 	cmd.Dir = dir
+	ownGroup(cmd)
+	cmd.Cancel = func() error { return killGroup(cmd) }
+	cmd.WaitDelay = waitDelay
 	var buf bytes.Buffer
 	cmd.Stdout = &buf
 	cmd.Stderr = &buf
 	err = cmd.Run()
-	if ctx.Err() != nil {
-		return buf.Bytes(), -1, fmt.Errorf("%s did not finish within %s", main, r.timeout())
+	_ = killGroup(cmd) // nothing it started outlives the run
+	switch {
+	case parent.Err() != nil:
+		return buf.Bytes(), -1, fmt.Errorf("%s stopped: %w", main, context.Cause(parent))
+	case errors.Is(err, exec.ErrWaitDelay):
+		return buf.Bytes(), -1, fmt.Errorf("%s exited, but processes it started kept its output open; they were stopped and the output is incomplete", main)
+	case ctx.Err() != nil:
+		return buf.Bytes(), -1, fmt.Errorf("%s did not finish within %s; it was stopped", main, r.timeout())
 	}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
@@ -132,32 +155,55 @@ type Result struct {
 
 // Run checks one model with TLC: the spec folder's .tla files and the
 // model's cfg are copied to a fresh folder with a fresh metadir, TLC runs
-// there with -tool, and the result is judged against the manifest.
+// there with -tool, and the result is judged against the manifest. Every
+// file is read through specsDir as a root: a name or a symbolic link that
+// leads outside it is refused.
 func (r *Runner) Run(ctx context.Context, specsDir string, m Model) (*Result, error) {
+	if err := ValidFileName(m.Spec, ".tla"); err != nil {
+		return nil, fmt.Errorf("model %s: spec: %w", m.Name, err)
+	}
+	if err := ValidFileName(m.Cfg, ".cfg"); err != nil {
+		return nil, fmt.Errorf("model %s: cfg: %w", m.Name, err)
+	}
+	root, err := os.OpenRoot(specsDir)
+	if err != nil {
+		return nil, fmt.Errorf("the specs folder: %w", err)
+	}
+	defer root.Close()
+	cfgText, err := readIn(root, specsDir, m.Cfg)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", m.Name, err)
+	}
+	if err := regularIn(root, specsDir, m.Spec); err != nil {
+		return nil, fmt.Errorf("model %s: %w", m.Name, err)
+	}
+	entries, err := os.ReadDir(specsDir)
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", specsDir, err)
+	}
 	dir, err := os.MkdirTemp("", "fencelab-tlc-")
 	if err != nil {
 		return nil, fmt.Errorf("creating a temporary folder: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	tlas, err := filepath.Glob(filepath.Join(specsDir, "*.tla"))
-	if err != nil {
-		return nil, fmt.Errorf("listing %s: %w", specsDir, err)
+	copyIn := func(name string, data []byte) error {
+		return os.WriteFile(filepath.Join(dir, name), data, 0o644)
 	}
-	cfgText, err := os.ReadFile(filepath.Join(specsDir, m.Cfg))
-	if err != nil {
-		return nil, fmt.Errorf("model %s: %w", m.Name, err)
-	}
-	if _, err := os.Stat(filepath.Join(specsDir, m.Spec)); err != nil {
-		return nil, fmt.Errorf("model %s: %w", m.Name, err)
-	}
-	for _, src := range append(tlas, filepath.Join(specsDir, m.Cfg)) {
-		data, err := os.ReadFile(src)
+	for _, e := range entries {
+		// Every module the spec may extend; each read inside the root.
+		if filepath.Ext(e.Name()) != ".tla" || ValidFileName(e.Name(), ".tla") != nil {
+			continue
+		}
+		data, err := readIn(root, specsDir, e.Name())
 		if err != nil {
-			return nil, fmt.Errorf("copying %s: %w", src, err)
+			return nil, fmt.Errorf("model %s: %w", m.Name, err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(src)), data, 0o644); err != nil {
-			return nil, fmt.Errorf("copying %s: %w", src, err)
+		if err := copyIn(e.Name(), data); err != nil {
+			return nil, fmt.Errorf("copying %s: %w", e.Name(), err)
 		}
+	}
+	if err := copyIn(m.Cfg, cfgText); err != nil {
+		return nil, fmt.Errorf("copying %s: %w", m.Cfg, err)
 	}
 	workers := r.Workers
 	if workers == "" {
@@ -182,6 +228,13 @@ func (r *Runner) Run(ctx context.Context, specsDir string, m Model) (*Result, er
 // property is the cfg's single PROPERTY, since TLC does not name it.
 func Interpret(out []byte, code int, cfg string) (Got, *Output, error) {
 	g := Got{ExitCode: code, Result: ResultForExit(code), Distinct: -1, Depth: -1}
+	switch g.Result {
+	case ResultOK, ResultInvariant, ResultLiveness, ResultDeadlock:
+	default:
+		// A parse, config or evaluation error, an assertion: say where
+		// and what, as TLC printed it.
+		g.Detail = ErrorDetail(out)
+	}
 	parsed, err := ParseOutput(bytes.NewReader(out))
 	if err != nil {
 		return g, nil, err
@@ -201,4 +254,211 @@ func Interpret(out []byte, code int, cfg string) (Got, *Output, error) {
 		}
 	}
 	return g, parsed, nil
+}
+
+// maxDetail bounds ErrorDetail's text.
+const maxDetail = 300
+
+// ErrorDetail says, in one line, where and what the first error in a TLC
+// run's output is: SANY's parse error ("DistLock.tla line 264, column 29:
+// encountered "writes"; was expecting …"), its first semantic error, or
+// TLC's first error message (a config or evaluation error, an assertion)
+// with the position TLC gives for it. It returns "" when the output holds
+// no error TLC explained. Control characters are dropped.
+func ErrorDetail(out []byte) string {
+	lines := strings.Split(strings.ReplaceAll(string(out), "\r\n", "\n"), "\n")
+	detail := sanyParseError(lines)
+	if detail == "" {
+		detail = sanySemanticError(lines)
+	}
+	if detail == "" {
+		detail = tlcErrorMessage(lines)
+	}
+	return clip(printable(detail), maxDetail)
+}
+
+// lineCol matches SANY's and TLC's positions: "at line 264, column 29",
+// "line 4, col 16 to line 4, col 16 of module P", "Line 5, column 9 to
+// line 5, column 20 in E".
+var (
+	encountered = regexp.MustCompile(`^Encountered (.*) at line (\d+), column (\d+)`)
+	semanticAt  = regexp.MustCompile(`^line (\d+), col (\d+) to line \d+, col \d+ of module (\S+)`)
+	evalAt      = regexp.MustCompile(`^\d+\. Line (\d+), column (\d+) to line \d+, column \d+ in (\S+)`)
+	parsingFile = regexp.MustCompile(`^Parsing file (.+)$`)
+	errStartMsg = regexp.MustCompile(`@!@!@STARTMSG (\d+):(\d+) @!@!@`)
+	errEndMsg   = regexp.MustCompile(`@!@!@ENDMSG (\d+) @!@!@`)
+	cfgLine     = regexp.MustCompile(`configuration file at line (\d+)`)
+)
+
+// sanyParseError reads a "***Parse Error***" block.
+func sanyParseError(lines []string) string {
+	file := ""
+	for i, l := range lines {
+		if m := parsingFile.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
+			file = filepath.Base(m[1])
+		}
+		if strings.TrimSpace(l) != "***Parse Error***" {
+			continue
+		}
+		var expecting, where, what string
+		for _, b := range lines[i+1 : min(len(lines), i+12)] {
+			b = strings.TrimSpace(b)
+			if rest, ok := strings.CutPrefix(b, "Was expecting "); ok {
+				expecting = rest
+			}
+			if m := encountered.FindStringSubmatch(b); m != nil {
+				where, what = fmt.Sprintf("%s line %s, column %s", orModule(file), m[2], m[3]), m[1]
+			}
+		}
+		parts := []string{}
+		if what != "" {
+			parts = append(parts, "encountered "+what)
+		}
+		if expecting != "" {
+			parts = append(parts, "was expecting "+expecting)
+		}
+		if len(parts) == 0 {
+			parts = append(parts, "parse error")
+		}
+		if where == "" {
+			where = orModule(file)
+		}
+		return where + ": " + strings.Join(parts, "; ")
+	}
+	return ""
+}
+
+func orModule(file string) string {
+	if file == "" {
+		return "the spec"
+	}
+	return file
+}
+
+// sanySemanticError reads the first error of a "Semantic errors:" block.
+func sanySemanticError(lines []string) string {
+	in, count := false, ""
+	for i, l := range lines {
+		l = strings.TrimSpace(l)
+		switch {
+		case l == "Semantic errors:":
+			in = true
+		case in && strings.HasPrefix(l, "*** Errors:"):
+			count = strings.TrimSpace(strings.TrimPrefix(l, "*** Errors:"))
+		case in:
+			m := semanticAt.FindStringSubmatch(l)
+			if m == nil {
+				continue
+			}
+			msg := ""
+			for _, b := range lines[i+1:] {
+				if b = strings.TrimSpace(b); b != "" {
+					msg = b
+					break
+				}
+			}
+			more := ""
+			if n, err := strconv.Atoi(count); err == nil && n > 1 {
+				more = fmt.Sprintf(" (and %d more semantic errors)", n-1)
+			}
+			return fmt.Sprintf("%s.tla line %s, column %s: %s%s", m[3], m[1], m[2], msg, more)
+		}
+	}
+	return ""
+}
+
+// tlcErrorMessage reads TLC's first error message (-tool framing,
+// severity 1), the innermost one when messages nest, and the position of a
+// following "error occurred when TLC was evaluating" message (2103).
+func tlcErrorMessage(lines []string) string {
+	type msg struct {
+		code, severity int
+		body           []string
+	}
+	var stack []*msg
+	var errs []*msg
+	var position string
+	for _, l := range lines {
+		for l != "" {
+			start := errStartMsg.FindStringSubmatchIndex(l)
+			end := errEndMsg.FindStringIndex(l)
+			switch {
+			case start != nil && (end == nil || start[0] < end[0]):
+				if len(stack) > 0 {
+					stack[len(stack)-1].body = append(stack[len(stack)-1].body, l[:start[0]])
+				}
+				code, _ := strconv.Atoi(l[start[2]:start[3]])
+				sev, _ := strconv.Atoi(l[start[4]:start[5]])
+				stack = append(stack, &msg{code: code, severity: sev})
+				l = l[start[1]:]
+			case end != nil:
+				if len(stack) == 0 {
+					l = ""
+					continue
+				}
+				top := stack[len(stack)-1]
+				top.body = append(top.body, l[:end[0]])
+				stack = stack[:len(stack)-1]
+				if top.code == 2103 && position == "" {
+					for _, b := range top.body {
+						if m := evalAt.FindStringSubmatch(strings.TrimSpace(b)); m != nil {
+							position = fmt.Sprintf("%s.tla line %s, column %s", m[3], m[1], m[2])
+							break
+						}
+					}
+				}
+				// A wrapper (1000) whose text is only boilerplate yields
+				// to the message it holds, which ended first.
+				if top.severity == 1 && top.code != 2103 && top.code != 2121 && top.code != 3002 {
+					errs = append(errs, top)
+				} else if top.severity == 0 && len(stack) > 0 && stack[len(stack)-1].severity == 1 {
+					errs = append(errs, top)
+				}
+				l = l[end[1]:]
+			default:
+				if len(stack) > 0 {
+					stack[len(stack)-1].body = append(stack[len(stack)-1].body, l)
+				}
+				l = ""
+			}
+		}
+	}
+	if len(errs) == 0 {
+		for _, l := range lines {
+			if strings.Contains(l, "Parsing or semantic analysis failed") {
+				return "parsing or semantic analysis failed"
+			}
+		}
+		return ""
+	}
+	text := strings.Join(strings.Fields(strings.Join(errs[0].body, " ")), " ")
+	if m := cfgLine.FindStringSubmatch(text); m != nil && position == "" {
+		position = "the cfg line " + m[1]
+	}
+	if position != "" {
+		return position + ": " + text
+	}
+	return text
+}
+
+// printable drops control characters and collapses white space.
+func printable(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == unicode.ReplacementChar {
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// clip cuts s to n bytes at a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -2,10 +2,12 @@ package tlc
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -33,4 +35,62 @@ func TestEveryJavaRunHasAPrivateTmpdir(t *testing.T) {
 		assert.True(t, os.IsNotExist(err), "the tmpdir is removed after the run")
 	}
 	assert.NotEqual(t, dirs[0], dirs[1], "each run has its own")
+}
+
+// TestErrorDetail: a run that ends in an error shows where and what, as
+// TLC printed it — SANY's parse error, its first semantic error, TLC's
+// config and evaluation errors with their position — in one printable
+// line of bounded length; output with no explained error gives "".
+func TestErrorDetail(t *testing.T) {
+	msg := func(code, sev int, body string) string {
+		return fmt.Sprintf("@!@!@STARTMSG %d:%d @!@!@\n%s\n@!@!@ENDMSG %d @!@!@\n", code, sev, body, code)
+	}
+	tests := []struct {
+		name, out, want string
+	}{
+		{"parse error", msg(2220, 0, "Starting SANY...") + "Parsing file /home/u/specs/Lock.tla\n***Parse Error***\nWas expecting \"==== or more Module body\"\nEncountered \"grant\" at line 42, column 7 and token \"=\" \n\nResidual stack trace follows:\n" + msg(3002, 1, "Parsing or semantic analysis failed."),
+			`Lock.tla line 42, column 7: encountered "grant"; was expecting "==== or more Module body"`},
+		{"parse error without a position", "***Parse Error***\nsomething odd\n", "the spec: parse error"},
+		{"semantic errors", "Semantic errors:\n\n*** Errors: 3\n\nline 9, col 12 to line 9, col 14 of module Lock\n\nUnknown operator: `foo'.\n\n\nline 10, col 1 to line 10, col 3 of module Lock\n\nMore.\n" + msg(3002, 1, "Parsing or semantic analysis failed."),
+			"Lock.tla line 9, column 12: Unknown operator: `foo'. (and 2 more semantic errors)"},
+		{"one semantic error", "Semantic errors:\n\n*** Errors: 1\n\nline 3, col 1 to line 3, col 4 of module M\n\nMultiply-defined symbol 'x'\n",
+			"M.tla line 3, column 1: Multiply-defined symbol 'x'"},
+		{"undefined invariant in the cfg", msg(2185, 0, "Starting...") + msg(2229, 1, "The invariant Safe specified in the configuration file\nis not defined in the specification."),
+			"The invariant Safe specified in the configuration file is not defined in the specification."},
+		{"cfg syntax error, nested", "@!@!@STARTMSG 1000:1 @!@!@\nTLC threw an unexpected exception.\nThe exception was a tlc2.tool.ConfigFileException\n: " + msg(5006, 0, "TLC found an error in the configuration file at line 7\nIt was expecting a keyword, but did not find it.") + "@!@!@ENDMSG 1000 @!@!@\n",
+			"the cfg line 7: TLC found an error in the configuration file at line 7 It was expecting a keyword, but did not find it."},
+		{"evaluation error with its position", "@!@!@STARTMSG 1000:1 @!@!@\nTLC threw an unexpected exception.\n: " + msg(2154, 0, "Cannot add a string to a number") + "@!@!@ENDMSG 1000 @!@!@\n" + msg(2121, 1, "The behavior up to this point is:") + msg(2217, 4, "1: <Initial predicate>\nx = 0") + msg(2103, 1, "The error occurred when TLC was evaluating the nested\nexpressions at the following positions:\n0. Line 5, column 9 to line 5, column 20 in Lock\n1. Line 5, column 14 to line 5, column 20 in Lock"),
+			"Lock.tla line 5, column 9: Cannot add a string to a number"},
+		{"only the generic failure", msg(3002, 1, "Parsing or semantic analysis failed."), "parsing or semantic analysis failed"},
+		{"nothing explained", msg(2185, 0, "Starting...") + msg(2186, 0, "Finished in 1s"), ""},
+		{"empty", "", ""},
+		{"control characters dropped", msg(2229, 1, "bad \x1b[31mred\x1b[0m\x07 name"), "bad [31mred [0m name"},
+		{"unbalanced framing", "@!@!@ENDMSG 12 @!@!@\n@!@!@STARTMSG 2229:1 @!@!@\nno end", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, ErrorDetail([]byte(tc.out)))
+		})
+	}
+	long := ErrorDetail([]byte(msg(2229, 1, strings.Repeat("é", 1000))))
+	assert.LessOrEqual(t, len(long), maxDetail+len("…"))
+	assert.True(t, strings.HasSuffix(long, "…"))
+	assert.True(t, utf8.ValidString(long))
+}
+
+// TestErrorDetailReachesTheJudge: a parse error's location and message is
+// in the judge's one line and in the verdict's detail, not only "spec
+// parse error (exit 150)".
+func TestErrorDetailReachesTheJudge(t *testing.T) {
+	got, _, err := Interpret(readFixture(t, "tool_parse_error.out"), 150, "")
+	require.NoError(t, err)
+	want := `DistLock.tla line 264, column 29: encountered "writes"; was expecting "==== or more Module body"`
+	assert.Equal(t, want, got.Detail)
+	why := Judge(Model{Expected: ResultInvariant, Property: "NoLostUpdate"}, got)
+	assert.Equal(t, "expected invariant NoLostUpdate, TLC gave spec parse error (exit 150): "+want, why)
+	v := Verdicts(got, []string{"NoLostUpdate"}, 0)
+	assert.Contains(t, v.Get("NoLostUpdate").Detail, want)
+	ok, _, err := Interpret(readFixture(t, "tool_DistLockFencing_all_2c.out"), 0, "")
+	require.NoError(t, err)
+	assert.Empty(t, ok.Detail, "no detail for a run that ended as TLC should")
 }

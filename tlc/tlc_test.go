@@ -21,23 +21,28 @@ const specsDir = "../specs"
 
 func tlcRunner(t *testing.T) *Runner {
 	t.Helper()
+	skip := func(why string) {
+		countTLC(false, why)
+		t.Skip("TLC-backed test skipped: " + why)
+	}
 	if testing.Short() {
-		t.Skip("TLC-backed test skipped in -short mode")
+		skip("-short mode")
 	}
 	java, err := FindJava()
 	if err != nil {
-		t.Skipf("TLC-backed test skipped: %v", err)
+		skip("no java on PATH")
 	}
 	r, err := DefaultResolver(filepath.Join("..", "tla2tools.version"))
 	require.NoError(t, err)
 	if r.EnvJar == "" {
 		if r.CachePath() == "" || VerifyFile(r.CachePath(), r.Pin.SHA256) != nil {
-			t.Skip("TLC-backed test skipped: no tla2tools.jar (set TLA2TOOLS_JAR=/path/to/tla2tools.jar or cache the pinned release with make tlc)")
+			skip("no tla2tools.jar: set TLA2TOOLS_JAR=/path/to/tla2tools.jar or cache the pinned release with make tlc")
 		}
 		r.CacheDir = filepath.Dir(r.CachePath())
 	}
 	jar, err := r.Resolve(context.Background())
 	require.NoError(t, err, "TLA2TOOLS_JAR is set but unusable")
+	countTLC(true, "")
 	return &Runner{Java: java, Jar: jar.Path, Workers: "auto", Timeout: 5 * time.Minute}
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -65,6 +64,9 @@ func runDemo(e *env, args []string) error {
 	}
 	models, err := loadModels(*specs, "")
 	if err != nil {
+		return err
+	}
+	if err := checkWritable(*out); err != nil {
 		return err
 	}
 
@@ -222,9 +224,11 @@ func noFaultOutcome(sum *sim.Summary) string {
 
 // demoTLC runs every model when Java and the jar are there. A missing tool
 // is returned as missing, printed in one line with how to provide it, so
-// the rest of the demo goes on; it never counts as a pass.
+// the rest of the demo goes on; it never counts as a pass. SIGINT or
+// SIGTERM while TLC runs stops it as in fencelab tlc.
 func demoTLC(e *env, specs, pin, outDir string, models []tlc.Model) (checked []report.Reached, missing error, err error) {
-	ctx := context.Background()
+	ctx, stop := interruptible()
+	defer stop()
 	runner, err := newTLCRunner(ctx, e, pin, 10*time.Minute, len(models))
 	if err != nil {
 		var ee *exitError

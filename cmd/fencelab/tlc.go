@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/fencelab/fencelab/report"
@@ -23,8 +26,11 @@ func tlcCommand() command {
 
 // runTLC checks the committed PlusCal translations, runs each selected
 // model, saves and prints every counterexample, and prints one summary
-// table. It fails (exit 1) iff a row differs from the manifest, and exits 2
-// when Java or the jar is missing.
+// table. It fails (exit 1) iff a row differs from the manifest. Bad input —
+// a bad manifest, a spec or cfg that is missing or outside --specs, an
+// --out that cannot be written, no Java, a jar that is not TLA+ tools —
+// exits 2 before anything runs. SIGINT or SIGTERM stops TLC (its whole
+// process group), removes the temporary folders and exits 128+signal.
 func runTLC(e *env, args []string) error {
 	fs := newFlagSet("tlc")
 	model := fs.String("model", "", "run only this model (default: every model in the manifest)")
@@ -59,12 +65,17 @@ func runTLC(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	runner, err := newTLCRunner(context.Background(), e, *pin, *timeout, len(models))
+	if err := checkWritable(*outDir); err != nil {
+		return err
+	}
+	ctx, stop := interruptible()
+	defer stop()
+	runner, err := newTLCRunner(ctx, e, *pin, *timeout, len(models))
 	if err != nil {
 		return err
 	}
 	runner.Workers = *workers
-	rows, err := checkModels(context.Background(), e, runner, *specs, *outDir, models, func(tlc.Model) bool { return true })
+	rows, err := checkModels(ctx, e, runner, *specs, *outDir, models, func(tlc.Model) bool { return true })
 	if err != nil {
 		return err
 	}
@@ -74,18 +85,20 @@ func runTLC(e *env, args []string) error {
 	var bad []string
 	for _, r := range rows {
 		if r.Mismatch != "" {
-			bad = append(bad, r.Model.Name)
+			bad = append(bad, r.Model.Name+" ("+r.Mismatch+")")
 		}
 	}
 	if len(bad) > 0 {
-		return failed("%d of %d model(s) differ from the manifest: %s", len(bad), len(rows), strings.Join(bad, ", "))
+		return failed("%d of %d model(s) differ from the manifest: %s", len(bad), len(rows), strings.Join(bad, "; "))
 	}
 	fmt.Fprintf(e.stdout, "\nall %d model(s) match the manifest; outputs in %s\n", len(rows), *outDir)
 	return nil
 }
 
 // loadModels reads the manifest in specs and selects one model by name, or
-// every model when name is empty.
+// every model when name is empty. Every selected model's spec and cfg must
+// be a file inside specs: a missing one is bad input, found before anything
+// runs.
 func loadModels(specs, name string) ([]tlc.Model, error) {
 	manifest, err := tlc.LoadManifest(filepath.Join(specs, "models.json"))
 	if err != nil {
@@ -95,7 +108,88 @@ func loadModels(specs, name string) ([]tlc.Model, error) {
 	if err != nil {
 		return nil, badInput("%v", err)
 	}
+	if err := tlc.CheckFiles(specs, models); err != nil {
+		return nil, badInput("%v", err)
+	}
 	return models, nil
+}
+
+// checkWritable makes sure dir is a folder fencelab can write in, before
+// any work: it is created if missing, and a file is created and removed in
+// it. A file in its place or a folder without write permission is bad input.
+func checkWritable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return badInput("--out %s cannot be created: %v", dir, pathError(err))
+	}
+	f, err := os.CreateTemp(dir, ".fencelab-write-check-")
+	if err != nil {
+		return badInput("--out %s cannot be written: %v", dir, pathError(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// pathError drops a *PathError's repetition of the path.
+func pathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
+	}
+	return err
+}
+
+// interrupted is the cause of a context cancelled by a signal.
+type interrupted struct{ sig os.Signal }
+
+func (i interrupted) Error() string { return "interrupted by " + signalName(i.sig) }
+
+func signalName(s os.Signal) string {
+	switch s {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
+}
+
+// interruptible returns a context cancelled, with an interrupted cause, by
+// the first SIGINT or SIGTERM; until stop is called those signals no longer
+// end the process at once, so TLC is stopped and the temporary folders are
+// removed before fencelab exits. A second signal ends it at once.
+func interruptible() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-ch:
+			cancel(interrupted{s})
+			// The default again: a second signal ends fencelab at once.
+			signal.Reset(os.Interrupt, syscall.SIGTERM)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel(nil)
+	}
+}
+
+// stopped turns a context cancelled by a signal into fencelab's error:
+// exit code 128+signal, as a shell reports a process a signal ended.
+func stopped(ctx context.Context) error {
+	var i interrupted
+	if !errors.As(context.Cause(ctx), &i) {
+		return failed("%v", context.Cause(ctx))
+	}
+	code := 130
+	if s, ok := i.sig.(syscall.Signal); ok {
+		code = 128 + int(s)
+	}
+	return &exitError{code: code, err: fmt.Errorf("%v: TLC stopped, its temporary folders removed", i)}
 }
 
 // resolveTLC finds Java and the pinned tla2tools.jar (TLA2TOOLS_JAR, the
@@ -130,7 +224,7 @@ func newTLCRunner(ctx context.Context, e *env, pin string, timeout time.Duration
 // checkModels checks the committed translations of the models' specs and
 // runs every model, printing the counterexamples of those show selects.
 func checkModels(ctx context.Context, e *env, runner *tlc.Runner, specs, outDir string, models []tlc.Model, show func(tlc.Model) bool) ([]tlc.Outcome, error) {
-	stale, err := staleSpecs(ctx, runner, specs, models)
+	stale, untranslated, err := staleSpecs(ctx, runner, specs, models)
 	if err != nil {
 		return nil, err
 	}
@@ -139,15 +233,21 @@ func checkModels(ctx context.Context, e *env, runner *tlc.Runner, specs, outDir 
 		if e.terminal {
 			fmt.Fprintf(e.stderr, "  running %s …\n", m.Name)
 		}
-		rows = append(rows, runModel(ctx, e, runner, specs, outDir, m, stale[m.Spec], show(m)))
+		row := runModel(ctx, e, runner, specs, outDir, m, stale[m.Spec], untranslated[m.Spec], show(m))
+		if ctx.Err() != nil {
+			return nil, stopped(ctx)
+		}
+		rows = append(rows, row)
 	}
 	return rows, nil
 }
 
 // staleSpecs re-translates each spec the models use and says, per spec,
-// why its committed translation is stale (nothing when it is current).
-func staleSpecs(ctx context.Context, r *tlc.Runner, specs string, models []tlc.Model) (map[string][]string, error) {
-	stale := map[string][]string{}
+// why its committed translation is stale (nothing when it is current), or
+// why it could not be checked (the translator failed): that is not called
+// stale, for it is something else.
+func staleSpecs(ctx context.Context, r *tlc.Runner, specs string, models []tlc.Model) (stale map[string][]string, untranslated map[string]string, err error) {
+	stale, untranslated = map[string][]string{}, map[string]string{}
 	done := map[string]bool{}
 	for _, m := range models {
 		if done[m.Spec] {
@@ -155,21 +255,24 @@ func staleSpecs(ctx context.Context, r *tlc.Runner, specs string, models []tlc.M
 		}
 		done[m.Spec] = true
 		why, err := r.StaleTranslation(ctx, filepath.Join(specs, m.Spec))
+		if ctx.Err() != nil {
+			return nil, nil, stopped(ctx)
+		}
 		if err != nil {
-			stale[m.Spec] = []string{err.Error()}
+			untranslated[m.Spec] = err.Error()
 			continue
 		}
 		if why != "" {
 			stale[m.Spec] = []string{why}
 		}
 	}
-	return stale, nil
+	return stale, untranslated, nil
 }
 
 // runModel runs one model, judges it against the manifest, saves its
 // output and counterexample, and, if show, prints the counterexample's
 // step table.
-func runModel(ctx context.Context, e *env, r *tlc.Runner, specs, outDir string, m tlc.Model, stale []string, show bool) tlc.Outcome {
+func runModel(ctx context.Context, e *env, r *tlc.Runner, specs, outDir string, m tlc.Model, stale []string, untranslated string, show bool) tlc.Outcome {
 	row := tlc.Outcome{Model: m, Distinct: -1, Depth: -1}
 	var invariants []string // what the model checks; a missing cfg fails the run below
 	if cfg, err := os.ReadFile(filepath.Join(specs, m.Cfg)); err == nil {
@@ -181,6 +284,7 @@ func runModel(ctx context.Context, e *env, r *tlc.Runner, specs, outDir string, 
 		return row
 	}
 	res.Got.Stale = append(res.Got.Stale, stale...)
+	res.Got.Untranslated = untranslated
 	row.Got, row.Distinct, row.Depth, row.Wall = res.Got.Text(), res.Got.Distinct, res.Got.Depth, res.Wall
 	steps := 0 // the counterexample's actions: its states but the initial one
 	if res.Parsed != nil && len(res.Parsed.States) > 0 {
@@ -190,6 +294,10 @@ func runModel(ctx context.Context, e *env, r *tlc.Runner, specs, outDir string, 
 	row.Mismatch = tlc.Judge(m, res.Got)
 	if res.ParseErr != nil && row.Mismatch == "" {
 		row.Mismatch = "cannot read TLC's output: " + res.ParseErr.Error()
+	}
+	if err := tlc.ValidModelName(m.Name); err != nil { // never a path outside outDir
+		row.Mismatch = err.Error()
+		return row
 	}
 	dir := filepath.Join(outDir, m.Name)
 	if err := saveRun(dir, res); err != nil {
@@ -216,15 +324,61 @@ func traceOptions(m tlc.Model, res *tlc.Result) tlc.TraceOptions {
 	}
 }
 
-// saveRun writes TLC's raw output (tlc.out) into a fresh dir and, when
-// there is a counterexample, the trace's files beside it (trace.WriteFiles).
+// saveRun writes TLC's raw output (tlc.out) and, when there is a
+// counterexample, the trace's files beside it (trace.WriteFiles) into a
+// temporary folder next to dir, then puts it in dir's place: the former
+// dir is moved aside into a temporary folder beside it and removed there.
+// Nothing outside dir's parent is touched (dir is --out/<model name>, and a
+// model name is one plain path element), and a failed write leaves the
+// former results as they were.
 func saveRun(dir string, res *tlc.Result) error {
-	if err := os.RemoveAll(dir); err != nil {
-		return fmt.Errorf("clearing %s: %w", dir, err)
+	parent, name := filepath.Dir(dir), filepath.Base(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", parent, err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w", dir, err)
+	tmp, err := os.MkdirTemp(parent, "."+name+".new-")
+	if err != nil {
+		return fmt.Errorf("creating a folder in %s: %w", parent, err)
 	}
+	defer os.RemoveAll(tmp) // a no-op once renamed into place
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return fmt.Errorf("creating a folder in %s: %w", parent, err)
+	}
+	if err := writeRun(tmp, res); err != nil {
+		return err
+	}
+	return replaceDir(tmp, dir)
+}
+
+// replaceDir puts the folder tmp in dir's place, through a temporary
+// folder beside dir that takes the former dir (a folder, a file or a
+// symbolic link, which is removed as a link, never followed).
+func replaceDir(tmp, dir string) error {
+	parent, name := filepath.Dir(dir), filepath.Base(dir)
+	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+		if err := os.Rename(tmp, dir); err != nil {
+			return fmt.Errorf("moving the results into %s: %w", dir, err)
+		}
+		return nil
+	}
+	aside, err := os.MkdirTemp(parent, "."+name+".old-")
+	if err != nil {
+		return fmt.Errorf("creating a folder in %s: %w", parent, err)
+	}
+	defer os.RemoveAll(aside)
+	old := filepath.Join(aside, name)
+	if err := os.Rename(dir, old); err != nil {
+		return fmt.Errorf("moving the former %s aside: %w", dir, err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		_ = os.Rename(old, dir) // the former results stay
+		return fmt.Errorf("moving the results into %s: %w", dir, err)
+	}
+	return nil
+}
+
+// writeRun writes a run's files into dir, an empty folder.
+func writeRun(dir string, res *tlc.Result) error {
 	writeOutput := func(w io.Writer) error { _, err := w.Write(res.Output); return err }
 	if err := trace.WriteFileAtomic(filepath.Join(dir, "tlc.out"), writeOutput); err != nil {
 		return fmt.Errorf("saving TLC's output: %w", err)

@@ -91,6 +91,8 @@ func writeSpecs(t *testing.T) (specs, pin string) {
 	require.NoError(t, os.MkdirAll(specs, 0o755))
 	manifest := `{"models": [{"name": "m", "spec": "S.tla", "cfg": "m.cfg", "design": "off", "expected": "deadlock"}]}`
 	require.NoError(t, os.WriteFile(filepath.Join(specs, "models.json"), []byte(manifest), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(specs, "S.tla"), []byte("---- MODULE S ----\n====\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(specs, "m.cfg"), []byte("INIT Init\n"), 0o644))
 	pin = filepath.Join(dir, "tla2tools.version")
 	require.NoError(t, os.WriteFile(pin, []byte("version=v1.7.4\nurl=http://127.0.0.1:1/tla2tools.jar\nsha256="+strings.Repeat("0", 64)+"\n"), 0o644))
 	return specs, pin

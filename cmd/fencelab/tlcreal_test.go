@@ -1,0 +1,202 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencelab/fencelab/tlc"
+)
+
+// tlcChecks counts the TLC-backed tests that ran and those skipped, so a
+// run without TLC says so loudly (TestMain) instead of a silent "ok".
+var tlcChecks struct {
+	sync.Mutex
+	ran, skipped int
+	why          string
+}
+
+// requireTLC skips the test, counted, unless Java and a jar are there:
+// TLA2TOOLS_JAR, or a verified copy in the user cache (never a download).
+func requireTLC(t *testing.T) {
+	t.Helper()
+	why := ""
+	if testing.Short() {
+		why = "-short mode"
+	} else if _, err := tlc.FindJava(); err != nil {
+		why = "no java on PATH"
+	} else if r, err := tlc.DefaultResolver("../../tla2tools.version"); err != nil {
+		why = err.Error()
+	} else if r.EnvJar == "" && (r.CachePath() == "" || tlc.VerifyFile(r.CachePath(), r.Pin.SHA256) != nil) {
+		why = "no tla2tools.jar: set TLA2TOOLS_JAR=/path/to/tla2tools.jar or cache the pinned release with make tlc"
+	}
+	tlcChecks.Lock()
+	if why == "" {
+		tlcChecks.ran++
+	} else {
+		tlcChecks.skipped++
+		if tlcChecks.why == "" {
+			tlcChecks.why = why
+		}
+	}
+	tlcChecks.Unlock()
+	if why != "" {
+		t.Skip("TLC-backed test skipped: " + why)
+	}
+}
+
+// TestMain prints how many TLC-backed checks ran, and appends the line to
+// the file FENCELAB_TEST_SUMMARY names (make test prints it after go
+// test, which shows a passing package's output only with -v).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	line := fmt.Sprintf("TLC-backed checks in cmd/fencelab: %d ran, %d skipped", tlcChecks.ran, tlcChecks.skipped)
+	if tlcChecks.skipped > 0 {
+		line += " (" + tlcChecks.why + ")"
+	}
+	fmt.Println(line)
+	if path := os.Getenv("FENCELAB_TEST_SUMMARY"); path != "" {
+		if f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+			fmt.Fprintln(f, line)
+			f.Close()
+		}
+	}
+	os.Exit(code)
+}
+
+// copySpecs copies the committed specs into a scratch folder, replacing
+// old with new in file when given.
+func copySpecs(t *testing.T, file, old, new string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "specs")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	entries, err := os.ReadDir("../../specs")
+	require.NoError(t, err)
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join("../../specs", e.Name()))
+		require.NoError(t, err)
+		if e.Name() == file {
+			require.Contains(t, string(data), old)
+			data = []byte(strings.Replace(string(data), old, new, 1))
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644))
+	}
+	return dir
+}
+
+// TestTLCCommandWithTLC runs the real TLC: a model that matches the
+// manifest exits 0 and saves its counterexample; a spec with a syntax
+// error (outside the PlusCal translation) exits 1 with SANY's line, column
+// and message in the table row and the one-line error.
+func TestTLCCommandWithTLC(t *testing.T) {
+	requireTLC(t)
+	pin := "../../tla2tools.version"
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "tlc", "--pin", pin, "--specs", "../../specs", "--out", out, "--model", "DistLock_2c_AtMostOneClientHoldLock")
+	require.Equal(t, exitOK, code, "stdout: %s\nstderr: %s", stdout, stderr)
+	assert.FileExists(t, filepath.Join(out, "DistLock_2c_AtMostOneClientHoldLock", "tlc.out"))
+
+	broken := copySpecs(t, "DistLock.tla", "\n====", "\nBroken == (1 +\n====")
+	code, stdout, stderr = runCLI(t, "tlc", "--pin", pin, "--specs", broken, "--out", t.TempDir(), "--model", "DistLock_2c_NoLostUpdate")
+	assert.Equal(t, exitFailure, code)
+	assert.Regexp(t, `TLC gave spec parse error \(exit 150\): DistLock\.tla line \d+, column \d+: `, stderr)
+	assert.Regexp(t, `DistLock\.tla line \d+, column \d+: `, stdout, "in the table row")
+	assert.NotContains(t, stderr, "stale")
+}
+
+// TestMakeKeepsFencelabsExitCode: GNU make exits 2 whenever a recipe
+// fails, so what a user can rely on is the line a failing target prints
+// last: fencelab's own exit code and its meaning — 2 for bad input (a file
+// as --out, an unknown model), 1 for an unexpected verdict (a fake TLC
+// whose result differs from the manifest). bin/fencelab run directly
+// gives the code itself. The binary is built into a scratch folder (BIN),
+// so nothing is written into the tree.
+func TestMakeKeepsFencelabsExitCode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs make and builds the binary: skipped in -short mode")
+	}
+	makePath, err := exec.LookPath("make")
+	if err != nil {
+		t.Skip("no make on PATH")
+	}
+	bin := filepath.Join(t.TempDir(), "fencelab")
+	aFile := filepath.Join(t.TempDir(), "a-file")
+	require.NoError(t, os.WriteFile(aFile, nil, 0o644))
+	newFakeTLC(t, "cat "+mustAbs(t, okOutput), "exit 0") // every model "ok, 383 states"
+	tests := []struct {
+		name     string
+		vars     []string
+		wantCode int
+		wantWhy  string
+	}{
+		{"--out is a file", []string{"OUT=" + aFile}, exitBadInput, "bad input or a missing tool"},
+		{"unknown model", []string{"MODEL=NoSuchModel", "OUT=" + t.TempDir()}, exitBadInput, "bad input or a missing tool"},
+		{"unexpected verdict", []string{"MODEL=DistLock_2c_AtMostOneClientHoldLock", "OUT=" + t.TempDir()}, exitFailure, "an unexpected verdict or a failed check"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"-s", "-C", "../..", "tlc", "BIN=" + bin}, tc.vars...)
+			cmd := exec.Command(makePath, args...)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			var exit *exec.ExitError
+			require.ErrorAs(t, err, &exit, "make fails")
+			assert.Equal(t, 2, exit.ExitCode(), "GNU make reports every failed recipe as 2")
+			want := fmt.Sprintf("make: fencelab tlc exited with code %d (%s)", tc.wantCode, tc.wantWhy)
+			assert.Contains(t, stderr.String(), want, "fencelab's own code is printed")
+
+			// The binary make built, run directly, gives the code itself.
+			direct := []string{"tlc"}
+			for _, v := range tc.vars {
+				k, val, _ := strings.Cut(v, "=")
+				switch k {
+				case "OUT":
+					direct = append(direct, "--out", filepath.Join(val, "tlc"))
+				case "MODEL":
+					direct = append(direct, "--model", val)
+				}
+			}
+			run := exec.Command(bin, direct...)
+			run.Dir = "../.."
+			err = run.Run()
+			require.ErrorAs(t, err, &exit)
+			assert.Equal(t, tc.wantCode, exit.ExitCode())
+		})
+	}
+}
+
+// TestMakeCleanRemovesTLCMetadirs: make clean, run in a scratch copy of
+// the Makefile, removes the output folder, bin/ and the states/ folders
+// TLC leaves when run by hand (scripts/tlc.sh, or TLC inside specs/), and
+// nothing else.
+func TestMakeCleanRemovesTLCMetadirs(t *testing.T) {
+	makePath, err := exec.LookPath("make")
+	if err != nil {
+		t.Skip("no make on PATH")
+	}
+	dir := t.TempDir()
+	mk, err := os.ReadFile("../../Makefile")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "Makefile"), mk, 0o644))
+	for _, d := range []string{"out/tlc/m", "bin", "states/26-11-22-10-00-00", "specs/states/26-11-22-10-00-01"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, d), 0o755))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "specs", "S.tla"), nil, 0o644))
+	out, err := exec.Command(makePath, "-s", "-C", dir, "clean").CombinedOutput()
+	require.NoError(t, err, string(out))
+	for _, d := range []string{"out", "bin", "states", "specs/states"} {
+		assert.NoDirExists(t, filepath.Join(dir, d))
+	}
+	assert.FileExists(t, filepath.Join(dir, "specs", "S.tla"), "the specs stay")
+}
