@@ -74,9 +74,10 @@ bench: $(BIN) ## Go benchmarks of the explorer, simulator and Porcupine checks (
 	@echo; echo "TLC, one worker, on the largest model (compare its distinct states/s with BenchmarkExplore's states/s):"
 	@$(BIN) tlc --workers 1 --model DistLockFencing_all_4c --out $(OUT)/tlc-bench || echo "(TLC not run: see the line above)"
 
-readme: $(BIN) ## regenerate README.md's verdict table (from a full fencelab demo run: needs TLC) and CLI reference
+readme: $(BIN) ## regenerate README.md's verdict table and TLC walkthrough (from a full fencelab demo run: needs TLC) and CLI reference
 	@mkdir -p $(OUT) && $(BIN) demo --out $(OUT) --update-readme README.md > $(OUT)/demo.txt || { code=$$?; cat $(OUT)/demo.txt; echo "make: fencelab demo exited with code $$code" >&2; exit $$code; }
-	FENCELAB_UPDATE_README=1 $(GO) test ./cmd/fencelab -run TestREADMECLIReference -count 1
+	cp $(OUT)/tlc/DistLock_2c_AtMostOneClientHoldLock/tlc.out tlc/testdata/tool_DistLock_2c_AtMostOneClientHoldLock.out
+	FENCELAB_UPDATE_README=1 $(GO) test ./cmd/fencelab -run 'TestREADMECLIReference|TestREADMEWalkthrough' -count 1
 
 clean: ## remove the output folder, bin/ and TLC's metadirs (states/ where scripts/tlc.sh or TLC by hand left them)
 	rm -rf $(OUT) bin states specs/states

@@ -94,3 +94,38 @@ func TestErrorDetailReachesTheJudge(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, ok.Detail, "no detail for a run that ended as TLC should")
 }
+
+// TestWorkersPerModel: "auto" runs a model expected to be violated with one
+// worker (its counterexample and figures are then the same on every run)
+// and a model expected to hold on every core; an explicit number is used
+// as given.
+func TestWorkersPerModel(t *testing.T) {
+	dir := t.TempDir()
+	specs := filepath.Join(dir, "specs")
+	require.NoError(t, os.MkdirAll(specs, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(specs, "S.tla"), []byte("---- MODULE S ----\n====\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(specs, "m.cfg"), []byte("INVARIANT Inv\n"), 0o644))
+	fake := filepath.Join(dir, "java")
+	// The fake java prints the -workers value it was given.
+	script := "#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ \"$1\" = -workers ]; then echo \"workers $2\" >> " + filepath.Join(dir, "log") + "; fi; shift; done\n"
+	require.NoError(t, os.WriteFile(fake, []byte(script), 0o755))
+	tests := []struct {
+		workers, expected, want string
+	}{
+		{"auto", ResultInvariant, "1"},
+		{"", ResultLiveness, "1"},
+		{"auto", ResultOK, "auto"},
+		{"", ResultOK, "auto"},
+		{"2", ResultInvariant, "2"},
+		{"2", ResultOK, "2"},
+	}
+	for _, tc := range tests {
+		require.NoError(t, os.RemoveAll(filepath.Join(dir, "log")))
+		r := &Runner{Java: fake, Jar: "tla2tools.jar", Workers: tc.workers}
+		_, err := r.Run(context.Background(), specs, Model{Name: "m", Spec: "S.tla", Cfg: "m.cfg", Expected: tc.expected, Property: "Inv"})
+		require.NoError(t, err)
+		log, err := os.ReadFile(filepath.Join(dir, "log"))
+		require.NoError(t, err)
+		assert.Equal(t, "workers "+tc.want+"\n", string(log), "workers %q, expected %s", tc.workers, tc.expected)
+	}
+}

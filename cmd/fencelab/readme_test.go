@@ -100,3 +100,41 @@ func TestSpliceReadme(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "new\n", block)
 }
+
+// walkthroughFixture is TLC's output for the README's walkthrough: the
+// showcase model checked with one worker, so the counterexample is the
+// same on every run (tlc.Runner's "auto" workers). make readme refreshes
+// it from the demo's run; TestTLCWalkthroughIsReproducible (with a jar)
+// checks that a fresh run still gives it.
+const walkthroughFixture = "../../tlc/testdata/tool_DistLock_2c_AtMostOneClientHoldLock.out"
+
+// walkthrough renders the fixture as the README shows it: the step table
+// and the Mermaid picture, titled by the model rather than a file path.
+func walkthrough(t *testing.T, format string) string {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, "trace", "--format", format, "--title", showcaseModel, walkthroughFixture)
+	require.Equal(t, exitOK, code, stderr)
+	fence := "text"
+	if format == "mermaid" {
+		fence = "mermaid"
+	}
+	return "```" + fence + "\n" + stdout + "```\n"
+}
+
+// TestREADMEWalkthrough checks the README's TLC walkthrough — its step
+// table and its sequence picture — against the committed TLC output, so
+// the story's step numbers are the ones a user gets. FENCELAB_UPDATE_README=1
+// rewrites them (make readme).
+func TestREADMEWalkthrough(t *testing.T) {
+	for _, block := range []struct{ name, format string }{{"walkthrough-table", "table"}, {"walkthrough-mermaid", "mermaid"}} {
+		want := walkthrough(t, block.format)
+		if os.Getenv("FENCELAB_UPDATE_README") != "" {
+			require.NoError(t, updateReadmeBlock(readmePath, block.name, want))
+		}
+		data, err := os.ReadFile(readmePath)
+		require.NoError(t, err)
+		got, err := readmeBlock(string(data), block.name)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "the README's walkthrough differs from the TLC output it is drawn from: run make readme")
+	}
+}

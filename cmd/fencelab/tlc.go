@@ -38,7 +38,7 @@ func runTLC(e *env, args []string) error {
 	specs := fs.String("specs", "specs", "folder with the specs, the cfgs and models.json")
 	pin := fs.String("pin", "tla2tools.version", "the pinned TLA+ tools release")
 	timeout := fs.Duration("timeout", 10*time.Minute, "time limit for one TLC run")
-	workers := fs.String("workers", "auto", "TLC's worker threads: auto (every core) or a number (1 to compare speed with the single-threaded explorer)")
+	workers := fs.String("workers", "auto", "TLC's worker threads: auto (every core for a model expected to hold, one for a model expected to be violated, so that its counterexample and figures are the same on every run) or a number (1 to compare speed with the single-threaded explorer)")
 	printJar := fs.Bool("print-jar", false, "only resolve tla2tools.jar (and Java) and print the jar's path, for running TLC by hand")
 	rest, err := parseFlags(e, fs, tlcUsage, args)
 	if err != nil {

@@ -200,3 +200,19 @@ func TestMakeCleanRemovesTLCMetadirs(t *testing.T) {
 	}
 	assert.FileExists(t, filepath.Join(dir, "specs", "S.tla"), "the specs stay")
 }
+
+// TestTLCWalkthroughIsReproducible: a fresh TLC run of the showcase model
+// gives the counterexample the README's walkthrough is drawn from, step for
+// step (one worker for a model expected to be violated), twice in a row.
+func TestTLCWalkthroughIsReproducible(t *testing.T) {
+	requireTLC(t)
+	want := walkthrough(t, "table")
+	for range 2 {
+		out := t.TempDir()
+		code, stdout, stderr := runCLI(t, "tlc", "--model", showcaseModel, "--specs", "../../specs", "--pin", "../../tla2tools.version", "--out", out)
+		require.Equal(t, exitOK, code, "%s\n%s", stdout, stderr)
+		code, table, stderr := runCLI(t, "trace", "--format", "table", "--title", showcaseModel, filepath.Join(out, showcaseModel, "tlc.out"))
+		require.Equal(t, exitOK, code, stderr)
+		assert.Equal(t, want, "```text\n"+table+"```\n", "TLC's counterexample differs from the walkthrough's: run make readme")
+	}
+}
