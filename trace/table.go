@@ -152,14 +152,19 @@ func FormatTime(d time.Duration) string {
 	return fmt.Sprintf("%.3fs", d.Seconds())
 }
 
+// noteMark is a note's mark in text renderings. The marks are text
+// symbols that common monospace fonts (DejaVu, Liberation) carry, not
+// emoji: an emoji (⏱, ⚡) shows as an empty box on a machine without an
+// emoji font, and as a double-width cell that breaks the lane picture's
+// columns in many terminals.
 func noteMark(k NoteKind) string {
 	switch k {
 	case NoteExpiry:
-		return "⏱"
+		return "◷"
 	case NoteRejection:
 		return "⊘"
 	case NoteFault:
-		return "⚡"
+		return "↯"
 	case NoteViolation:
 		return "✗"
 	default:

@@ -64,7 +64,7 @@ func TestWriteTable(t *testing.T) {
 		"step  time    process  action  changes\n" +
 		"1     0.000s  —        Init    held = FALSE\n" +
 		"2     1.500s  c1       Grant   held: FALSE → TRUE\n" +
-		"                               ⏱ service: lease expired\n" +
+		"                               ◷ service: lease expired\n" +
 		"\n✗ P violated at step 2: c1 holds\n"
 	assert.Equal(t, want, buf.String())
 }
