@@ -29,7 +29,6 @@
 package explore
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -48,9 +47,6 @@ const (
 	MinClients = 2
 	MaxClients = 4
 )
-
-// errTruncated is returned when a stored state cannot be decoded: a bug.
-var errTruncated = errors.New("truncated or malformed encoding")
 
 // Config is one model of the reference implementation: the shared system
 // configuration plus the explorer's own knobs. The untimed model ignores
