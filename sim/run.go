@@ -240,7 +240,7 @@ func (r *Runner) runOn(sys *impl.System, s *Schedule) {
 		switch f.Kind {
 		case FaultPause:
 			r.q.push(event{at: int64(f.At), kind: evFault, node: f.Node, fault: int32(i)})
-			r.q.push(event{at: int64(f.At + f.Duration), kind: evResume, node: f.Node, fault: int32(i)})
+			r.q.push(event{at: satAdd(int64(f.At), int64(f.Duration)), kind: evResume, node: f.Node, fault: int32(i)})
 		case FaultJump:
 			r.q.push(event{at: int64(f.At), kind: evFault, node: f.Node, fault: int32(i)})
 		}
@@ -257,7 +257,7 @@ func (r *Runner) runOn(sys *impl.System, s *Schedule) {
 		}
 		e := r.q.pop()
 		if e.at-r.lastProgress > stallAfter {
-			r.now = r.lastProgress + stallAfter
+			r.now = satAdd(r.lastProgress, stallAfter)
 			r.res.Stall = fmt.Sprintf("no progress for %v (since %v)", r.stall, time.Duration(r.lastProgress))
 			break
 		}
@@ -352,7 +352,7 @@ func (r *Runner) slot(n impl.NodeID, t impl.Timer) *timerSlot {
 func (r *Runner) setTimer(n impl.NodeID, ts impl.TimerSet) {
 	slot := r.slot(n, ts.Timer)
 	clk := &r.nodes[n].clock
-	slot.deadline = clk.local(r.now) + int64(ts.After)
+	slot.deadline = satAdd(clk.local(r.now), int64(ts.After))
 	slot.gen++
 	slot.pending = true
 	r.q.push(event{at: max(clk.global(slot.deadline), r.now), kind: evTimer, node: n, timer: ts.Kind, gen: slot.gen})
@@ -363,11 +363,11 @@ func (r *Runner) setTimer(n impl.NodeID, ts impl.TimerSet) {
 // plus any spike due, and on a FIFO link never overtakes the message before.
 func (r *Runner) send(from impl.NodeID, m *impl.Message) {
 	fs := &r.nodes[from]
-	dep := fs.resumeAt(r.now, r.now+int64(r.cfg.Processing))
+	dep := fs.resumeAt(r.now, satAdd(r.now, int64(r.cfg.Processing)))
 	link := int(from)*len(r.nodes) + int(m.To)
-	arr := dep + latency(&r.cfg, r.draws.next(link))
+	arr := satAdd(dep, latency(&r.cfg, r.draws.next(link)))
 	if d, ok := fs.spike(dep); ok {
-		arr += int64(d)
+		arr = satAdd(arr, int64(d))
 		if r.rec != nil && !r.recorded {
 			text := fmt.Sprintf("%s to %s delayed by %v (spike)", m, m.To, d)
 			r.rec.Note(from.String(), trace.NoteFault, text)
@@ -431,7 +431,7 @@ func (r *Runner) fault(e event) {
 			r.rec.Fault(e.node.String(), time.Duration(r.now), "paused (fault)", f.String())
 		}
 		if r.rec != nil {
-			r.annotate(e.node, r.now, int64(f.At+f.Duration), f.String(), "pause")
+			r.annotate(e.node, r.now, satAdd(int64(f.At), int64(f.Duration)), f.String(), "pause")
 		}
 	}
 }

@@ -46,6 +46,13 @@ wall-clock figures (runs/s, events/s, speedup) go to stderr.
 Exit codes: 0 every verdict as DESIGN.md expects, 1 an unexpected one,
 2 bad input.`
 
+// Bounds of the counts sim takes besides impl.Config's: a billion runs is
+// hours, and more workers than this only wait.
+const (
+	maxRuns    = 1_000_000_000
+	maxWorkers = 1024
+)
+
 // simOptions are the parsed flags of fencelab sim.
 type simOptions struct {
 	cfg       sim.Config
@@ -125,10 +132,17 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 	switch {
 	case o.runs < 1:
 		return nil, badInput("runs must be positive, got %d", o.runs)
+	case o.runs > maxRuns:
+		return nil, badInput("runs must be at most %d, got %d", maxRuns, o.runs)
+	case o.seed > math.MaxUint64-uint64(o.runs-1):
+		return nil, badInput("seed %d + runs %d passes the largest seed, %d", o.seed, o.runs, uint64(math.MaxUint64))
 	case o.workers < 1:
 		return nil, badInput("workers must be positive, got %d", o.workers)
-	case o.porcupine <= 0:
-		return nil, badInput("porcupine-timeout must be positive, got %v", o.porcupine)
+	case o.workers > maxWorkers:
+		return nil, badInput("workers must be at most %d, got %d", maxWorkers, o.workers)
+	}
+	if err := impl.DurationBetween("porcupine-timeout", o.porcupine, time.Nanosecond, impl.MaxDuration); err != nil {
+		return nil, badInput("%v", err)
 	}
 	if err := c.Validate(); err != nil {
 		return nil, badInput("%v", err)

@@ -188,3 +188,130 @@ func TestPrintedHintsRunAsWritten(t *testing.T) {
 	}
 	assert.Len(t, hints, 4, "one hint per design with a failing run")
 }
+
+// TestSimHostileInput: schedule files and flags nobody on the project
+// would write — values at and beyond the int64 limit of nanoseconds,
+// negative ones, words where numbers go, huge counts — each give one line
+// on stderr and exit 2, never a panic, a stack trace or a run that goes on
+// with a wrapped-around time.
+func TestSimHostileInput(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, faults string) string {
+		path := filepath.Join(dir, name+".json")
+		require.NoError(t, os.WriteFile(path, []byte(`{"version":1,"seed":1,"faults":[`+faults+`]}`), 0o644))
+		return path
+	}
+	many := strings.TrimSuffix(strings.Repeat(`{"kind":"pause","node":"c1","at":"1ms","duration":"1ms"},`, 10_001), ",")
+	schedules := []struct {
+		name, faults, want string
+	}{
+		{"at max int64", `{"kind":"pause","node":"c1","at":"9223372036854775807ns","duration":"1s"}`, "at must be at most 100000h0m0s"},
+		{"at beyond int64", `{"kind":"pause","node":"c1","at":"9223372036854775808ns","duration":"1s"}`, "invalid duration"},
+		{"at min int64", `{"kind":"pause","node":"c1","at":"-9223372036854775808ns","duration":"1s"}`, "at must not be negative"},
+		{"duration max int64", `{"kind":"pause","node":"c1","at":"1s","duration":"9223372036854775807ns"}`, "duration must be at most 72h0m0s"},
+		{"duration 2562047h", `{"kind":"spike","node":"service","at":"0s","duration":"2562047h"}`, "duration must be at most 72h0m0s"},
+		{"duration negative", `{"kind":"pause","node":"c1","at":"1s","duration":"-1s"}`, "duration must be positive"},
+		{"by min int64", `{"kind":"jump","node":"c1","at":"1s","by":"-9223372036854775808ns"}`, "by must be nonzero and within ±72h0m0s"},
+		{"by max int64", `{"kind":"jump","node":"c1","at":"1s","by":"9223372036854775807ns"}`, "by must be nonzero and within ±72h0m0s"},
+		{"by zero", `{"kind":"jump","node":"c1","at":"1s","by":"0s"}`, "by must be nonzero"},
+		{"ppm beyond int64", `{"kind":"drift","node":"c1","ppm":9223372036854775808}`, "malformed schedule"},
+		{"ppm min int64", `{"kind":"drift","node":"c1","ppm":-9223372036854775808}`, "ppm must be nonzero and within ±500000"},
+		{"ppm fraction", `{"kind":"drift","node":"c1","ppm":0.5}`, "malformed schedule"},
+		{"ppm NaN", `{"kind":"drift","node":"c1","ppm":"NaN"}`, "malformed schedule"},
+		{"at NaN", `{"kind":"pause","node":"c1","at":"NaN","duration":"1s"}`, "invalid duration"},
+		{"at Inf", `{"kind":"pause","node":"c1","at":"Inf","duration":"1s"}`, "invalid duration"},
+		{"at a number", `{"kind":"pause","node":"c1","at":5,"duration":"1s"}`, "malformed schedule"},
+		{"node c0", `{"kind":"pause","node":"c0","at":"1s","duration":"1s"}`, `unknown node "c0"`},
+		{"node c-1", `{"kind":"pause","node":"c-1","at":"1s","duration":"1s"}`, `unknown node "c-1"`},
+		{"node c99999999999999999999", `{"kind":"pause","node":"c99999999999999999999","at":"1s","duration":"1s"}`, "unknown node"},
+		{"too many faults", many, "10001 faults, at most 10000"},
+	}
+	for _, tc := range schedules {
+		t.Run("schedule "+tc.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, "sim", "--fencing", "all", "--out", t.TempDir(), "--schedule", file(strings.ReplaceAll(tc.name, " ", "-"), tc.faults))
+			assert.Empty(t, out)
+			assertBadInput(t, code, errOut, tc.want)
+		})
+	}
+	seed := func(name, body string) string {
+		path := filepath.Join(dir, name+".json")
+		require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
+		return path
+	}
+	for _, tc := range []struct{ name, body, want string }{
+		{"seed negative", `{"version":1,"seed":-1,"faults":[]}`, "malformed schedule"},
+		{"seed 2^64", `{"version":1,"seed":18446744073709551616,"faults":[]}`, "malformed schedule"},
+		{"version huge", `{"version":9223372036854775807,"seed":1,"faults":[]}`, "schedule version 9223372036854775807 is not supported"},
+	} {
+		t.Run("schedule "+tc.name, func(t *testing.T) {
+			code, _, errOut := runCLI(t, "sim", "--fencing", "all", "--out", t.TempDir(), "--schedule", seed(strings.ReplaceAll(tc.name, " ", "-"), tc.body))
+			assertBadInput(t, code, errOut, tc.want)
+		})
+	}
+	flags := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--ttl", "9223372036854775807ns"}, "ttl must be at most 24h0m0s"},
+		{[]string{"--ttl", "2562048h"}, `invalid value "2562048h" for flag -ttl`},
+		{[]string{"--max-pause", "9223372036854775807ns"}, "max-pause must be at most 24h0m0s"},
+		{[]string{"--max-pause", "-9223372036854775808ns"}, "max-pause must not be negative"},
+		{[]string{"--max-spike", "2562047h"}, "max-spike must be at most 24h0m0s"},
+		{[]string{"--max-jump", "-1ns"}, "max-jump must not be negative"},
+		{[]string{"--latency", "9223372036854775807ns"}, "latency must be at most 24h0m0s"},
+		{[]string{"--jitter", "-9223372036854775808ns"}, "jitter must not be negative"},
+		{[]string{"--backoff", "2562047h"}, "backoff must be at most 24h0m0s"},
+		{[]string{"--think", "NaN"}, `invalid value "NaN" for flag -think`},
+		{[]string{"--max-drift", "NaN"}, "max-drift must be a fraction between 0 and 0.5, got NaN"},
+		{[]string{"--max-drift", "Inf"}, "max-drift must be a fraction between 0 and 0.5, got +Inf"},
+		{[]string{"--max-drift", "-1e300"}, "max-drift must be a fraction between 0 and 0.5"},
+		{[]string{"--max-drift", "-0.1"}, "max-drift must be between 0 and 0.5, got -0.1"},
+		{[]string{"--runs", "9223372036854775807"}, "runs must be at most 1000000000"},
+		{[]string{"--runs", "9223372036854775808"}, `invalid value "9223372036854775808" for flag -runs`},
+		{[]string{"--seed", "18446744073709551615", "--runs", "2"}, "passes the largest seed"},
+		{[]string{"--seed", "-1"}, `invalid value "-1" for flag -seed`},
+		{[]string{"--workers", "9223372036854775807"}, "workers must be at most 1024"},
+		{[]string{"--max-faults", "9223372036854775807"}, "max-faults must be between 1 and 1000"},
+		{[]string{"--clients", "9223372036854775807"}, "clients must be between 1 and 253"},
+		{[]string{"--sections", "-9223372036854775808"}, "sections must be between 1 and 255"},
+		{[]string{"--porcupine-timeout", "9223372036854775807ns"}, "porcupine-timeout must be at most 24h0m0s"},
+		{[]string{"--porcupine-timeout", "-1s"}, "porcupine-timeout must be positive"},
+		{[]string{"--fencing", "all", "--replay", "18446744073709551616"}, "is not a seed"},
+		{[]string{"--fencing", "all", "--replay", "-1"}, "is not a seed"},
+		{[]string{"--fencing", "all", "--replay", "NaN"}, "is not a seed"},
+	}
+	for _, tc := range flags {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errOut := runCLI(t, append([]string{"sim", "--out", t.TempDir()}, tc.args...)...)
+			assert.Empty(t, out)
+			assertBadInput(t, code, errOut, tc.want)
+		})
+	}
+}
+
+// TestSimExtremeButValid: every duration at its bound, and a schedule of
+// faults at their bounds, run to an end without a panic, and without a
+// time that wrapped around (which showed as a stall).
+func TestSimExtremeButValid(t *testing.T) {
+	dir := t.TempDir()
+	day := "24h"
+	path := filepath.Join(dir, "extreme.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"version":1,"seed":7,"faults":[
+		{"kind":"drift","node":"c1","ppm":-500000},
+		{"kind":"drift","node":"service","ppm":500000},
+		{"kind":"pause","node":"c1","at":"100000h","duration":"72h"},
+		{"kind":"spike","node":"service","at":"100000h","duration":"72h"},
+		{"kind":"jump","node":"c2","at":"1ms","by":"-72h"},
+		{"kind":"jump","node":"service","at":"2ms","by":"72h"}]}`), 0o644))
+	base := []string{"sim", "--out", dir, "--ttl", day, "--margin", "23h", "--think", day, "--lock-delay", day,
+		"--latency", day, "--jitter", day, "--backoff", day, "--max-pause", day, "--max-spike", day, "--max-jump", day,
+		"--sections", "2", "--retries", "255"}
+	code, out, errOut := runCLI(t, append(base, "--runs", "20")...)
+	assert.NotEqual(t, exitBadInput, code, errOut)
+	assert.NotContains(t, errOut, "panic")
+	assert.Contains(t, out, "stalls")
+	code, out, errOut = runCLI(t, append(base, "--fencing", "all", "--schedule", path)...)
+	assert.Equal(t, exitOK, code, errOut)
+	assert.NotContains(t, out, "stall:")
+	assert.Contains(t, out, "every property held")
+}
