@@ -17,6 +17,13 @@ func Violates(property string) Failure {
 	return func(res *Result) bool { return res.Violated(property) }
 }
 
+// ViolatesFenced is the failure "the named property is violated, and the
+// resource fenced off a stale operation": a run that shows both what
+// breaks and what fencing does about it.
+func ViolatesFenced(property string) Failure {
+	return func(res *Result) bool { return res.Violated(property) && res.Fenced > 0 }
+}
+
 // Stalls is the failure "the run stalls".
 func Stalls() Failure { return func(res *Result) bool { return res.Stall != "" } }
 

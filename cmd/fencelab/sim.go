@@ -306,12 +306,21 @@ func simBatch(e *env, o *simOptions) error {
 	return sayUnexpected(e, sum.Unexpected())
 }
 
-// firstFailures writes the files of each design's first failing run and
-// prints where they are and how to replay the run (and, with --shrink, its
-// shrunk schedule).
+// firstFailures shrinks each design's first failing run, writes the files
+// of the shrunk run (its trace focused on the violation, run.txt, its
+// schedule, Porcupine's page) and prints where they are and how to replay
+// both the whole run and the shrunk one. The files are written to a
+// staging folder and renamed into place, so that --out holds this
+// invocation's files and nothing else: the folder of a design with no
+// failing run is removed, not left from an earlier invocation.
 func (o *simOptions) firstFailures(e *env, sum *sim.Summary) error {
 	w := e.stdout
-	fmt.Fprintf(w, "\nFirst failing run of each design (trace, summary, schedule and Porcupine page in %s):\n", o.out)
+	st, err := newStage(o.out)
+	if err != nil {
+		return err
+	}
+	defer st.abandon()
+	fmt.Fprintf(w, "\nFirst failing run of each design, shrunk (trace, summary, schedule and Porcupine page in %s):\n", o.out)
 	for _, d := range sum.Designs {
 		if !d.FirstFailing.Ok {
 			fmt.Fprintf(w, "  %-7s no run failed\n", d.Design)
@@ -319,25 +328,75 @@ func (o *simOptions) firstFailures(e *env, sum *sim.Summary) error {
 		}
 		seed := d.FirstFailing.Seed
 		c := o.config(d.Design)
-		rp, err := sim.NewReplay(c, sim.Generate(seed, c), o.porcupine)
+		whole, err := sim.NewReplay(c, sim.Generate(seed, c), o.porcupine)
 		if err != nil {
 			return err
 		}
-		dir := filepath.Join(o.out, d.Design.String())
-		files, err := rp.Artifacts(dir)
+		fmt.Fprintf(w, "  %-7s seed %d: %s\n", d.Design, seed, failureName(&whole.Result))
+		fmt.Fprintf(w, "          replay: %s\n", o.replayCommand(d.Design, fmt.Sprintf("--replay %d", seed)))
+		rp := whole
+		if small, ok, err := o.shrinkReplay(w, c, whole); err != nil {
+			return err
+		} else if ok {
+			rp = small
+		}
+		files, err := rp.Artifacts(st.dir(d.Design.String()))
 		if err != nil {
 			return failed("%w", err)
 		}
-		fmt.Fprintf(w, "  %-7s seed %d: %s\n", d.Design, seed, failureName(&rp.Result))
+		dir := filepath.Join(o.out, d.Design.String())
 		fmt.Fprintf(w, "          files:  %s/{%s}\n", dir, strings.Join(files, ","))
-		fmt.Fprintf(w, "          replay: %s\n", o.replayCommand(d.Design, fmt.Sprintf("--replay %d", seed)))
-		if o.shrink {
-			if err := o.shrinkAndSave(w, c, rp, dir); err != nil {
-				return err
-			}
+		if rp != whole {
+			fmt.Fprintf(w, "          replay: %s\n", o.replayCommand(d.Design, "--schedule "+shellQuote(filepath.Join(dir, "schedule.json"))))
 		}
 	}
-	return nil
+	return st.commit(designNames(impl.Designs()))
+}
+
+func designNames(ds []impl.Design) []string {
+	var names []string
+	for _, d := range ds {
+		names = append(names, d.String())
+	}
+	return names
+}
+
+// shrinkReplay shrinks a failing replay's schedule for its headline
+// failure, prints the shrunk faults, and returns the shrunk run retold;
+// ok is false when there is nothing to shrink.
+func (o *simOptions) shrinkReplay(w io.Writer, c sim.Config, rp *sim.Replay) (*sim.Replay, bool, error) {
+	var fails sim.Failure
+	switch {
+	case rp.Target != "" && rp.Result.Fenced > 0:
+		// Keep what fencing did: the shrunk run still shows the resource
+		// rejecting a stale operation.
+		fails = sim.ViolatesFenced(rp.Target)
+	case rp.Target != "":
+		fails = sim.Violates(rp.Target)
+	case rp.Result.Stall != "":
+		fails = sim.Stalls()
+	default:
+		fmt.Fprintln(w, "          shrink: nothing to shrink, the run violates no property")
+		return nil, false, nil
+	}
+	r, err := sim.NewRunner(c)
+	if err != nil {
+		return nil, false, err
+	}
+	small, tries := r.Shrink(rp.Schedule, fails)
+	fmt.Fprintf(w, "          shrunk: %d faults → %d in %d runs, still %s\n", len(rp.Schedule.Faults), len(small.Faults), tries, failureName(&rp.Result))
+	for _, f := range small.Faults {
+		if f.Kind == sim.FaultDrift {
+			fmt.Fprintf(w, "            always  %s\n", f)
+		} else {
+			fmt.Fprintf(w, "            at %-7s %s\n", f.At, f)
+		}
+	}
+	out, err := sim.NewReplay(c, small, o.porcupine)
+	if err != nil {
+		return nil, false, err
+	}
+	return out, true, nil
 }
 
 // failureName names how a run failed: its headline property, a stall, or
@@ -350,43 +409,6 @@ func failureName(res *sim.Result) string {
 		return "stall: " + res.Stall
 	}
 	return sim.PorcupineWords(res)
-}
-
-// shrinkAndSave shrinks a failing replay's schedule for its headline
-// failure, saves it as shrunk-schedule.json in dir and prints it.
-func (o *simOptions) shrinkAndSave(w io.Writer, c sim.Config, rp *sim.Replay, dir string) error {
-	var fails sim.Failure
-	switch {
-	case rp.Target != "":
-		fails = sim.Violates(rp.Target)
-	case rp.Result.Stall != "":
-		fails = sim.Stalls()
-	default:
-		fmt.Fprintln(w, "          shrink: nothing to shrink, the run violates no property")
-		return nil
-	}
-	r, err := sim.NewRunner(c)
-	if err != nil {
-		return err
-	}
-	small, tries := r.Shrink(rp.Schedule, fails)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return failed("output folder: %w", err)
-	}
-	path := filepath.Join(dir, "shrunk-schedule.json")
-	if err := sim.WriteFile(path, small.WriteJSON); err != nil {
-		return failed("%w", err)
-	}
-	fmt.Fprintf(w, "          shrunk: %d faults → %d in %d runs, still %s: %s\n", len(rp.Schedule.Faults), len(small.Faults), tries, failureName(&rp.Result), path)
-	for _, f := range small.Faults {
-		if f.Kind == sim.FaultDrift {
-			fmt.Fprintf(w, "            always  %s\n", f)
-		} else {
-			fmt.Fprintf(w, "            at %-7s %s\n", f.At, f)
-		}
-	}
-	fmt.Fprintf(w, "          replay: %s\n", o.replayCommand(c.Design, "--schedule "+shellQuote(path)))
-	return nil
 }
 
 // simOne runs exactly one run, of --replay SEED or --schedule FILE, and
@@ -416,11 +438,34 @@ func simOne(e *env, o *simOptions) error {
 	if err := rp.WriteTimeline(e.stdout); err != nil {
 		return err
 	}
+	st, err := newStage(o.out)
+	if err != nil {
+		return err
+	}
+	defer st.abandon()
+	dir := filepath.Join(o.out, c.Design.String())
+	files, err := rp.Artifacts(st.dir(c.Design.String()))
+	if err != nil {
+		return failed("%w", err)
+	}
+	fmt.Fprintf(e.stdout, "\nfiles: %s/{%s}\n", dir, strings.Join(files, ","))
 	if o.shrink {
 		fmt.Fprintln(e.stdout)
-		if err := o.shrinkAndSave(e.stdout, c, rp, filepath.Join(o.out, c.Design.String())); err != nil {
+		small, ok, err := o.shrinkReplay(e.stdout, c, rp)
+		if err != nil {
 			return err
 		}
+		if ok {
+			path := filepath.Join(dir, "shrunk-schedule.json")
+			if err := sim.WriteFile(filepath.Join(st.dir(c.Design.String()), "shrunk-schedule.json"), small.Schedule.WriteJSON); err != nil {
+				return failed("%w", err)
+			}
+			fmt.Fprintf(e.stdout, "          saved:  %s\n", path)
+			fmt.Fprintf(e.stdout, "          replay: %s\n", o.replayCommand(c.Design, "--schedule "+shellQuote(path)))
+		}
+	}
+	if err := st.commit([]string{c.Design.String()}); err != nil {
+		return err
 	}
 	var d sim.DesignSummary
 	d.Design = c.Design

@@ -99,16 +99,33 @@ func TestSimReplayAndSchedule(t *testing.T) {
 	_, again, _ := runCLI(t, "sim", "--fencing", "none", "--replay", "1", "--out", dir)
 	assert.Equal(t, replay, again, "a replay prints the same bytes every time")
 	assert.Contains(t, replay, "✗ NoLostUpdate violated")
-	assert.Contains(t, replay, "The timeline up to the first violation of NoLostUpdate")
+	assert.Contains(t, replay, "The timeline of the first violation of NoLostUpdate")
 	assert.Contains(t, replay, "Every verdict is as DESIGN.md expects.")
 
-	// The batch writes the schedule of seed 1; running it from the file is
-	// the same run.
-	code, _, errOut = runCLI(t, "sim", "--fencing", "none", "--runs", "1", "--out", dir)
-	require.Equal(t, exitOK, code, errOut)
-	code, fromFile, errOut := runCLI(t, "sim", "--fencing", "none", "--schedule", filepath.Join(dir, "none", "schedule.json"))
+	// A replay writes the run's files, as the batch does for a first
+	// failing run; running its schedule from the file is the same run.
+	dirNone := filepath.Join(dir, "none")
+	assert.Contains(t, replay, "files: "+dirNone+"/{trace.txt,trace.json,trace.html,trace.mmd,run.txt,schedule.json,porcupine.html}")
+	for _, f := range []string{"trace.txt", "trace.json", "trace.html", "trace.mmd", "run.txt", "schedule.json", "porcupine.html"} {
+		assert.FileExists(t, filepath.Join(dirNone, f))
+	}
+	code, fromFile, errOut := runCLI(t, "sim", "--fencing", "none", "--schedule", filepath.Join(dirNone, "schedule.json"), "--out", dir)
 	require.Equal(t, exitOK, code, errOut)
 	assert.Equal(t, replay, fromFile)
+
+	// The batch's schedule.json is its first failing run shrunk: running
+	// it draws the run its pictures show.
+	batch := t.TempDir()
+	code, out, errOut := runCLI(t, "sim", "--fencing", "none", "--runs", "1", "--out", batch)
+	require.Equal(t, exitOK, code, errOut)
+	shrunk := filepath.Join(batch, "none", "schedule.json")
+	assert.Contains(t, out, "replay: fencelab sim --fencing none --schedule "+shrunk)
+	drawn, err := os.ReadFile(filepath.Join(batch, "none", "trace.txt"))
+	require.NoError(t, err)
+	code, fromShrunk, errOut := runCLI(t, "sim", "--fencing", "none", "--schedule", shrunk, "--out", t.TempDir())
+	require.Equal(t, exitOK, code, errOut)
+	title, _, _ := strings.Cut(string(drawn), "\n")
+	assert.Contains(t, fromShrunk, title, "the same run")
 }
 
 func TestSimShrink(t *testing.T) {
@@ -118,7 +135,7 @@ func TestSimShrink(t *testing.T) {
 	assert.Contains(t, out, "shrunk: 3 faults → 1")
 	path := filepath.Join(dir, "off", "shrunk-schedule.json")
 	assert.Contains(t, out, "fencelab sim --fencing off --schedule "+path+" --faults pause")
-	code, small, errOut := runCLI(t, "sim", "--fencing", "off", "--schedule", path)
+	code, small, errOut := runCLI(t, "sim", "--fencing", "off", "--schedule", path, "--out", t.TempDir())
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, small, "faults (1):")
 	assert.Contains(t, small, "✗ NoLostUpdate violated")
@@ -314,4 +331,32 @@ func TestSimExtremeButValid(t *testing.T) {
 	assert.Equal(t, exitOK, code, errOut)
 	assert.NotContains(t, out, "stall:")
 	assert.Contains(t, out, "every property held")
+}
+
+// TestSimOutHoldsOneInvocation: --out holds the files of the last
+// invocation only: a design whose runs did not fail has no folder (not the
+// folder of an earlier invocation's failing run), no staging folder is
+// left behind, and a folder holding anything fencelab did not write is
+// not replaced.
+func TestSimOutHoldsOneInvocation(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errOut := runCLI(t, "sim", "--fencing", "none", "--runs", "1", "--out", dir)
+	require.Equal(t, exitOK, code, errOut)
+	assert.DirExists(t, filepath.Join(dir, "none"))
+	code, out, errOut := runCLI(t, "sim", "--fencing", "none", "--faults", "none", "--runs", "5", "--out", dir)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "none    no run failed")
+	assert.NoDirExists(t, filepath.Join(dir, "none"), "no stale folder where the output says no run failed")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "no staging folder left")
+
+	code, _, errOut = runCLI(t, "sim", "--fencing", "none", "--replay", "1", "--out", dir)
+	require.Equal(t, exitOK, code, errOut)
+	notes := filepath.Join(dir, "none", "notes.txt")
+	require.NoError(t, os.WriteFile(notes, []byte("mine"), 0o644))
+	code, _, errOut = runCLI(t, "sim", "--fencing", "none", "--replay", "1", "--out", dir)
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, errOut, "notes.txt, which fencelab sim did not write")
+	assert.FileExists(t, notes, "a user's file is never removed")
 }
