@@ -14,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/report"
 	"github.com/fencelab/fencelab/sim"
@@ -237,24 +235,6 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// newProgress returns a progress callback for total runs: a bar on stderr
-// when stderr is a terminal, nothing otherwise. done clears it.
-func newProgress(e *env, total int, what string) (progress func(int), done func()) {
-	if !e.terminal {
-		return nil, func() {}
-	}
-	bar := progressbar.NewOptions(total,
-		progressbar.OptionSetWriter(e.stderr),
-		progressbar.OptionSetDescription(what),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetItsString("runs"),
-		progressbar.OptionShowIts(),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionClearOnFinish(),
-	)
-	return func(n int) { _ = bar.Add(n) }, func() { _ = bar.Finish() }
 }
 
 func (o *simOptions) batch(faults sim.FaultKinds, progress func(int)) sim.Batch {
