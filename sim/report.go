@@ -66,14 +66,16 @@ func NewReplay(c Config, s *Schedule, timeout time.Duration) (*Replay, error) {
 // the faults, what the run broke, then every step with its time, the lane
 // that acted and what changed, faults and lease expiries marked.
 func (rp *Replay) WriteTimeline(w io.Writer) error {
-	if err := rp.writeRun(w); err != nil {
+	var b strings.Builder
+	if err := rp.writeRun(&b); err != nil {
 		return err
 	}
 	heading := "\nThe timeline of the whole run:\n\n"
 	if rp.Target != "" {
-		heading = fmt.Sprintf("\nThe timeline of the first violation of %s, up to the resource's decision on the stale operation\n(the steps and clients that do not tell it are elided):\n\n", rp.Target)
+		heading = fmt.Sprintf("\nThe timeline of the first violation of %s, on to the resource's decision on the stale operation (the steps and clients that do not tell it are elided):\n\n", rp.Target)
 	}
-	if _, err := io.WriteString(w, heading); err != nil {
+	b.WriteString(heading)
+	if _, err := io.WriteString(w, wrapPlain(b.String(), TimelineWidth)); err != nil {
 		return err
 	}
 	return writeTimeline(w, rp.Trace)

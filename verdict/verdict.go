@@ -82,6 +82,65 @@ func (v Verdict) Agrees(want Status) bool {
 	return false
 }
 
+// Agreement is how a verdict compares with the expected status.
+type Agreement uint8
+
+// Agreements.
+const (
+	// Agree: the verdict is the expected one.
+	Agree Agreement = iota
+	// Disagree: the verdict contradicts the expected one.
+	Disagree
+	// NotFound: a violation is expected and a sampling checker (the
+	// simulator: Runs > 0) found none. Its runs did not contradict the
+	// expectation — a violation may need more runs, or other faults — but
+	// they did not confirm it either: it is not agreement.
+	NotFound
+	// Undecided: the verdict was not reached (Unknown, NotChecked).
+	Undecided
+)
+
+// Against compares v with the expected status want. Only a sampling
+// checker can leave an expected violation NotFound: an exhaustive one
+// (Runs == 0) that says Holds has covered every behaviour and disagrees.
+func (v Verdict) Against(want Status) Agreement {
+	switch {
+	case v.Status == NotChecked || v.Status == Unknown:
+		return Undecided
+	case v.Status == want:
+		return Agree
+	case v.Status == Holds && want == Violated && v.Runs > 0:
+		return NotFound
+	}
+	return Disagree
+}
+
+// Versus says in words how v compares with the expected status want:
+// "as expected", "expected violated, none found in 10 runs", "expected
+// holds, violated in 3 of 10 runs", "unknown (…)".
+func (v Verdict) Versus(want Status) string {
+	switch v.Against(want) {
+	case Agree:
+		return "as expected"
+	case NotFound:
+		return fmt.Sprintf("expected %s, none found in %s", want, runs(v.Runs))
+	case Undecided:
+		return v.Status.String()
+	}
+	got := v.Status.String()
+	if v.Status == Violated && v.Runs > 0 {
+		got = fmt.Sprintf("violated in %d of %s", v.Violating, runs(v.Runs))
+	}
+	return fmt.Sprintf("expected %s, %s", want, got)
+}
+
+func runs(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return Thousands(n) + " runs"
+}
+
 func (v Verdict) String() string {
 	s := v.Property + " " + v.Status.String()
 	if v.Detail != "" {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -76,7 +77,7 @@ func TestSimStdoutIsDeterministic(t *testing.T) {
 		assert.Equal(t, first, again, "workers %s", workers)
 	}
 	assert.Contains(t, first, "AtMostOneClientHoldLock")
-	assert.Contains(t, first, "Every verdict is as DESIGN.md expects.")
+	assert.Contains(t, first, "Every verdict is as DESIGN.md expects")
 	for _, d := range []string{"off", "none", "writes", "all"} {
 		assert.Contains(t, first, "fencelab sim --fencing "+d+" --replay ")
 	}
@@ -101,7 +102,8 @@ func TestSimReplayAndSchedule(t *testing.T) {
 	assert.Equal(t, replay, again, "a replay prints the same bytes every time")
 	assert.Contains(t, replay, "✗ NoLostUpdate violated")
 	assert.Contains(t, replay, "The timeline of the first violation of NoLostUpdate")
-	assert.Contains(t, replay, "Every verdict is as DESIGN.md expects.")
+	assert.Contains(t, replay, "Nothing in this run contradicts DESIGN.md's table.")
+	assert.Contains(t, replay, "· none: AtMostOneClientHoldLock expected violated, none found in 1 run", "one run says what it did not show")
 
 	// A replay writes the run's files, as the batch does for a first
 	// failing run; running its schedule from the file is the same run.
@@ -118,7 +120,7 @@ func TestSimReplayAndSchedule(t *testing.T) {
 	// it draws the run its pictures show.
 	batch := t.TempDir()
 	code, out, errOut := runCLI(t, "sim", "--fencing", "none", "--runs", "1", "--out", batch)
-	require.Equal(t, exitOK, code, errOut)
+	require.Equal(t, exitFailure, code, "one run does not show every expected violation: %s", errOut)
 	shrunk := filepath.Join(batch, "none", "schedule.json")
 	assert.Contains(t, out, "replay: fencelab sim --fencing none --schedule "+shrunk)
 	drawn, err := os.ReadFile(filepath.Join(batch, "none", "trace.txt"))
@@ -150,7 +152,7 @@ func TestSimExitCodes(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no faults", []string{"--faults", "none", "--runs", "100"}, exitOK, "Every verdict is as DESIGN.md expects."},
+		{"no faults", []string{"--faults", "none", "--runs", "100"}, exitOK, "Every verdict is as DESIGN.md expects"},
 		{"npc", []string{"--npc", "--runs", "100"}, exitOK, "pause only"},
 		// Jitter beyond the margin breaks the lock without any fault under
 		// the arrival rule: a slow grant makes its client believe in its
@@ -160,6 +162,12 @@ func TestSimExitCodes(t *testing.T) {
 		{"jitter beyond the margin, arrival rule", []string{"--faults", "none", "--runs", "100", "--jitter", "300ms", "--think", "850ms", "--validity", "arrival"}, exitFailure, "✗ off violated AtMostOneClientHoldLock"},
 		{"jitter beyond the margin, send rule", []string{"--faults", "none", "--runs", "100", "--jitter", "300ms", "--think", "850ms"}, exitOK, "Every verdict is as DESIGN.md expects."},
 		{"fenced design still safe", []string{"--fencing", "all", "--runs", "100"}, exitOK, "Every verdict"},
+		// Ten runs of fencing writes lose no update: that is not what
+		// DESIGN.md expects, and not agreement either.
+		{"expected violation not found", []string{"--fencing", "writes", "--runs", "10"}, exitFailure,
+			"writes  10    0          0          0             0/0      0/0      0       3 not found\n"},
+		{"expected violation not found, said", []string{"--fencing", "writes", "--runs", "10"}, exitFailure,
+			"Expected but not found (more runs, or other --faults, may show them):\n  ? writes: AtMostOneClientHoldLock expected violated, none found in 10 runs\n  ? writes: TokenIsMonotonical expected violated, none found in 10 runs\n  ? writes: NoLostUpdate expected violated, none found in 10 runs\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -342,7 +350,7 @@ func TestSimExtremeButValid(t *testing.T) {
 func TestSimOutHoldsOneInvocation(t *testing.T) {
 	dir := t.TempDir()
 	code, _, errOut := runCLI(t, "sim", "--fencing", "none", "--runs", "1", "--out", dir)
-	require.Equal(t, exitOK, code, errOut)
+	require.Equal(t, exitFailure, code, errOut)
 	assert.DirExists(t, filepath.Join(dir, "none"))
 	code, out, errOut := runCLI(t, "sim", "--fencing", "none", "--faults", "none", "--runs", "5", "--out", dir)
 	require.Equal(t, exitOK, code, errOut)
@@ -395,4 +403,30 @@ func TestProgressWhenStderrIsNotATerminal(t *testing.T) {
 	}
 	assert.Equal(t, 4, strings.Count(b.String(), "\n"), b.String())
 	assert.Contains(t, b.String(), "npc: 4 of 1,000,000 runs (0%), 0 runs/s")
+}
+
+// TestSimOutputFitsATerminal: the tables and the timeline fit in 100
+// columns (report.MaxWidth, sim.TimelineWidth): long timeline lines are
+// wrapped, the lanes drawn on; only file paths and replay commands, which
+// must stay whole to be copied, may be longer.
+func TestSimOutputFitsATerminal(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"--runs", "200"},
+		{"--npc", "--runs", "50"},
+		{"--fencing", "all", "--faults", "pause", "--replay", "14"},
+		{"--fencing", "none", "--replay", "1", "--shrink"},
+	} {
+		_, out, errOut := runCLI(t, append([]string{"sim", "--out", dir}, args...)...)
+		require.NotEmpty(t, out, errOut)
+		for _, line := range strings.Split(out, "\n") {
+			if strings.Contains(line, "files:") || strings.Contains(line, "fencelab sim --") || strings.Contains(line, "saved:") {
+				continue
+			}
+			assert.LessOrEqual(t, utf8.RuneCountInString(line), 100, "%v: %q", args, line)
+		}
+	}
+	_, out, _ := runCLI(t, "sim", "--out", dir, "--fencing", "all", "--faults", "pause", "--replay", "14")
+	assert.Contains(t, out, " 393  1.279s    │           ●✗✗──────────✗✗─────────▶             c2 recv Grant(lease 10, token 10)\n"+
+		"                │           │           │           │             from service (sent at step 392);", "a wrapped line goes on below its text, the lanes drawn on")
 }
