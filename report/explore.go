@@ -44,9 +44,9 @@ func exploreText(v verdict.Verdict) string {
 	case v.Property == explore.Deadlock && v.Status == verdict.Holds:
 		return "none"
 	case v.Property == explore.Deadlock && v.Status == verdict.Violated:
-		return fmt.Sprintf("found (%d steps)", v.Shortest)
+		return fmt.Sprintf("found (%d steps)", v.Steps())
 	case v.Status == verdict.Violated:
-		return fmt.Sprintf("violated (%d steps)", v.Shortest)
+		return fmt.Sprintf("violated (%d steps)", v.Steps())
 	}
 	return v.Status.String()
 }

@@ -79,9 +79,10 @@ func (r *Result) Violation(property string) (v Violation, ok bool) {
 	return Violation{}, false
 }
 
-// Verdicts is the run's verdict on every property of impl.Invariants (a
-// violation's Shortest is the step after which it failed), then the
-// Porcupine checks of its history.
+// Verdicts is the run's verdict on every property of impl.Invariants,
+// then the Porcupine checks of its history. A violation's Shortest is not
+// measured (0): a run is not a shortest counterexample, and its trace,
+// which numbers faults as steps too, says at which step it failed.
 func (r *Result) Verdicts() verdict.Set {
 	var s verdict.Set
 	for p, inv := range impl.Invariants() {
@@ -90,7 +91,7 @@ func (r *Result) Verdicts() verdict.Set {
 		case !inv.AppliesTo(r.Design):
 			v.Status = verdict.NotApplicable
 		case r.violations[p].Step > 0:
-			v.Status, v.Violating, v.Shortest = verdict.Violated, 1, r.violations[p].Step
+			v.Status, v.Violating = verdict.Violated, 1
 			v.Detail = r.violations[p].Explanation
 		}
 		s = append(s, v)

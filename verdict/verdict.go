@@ -60,8 +60,9 @@ type Verdict struct {
 	// Covered says what a verdict covered, for people: "3,744 states",
 	// "1000 runs, 14,939 sections committed".
 	Covered string
-	// Shortest is the length in steps of the shortest counterexample
-	// found, when Violated (0: the checker does not measure it).
+	// Shortest is the number of actions of the shortest counterexample
+	// found, when Violated (0: the checker does not measure it, or the
+	// initial state violates the property). People read it as Steps.
 	Shortest int
 	// Runs and Violating count the runs that judged the property and
 	// those that violated it (the simulator; 0 for exhaustive checkers).
@@ -80,6 +81,19 @@ func (v Verdict) Agrees(want Status) bool {
 		return v.Status == want
 	}
 	return false
+}
+
+// Steps is the length of the shortest counterexample as every table
+// and trace of fencelab counts it (DESIGN.md, "Steps"): steps are numbered
+// as TLC numbers the states of a trace — step 1 is the initial state, each
+// action one more — so a counterexample of Shortest actions is Shortest+1
+// steps long, and a table's "8 steps" is its trace's "violated at step 8".
+// 0 when v is not a violation.
+func (v Verdict) Steps() int {
+	if v.Status != Violated {
+		return 0
+	}
+	return v.Shortest + 1
 }
 
 // Agreement is how a verdict compares with the expected status.

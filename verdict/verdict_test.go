@@ -60,3 +60,11 @@ func TestAgainst(t *testing.T) {
 		assert.Equal(t, tc.agree == Agree, tc.v.Agrees(tc.want), "Agrees is Against's Agree")
 	}
 }
+
+// TestSteps: a counterexample of n actions is n+1 steps, as its trace
+// numbers them (step 1 the initial state).
+func TestSteps(t *testing.T) {
+	assert.Equal(t, 8, Verdict{Status: Violated, Shortest: 7}.Steps())
+	assert.Equal(t, 1, Verdict{Status: Violated}.Steps(), "the initial state itself violates")
+	assert.Zero(t, Verdict{Status: Holds, Shortest: 7}.Steps())
+}

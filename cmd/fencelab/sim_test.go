@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -433,4 +434,17 @@ func TestSimOutputFitsATerminal(t *testing.T) {
 	_, out, _ := runCLI(t, "sim", "--out", dir, "--fencing", "all", "--faults", "pause", "--replay", "14")
 	assert.Contains(t, out, " 393  1.279s    │           ●✗✗──────────✗✗─────────▶             c2 recv Grant(lease 10, token 10)\n"+
 		"                │           │           │           │             from service (sent at step 392);", "a wrapped line goes on below its text, the lanes drawn on")
+}
+
+// TestStepCountsAgree: one convention for steps everywhere (DESIGN.md,
+// "Steps"): a table's "N steps" is its trace's "violated at step N" —
+// step 1 the initial state, one more per action.
+func TestStepCountsAgree(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "explore", "--clients", "2", "--fencing", "none", "--out", t.TempDir())
+	require.Equal(t, exitOK, code, stderr)
+	table := regexp.MustCompile(`(?m)^(\w+)\s+violated \((\d+) steps\)`).FindAllStringSubmatch(stdout, -1)
+	require.Len(t, table, 3)
+	for _, row := range table {
+		assert.Contains(t, stdout, "✗ "+row[1]+" violated at step "+row[2]+":", "the table's count is the trace's step")
+	}
 }
