@@ -45,6 +45,13 @@ func Focus(t *trace.Trace) *trace.Trace {
 	for _, s := range from {
 		start = min(start, s)
 	}
+	// Every involved client's part starts with the story: the later
+	// holder's sections while the earlier one is paused are what the
+	// stale operation overwrites. Its asks that were refused are not.
+	for lane := range from {
+		from[lane] = start
+	}
+	refused := refusedAsks(t)
 	// The clients a step touches: the one that acted, and those it sent
 	// to or received from.
 	touches := map[int][]string{}
@@ -66,7 +73,7 @@ func Focus(t *trace.Trace) *trace.Trace {
 			return false
 		case strings.HasSuffix(s.Action, "(fault)") || s.Action == "resumed":
 			return true
-		case s.Number < start:
+		case s.Number < start, refused[s.Number]:
 			return false
 		}
 		lanes := touches[s.Number]
@@ -182,6 +189,34 @@ func storyBounds(t *trace.Trace, v *trace.Violation) (from, to map[string]int) {
 		}
 	}
 	return from, to
+}
+
+// refusedAsks are the steps of acquires the service refused: the backoff
+// timer that sent one, the service's refusal, and the client's receipt of
+// it — a client waiting its turn, which a picture need not show.
+func refusedAsks(t *trace.Trace) map[int]bool {
+	refused := map[int]bool{}
+	action := map[int]string{}
+	for _, s := range t.Steps {
+		action[s.Number] = s.Action
+	}
+	for _, a := range t.Arrows {
+		if !strings.HasPrefix(a.Label, "Acquire") || a.Received == 0 {
+			continue
+		}
+		for _, b := range t.Arrows {
+			if b.Sent == a.Received && b.From == a.To && b.To == a.From && strings.HasPrefix(b.Label, "Reject") {
+				refused[a.Received] = true
+				if b.Received > 0 {
+					refused[b.Received] = true
+				}
+				if strings.HasPrefix(action[a.Sent], "backoff timer fired") {
+					refused[a.Sent] = true
+				}
+			}
+		}
+	}
+	return refused
 }
 
 // sentTo is the step that sent the message lane received at step.

@@ -28,21 +28,27 @@ const simUsage = `fencelab sim [flags]
 Runs the lock's reference implementation in a deterministic simulator that
 injects NPC faults (network delay spikes, process pauses, clock drift and
 steps), drawn from each run's seed, and prints one table: for each design,
-the runs that violated each property, Porcupine's verdicts and stalls. For
-the first failing run of each design it writes its trace's files, a run
-summary, the fault schedule and Porcupine's page to --out, and prints the
-command that replays it.
+the runs that violated each property, Porcupine's verdicts and stalls. It
+shrinks the first failing run of each design to a minimal schedule and
+writes that run's files to --out: its trace (focused on the violation, on
+to the resource's decision on the stale operation; the steps and clients
+that do not tell it elided and marked), a run summary, the schedule and
+Porcupine's page; and it prints the commands that replay it, whole and
+shrunk. --out then holds this invocation's files only.
 
-  --replay SEED / --schedule FILE  run one run (one --fencing design) and
-                                   print its timeline
-  --shrink                         reduce a failing run's schedule to a
-                                   minimal one that fails the same way
+  --replay SEED / --schedule FILE  run one run (one --fencing design), print
+                                   its timeline and write its files
+  --shrink                         with --replay or --schedule: also shrink
+                                   the run's schedule and save it
   --npc                            the NPC table: each fault kind alone
 
 Same flags, same output: stdout is byte-identical from run to run; the
-wall-clock figures (runs/s, events/s, speedup) go to stderr.
-Exit codes: 0 every verdict as DESIGN.md expects, 1 an unexpected one,
-2 bad input.`
+wall-clock figures (progress, runs/s, events/s) go to stderr.
+Exit codes: 0 every verdict as DESIGN.md expects: every expected violation
+found and nothing else violated (one run of --replay or --schedule: nothing
+contradicts DESIGN.md); 1 an unexpected verdict, or an expected violation
+no run showed ("expected violated, none found in N runs": too few runs or
+too mild faults); 2 bad input.`
 
 // Bounds of the counts sim takes besides impl.Config's: a billion runs is
 // hours, and more workers than this only wait.
@@ -92,11 +98,11 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 	maxSpike := fs.Duration("max-spike", 0, "longest extra delay of a message (0: 3×ttl)")
 	maxJump := fs.Duration("max-jump", 0, "largest clock step, forward or back (0: 2×ttl)")
 	maxDrift := fs.Float64("max-drift", float64(def.MaxDriftPPM)/1e6, "largest clock rate error, as a fraction (0.1: clocks run at 0.9× to 1.1×)")
-	fs.StringVar(&o.out, "out", filepath.Join("out", "sim"), "folder for each design's first failing run: its trace files, run summary, schedule and Porcupine page")
+	fs.StringVar(&o.out, "out", filepath.Join("out", "sim"), "folder for each design's first failing run, shrunk (or the run of --replay/--schedule): its trace files, run summary, schedule and Porcupine page")
 	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "goroutines running runs (results do not depend on it)")
-	replay := fs.String("replay", "", "run only seed `SEED` (with one --fencing design) and print its timeline")
-	fs.StringVar(&o.schedule, "schedule", "", "run the fault schedule in `FILE` (with one --fencing design) and print its timeline")
-	fs.BoolVar(&o.shrink, "shrink", false, "shrink the failing schedule (of the replayed run, or of each design's first failing run) and save it")
+	replay := fs.String("replay", "", "run only seed `SEED` (with one --fencing design), print its timeline and write its files to --out")
+	fs.StringVar(&o.schedule, "schedule", "", "run the fault schedule in `FILE` (with one --fencing design), print its timeline and write its files to --out")
+	fs.BoolVar(&o.shrink, "shrink", false, "with --replay or --schedule: shrink the run's failing schedule and save it (a batch always shrinks each design's first failing run)")
 	fs.BoolVar(&o.npc, "npc", false, "print the NPC table: every design under each fault kind alone")
 	fs.DurationVar(&o.porcupine, "porcupine-timeout", 10*time.Second, "time limit of one Porcupine check (a run that hits it counts as unknown)")
 	rest, err := parseFlags(e, fs, simUsage, args)
