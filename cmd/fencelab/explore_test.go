@@ -169,5 +169,5 @@ func TestExploreSendRule(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "explore", "--fencing", "all", "--validity", "send", "--out", "")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "explore: tokens, mode all, 2 clients, 1 section each, 1 retry, no lock-delay, validity from the send\n43,545 distinct states, 157,049 generated, depth 28, ")
-	assert.Contains(t, stdout, "AtMostOneClientHoldLock  violated (7 steps)  violated  ✓")
+	assert.Contains(t, stdout, "AtMostOneClientHoldLock  violated (8 steps)  violated  ✓")
 }
