@@ -38,7 +38,9 @@ func (t *Table) Add(cells ...string) { t.Rows = append(t.Rows, cells) }
 
 // WriteText writes t for a terminal, its columns aligned two spaces apart,
 // no line wider than MaxWidth: a table that would be wider has its widest
-// columns narrowed and their cells wrapped at spaces onto more lines.
+// columns narrowed and their cells wrapped at spaces onto more lines. Only
+// a long cell of the last column (a message to read whole) may still run
+// past MaxWidth.
 func (t *Table) WriteText(w io.Writer) error {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
@@ -85,6 +87,10 @@ func (t *Table) writeWrapped(w io.Writer, width int) error {
 	for i := range least {
 		least[i] = min(max(least[i], minColumn), widths[i])
 	}
+	// The last column is never narrowed: nothing to its right needs
+	// aligning, and what it says (a mismatch, TLC's error with its line
+	// and column) stays on one line, whole, to be read and copied.
+	least[n-1] = widths[n-1]
 	total := 2 * (n - 1)
 	for _, c := range widths {
 		total += c
