@@ -68,6 +68,8 @@ func (g *grid) Holds(s *gridState, p int) bool {
 		return s.x+s.y < 3
 	case "sum<1":
 		return s.x+s.y < 1
+	case "sum<=2": // the same states as sum<3, under another name
+		return s.x+s.y <= 2
 	case "x<=k":
 		return s.x <= g.k
 	case "never":
@@ -194,4 +196,38 @@ func TestSearchReportsProgressPerLevel(t *testing.T) {
 	require.NoError(t, err)
 	// Levels of the 3×3 grid hold 1, 2, 3, 2 and 1 states.
 	assert.Equal(t, [][3]int{{1, 3, 2}, {2, 6, 3}, {3, 8, 2}, {4, 9, 1}, {4, 9, 0}}, calls)
+}
+
+// TestSearchReportsEveryPropertyAStateViolates: a state that violates
+// several properties at once is the first violation of each of them — not
+// of the first alone, the others left to some later state. sum<3 and
+// sum<=2 fail in exactly the same states, "never" in every state: each
+// gets its own shortest path, the first two the very same one.
+func TestSearchReportsEveryPropertyAStateViolates(t *testing.T) {
+	for _, props := range [][]string{
+		{"sum<3", "sum<=2", "x<=k"},
+		{"x<=k", "sum<=2", "sum<3"},
+		{"never", "sum<3", "sum<=2"},
+	} {
+		t.Run(fmt.Sprint(props), func(t *testing.T) {
+			m := grid{k: 3, props: props}
+			out, err := Search[*gridState](&m, Options{})
+			require.NoError(t, err)
+			byName := map[string]*Found{}
+			for k, name := range props {
+				byName[name] = out.Violations[k]
+			}
+			require.NotNil(t, byName["sum<3"])
+			require.NotNil(t, byName["sum<=2"], "the second property the state violates is reported too")
+			assert.Len(t, byName["sum<3"].Path, 3)
+			assert.Equal(t, byName["sum<3"].Path, byName["sum<=2"].Path, "in the same, first, violating state")
+			if f, ok := byName["never"]; ok {
+				require.NotNil(t, f)
+				assert.Empty(t, f.Path, "never holds, not even in the initial state")
+			}
+			if _, ok := byName["x<=k"]; ok {
+				assert.Nil(t, byName["x<=k"])
+			}
+		})
+	}
 }

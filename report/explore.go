@@ -44,9 +44,9 @@ func exploreText(v verdict.Verdict) string {
 	case v.Property == explore.Deadlock && v.Status == verdict.Holds:
 		return "none"
 	case v.Property == explore.Deadlock && v.Status == verdict.Violated:
-		return fmt.Sprintf("found (%d steps)", v.Shortest)
+		return fmt.Sprintf("found (%d steps)", v.Steps())
 	case v.Status == verdict.Violated:
-		return fmt.Sprintf("violated (%d steps)", v.Shortest)
+		return fmt.Sprintf("violated (%d steps)", v.Steps())
 	}
 	return v.Status.String()
 }
@@ -118,13 +118,17 @@ func ExploreMatrix(w io.Writer, results []*explore.Result) error {
 	}
 	fmt.Fprintf(w, "explore: every design, %d clients, %s each, %s, %s\n\n",
 		c.Clients, pluralWord(c.Sections, "section", "sections"), pluralWord(c.Retries, "retry", "retries"), delay)
-	t := NewTable("design", "distinct", "generated", "depth", "time")
+	// Two tables, the search's figures and then the verdicts, rather than
+	// one 130 columns wide: each fits in MaxWidth.
+	figures := NewTable("design", "distinct", "generated", "depth", "time")
+	verdicts := NewTable("design")
 	for _, v := range results[0].Verdicts() {
-		t.Header = append(t.Header, v.Property)
+		verdicts.Header = append(verdicts.Header, v.Property)
 	}
 	for _, r := range results {
-		row := []string{r.Config.Design.Describe(), thousands(r.Distinct), thousands(r.Generated),
-			fmt.Sprint(r.Depth), elapsed(r.Elapsed)}
+		figures.Add(r.Config.Design.Describe(), thousands(r.Distinct), thousands(r.Generated),
+			fmt.Sprint(r.Depth), elapsed(r.Elapsed))
+		row := []string{r.Config.Design.Describe()}
 		for _, v := range r.Verdicts() {
 			cell := exploreText(v)
 			if want := ExploreExpected(r.Config.Design, v.Property); v.Status != verdict.NotChecked && !v.Agrees(want) {
@@ -132,9 +136,13 @@ func ExploreMatrix(w io.Writer, results []*explore.Result) error {
 			}
 			row = append(row, cell)
 		}
-		t.Add(row...)
+		verdicts.Add(row...)
 	}
-	if err := t.WriteText(w); err != nil {
+	if err := figures.WriteText(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	if err := verdicts.WriteText(w); err != nil {
 		return err
 	}
 	if len(ExploreMismatches(results)) == 0 {

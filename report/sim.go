@@ -3,46 +3,82 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/sim"
 	"github.com/fencelab/fencelab/verdict"
 )
 
+// MaxWidth is the widest a table for a terminal may be: an ordinary
+// terminal's 100 columns, so that no row wraps.
+const MaxWidth = 100
+
+// Short is a property's name as a narrow table's header gives it; the
+// legend under the table spells it out.
+func Short(property string) string {
+	switch property {
+	case impl.AtMostOneClientHoldLock:
+		return "AtMostOne"
+	case impl.TokenIsMonotonical:
+		return "TokenMono"
+	}
+	return property
+}
+
 // simHeader is the columns of a design's row, after the design and runs.
 func simHeader(first ...string) *Table {
 	t := NewTable(append(first, "runs")...)
-	t.Header = append(t.Header, impl.InvariantNames()...)
-	t.Header = append(t.Header, "Porcupine illegal", "Porcupine unknown", "stalls", "first failing seed", "verdict")
+	for _, name := range impl.InvariantNames() {
+		t.Header = append(t.Header, Short(name))
+	}
+	t.Header = append(t.Header, "illegal", "unknown", "stalls", "verdict")
 	return t
 }
 
-// SimTable writes the design × property table of a simulator summary.
+// simLegend spells out simHeader's abbreviations and the verdict column.
+const simLegend = `AtMostOne = AtMostOneClientHoldLock, TokenMono = TokenIsMonotonical: runs that violated each
+property. illegal, unknown: Porcupine's verdicts on the runs' histories, sections / register.
+verdict: as DESIGN.md expects, UNEXPECTED (a contradiction), or "n not found": expected
+violations no run showed (see below the tables).
+`
+
+// SimTable writes the design × property table of a simulator summary,
+// then its legend; no line is wider than MaxWidth.
 func SimTable(w io.Writer, s *sim.Summary) error {
 	t := simHeader("design")
 	for i := range s.Designs {
 		t.Add(simRow(&s.Designs[i], s.Faults)...)
 	}
-	return t.WriteText(w)
+	if err := t.WriteText(w); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n"+simLegend)
+	return err
 }
 
 // NPCTable writes the NPC table: for each fault class alone (the
 // summaries, in sim.Singles order), each design's runs and what they
-// violated.
+// violated, then the legend.
 func NPCTable(w io.Writer, sums []*sim.Summary) error {
-	t := simHeader("faults", "design")
+	t := simHeader("alone", "design")
 	for _, s := range sums {
 		for i := range s.Designs {
-			t.Add(append([]string{s.Faults.String() + " only"}, simRow(&s.Designs[i], s.Faults)...)...)
+			t.Add(append([]string{s.Faults.String()}, simRow(&s.Designs[i], s.Faults)...)...)
 		}
 	}
-	return t.WriteText(w)
+	if err := t.WriteText(w); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\nalone: the one fault kind the runs drew.\n"+simLegend)
+	return err
 }
 
 // simRow is a design's cells: runs, how many runs violated each property
 // ("—" where it does not apply), Porcupine's illegal and unknown counts
-// (sections / register), stalls, the first failing seed, and whether it is
-// all as DESIGN.md expects.
+// (sections / register), stalls, and how it all compares with DESIGN.md:
+// "as expected", "UNEXPECTED", or how many expected violations no run
+// showed ("2 not found": verdict.NotFound).
 func simRow(d *sim.DesignSummary, faults sim.FaultKinds) []string {
 	cells := []string{d.Design.String(), fmt.Sprint(d.Runs)}
 	vs := d.Verdicts()
@@ -56,20 +92,30 @@ func simRow(d *sim.DesignSummary, faults sim.FaultKinds) []string {
 	}
 	// Porcupine's counts for the two models, sections / register. Every
 	// run is judged by both, so there is no "not checked" cell.
-	pair := func(sections, register int) string { return fmt.Sprintf("%d / %d", sections, register) }
+	pair := func(sections, register int) string { return fmt.Sprintf("%d/%d", sections, register) }
 	cells = append(cells, pair(d.SectionsIllegal, d.RegisterIllegal), pair(d.SectionsUnknown, d.RegisterUnknown))
-	cells = append(cells, fmt.Sprint(d.Stalls), d.FirstFailing.String())
-	v := "as expected"
+	cells = append(cells, fmt.Sprint(d.Stalls))
+	var judged []string
 	if len(d.Unexpected(faults)) > 0 {
-		v = "UNEXPECTED"
+		judged = append(judged, "UNEXPECTED")
 	}
-	return append(cells, v)
+	if n := len(d.NotFound(faults)); n > 0 {
+		judged = append(judged, fmt.Sprintf("%d not found", n))
+	}
+	if len(judged) == 0 {
+		judged = append(judged, "as expected")
+	}
+	return append(cells, strings.Join(judged, ", "))
 }
 
 // FirstSeeds writes, for each design, the first seed that violated each
 // property, so that any of them can be replayed.
 func FirstSeeds(w io.Writer, s *sim.Summary) error {
-	t := NewTable(append([]string{"first seed violating"}, impl.InvariantNames()...)...)
+	t := NewTable("first seed violating")
+	for _, name := range impl.InvariantNames() {
+		t.Header = append(t.Header, Short(name))
+	}
+	t.Header = append(t.Header, "first failing")
 	for i := range s.Designs {
 		d := &s.Designs[i]
 		cells := []string{d.Design.String()}
@@ -81,7 +127,7 @@ func FirstSeeds(w io.Writer, s *sim.Summary) error {
 			}
 			cells = append(cells, d.FirstSeed(name).String())
 		}
-		t.Add(cells...)
+		t.Add(append(cells, d.FirstFailing.String())...)
 	}
 	return t.WriteText(w)
 }

@@ -173,7 +173,7 @@ func tlcCell(rs []Reached, vs []verdict.Verdict, want verdict.Status) cell {
 			return cell{text: "✗ " + rs[i].Mismatch, checked: true}
 		}
 		if v.Status == verdict.Violated {
-			figures = append(figures, fmt.Sprintf("%d steps", v.Shortest))
+			figures = append(figures, fmt.Sprintf("%d steps", v.Steps()))
 		}
 		if got != verdict.NotChecked && got != v.Status {
 			return cell{text: "✗ models disagree", checked: true}
@@ -205,7 +205,7 @@ func explorerCell(rs []Reached, vs []verdict.Verdict, want verdict.Status) cell 
 		sizes = append(sizes, rs[i].Clients)
 		switch v.Status {
 		case verdict.Violated:
-			figures = append(figures, fmt.Sprintf("%d steps", v.Shortest))
+			figures = append(figures, fmt.Sprintf("%d steps", v.Steps()))
 		case verdict.Holds:
 			figures = append(figures, v.Covered)
 		default:

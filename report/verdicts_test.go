@@ -48,13 +48,13 @@ func TestTLCCell(t *testing.T) {
 	}{
 		{"violated in both sizes", impl.DesignNoFencing,
 			[]tlc.Outcome{violation("D_2c_NoLostUpdate", "off", impl.NoLostUpdate, 11), violation("D_3c_NoLostUpdate", "off", impl.NoLostUpdate, 11)}, false,
-			cell{text: "violated (11 steps; 2 and 3 clients)", agrees: true, checked: true}},
+			cell{text: "violated (12 steps; 2 and 3 clients)", agrees: true, checked: true}},
 		{"holds in ok models", impl.DesignFenceAll,
 			[]tlc.Outcome{ok("F_all_2c", "all", 383), ok("F_all_3c", "all", 10104)}, false,
 			cell{text: "holds (2 models, up to 10,104 states; 2 and 3 clients)", agrees: true, checked: true}},
 		{"a verdict against the table", impl.DesignFenceAll,
 			[]tlc.Outcome{violation("F_all_2c_NoLostUpdate", "all", impl.NoLostUpdate, 11)}, false,
-			cell{text: "violated (11 steps; 2 clients)", agrees: false, checked: true}},
+			cell{text: "violated (12 steps; 2 clients)", agrees: false, checked: true}},
 		{"a model that differs from the manifest", impl.DesignFenceAll, []tlc.Outcome{differs}, false,
 			cell{text: "✗ F_all_2c: invariant NoLostUpdate", checked: true}},
 		{"no model checks it", impl.DesignFenceWrites, nil, false,
@@ -109,7 +109,7 @@ func TestExplorerCell(t *testing.T) {
 	})
 	assert.Equal(t, cell{text: "✗ (2,816 states, unknown; 2 and 3 clients)", checked: true}, cellOf(t, table, all, impl.NoLostUpdate, Explorer),
 		"an unknown verdict is no agreement")
-	assert.Equal(t, cell{text: "violated (7 steps; 2 clients)", agrees: true, checked: true}, cellOf(t, table, all, impl.AtMostOneClientHoldLock, Explorer))
+	assert.Equal(t, cell{text: "violated (8 steps; 2 clients)", agrees: true, checked: true}, cellOf(t, table, all, impl.AtMostOneClientHoldLock, Explorer))
 }
 
 func TestCellText(t *testing.T) {
@@ -118,9 +118,9 @@ func TestCellText(t *testing.T) {
 		sizes   []int
 		want    string
 	}{
-		{[]string{"7 steps"}, []int{2}, "violated (7 steps; 2 clients)"},
-		{[]string{"7 steps", "7 steps"}, []int{3, 2}, "violated (7 steps; 2 and 3 clients)"},
-		{[]string{"9 steps", "11 steps", "11 steps"}, []int{2, 3, 4, 3}, "violated (9 steps, 11 steps; 2, 3 and 4 clients)"},
+		{[]string{"8 steps"}, []int{2}, "violated (8 steps; 2 clients)"},
+		{[]string{"8 steps", "8 steps"}, []int{3, 2}, "violated (8 steps; 2 and 3 clients)"},
+		{[]string{"10 steps", "12 steps", "12 steps"}, []int{2, 3, 4, 3}, "violated (10 steps, 12 steps; 2, 3 and 4 clients)"},
 	}
 	for _, tc := range tests {
 		assert.Equal(t, tc.want, cellText("violated", tc.figures, tc.sizes))

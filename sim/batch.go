@@ -245,6 +245,34 @@ func (d *DesignSummary) Unexpected(faults FaultKinds) []string {
 	return out
 }
 
+// NotFound lists, one sentence each, the violations DESIGN.md's table
+// expects under faults that none of d's runs showed: "writes:
+// NoLostUpdate expected violated, none found in 10 runs". A verdict
+// "holds" over a number of runs is not the violation expected: the runs
+// were too few, or their faults too mild, to show it. Without faults
+// nothing is expected violated.
+func (d *DesignSummary) NotFound(faults FaultKinds) []string {
+	if faults == NoFaults {
+		return nil
+	}
+	var out []string
+	for _, v := range d.Verdicts() {
+		if want := impl.Expected(d.Design, v.Property); propIndex(v.Property) >= 0 && v.Against(want) == verdict.NotFound {
+			out = append(out, fmt.Sprintf("%s: %s %s", d.Design, v.Property, v.Versus(want)))
+		}
+	}
+	return out
+}
+
+// NotFound lists the expected violations no run of any design showed.
+func (s *Summary) NotFound() []string {
+	var out []string
+	for i := range s.Designs {
+		out = append(out, s.Designs[i].NotFound(s.Faults)...)
+	}
+	return out
+}
+
 // Unexpected lists what contradicts the expectations in every design.
 func (s *Summary) Unexpected() []string {
 	var out []string

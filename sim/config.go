@@ -139,13 +139,13 @@ func (c Config) Validate() error {
 // beyond the TTL", so that every kind can outlast a lease.
 func (c Config) Bounds() Config {
 	if c.MaxPause == 0 {
-		c.MaxPause = 3 * c.TTL
+		c.MaxPause = durMul(c.TTL, 3)
 	}
 	if c.MaxSpike == 0 {
-		c.MaxSpike = 3 * c.TTL
+		c.MaxSpike = durMul(c.TTL, 3)
 	}
 	if c.MaxJump == 0 {
-		c.MaxJump = 2 * c.TTL
+		c.MaxJump = durMul(c.TTL, 2)
 	}
 	if c.MaxSteps == 0 {
 		c.MaxSteps = DefaultMaxSteps
@@ -158,10 +158,13 @@ func (c Config) Nodes() int { return c.Clients + 2 }
 
 // horizon is how long the workload takes without faults, roughly: every
 // section one after the other, each a think time and a few message
-// delays. Faults are placed within it, where they can strike.
+// delays. Faults are placed within it, where they can strike; it is at
+// most MaxAt, the latest time a schedule may place a fault at (a workload
+// of 253 clients × 255 sections of a day each would otherwise pass the
+// int64 limit).
 func (c Config) horizon() time.Duration {
-	oneWay := c.Latency + c.Jitter + c.Processing
-	return time.Duration(c.Clients*c.Sections) * (c.Think + 6*oneWay)
+	oneWay := durAdd(c.Latency, c.Jitter, c.Processing)
+	return min(durMul(durAdd(c.Think, durMul(oneWay, 6)), int64(c.Clients)*int64(c.Sections)), MaxAt)
 }
 
 // stallBound is the longest a run of c under schedule s can go without
@@ -175,30 +178,34 @@ func stallBound(c Config, s *Schedule) time.Duration {
 	if c.StallAfter > 0 {
 		return c.StallAfter
 	}
-	oneWay := c.Latency + c.Jitter + c.Processing
-	attempt := 2*oneWay + c.Backoff*3/2
-	base := time.Duration(c.Retries+1)*attempt + c.TTL + c.LockDelay + c.Think + 6*oneWay
+	// The sums saturate: with every duration at its bound and a schedule
+	// of MaxScheduleFaults long faults, the bound is "never", not a
+	// negative number that makes every run a stall.
+	oneWay := durAdd(c.Latency, c.Jitter, c.Processing)
+	attempt := durAdd(durMul(oneWay, 2), durMul(c.Backoff, 3)/2)
+	base := durAdd(durMul(attempt, int64(c.Retries)+1), c.TTL, c.LockDelay, c.Think, durMul(oneWay, 6))
 	var faults time.Duration
 	var ppm int64
 	for _, f := range s.Faults {
 		switch f.Kind {
 		case FaultPause, FaultSpike:
-			faults += f.Duration
+			faults = durAdd(faults, f.Duration)
 		case FaultJump:
-			faults += abs(f.By)
+			faults = durAdd(faults, abs(f.By))
 		case FaultDrift:
 			ppm = max(ppm, -f.PPM)
 		}
 	}
-	total := 2 * (base + faults)
+	total := durMul(durAdd(base, faults), 2)
 	// A clock running at 1-ppm/1e6 takes 1e6/(1e6-ppm) as long for every
 	// timer; maxPPM keeps the divisor at least half of 1e6.
-	return time.Duration(mulDiv(int64(total), 1e6, 1e6-ppm))
+	return time.Duration(mulDivSat(int64(total), 1e6, 1e6-ppm))
 }
 
+// abs is |d|, held at the int64 limit for the most negative duration.
 func abs(d time.Duration) time.Duration {
 	if d < 0 {
-		return -d
+		return time.Duration(satSub(0, int64(d)))
 	}
 	return d
 }

@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
@@ -148,6 +149,20 @@ type Fault struct {
 // maxPPM keeps every clock running forward at at least half speed.
 const maxPPM = 500_000
 
+// Bounds of a schedule, so that no sum of its times comes near the int64
+// limit of virtual time (see sat.go).
+const (
+	// MaxAt is the latest time a fault may strike at: about 11 years of
+	// virtual time.
+	MaxAt = 100_000 * time.Hour
+	// MaxFaultLength bounds a pause, a spike and a clock step: three
+	// times the longest TTL, the most Config.Bounds derives (3×ttl).
+	MaxFaultLength = 3 * impl.MaxDuration
+	// MaxScheduleFaults bounds the faults of one schedule; a generated
+	// one has at most 3×1000 timed faults and one rate per node.
+	MaxScheduleFaults = 10_000
+)
+
 // String describes f for trace notes and reports, e.g. "c1 paused for 1.2s".
 func (f Fault) String() string {
 	switch f.Kind {
@@ -246,20 +261,28 @@ func (s *Schedule) Validate(c Config) error {
 	if s.Version != ScheduleVersion {
 		return fmt.Errorf("schedule version %d is not supported (want %d)", s.Version, ScheduleVersion)
 	}
+	if len(s.Faults) > MaxScheduleFaults {
+		return fmt.Errorf("%d faults, at most %d", len(s.Faults), MaxScheduleFaults)
+	}
 	drift := map[impl.NodeID]bool{}
 	for i, f := range s.Faults {
 		where := fmt.Sprintf("fault %d (%s)", i+1, f.Kind)
 		if f.Node.IsClient() && f.Node.ClientIndex() >= c.Clients {
 			return fmt.Errorf("%s: node %s does not exist with %d clients", where, f.Node, c.Clients)
 		}
+		if f.Kind != FaultDrift {
+			if err := impl.DurationBetween("at", f.At, 0, MaxAt); err != nil {
+				return fmt.Errorf("%s: %w", where, err)
+			}
+		}
 		switch f.Kind {
 		case FaultPause, FaultSpike:
-			if f.At < 0 || f.Duration <= 0 {
-				return fmt.Errorf("%s: needs at >= 0 and a positive duration", where)
+			if err := impl.DurationBetween("duration", f.Duration, time.Nanosecond, MaxFaultLength); err != nil {
+				return fmt.Errorf("%s: %w", where, err)
 			}
 		case FaultJump:
-			if f.At < 0 || f.By == 0 {
-				return fmt.Errorf("%s: needs at >= 0 and a nonzero by", where)
+			if f.By == 0 || f.By < -MaxFaultLength || f.By > MaxFaultLength {
+				return fmt.Errorf("%s: by must be nonzero and within ±%v, got %v", where, MaxFaultLength, f.By)
 			}
 		case FaultDrift:
 			if f.PPM == 0 || f.PPM < -maxPPM || f.PPM > maxPPM {
@@ -446,32 +469,31 @@ type clock struct {
 
 // local is the clock's reading at global time t.
 func (c *clock) local(t int64) int64 {
-	d := t - c.since
+	d := satSub(t, c.since)
 	if c.ppm == 0 {
-		return c.base + d
+		return satAdd(c.base, d)
 	}
 	// Rounded down, so that local(t) = ⌊d·(1e6+ppm)/1e6⌋ exactly and
 	// global is its exact inverse.
-	return c.base + d + mulDivFloor(d, c.ppm, 1e6)
+	return satAdd(satAdd(c.base, d), mulDivFloor(d, c.ppm, 1e6))
 }
 
 // global is the earliest global time at which the clock reads at least l
 // (never before since: a deadline already passed is due at once).
 func (c *clock) global(l int64) int64 {
-	d := l - c.base
+	d := satSub(l, c.base)
 	if d <= 0 {
 		return c.since
 	}
 	if c.ppm == 0 {
-		return c.since + d
+		return satAdd(c.since, d)
 	}
-	g := c.since + mulDivCeil(d, 1e6, 1e6+c.ppm)
-	return g
+	return satAdd(c.since, mulDivCeil(d, 1e6, 1e6+c.ppm))
 }
 
 // jump steps the clock by by at global time t.
 func (c *clock) jump(t, by int64) {
-	c.base, c.since = c.local(t)+by, t
+	c.base, c.since = satAdd(c.local(t), by), t
 }
 
 // mulDiv is a·b/c truncated toward zero, exact for any int64 a and b whose
@@ -498,17 +520,32 @@ func mulDivFloor(a, b, c int64) int64 {
 	return q
 }
 
-// mulDivCeil is a·b/c rounded up, for positive a, b, c.
+// mulDivCeil is a·b/c rounded up, for positive a, b, c, held at the int64
+// limit.
 func mulDivCeil(a, b, c int64) int64 {
 	hi, lo := bits.Mul64(uint64(a), uint64(b))
 	if hi >= uint64(c) {
-		panic("sim: mulDivCeil overflow")
+		return math.MaxInt64
 	}
 	q, r := bits.Div64(hi, lo, uint64(c))
 	if r != 0 {
 		q++
 	}
-	return int64(q)
+	return int64(min(q, math.MaxInt64))
+}
+
+// mulDivSat is a·b/c truncated, for a ≥ 0 and positive b, c, held at the
+// int64 limit.
+func mulDivSat(a, b, c int64) int64 {
+	if a <= 0 {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if hi >= uint64(c) {
+		return math.MaxInt64
+	}
+	q, _ := bits.Div64(hi, lo, uint64(c))
+	return int64(min(q, math.MaxInt64))
 }
 
 func uabs(x int64) uint64 {
@@ -545,7 +582,7 @@ func (fs *faultState) reset(n impl.NodeID, s *Schedule) {
 		case FaultDrift:
 			fs.clock.ppm = f.PPM
 		case FaultPause:
-			fs.pauses = append(fs.pauses, window{int64(f.At), int64(f.At + f.Duration)})
+			fs.pauses = append(fs.pauses, window{int64(f.At), satAdd(int64(f.At), int64(f.Duration))})
 		case FaultSpike:
 			fs.spikes = append(fs.spikes, f)
 		}

@@ -29,15 +29,19 @@ type Replay struct {
 	Schedule *Schedule
 	Result   Result
 	Target   string // the property the trace is told up to, or ""
-	Trace    *trace.Trace
-	Runner   *Runner // holds the run's history until its next run
+	// Trace is the run told for people, focused on its violation (see
+	// Focus); Full is every step recorded.
+	Trace, Full *trace.Trace
+	Runner      *Runner // holds the run's history until its next run
 
 	annotations        []linearizability.Annotation
 	sections, register linearizability.Result
 }
 
 // NewReplay runs schedule s once to learn how it fails, then again to
-// record it up to the first violation of its headline property, and checks
+// record it up to the first violation of its headline property and on to
+// the resource's decision on the stale operation (Record), focuses the
+// trace on that story (Focus), and checks
 // its history with Porcupine (each model within timeout; 0 for the default).
 func NewReplay(c Config, s *Schedule, timeout time.Duration) (*Replay, error) {
 	r, err := NewRunner(c)
@@ -48,10 +52,10 @@ func NewReplay(c Config, s *Schedule, timeout time.Duration) (*Replay, error) {
 	target := Headline(&first)
 	title := fmt.Sprintf("fencelab sim: design %s, seed %d", c.Design, s.Seed)
 	if target != "" {
-		title += ", until " + target + " is violated"
+		title += ": " + target + " violated"
 	}
 	res, tr, anns := r.Record(s, title, target)
-	rp := &Replay{Config: r.Config(), Schedule: s, Target: target, Trace: tr, Runner: r, annotations: anns}
+	rp := &Replay{Config: r.Config(), Schedule: s, Target: target, Trace: Focus(tr), Full: tr, Runner: r, annotations: anns}
 	rp.sections, rp.register = r.checkHistory(timeout)
 	res.Sections, res.Register = rp.sections.Verdict, rp.register.Verdict
 	rp.Result = res
@@ -62,14 +66,16 @@ func NewReplay(c Config, s *Schedule, timeout time.Duration) (*Replay, error) {
 // the faults, what the run broke, then every step with its time, the lane
 // that acted and what changed, faults and lease expiries marked.
 func (rp *Replay) WriteTimeline(w io.Writer) error {
-	if err := rp.writeRun(w); err != nil {
+	var b strings.Builder
+	if err := rp.writeRun(&b); err != nil {
 		return err
 	}
 	heading := "\nThe timeline of the whole run:\n\n"
 	if rp.Target != "" {
-		heading = fmt.Sprintf("\nThe timeline up to the first violation of %s:\n\n", rp.Target)
+		heading = fmt.Sprintf("\nThe timeline of the first violation of %s, on to the resource's decision on the stale operation (the steps and clients that do not tell it are elided):\n\n", rp.Target)
 	}
-	if _, err := io.WriteString(w, heading); err != nil {
+	b.WriteString(heading)
+	if _, err := io.WriteString(w, wrapPlain(b.String(), TimelineWidth)); err != nil {
 		return err
 	}
 	return writeTimeline(w, rp.Trace)

@@ -55,6 +55,7 @@ type Result struct {
 	Counter   int64         // the resource's counter at the end
 	Committed int           // sections whose write took effect
 	Aborted   int           // sections that ended without effect, given-up ones included
+	Fenced    int           // operations the resource rejected for a stale token
 	// The Porcupine verdicts on the run's history (filled by Check;
 	// verdict.NotChecked until then): the sections against an atomic
 	// counter (linearizability.SectionsLinearizable), the operations
@@ -78,9 +79,10 @@ func (r *Result) Violation(property string) (v Violation, ok bool) {
 	return Violation{}, false
 }
 
-// Verdicts is the run's verdict on every property of impl.Invariants (a
-// violation's Shortest is the step after which it failed), then the
-// Porcupine checks of its history.
+// Verdicts is the run's verdict on every property of impl.Invariants,
+// then the Porcupine checks of its history. A violation's Shortest is not
+// measured (0): a run is not a shortest counterexample, and its trace,
+// which numbers faults as steps too, says at which step it failed.
 func (r *Result) Verdicts() verdict.Set {
 	var s verdict.Set
 	for p, inv := range impl.Invariants() {
@@ -89,7 +91,7 @@ func (r *Result) Verdicts() verdict.Set {
 		case !inv.AppliesTo(r.Design):
 			v.Status = verdict.NotApplicable
 		case r.violations[p].Step > 0:
-			v.Status, v.Violating, v.Shortest = verdict.Violated, 1, r.violations[p].Step
+			v.Status, v.Violating = verdict.Violated, 1
 			v.Detail = r.violations[p].Explanation
 		}
 		s = append(s, v)
@@ -136,8 +138,13 @@ type Runner struct {
 	// target property and the annotations for Porcupine's picture.
 	rec      *steptrace.Recorder
 	target   int
-	recorded bool // the target's violation has been recorded: stop the trace there
-	anns     []linearizability.Annotation
+	recorded bool // the trace is complete: record no more steps
+	// stale is the client whose stale operation the trace goes on to
+	// show after the target's violation (the older of two holders), -1
+	// when there is none to wait for.
+	stale   int
+	decided bool // the resource has decided on the stale holder's operation
+	anns    []linearizability.Annotation
 
 	// checkEvery makes Run check every invariant after every step, as
 	// Record does; tests use it to show that checkFast is equivalent.
@@ -181,12 +188,14 @@ func (r *Runner) Run(s *Schedule) Result {
 
 // Record simulates the run of s again, recording it for people: a trace
 // of every step up to the first violation of the property named target
-// ("" or a property the run does not violate records the whole run),
-// with the faults and lease expiries marked, and the annotations for
-// Porcupine's picture. Every invariant is checked after every step.
+// and on until the resource's decision on the stale operation is visible
+// (see recordPast; "" or a property the run does not violate records the
+// whole run), with the faults and lease expiries marked, and the
+// annotations for Porcupine's picture. Every invariant is checked after
+// every step.
 func (r *Runner) Record(s *Schedule, title, target string) (Result, *trace.Trace, []linearizability.Annotation) {
 	r.anns = nil
-	r.target, r.recorded = propIndex(target), false
+	r.target, r.recorded, r.stale, r.decided = propIndex(target), false, -1, false
 	sys, err := impl.NewSystem(r.cfg.Config)
 	if err != nil {
 		panic(err) // validated in NewRunner
@@ -240,7 +249,7 @@ func (r *Runner) runOn(sys *impl.System, s *Schedule) {
 		switch f.Kind {
 		case FaultPause:
 			r.q.push(event{at: int64(f.At), kind: evFault, node: f.Node, fault: int32(i)})
-			r.q.push(event{at: int64(f.At + f.Duration), kind: evResume, node: f.Node, fault: int32(i)})
+			r.q.push(event{at: satAdd(int64(f.At), int64(f.Duration)), kind: evResume, node: f.Node, fault: int32(i)})
 		case FaultJump:
 			r.q.push(event{at: int64(f.At), kind: evFault, node: f.Node, fault: int32(i)})
 		}
@@ -257,7 +266,7 @@ func (r *Runner) runOn(sys *impl.System, s *Schedule) {
 		}
 		e := r.q.pop()
 		if e.at-r.lastProgress > stallAfter {
-			r.now = r.lastProgress + stallAfter
+			r.now = satAdd(r.lastProgress, stallAfter)
 			r.res.Stall = fmt.Sprintf("no progress for %v (since %v)", r.stall, time.Duration(r.lastProgress))
 			break
 		}
@@ -314,10 +323,14 @@ func (r *Runner) step(e *event) {
 	r.eff.Reset()
 	r.sys.Step(n, in, &r.eff)
 	r.res.Steps++
-	if r.rec != nil && !r.recorded {
+	recording := r.rec != nil && !r.recorded
+	if recording {
 		r.rec.Step(n, in, time.Duration(r.now), r.sys, &r.eff)
 	}
 	r.hist.observe(n, &in, r.now, &r.eff)
+	if recording && r.stale >= 0 {
+		r.recordPast(n)
+	}
 	r.eff.CarryOut(n, (*runnerEffects)(r))
 	for i := range r.eff.Events {
 		r.event(&r.eff.Events[i])
@@ -352,7 +365,7 @@ func (r *Runner) slot(n impl.NodeID, t impl.Timer) *timerSlot {
 func (r *Runner) setTimer(n impl.NodeID, ts impl.TimerSet) {
 	slot := r.slot(n, ts.Timer)
 	clk := &r.nodes[n].clock
-	slot.deadline = clk.local(r.now) + int64(ts.After)
+	slot.deadline = satAdd(clk.local(r.now), int64(ts.After))
 	slot.gen++
 	slot.pending = true
 	r.q.push(event{at: max(clk.global(slot.deadline), r.now), kind: evTimer, node: n, timer: ts.Kind, gen: slot.gen})
@@ -363,11 +376,11 @@ func (r *Runner) setTimer(n impl.NodeID, ts impl.TimerSet) {
 // plus any spike due, and on a FIFO link never overtakes the message before.
 func (r *Runner) send(from impl.NodeID, m *impl.Message) {
 	fs := &r.nodes[from]
-	dep := fs.resumeAt(r.now, r.now+int64(r.cfg.Processing))
+	dep := fs.resumeAt(r.now, satAdd(r.now, int64(r.cfg.Processing)))
 	link := int(from)*len(r.nodes) + int(m.To)
-	arr := dep + latency(&r.cfg, r.draws.next(link))
+	arr := satAdd(dep, latency(&r.cfg, r.draws.next(link)))
 	if d, ok := fs.spike(dep); ok {
-		arr += int64(d)
+		arr = satAdd(arr, int64(d))
 		if r.rec != nil && !r.recorded {
 			text := fmt.Sprintf("%s to %s delayed by %v (spike)", m, m.To, d)
 			r.rec.Note(from.String(), trace.NoteFault, text)
@@ -391,6 +404,8 @@ func (r *Runner) event(ev *impl.Event) {
 		r.lastProgress = r.now
 	case impl.EvSectionCommitted, impl.EvSectionAborted, impl.EvGaveUp:
 		r.lastProgress = r.now
+	case impl.EvOpRejected:
+		r.res.Fenced++
 	case impl.EvExpired:
 		if r.rec != nil {
 			r.annotate(ev.Peer, r.now, r.now, fmt.Sprintf("the service expired lease %d of %s", ev.Lease, ev.Peer), "expiry")
@@ -431,7 +446,7 @@ func (r *Runner) fault(e event) {
 			r.rec.Fault(e.node.String(), time.Duration(r.now), "paused (fault)", f.String())
 		}
 		if r.rec != nil {
-			r.annotate(e.node, r.now, int64(f.At+f.Duration), f.String(), "pause")
+			r.annotate(e.node, r.now, satAdd(int64(f.At), int64(f.Duration)), f.String(), "pause")
 		}
 	}
 }
@@ -493,10 +508,62 @@ func (r *Runner) check(p int) {
 	}
 	if p == r.target {
 		r.rec.Violate(r.invs[p].Name, b)
-		r.recorded = true
+		r.stale = r.staleHolder(b)
+		r.recorded = r.stale < 0
 		return
 	}
 	for _, n := range b.Involved {
 		r.rec.Note(n.String(), trace.NoteViolation, fmt.Sprintf("%s violated: %s", r.invs[p].Name, b.Explanation))
+	}
+}
+
+// staleHolder is the client whose next operation the trace of a violation
+// of AtMostOneClientHoldLock goes on to show: of the clients that believe
+// they hold the lock, the one with the oldest lease. The other properties
+// are broken by the resource's decision itself (it accepted a stale
+// operation), so the trace stops there: -1.
+func (r *Runner) staleHolder(b *impl.Breach) int {
+	if r.target != propAtMostOne {
+		return -1
+	}
+	stale, lease := -1, uint64(0)
+	for _, n := range b.Involved {
+		if !n.IsClient() {
+			continue
+		}
+		c := &r.sys.Clients[n.ClientIndex()]
+		if stale < 0 || c.Lease() < lease {
+			stale, lease = n.ClientIndex(), c.Lease()
+		}
+	}
+	return stale
+}
+
+// recordPast ends the trace of a violation of AtMostOneClientHoldLock once
+// what it led to is visible: the resource has decided on an operation of
+// the stale holder — accepted it (the damage) or rejected it (fencing at
+// work) — and the stale holder has learned the answer; or the stale holder
+// has let its section go without one (it asks for the lock again, gives
+// up or finishes). A run that ends first ends the trace.
+func (r *Runner) recordPast(n impl.NodeID) {
+	stale := impl.ClientNode(r.stale)
+	for i := range r.eff.Events {
+		ev := &r.eff.Events[i]
+		switch {
+		case n == impl.ResourceNode && (ev.Kind == impl.EvOpAccepted || ev.Kind == impl.EvOpRejected) && ev.Peer == stale:
+			r.decided = true
+		case n == stale && (ev.Kind == impl.EvFinished || ev.Kind == impl.EvGaveUp || ev.Kind == impl.EvSectionAborted):
+			r.recorded = true
+		}
+	}
+	if n == stale && r.decided {
+		r.recorded = true // its step after the decision: the answer arrived
+	}
+	if n == stale {
+		for i := range r.eff.Send {
+			if r.eff.Send[i].Kind == impl.MsgAcquire {
+				r.recorded = true
+			}
+		}
 	}
 }

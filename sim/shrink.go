@@ -17,6 +17,13 @@ func Violates(property string) Failure {
 	return func(res *Result) bool { return res.Violated(property) }
 }
 
+// ViolatesFenced is the failure "the named property is violated, and the
+// resource fenced off a stale operation": a run that shows both what
+// breaks and what fencing does about it.
+func ViolatesFenced(property string) Failure {
+	return func(res *Result) bool { return res.Violated(property) && res.Fenced > 0 }
+}
+
 // Stalls is the failure "the run stalls".
 func Stalls() Failure { return func(res *Result) bool { return res.Stall != "" } }
 
@@ -74,7 +81,8 @@ func (r *Runner) Shrink(s *Schedule, fails Failure) (*Schedule, int) {
 				}
 			}
 			if !shifted {
-				if c, ok := dropAndRelocate(best, i, r.cfg.horizon(), try); ok {
+				spent := func() bool { return runs >= MaxShrinkRuns }
+				if c, ok := dropAndRelocate(best, i, r.cfg.horizon(), try, spent); ok {
 					best, changed = c, true
 				}
 			}
@@ -176,15 +184,17 @@ const relocateStep = time.Millisecond
 
 // dropAndRelocate drops fault i and searches, for one remaining timed fault
 // at a time, the nearest time (within limit, nearest first, later before
-// earlier) at which the run fails again.
-func dropAndRelocate(s *Schedule, i int, limit time.Duration, try func(*Schedule) bool) (*Schedule, bool) {
+// earlier) at which the run fails again. It stops when spent says the
+// shrinker's budget of runs is used up (a horizon of years holds billions
+// of candidate times).
+func dropAndRelocate(s *Schedule, i int, limit time.Duration, try func(*Schedule) bool, spent func() bool) (*Schedule, bool) {
 	base := s.Clone()
 	base.Faults = slices.Delete(base.Faults, i, i+1)
 	for j := range base.Faults {
 		if base.Faults[j].Kind == FaultDrift {
 			continue
 		}
-		for d := relocateStep; d <= limit; d += relocateStep {
+		for d := relocateStep; d <= limit && !spent(); d += relocateStep {
 			for _, at := range []time.Duration{base.Faults[j].At + d, base.Faults[j].At - d} {
 				if at < 0 {
 					continue

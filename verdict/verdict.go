@@ -60,8 +60,9 @@ type Verdict struct {
 	// Covered says what a verdict covered, for people: "3,744 states",
 	// "1000 runs, 14,939 sections committed".
 	Covered string
-	// Shortest is the length in steps of the shortest counterexample
-	// found, when Violated (0: the checker does not measure it).
+	// Shortest is the number of actions of the shortest counterexample
+	// found, when Violated (0: the checker does not measure it, or the
+	// initial state violates the property). People read it as Steps.
 	Shortest int
 	// Runs and Violating count the runs that judged the property and
 	// those that violated it (the simulator; 0 for exhaustive checkers).
@@ -80,6 +81,78 @@ func (v Verdict) Agrees(want Status) bool {
 		return v.Status == want
 	}
 	return false
+}
+
+// Steps is the length of the shortest counterexample as every table
+// and trace of fencelab counts it (DESIGN.md, "Steps"): steps are numbered
+// as TLC numbers the states of a trace — step 1 is the initial state, each
+// action one more — so a counterexample of Shortest actions is Shortest+1
+// steps long, and a table's "8 steps" is its trace's "violated at step 8".
+// 0 when v is not a violation.
+func (v Verdict) Steps() int {
+	if v.Status != Violated {
+		return 0
+	}
+	return v.Shortest + 1
+}
+
+// Agreement is how a verdict compares with the expected status.
+type Agreement uint8
+
+// Agreements.
+const (
+	// Agree: the verdict is the expected one.
+	Agree Agreement = iota
+	// Disagree: the verdict contradicts the expected one.
+	Disagree
+	// NotFound: a violation is expected and a sampling checker (the
+	// simulator: Runs > 0) found none. Its runs did not contradict the
+	// expectation — a violation may need more runs, or other faults — but
+	// they did not confirm it either: it is not agreement.
+	NotFound
+	// Undecided: the verdict was not reached (Unknown, NotChecked).
+	Undecided
+)
+
+// Against compares v with the expected status want. Only a sampling
+// checker can leave an expected violation NotFound: an exhaustive one
+// (Runs == 0) that says Holds has covered every behaviour and disagrees.
+func (v Verdict) Against(want Status) Agreement {
+	switch {
+	case v.Status == NotChecked || v.Status == Unknown:
+		return Undecided
+	case v.Status == want:
+		return Agree
+	case v.Status == Holds && want == Violated && v.Runs > 0:
+		return NotFound
+	}
+	return Disagree
+}
+
+// Versus says in words how v compares with the expected status want:
+// "as expected", "expected violated, none found in 10 runs", "expected
+// holds, violated in 3 of 10 runs", "unknown (…)".
+func (v Verdict) Versus(want Status) string {
+	switch v.Against(want) {
+	case Agree:
+		return "as expected"
+	case NotFound:
+		return fmt.Sprintf("expected %s, none found in %s", want, runs(v.Runs))
+	case Undecided:
+		return v.Status.String()
+	}
+	got := v.Status.String()
+	if v.Status == Violated && v.Runs > 0 {
+		got = fmt.Sprintf("violated in %d of %s", v.Violating, runs(v.Runs))
+	}
+	return fmt.Sprintf("expected %s, %s", want, got)
+}
+
+func runs(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return Thousands(n) + " runs"
 }
 
 func (v Verdict) String() string {

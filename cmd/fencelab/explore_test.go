@@ -57,9 +57,9 @@ func TestExploreOneDesign(t *testing.T) {
 	assert.Empty(t, stderr)
 	assert.Contains(t, stdout, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay\n3,744 distinct states, 10,655 generated, depth 22, ")
 	for _, line := range []string{
-		"AtMostOneClientHoldLock  violated (7 steps)   violated  ✓",
-		"TokenIsMonotonical       violated (9 steps)   violated  ✓",
-		"NoLostUpdate             violated (15 steps)  violated  ✓",
+		"AtMostOneClientHoldLock  violated (8 steps)   violated  ✓",
+		"TokenIsMonotonical       violated (10 steps)  violated  ✓",
+		"NoLostUpdate             violated (16 steps)  violated  ✓",
 		"Deadlock                 none                 none      ✓",
 		"✗ NoLostUpdate violated at step 16: c2 wrote 1 over c1's 1: an update was lost",
 	} {
@@ -160,7 +160,7 @@ func TestExploreSymmetry(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "explore", "--fencing", "none", "--symmetry", "--out", "")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay, client symmetry\n1,873 distinct states, 5,330 generated, depth 22, ")
-	assert.Contains(t, stdout, "NoLostUpdate             violated (15 steps)  violated  ✓")
+	assert.Contains(t, stdout, "NoLostUpdate             violated (16 steps)  violated  ✓")
 }
 
 // TestExploreSendRule: the untimed model under the send rule reaches the
@@ -169,5 +169,5 @@ func TestExploreSendRule(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "explore", "--fencing", "all", "--validity", "send", "--out", "")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "explore: tokens, mode all, 2 clients, 1 section each, 1 retry, no lock-delay, validity from the send\n43,545 distinct states, 157,049 generated, depth 28, ")
-	assert.Contains(t, stdout, "AtMostOneClientHoldLock  violated (7 steps)  violated  ✓")
+	assert.Contains(t, stdout, "AtMostOneClientHoldLock  violated (8 steps)  violated  ✓")
 }
