@@ -7,16 +7,18 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencelab/fencelab/bounds"
 	"github.com/fencelab/fencelab/impl"
 )
 
 // marginCoversDrift reports whether c's margin covers its rate drift
-// bound ρ under the send rule: the client's window, TTL − margin of a clock
-// running at 1 − ρ, lasts (TTL − margin)/(1 − ρ) of real time at most; the
-// lease, TTL of a clock running at 1 + ρ, lasts TTL/(1 + ρ) at least; the
-// window must end first: margin ≥ TTL·2ρ/(1 + ρ).
-func marginCoversDrift(c Config) bool {
-	return int64(c.TTL-c.Margin)*(1e6+c.MaxDriftPPM) <= int64(c.TTL)*(1e6-c.MaxDriftPPM)
+// bound alone — no step, delay or pause — by DESIGN.md's condition
+// (package bounds): AtMostOneClientHoldLock holds.
+func marginCoversDrift(t *testing.T, c Config) bool {
+	t.Helper()
+	vs, err := bounds.Check(bounds.Bounds{Drift: float64(c.MaxDriftPPM) / 1e6, TTL: c.TTL, Margin: c.Margin, LockDelay: c.LockDelay})
+	require.NoError(t, err)
+	return vs[0].Safe
 }
 
 // rateDriftOnly runs every design under clock rate drift alone — no step,
@@ -77,14 +79,14 @@ func rateDriftOnly(t *testing.T, c Config, seeds int) map[impl.Design][numProps]
 // worst case has two holders and loses updates.
 func TestDefaultMarginCoversDefaultDrift(t *testing.T) {
 	c := DefaultConfig()
-	require.True(t, marginCoversDrift(c), "margin %v does not cover ±%d ppm on ttl %v", c.Margin, c.MaxDriftPPM, c.TTL)
+	require.True(t, marginCoversDrift(t, c), "margin %v does not cover ±%d ppm on ttl %v", c.Margin, c.MaxDriftPPM, c.TTL)
 	for d, v := range rateDriftOnly(t, c, 200) {
 		assert.Equal(t, [numProps]int{}, v, "%s: rate drift within the bound must break nothing", d)
 	}
 
 	before := DefaultConfig()
 	before.Margin = 100 * time.Millisecond
-	require.False(t, marginCoversDrift(before))
+	require.False(t, marginCoversDrift(t, before))
 	for d, v := range rateDriftOnly(t, before, 0) {
 		assert.Positive(t, v[propAtMostOne], "%s: the worst case of the margin of before should have two holders", d)
 		if d != impl.DesignFenceAll {

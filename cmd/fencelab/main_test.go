@@ -46,11 +46,22 @@ func TestBadInputEveryCommand(t *testing.T) {
 		{"malformed schedule, sim", []string{"sim", "--fencing", "off", "--schedule", badSchedule}, "schedule"},
 		{"unknown invariant, explore", []string{"explore", "--invariant", "Safety"}, `unknown invariant "Safety"`},
 		{"zero runs, demo", []string{"demo", "--runs", "0"}, "runs must be positive"},
+		{"unknown flag, bounds", []string{"bounds", "--fast"}, "flag provided but not defined: -fast"},
+		{"negative pause, bounds", []string{"bounds", "--max-pause", "-1s"}, "max-pause must not be negative, got -1s"},
+		{"NaN drift, bounds", []string{"bounds", "--max-drift", "NaN"}, "max-drift must be a fraction at least 0 and below 0.5, got NaN"},
+		{"drift 0.5, bounds", []string{"bounds", "--max-drift", "0.5"}, "max-drift must be a fraction at least 0 and below 0.5, got 0.5"},
+		{"margin not below ttl, bounds", []string{"bounds", "--ttl", "1s", "--margin", "1s"}, "margin (1s) must be less than ttl (1s)"},
+		{"pause beyond a day, bounds", []string{"bounds", "--max-pause", "25h"}, "max-pause must be at most 24h0m0s, got 25h0m0s"},
+		{"duration that overflows, bounds", []string{"bounds", "--ttl", "9999999999h"}, "invalid value"},
+		{"negative delay, sweep", []string{"sweep", "--max-delay", "-1ms"}, "max-delay must not be negative"},
+		{"bad grid, sweep", []string{"sweep", "--grid", "pause:0..1s/10"}, "grid must be two axes"},
+		{"margin beyond ttl in the grid, sweep", []string{"sweep", "--grid", "pause:0..1s/3,margin:0..2s/3"}, "margin (2s) must be less than ttl (1s)"},
+		{"delay below the network, sweep", []string{"sweep", "--max-delay", "1ms"}, "max-delay (1ms) must be at least"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			args := tc.args
-			if len(args) > 0 && args[0] != "check" {
+			if len(args) > 0 && args[0] != "check" && args[0] != "bounds" {
 				// Outputs, if any, go to a scratch folder: nothing lands in the tree.
 				args = append([]string{args[0], "--out", t.TempDir()}, args[1:]...)
 			}

@@ -1,0 +1,276 @@
+package sim
+
+// The simulator and DESIGN.md's condition ("When a lease lock is safe
+// without fencing", package bounds): how a configuration's fault bounds
+// map onto the derivation's, campaigns drawn inside them, and the
+// derivation's worst case built as a schedule.
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/fencelab/fencelab/bounds"
+	"github.com/fencelab/fencelab/impl"
+)
+
+// OneWay is the normal network's longest one-way delay: Processing +
+// Latency + Jitter, from the step that sends a message to its arrival.
+func (c Config) OneWay() time.Duration { return c.Processing + c.Latency + c.Jitter }
+
+// Assumptions are c's bounds in the derivation's terms, with c.Bounds()'s
+// defaults for zero fault bounds and a fault class that is off counting as
+// zero:
+//
+//	ρ = MaxDriftPPM/1e6, J = MaxJump           (drift faults)
+//	P = MaxPause                                (pause faults)
+//	D = Processing + Latency + Jitter + MaxSpike (MaxSpike with delay faults)
+//
+// D is the longest a message takes from the step that sends it to its
+// arrival while its sender runs (a pause of the sender in between is P's).
+// The bounds are per fault: a campaign that draws several faults of a
+// kind (MaxFaults > 1) can exceed them — two overlapping pauses of one node
+// merge into a longer one, two clock steps add up — which is why
+// InsideBounds draws at most one of each.
+func (c Config) Assumptions() bounds.Bounds {
+	c = c.Bounds()
+	b := bounds.Bounds{TTL: c.TTL, Margin: c.Margin, LockDelay: c.LockDelay, Delay: c.OneWay()}
+	if c.Faults&DriftFaults != 0 {
+		b.Drift, b.Jump = float64(c.MaxDriftPPM)/1e6, c.MaxJump
+	}
+	if c.Faults&PauseFaults != 0 {
+		b.Pause = c.MaxPause
+	}
+	if c.Faults&DelayFaults != 0 {
+		b.Delay += c.MaxSpike
+	}
+	return b
+}
+
+// InsideBounds returns c set up so that every run of GenerateInside stays
+// within b: the TTL, margin and lock-delay of b, the fault bounds of b
+// (MaxSpike = D − OneWay), a fault class off where its bounds are zero, and
+// at most one fault of each kind per run. It fails when b cannot be
+// simulated with c's network: D below the normal network's one-way delay,
+// or a drift that is not a whole number of parts per million.
+func InsideBounds(c Config, b bounds.Bounds) (Config, error) {
+	if err := b.Validate(); err != nil {
+		return c, err
+	}
+	if b.Delay < c.OneWay() {
+		return c, fmt.Errorf("max-delay (%v) must be at least the network's one-way delay, processing + latency + jitter (%v)", b.Delay, c.OneWay())
+	}
+	ppm := b.Drift * 1e6
+	if ppm != math.Trunc(ppm) {
+		return c, fmt.Errorf("max-drift must be a whole number of parts per million, got %g", b.Drift)
+	}
+	c.TTL, c.Margin, c.LockDelay = b.TTL, b.Margin, b.LockDelay
+	c.MaxDriftPPM, c.MaxJump, c.MaxPause, c.MaxSpike = int64(ppm), b.Jump, b.Pause, b.Delay-c.OneWay()
+	c.MaxFaults = 1
+	c.Faults = NoFaults
+	if b.Drift > 0 || b.Jump > 0 {
+		c.Faults |= DriftFaults
+	}
+	if b.Pause > 0 {
+		c.Faults |= PauseFaults
+	}
+	if c.MaxSpike > 0 {
+		c.Faults |= DelayFaults
+	}
+	return c, c.Validate()
+}
+
+// GenerateInside is Generate(seed, c) for a configuration made by
+// InsideBounds(c, b), without clock steps when b has none (a zero MaxJump
+// means the default to Generate).
+func GenerateInside(seed uint64, c Config, b bounds.Bounds) *Schedule {
+	s := Generate(seed, c)
+	if b.Jump == 0 {
+		kept := s.Faults[:0]
+		for _, f := range s.Faults {
+			if f.Kind != FaultJump {
+				kept = append(kept, f)
+			}
+		}
+		s.Faults = kept
+	}
+	return s
+}
+
+// WorstCase is the run in which DESIGN.md's derivation meets its bound for
+// one property, built for a set of bounds, as
+// the derivation's "Sufficient, and when necessary" describes it:
+//
+//   - two clients, one section each; c1 sends its acquire at 0 and is
+//     granted as soon as the request lands;
+//   - the service's clock runs fast (+ρ) and steps forward J right after
+//     the grant, so the lease and the lock-delay end as early as allowed;
+//   - c1's clock runs slow (−ρ) and steps back J right after its read
+//     returns (within its window), so its window ends as late as allowed;
+//   - c2's start is held (a pause before its first step: a client that has
+//     not started holds nothing, so this is its arrival, not a pause of a
+//     running process, and P does not bound it) so that its acquire lands
+//     one nanosecond after the service frees the lock;
+//   - AtMostOneClientHoldLock: c1 is paused for P from the moment its
+//     validity timer falls due, so it believes P longer; its think time
+//     ends after its window (the section then aborts);
+//   - NoLostUpdate: c1's think time ends one nanosecond (of its clock)
+//     before its window, it is paused for P from then, checks its belief
+//     as it resumes (before it handles the validity timer), a second pause
+//     of P holds the write it sends, and the write is delayed by MaxSpike
+//     on top of the normal latency; c2 reads at once, and commits.
+//
+// Config is the one knob of the workload the worst case sets: 2 clients,
+// 1 section, and the think time that places c1's check. The network's
+// normal latencies are the run's own draws (seed 1), computed here exactly.
+type WorstCase struct {
+	Property string
+	Config   Config
+	Schedule *Schedule
+	// Slack is the run's own margin as built, in real time: for
+	// AtMostOneClientHoldLock, when c2 starts believing minus when c1 stops;
+	// for NoLostUpdate, when c2's read lands minus when c1's write lands.
+	// The run violates the property when it is negative (at zero the two
+	// coincide and the event queue's order decides). It is at least the
+	// derived slack (bounds.Check) and exceeds it by the message
+	// legs the derivation's worst case takes as instantaneous but the
+	// simulator cannot — c1's request, c2's grant (and c2's read), each at
+	// least Processing + Latency — and by how much the run's latency
+	// draws fall below the bound: Shortfall bounds the difference.
+	Slack time.Duration
+}
+
+// Shortfall bounds how far a worst case's Slack lies above the derived
+// slack: four one-way delays of the normal network and four jitters (the
+// client's check is placed by both clients' draws), plus nanoseconds of
+// clock rounding.
+func (c Config) Shortfall() time.Duration { return 4*c.OneWay() + 4*c.Jitter + 16 }
+
+// NewWorstCase builds the worst case of property (impl.AtMostOneClientHoldLock
+// or impl.NoLostUpdate) for bounds b, on c's network, design and retries
+// (the rest of c's workload is the worst case's own). It fails when c's
+// network cannot keep b (see InsideBounds) or b leaves the simulator no
+// room for the worst case: a window (ttl − margin) that ends before a grant
+// can arrive.
+func NewWorstCase(c Config, b bounds.Bounds, property string) (*WorstCase, error) {
+	if property != impl.AtMostOneClientHoldLock && property != impl.NoLostUpdate {
+		return nil, fmt.Errorf("no worst case for %q (want %s or %s)", property, impl.AtMostOneClientHoldLock, impl.NoLostUpdate)
+	}
+	c, err := InsideBounds(c, b)
+	if err != nil {
+		return nil, err
+	}
+	c = c.Bounds()
+	ppm := int64(math.Round(b.Drift * 1e6))
+	spike := b.Delay - c.OneWay()
+	wc := c
+	wc.Clients, wc.Sections = 2, 1
+	s := &Schedule{Version: ScheduleVersion, Seed: 1, Faults: []Fault{}}
+	c1, c2 := impl.ClientNode(0), impl.ClientNode(1)
+	if ppm != 0 {
+		s.Faults = append(s.Faults,
+			Fault{Kind: FaultDrift, Node: impl.ServiceNode, PPM: ppm},
+			Fault{Kind: FaultDrift, Node: c1, PPM: -ppm},
+			Fault{Kind: FaultDrift, Node: c2, PPM: -ppm})
+	}
+
+	// The run's latency draws, link by link, as Runner.send makes them.
+	var d draws
+	nodes := wc.Nodes()
+	d.reset(s.Seed, nodes*nodes+wc.Clients)
+	proc := int64(wc.Processing)
+	leg := func(from, to impl.NodeID) int64 {
+		return proc + latency(&wc, d.next(int(from)*nodes+int(to)))
+	}
+
+	// c1 sends at 0; the service grants as the request lands.
+	g := leg(c1, impl.ServiceNode)
+	svc := clock{ppm: ppm}
+	free := svc.local(g) + int64(wc.TTL) // the lease timer's deadline
+	at := g
+	if b.Jump > 0 {
+		at = g + 1
+		svc.jump(at, int64(b.Jump))
+		s.Faults = append(s.Faults, Fault{Kind: FaultJump, Node: impl.ServiceNode, At: time.Duration(at), By: b.Jump})
+	}
+	expiry := max(svc.global(free), at)
+	free = expiry // the lock is granted again from here: the expiry, or the lock-delay's end
+	if wc.LockDelay > 0 {
+		free = max(svc.global(svc.local(expiry)+int64(wc.LockDelay)), expiry)
+	}
+
+	// c1: grant, read, reply; its clock steps back after the reply.
+	a1 := g + leg(impl.ServiceNode, c1)
+	r1 := a1 + leg(c1, impl.ResourceNode)
+	rr1 := r1 + leg(impl.ResourceNode, c1)
+	cl1 := clock{ppm: -ppm}
+	window := int64(wc.TTL - wc.Margin)
+	d1 := cl1.local(rr1) // local time from the send (at 0) to the reply
+	jumped := rr1
+	if b.Jump > 0 {
+		jumped = rr1 + 1
+		cl1.jump(jumped, -int64(b.Jump))
+		s.Faults = append(s.Faults, Fault{Kind: FaultJump, Node: c1, At: time.Duration(jumped), By: -b.Jump})
+	}
+	due := max(cl1.global(window), jumped) // c1's validity timer
+	if due <= a1 {
+		return nil, fmt.Errorf("the window (ttl − margin = %v) ends before a grant can arrive in the simulator", wc.TTL-wc.Margin)
+	}
+
+	// c2: its acquire lands one nanosecond after the lock is free.
+	g2 := free + 1
+	send := leg(c2, impl.ServiceNode)
+	start := max(g2-send, 0)
+	g2 = start + send
+	if start > 0 {
+		s.Faults = append(s.Faults, Fault{Kind: FaultPause, Node: c2, At: 0, Duration: time.Duration(start)})
+	}
+	a2 := g2 + leg(impl.ServiceNode, c2)
+	r2 := a2 + leg(c2, impl.ResourceNode)
+	rr2 := r2 + leg(impl.ResourceNode, c2)
+	cl2 := clock{ppm: -ppm}
+	d2 := cl2.local(rr2) - cl2.local(start)
+
+	pause := int64(b.Pause)
+	w := &WorstCase{Property: property, Config: wc, Schedule: s}
+	if property == impl.AtMostOneClientHoldLock {
+		// The check comes after the window: c1 only believes, as long as
+		// the pause lets it.
+		wc.Think = wc.TTL - wc.Margin
+		if pause > 0 {
+			s.Faults = append(s.Faults, Fault{Kind: FaultPause, Node: c1, At: time.Duration(due), Duration: b.Pause})
+		}
+		w.Slack = time.Duration(a2 - (due + pause))
+	} else {
+		// c1's think ends 1ns of its clock before its window (later if c2's
+		// legs took longer than c1's: c2 must still pass its own check).
+		// Its clock rounds the deadline: a few nanoseconds.
+		think := window - 1 - max(d1, d2)
+		wc.Think = time.Duration(max(think, 0))
+		check := max(cl1.global(d1+int64(wc.Think)), jumped)
+		resume := check
+		if pause > 0 {
+			resume = check + pause
+			s.Faults = append(s.Faults, Fault{Kind: FaultPause, Node: c1, At: time.Duration(check), Duration: b.Pause})
+		}
+		dep := resume + proc
+		if pause > 0 && proc >= 2 {
+			// The second pause begins after the check's step and before
+			// its write leaves, without touching the first.
+			at := resume + proc - 1
+			s.Faults = append(s.Faults, Fault{Kind: FaultPause, Node: c1, At: time.Duration(at), Duration: b.Pause})
+			dep = at + pause
+		}
+		if spike > 0 {
+			s.Faults = append(s.Faults, Fault{Kind: FaultSpike, Node: c1, At: time.Duration(resume), Duration: spike})
+		}
+		landed := dep + latency(&wc, d.next(int(c1)*nodes+int(impl.ResourceNode))) + int64(spike)
+		w.Slack = time.Duration(r2 - landed)
+	}
+	w.Config = wc
+	s.Sort()
+	if err := s.Validate(wc); err != nil {
+		return nil, err
+	}
+	return w, nil
+}

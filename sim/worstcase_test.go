@@ -1,0 +1,76 @@
+package sim
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencelab/fencelab/bounds"
+	"github.com/fencelab/fencelab/impl"
+)
+
+const ms = time.Millisecond
+
+// TestWorstCaseMeetsTheDerivation: for bounds on both sides of the
+// boundary, the worst-case run violates exactly when its own slack is
+// negative, and that slack lies at most Shortfall below the derived one —
+// so it violates whenever the derived slack is below −Shortfall, and never
+// inside the boundary. Fencing all keeps NoLostUpdate in every one.
+func TestWorstCaseMeetsTheDerivation(t *testing.T) {
+	base := DefaultConfig()
+	base.Design = impl.DesignNoFencing
+	var cases []bounds.Bounds
+	for _, drift := range []float64{0, 0.1} {
+		for _, jump := range []time.Duration{0, 20 * ms} {
+			for _, pause := range []time.Duration{0, 100 * ms, 300 * ms} {
+				for _, l := range []time.Duration{0, 150 * ms, 400 * ms, 900 * ms} {
+					cases = append(cases, bounds.Bounds{Drift: drift, Jump: jump, Pause: pause, Delay: base.OneWay() + 50*ms,
+						TTL: time.Second, Margin: 200 * ms, LockDelay: l})
+				}
+			}
+		}
+	}
+	seen := map[bool]int{}
+	for _, b := range cases {
+		c, err := InsideBounds(base, b)
+		require.NoError(t, err)
+		verdicts, err := bounds.Check(b)
+		require.NoError(t, err)
+		if b.Jump > 0 {
+			require.Equal(t, b, c.Assumptions(), "InsideBounds and Assumptions agree")
+		}
+		for _, v := range verdicts {
+			wc, err := NewWorstCase(base, b, v.Property)
+			require.NoError(t, err)
+			r, err := NewRunner(wc.Config)
+			require.NoError(t, err)
+			res := r.Run(wc.Schedule)
+			require.Empty(t, res.Stall, "%+v %s", b, v.Property)
+			violated := res.Violated(v.Property)
+			t.Logf("%+v %s: derived slack %v, run's %v, violated %v", b, v.Property, v.Slack, wc.Slack, violated)
+			assert.GreaterOrEqual(t, wc.Slack, v.Slack-16, "the run is no worse than the derivation allows")
+			assert.LessOrEqual(t, wc.Slack, v.Slack+c.Shortfall(), "the run meets the derivation's worst case up to Shortfall")
+			if wc.Slack != 0 {
+				assert.Equal(t, wc.Slack < 0, violated, "%+v %s: slack %v", b, v.Property, wc.Slack)
+			}
+			if v.Safe {
+				assert.False(t, violated, "inside the boundary")
+			}
+			if v.Slack < -c.Shortfall() {
+				assert.True(t, violated, "outside the boundary by more than the shortfall")
+			}
+			seen[violated]++
+
+			all := wc.Config
+			all.Design = impl.DesignFenceAll
+			ra, err := NewRunner(all)
+			require.NoError(t, err)
+			resAll := ra.Run(wc.Schedule)
+			assert.False(t, resAll.Violated(impl.NoLostUpdate), "fencing all keeps NoLostUpdate")
+		}
+	}
+	assert.Positive(t, seen[true])
+	assert.Positive(t, seen[false])
+}

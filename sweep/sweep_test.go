@@ -1,0 +1,122 @@
+package sweep
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencelab/fencelab/bounds"
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/sim"
+)
+
+const ms = time.Millisecond
+
+func small(t testing.TB, grid string, runs, workers int) *Sweep {
+	c := sim.DefaultConfig()
+	c.Clients, c.Sections = 2, 2
+	x, y, err := ParseGrid(grid)
+	require.NoError(t, err)
+	return &Sweep{Config: c, Designs: []impl.Design{impl.DesignNoFencing, impl.DesignFenceAll}, X: x, Y: y, Runs: runs, Seed: 1, Workers: workers,
+		Bounds: bounds.Bounds{Drift: 0.1, Jump: 20 * ms, Pause: 100 * ms, Delay: c.OneWay() + 50*ms, TTL: time.Second, Margin: 200 * ms}}
+}
+
+// TestSweepAgreesWithTheDerivation is issue 11's bar on a small grid: no
+// violation inside the boundary (worst case and random runs), the worst
+// case violates in every cell outside it by more than the simulator's
+// shortfall — including the cells just outside — and fencing all keeps
+// NoLostUpdate everywhere.
+func TestSweepAgreesWithTheDerivation(t *testing.T) {
+	for _, grid := range []string{"pause:0..400ms/9,lock-delay:0..800ms/9", "drift:0..0.2/9,margin:0..400ms/9"} {
+		s := small(t, grid, 40, 2)
+		res, err := s.Run()
+		require.NoError(t, err)
+		assert.Empty(t, res.Disagreements(), grid)
+		shortfall := s.Config.Shortfall()
+		var justOutside int
+		for _, c := range res.Cells {
+			for _, o := range c.Outcomes {
+				if o.Derived.Safe {
+					assert.Equal(t, "held", o.Worst, "%s %+v %s", grid, c.Bounds, o.Derived.Property)
+					assert.Zero(t, o.Random)
+					continue
+				}
+				if c.Design == impl.DesignFenceAll && o.Derived.Property == impl.NoLostUpdate {
+					assert.Equal(t, "held", o.Worst)
+					continue
+				}
+				if o.Derived.Slack < -shortfall {
+					assert.Equal(t, "violated", o.Worst, "%s %+v %s slack %v", grid, c.Bounds, o.Derived.Property, o.Derived.Slack)
+				}
+				// Just outside: the neighbour one cell up the y axis is inside.
+				if c.J+1 < s.Y.Cells {
+					k := 0
+					if c.Design == impl.DesignFenceAll {
+						k = 1
+					}
+					for _, n := range res.CellAt(k, c.I, c.J+1).Outcomes {
+						if n.Derived.Property != o.Derived.Property || !n.Derived.Safe {
+							continue
+						}
+						if o.Derived.Slack >= -shortfall {
+							// Closer to the boundary than the message legs the
+							// simulator cannot make instantaneous.
+							t.Logf("%s: %+v %s just outside by %v, within the shortfall %v: worst case %s", grid, c.Bounds, o.Derived.Property, -o.Derived.Slack, shortfall, o.Worst)
+							continue
+						}
+						justOutside++
+						assert.Equal(t, "violated", o.Worst, "just outside: %s %+v %s slack %v", grid, c.Bounds, o.Derived.Property, o.Derived.Slack)
+					}
+				}
+			}
+		}
+		assert.Positive(t, justOutside, "%s: the grid crosses the boundary", grid)
+	}
+}
+
+// TestSweepIsDeterministic: same sweep, same bytes, whatever the workers.
+func TestSweepIsDeterministic(t *testing.T) {
+	var outs [2][2]string
+	for k, workers := range []int{1, 3} {
+		res, err := small(t, "pause:0..400ms/5,lock-delay:0..800ms/4", 10, workers).Run()
+		require.NoError(t, err)
+		var csv, svg bytes.Buffer
+		require.NoError(t, res.WriteCSV(&csv))
+		require.NoError(t, res.WriteSVG(&svg))
+		outs[k] = [2]string{csv.String(), svg.String()}
+	}
+	assert.Equal(t, outs[0], outs[1])
+	assert.Contains(t, outs[0][1], "<polyline")
+}
+
+func TestParseGrid(t *testing.T) {
+	x, y, err := ParseGrid("pause:0..500ms/10, drift:0..0.2/5")
+	require.NoError(t, err)
+	assert.Equal(t, Axis{Name: "pause", From: 0, To: int64(500 * ms), Cells: 10}, x)
+	assert.Equal(t, Axis{Name: "drift", From: 0, To: 200_000, Cells: 5}, y)
+	assert.Equal(t, "0.05", y.Format(y.Value(1)))
+	for _, bad := range []string{"", "pause:0..1s/10", "pause:0..1s/10,pause:0..1s/10", "speed:0..1/3,pause:0..1s/3",
+		"pause:1s..0s/3,margin:0..1s/3", "pause:0..1s/1,margin:0..1s/3", "pause:0..1s/x,margin:0..1s/3",
+		"pause:-1s..1s/3,margin:0..1s/3", "drift:0..0.5/3,margin:0..1s/3", "drift:0..NaN/3,margin:0..1s/3", "pause:0..25h/3,margin:0..1s/3"} {
+		_, _, err := ParseGrid(bad)
+		assert.Error(t, err, bad)
+	}
+}
+
+// BenchmarkSweep20x20 is issue 11's speed bar: a 20 × 20 grid, 200 random
+// runs per cell (2 clients × 2 sections) and the two worst cases, one
+// design.
+//
+//	go test ./sweep -run '^$' -bench Sweep20x20 -benchtime 1x
+func BenchmarkSweep20x20(b *testing.B) {
+	s := small(b, "pause:0..400ms/20,lock-delay:0..800ms/20", 200, 0)
+	s.Designs = []impl.Design{impl.DesignNoFencing}
+	for b.Loop() {
+		_, err := s.Run()
+		require.NoError(b, err)
+	}
+	b.ReportMetric(float64(s.Total()), "runs/op")
+}
