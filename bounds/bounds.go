@@ -51,6 +51,12 @@ type Bounds struct {
 	LockDelay time.Duration // L, how long an expired lock is held back
 }
 
+// String names the bounds as the derivation does, e.g. "ρ 0.1, J 10ms,
+// D 23.1ms, P 50ms, TTL 1s, M 200ms, L 100ms".
+func (b Bounds) String() string {
+	return fmt.Sprintf("ρ %g, J %v, D %v, P %v, TTL %v, M %v, L %v", b.Drift, b.Jump, b.Delay, b.Pause, b.TTL, b.Margin, b.LockDelay)
+}
+
 // Validate reports the first thing wrong with b as one line, naming the
 // value by its flag (in impl.DurationBetween's words for durations).
 func (b Bounds) Validate() error {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fencelab/fencelab/bounds"
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/report"
 	"github.com/fencelab/fencelab/sim"
@@ -38,6 +39,11 @@ shrunk. --out then holds this invocation's files only.
 
   --replay SEED / --schedule FILE  run one run (one --fencing design), print
                                    its timeline and write its files
+  --worst-case PROPERTY            run the adversarial schedule of the fault
+                                   bounds (AtMostOneClientHoldLock or
+                                   NoLostUpdate; one --fencing design): the
+                                   worst case of DESIGN.md's derivation,
+                                   with its slack beside the derived one
   --shrink                         with --replay or --schedule: also shrink
                                    the run's schedule and save it
   --npc                            the NPC table: each fault kind alone
@@ -67,6 +73,7 @@ type simOptions struct {
 	out       string
 	replay    *uint64
 	schedule  string
+	worstCase string
 	shrink    bool
 	npc       bool
 	porcupine time.Duration
@@ -101,6 +108,7 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 	fs.StringVar(&o.out, "out", filepath.Join("out", "sim"), "folder for each design's first failing run, shrunk (or the run of --replay/--schedule): its trace files, run summary, schedule and Porcupine page")
 	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "goroutines running runs (results do not depend on it)")
 	replay := fs.String("replay", "", "run only seed `SEED` (with one --fencing design), print its timeline and write its files to --out")
+	fs.StringVar(&o.worstCase, "worst-case", "", "run the adversarial schedule of the fault bounds for `PROPERTY` (AtMostOneClientHoldLock or NoLostUpdate; one --fencing design): 2 clients, 1 section, the worst case of DESIGN.md's derivation")
 	fs.StringVar(&o.schedule, "schedule", "", "run the fault schedule in `FILE` (with one --fencing design), print its timeline and write its files to --out")
 	fs.BoolVar(&o.shrink, "shrink", false, "with --replay or --schedule: shrink the run's failing schedule and save it (a batch always shrinks each design's first failing run)")
 	fs.BoolVar(&o.npc, "npc", false, "print the NPC table: every design under each fault kind alone")
@@ -159,16 +167,20 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 		}
 		o.replay = &seed
 	}
-	one := o.replay != nil || o.schedule != ""
+	one := o.replay != nil || o.schedule != "" || o.worstCase != ""
 	switch {
 	case o.replay != nil && o.schedule != "":
 		return nil, badInput("--replay and --schedule are exclusive: a schedule file carries its own seed")
+	case o.worstCase != "" && (o.replay != nil || o.schedule != ""):
+		return nil, badInput("--worst-case builds its own schedule: it cannot be combined with --replay or --schedule")
+	case o.worstCase != "" && o.shrink:
+		return nil, badInput("--worst-case is already minimal: it cannot be combined with --shrink")
 	case one && o.npc:
 		return nil, badInput("--npc runs many runs; it cannot be combined with --replay or --schedule")
 	case o.npc && o.shrink:
 		return nil, badInput("--shrink cannot be combined with --npc")
 	case one && len(o.designs) != 1:
-		return nil, badInput("--replay and --schedule run one run: name one design with --fencing (off, none, writes or all)")
+		return nil, badInput("--replay, --schedule and --worst-case run one run: name one design with --fencing (off, none, writes or all)")
 	}
 	return o, nil
 }
@@ -199,7 +211,7 @@ func runSim(e *env, args []string) error {
 		return err
 	}
 	switch {
-	case o.replay != nil || o.schedule != "":
+	case o.replay != nil || o.schedule != "" || o.worstCase != "":
 		return simOne(e, o)
 	case o.npc:
 		return simNPC(e, o)
@@ -219,7 +231,7 @@ func (o *simOptions) config(d impl.Design) sim.Config {
 // (fs.Visit is sorted by name), so the command is the same every time.
 func (o *simOptions) replayFlags() []string {
 	skip := map[string]bool{"runs": true, "seed": true, "workers": true, "out": true, "npc": true,
-		"shrink": true, "replay": true, "schedule": true, "fencing": true, "porcupine-timeout": true}
+		"shrink": true, "replay": true, "schedule": true, "worst-case": true, "fencing": true, "porcupine-timeout": true}
 	var out []string
 	o.fs.Visit(func(f *flag.Flag) {
 		if !skip[f.Name] {
@@ -405,9 +417,33 @@ func simOne(e *env, o *simOptions) error {
 	c := o.config(o.designs[0])
 	var sched *sim.Schedule
 	faults := c.Faults
-	if o.replay != nil {
+	switch {
+	case o.worstCase != "":
+		b := c.Assumptions()
+		wc, err := sim.NewWorstCase(c, b, o.worstCase)
+		if err != nil {
+			return badInput("worst-case: %v", err)
+		}
+		verdicts, err := bounds.Check(b)
+		if err != nil {
+			return badInput("worst-case: %v", err)
+		}
+		for _, v := range verdicts {
+			if v.Property != o.worstCase {
+				continue
+			}
+			safe := "unsafe: the slack is not positive"
+			if v.Safe {
+				safe = "safe"
+			}
+			// The run's slack is the derived one plus the message legs the
+			// derivation takes as instantaneous but the simulator cannot.
+			fmt.Fprintf(e.stdout, "worst case of %s under %s\nderived slack %v (%s); this run's slack %v\n\n", o.worstCase, b, v.Slack, safe, wc.Slack)
+		}
+		c, sched, faults = wc.Config, wc.Schedule, wc.Schedule.Kinds()
+	case o.replay != nil:
 		sched = sim.Generate(*o.replay, c)
-	} else {
+	default:
 		f, err := os.Open(o.schedule)
 		if err != nil {
 			return badInput("schedule: %v", errors.Unwrap(err))

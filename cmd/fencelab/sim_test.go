@@ -453,3 +453,38 @@ func TestStepCountsAgree(t *testing.T) {
 		assert.Contains(t, stdout, "✗ "+row[1]+" violated at step "+row[2]+":", "the table's count is the trace's step")
 	}
 }
+
+// TestSimWorstCase: the adversarial schedule of the bounds violates an
+// unfenced lock when the derived slack is negative and not when it is
+// positive, and fencing all keeps NoLostUpdate either way.
+func TestSimWorstCase(t *testing.T) {
+	fault := []string{"--max-pause", "50ms", "--max-jump", "10ms", "--max-spike", "20ms"}
+	tests := []struct {
+		design, property, lockDelay string
+		violated                    bool
+	}{
+		{"off", "AtMostOneClientHoldLock", "0s", true},
+		{"off", "AtMostOneClientHoldLock", "30ms", true}, // derived slack −22.7ms
+		{"off", "AtMostOneClientHoldLock", "100ms", false},
+		{"off", "NoLostUpdate", "100ms", true}, // derived slack −32.2ms
+		{"off", "NoLostUpdate", "600ms", false},
+		{"all", "NoLostUpdate", "100ms", false}, // fenced: the stale write is rejected
+	}
+	for _, tc := range tests {
+		t.Run(tc.design+" "+tc.property+" "+tc.lockDelay, func(t *testing.T) {
+			args := append([]string{"sim", "--fencing", tc.design, "--worst-case", tc.property, "--lock-delay", tc.lockDelay, "--out", t.TempDir()}, fault...)
+			code, out, errOut := runCLI(t, args...)
+			require.Equal(t, exitOK, code, errOut)
+			assert.Contains(t, out, "worst case of "+tc.property+" under ρ 0.1, J 10ms")
+			safe := strings.Contains(out, "(safe)")
+			assert.Equal(t, !tc.violated || tc.design == "all", safe || tc.design == "all", "the derived verdict: %s", out)
+			assert.Equal(t, tc.violated, strings.Contains(out, "✗ "+tc.property+" violated"), out)
+		})
+	}
+	code, _, stderr := runCLI(t, "sim", "--fencing", "off", "--worst-case", "Safety", "--out", t.TempDir())
+	assertBadInput(t, code, stderr, `no worst case for "Safety"`)
+	code, _, stderr = runCLI(t, "sim", "--worst-case", "NoLostUpdate", "--out", t.TempDir())
+	assertBadInput(t, code, stderr, "name one design with --fencing")
+	code, _, stderr = runCLI(t, "sim", "--fencing", "off", "--worst-case", "NoLostUpdate", "--replay", "1", "--out", t.TempDir())
+	assertBadInput(t, code, stderr, "cannot be combined with --replay")
+}
