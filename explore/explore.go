@@ -65,8 +65,10 @@ type Config struct {
 	Symmetry bool
 	// MaxStates bounds the search (0: no bound).
 	MaxStates int
-	// MaxMemory bounds the bytes the search holds (0: no bound): past it
-	// the search stops, and what it did not settle is Unknown.
+	// MaxMemory bounds the bytes of the process (0: no bound): once the
+	// search's own structures hold nine tenths of it (the rest is left to
+	// the Go runtime) the search stops, and what it did not settle is
+	// Unknown.
 	MaxMemory int
 	// First stops the search at the first violation of any checked
 	// invariant (still a shortest counterexample); the properties it did
@@ -270,7 +272,7 @@ func Run(c Config) (*Result, error) {
 	}
 
 	start := time.Now()
-	out, err := Search(m, Options{MaxStates: c.MaxStates, MaxMemory: c.MaxMemory, First: c.First, Workers: c.Workers, Progress: c.Progress})
+	out, err := Search(m, Options{MaxStates: c.MaxStates, MaxMemory: c.MaxMemory / 10 * 9, First: c.First, Workers: c.Workers, Progress: c.Progress})
 	res.Elapsed = time.Since(start)
 	if err != nil {
 		return nil, fmt.Errorf("explore %s: %w", c.Describe(), err)

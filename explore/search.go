@@ -113,8 +113,9 @@ type Outcome struct {
 	// Deadlock is the first deadlocked state found, or nil.
 	Deadlock *Found
 	// TableBytes is the memory of the fingerprint table at the end;
-	// LinkBytes that of the parent links; FrontierBytes the most the two
-	// breadth-first levels held at once (encodings and their offsets).
+	// LinkBytes that of the parent links; FrontierBytes the most a
+	// breadth-first level held (encodings and their offsets: the level
+	// being expanded, then in the same memory the next one).
 	// The three are the same for any number of workers.
 	TableBytes, LinkBytes, FrontierBytes int
 	// PeakBytes is the most the search held at once, the workers' buffers
@@ -232,8 +233,11 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 			found(k, 0)
 		}
 	}
-	var this, following level
-	this.add(e.buf)
+	// frontier is the level being expanded, then, once the workers are
+	// done with it, the next level as the merge builds it: the workers'
+	// candidates hold what the merge needs.
+	var frontier level
+	frontier.add(e.buf)
 	if opt.First && violated > 0 {
 		out.Stopped = StoppedAtFirst
 	}
@@ -241,12 +245,12 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 	var batches []*batch
 	levelStart := 0 // the index of this level's first state
 	memory := func(extra int) int {
-		return table.bytes() + parents.bytes() + this.bytes() + following.bytes() + extra
+		return table.bytes() + parents.bytes() + frontier.bytes() + extra
 	}
-	for this.len() > 0 && out.Stopped == NotStopped {
+	for frontier.len() > 0 && out.Stopped == NotStopped {
 		// Expand: cut the level into runs, more of them than workers so
 		// that a slow run does not hold the others up.
-		n := this.len()
+		n := frontier.len()
 		runs := 1
 		if workers > 1 {
 			runs = min(n, 8*workers, max(1, n/64))
@@ -260,7 +264,7 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 		check := pending
 		if workers == 1 || runs == 1 {
 			for r := range runs {
-				expand(m, e, &this, table, check, batches[r])
+				expand(m, e, &frontier, table, check, batches[r])
 			}
 		} else {
 			var next atomic.Int64
@@ -270,7 +274,7 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 				go func(e *expander[S]) {
 					defer wg.Done()
 					for r := int(next.Add(1)) - 1; r < runs; r = int(next.Add(1)) - 1 {
-						expand(m, e, &this, table, check, batches[r])
+						expand(m, e, &frontier, table, check, batches[r])
 					}
 				}(exps[w])
 			}
@@ -281,8 +285,10 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 			buffers += b.bytes()
 		}
 		out.PeakBytes = max(out.PeakBytes, memory(buffers))
+		out.FrontierBytes = max(out.FrontierBytes, frontier.bytes())
 
-		// Merge, in frontier order.
+		// Merge, in frontier order, into the frontier's own memory.
+		frontier.reset()
 	merge:
 		for _, b := range batches[:runs] {
 			if b.err != nil {
@@ -307,8 +313,8 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 					index := out.Distinct
 					out.Distinct++
 					parents.add(uint32(levelStart+j), int(cand.action))
-					following.add(b.encs.state(c))
-					if len(following.data) > 1<<32-1 {
+					frontier.add(b.encs.state(c))
+					if len(frontier.data) > 1<<32-1 {
 						return nil, errLevelTooLarge
 					}
 					if v := cand.violates & pending; v != 0 {
@@ -335,19 +341,17 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 			}
 		}
 		out.PeakBytes = max(out.PeakBytes, memory(buffers))
-		out.FrontierBytes = max(out.FrontierBytes, this.bytes()+following.bytes())
+		out.FrontierBytes = max(out.FrontierBytes, frontier.bytes())
 		if opt.MaxMemory > 0 && out.Stopped == NotStopped && memory(buffers) > opt.MaxMemory {
 			out.Stopped = StoppedAtMaxMemory
 		}
-		if following.len() > 0 {
+		if frontier.len() > 0 {
 			out.Depth++
 		}
 		if opt.Progress != nil {
-			opt.Progress(out.Depth, out.Distinct, following.len())
+			opt.Progress(out.Depth, out.Distinct, frontier.len())
 		}
-		levelStart += this.len()
-		this, following = following, this
-		following.reset()
+		levelStart += n
 	}
 	out.Complete = out.Stopped == NotStopped
 	out.TableBytes, out.LinkBytes = table.bytes(), parents.bytes()
