@@ -7,12 +7,13 @@
 // in flight is delivered (messages form a multiset: the network reorders
 // but neither loses nor duplicates), or a pending timer fires — any timer,
 // at any moment, so a lease can expire while its grant is still in flight.
-// A global state is a World's canonical encoding; the explorer stores a 64-bit fingerprint of its canonical encoding (with the
-// fingerprint of the state it was first reached from) in a flat
-// open-addressing table, and keeps only the current and next
-// breadth-first levels, as encodings. Memory is therefore 21 to 43 bytes
-// per state seen (16 bytes a slot, the table between 3/8 and 3/4 full)
-// plus the frontier.
+// A global state is a World's canonical encoding; the explorer stores its
+// 64-bit fingerprint in a sharded open-addressing table (8 bytes a slot),
+// the way it was first reached as a 5-byte link (the parent's index and
+// the action), and keeps only the breadth-first level being expanded, as
+// encodings. Workers expand disjoint runs of a level; one merge, in
+// frontier order, inserts the successors, so the figures, verdicts and
+// traces are those of a sequential search for any number of workers.
 //
 // Every invariant of impl.Invariants is checked in every state until it is
 // found violated; the search goes on past violations, so one run gives
