@@ -7,41 +7,53 @@ import (
 	"github.com/fencelab/fencelab/impl"
 )
 
-// BenchmarkExplore measures the explorer on whole models: distinct states
-// per second of wall time (one goroutine: the search is single-threaded),
-// and the bytes of memory per stored state — the fingerprint table alone
-// (table-B/state) and with the peak breadth-first frontier (B/state).
-// The headline model is the 3-client "all" design, the one whose state
-// space must be explored to the end; run it with
+// BenchmarkExplore measures the explorer on whole models, with one worker
+// and with two: distinct states per second of wall time, and the bytes of
+// memory per stored state — the fingerprint table alone (table-B/state),
+// with the parent links and the peak frontier (B/state), and the most the
+// search held at once, the workers' buffers included (peak-B/state). The
+// headline models are the 3-client "all" design, whose state space must
+// be explored to the end, and its 4-client symmetric version; compare the
+// worker counts in one invocation (the machine is shared):
 //
-//	go test -run '^$' -bench 'Explore/all/3c' -benchtime 5x ./explore
+//	go test -run '^$' -bench 'Explore/all/3c' -count 5 ./explore
+//	go test -run '^$' -bench 'Explore/all/4c' -benchtime 1x -count 3 ./explore
 func BenchmarkExplore(b *testing.B) {
-	symmetric := DefaultConfig(impl.DesignFenceAll, 3)
-	symmetric.Symmetry = true
+	sym3 := DefaultConfig(impl.DesignFenceAll, 3)
+	sym3.Symmetry = true
+	sym4 := DefaultConfig(impl.DesignFenceAll, 4)
+	sym4.Symmetry = true
 	for _, cfg := range []Config{
 		DefaultConfig(impl.DesignFenceAll, 3),
-		symmetric,
+		sym3,
+		sym4,
 		DefaultConfig(impl.DesignFenceNone, 3),
 		DefaultConfig(impl.DesignFenceAll, 2),
 	} {
-		name := fmt.Sprintf("%s/%dc", cfg.Design, cfg.Clients)
-		if cfg.Symmetry {
-			name += "/symmetry"
-		}
-		b.Run(name, func(b *testing.B) {
-			var res *Result
-			var distinct int
-			for b.Loop() {
-				var err error
-				if res, err = Run(cfg); err != nil {
-					b.Fatal(err)
-				}
-				distinct += res.Distinct
+		for _, workers := range []int{1, 2} {
+			cfg.Workers = workers
+			name := fmt.Sprintf("%s/%dc", cfg.Design, cfg.Clients)
+			if cfg.Symmetry {
+				name += "/symmetry"
 			}
-			b.ReportMetric(float64(distinct)/b.Elapsed().Seconds(), "states/s")
-			b.ReportMetric(float64(res.TableBytes)/float64(res.Distinct), "table-B/state")
-			b.ReportMetric(float64(res.TableBytes+res.FrontierBytes)/float64(res.Distinct), "B/state")
-			b.ReportMetric(float64(res.Distinct), "states")
-		})
+			name += fmt.Sprintf("/workers=%d", workers)
+			b.Run(name, func(b *testing.B) {
+				var res *Result
+				var distinct int
+				for b.Loop() {
+					var err error
+					if res, err = Run(cfg); err != nil {
+						b.Fatal(err)
+					}
+					distinct += res.Distinct
+				}
+				n := float64(res.Distinct)
+				b.ReportMetric(float64(distinct)/b.Elapsed().Seconds(), "states/s")
+				b.ReportMetric(float64(res.TableBytes)/n, "table-B/state")
+				b.ReportMetric(float64(res.TableBytes+res.LinkBytes+res.FrontierBytes)/n, "B/state")
+				b.ReportMetric(float64(res.PeakBytes)/n, "peak-B/state")
+				b.ReportMetric(n, "states")
+			})
+		}
 	}
 }

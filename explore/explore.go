@@ -7,12 +7,13 @@
 // in flight is delivered (messages form a multiset: the network reorders
 // but neither loses nor duplicates), or a pending timer fires — any timer,
 // at any moment, so a lease can expire while its grant is still in flight.
-// A global state is a World's canonical encoding; the explorer stores a 64-bit fingerprint of its canonical encoding (with the
-// fingerprint of the state it was first reached from) in a flat
-// open-addressing table, and keeps only the current and next
-// breadth-first levels, as encodings. Memory is therefore 21 to 43 bytes
-// per state seen (16 bytes a slot, the table between 3/8 and 3/4 full)
-// plus the frontier.
+// A global state is a World's canonical encoding; the explorer stores its
+// 64-bit fingerprint in a sharded open-addressing table (8 bytes a slot),
+// the way it was first reached as a 5-byte link (the parent's index and
+// the action), and keeps only the breadth-first level being expanded, as
+// encodings. Workers expand disjoint runs of a level; one merge, in
+// frontier order, inserts the successors, so the figures, verdicts and
+// traces are those of a sequential search for any number of workers.
 //
 // Every invariant of impl.Invariants is checked in every state until it is
 // found violated; the search goes on past violations, so one run gives
@@ -65,6 +66,18 @@ type Config struct {
 	Symmetry bool
 	// MaxStates bounds the search (0: no bound).
 	MaxStates int
+	// MaxMemory bounds the bytes of the process (0: no bound): once the
+	// search's own structures hold nine tenths of it (the rest is left to
+	// the Go runtime) the search stops, and what it did not settle is
+	// Unknown.
+	MaxMemory int
+	// First stops the search at the first violation of any checked
+	// invariant (still a shortest counterexample); the properties it did
+	// not settle are Unknown.
+	First bool
+	// Workers is the number of goroutines of the search (0: one per CPU).
+	// It changes nothing in the Result but Elapsed.
+	Workers int `json:"-"`
 	// Progress, if set, hears about each breadth-first level (see Options).
 	Progress func(depth, distinct, queued int) `json:"-"`
 }
@@ -113,6 +126,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("clients must be between %d and %d for the explorer, got %d", MinClients, MaxClients, c.Clients)
 	case c.MaxStates < 0:
 		return fmt.Errorf("max-states must not be negative, got %d", c.MaxStates)
+	case c.MaxMemory < 0:
+		return fmt.Errorf("max-memory must not be negative, got %d", c.MaxMemory)
+	case c.Workers < 0:
+		return fmt.Errorf("workers must not be negative, got %d", c.Workers)
 	}
 	for _, name := range c.Invariants {
 		if _, err := impl.LookupInvariant(name); err != nil {
@@ -182,16 +199,19 @@ type Result struct {
 	// Distinct, Generated, Depth and Complete are Search's figures.
 	Distinct, Generated, Depth int
 	Complete                   bool
-	Elapsed                    time.Duration
+	// Stopped says why an incomplete search stopped.
+	Stopped Stop
+	Elapsed time.Duration
 	// Findings has one entry per invariant of impl.Invariants, in that
 	// order, including the ones not applicable or not checked.
 	Findings []Finding
 	// Deadlock is the deadlock check's finding: Holds when no reachable
 	// state is stuck with an unfinished client.
 	Deadlock Finding
-	// TableBytes and FrontierBytes are the memory of the fingerprint table
-	// and the peak memory of the breadth-first frontier.
-	TableBytes, FrontierBytes int
+	// TableBytes, LinkBytes and FrontierBytes are the memory of the
+	// fingerprint table, of the parent links and the peak memory of the
+	// breadth-first frontier; PeakBytes the most the search held at once.
+	TableBytes, LinkBytes, FrontierBytes, PeakBytes int
 }
 
 // All lists the findings on every property, the deadlock check last.
@@ -253,13 +273,13 @@ func Run(c Config) (*Result, error) {
 	}
 
 	start := time.Now()
-	out, err := Search(m, Options{MaxStates: c.MaxStates, Progress: c.Progress})
+	out, err := Search(m, Options{MaxStates: c.MaxStates, MaxMemory: c.MaxMemory / 10 * 9, First: c.First, Workers: c.Workers, Progress: c.Progress})
 	res.Elapsed = time.Since(start)
 	if err != nil {
 		return nil, fmt.Errorf("explore %s: %w", c.Describe(), err)
 	}
-	res.Distinct, res.Generated, res.Depth, res.Complete = out.Distinct, out.Generated, out.Depth, out.Complete
-	res.TableBytes, res.FrontierBytes = out.TableBytes, out.FrontierBytes
+	res.Distinct, res.Generated, res.Depth, res.Complete, res.Stopped = out.Distinct, out.Generated, out.Depth, out.Complete, out.Stopped
+	res.TableBytes, res.LinkBytes, res.FrontierBytes, res.PeakBytes = out.TableBytes, out.LinkBytes, out.FrontierBytes, out.PeakBytes
 
 	find := func(name string, found *Found) (Finding, error) {
 		f := Finding{Verdict: verdict.Verdict{Property: name, Covered: verdict.Thousands(out.Distinct) + " states"}}
@@ -275,7 +295,7 @@ func Run(c Config) (*Result, error) {
 			f.Status = verdict.Holds
 		default:
 			f.Status = verdict.Unknown
-			f.Detail = "the search stopped early, at the state limit"
+			f.Detail = out.Stopped.why(c.MaxMemory)
 		}
 		return f, nil
 	}
@@ -292,6 +312,30 @@ func Run(c Config) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// why says, for a verdict left Unknown, why the search stopped.
+func (s Stop) why(maxMemory int) string {
+	switch s {
+	case StoppedAtMaxMemory:
+		return fmt.Sprintf("the search stopped early, at the memory limit (%s): raise --max-memory, or use --symmetry or fewer clients", Bytes(maxMemory))
+	case StoppedAtFirst:
+		return "the search stopped at the first violation (--first)"
+	}
+	return "the search stopped early, at the state limit"
+}
+
+// Bytes prints a size in bytes with a binary unit: 512 MiB, 3.5 GiB.
+func Bytes(n int) string {
+	switch {
+	case n >= 1<<30:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<30)), ".0") + " GiB"
+	case n >= 1<<20:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<20)), ".0") + " MiB"
+	case n >= 1<<10:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<10)), ".0") + " KiB"
+	}
+	return fmt.Sprintf("%d B", n)
 }
 
 // replay walks path from the initial state through a steptrace.Recorder

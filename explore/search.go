@@ -3,6 +3,9 @@ package explore
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 )
 
 // Model is a finite transition system for Search. The explorer never keeps
@@ -13,6 +16,10 @@ import (
 // The actions enabled in a state are numbered 0..Actions(s)-1 in an order
 // that depends on the state alone, which is what makes the search, and so
 // every verdict and trace, deterministic.
+//
+// With more than one worker the search calls the model from several
+// goroutines at once, each on states of its own: the methods must not
+// share scratch memory between calls.
 type Model[S any] interface {
 	// New allocates a state to decode into.
 	New() S
@@ -44,6 +51,17 @@ type Options struct {
 	// (0: no bound). A stopped search is incomplete: a property it found no
 	// violation of is unknown, not holding.
 	MaxStates int
+	// MaxMemory stops the search once the memory it holds — the table, the
+	// parent links, the two levels and the workers' buffers — passes that
+	// many bytes (0: no bound).
+	MaxMemory int
+	// First stops the search at the first state, in breadth-first order,
+	// that violates any property: its path is still a shortest one.
+	First bool
+	// Workers is the number of goroutines that expand states (0: one per
+	// CPU, runtime.GOMAXPROCS). Every figure of the Outcome but the
+	// workers' buffers, and every path, is the same for any number.
+	Workers int
 	// Progress, if set, is called after each breadth-first level with the
 	// depth reached, the distinct states so far and the states queued for
 	// the next level. It must not change anything the search reads.
@@ -56,8 +74,23 @@ type Found struct {
 	// Path holds the index of the action taken in each state along the
 	// way; it is empty when the initial state itself is the one.
 	Path []int
-	fp   uint64
+	// index is the state's number in breadth-first order.
+	index uint32
 }
+
+// Stop says why a search ended before exploring every reachable state.
+type Stop int
+
+const (
+	// NotStopped: the search explored every reachable state.
+	NotStopped Stop = iota
+	// StoppedAtMaxStates: Options.MaxStates distinct states were stored.
+	StoppedAtMaxStates
+	// StoppedAtMaxMemory: the search's memory passed Options.MaxMemory.
+	StoppedAtMaxMemory
+	// StoppedAtFirst: Options.First and a property was found violated.
+	StoppedAtFirst
+)
 
 // Outcome is what a search found.
 type Outcome struct {
@@ -69,8 +102,10 @@ type Outcome struct {
 	// the initial state: the index of the last breadth-first level (the
 	// initial state is level 0; TLC would print Depth+1).
 	Depth int
-	// Complete is true when every reachable state was explored.
+	// Complete is true when every reachable state was explored; Stopped
+	// says why not.
 	Complete bool
+	Stopped  Stop
 	// Violations has one entry per property, in Properties order: the
 	// first violating state in breadth-first order (so one at the least
 	// depth), or nil when none was found.
@@ -78,23 +113,26 @@ type Outcome struct {
 	// Deadlock is the first deadlocked state found, or nil.
 	Deadlock *Found
 	// TableBytes is the memory of the fingerprint table at the end;
-	// FrontierBytes the most the two breadth-first levels held at once
-	// (encodings plus their offsets and fingerprints).
-	TableBytes, FrontierBytes int
+	// LinkBytes that of the parent links; FrontierBytes the most a
+	// breadth-first level held (encodings and their offsets: the level
+	// being expanded, then in the same memory the next one).
+	// The three are the same for any number of workers.
+	TableBytes, LinkBytes, FrontierBytes int
+	// PeakBytes is the most the search held at once, the workers' buffers
+	// included (it depends on the number of workers).
+	PeakBytes int
 }
 
 // level is one breadth-first level: the encodings of its states laid end
-// to end, where each starts, and each state's fingerprint.
+// to end and where each ends.
 type level struct {
 	data []byte
 	ends []uint32
-	fps  []uint64
 }
 
-func (l *level) add(enc []byte, fp uint64) {
+func (l *level) add(enc []byte) {
 	l.data = append(l.data, enc...)
 	l.ends = append(l.ends, uint32(len(l.data)))
-	l.fps = append(l.fps, fp)
 }
 
 func (l *level) state(i int) []byte {
@@ -105,108 +143,224 @@ func (l *level) state(i int) []byte {
 	return l.data[start:l.ends[i]]
 }
 
-func (l *level) bytes() int { return cap(l.data) + 4*cap(l.ends) + 8*cap(l.fps) }
+func (l *level) len() int   { return len(l.ends) }
+func (l *level) bytes() int { return cap(l.data) + 4*cap(l.ends) }
 
-func (l *level) reset() {
-	l.data, l.ends, l.fps = l.data[:0], l.ends[:0], l.fps[:0]
-}
+func (l *level) reset() { l.data, l.ends = l.data[:0], l.ends[:0] }
 
 // errLevelTooLarge guards the 32-bit offsets of a level.
 var errLevelTooLarge = errors.New("a breadth-first level exceeds 4 GiB of encoded states")
 
+// candidate is a successor a worker found that was not in the table at
+// the start of the level: maybe new, maybe a duplicate of another
+// candidate of the same level.
+type candidate struct {
+	fp     uint64
+	state  uint32 // the state of the level it was reached from
+	action uint8
+	// violates has bit k set when the successor violates property k (only
+	// properties not yet found violated when the level began are checked).
+	violates uint64
+}
+
+// batch is a worker's output for a run of consecutive states of a level:
+// per state, its number of actions (-1 for a deadlock), and the
+// candidates in the order the sequential search would have met them, with
+// their encodings laid end to end in level form.
+type batch struct {
+	lo, hi  int
+	actions []int32
+	cands   []candidate
+	encs    level
+	err     error
+}
+
+func (b *batch) bytes() int { return 4*cap(b.actions) + 24*cap(b.cands) + b.encs.bytes() }
+
+// expander is one worker's scratch: two states and an encoding buffer.
+type expander[S any] struct {
+	cur, next S
+	buf       []byte
+}
+
 // Search explores every state of m reachable from its initial state,
 // breadth first, checking every property in every state until it is found
 // violated, and keeps going after violations so that each property gets a
-// verdict of its own in one run.
+// verdict of its own in one run (unless Options.First).
+//
+// The search is level-synchronous: the workers expand disjoint runs of the
+// current level, each successor encoded, fingerprinted, looked up in the
+// table (read-only while they work) and, if not there, checked against the
+// properties; then one goroutine merges their outputs in frontier order,
+// inserting each candidate into the table. A state's recorded parent is
+// therefore the first state in frontier order that reaches it, exactly as
+// in a sequential search, and so are every count, verdict and path.
 func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 	props := m.Properties()
+	if len(props) > 64 {
+		return nil, fmt.Errorf("at most 64 properties, got %d", len(props))
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
 	out := &Outcome{Violations: make([]*Found, len(props))}
 	table := newFPTable()
-	cur, next := m.New(), m.New()
+	var parents links
 	violated := 0
-	// check records the properties s violates, among those not yet found
-	// violated in a shallower or earlier state.
-	check := func(s S, fp uint64) {
-		if violated == len(props) {
-			return
-		}
-		for k := range props {
-			if out.Violations[k] == nil && !m.Holds(s, k) {
-				out.Violations[k] = &Found{fp: fp}
-				violated++
-			}
-		}
+	var pending uint64 // bit k: property k not yet found violated
+	for k := range props {
+		pending |= 1 << k
+	}
+	found := func(k int, index uint32) {
+		out.Violations[k] = &Found{index: index}
+		pending &^= 1 << k
+		violated++
 	}
 
-	var buf []byte
-	m.Init(cur)
-	buf = m.Encode(buf[:0], cur)
-	fp := fingerprint(buf)
-	table.insert(fp, 0)
+	exps := make([]*expander[S], workers)
+	for w := range exps {
+		exps[w] = &expander[S]{cur: m.New(), next: m.New()}
+	}
+	e := exps[0]
+	m.Init(e.cur)
+	e.buf = m.Encode(e.buf[:0], e.cur)
+	table.insert(fingerprint(e.buf))
+	parents.add(0, 0)
 	out.Distinct, out.Generated = 1, 1
-	check(cur, fp)
-	var this, following level
-	this.add(buf, fp)
+	for k := range props {
+		if !m.Holds(e.cur, k) {
+			found(k, 0)
+		}
+	}
+	// frontier is the level being expanded, then, once the workers are
+	// done with it, the next level as the merge builds it: the workers'
+	// candidates hold what the merge needs.
+	var frontier level
+	frontier.add(e.buf)
+	if opt.First && violated > 0 {
+		out.Stopped = StoppedAtFirst
+	}
 
-	stopped := false
-	for len(this.ends) > 0 && !stopped {
-		for j := range this.ends {
-			enc, parent := this.state(j), this.fps[j]
-			if err := m.Decode(cur, enc); err != nil {
-				return nil, fmt.Errorf("decode a frontier state: %w", err)
+	var batches []*batch
+	levelStart := 0 // the index of this level's first state
+	memory := func(extra int) int {
+		return table.bytes() + parents.bytes() + frontier.bytes() + extra
+	}
+	for frontier.len() > 0 && out.Stopped == NotStopped {
+		// Expand: cut the level into runs, more of them than workers so
+		// that a slow run does not hold the others up.
+		n := frontier.len()
+		runs := 1
+		if workers > 1 {
+			runs = min(n, 8*workers, max(1, n/64))
+		}
+		for len(batches) < runs {
+			batches = append(batches, &batch{})
+		}
+		for r := range runs {
+			batches[r].lo, batches[r].hi = r*n/runs, (r+1)*n/runs
+		}
+		check := pending
+		if workers == 1 || runs == 1 {
+			for r := range runs {
+				expand(m, e, &frontier, table, check, batches[r])
 			}
-			n := m.Actions(cur)
-			if n == 0 && out.Deadlock == nil && !m.Finished(cur) {
-				out.Deadlock = &Found{fp: parent}
+		} else {
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			for w := range min(workers, runs) {
+				wg.Add(1)
+				go func(e *expander[S]) {
+					defer wg.Done()
+					for r := int(next.Add(1)) - 1; r < runs; r = int(next.Add(1)) - 1 {
+						expand(m, e, &frontier, table, check, batches[r])
+					}
+				}(exps[w])
 			}
-			for i := range n {
-				// Each action starts from a copy of the state; the last
-				// one may consume cur itself.
-				succ := cur
-				if i < n-1 {
-					m.Copy(next, cur)
-					succ = next
-				}
-				m.Apply(succ, i)
-				buf = m.Encode(buf[:0], succ)
-				fp := fingerprint(buf)
-				out.Generated++
-				if !table.insert(fp, parent) {
-					continue
-				}
-				out.Distinct++
-				check(succ, fp)
-				following.add(buf, fp)
-				if len(following.data) > 1<<32-1 {
-					return nil, errLevelTooLarge
-				}
-				if opt.MaxStates > 0 && out.Distinct >= opt.MaxStates {
-					stopped = true
-					break
-				}
+			wg.Wait()
+		}
+		buffers := 0
+		for _, b := range batches {
+			buffers += b.bytes()
+		}
+		out.PeakBytes = max(out.PeakBytes, memory(buffers))
+		out.FrontierBytes = max(out.FrontierBytes, frontier.bytes())
+
+		// Merge, in frontier order, into the frontier's own memory.
+		frontier.reset()
+	merge:
+		for _, b := range batches[:runs] {
+			if b.err != nil {
+				return nil, b.err
 			}
-			if stopped {
-				break
+			c := 0
+			for j := b.lo; j < b.hi; j++ {
+				acts := int(b.actions[j-b.lo])
+				if acts < 0 {
+					acts = 0
+					if out.Deadlock == nil {
+						out.Deadlock = &Found{index: uint32(levelStart + j)}
+					}
+				}
+				generated := out.Generated
+				out.Generated += acts
+				for ; c < len(b.cands) && int(b.cands[c].state) == j; c++ {
+					cand := &b.cands[c]
+					if !table.insert(cand.fp) {
+						continue
+					}
+					index := out.Distinct
+					out.Distinct++
+					parents.add(uint32(levelStart+j), int(cand.action))
+					frontier.add(b.encs.state(c))
+					if len(frontier.data) > 1<<32-1 {
+						return nil, errLevelTooLarge
+					}
+					if v := cand.violates & pending; v != 0 {
+						for k := range props {
+							if v&(1<<k) != 0 {
+								found(k, uint32(index))
+							}
+						}
+						if opt.First {
+							out.Stopped = StoppedAtFirst
+						}
+					}
+					if opt.MaxStates > 0 && out.Distinct >= opt.MaxStates && out.Stopped == NotStopped {
+						out.Stopped = StoppedAtMaxStates
+					}
+					if opt.MaxMemory > 0 && out.Distinct%4096 == 0 && out.Stopped == NotStopped && memory(buffers) > opt.MaxMemory {
+						out.Stopped = StoppedAtMaxMemory
+					}
+					if out.Stopped != NotStopped {
+						out.Generated = generated + int(cand.action) + 1
+						break merge
+					}
+				}
 			}
 		}
-		out.FrontierBytes = max(out.FrontierBytes, this.bytes()+following.bytes())
-		if len(following.ends) > 0 {
+		out.PeakBytes = max(out.PeakBytes, memory(buffers))
+		out.FrontierBytes = max(out.FrontierBytes, frontier.bytes())
+		if opt.MaxMemory > 0 && out.Stopped == NotStopped && memory(buffers) > opt.MaxMemory {
+			out.Stopped = StoppedAtMaxMemory
+		}
+		if frontier.len() > 0 {
 			out.Depth++
 		}
 		if opt.Progress != nil {
-			opt.Progress(out.Depth, out.Distinct, len(following.ends))
+			opt.Progress(out.Depth, out.Distinct, frontier.len())
 		}
-		this, following = following, this
-		following.reset()
+		levelStart += n
 	}
-	out.Complete = !stopped
-	out.TableBytes = table.bytes()
+	out.Complete = out.Stopped == NotStopped
+	out.TableBytes, out.LinkBytes = table.bytes(), parents.bytes()
 
 	for _, f := range append(out.Violations, out.Deadlock) {
 		if f == nil {
 			continue
 		}
-		path, err := shortestPath(m, table, f.fp)
+		path, err := shortestPath(m, &parents, f.index)
 		if err != nil {
 			return nil, err
 		}
@@ -215,28 +369,86 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 	return out, nil
 }
 
-// shortestPath rebuilds the actions that lead from the initial state to
-// the state with fingerprint target: it follows the parents in the table
-// back to the initial state, then replays forwards, at each state taking
-// the first action whose successor has the next fingerprint on the chain.
-func shortestPath[S any](m Model[S], table *fpTable, target uint64) ([]int, error) {
-	chain := []uint64{target}
-	for {
-		p, ok := table.parent(chain[len(chain)-1])
-		if !ok {
-			return nil, fmt.Errorf("state %016x is not in the table", chain[len(chain)-1])
+// expand computes the successors of states b.lo to b.hi of this level into
+// b, keeping those not in the table, with the properties in check checked.
+func expand[S any](m Model[S], e *expander[S], this *level, table *fpTable, check uint64, b *batch) {
+	b.actions, b.cands, b.err = b.actions[:0], b.cands[:0], nil
+	b.encs.reset()
+	for j := b.lo; j < b.hi; j++ {
+		if err := m.Decode(e.cur, this.state(j)); err != nil {
+			b.err = fmt.Errorf("decode a frontier state: %w", err)
+			return
 		}
-		if p == 0 {
-			break
+		n := m.Actions(e.cur)
+		switch {
+		case n > maxActions:
+			b.err = fmt.Errorf("a state with %d actions: at most %d are supported", n, maxActions)
+			return
+		case n == 0 && !m.Finished(e.cur):
+			b.actions = append(b.actions, -1)
+		default:
+			b.actions = append(b.actions, int32(n))
 		}
-		chain = append(chain, p)
+		for i := range n {
+			// Each action starts from a copy of the state; the last one
+			// may consume cur itself.
+			succ := e.cur
+			if i < n-1 {
+				m.Copy(e.next, e.cur)
+				succ = e.next
+			}
+			m.Apply(succ, i)
+			e.buf = m.Encode(e.buf[:0], succ)
+			fp := fingerprint(e.buf)
+			if table.contains(fp) {
+				continue
+			}
+			var v uint64
+			for k := 0; check>>k != 0; k++ {
+				if check&(1<<k) != 0 && !m.Holds(succ, k) {
+					v |= 1 << k
+				}
+			}
+			b.cands = append(b.cands, candidate{fp: fp, state: uint32(j), action: uint8(i), violates: v})
+			b.encs.add(e.buf)
+			if len(b.encs.data) > 1<<32-1 {
+				b.err = errLevelTooLarge
+				return
+			}
+		}
 	}
-	path := make([]int, 0, len(chain)-1)
-	cur, next := m.New(), m.New()
+}
+
+// shortestPath rebuilds the actions that lead from the initial state to
+// the state of the given index: it follows the parent links back to the
+// initial state, then replays forwards. The links name the action taken
+// in each stored (canonical) state; the path names actions of concrete
+// states, which under symmetry are renamings of the stored ones, so the
+// replay walks both: at each step it takes the link's action in the
+// stored state, and in the concrete state the first action whose
+// successor has the same fingerprint.
+func shortestPath[S any](m Model[S], parents *links, target uint32) ([]int, error) {
+	var chain []int // the actions, last first
+	for i := target; i != 0; {
+		p, a := parents.get(int(i))
+		chain = append(chain, a)
+		i = p
+	}
+	path := make([]int, 0, len(chain))
+	rep, cur, next := m.New(), m.New(), m.New()
 	m.Init(cur)
-	var buf []byte
-	for k := len(chain) - 2; k >= 0; k-- {
-		want := chain[k]
+	var buf, enc []byte
+	enc = m.Encode(enc, cur)
+	if err := m.Decode(rep, enc); err != nil {
+		return nil, err
+	}
+	for k := len(chain) - 1; k >= 0; k-- {
+		m.Apply(rep, chain[k])
+		enc = m.Encode(enc[:0], rep)
+		want := fingerprint(enc)
+		if err := m.Decode(rep, enc); err != nil {
+			return nil, err
+		}
 		found := -1
 		for i := range m.Actions(cur) {
 			m.Copy(next, cur)

@@ -169,22 +169,38 @@ func TestSearchStopsAtMaxStates(t *testing.T) {
 	assert.Len(t, out.Violations[1].Path, 1)
 }
 
-func TestFPTableGrowsAndKeepsParents(t *testing.T) {
+func TestFPTableGrows(t *testing.T) {
 	tab := newFPTable()
-	const n = 10 * minTableSlots
+	const n = 40 * tableShards * minShardSlots
 	for i := uint64(1); i <= n; i++ {
-		assert.True(t, tab.insert(i*0x9E3779B97F4A7C15|1, i))
+		assert.True(t, tab.insert(i*0x9E3779B97F4A7C15|1))
 	}
 	for i := uint64(1); i <= n; i++ {
-		assert.False(t, tab.insert(i*0x9E3779B97F4A7C15|1, 0), "a second insert must report a duplicate")
-		p, ok := tab.parent(i*0x9E3779B97F4A7C15 | 1)
-		require.True(t, ok)
-		assert.Equal(t, i, p)
+		assert.False(t, tab.insert(i*0x9E3779B97F4A7C15|1), "a second insert must report a duplicate")
+		assert.True(t, tab.contains(i*0x9E3779B97F4A7C15|1))
 	}
-	_, ok := tab.parent(2) // even: never inserted
-	assert.False(t, ok)
+	assert.False(t, tab.contains(2), "even: never inserted")
 	assert.Equal(t, n, tab.count)
-	assert.LessOrEqual(t, tab.count*4, len(tab.slots)*3, "load factor above 3/4")
+	slots := 0
+	for i := range tab.shards {
+		s := &tab.shards[i]
+		assert.LessOrEqual(t, s.count*4, len(s.slots)*3, "load factor above 3/4")
+		slots += len(s.slots)
+	}
+	assert.Equal(t, 8*slots, tab.bytes())
+}
+
+func TestLinksKeepParents(t *testing.T) {
+	var l links
+	const n = 3*linkChunk + 5
+	for i := range n {
+		l.add(uint32(i/2), i%maxActions)
+	}
+	for i := range n {
+		p, a := l.get(i)
+		assert.Equal(t, uint32(i/2), p)
+		assert.Equal(t, i%maxActions, a)
+	}
 }
 
 func TestSearchReportsProgressPerLevel(t *testing.T) {

@@ -3,6 +3,7 @@ package explore
 import (
 	"bytes"
 	"slices"
+	"sync"
 
 	"github.com/fencelab/fencelab/impl"
 )
@@ -25,16 +26,37 @@ import (
 // Counterexamples stay concrete and shortest: the table's parents are
 // representatives, and the replay walks real states, taking at each step an
 // action whose successor has the next representative's fingerprint.
+//
+// The canonical form is cheap when the clients' own states differ, as
+// they mostly do: sorting the clients' encodings gives the one sorting
+// renaming, and when that is the identity the state is encoded as it is,
+// with no copy. Only clients in equal states make several renamings to
+// try.
+//
+// A symmetry is safe for concurrent use: each call takes its scratch from
+// a pool.
 type symmetry struct {
-	perms   [][]int // every permutation of the clients
-	scratch *impl.World
-	keys    [][]byte // each client's own encoding
-	best    []byte
-	cand    []byte
+	perms [][]int // every permutation of the clients
+	pool  sync.Pool
+}
+
+// symScratch is one canonical call's memory.
+type symScratch struct {
+	world *impl.World
+	keys  [][]byte // each client's own encoding
+	order []int
+	perm  []int
+	best  []byte
+	cand  []byte
 }
 
 func newSymmetry(m *sysModel) *symmetry {
-	return &symmetry{perms: permutations(m.cfg.Clients), scratch: m.New(), keys: make([][]byte, m.cfg.Clients)}
+	n := m.cfg.Clients
+	y := &symmetry{perms: permutations(n)}
+	y.pool.New = func() any {
+		return &symScratch{world: m.New(), keys: make([][]byte, n), order: make([]int, n), perm: make([]int, n)}
+	}
+	return y
 }
 
 // permutations lists the permutations of 0..n-1 in lexicographic order.
@@ -58,7 +80,7 @@ func permutations(n int) [][]int {
 
 // sorts reports whether renaming client i to perm[i] puts the clients'
 // own encodings in order.
-func (y *symmetry) sorts(perm []int) bool {
+func (y *symScratch) sorts(perm []int) bool {
 	for i := range perm {
 		for j := range perm {
 			if perm[i] < perm[j] && bytes.Compare(y.keys[i], y.keys[j]) > 0 {
@@ -71,21 +93,42 @@ func (y *symmetry) sorts(perm []int) bool {
 
 // canonical appends the canonical encoding of s's class to b.
 func (y *symmetry) canonical(b []byte, s *impl.World) []byte {
+	sc := y.pool.Get().(*symScratch)
+	defer y.pool.Put(sc)
 	for i := range s.Sys.Clients {
-		y.keys[i] = s.Sys.Clients[i].Encode(y.keys[i][:0])
+		sc.keys[i] = s.Sys.Clients[i].Encode(sc.keys[i][:0])
+		sc.order[i] = i
+	}
+	// order lists the clients by their own encodings; ties stay in index
+	// order (a stable sort).
+	slices.SortStableFunc(sc.order, func(a, b int) int { return bytes.Compare(sc.keys[a], sc.keys[b]) })
+	tie, identity := false, true
+	for r, i := range sc.order {
+		sc.perm[i] = r
+		identity = identity && i == r
+		tie = tie || r > 0 && bytes.Equal(sc.keys[sc.order[r-1]], sc.keys[i])
+	}
+	if !tie {
+		// One renaming sorts the clients.
+		if identity {
+			return s.Encode(b)
+		}
+		sc.world.CopyFrom(s)
+		sc.world.PermuteClients(sc.perm)
+		return sc.world.Encode(b)
 	}
 	found := false
 	for _, perm := range y.perms {
-		if !y.sorts(perm) {
+		if !sc.sorts(perm) {
 			continue
 		}
-		y.scratch.CopyFrom(s)
-		y.scratch.PermuteClients(perm)
-		y.cand = y.scratch.Encode(y.cand[:0])
-		if !found || bytes.Compare(y.cand, y.best) < 0 {
-			y.best, y.cand = y.cand, y.best
+		sc.world.CopyFrom(s)
+		sc.world.PermuteClients(perm)
+		sc.cand = sc.world.Encode(sc.cand[:0])
+		if !found || bytes.Compare(sc.cand, sc.best) < 0 {
+			sc.best, sc.cand = sc.cand, sc.best
 			found = true
 		}
 	}
-	return append(b, y.best...)
+	return append(b, sc.best...)
 }

@@ -11,7 +11,7 @@ import "github.com/cespare/xxhash/v2"
 // might go unexplored. With n states the chance of any collision is about
 // n²/2⁶⁵: about 4·10⁻⁸ for the 1.1 million states of the largest model
 // the tests and 'make explore' run, 3·10⁻⁵ for the 34 million of a
-// 4-client run with --symmetry.
+// 4-client run without symmetry's reduction.
 func fingerprint(b []byte) uint64 {
 	if fp := xxhash.Sum64(b); fp != 0 {
 		return fp
@@ -19,76 +19,133 @@ func fingerprint(b []byte) uint64 {
 	return 1
 }
 
-// slot is one entry of the table: a state's fingerprint and that of the
-// state it was first reached from (0 for the initial state). Following
-// parents from a state leads back to the initial state along a shortest
-// path, because breadth-first search reaches every state first from a
-// state of the level before.
-type slot struct {
-	fp, parent uint64
+// tableShards is the number of independent parts of the seen-set; a
+// fingerprint's top bits choose its part.
+const (
+	tableShardBits = 8
+	tableShards    = 1 << tableShardBits
+	minShardSlots  = 1 << 6
+)
+
+// fpTable is the set of seen states: fingerprints only, 8 bytes a slot,
+// in tableShards open-addressing tables with linear probing, each one flat
+// pointer-free slice. The shards grow one at a time, each doubling on its
+// own when three quarters full, so growing never holds more than one
+// shard's old slots beside the new ones: the peak while resizing is 1/256
+// above the table, not twice it. A stored state costs 8 bytes divided by
+// the load factor (between 3/8 and 3/4): 10.7 to 21.3 bytes.
+//
+// Parent links are not here: the search keeps them per state, by index
+// (see links).
+type fpTable struct {
+	shards [tableShards]fpShard
+	count  int
+	slots  int
 }
 
-// fpTable is the set of seen states: open addressing with linear probing
-// in one flat slice, so the garbage collector sees a single pointer-free
-// object however many states there are, and a stored state costs 16 bytes
-// divided by the load factor (between 3/8 and 3/4).
-type fpTable struct {
-	slots []slot
+type fpShard struct {
+	slots []uint64
 	mask  uint64
 	count int
 }
 
-const minTableSlots = 1 << 10
-
 func newFPTable() *fpTable {
-	return &fpTable{slots: make([]slot, minTableSlots), mask: minTableSlots - 1}
+	t := &fpTable{}
+	for i := range t.shards {
+		t.shards[i] = fpShard{slots: make([]uint64, minShardSlots), mask: minShardSlots - 1}
+	}
+	t.slots = tableShards * minShardSlots
+	return t
 }
 
-// insert adds fp, first reached from parent, and reports whether it was new.
-func (t *fpTable) insert(fp, parent uint64) bool {
-	for i := fp & t.mask; ; i = (i + 1) & t.mask {
-		switch t.slots[i].fp {
+func (t *fpTable) shard(fp uint64) *fpShard { return &t.shards[fp>>(64-tableShardBits)] }
+
+// insert adds fp and reports whether it was new.
+func (t *fpTable) insert(fp uint64) bool {
+	s := t.shard(fp)
+	for i := fp & s.mask; ; i = (i + 1) & s.mask {
+		switch s.slots[i] {
 		case fp:
 			return false
 		case 0:
-			t.slots[i] = slot{fp: fp, parent: parent}
+			s.slots[i] = fp
+			s.count++
 			t.count++
-			if t.count*4 > len(t.slots)*3 {
-				t.grow()
+			if s.count*4 > len(s.slots)*3 {
+				t.slots += len(s.slots)
+				s.grow()
 			}
 			return true
 		}
 	}
 }
 
-// parent returns the fingerprint fp was first reached from (0 for the
-// initial state) and whether fp is in the table.
-func (t *fpTable) parent(fp uint64) (uint64, bool) {
-	for i := fp & t.mask; ; i = (i + 1) & t.mask {
-		switch t.slots[i].fp {
+// contains reports whether fp is in the table. It only reads, so any
+// number of goroutines may call it while nobody inserts.
+func (t *fpTable) contains(fp uint64) bool {
+	s := t.shard(fp)
+	for i := fp & s.mask; ; i = (i + 1) & s.mask {
+		switch s.slots[i] {
 		case fp:
-			return t.slots[i].parent, true
+			return true
 		case 0:
-			return 0, false
+			return false
 		}
 	}
 }
 
-func (t *fpTable) grow() {
-	old := t.slots
-	t.slots = make([]slot, 2*len(old))
-	t.mask = uint64(len(t.slots) - 1)
-	for _, s := range old {
-		if s.fp == 0 {
+func (s *fpShard) grow() {
+	old := s.slots
+	s.slots = make([]uint64, 2*len(old))
+	s.mask = uint64(len(s.slots) - 1)
+	for _, fp := range old {
+		if fp == 0 {
 			continue
 		}
-		i := s.fp & t.mask
-		for t.slots[i].fp != 0 {
-			i = (i + 1) & t.mask
+		i := fp & s.mask
+		for s.slots[i] != 0 {
+			i = (i + 1) & s.mask
 		}
-		t.slots[i] = s
+		s.slots[i] = fp
 	}
 }
 
 // bytes is the memory the table holds.
-func (t *fpTable) bytes() int { return len(t.slots) * 16 }
+func (t *fpTable) bytes() int { return t.slots * 8 }
+
+// linkChunk is the number of states per chunk of links.
+const linkChunk = 1 << 16
+
+// links records, for every distinct state by its index in breadth-first
+// order (the initial state is 0), the index of the state it was first
+// reached from and the action taken there: 5 bytes a state, in chunks of
+// linkChunk states so that growing never copies what is stored.
+//
+// Following parents from a state leads back to the initial state along a
+// shortest path, because breadth-first search reaches every state first
+// from a state of the level before.
+type links struct {
+	parents [][]uint32
+	actions [][]uint8
+	n       int
+}
+
+// maxActions bounds the actions of one state that links can record.
+const maxActions = 1 << 8
+
+func (l *links) add(parent uint32, action int) {
+	if l.n%linkChunk == 0 {
+		l.parents = append(l.parents, make([]uint32, 0, linkChunk))
+		l.actions = append(l.actions, make([]uint8, 0, linkChunk))
+	}
+	c := len(l.parents) - 1
+	l.parents[c] = append(l.parents[c], parent)
+	l.actions[c] = append(l.actions[c], uint8(action))
+	l.n++
+}
+
+func (l *links) get(i int) (parent uint32, action int) {
+	return l.parents[i/linkChunk][i%linkChunk], int(l.actions[i/linkChunk][i%linkChunk])
+}
+
+func (l *links) bytes() int { return len(l.parents) * linkChunk * 5 }

@@ -27,7 +27,7 @@ func ExploreMismatches(results []*explore.Result) []string {
 	var diff []string
 	for _, r := range results {
 		for _, v := range r.Verdicts() {
-			if v.Status == verdict.NotChecked {
+			if unsettled(r, v) {
 				continue
 			}
 			if want := ExploreExpected(r.Config.Design, v.Property); !v.Agrees(want) {
@@ -36,6 +36,13 @@ func ExploreMismatches(results []*explore.Result) []string {
 		}
 	}
 	return diff
+}
+
+// unsettled reports whether v is not to be compared with DESIGN.md: not
+// checked, or left unknown by a search that stopped at the first
+// violation, as it was asked to.
+func unsettled(r *explore.Result, v verdict.Verdict) bool {
+	return v.Status == verdict.NotChecked || v.Status == verdict.Unknown && r.Stopped == explore.StoppedAtFirst
 }
 
 // exploreText is a verdict as the explorer's tables show it.
@@ -64,8 +71,13 @@ func exploreFigures(r *explore.Result) string {
 		rate = fmt.Sprintf(" (%s distinct states/s)", thousands(int(float64(r.Distinct)/s)))
 	}
 	complete := ""
-	if !r.Complete {
+	switch r.Stopped {
+	case explore.StoppedAtMaxStates:
 		complete = ", stopped early at --max-states"
+	case explore.StoppedAtMaxMemory:
+		complete = ", stopped early at --max-memory (" + explore.Bytes(r.Config.MaxMemory) + ")"
+	case explore.StoppedAtFirst:
+		complete = ", stopped at the first violation (--first)"
 	}
 	return fmt.Sprintf("%s distinct states, %s generated, depth %d, %s%s%s",
 		thousands(r.Distinct), thousands(r.Generated), r.Depth, elapsed(r.Elapsed), rate, complete)
@@ -80,7 +92,7 @@ func ExploreResult(w io.Writer, r *explore.Result) error {
 		want := ExploreExpected(r.Config.Design, v.Property)
 		mark := "✓"
 		switch {
-		case v.Status == verdict.NotChecked:
+		case unsettled(r, v):
 			mark = ""
 		case !v.Agrees(want):
 			mark = "✗ differs from DESIGN.md"
@@ -131,7 +143,7 @@ func ExploreMatrix(w io.Writer, results []*explore.Result) error {
 		row := []string{r.Config.Design.Describe()}
 		for _, v := range r.Verdicts() {
 			cell := exploreText(v)
-			if want := ExploreExpected(r.Config.Design, v.Property); v.Status != verdict.NotChecked && !v.Agrees(want) {
+			if want := ExploreExpected(r.Config.Design, v.Property); !unsettled(r, v) && !v.Agrees(want) {
 				cell += " ✗ expected " + expectedText(v.Property, want)
 			}
 			row = append(row, cell)

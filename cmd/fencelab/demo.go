@@ -158,7 +158,10 @@ func demoExplore(e *env, sizes []int, outDir string) ([]report.Reached, error) {
 	for i, clients := range sizes {
 		var results []*explore.Result
 		for _, d := range impl.Designs() {
-			res, err := explore.Run(explore.DefaultConfig(d, clients))
+			// With client symmetry, as fencelab explore by default.
+			c := explore.DefaultConfig(d, clients)
+			c.Symmetry = true
+			res, err := explore.Run(c)
 			if err != nil {
 				return nil, fmt.Errorf("explore: %w", err)
 			}

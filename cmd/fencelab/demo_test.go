@@ -40,7 +40,7 @@ func TestDemoWithoutTLC(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join(out, "demo", "verdicts.md"))
 	require.NoError(t, err)
 	table := string(md)
-	assert.Contains(t, table, "| tokens, mode all | NoLostUpdate | holds | not run | holds (2,816 states; 2 clients) |")
+	assert.Contains(t, table, "| tokens, mode all | NoLostUpdate | holds | not run | holds (1,409 states; 2 clients) |")
 	assert.Contains(t, table, "| no fencing (no tokens) | NoLostUpdate | violated | not run | violated (16 steps; 2 clients) |")
 	assert.NotContains(t, table, "✗", "every method that ran agrees with DESIGN.md")
 	for _, f := range []string{"explore/all-2c-AtMostOneClientHoldLock/trace.html", "sim/off/trace.txt", "sim/off/run.txt", "sim/none/porcupine.html"} {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/fencelab/fencelab/explore"
@@ -13,10 +14,15 @@ import (
 	"github.com/fencelab/fencelab/verdict"
 )
 
+// fourClients is --clients' note on 4-client models, measured with
+// /usr/bin/time -v bin/fencelab explore --clients 4 --fencing all|none on
+// 2 cores (see the README's performance section).
+const fourClients = "4 with symmetry, measured on 2 cores: all 5.3 million states, 26 s, 0.8 GB; off, none and writes 34 million states, 3.6 minutes and 5.2 GB each"
+
 // fencingEvery runs every design and prints the matrix.
 const fencingEvery = "every"
 
-const exploreUsage = "fencelab explore [--clients 2] [--fencing off|none|writes|all|every] [--invariant NAME[,NAME]] [--sections 1] [--retries 1] [--lock-delay 0] [--validity arrival] [--symmetry] [--max-states 0] [--out out/explore]"
+const exploreUsage = "fencelab explore [--clients 2] [--fencing off|none|writes|all|every] [--invariant NAME[,NAME]] [--sections 1] [--retries 1] [--lock-delay 0] [--validity arrival] [--symmetry=true] [--first] [--workers 0] [--max-states 0] [--max-memory auto] [--out out/explore]"
 
 func exploreCommand() command {
 	return command{
@@ -28,15 +34,18 @@ func exploreCommand() command {
 
 func runExplore(e *env, args []string) error {
 	fs := newFlagSet("explore")
-	clients := fs.Int("clients", 2, "number of clients, 2 to 4 (4 wants --symmetry: 5 to 35 million states, about 4 GB and minutes per design)")
+	clients := fs.Int("clients", 2, "number of clients, 2 to 4 ("+fourClients+")")
 	fencing := fs.String("fencing", fencingEvery, "design: off (no tokens), none, writes, all, or every to run them all and print the matrix")
 	invariants := fs.String("invariant", "", "comma-separated invariants to check (default: all that apply): "+strings.Join(impl.InvariantNames(), ", "))
 	sections := fs.Int("sections", 1, "critical sections per client, at least 1")
 	retries := fs.Int("retries", 1, "rejections per section a client answers by asking again, 0 or more")
 	lockDelay := fs.Duration("lock-delay", 0, "lock-delay after an expiry (0: none); the untimed model only asks whether there is one: its end may come at any moment")
 	validity := fs.String("validity", explore.DefaultValidity.String(), "when a client's validity window starts: arrival (of the grant) or send (of the acquire; a grant that lands after its window is given back). Untimed, any timer may fire at any moment: both reach the same verdicts, send with about 14 times the states")
-	symmetry := fs.Bool("symmetry", false, "store one state per class of states that differ only by client names (as TLC's SYMMETRY): fewer states, same verdicts and shortest traces")
+	symmetry := fs.Bool("symmetry", true, "store one state per class of states that differ only by client names (as TLC's SYMMETRY): fewer states, same verdicts and shortest traces; --symmetry=false explores every state")
+	first := fs.Bool("first", false, "stop at the first violation of any property, still with a shortest trace; what is left unsettled is unknown and not compared with DESIGN.md. Off by default: explore gives every property its own verdict")
+	workers := fs.Int("workers", 0, "goroutines that expand states (0: one per CPU); the output is the same for any number")
 	maxStates := fs.Int("max-states", 0, "stop after this many distinct states (0: no limit); unfinished verdicts are unknown and fail")
+	maxMemory := fs.String("max-memory", memoryAuto, "stop the search before it holds this much memory (e.g. 512MiB, 8GiB; 0: no limit; auto: 3/4 of the memory available when it starts, from /proc/meminfo, or no limit where that cannot be read); unfinished verdicts are unknown and fail")
 	outDir := fs.String("out", filepath.Join("out", "explore"), "folder for the counterexamples, one folder each with its trace as text, JSON, HTML and Mermaid (empty: do not write)")
 	rest, err := parseFlags(e, fs, exploreUsage, args)
 	if err != nil {
@@ -44,6 +53,21 @@ func runExplore(e *env, args []string) error {
 	}
 	if len(rest) > 0 {
 		return badInput("unexpected argument %q", rest[0])
+	}
+	memLimit, err := parseMemory(*maxMemory)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	// The search's memory is a few large pointer-free slices: collecting
+	// more often costs little time and keeps the process near what the
+	// search holds (a fifth less peak memory than Go's default).
+	defer debug.SetGCPercent(debug.SetGCPercent(25))
+	if memLimit > 0 {
+		// The garbage collector works to stay under the limit too, so the
+		// process, not only the search's own structures, stays near it.
+		// The previous limit comes back at the end, for the tests that run
+		// commands in one process.
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(memLimit)))
 	}
 
 	var designs []impl.Design
@@ -70,7 +94,8 @@ func runExplore(e *env, args []string) error {
 	for _, d := range designs {
 		c := explore.Config{
 			Config:   explore.UntimedConfig(impl.Config{Design: d, Clients: *clients, Sections: *sections, Retries: *retries, LockDelay: *lockDelay, Validity: rule}),
-			Symmetry: *symmetry, MaxStates: *maxStates,
+			Symmetry: *symmetry, MaxStates: *maxStates, First: *first, Workers: *workers,
+			MaxMemory: memLimit,
 		}
 		for _, n := range names {
 			inv, err := impl.LookupInvariant(n)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -32,6 +33,10 @@ func TestExploreBadInput(t *testing.T) {
 		{"negative sections", []string{"--sections", "-2"}, "sections must be between 1 and 255"},
 		{"negative retries", []string{"--retries", "-1"}, "retries must be between 0 and 255"},
 		{"negative max states", []string{"--max-states", "-5"}, "max-states must not be negative"},
+		{"negative workers", []string{"--workers", "-1"}, "workers must not be negative, got -1"},
+		{"memory not a size", []string{"--max-memory", "lots"}, `max-memory must be auto, 0 or a size such as 512MiB or 8GiB, got "lots"`},
+		{"negative memory", []string{"--max-memory", "-5MiB"}, `max-memory must be auto, 0 or a size such as 512MiB or 8GiB, got "-5MiB"`},
+		{"symmetry not a bool", []string{"--symmetry=maybe"}, "invalid boolean value"},
 		{"not a number", []string{"--clients", "two"}, "invalid value"},
 		{"unknown flag", []string{"--fast"}, "flag provided but not defined"},
 		{"stray argument", []string{"--fencing", "all", "now"}, `unexpected argument "now"`},
@@ -55,7 +60,7 @@ func TestExploreOneDesign(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "explore", "--clients", "2", "--fencing", "none", "--out", out)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Empty(t, stderr)
-	assert.Contains(t, stdout, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay\n3,744 distinct states, 10,655 generated, depth 22, ")
+	assert.Contains(t, stdout, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay, client symmetry\n1,873 distinct states, 5,330 generated, depth 22, ")
 	for _, line := range []string{
 		"AtMostOneClientHoldLock  violated (8 steps)   violated  ✓",
 		"TokenIsMonotonical       violated (10 steps)  violated  ✓",
@@ -94,10 +99,11 @@ func TestExploreMatrix(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "explore", "--out", out)
 	require.Equal(t, exitOK, code, stderr)
 	for _, row := range []string{
-		"no fencing (no tokens)  3,716     10,655     22",
-		"tokens, mode none       3,744     10,655     22",
-		"tokens, mode writes     3,744     10,655     22",
-		"tokens, mode all        2,816     7,943      22",
+		// With client symmetry, the default.
+		"no fencing (no tokens)  1,859     5,330      22",
+		"tokens, mode none       1,873     5,330      22",
+		"tokens, mode writes     1,873     5,330      22",
+		"tokens, mode all        1,409     3,974      22",
 		"every verdict agrees with DESIGN.md's table",
 		"9 counterexample traces written",
 	} {
@@ -163,10 +169,59 @@ func TestExploreSymmetry(t *testing.T) {
 	assert.Contains(t, stdout, "NoLostUpdate             violated (16 steps)  violated  ✓")
 }
 
+// TestExploreSymmetryIsTheDefault: --symmetry is on unless turned off.
+func TestExploreSymmetryIsTheDefault(t *testing.T) {
+	_, def, _ := runCLI(t, "explore", "--fencing", "none", "--out", "")
+	_, on, _ := runCLI(t, "explore", "--fencing", "none", "--symmetry", "--out", "")
+	assert.Equal(t, stripTimes(on), stripTimes(def))
+	code, off, stderr := runCLI(t, "explore", "--fencing", "none", "--symmetry=false", "--out", "")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, off, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay\n3,744 distinct states, 10,655 generated, depth 22, ")
+}
+
+// stripTimes removes the run-dependent figures from explore's output: the
+// wall times and the rates.
+func stripTimes(out string) string {
+	out = regexp.MustCompile(` \([0-9,]+ distinct states/s\)`).ReplaceAllString(out, "")
+	return regexp.MustCompile(`[0-9.]+(µs|ms|s|m[0-9.]+s)\b`).ReplaceAllString(out, "T")
+}
+
+// TestExploreWorkersDoNotChangeTheOutput: the same stdout bytes, but for
+// the wall time, with one worker and with three (2 clients: cheap under -race too).
+func TestExploreWorkersDoNotChangeTheOutput(t *testing.T) {
+	var outs []string
+	for _, w := range []string{"1", "3"} {
+		code, stdout, stderr := runCLI(t, "explore", "--workers", w, "--out", "")
+		require.Equal(t, exitOK, code, stderr)
+		outs = append(outs, stripTimes(stdout))
+	}
+	assert.Equal(t, outs[0], outs[1])
+	assert.Contains(t, outs[0], "client symmetry")
+}
+
+// TestExploreFirst: --first stops at the first counterexample, still the
+// shortest, leaves the rest unknown and unjudged, and exits 0.
+func TestExploreFirst(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "explore", "--clients", "3", "--fencing", "off", "--first", "--out", "")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, ", stopped at the first violation (--first)\n")
+	assert.Contains(t, stdout, "AtMostOneClientHoldLock  violated (8 steps)  violated  ✓")
+	assert.Contains(t, stdout, "NoLostUpdate             unknown             violated  \n")
+}
+
+// TestExploreMaxMemory: past --max-memory the search stops, says so, and
+// nothing it did not settle passes.
+func TestExploreMaxMemory(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "explore", "--fencing", "all", "--max-memory", "400KiB", "--out", "")
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, stdout, "stopped early at --max-memory (400 KiB)")
+	assert.Contains(t, stderr, "NoLostUpdate with tokens, mode all: unknown, expected holds")
+}
+
 // TestExploreSendRule: the untimed model under the send rule reaches the
 // verdicts of DESIGN.md's table as the arrival rule does, with more states.
 func TestExploreSendRule(t *testing.T) {
-	code, stdout, stderr := runCLI(t, "explore", "--fencing", "all", "--validity", "send", "--out", "")
+	code, stdout, stderr := runCLI(t, "explore", "--fencing", "all", "--validity", "send", "--symmetry=false", "--out", "")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "explore: tokens, mode all, 2 clients, 1 section each, 1 retry, no lock-delay, validity from the send\n43,545 distinct states, 157,049 generated, depth 28, ")
 	assert.Contains(t, stdout, "AtMostOneClientHoldLock  violated (8 steps)  violated  ✓")

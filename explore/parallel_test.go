@@ -1,0 +1,138 @@
+package explore
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/verdict"
+)
+
+// sameResult is r's JSON without what may differ between runs and worker
+// counts: the wall time, the workers and the peak memory (their buffers).
+func sameResult(t *testing.T, r *Result) string {
+	t.Helper()
+	c := *r
+	c.Elapsed, c.PeakBytes, c.Config.Workers = 0, 0, 0
+	b, err := json.Marshal(&c)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// TestWorkersDoNotChangeTheResult: 1, 2, 3 and 8 workers give the same
+// Result — counts, depth, verdicts, paths and traces, byte for byte — on
+// complete searches, on searches stopped mid-level by the state limit,
+// and with --first.
+func TestWorkersDoNotChangeTheResult(t *testing.T) {
+	t.Parallel()
+	var configs []Config
+	for _, d := range impl.Designs() {
+		configs = append(configs, DefaultConfig(d, 2))
+		sym := DefaultConfig(d, 3)
+		sym.Symmetry = true
+		sym.MaxStates = 20011 // stops in the middle of a level
+		configs = append(configs, sym)
+		first := DefaultConfig(d, 3)
+		first.Symmetry, first.First = true, true
+		configs = append(configs, first)
+	}
+	send := DefaultConfig(impl.DesignFenceNone, 2)
+	send.Validity = impl.ValiditySend
+	configs = append(configs, send)
+	for _, cfg := range configs {
+		t.Run(fmt.Sprintf("%s/%d/first=%v", cfg.Describe(), cfg.MaxStates, cfg.First), func(t *testing.T) {
+			var want string
+			for _, w := range []int{1, 2, 3, 8} {
+				cfg.Workers = w
+				res, err := Run(cfg)
+				require.NoError(t, err)
+				got := sameResult(t, res)
+				if w == 1 {
+					want = got
+					continue
+				}
+				assert.Equal(t, want, got, "%d workers differ from one", w)
+			}
+		})
+	}
+}
+
+// TestGridWorkersAndFirst: on the hand-counted grid, --first stops at the
+// first violating state of the level that holds it, with the counts a
+// sequential search has at that point, for any number of workers.
+func TestGridWorkersAndFirst(t *testing.T) {
+	for _, w := range []int{1, 2, 4} {
+		m := grid{k: 3, props: []string{"x<=k", "sum<3", "sum<=2"}}
+		out, err := Search[*gridState](&m, Options{First: true, Workers: w})
+		require.NoError(t, err)
+		assert.Equal(t, StoppedAtFirst, out.Stopped)
+		assert.False(t, out.Complete)
+		assert.Nil(t, out.Violations[0])
+		require.NotNil(t, out.Violations[1])
+		require.NotNil(t, out.Violations[2], "the same state violates both")
+		assert.Equal(t, []int{0, 0, 0}, out.Violations[1].Path, "(3,0): the first state of level 3")
+		// Levels 0..2 hold 1+2+3 states; (3,0) is the first of level 3.
+		assert.Equal(t, 7, out.Distinct)
+		// Generated: 1 + 2 + 2·2 (level 1) + the first action of (2,0).
+		assert.Equal(t, 1+2+4+1, out.Generated)
+	}
+}
+
+// TestRunFirst: --first finds each design's shortest counterexample, the
+// one a full search reports, and leaves the rest Unknown, never Holds.
+func TestRunFirst(t *testing.T) {
+	t.Parallel()
+	for _, d := range impl.Designs() {
+		full, err := Run(DefaultConfig(d, 2))
+		require.NoError(t, err)
+		cfg := DefaultConfig(d, 2)
+		cfg.First = true
+		res, err := Run(cfg)
+		require.NoError(t, err)
+		shortest := -1
+		for _, f := range full.All() {
+			if f.Status == verdict.Violated && (shortest < 0 || f.Steps() < shortest) {
+				shortest = f.Steps()
+			}
+		}
+		if shortest < 0 {
+			assert.True(t, res.Complete, "%s: nothing to stop at", d)
+			assert.Equal(t, full.Distinct, res.Distinct)
+			continue
+		}
+		assert.Equal(t, StoppedAtFirst, res.Stopped, "%s", d)
+		for i, f := range res.All() {
+			want := full.All()[i]
+			switch f.Status {
+			case verdict.Violated:
+				assert.Equal(t, shortest, f.Steps(), "%s %s", d, f.Property)
+				assert.Equal(t, want.Path, f.Path, "%s %s: the full search's trace", d, f.Property)
+			case verdict.Unknown:
+				assert.Contains(t, f.Detail, "--first")
+			default:
+				assert.Contains(t, []verdict.Status{verdict.NotApplicable, verdict.NotChecked}, f.Status, "%s %s", d, f.Property)
+			}
+		}
+	}
+}
+
+// TestRunStopsAtMaxMemory: past the memory limit the search stops and
+// says so; nothing it did not settle is reported as holding.
+func TestRunStopsAtMaxMemory(t *testing.T) {
+	cfg := DefaultConfig(impl.DesignFenceAll, 2)
+	cfg.MaxMemory = 100 << 10
+	res, err := Run(cfg)
+	require.NoError(t, err)
+	assert.Equal(t, StoppedAtMaxMemory, res.Stopped)
+	assert.Less(t, res.Distinct, 2816)
+	for _, f := range res.All() {
+		assert.NotEqual(t, verdict.Holds, f.Status, f.Property)
+		if f.Status == verdict.Unknown {
+			assert.Contains(t, f.Detail, "memory limit (100 KiB)")
+		}
+	}
+}
