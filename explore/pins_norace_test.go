@@ -12,7 +12,7 @@ import (
 // without symmetry: seconds normally, minutes under the race detector, so
 // only in the plain build).
 func TestPinnedFigures3Clients(t *testing.T) {
-	checkPinned(t, DefaultValidity, []pinnedModel{
+	checkPinned(t, func(*Config) {}, []pinnedModel{
 		{impl.DesignNoFencing, 3, 1119074, 4631470, 34, [3]int{7, 0, 15}},
 		{impl.DesignFenceNone, 3, 1147658, 4673452, 34, [3]int{7, 9, 15}},
 		{impl.DesignFenceWrites, 3, 1147658, 4673452, 34, [3]int{7, 9, 15}},
