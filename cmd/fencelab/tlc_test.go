@@ -97,6 +97,16 @@ func specsFolder(t *testing.T, entries ...string) string {
 // manifest's "ok, 383 distinct states".
 const okOutput = "../../tlc/testdata/tool_DistLockFencing_all_2c.out"
 
+// badTLCInput is one row of TestTLCBadInputFoundBeforeWork.
+type badTLCInput struct {
+	name    string
+	models  []string           // manifest entries; nil: one good model
+	setup   func(specs string) // changes to the specs folder
+	jar     func(jar string)   // changes to the fake jar
+	out     func(t *testing.T) string
+	wantErr string
+}
+
 // TestTLCBadInputFoundBeforeWork is fencelab tlc's promise for bad input:
 // hostile model names, specs and cfgs outside --specs or missing, an --out
 // that cannot be written, a jar that is not TLA+ tools — each gives one
@@ -105,14 +115,7 @@ const okOutput = "../../tlc/testdata/tool_DistLockFencing_all_2c.out"
 func TestTLCBadInputFoundBeforeWork(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "a-file")
 	require.NoError(t, os.WriteFile(file, []byte("keep me"), 0o644))
-	tests := []struct {
-		name    string
-		models  []string           // manifest entries; nil: one good model
-		setup   func(specs string) // changes to the specs folder
-		jar     func(jar string)   // changes to the fake jar
-		out     func(t *testing.T) string
-		wantErr string
-	}{
+	tests := []badTLCInput{
 		{"name ..", []string{`"name": "..", "spec": "S.tla", "cfg": "m.cfg"`}, nil, nil, nil, `bad model name ".."`},
 		{"name .", []string{`"name": ".", "spec": "S.tla", "cfg": "m.cfg"`}, nil, nil, nil, `bad model name "."`},
 		{"name ../../victim", []string{`"name": "../../victim", "spec": "S.tla", "cfg": "m.cfg"`}, nil, nil, nil, "bad model name"},
@@ -142,24 +145,10 @@ func TestTLCBadInputFoundBeforeWork(t *testing.T) {
 		{"jar of something else", nil, nil, func(j string) { writeZip(t, j, "org/other/Main.class") }, nil, "holds no tlc2/TLC.class"},
 	}
 	if _, err := os.Stat("/proc/self"); err == nil {
-		tests = append(tests, struct {
-			name    string
-			models  []string
-			setup   func(specs string)
-			jar     func(jar string)
-			out     func(t *testing.T) string
-			wantErr string
-		}{"out not writable", nil, nil, nil, func(*testing.T) string { return "/proc/self/fencelab-out" }, "cannot be created"})
+		tests = append(tests, badTLCInput{"out not writable", nil, nil, nil, func(*testing.T) string { return "/proc/self/fencelab-out" }, "cannot be created"})
 	}
 	if os.Getuid() != 0 {
-		tests = append(tests, struct {
-			name    string
-			models  []string
-			setup   func(specs string)
-			jar     func(jar string)
-			out     func(t *testing.T) string
-			wantErr string
-		}{"out read-only", nil, nil, nil, func(t *testing.T) string {
+		tests = append(tests, badTLCInput{"out read-only", nil, nil, nil, func(t *testing.T) string {
 			d := t.TempDir()
 			require.NoError(t, os.Chmod(d, 0o555))
 			t.Cleanup(func() { os.Chmod(d, 0o755) })
