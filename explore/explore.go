@@ -90,8 +90,9 @@ func DefaultConfig(d impl.Design, clients int) Config {
 }
 
 // DefaultValidity is the untimed model's validity rule: the arrival rule,
-// the client's validity timer set when the grant lands (the specs have no
-// client timer at all: a client believes from the grant to its release).
+// the client's validity timer set when the grant lands (as in the specs,
+// whose LoseLease ends a belief at any moment and whose clients believe
+// every grant that lands).
 // In the asynchronous model any timer may fire at any moment, so the send
 // rule's validity timer need not fire before a late grant lands: every
 // arrival-rule run is a send-rule run too, and the send rule adds only

@@ -73,9 +73,12 @@ type Model struct {
 	// off (no tokens), or the fencing mode none, writes or all.
 	Design string `json:"design"`
 	// Family is "" for the untimed models, whose verdicts are DESIGN.md's
-	// verdict table, or FamilyTimed for DistLockTimed.tla's, whose
-	// verdicts follow from the bounds ("When a lease lock is safe without
-	// fencing") and so may differ from the table's row for their design.
+	// verdict table (and their witnesses), FamilyTimed for
+	// DistLockTimed.tla's, whose verdicts follow from the bounds ("When a
+	// lease lock is safe without fencing") and so may differ from the
+	// table's row for their design, or FamilyVariant for untimed models
+	// whose constants change the system (no timeouts, clients that never
+	// give up, a mutant service): their verdicts are not the table's.
 	Family string `json:"family,omitempty"`
 	// Expected is ok, or the kind of failure: invariant, deadlock,
 	// liveness, assert or assumption.
@@ -88,8 +91,12 @@ type Model struct {
 	Note           string `json:"note,omitempty"`
 }
 
-// FamilyTimed marks the models of the timed spec (Model.Family).
-const FamilyTimed = "timed"
+// Model families (Model.Family): FamilyTimed marks the models of the
+// timed spec, FamilyVariant the untimed models of a changed system.
+const (
+	FamilyTimed   = "timed"
+	FamilyVariant = "variant"
+)
 
 func knownDesign(name string) bool {
 	_, err := impl.ParseDesign(name)
@@ -132,8 +139,8 @@ func ParseManifest(data []byte) (*Manifest, error) {
 			return nil, fmt.Errorf("%s: cfg: %v", where, ValidFileName(mod.Cfg, ".cfg"))
 		case !knownDesign(mod.Design):
 			return nil, fmt.Errorf("%s: design must be off, none, writes or all, got %q", where, mod.Design)
-		case mod.Family != "" && mod.Family != FamilyTimed:
-			return nil, fmt.Errorf("%s: family must be empty or %q, got %q", where, FamilyTimed, mod.Family)
+		case mod.Family != "" && mod.Family != FamilyTimed && mod.Family != FamilyVariant:
+			return nil, fmt.Errorf("%s: family must be empty, %q or %q, got %q", where, FamilyTimed, FamilyVariant, mod.Family)
 		case seen[mod.Name]:
 			return nil, fmt.Errorf("%s: duplicate name", where)
 		case mod.Expected == ResultOK && mod.DistinctStates <= 0:

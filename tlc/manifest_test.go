@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -166,8 +167,17 @@ func TestCommittedManifest(t *testing.T) {
 			assert.Equal(t, "DistLockTimed.tla", mod.Spec, mod.Name)
 			continue
 		}
+		if mod.Family == FamilyVariant {
+			// A changed system (no timeouts, patient clients, a mutant
+			// service): not DESIGN.md's table (checked below).
+			assert.False(t, tableSystem(string(cfg)), "%s changes a constant", mod.Name)
+			continue
+		}
+		assert.True(t, tableSystem(string(cfg)), "%s: the table's models have timeouts, clients that give up and tokens from lease numbers", mod.Name)
 		for _, inv := range CfgInvariants(string(cfg)) {
-			if inv == "TypeInvariant" {
+			if _, ok := tableProperty[inv]; !ok {
+				// TypeInvariant, and the witnesses and companions that
+				// keep the table's verdicts from holding vacuously.
 				continue
 			}
 			want := verdict.Holds
@@ -177,10 +187,47 @@ func TestCommittedManifest(t *testing.T) {
 			assert.Equal(t, want, impl.Expected(design, inv), "%s: %s in design %s is DESIGN.md's verdict", mod.Name, inv, design)
 		}
 	}
-	for _, p := range []string{"AtMostOneClientHoldLock", "NoLostUpdate", "TokenIsMonotonical", "AllClientsFinish"} {
+	for _, p := range []string{"AtMostOneClientHoldLock", "NoLostUpdate", "TokenIsMonotonical", "AllClientsFinish",
+		"NotEveryClientCommits", "TokensAreUnique", "EveryClientCommits"} {
 		// (TypeInvariant is shown violated by a mutated spec in tlc_test.go.)
 		assert.True(t, violated[p], "%s is shown violated by some model", p)
 	}
+	// No vacuous holds (issue 10, item 4): every untimed model expected to
+	// hold has a witness with the same constants in which every client
+	// commits every section (NotEveryClientCommits violated) — or checks
+	// EveryClientCommits itself, which giving up cannot satisfy.
+	for _, mod := range m.Models {
+		if mod.Expected != ResultOK || mod.Family == FamilyTimed {
+			continue
+		}
+		cfg, err := os.ReadFile(filepath.Join(specs, mod.Cfg))
+		require.NoError(t, err)
+		if slices.Contains(CfgProperties(string(cfg)), "EveryClientCommits") {
+			assert.Equal(t, FamilyVariant, mod.Family, mod.Name)
+			continue
+		}
+		if mod.Family == FamilyVariant {
+			// A mutant's demonstration (the _Pairs models), not a claim
+			// about the system.
+			continue
+		}
+		w := witness(mod.Name)
+		assert.Equal(t, "invariant NotEveryClientCommits", expected[w], "%s has the witness %s", mod.Name, w)
+		if expected[w] != "" {
+			assert.Equal(t, cfgConstants(t, filepath.Join(specs, mod.Cfg)), cfgConstants(t, filepath.Join(specs, w+".cfg")), "a witness speaks for %s only with its constants", mod.Name)
+		}
+	}
+	// EveryClientCommits holds without timeouts and with clients that never
+	// give up, and fails when either is allowed.
+	for _, pre := range []string{"DistLock_2c_2s", "DistLockFencing_all_2c_2s"} {
+		assert.Equal(t, "ok", expected[pre+"_EveryClientCommits"])
+		assert.Equal(t, "liveness EveryClientCommits", expected[pre+"_EveryClientCommits_GiveUp"])
+		assert.Equal(t, "liveness EveryClientCommits", expected[pre+"_EveryClientCommits_Timeouts"])
+	}
+	// Two grants with one token: TokensAreUnique catches the mutant
+	// service, TokenIsMonotonical does not.
+	assert.Equal(t, "invariant TokensAreUnique", expected["DistLockFencing_all_2c_TokensAreUnique_Pairs"])
+	assert.Equal(t, "ok", expected["DistLockFencing_all_2c_TokensAreUnique_Pairs_TokenIsMonotonical"])
 	// The timed spec: without fencing each property holds one tick inside
 	// its bound (DESIGN.md, "When a lease lock is safe without fencing"),
 	// not vacuously (both sections commit: the witness is violated), and
@@ -208,6 +255,30 @@ func TestCommittedManifest(t *testing.T) {
 			assert.Equal(t, "invariant TokenIsMonotonical", expected["DistLockFencing_"+check+"_"+n+"_TokenIsMonotonical"])
 		}
 	}
+}
+
+// tableProperty is the set of properties of DESIGN.md's verdict table.
+var tableProperty = func() map[string]struct{} {
+	m := map[string]struct{}{}
+	for _, inv := range impl.Invariants() {
+		m[inv.Name] = struct{}{}
+	}
+	return m
+}()
+
+// tableSystem reports whether a cfg's constants are the system of
+// DESIGN.md's table: leases expire and beliefs end (Timeouts), clients give
+// a section up (GiveUp), and a grant's token is its lease number.
+func tableSystem(cfg string) bool {
+	return strings.Contains(cfg, "Timeouts = TRUE\n") && strings.Contains(cfg, "GiveUp = TRUE\n") &&
+		!strings.Contains(cfg, "TokenRule = \"pairs\"")
+}
+
+// witness is the name of the witness model of an ok model: its name with
+// the suffix _Liveness dropped (a liveness model shares the witness of its
+// safety model) and _Witness added.
+func witness(name string) string {
+	return strings.TrimSuffix(name, "_Liveness") + "_Witness"
 }
 
 // cfgConstants is the CONSTANTS block of a TLC config, up to the first

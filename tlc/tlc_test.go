@@ -138,11 +138,15 @@ func TestTLCStaleTranslationIsNoticed(t *testing.T) {
 	assert.Contains(t, res.Mismatch, "stale PlusCal translation")
 }
 
+// constants are DistLock.tla's constants for the hand-written mutant
+// models, all but MaxRetries: 2 clients, one section, the table's system.
+const constants = "  Clients = {c1, c2}\n  Service = service\n  Validity = validity\n  InvalidId = none\n  Sections = 1\n  Timeouts = TRUE\n  GiveUp = TRUE\n"
+
 // TypeInvariant has teeth: a service that answers "refused" violates it.
 func TestTLCTypeInvariantCanFail(t *testing.T) {
 	r := tlcRunner(t)
-	dir := mutant(t, r, "DistLock.tla", true, `Append(responses_queue[req.id], "rejected")`, `Append(responses_queue[req.id], "refused")`)
-	cfg := "SPECIFICATION Spec\nCONSTANTS\n  Clients = {c1, c2}\n  Service = service\n  InvalidId = none\n  MaxRetries = 1\nINVARIANT TypeInvariant\nCHECK_DEADLOCK TRUE\n"
+	dir := mutant(t, r, "DistLock.tla", true, `[status |-> "rejected", lease |-> 0]);`, `[status |-> "refused", lease |-> 0]);`)
+	cfg := "SPECIFICATION Spec\nCONSTANTS\n" + constants + "  MaxRetries = 1\nINVARIANT TypeInvariant\nCHECK_DEADLOCK TRUE\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "typeinv.cfg"), []byte(cfg), 0o644))
 	m := Model{Name: "mutant", Spec: "DistLock.tla", Cfg: "typeinv.cfg", Expected: ResultInvariant, Property: "TypeInvariant"}
 	res, err := r.Run(context.Background(), dir, m)
@@ -154,8 +158,8 @@ func TestTLCTypeInvariantCanFail(t *testing.T) {
 // specs' deadlock checking is live.
 func TestTLCSeed000DeadlockIsFound(t *testing.T) {
 	r := tlcRunner(t)
-	dir := mutant(t, r, "DistLock.tla", true, "goto Done;", "goto Receive;")
-	cfg := "SPECIFICATION Spec\nCONSTANTS\n  Clients = {c1, c2}\n  Service = service\n  InvalidId = none\n  MaxRetries = 0\nINVARIANT TypeInvariant\nCHECK_DEADLOCK TRUE\n"
+	dir := mutant(t, r, "DistLock.tla", true, "abort_section();\n            if (committed + aborted < Sections) { goto Receive } else { goto Done };", "goto Receive;")
+	cfg := "SPECIFICATION Spec\nCONSTANTS\n" + constants + "  MaxRetries = 0\nINVARIANT TypeInvariant\nCHECK_DEADLOCK TRUE\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "deadlock.cfg"), []byte(cfg), 0o644))
 	m := Model{Name: "seed000", Spec: "DistLock.tla", Cfg: "deadlock.cfg", Expected: ResultDeadlock}
 	res, err := r.Run(context.Background(), dir, m)

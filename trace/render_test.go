@@ -61,15 +61,15 @@ func TestWriteLanesPicture(t *testing.T) {
 	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 	// Title, blank line, header, then one row per step.
 	require.Len(t, lines, 3+8)
-	assert.Equal(t, "step  service     c1          c2          resource", lines[2])
+	assert.Equal(t, "step  service     validity    c1          c2          resource", lines[2])
 	// Every row's grid is equally wide, so the descriptions line up.
 	for _, row := range lines[3:] {
-		prefix := []rune(row)[:6+4*12]
-		assert.Equal(t, 6+4*12, utf8.RuneCountInString(string(prefix)))
-		assert.NotEqual(t, ' ', []rune(row)[6+4*12+2], "the description starts in the same column: %q", row)
+		prefix := []rune(row)[:6+5*12]
+		assert.Equal(t, 6+5*12, utf8.RuneCountInString(string(prefix)))
+		assert.NotEqual(t, ' ', []rune(row)[6+5*12+2], "the description starts in the same column: %q", row)
 	}
 	assert.Contains(t, lines[4], "◀──", "c1's acquire goes left to the service")
-	assert.Contains(t, lines[4], "c1 → service: acquire (received at step 3)")
+	assert.Contains(t, lines[4], "c1 → service: acquire (lease 0) (received at step 3)")
 	assert.Contains(t, lines[6], "◷", "the expiry is marked on the service's lane")
 	assert.Contains(t, lines[10], "✗", "the violation is marked")
 	assert.Contains(t, lines[10], "AtMostOneClientHoldLock violated at step 8")
