@@ -6,22 +6,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencelab/fencelab/internal/tlccount"
 	"github.com/fencelab/fencelab/tlc"
 )
 
-// tlcChecks counts the TLC-backed tests that ran and those skipped, so a
-// run without TLC says so loudly (TestMain) instead of a silent "ok".
-var tlcChecks struct {
-	sync.Mutex
-	ran, skipped int
-	why          string
-}
+// tlcChecks counts this package's TLC-backed tests that ran and those
+// skipped, so a run without TLC says so loudly (TestMain).
+var tlcChecks tlccount.Counter
 
 // requireTLC skips the test, counted, unless Java and a jar are there:
 // TLA2TOOLS_JAR, or a verified copy in the user cache (never a download).
@@ -37,16 +33,11 @@ func requireTLC(t *testing.T) {
 	} else if r.EnvJar == "" && (r.CachePath() == "" || tlc.VerifyFile(r.CachePath(), r.Pin.SHA256) != nil) {
 		why = "no tla2tools.jar: set TLA2TOOLS_JAR=/path/to/tla2tools.jar or cache the pinned release with make tlc"
 	}
-	tlcChecks.Lock()
 	if why == "" {
-		tlcChecks.ran++
+		tlcChecks.Ran()
 	} else {
-		tlcChecks.skipped++
-		if tlcChecks.why == "" {
-			tlcChecks.why = why
-		}
+		tlcChecks.Skipped(why)
 	}
-	tlcChecks.Unlock()
 	if why != "" {
 		t.Skip("TLC-backed test skipped: " + why)
 	}
@@ -57,17 +48,7 @@ func requireTLC(t *testing.T) {
 // test, which shows a passing package's output only with -v).
 func TestMain(m *testing.M) {
 	code := m.Run()
-	line := fmt.Sprintf("TLC-backed checks in cmd/fencelab: %d ran, %d skipped", tlcChecks.ran, tlcChecks.skipped)
-	if tlcChecks.skipped > 0 {
-		line += " (" + tlcChecks.why + ")"
-	}
-	fmt.Println(line)
-	if path := os.Getenv("FENCELAB_TEST_SUMMARY"); path != "" {
-		if f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-			fmt.Fprintln(f, line)
-			f.Close()
-		}
-	}
+	tlcChecks.Report("cmd/fencelab")
 	os.Exit(code)
 }
 
