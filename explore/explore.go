@@ -209,6 +209,11 @@ type Result struct {
 	// Deadlock is the deadlock check's finding: Holds when no reachable
 	// state is stuck with an unfinished client.
 	Deadlock Finding
+	// Witnesses has one entry per goal (GoalNames), in that order: the
+	// "sometimes" properties that keep a holds from being vacuous. When a
+	// complete search did not reach one, every finding that would hold is
+	// Unknown instead ("vacuous: … not reached").
+	Witnesses []Witness
 	// TableBytes, LinkBytes and FrontierBytes are the memory of the
 	// fingerprint table, of the parent links and the peak memory of the
 	// breadth-first frontier; PeakBytes the most the search held at once.
@@ -273,8 +278,10 @@ func Run(c Config) (*Result, error) {
 		res.Findings = append(res.Findings, f)
 	}
 
+	m.goals = goals()
+
 	start := time.Now()
-	out, err := Search(m, Options{MaxStates: c.MaxStates, MaxMemory: c.MaxMemory / 10 * 9, First: c.First, Workers: c.Workers, Progress: c.Progress})
+	out, err := Search(m, Options{MaxStates: c.MaxStates, MaxMemory: c.MaxMemory / 10 * 9, First: c.First, Goals: len(m.goals), Workers: c.Workers, Progress: c.Progress})
 	res.Elapsed = time.Since(start)
 	if err != nil {
 		return nil, fmt.Errorf("explore %s: %w", c.Describe(), err)
@@ -312,7 +319,35 @@ func Run(c Config) (*Result, error) {
 	if res.Deadlock, err = find(Deadlock, out.Deadlock); err != nil {
 		return nil, err
 	}
+	for k, g := range m.goals {
+		w := Witness{Goal: g.name, What: g.what, Complete: out.Complete}
+		if found := out.Violations[len(m.invs)+k]; found != nil {
+			if err := checkWitness(m, g, found.Path); err != nil {
+				return nil, err
+			}
+			w.Reached, w.Shortest, w.Path = true, len(found.Path), found.Path
+		}
+		res.Witnesses = append(res.Witnesses, w)
+	}
+	// A holds without its witnesses is vacuous: it says only that nothing
+	// happened.
+	if missing := res.Unreached(); missing != "" {
+		for _, f := range append(pointersTo(res.Findings), &res.Deadlock) {
+			if f.Status == verdict.Holds {
+				f.Status, f.Detail = verdict.Unknown, "vacuous: "+missing+" not reached"
+			}
+		}
+	}
 	return res, nil
+}
+
+// pointersTo points at each finding of fs.
+func pointersTo(fs []Finding) []*Finding {
+	ps := make([]*Finding, len(fs))
+	for i := range fs {
+		ps[i] = &fs[i]
+	}
+	return ps
 }
 
 // why says, for a verdict left Unknown, why the search stopped.

@@ -58,6 +58,12 @@ type Options struct {
 	// First stops the search at the first state, in breadth-first order,
 	// that violates any property: its path is still a shortest one.
 	First bool
+	// Goals is how many of the model's properties, the last ones, are the
+	// negations of goals ("sometimes" properties, witnesses): a state that
+	// violates one reaches the goal. They are searched like the others —
+	// Outcome.Violations gives the shortest path to each goal reached — but
+	// reaching one is good news and never stops a First search.
+	Goals int
 	// Workers is the number of goroutines that expand states (0: one per
 	// CPU, runtime.GOMAXPROCS). Every figure of the Outcome but the
 	// workers' buffers, and every path, is the same for any number.
@@ -207,15 +213,23 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 	out := &Outcome{Violations: make([]*Found, len(props))}
 	table := newFPTable()
 	var parents links
-	violated := 0
+	if opt.Goals < 0 || opt.Goals > len(props) {
+		return nil, fmt.Errorf("%d goals among %d properties", opt.Goals, len(props))
+	}
+	violated := 0      // properties found violated, goals not counted
 	var pending uint64 // bit k: property k not yet found violated
 	for k := range props {
 		pending |= 1 << k
 	}
+	// invariants has bit k set for the properties that are not goals: only
+	// their violations stop a First search.
+	invariants := uint64(1)<<(len(props)-opt.Goals) - 1
 	found := func(k int, index uint32) {
 		out.Violations[k] = &Found{index: index}
 		pending &^= 1 << k
-		violated++
+		if invariants&(1<<k) != 0 {
+			violated++
+		}
 	}
 
 	exps := make([]*expander[S], workers)
@@ -323,7 +337,7 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 								found(k, uint32(index))
 							}
 						}
-						if opt.First {
+						if opt.First && v&invariants != 0 {
 							out.Stopped = StoppedAtFirst
 						}
 					}

@@ -8,11 +8,13 @@ import (
 
 // sysModel is the reference implementation's untimed world (impl.World) as
 // a Model: the world defines the states and the actions, in its own order;
-// the model adds the invariants to check and, with symmetry, a canonical
-// encoding.
+// the model adds the invariants to check, then the goals to reach (as
+// properties whose violation reaches the goal: Options.Goals) and, with
+// symmetry, a canonical encoding.
 type sysModel struct {
-	cfg  impl.Config
-	invs []impl.Invariant
+	cfg   impl.Config
+	invs  []impl.Invariant
+	goals []goal
 	// sym, when set, makes Encode canonical under renamings of clients.
 	sym *symmetry
 }
@@ -43,13 +45,21 @@ func (m *sysModel) Actions(s *impl.World) int { return s.Actions() }
 func (m *sysModel) Apply(s *impl.World, i int) { s.Apply(i) }
 
 func (m *sysModel) Properties() []string {
-	names := make([]string, len(m.invs))
-	for i, inv := range m.invs {
-		names[i] = inv.Name
+	names := make([]string, 0, len(m.invs)+len(m.goals))
+	for _, inv := range m.invs {
+		names = append(names, inv.Name)
+	}
+	for _, g := range m.goals {
+		names = append(names, "not "+g.name)
 	}
 	return names
 }
 
-func (m *sysModel) Holds(s *impl.World, k int) bool { return m.invs[k].Check(s.Sys) == nil }
+func (m *sysModel) Holds(s *impl.World, k int) bool {
+	if k < len(m.invs) {
+		return m.invs[k].Check(s.Sys) == nil
+	}
+	return !m.goals[k-len(m.invs)].reached(s.Sys)
+}
 
 func (m *sysModel) Finished(s *impl.World) bool { return s.Done() }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
@@ -22,10 +23,14 @@ func ExploreExpected(d impl.Design, property string) verdict.Status {
 
 // ExploreMismatches describes every checked verdict that differs from the
 // table, an unknown one included: a verdict the explorer could not reach
-// is not agreement.
+// is not agreement. A witness a complete search did not reach comes first:
+// it makes every holds of its model vacuous.
 func ExploreMismatches(results []*explore.Result) []string {
 	var diff []string
 	for _, r := range results {
+		if missing := r.Unreached(); missing != "" {
+			diff = append(diff, fmt.Sprintf("%s not reached with %s: no holds of it counts", missing, r.Config.Design.Describe()))
+		}
 		for _, v := range r.Verdicts() {
 			if unsettled(r, v) {
 				continue
@@ -102,6 +107,24 @@ func ExploreResult(w io.Writer, r *explore.Result) error {
 	if err := t.WriteText(w); err != nil {
 		return err
 	}
+	// The witnesses in a table of their own, so that the verdicts' stays
+	// as it was.
+	fmt.Fprintln(w)
+	wt := NewTable("witness", "found", "expected", "")
+	for _, wit := range r.Witnesses {
+		mark := "✓"
+		switch {
+		case wit.Vacuous():
+			mark = "✗ every holds is vacuous"
+		case !wit.Reached:
+			mark = ""
+		}
+		wt.Add(wit.Goal, wit.String(), "reached", mark)
+	}
+	if err := wt.WriteText(w); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n%s\n", witnessLegend(r.Witnesses))
 	for _, f := range r.All() {
 		if f.Trace == nil {
 			continue
@@ -157,8 +180,37 @@ func ExploreMatrix(w io.Writer, results []*explore.Result) error {
 	if err := verdicts.WriteText(w); err != nil {
 		return err
 	}
+	// The witnesses: a third table, each goal's shortest path per design.
+	fmt.Fprintln(w)
+	witnesses := NewTable("design")
+	witnesses.Header = append(witnesses.Header, explore.GoalNames()...)
+	for _, r := range results {
+		row := []string{r.Config.Design.Describe()}
+		for _, wit := range r.Witnesses {
+			cell := wit.String()
+			if wit.Vacuous() {
+				cell += " ✗"
+			}
+			row = append(row, cell)
+		}
+		witnesses.Add(row...)
+	}
+	if err := witnesses.WriteText(w); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n%s\n", witnessLegend(results[0].Witnesses))
 	if len(ExploreMismatches(results)) == 0 {
 		fmt.Fprintln(w, "\nevery verdict agrees with DESIGN.md's table")
 	}
 	return nil
+}
+
+// witnessLegend says what the witnesses are and why they are there.
+func witnessLegend(ws []explore.Witness) string {
+	var b strings.Builder
+	b.WriteString("witnesses (\"sometimes\" goals; a holds counts only if they are reached):")
+	for _, w := range ws {
+		fmt.Fprintf(&b, "\n  %s: %s", w.Goal, w.What)
+	}
+	return b.String()
 }

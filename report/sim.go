@@ -26,9 +26,13 @@ func Short(property string) string {
 	return property
 }
 
-// simHeader is the columns of a design's row, after the design and runs.
-func simHeader(first ...string) *Table {
+// simHeader is the columns of a design's row, after the design and runs
+// (and the sections committed, if committed).
+func simHeader(committed bool, first ...string) *Table {
 	t := NewTable(append(first, "runs")...)
+	if committed {
+		t.Header = append(t.Header, "committed")
+	}
 	for _, name := range impl.InvariantNames() {
 		t.Header = append(t.Header, Short(name))
 	}
@@ -37,18 +41,19 @@ func simHeader(first ...string) *Table {
 }
 
 // simLegend spells out simHeader's abbreviations and the verdict column.
-const simLegend = `AtMostOne = AtMostOneClientHoldLock, TokenMono = TokenIsMonotonical: runs that violated each
+const simLegend = `committed: sections committed over all runs (none: no property holds, it would be vacuous).
+AtMostOne = AtMostOneClientHoldLock, TokenMono = TokenIsMonotonical: runs that violated each
 property. illegal, unknown: Porcupine's verdicts on the runs' histories, sections / register.
-verdict: as DESIGN.md expects, UNEXPECTED (a contradiction), or "n not found": expected
-violations no run showed (see below the tables).
+verdict: as DESIGN.md expects, UNEXPECTED (a contradiction), "n not found": expected
+violations no run showed (see below the tables), or NONE COMMITTED: no holds counts.
 `
 
 // SimTable writes the design × property table of a simulator summary,
 // then its legend; no line is wider than MaxWidth.
 func SimTable(w io.Writer, s *sim.Summary) error {
-	t := simHeader("design")
+	t := simHeader(true, "design")
 	for i := range s.Designs {
-		t.Add(simRow(&s.Designs[i], s.Faults)...)
+		t.Add(simRow(&s.Designs[i], s.Faults, true)...)
 	}
 	if err := t.WriteText(w); err != nil {
 		return err
@@ -61,26 +66,35 @@ func SimTable(w io.Writer, s *sim.Summary) error {
 // summaries, in sim.Singles order), each design's runs and what they
 // violated, then the legend.
 func NPCTable(w io.Writer, sums []*sim.Summary) error {
-	t := simHeader("alone", "design")
+	// No committed column here: the table would be wider than MaxWidth;
+	// a design whose runs committed nothing says so in its verdict.
+	t := simHeader(false, "alone", "design")
 	for _, s := range sums {
 		for i := range s.Designs {
-			t.Add(append([]string{s.Faults.String()}, simRow(&s.Designs[i], s.Faults)...)...)
+			t.Add(append([]string{s.Faults.String()}, simRow(&s.Designs[i], s.Faults, false)...)...)
 		}
 	}
 	if err := t.WriteText(w); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, "\nalone: the one fault kind the runs drew.\n"+simLegend)
+	_, err := io.WriteString(w, "\nalone: the one fault kind the runs drew.\n"+strings.SplitN(simLegend, "\n", 2)[1])
 	return err
 }
 
-// simRow is a design's cells: runs, how many runs violated each property
+// simRow is a design's cells: runs, sections committed, how many runs violated each property
 // ("—" where it does not apply), Porcupine's illegal and unknown counts
 // (sections / register), stalls, and how it all compares with DESIGN.md:
 // "as expected", "UNEXPECTED", or how many expected violations no run
 // showed ("2 not found": verdict.NotFound).
-func simRow(d *sim.DesignSummary, faults sim.FaultKinds) []string {
+func simRow(d *sim.DesignSummary, faults sim.FaultKinds, withCommitted bool) []string {
 	cells := []string{d.Design.String(), fmt.Sprint(d.Runs)}
+	if withCommitted {
+		committed := thousands(d.Committed)
+		if d.Committed == 0 {
+			committed = "none"
+		}
+		cells = append(cells, committed)
+	}
 	vs := d.Verdicts()
 	for _, name := range impl.InvariantNames() {
 		v := vs.Get(name)
@@ -98,6 +112,9 @@ func simRow(d *sim.DesignSummary, faults sim.FaultKinds) []string {
 	var judged []string
 	if len(d.Unexpected(faults)) > 0 {
 		judged = append(judged, "UNEXPECTED")
+	}
+	if d.Runs > 0 && d.Committed == 0 {
+		judged = append(judged, "NONE COMMITTED")
 	}
 	if n := len(d.NotFound(faults)); n > 0 {
 		judged = append(judged, fmt.Sprintf("%d not found", n))

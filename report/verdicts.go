@@ -34,7 +34,9 @@ type Reached struct {
 	// differs from the manifest ("F_all_2c: invariant NoLostUpdate").
 	Mismatch string
 	States   int64 // distinct states explored (TLC, explorer)
-	Verdicts verdict.Set
+	// Committed is the sections the runs committed (simulator).
+	Committed int
+	Verdicts  verdict.Set
 }
 
 // Explored is the explorer's results as reached verdicts.
@@ -57,7 +59,7 @@ func Simulated(s *sim.Summary) []Reached {
 		if s.Faults == sim.NoFaults {
 			row = NoFaults
 		}
-		out = append(out, Reached{Design: row, Checker: Simulator, Verdicts: d.Verdicts()})
+		out = append(out, Reached{Design: row, Checker: Simulator, Committed: d.Committed, Verdicts: d.Verdicts()})
 	}
 	return out
 }
@@ -225,20 +227,31 @@ func explorerCell(rs []Reached, vs []verdict.Verdict, want verdict.Status) cell 
 }
 
 // simCell is the simulator's verdict: how many of its runs violated the
-// property, over every design of the row where the property applies.
-func simCell(_ []Reached, vs []verdict.Verdict, want verdict.Status) cell {
-	n, runs, ran := 0, 0, false
-	for _, v := range vs {
-		if v.Status == verdict.Holds || v.Status == verdict.Violated {
-			n, runs, ran = n+v.Violating, runs+v.Runs, true
+// property, over every design of the row where the property applies, and
+// beside a holds how many sections those runs committed. Runs in which no
+// section committed never make a holds: it would be vacuous.
+func simCell(rs []Reached, vs []verdict.Verdict, want verdict.Status) cell {
+	n, runs, committed, ran, vacuous := 0, 0, 0, false, false
+	for i, v := range vs {
+		switch {
+		case v.Status == verdict.Holds || v.Status == verdict.Violated:
+			n, runs, committed, ran = n+v.Violating, runs+v.Runs, committed+rs[i].Committed, true
+		case v.Status == verdict.Unknown && v.Detail == sim.NoneCommitted:
+			runs, vacuous = runs+v.Runs, true
 		}
 	}
-	if !ran {
+	if !ran && !vacuous {
 		return cell{text: "not run"}
 	}
 	found := verdict.Holds
 	if n > 0 {
 		found = verdict.Violated
+	}
+	if found == verdict.Holds && vacuous {
+		return cell{text: fmt.Sprintf("unknown (0 of %d runs, %s)", runs, sim.NoneCommitted), checked: true}
+	}
+	if found == verdict.Holds {
+		return cell{text: fmt.Sprintf("holds (0 of %d runs, %s sections committed)", runs, thousands(committed)), agrees: found == want, checked: true}
 	}
 	return cell{text: fmt.Sprintf("%s (%d of %d runs)", found, n, runs), agrees: found == want, checked: true}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/sim"
 	"github.com/fencelab/fencelab/tlc"
 	"github.com/fencelab/fencelab/verdict"
 )
@@ -82,22 +83,34 @@ func TestSimulatorCells(t *testing.T) {
 	}
 	all, none := impl.DesignFenceAll.Describe(), impl.DesignNoFencing.Describe()
 	table := Join([]Reached{
-		{Design: all, Checker: Simulator, Verdicts: verdict.Set{v(impl.NoLostUpdate, verdict.Holds, 0, 500)}},
-		{Design: none, Checker: Simulator, Verdicts: verdict.Set{v(impl.NoLostUpdate, verdict.Violated, 42, 500)}},
-		{Design: NoFaults, Checker: Simulator, Verdicts: verdict.Set{v(impl.TokenIsMonotonical, verdict.NotApplicable, 0, 500)}},
-		{Design: NoFaults, Checker: Simulator, Verdicts: verdict.Set{v(impl.TokenIsMonotonical, verdict.Holds, 0, 500)}},
-		{Design: NoFaults, Checker: Simulator, Verdicts: verdict.Set{v(impl.NoLostUpdate, verdict.Violated, 1, 500)}},
+		{Design: all, Checker: Simulator, Committed: 14937, Verdicts: verdict.Set{v(impl.NoLostUpdate, verdict.Holds, 0, 500)}},
+		{Design: none, Checker: Simulator, Committed: 14000, Verdicts: verdict.Set{v(impl.NoLostUpdate, verdict.Violated, 42, 500)}},
+		{Design: NoFaults, Checker: Simulator, Committed: 100, Verdicts: verdict.Set{v(impl.TokenIsMonotonical, verdict.NotApplicable, 0, 500)}},
+		{Design: NoFaults, Checker: Simulator, Committed: 200, Verdicts: verdict.Set{v(impl.TokenIsMonotonical, verdict.Holds, 0, 500)}},
+		{Design: NoFaults, Checker: Simulator, Committed: 300, Verdicts: verdict.Set{v(impl.NoLostUpdate, verdict.Violated, 1, 500)}},
 	})
-	assert.Equal(t, cell{text: "holds (0 of 500 runs)", agrees: true, checked: true}, cellOf(t, table, all, impl.NoLostUpdate, Simulator))
+	assert.Equal(t, cell{text: "holds (0 of 500 runs, 14,937 sections committed)", agrees: true, checked: true}, cellOf(t, table, all, impl.NoLostUpdate, Simulator))
 	assert.Equal(t, cell{text: "violated (42 of 500 runs)", agrees: true, checked: true}, cellOf(t, table, none, impl.NoLostUpdate, Simulator))
-	assert.Equal(t, cell{text: "holds (0 of 500 runs)", agrees: true, checked: true}, cellOf(t, table, NoFaults, impl.TokenIsMonotonical, Simulator),
-		"a design where the property does not apply adds no runs")
+	assert.Equal(t, cell{text: "holds (0 of 500 runs, 200 sections committed)", agrees: true, checked: true}, cellOf(t, table, NoFaults, impl.TokenIsMonotonical, Simulator),
+		"a design where the property does not apply adds no runs, nor sections")
 	assert.Equal(t, cell{text: "violated (1 of 500 runs)", checked: true}, cellOf(t, table, NoFaults, impl.NoLostUpdate, Simulator))
 	assert.Equal(t, cell{text: "not run"}, cellOf(t, table, NoFaults, impl.AtMostOneClientHoldLock, Simulator))
 	assert.Equal(t, cell{text: "n/a (untimed)", agrees: true}, cellOf(t, table, NoFaults, impl.NoLostUpdate, Explorer))
 	assert.Equal(t, cell{text: "—", agrees: true}, cellOf(t, table, none, impl.TokenIsMonotonical, TLC))
 	assert.Equal(t, []string{"simulator: NoLostUpdate in any design, simulator without faults gave violated (1 of 500 runs), expected holds"},
 		table.Disagreements()[len(table.Disagreements())-1:])
+}
+
+// TestSimulatorCellNoneCommitted: runs in which no section committed never
+// read "holds", in the simulator's table nor in the joined one.
+func TestSimulatorCellNoneCommitted(t *testing.T) {
+	all := impl.DesignFenceAll.Describe()
+	vacuous := verdict.Verdict{Property: impl.NoLostUpdate, Status: verdict.Unknown, Detail: sim.NoneCommitted, Runs: 500}
+	table := Join([]Reached{{Design: all, Checker: Simulator, Verdicts: verdict.Set{vacuous}}})
+	got := cellOf(t, table, all, impl.NoLostUpdate, Simulator)
+	assert.Equal(t, cell{text: "unknown (0 of 500 runs, no section committed)", checked: true}, got)
+	assert.NotContains(t, got.text, "holds")
+	assert.NotEmpty(t, table.Disagreements())
 }
 
 func TestExplorerCell(t *testing.T) {

@@ -67,10 +67,17 @@ type DesignSummary struct {
 	porcupineRuns int
 }
 
+// NoneCommitted is the Detail of a verdict left Unknown because no run
+// committed a section: a property no run violated holds vacuously when
+// nothing happened (a resource that refuses everything, a service that
+// never grants), and a vacuous holds is no holds.
+const NoneCommitted = "no section committed"
+
 // Verdicts is what the runs found about each property of impl.Invariants,
 // then about the Porcupine checks of their histories: Violated in
 // Violating of Runs runs (Detail names the first seed), Holds in all Runs
-// (Covered says how many runs and committed sections), NotApplicable
+// (Covered says how many runs and committed sections) if some section
+// committed, Unknown (NoneCommitted) if none did, NotApplicable
 // (TokenIsMonotonical without tokens), or for Porcupine Unknown when no
 // run was illegal but some check timed out.
 func (d *DesignSummary) Verdicts() verdict.Set {
@@ -85,6 +92,8 @@ func (d *DesignSummary) Verdicts() verdict.Set {
 			v.Status = verdict.NotChecked
 		case v.Violating > 0:
 			v.Status, v.Detail = verdict.Violated, "first seed "+d.firstSeed[p].String()
+		case d.Committed == 0:
+			v.Status, v.Detail = verdict.Unknown, NoneCommitted
 		default:
 			v.Status = verdict.Holds
 		}
@@ -99,6 +108,8 @@ func (d *DesignSummary) Verdicts() verdict.Set {
 			v.Status = verdict.Violated
 		case unknown > 0:
 			v.Status, v.Detail = verdict.Unknown, fmt.Sprintf("Porcupine timed out in %d runs", unknown)
+		case d.Committed == 0:
+			v.Status, v.Detail = verdict.Unknown, NoneCommitted
 		default:
 			v.Status = verdict.Holds
 		}

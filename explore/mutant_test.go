@@ -1,0 +1,78 @@
+package explore
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencelab/fencelab/impl"
+)
+
+// mutantModel is the reference implementation with one actor broken after
+// each step, for tests only: refuse turns every reply of the resource into
+// a refusal and undoes what the resource did (a resource that refuses
+// everything); noGrant turns every grant into a rejection and undoes the
+// service's step (a service that never grants).
+type mutantModel struct {
+	*sysModel
+	refuse, noGrant bool
+}
+
+func (m *mutantModel) Apply(s *impl.World, i int) {
+	a := s.Action(i)
+	res, svc := s.Sys.Resource.Clone(), s.Sys.Service.Clone()
+	timers := append([]impl.PendingTimer(nil), s.Timers...)
+	s.Apply(i)
+	changed := false
+	for k := range s.InFlight {
+		msg := &s.InFlight[k]
+		switch {
+		case m.refuse && a.Node == impl.ResourceNode && msg.From == impl.ResourceNode && msg.OK:
+			msg.OK, msg.Value = false, 0
+			s.Sys.Resource, changed = res, true
+		case m.noGrant && a.Node == impl.ServiceNode && msg.Kind == impl.MsgGrant:
+			*msg = impl.Message{Kind: impl.MsgReject, From: impl.ServiceNode, To: msg.To}
+			s.Sys.Service, s.Timers, changed = svc, timers, true
+		}
+	}
+	if changed {
+		s.Canonicalize()
+	}
+}
+
+// TestMutantsReachNoWitness: with a resource that refuses everything, or
+// a service that never grants, no section ever commits: neither witness
+// is reached, though the search is complete — the holds it would report
+// are vacuous.
+func TestMutantsReachNoWitness(t *testing.T) {
+	for _, mut := range []struct {
+		name            string
+		refuse, noGrant bool
+	}{{"refusing resource", true, false}, {"service that never grants", false, true}} {
+		for _, d := range impl.Designs() {
+			c := DefaultConfig(d, 2)
+			m := &mutantModel{sysModel: c.model(), refuse: mut.refuse, noGrant: mut.noGrant}
+			m.goals = goals()
+			for _, inv := range impl.Invariants() {
+				if inv.AppliesTo(d) {
+					m.invs = append(m.invs, inv)
+				}
+			}
+			out, err := Search[*impl.World](m, Options{Goals: len(m.goals), Workers: 1})
+			require.NoError(t, err)
+			assert.True(t, out.Complete)
+			for k := range m.goals {
+				assert.Nil(t, out.Violations[len(m.invs)+k], "%s, %s: %s reached", mut.name, d, m.goals[k].name)
+			}
+			// The honest model reaches both.
+			h := c.model()
+			h.goals = goals()
+			out, err = Search[*impl.World](h, Options{Goals: len(h.goals), Workers: 1})
+			require.NoError(t, err)
+			for k := range h.goals {
+				assert.NotNil(t, out.Violations[k], "%s: %s", d, h.goals[k].name)
+			}
+		}
+	}
+}

@@ -1,0 +1,128 @@
+package explore
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fencelab/fencelab/impl"
+)
+
+// Names of the explorer's witnesses.
+const (
+	SomeSectionCommits = "SomeSectionCommits"
+	EveryClientCommits = "EveryClientCommits"
+)
+
+// A goal is a state the search looks for, like a violation, but whose
+// reaching is good news: a "sometimes" property (TLC's witness models,
+// NotEveryClientCommits, are its negation as an invariant). A verdict that
+// an invariant holds means nothing if nothing ever happens in the model —
+// a resource that refuses every operation, or a service that never grants,
+// keeps every invariant — so every run also looks for its goals, and a
+// holds verdict counts only once they are reached.
+type goal struct {
+	name string
+	// what says in words what the goal's state is.
+	what    string
+	reached func(*impl.System) bool
+}
+
+// goals are the witnesses every run looks for, in report order. Both are
+// symmetric in the clients, so a search under symmetry finds them at the
+// same depth.
+func goals() []goal {
+	return []goal{
+		{SomeSectionCommits, "some client has committed a section", func(s *impl.System) bool {
+			for i := range s.Clients {
+				if s.Clients[i].Committed() > 0 {
+					return true
+				}
+			}
+			return false
+		}},
+		{EveryClientCommits, "every client has committed all its sections", func(s *impl.System) bool {
+			for i := range s.Clients {
+				c := &s.Clients[i]
+				if !c.Done() || c.Aborted() > 0 {
+					return false
+				}
+			}
+			return true
+		}},
+	}
+}
+
+// GoalNames lists the witnesses every run looks for.
+func GoalNames() []string {
+	var names []string
+	for _, g := range goals() {
+		names = append(names, g.name)
+	}
+	return names
+}
+
+// Witness is what a run found about one goal: Reached, with the shortest
+// path to a first state that reaches it; or not, over the whole state
+// space (Complete) or over the part of it a stopped search explored.
+type Witness struct {
+	Goal string
+	// What says in words what the goal's state is.
+	What    string
+	Reached bool
+	// Complete is true when the search explored every reachable state: a
+	// goal not reached is then unreachable.
+	Complete bool
+	// Shortest is the number of actions of the shortest path to the goal
+	// when Reached; Path is that path's action indices.
+	Shortest int
+	Path     []int
+}
+
+// Steps is the length of the path to the goal as the tables count steps
+// (verdict.Verdict.Steps): the initial state is step 1. 0 when not Reached.
+func (w Witness) Steps() int {
+	if !w.Reached {
+		return 0
+	}
+	return w.Shortest + 1
+}
+
+// Vacuous is true when a complete search did not reach the goal: every
+// invariant then holds of a model in which that goal never happens.
+func (w Witness) Vacuous() bool { return !w.Reached && w.Complete }
+
+func (w Witness) String() string {
+	switch {
+	case w.Reached:
+		return fmt.Sprintf("reached (shortest %d steps)", w.Steps())
+	case w.Complete:
+		return "not reached"
+	}
+	return "unknown (the search stopped early)"
+}
+
+// Unreached names the goals a complete search did not reach ("" when
+// every goal was reached or the search stopped early).
+func (r *Result) Unreached() string {
+	var names []string
+	for _, w := range r.Witnesses {
+		if w.Vacuous() {
+			names = append(names, w.Goal)
+		}
+	}
+	return strings.Join(names, " and ")
+}
+
+// checkWitness replays path from the initial state and checks that its
+// last state reaches g: a witness the Go system does not reach would be a
+// lie.
+func checkWitness(m *sysModel, g goal, path []int) error {
+	s := m.New()
+	for _, i := range path {
+		s.Apply(i)
+	}
+	if !g.reached(s.Sys) {
+		return fmt.Errorf("replayed %s witness ends in a state that does not reach it: %s", g.name, s.Sys)
+	}
+	return nil
+}
