@@ -111,7 +111,7 @@ const (
 func shrinkMagnitude(s *Schedule, i int, try func(*Schedule) bool) (*Schedule, bool) {
 	f := s.Faults[i]
 	var cur, res int64
-	set := func(f *Fault, v int64) {}
+	var set func(f *Fault, v int64) // sets the magnitude; every kind below assigns it or returns
 	switch f.Kind {
 	case FaultPause, FaultSpike:
 		cur, res = int64(f.Duration), int64(shrinkResolution)
