@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -179,9 +180,15 @@ type batch struct {
 	cands   []candidate
 	encs    level
 	err     error
+	// fresh[c] is whether cands[c] was new to the table when the merge
+	// inserted it (insertLevel): false for a state seen at an earlier
+	// level or earlier in this one.
+	fresh []bool
 }
 
-func (b *batch) bytes() int { return 4*cap(b.actions) + 24*cap(b.cands) + b.encs.bytes() }
+func (b *batch) bytes() int {
+	return 4*cap(b.actions) + 24*cap(b.cands) + b.encs.bytes() + cap(b.fresh)
+}
 
 // expander is one worker's scratch: two states and an encoding buffer.
 type expander[S any] struct {
@@ -301,7 +308,12 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 		out.PeakBytes = max(out.PeakBytes, memory(buffers))
 		out.FrontierBytes = max(out.FrontierBytes, frontier.bytes())
 
-		// Merge, in frontier order, into the frontier's own memory.
+		// Merge, in frontier order, into the frontier's own memory: first
+		// every candidate into the table (in parallel, by shard), then
+		// the new states into the next level, one goroutine.
+		if err := insertLevel(table, batches[:runs], workers); err != nil {
+			return nil, err
+		}
 		frontier.reset()
 	merge:
 		for _, b := range batches[:runs] {
@@ -321,7 +333,7 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 				out.Generated += acts
 				for ; c < len(b.cands) && int(b.cands[c].state) == j; c++ {
 					cand := &b.cands[c]
-					if !table.insert(cand.fp) {
+					if !b.fresh[c] {
 						continue
 					}
 					index := out.Distinct
@@ -381,6 +393,48 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 		f.Path = path
 	}
 	return out, nil
+}
+
+// insertLevel inserts the candidates of a level's batches into the table
+// and marks, in each batch's fresh, those that were new. Within each shard
+// the candidates go in in frontier order, so the first of equal
+// candidates in frontier order is the new one, and the table ends the
+// same, whatever the number of workers: worker w inserts the
+// fingerprints of the shards s with s mod workers = w. Every candidate is
+// inserted, also those after the point where a search stops in this
+// level's merge (MaxStates, MaxMemory, First): the table then holds a few
+// states more than were counted, the same ones for any number of workers.
+func insertLevel(t *fpTable, bs []*batch, workers int) error {
+	for _, b := range bs {
+		if b.err != nil {
+			return b.err
+		}
+		b.fresh = slices.Grow(b.fresh[:0], len(b.cands))[:len(b.cands)]
+	}
+	if workers <= 1 {
+		for _, b := range bs {
+			for c := range b.cands {
+				b.fresh[c] = t.insert(b.cands[c].fp)
+			}
+		}
+		return nil
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, b := range bs {
+				for c := range b.cands {
+					if fp := b.cands[c].fp; int(fp>>(64-tableShardBits))%workers == w {
+						b.fresh[c] = t.insert(fp)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return nil
 }
 
 // expand computes the successors of states b.lo to b.hi of this level into
