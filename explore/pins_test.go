@@ -32,7 +32,10 @@ func pinnedModels2() []pinnedModel {
 	}
 }
 
-// checkPinned runs each pinned model with DefaultConfig changed by setup.
+// checkPinned runs each pinned model with DefaultConfig changed by setup,
+// checks its figures, and checks it as a row of the matrix
+// (checkMatrixRow: DESIGN.md's verdicts, replayed traces, no deadlock), so
+// that a model pinned here is explored once, not again by TestMatrix.
 func checkPinned(t *testing.T, setup func(*Config), pins []pinnedModel) {
 	for _, p := range pins {
 		t.Run(p.design.String(), func(t *testing.T) {
@@ -41,6 +44,7 @@ func checkPinned(t *testing.T, setup func(*Config), pins []pinnedModel) {
 			setup(&c)
 			res, err := Run(c)
 			require.NoError(t, err)
+			checkMatrixRow(t, c, res)
 			assert.Equal(t, p.distinct, res.Distinct, "distinct states")
 			assert.Equal(t, p.generated, res.Generated, "generated states")
 			assert.Equal(t, p.depth, res.Depth, "depth")

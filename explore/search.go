@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -119,15 +120,19 @@ type Outcome struct {
 	// Deadlock is the first deadlocked state found, or nil.
 	Deadlock *Found
 	// TableBytes is the memory of the fingerprint table at the end;
-	// LinkBytes that of the parent links; FrontierBytes the most a
-	// breadth-first level held (encodings and their offsets: the level
-	// being expanded, then in the same memory the next one).
+	// LinkBytes that of the parent links; FrontierBytes the most two
+	// breadth-first levels held (encodings and their offsets: the level
+	// being expanded and the next one, as the merges build it).
 	// The three are the same for any number of workers.
 	TableBytes, LinkBytes, FrontierBytes int
 	// PeakBytes is the most the search held at once, the workers' buffers
 	// included (it depends on the number of workers).
 	PeakBytes int
 }
+
+// levelChunk is how many states of a level the search expands and merges
+// at a time: the workers' buffers hold the successors of one chunk.
+const levelChunk = 1 << 14
 
 // level is one breadth-first level: the encodings of its states laid end
 // to end and where each ends.
@@ -179,9 +184,15 @@ type batch struct {
 	cands   []candidate
 	encs    level
 	err     error
+	// fresh[c] is whether cands[c] was new to the table when the merge
+	// inserted it (insertLevel): false for a state seen at an earlier
+	// level or earlier in this one.
+	fresh []bool
 }
 
-func (b *batch) bytes() int { return 4*cap(b.actions) + 24*cap(b.cands) + b.encs.bytes() }
+func (b *batch) bytes() int {
+	return 4*cap(b.actions) + 24*cap(b.cands) + b.encs.bytes() + cap(b.fresh)
+}
 
 // expander is one worker's scratch: two states and an encoding buffer.
 type expander[S any] struct {
@@ -194,11 +205,13 @@ type expander[S any] struct {
 // violated, and keeps going after violations so that each property gets a
 // verdict of its own in one run (unless Options.First).
 //
-// The search is level-synchronous: the workers expand disjoint runs of the
-// current level, each successor encoded, fingerprinted, looked up in the
-// table (read-only while they work) and, if not there, checked against the
-// properties; then one goroutine merges their outputs in frontier order,
-// inserting each candidate into the table. A state's recorded parent is
+// The search is level-synchronous, a chunk of a level at a time: the
+// workers expand disjoint runs of the chunk, each successor encoded,
+// fingerprinted, looked up in the table (read-only while they work) and,
+// if not there, checked against the properties; then the merge inserts
+// their candidates into the table (insertLevel: one goroutine per set of
+// shards, each shard's in frontier order) and one goroutine adds the new
+// ones, in frontier order, to the next level. A state's recorded parent is
 // therefore the first state in frontier order that reaches it, exactly as
 // in a sequential search, and so are every count, verdict and path.
 func Search[S any](m Model[S], opt Options) (*Outcome, error) {
@@ -247,10 +260,12 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 			found(k, 0)
 		}
 	}
-	// frontier is the level being expanded, then, once the workers are
-	// done with it, the next level as the merge builds it: the workers'
-	// candidates hold what the merge needs.
-	var frontier level
+	// frontier is the level being expanded; next the level the merges
+	// build from it. A level is expanded and merged a chunk of levelChunk
+	// states at a time, so that the workers' buffers (the candidates and
+	// their encodings) hold one chunk's successors, not the whole next
+	// level's with its duplicates.
+	var frontier, next level
 	frontier.add(e.buf)
 	if opt.First && violated > 0 {
 		out.Stopped = StoppedAtFirst
@@ -259,113 +274,122 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 	var batches []*batch
 	levelStart := 0 // the index of this level's first state
 	memory := func(extra int) int {
-		return table.bytes() + parents.bytes() + frontier.bytes() + extra
+		return table.bytes() + parents.bytes() + frontier.bytes() + next.bytes() + extra
 	}
 	for frontier.len() > 0 && out.Stopped == NotStopped {
-		// Expand: cut the level into runs, more of them than workers so
-		// that a slow run does not hold the others up.
-		n := frontier.len()
-		runs := 1
-		if workers > 1 {
-			runs = min(n, 8*workers, max(1, n/64))
-		}
-		for len(batches) < runs {
-			batches = append(batches, &batch{})
-		}
-		for r := range runs {
-			batches[r].lo, batches[r].hi = r*n/runs, (r+1)*n/runs
-		}
-		check := pending
-		if workers == 1 || runs == 1 {
+		next.reset()
+	chunks:
+		for lo := 0; lo < frontier.len(); lo += levelChunk {
+			// Expand: cut the chunk into runs, more of them than workers
+			// so that a slow run does not hold the others up.
+			hi := min(lo+levelChunk, frontier.len())
+			n := hi - lo
+			runs := 1
+			if workers > 1 {
+				runs = min(n, 8*workers, max(1, n/64))
+			}
+			for len(batches) < runs {
+				batches = append(batches, &batch{})
+			}
 			for r := range runs {
-				expand(m, e, &frontier, table, check, batches[r])
+				batches[r].lo, batches[r].hi = lo+r*n/runs, lo+(r+1)*n/runs
 			}
-		} else {
-			var next atomic.Int64
-			var wg sync.WaitGroup
-			for w := range min(workers, runs) {
-				wg.Add(1)
-				go func(e *expander[S]) {
-					defer wg.Done()
-					for r := int(next.Add(1)) - 1; r < runs; r = int(next.Add(1)) - 1 {
-						expand(m, e, &frontier, table, check, batches[r])
-					}
-				}(exps[w])
-			}
-			wg.Wait()
-		}
-		buffers := 0
-		for _, b := range batches {
-			buffers += b.bytes()
-		}
-		out.PeakBytes = max(out.PeakBytes, memory(buffers))
-		out.FrontierBytes = max(out.FrontierBytes, frontier.bytes())
-
-		// Merge, in frontier order, into the frontier's own memory.
-		frontier.reset()
-	merge:
-		for _, b := range batches[:runs] {
-			if b.err != nil {
-				return nil, b.err
-			}
-			c := 0
-			for j := b.lo; j < b.hi; j++ {
-				acts := int(b.actions[j-b.lo])
-				if acts < 0 {
-					acts = 0
-					if out.Deadlock == nil {
-						out.Deadlock = &Found{index: uint32(levelStart + j)}
-					}
+			check := pending
+			if workers == 1 || runs == 1 {
+				for r := range runs {
+					expand(m, e, &frontier, table, check, batches[r])
 				}
-				generated := out.Generated
-				out.Generated += acts
-				for ; c < len(b.cands) && int(b.cands[c].state) == j; c++ {
-					cand := &b.cands[c]
-					if !table.insert(cand.fp) {
-						continue
+			} else {
+				var nextRun atomic.Int64
+				var wg sync.WaitGroup
+				for w := range min(workers, runs) {
+					wg.Add(1)
+					go func(e *expander[S]) {
+						defer wg.Done()
+						for r := int(nextRun.Add(1)) - 1; r < runs; r = int(nextRun.Add(1)) - 1 {
+							expand(m, e, &frontier, table, check, batches[r])
+						}
+					}(exps[w])
+				}
+				wg.Wait()
+			}
+			buffers := 0
+			for _, b := range batches {
+				buffers += b.bytes()
+			}
+			out.PeakBytes = max(out.PeakBytes, memory(buffers))
+
+			// Merge, in frontier order: first every candidate into the
+			// table (in parallel, by shard), then the new states into the
+			// next level, one goroutine. A later chunk's workers find
+			// this chunk's new states in the table and skip them, as the
+			// merge would.
+			if err := insertLevel(table, batches[:runs], workers); err != nil {
+				return nil, err
+			}
+			for _, b := range batches[:runs] {
+				c := 0
+				for j := b.lo; j < b.hi; j++ {
+					acts := int(b.actions[j-b.lo])
+					if acts < 0 {
+						acts = 0
+						if out.Deadlock == nil {
+							out.Deadlock = &Found{index: uint32(levelStart + j)}
+						}
 					}
-					index := out.Distinct
-					out.Distinct++
-					parents.add(uint32(levelStart+j), int(cand.action))
-					frontier.add(b.encs.state(c))
-					if len(frontier.data) > 1<<32-1 {
-						return nil, errLevelTooLarge
-					}
-					if v := cand.violates & pending; v != 0 {
-						for k := range props {
-							if v&(1<<k) != 0 {
-								found(k, uint32(index))
+					generated := out.Generated
+					out.Generated += acts
+					for ; c < len(b.cands) && int(b.cands[c].state) == j; c++ {
+						cand := &b.cands[c]
+						if !b.fresh[c] {
+							continue
+						}
+						index := out.Distinct
+						out.Distinct++
+						parents.add(uint32(levelStart+j), int(cand.action))
+						next.add(b.encs.state(c))
+						if len(next.data) > 1<<32-1 {
+							return nil, errLevelTooLarge
+						}
+						if v := cand.violates & pending; v != 0 {
+							for k := range props {
+								if v&(1<<k) != 0 {
+									found(k, uint32(index))
+								}
+							}
+							if opt.First && v&invariants != 0 {
+								out.Stopped = StoppedAtFirst
 							}
 						}
-						if opt.First && v&invariants != 0 {
-							out.Stopped = StoppedAtFirst
+						if opt.MaxStates > 0 && out.Distinct >= opt.MaxStates && out.Stopped == NotStopped {
+							out.Stopped = StoppedAtMaxStates
 						}
-					}
-					if opt.MaxStates > 0 && out.Distinct >= opt.MaxStates && out.Stopped == NotStopped {
-						out.Stopped = StoppedAtMaxStates
-					}
-					if opt.MaxMemory > 0 && out.Distinct%4096 == 0 && out.Stopped == NotStopped && memory(buffers) > opt.MaxMemory {
-						out.Stopped = StoppedAtMaxMemory
-					}
-					if out.Stopped != NotStopped {
-						out.Generated = generated + int(cand.action) + 1
-						break merge
+						if opt.MaxMemory > 0 && out.Distinct%4096 == 0 && out.Stopped == NotStopped && memory(buffers) > opt.MaxMemory {
+							out.Stopped = StoppedAtMaxMemory
+						}
+						if out.Stopped != NotStopped {
+							out.Generated = generated + int(cand.action) + 1
+							break chunks
+						}
 					}
 				}
 			}
+			out.PeakBytes = max(out.PeakBytes, memory(buffers))
+			out.FrontierBytes = max(out.FrontierBytes, frontier.bytes()+next.bytes())
+			if opt.MaxMemory > 0 && out.Stopped == NotStopped && memory(buffers) > opt.MaxMemory {
+				out.Stopped = StoppedAtMaxMemory
+				break
+			}
 		}
-		out.PeakBytes = max(out.PeakBytes, memory(buffers))
-		out.FrontierBytes = max(out.FrontierBytes, frontier.bytes())
-		if opt.MaxMemory > 0 && out.Stopped == NotStopped && memory(buffers) > opt.MaxMemory {
-			out.Stopped = StoppedAtMaxMemory
-		}
+		out.FrontierBytes = max(out.FrontierBytes, frontier.bytes()+next.bytes())
+		levelStart += frontier.len()
+		frontier, next = next, frontier
 		if frontier.len() > 0 {
 			out.Depth++
 		}
 		if opt.Progress != nil {
 			opt.Progress(out.Depth, out.Distinct, frontier.len())
 		}
-		levelStart += n
 	}
 	out.Complete = out.Stopped == NotStopped
 	out.TableBytes, out.LinkBytes = table.bytes(), parents.bytes()
@@ -381,6 +405,48 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 		f.Path = path
 	}
 	return out, nil
+}
+
+// insertLevel inserts the candidates of a level's batches into the table
+// and marks, in each batch's fresh, those that were new. Within each shard
+// the candidates go in in frontier order, so the first of equal
+// candidates in frontier order is the new one, and the table ends the
+// same, whatever the number of workers: worker w inserts the
+// fingerprints of the shards s with s mod workers = w. Every candidate is
+// inserted, also those after the point where a search stops in this
+// level's merge (MaxStates, MaxMemory, First): the table then holds a few
+// states more than were counted, the same ones for any number of workers.
+func insertLevel(t *fpTable, bs []*batch, workers int) error {
+	for _, b := range bs {
+		if b.err != nil {
+			return b.err
+		}
+		b.fresh = slices.Grow(b.fresh[:0], len(b.cands))[:len(b.cands)]
+	}
+	if workers <= 1 {
+		for _, b := range bs {
+			for c := range b.cands {
+				b.fresh[c] = t.insert(b.cands[c].fp)
+			}
+		}
+		return nil
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, b := range bs {
+				for c := range b.cands {
+					if fp := b.cands[c].fp; int(fp>>(64-tableShardBits))%workers == w {
+						b.fresh[c] = t.insert(fp)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return nil
 }
 
 // expand computes the successors of states b.lo to b.hi of this level into

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 )
 
 // grid is a toy model whose state space can be counted by hand: two
@@ -180,13 +181,14 @@ func TestFPTableGrows(t *testing.T) {
 		assert.True(t, tab.contains(i*0x9E3779B97F4A7C15|1))
 	}
 	assert.False(t, tab.contains(2), "even: never inserted")
-	assert.Equal(t, n, tab.count)
-	slots := 0
+	slots, count := 0, 0
 	for i := range tab.shards {
 		s := &tab.shards[i]
 		assert.LessOrEqual(t, s.count*4, len(s.slots)*3, "load factor above 3/4")
 		slots += len(s.slots)
+		count += s.count
 	}
+	assert.Equal(t, n, count)
 	assert.Equal(t, 8*slots, tab.bytes())
 }
 
@@ -246,4 +248,54 @@ func TestSearchReportsEveryPropertyAStateViolates(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestInsertLevelIsSequentialInsertion: inserting a level's candidates by
+// shard, with any number of workers, marks as fresh exactly the
+// candidates one goroutine inserting them in frontier order finds new —
+// the first of equal ones in frontier order, none already in the table —
+// and leaves the same table.
+func TestInsertLevelIsSequentialInsertion(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		// Few distinct fingerprints, so that duplicates within a batch,
+		// across batches and with the table are common; spread over the
+		// shards by their top bits.
+		pool := rapid.SliceOfN(rapid.Uint64Min(1), 1, 64).Draw(t, "pool")
+		pick := rapid.IntRange(0, len(pool)-1)
+		seen := rapid.SliceOf(pick).Draw(t, "in the table before")
+		var bs []*batch
+		for range rapid.IntRange(1, 6).Draw(t, "batches") {
+			b := &batch{}
+			for _, k := range rapid.SliceOf(pick).Draw(t, "candidates") {
+				b.cands = append(b.cands, candidate{fp: pool[k]})
+			}
+			bs = append(bs, b)
+		}
+		want, wantTable := newFPTable(), newFPTable()
+		for _, k := range seen {
+			want.insert(pool[k])
+		}
+		var wantFresh [][]bool
+		for _, b := range bs {
+			var fresh []bool
+			for _, c := range b.cands {
+				fresh = append(fresh, want.insert(c.fp))
+			}
+			wantFresh = append(wantFresh, fresh)
+		}
+		*wantTable = *want
+		workers := rapid.IntRange(1, 9).Draw(t, "workers")
+		got := newFPTable()
+		for _, k := range seen {
+			got.insert(pool[k])
+		}
+		require.NoError(t, insertLevel(got, bs, workers))
+		for i, b := range bs {
+			if len(b.cands) == 0 {
+				continue
+			}
+			assert.Equal(t, wantFresh[i], b.fresh, "batch %d", i)
+		}
+		assert.Equal(t, wantTable.shards, got.shards)
+	})
 }

@@ -37,10 +37,12 @@ const (
 //
 // Parent links are not here: the search keeps them per state, by index
 // (see links).
+//
+// Each shard is changed by one goroutine at a time: the search's merge
+// inserts a level's fingerprints with one goroutine per set of shards
+// (insertLevel), so nothing here is shared between shards.
 type fpTable struct {
 	shards [tableShards]fpShard
-	count  int
-	slots  int
 }
 
 type fpShard struct {
@@ -54,7 +56,6 @@ func newFPTable() *fpTable {
 	for i := range t.shards {
 		t.shards[i] = fpShard{slots: make([]uint64, minShardSlots), mask: minShardSlots - 1}
 	}
-	t.slots = tableShards * minShardSlots
 	return t
 }
 
@@ -70,9 +71,7 @@ func (t *fpTable) insert(fp uint64) bool {
 		case 0:
 			s.slots[i] = fp
 			s.count++
-			t.count++
 			if s.count*4 > len(s.slots)*3 {
-				t.slots += len(s.slots)
 				s.grow()
 			}
 			return true
@@ -111,7 +110,13 @@ func (s *fpShard) grow() {
 }
 
 // bytes is the memory the table holds.
-func (t *fpTable) bytes() int { return t.slots * 8 }
+func (t *fpTable) bytes() int {
+	n := 0
+	for i := range t.shards {
+		n += len(t.shards[i].slots)
+	}
+	return n * 8
+}
 
 // linkChunk is the number of states per chunk of links.
 const linkChunk = 1 << 16

@@ -161,7 +161,7 @@ func (res *Result) Failed() bool {
 func (d *DesignSummary) Add(res *Result) {
 	d.Runs++
 	d.Steps += int64(res.Steps)
-	d.Virtual += res.End
+	d.Virtual = time.Duration(satAdd(int64(d.Virtual), int64(res.End))) // runs of years add up past int64
 	d.Committed += res.Committed
 	for p := range numProps {
 		if res.violations[p].Step > 0 {
@@ -203,7 +203,7 @@ func (d *DesignSummary) Add(res *Result) {
 func (d *DesignSummary) merge(o *DesignSummary) {
 	d.Runs += o.Runs
 	d.Steps += o.Steps
-	d.Virtual += o.Virtual
+	d.Virtual = time.Duration(satAdd(int64(d.Virtual), int64(o.Virtual)))
 	d.Committed += o.Committed
 	d.porcupineRuns += o.porcupineRuns
 	for p := range numProps {
@@ -293,12 +293,13 @@ func (s *Summary) Unexpected() []string {
 	return out
 }
 
-// Totals adds up the steps and virtual time of all runs, for speed figures.
+// Totals adds up the steps and virtual time of all runs, for speed figures
+// (the virtual time saturates at the largest Duration).
 func (s *Summary) Totals() (runs int, steps int64, virtual time.Duration) {
 	for _, d := range s.Designs {
 		runs += d.Runs
 		steps += d.Steps
-		virtual += d.Virtual
+		virtual = time.Duration(satAdd(int64(virtual), int64(d.Virtual)))
 	}
 	return runs, steps, virtual
 }

@@ -106,3 +106,23 @@ func TestRunAtTheLimits(t *testing.T) {
 	assert.Less(t, res.End, MaxAt, "the run ended before the far faults")
 	assert.GreaterOrEqual(t, res.End, time.Duration(0))
 }
+
+// TestTotalsSaturate: runs of years of virtual time (durations at their
+// bounds) add up past int64 nanoseconds; the totals saturate instead of
+// wrapping around into a negative "simulated time × wall-clock time".
+func TestTotalsSaturate(t *testing.T) {
+	year := Result{End: 100_000 * time.Hour}
+	var d DesignSummary
+	for range 40 {
+		d.Add(&year)
+	}
+	assert.Equal(t, time.Duration(math.MaxInt64), d.Virtual)
+	var e DesignSummary
+	e.Add(&year)
+	e.merge(&d)
+	assert.Equal(t, time.Duration(math.MaxInt64), e.Virtual)
+	s := Summary{Designs: []DesignSummary{e, d}}
+	runs, _, virtual := s.Totals()
+	assert.Equal(t, 81, runs)
+	assert.Equal(t, time.Duration(math.MaxInt64), virtual)
+}

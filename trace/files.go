@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -97,7 +98,14 @@ func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 			os.Remove(tmp)
 		}
 	}()
-	if err := write(f); err != nil {
+	// Buffered: the renderers write a page in many small pieces (the HTML
+	// template one field at a time), a system call each unbuffered.
+	bw := bufio.NewWriterSize(f, 64<<10)
+	if err := write(bw); err != nil {
+		f.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
 		f.Close()
 		return err
 	}

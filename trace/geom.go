@@ -148,32 +148,36 @@ type labelPlacer struct {
 	minX      int       // the picture's drawable width, left and right
 	maxX      int
 	reach     int // how far below its sender a label may go
+
+	// The obstacles, labels and lines by their y (yIndex), built at the
+	// first place: a label is scored only against what lies beside it.
+	indexed                     bool
+	byObstacle, byLabel, byLine yIndex
+}
+
+// index lists the obstacles and lines (the labels are listed as placed).
+func (p *labelPlacer) index() {
+	p.indexed = true
+	for i, o := range p.obstacles {
+		p.byObstacle.add(i, o.Y, o.Y+o.H)
+	}
+	for i, o := range p.labels {
+		p.byLabel.add(i, o.Y, o.Y+o.H)
+	}
+	for i, s := range p.lines {
+		p.byLine.add(i, min(s.Y1, s.Y2), max(s.Y1, s.Y2))
+	}
 }
 
 // place returns the box of a w×h label for arrow i, drawn from (x1,y1) to
 // (x2,y2). A same-step arrow is horizontal; its label goes below the line
 // (the actor's action is written above it), on one of a few tiers.
 func (p *labelPlacer) place(i, w, h int) box {
+	if !p.indexed {
+		p.index()
+	}
 	s := p.lines[i]
 	lo, hi := min(s.Y1, s.Y2)-3*h, max(s.Y1, s.Y2)+4*h
-	var near []box
-	for _, o := range p.obstacles {
-		if o.Y+o.H >= lo && o.Y <= hi {
-			near = append(near, o)
-		}
-	}
-	var nearLabels []box
-	for _, o := range p.labels {
-		if o.Y+o.H >= lo && o.Y <= hi {
-			nearLabels = append(nearLabels, o)
-		}
-	}
-	var nearLines []segment
-	for j, o := range p.lines {
-		if j != i && max(o.Y1, o.Y2) >= lo && min(o.Y1, o.Y2) <= hi {
-			nearLines = append(nearLines, o)
-		}
-	}
 	// Candidate positions along the arrow, in twentieths of its length from
 	// the sender, in order of preference: a label near its sender reads with
 	// the row where the message was sent, but not so near that it covers the
@@ -197,6 +201,33 @@ func (p *labelPlacer) place(i, w, h int) box {
 			cx, cy := s.X1+(s.X2-s.X1)*k*reach/(20*dy), s.Y1+(s.Y2-s.Y1)*k*reach/(20*dy)
 			cands = append(cands, box{cx - w/2, cy - h/2, w, h})
 		}
+	}
+	// What lies within [lo, hi] and meets a candidate's rows: nothing else
+	// can overlap or cross a candidate, so the scores are those of
+	// everything within [lo, hi], found without looking at all of it.
+	candLo, candHi := hi, lo
+	for _, c := range cands {
+		candLo, candHi = min(candLo, c.Y), max(candHi, c.Y+c.H)
+	}
+	qlo, qhi := max(lo, candLo), min(hi, candHi)
+	var near, nearLabels []box
+	var nearLines []segment
+	if qlo <= qhi {
+		p.byObstacle.each(qlo, qhi, func(j int) {
+			if o := p.obstacles[j]; o.Y+o.H >= lo && o.Y <= hi {
+				near = append(near, o)
+			}
+		})
+		p.byLabel.each(qlo, qhi, func(j int) {
+			if o := p.labels[j]; o.Y+o.H >= lo && o.Y <= hi {
+				nearLabels = append(nearLabels, o)
+			}
+		})
+		p.byLine.each(qlo, qhi, func(j int) {
+			if o := p.lines[j]; j != i && max(o.Y1, o.Y2) >= lo && min(o.Y1, o.Y2) <= hi {
+				nearLines = append(nearLines, o)
+			}
+		})
 	}
 	best, bestScore := box{}, -1
 	for rank, c := range cands {
@@ -223,6 +254,59 @@ func (p *labelPlacer) place(i, w, h int) box {
 			best, bestScore = c, score
 		}
 	}
+	p.byLabel.add(len(p.labels), best.Y, best.Y+best.H)
 	p.labels = append(p.labels, best)
 	return best
+}
+
+// bandH is the height of one band of a yIndex.
+const bandH = 64
+
+// yIndex finds the items whose vertical extent meets a band of y, so that
+// laying out a picture costs what lies near each item instead of every
+// item for every item (which made a 22,000-step trace's picture take
+// seconds). An item is listed in every band of bandH its extent meets;
+// a query visits the bands of its range and each item in them once. The
+// work for n items is n plus, per query, the items within its range: it
+// grows with the number of arrows times how many run side by side (the
+// messages in flight at once), never with the square of the arrows.
+// Callers test each item exactly as before, so what is drawn is the same.
+type yIndex struct {
+	bands [][]int32 // band → items meeting it, in the order added
+	seen  []uint32  // item → the last query that visited it
+	query uint32
+}
+
+// add lists item i, whose extent is [y0, y1].
+func (x *yIndex) add(i, y0, y1 int) {
+	for len(x.seen) <= i {
+		x.seen = append(x.seen, 0)
+	}
+	for b := band(y0); b <= band(y1); b++ {
+		for len(x.bands) <= b {
+			x.bands = append(x.bands, nil)
+		}
+		x.bands[b] = append(x.bands[b], int32(i))
+	}
+}
+
+// band is the band of y; everything above the picture's top is band 0.
+func band(y int) int { return max(y, 0) / bandH }
+
+// each calls f once for every item whose extent may meet [y0, y1] (a
+// superset: those in the bands the range meets).
+func (x *yIndex) each(y0, y1 int, f func(i int)) {
+	x.query++
+	if x.query == 0 { // wrapped: forget every earlier visit
+		clear(x.seen)
+		x.query = 1
+	}
+	for b := band(y0); b <= band(y1) && b < len(x.bands); b++ {
+		for _, i := range x.bands[b] {
+			if x.seen[i] != x.query {
+				x.seen[i] = x.query
+				f(int(i))
+			}
+		}
+	}
 }

@@ -230,6 +230,10 @@ func (s *sketch) arrows() {
 // fewer arrows cross, and moves the lanes and arrows right as far as an
 // action written left of its dot reaches into the gutter.
 func (s *sketch) actionSides() {
+	var byY yIndex // the arrows by their rows: only those beside a text can cross it
+	for i, ln := range s.lines {
+		byY.add(i, min(ln.Y1, ln.Y2), max(ln.Y1, ln.Y2))
+	}
 	shift := 0
 	for i, st := range s.t.Steps {
 		if st.Actor == "" {
@@ -238,7 +242,7 @@ func (s *sketch) actionSides() {
 		x, y := s.laneX(st.Actor), s.ys[i]
 		rightBoxes := actionLines(s.texts[i].action, x, y, false)
 		leftBoxes := actionLines(s.texts[i].action, x, y, true)
-		if crossings(leftBoxes, true, s.lines, x, y) < crossings(rightBoxes, false, s.lines, x, y) {
+		if crossings(leftBoxes, true, s.lines, &byY, x, y) < crossings(rightBoxes, false, s.lines, &byY, x, y) {
 			s.texts[i].left = true
 			for _, ln := range leftBoxes {
 				shift = max(shift, s.gutterEnd-lineBox(ln, true).X)
@@ -452,12 +456,23 @@ func lineBox(ln svgLine, anchorEnd bool) box {
 
 // crossings scores an action's place: how many arrows run through its
 // text, an arrow ending at the actor's dot (x, y) counting three times, as
-// the text would hide its head.
-func crossings(lines []svgLine, anchorEnd bool, arrows []segment, x, y int) int {
+// the text would hide its head. Only the arrows byY finds beside the text's
+// rows can run through it.
+func crossings(lines []svgLine, anchorEnd bool, arrows []segment, byY *yIndex, x, y int) int {
+	if len(lines) == 0 {
+		return 0
+	}
+	boxes := make([]box, len(lines))
+	lo, hi := math.MaxInt, math.MinInt
+	for k, ln := range lines {
+		boxes[k] = lineBox(ln, anchorEnd)
+		lo, hi = min(lo, boxes[k].Y), max(hi, boxes[k].Y+boxes[k].H)
+	}
 	n := 0
-	for _, s := range arrows {
-		for _, ln := range lines {
-			if s.hits(lineBox(ln, anchorEnd)) {
+	byY.each(lo, hi, func(i int) {
+		s := arrows[i]
+		for _, b := range boxes {
+			if s.hits(b) {
 				n++
 				if abs(s.X2-x) <= dotR+2 && abs(s.Y2-y) <= dotR+2 {
 					n += 2
@@ -465,7 +480,7 @@ func crossings(lines []svgLine, anchorEnd bool, arrows []segment, x, y int) int 
 				break
 			}
 		}
-	}
+	})
 	return n
 }
 

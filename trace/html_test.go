@@ -280,3 +280,21 @@ func TestWriteHTMLConcurrentAndDeterministic(t *testing.T) {
 		assert.Equal(t, want.String(), p, "same trace, same bytes, from any goroutine")
 	}
 }
+
+// BenchmarkBuildPage lays out longTrace's picture at growing sizes (about
+// two arrows per three steps): the time per step stays about flat (the
+// layout's searches are by rows, yIndex), where it grew with the number of
+// steps before (every text and label scored against every arrow).
+//
+//	go test ./trace -run '^$' -bench BuildPage -benchmem
+func BenchmarkBuildPage(b *testing.B) {
+	for _, n := range []int{1000, 4000, 16000} {
+		tr := longTrace(n)
+		b.Run(fmt.Sprintf("steps=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				buildPage(tr)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/step")
+		})
+	}
+}

@@ -15,6 +15,7 @@ import (
 )
 
 func TestSimBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	malformed := filepath.Join(dir, "malformed.json")
 	require.NoError(t, os.WriteFile(malformed, []byte(`{"version":1,"faults":[`), 0o644))
@@ -67,6 +68,7 @@ func TestSimBadInput(t *testing.T) {
 // TestSimStdoutIsDeterministic: same flags, same bytes on stdout, whatever
 // the number of workers; the wall-clock figures are on stderr only.
 func TestSimStdoutIsDeterministic(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	code, first, errOut := runCLI(t, "sim", "--runs", "150", "--seed", "3", "--out", dir, "--workers", "1")
 	require.Equal(t, exitOK, code, errOut)
@@ -95,6 +97,7 @@ func TestSimStdoutIsDeterministic(t *testing.T) {
 }
 
 func TestSimReplayAndSchedule(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// Seed 1 loses an update without fencing (see TestSimStdoutIsDeterministic's table).
 	code, replay, errOut := runCLI(t, "sim", "--fencing", "none", "--replay", "1", "--out", dir)
@@ -137,6 +140,7 @@ func TestSimReplayAndSchedule(t *testing.T) {
 }
 
 func TestSimShrink(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	code, out, errOut := runCLI(t, "sim", "--fencing", "off", "--faults", "pause", "--replay", "44", "--shrink", "--out", dir)
 	require.Equal(t, exitOK, code, errOut)
@@ -150,6 +154,7 @@ func TestSimShrink(t *testing.T) {
 }
 
 func TestSimExitCodes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tests := []struct {
 		name string
@@ -184,10 +189,16 @@ func TestSimExitCodes(t *testing.T) {
 }
 
 // TestSimProgressBarOnlyOnStderr: on a terminal a progress bar is drawn on
-// stderr, and stdout stays the same bytes.
+// stderr, and stdout stays the same bytes. The plain build runs every
+// design; the race build one (the unfenced designs' first failing runs
+// take thousands of runs to shrink: half a minute under -race).
 func TestSimProgressBarOnlyOnStderr(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	args := []string{"sim", "--runs", "100", "--out", dir}
+	if raceEnabled {
+		args = append(args, "--fencing", "all")
+	}
 	_, plain, _ := runCLI(t, args...)
 	var out, errb bytes.Buffer
 	code := run(args, &env{stdout: &out, stderr: &errb, terminal: true})
@@ -231,6 +242,7 @@ func TestPrintedHintsRunAsWritten(t *testing.T) {
 // on stderr and exit 2, never a panic, a stack trace or a run that goes on
 // with a wrapped-around time.
 func TestSimHostileInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := func(name, faults string) string {
 		path := filepath.Join(dir, name+".json")
@@ -329,6 +341,7 @@ func TestSimHostileInput(t *testing.T) {
 // faults at their bounds, run to an end without a panic, and without a
 // time that wrapped around (which showed as a stall).
 func TestSimExtremeButValid(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	day := "24h"
 	path := filepath.Join(dir, "extreme.json")
@@ -358,6 +371,7 @@ func TestSimExtremeButValid(t *testing.T) {
 // left behind, and a folder holding anything fencelab did not write is
 // not replaced.
 func TestSimOutHoldsOneInvocation(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	code, _, errOut := runCLI(t, "sim", "--fencing", "none", "--runs", "1", "--out", dir)
 	require.Equal(t, exitFailure, code, errOut)
@@ -418,15 +432,24 @@ func TestProgressWhenStderrIsNotATerminal(t *testing.T) {
 // TestSimOutputFitsATerminal: the tables and the timeline fit in 100
 // columns (report.MaxWidth, sim.TimelineWidth): long timeline lines are
 // wrapped, the lanes drawn on; only file paths and replay commands, which
-// must stay whole to be copied, may be longer.
+// must stay whole to be copied, may be longer. The race build checks the
+// batch's table without faults and a cheaper shrink (the unfenced designs'
+// failing runs take thousands of runs to shrink); the plain build the
+// batch with its shrunk failures too.
 func TestSimOutputFitsATerminal(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	for _, args := range [][]string{
+	commands := [][]string{
 		{"--runs", "200"},
 		{"--npc", "--runs", "50"},
 		{"--fencing", "all", "--faults", "pause", "--replay", "14"},
 		{"--fencing", "none", "--replay", "1", "--shrink"},
-	} {
+	}
+	if raceEnabled {
+		commands[0] = []string{"--runs", "200", "--faults", "none"}
+		commands[3] = []string{"--fencing", "off", "--faults", "pause", "--replay", "44", "--shrink"}
+	}
+	for _, args := range commands {
 		_, out, errOut := runCLI(t, append([]string{"sim", "--out", dir}, args...)...)
 		require.NotEmpty(t, out, errOut)
 		for _, line := range strings.Split(out, "\n") {
@@ -445,6 +468,7 @@ func TestSimOutputFitsATerminal(t *testing.T) {
 // "Steps"): a table's "N steps" is its trace's "violated at step N" —
 // step 1 the initial state, one more per action.
 func TestStepCountsAgree(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := runCLI(t, "explore", "--clients", "2", "--fencing", "none", "--out", t.TempDir())
 	require.Equal(t, exitOK, code, stderr)
 	table := regexp.MustCompile(`(?m)^(\w+)\s+violated \((\d+) steps\)`).FindAllStringSubmatch(stdout, -1)
@@ -458,6 +482,7 @@ func TestStepCountsAgree(t *testing.T) {
 // unfenced lock when the derived slack is negative and not when it is
 // positive, and fencing all keeps NoLostUpdate either way.
 func TestSimWorstCase(t *testing.T) {
+	t.Parallel()
 	fault := []string{"--max-pause", "50ms", "--max-jump", "10ms", "--max-spike", "20ms"}
 	tests := []struct {
 		design, property, lockDelay string

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,8 +9,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -223,47 +227,110 @@ func newTLCRunner(ctx context.Context, e *env, pin string, timeout time.Duration
 
 // checkModels checks the committed translations of the models' specs and
 // runs every model, printing the counterexamples of those show selects.
+// It runs modelsAtOnce models at a time, each TLC process with its own
+// java.io.tmpdir and metadir (tlc.Runner), and prints and returns them in
+// the manifest's order, whatever order they finish in: the output is the
+// same bytes as one at a time.
 func checkModels(ctx context.Context, e *env, runner *tlc.Runner, specs, outDir string, models []tlc.Model, show func(tlc.Model) bool) ([]tlc.Outcome, error) {
 	stale, untranslated, err := staleSpecs(ctx, runner, specs, models)
 	if err != nil {
 		return nil, err
 	}
-	var rows []tlc.Outcome
-	for _, m := range models {
-		if e.terminal {
-			fmt.Fprintf(e.stderr, "  running %s …\n", m.Name)
+	type done struct {
+		row tlc.Outcome
+		out bytes.Buffer // what runModel printed, written out in order
+	}
+	results := make([]done, len(models))
+	ready := make([]chan struct{}, len(models))
+	for i := range ready {
+		ready[i] = make(chan struct{})
+	}
+	slots := make(chan struct{}, modelsAtOnce())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // starts each model when a slot is free, in manifest order
+		defer wg.Done()
+		for i, m := range models {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				for _, c := range ready[i:] {
+					close(c)
+				}
+				return
+			}
+			if e.terminal {
+				fmt.Fprintf(e.stderr, "  running %s …\n", m.Name)
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() { <-slots; close(ready[i]) }()
+				results[i].row = runModel(ctx, &results[i].out, runner, specs, outDir, m, stale[m.Spec], untranslated[m.Spec], show(m))
+			}()
 		}
-		row := runModel(ctx, e, runner, specs, outDir, m, stale[m.Spec], untranslated[m.Spec], show(m))
+	}()
+	var rows []tlc.Outcome
+	for i := range models {
+		<-ready[i]
 		if ctx.Err() != nil {
+			wg.Wait() // every started run has stopped and cleaned up
 			return nil, stopped(ctx)
 		}
-		rows = append(rows, row)
+		if _, err := e.stdout.Write(results[i].out.Bytes()); err != nil {
+			wg.Wait()
+			return nil, err
+		}
+		rows = append(rows, results[i].row)
 	}
+	wg.Wait()
 	return rows, nil
 }
+
+// modelsAtOnce is how many TLC processes checkModels runs at a time: two
+// where there are two cores or more. Most models take a second or two, a
+// good part of it the JVM starting, compiling and loading the spec on one
+// core; a second model uses the other core meanwhile, and a model
+// expected to be violated runs one TLC worker anyway (tlc.Runner.Workers).
+// Not more: each JVM sizes its heap for the whole machine.
+func modelsAtOnce() int { return max(1, min(2, runtime.NumCPU())) }
 
 // staleSpecs re-translates each spec the models use and says, per spec,
 // why its committed translation is stale (nothing when it is current), or
 // why it could not be checked (the translator failed): that is not called
 // stale, for it is something else.
 func staleSpecs(ctx context.Context, r *tlc.Runner, specs string, models []tlc.Model) (stale map[string][]string, untranslated map[string]string, err error) {
-	stale, untranslated = map[string][]string{}, map[string]string{}
-	done := map[string]bool{}
+	var names []string // each spec once, in manifest order
 	for _, m := range models {
-		if done[m.Spec] {
+		if !slices.Contains(names, m.Spec) {
+			names = append(names, m.Spec)
+		}
+	}
+	// The translator is a JVM too: modelsAtOnce specs at a time.
+	whys, errs := make([]string, len(names)), make([]error, len(names))
+	slots := make(chan struct{}, modelsAtOnce())
+	var wg sync.WaitGroup
+	for i, name := range names {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			whys[i], errs[i] = r.StaleTranslation(ctx, filepath.Join(specs, name))
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil, nil, stopped(ctx)
+	}
+	stale, untranslated = map[string][]string{}, map[string]string{}
+	for i, name := range names {
+		if errs[i] != nil {
+			untranslated[name] = errs[i].Error()
 			continue
 		}
-		done[m.Spec] = true
-		why, err := r.StaleTranslation(ctx, filepath.Join(specs, m.Spec))
-		if ctx.Err() != nil {
-			return nil, nil, stopped(ctx)
-		}
-		if err != nil {
-			untranslated[m.Spec] = err.Error()
-			continue
-		}
-		if why != "" {
-			stale[m.Spec] = []string{why}
+		if whys[i] != "" {
+			stale[name] = []string{whys[i]}
 		}
 	}
 	return stale, untranslated, nil
@@ -272,7 +339,7 @@ func staleSpecs(ctx context.Context, r *tlc.Runner, specs string, models []tlc.M
 // runModel runs one model, judges it against the manifest, saves its
 // output and counterexample, and, if show, prints the counterexample's
 // step table.
-func runModel(ctx context.Context, e *env, r *tlc.Runner, specs, outDir string, m tlc.Model, stale []string, untranslated string, show bool) tlc.Outcome {
+func runModel(ctx context.Context, stdout io.Writer, r *tlc.Runner, specs, outDir string, m tlc.Model, stale []string, untranslated string, show bool) tlc.Outcome {
 	row := tlc.Outcome{Model: m, Distinct: -1, Depth: -1}
 	var invariants []string // what the model checks; a missing cfg fails the run below
 	if cfg, err := os.ReadFile(filepath.Join(specs, m.Cfg)); err == nil {
@@ -307,11 +374,11 @@ func runModel(ctx context.Context, e *env, r *tlc.Runner, specs, outDir string, 
 	if show && res.Parsed != nil && len(res.Parsed.States) > 0 {
 		t, err := res.Parsed.Trace(traceOptions(m, res))
 		if err == nil {
-			fmt.Fprintf(e.stdout, "── %s: %s ──\n", m.Name, res.Got.Text())
-			if err := trace.WriteTable(e.stdout, t); err != nil {
+			fmt.Fprintf(stdout, "── %s: %s ──\n", m.Name, res.Got.Text())
+			if err := trace.WriteTable(stdout, t); err != nil {
 				row.Mismatch = err.Error()
 			}
-			fmt.Fprintf(e.stdout, "(saved in %s)\n\n", dir)
+			fmt.Fprintf(stdout, "(saved in %s)\n\n", dir)
 		}
 	}
 	return row

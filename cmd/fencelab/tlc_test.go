@@ -254,3 +254,37 @@ func TestTLCErrorShowsWhere(t *testing.T) {
 	assert.Contains(t, stderr, "TLC gave spec parse error (exit 150): "+where, "in the one-line error")
 	assert.Equal(t, 2, strings.Count(stderr, "\n"), "which jar, then the one-line error: %s", stderr)
 }
+
+// TestTLCPrintsInManifestOrder: models run two at a time, but the
+// counterexamples and the table come out in the manifest's order even when
+// the later models finish first (the fake TLC takes longest on the first
+// model, least on the last), and every model still runs once.
+func TestTLCPrintsInManifestOrder(t *testing.T) {
+	violation := mustAbs(t, "../../tlc/testdata/tool_DistLock_2c_AtMostOneClientHoldLock.out")
+	fake := newFakeTLC(t, `for a in "$@"; do case $a in a1.cfg) sleep 0.6;; a2.cfg) sleep 0.3;; esac; done
+cat `+violation+`; exit 12`, "exit 0")
+	var entries []string
+	for _, name := range []string{"a1", "a2", "a3"} {
+		entries = append(entries, `"name": "`+name+`", "spec": "S.tla", "cfg": "`+name+`.cfg"`)
+	}
+	specs := specsFolder(t, entries...)
+	for _, name := range []string{"a1", "a2", "a3"} {
+		require.NoError(t, os.WriteFile(filepath.Join(specs, name+".cfg"), []byte("INIT Init\nNEXT Next\n"), 0o644))
+	}
+	code, stdout, stderr := runCLI(t, "tlc", "--pin", "../../tla2tools.version", "--specs", specs, "--out", t.TempDir())
+	require.Equal(t, exitFailure, code, "a violation where the manifest expects ok: %s", stderr)
+	var at []int
+	for _, name := range []string{"── a1: ", "── a2: ", "── a3: ", "\nmodel ", "\na1 ", "\na2 ", "\na3 "} {
+		from := 0
+		if len(at) > 0 {
+			from = at[len(at)-1]
+		}
+		i := strings.Index(stdout[from:], name)
+		require.GreaterOrEqual(t, i, 0, "%q missing after byte %d of:\n%s", name, from, stdout)
+		at = append(at, from+i)
+	}
+	for _, name := range []string{"── a1: ", "── a2: ", "── a3: "} {
+		assert.Equal(t, 1, strings.Count(stdout, name), "one counterexample of each model")
+	}
+	assert.Equal(t, []string{"pcal.trans", "tlc2.TLC", "tlc2.TLC", "tlc2.TLC"}, fake.runs(t))
+}
