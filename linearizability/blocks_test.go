@@ -91,22 +91,3 @@ func TestDecideGivesUpBeyondItsBounds(t *testing.T) {
 	assert.True(t, decided)
 	assert.True(t, ok)
 }
-
-// TestDecideAgreesWithPorcupineOnRealisticHistories: the simulator's kind
-// of history (bench_test.go's realisticSections: 60 sections, neighbours
-// overlapping, some aborted, with and without a lost update) gets
-// Porcupine's verdict from decide, and decide does decide it.
-func TestDecideAgreesWithPorcupineOnRealisticHistories(t *testing.T) {
-	for _, lose := range []bool{false, true} {
-		var ops []fastOp[sectionInput, int64]
-		for _, s := range realisticSections(lose) {
-			if s.Committed {
-				ops = append(ops, fastOp[sectionInput, int64]{client: s.Client, call: s.Call, ret: s.Return, in: sectionInput{client: s.Client, token: s.Token}, out: s.Read})
-			}
-		}
-		got, decided := decide(int64(0), sectionsStep, ops)
-		require.True(t, decided)
-		assert.Equal(t, porcupine.CheckOperations(sectionsModel(), porcupineOps(ops)), got, "lose %v", lose)
-		assert.Equal(t, !lose, got)
-	}
-}
