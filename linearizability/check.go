@@ -2,8 +2,6 @@ package linearizability
 
 import (
 	"fmt"
-	"slices"
-	"strconv"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -52,12 +50,12 @@ const DefaultTimeout = 10 * time.Second
 type Result struct {
 	Verdict verdict.Verdict
 
-	// draw gives the model, the history as Porcupine's operations and
-	// the notes to draw beside them (the aborted sections, which had no
-	// effect and so are not operations of the counter): built only when
-	// a picture is drawn, from the check's own copy of the history.
-	draw    func() (porcupine.Model, []porcupine.Operation, []porcupine.Annotation)
+	model   porcupine.Model
+	ops     []porcupine.Operation
 	timeout time.Duration
+	// notes are drawn but were not checked: the aborted sections, which
+	// had no effect and so are not operations of the counter.
+	notes []porcupine.Annotation
 }
 
 // CheckSections checks the critical sections against an atomic counter:
@@ -75,35 +73,23 @@ type Result struct {
 // A timeout <= 0 means DefaultTimeout. The check runs in one goroutine.
 // It panics if a section has Client < 0 or Return < Call.
 func CheckSections(sections []Section, timeout time.Duration) Result {
-	sections = slices.Clone(sections) // the caller may reuse its slice
-	ops := make([]fastOp[sectionInput, int64], 0, len(sections))
+	ops := make([]porcupine.Operation, 0, len(sections))
+	var notes []porcupine.Annotation
 	for i, s := range sections {
 		mustBeWellFormed("section", i, s.Client, s.Call, s.Return)
-		if s.Committed {
-			ops = append(ops, fastOp[sectionInput, int64]{client: s.Client, call: s.Call, ret: s.Return, in: sectionInput{client: s.Client, token: s.Token}, out: s.Read})
+		if !s.Committed {
+			notes = append(notes, abortedNote(s))
+			continue
 		}
+		ops = append(ops, porcupine.Operation{
+			ClientId: s.Client,
+			Input:    sectionInput{client: s.Client, token: s.Token},
+			Call:     s.Call,
+			Output:   s.Read,
+			Return:   s.Return,
+		})
 	}
-	draw := func() (porcupine.Model, []porcupine.Operation, []porcupine.Annotation) {
-		var notes []porcupine.Annotation
-		for _, s := range sections {
-			if !s.Committed {
-				notes = append(notes, abortedNote(s))
-			}
-		}
-		return sectionsModel(), porcupineOps(ops), notes
-	}
-	return check(SectionsLinearizable, len(ops), timeout, draw, func() (bool, bool) {
-		return decide(int64(0), sectionsStep, ops)
-	})
-}
-
-// porcupineOps is a history as Porcupine's operations.
-func porcupineOps[I, O any](ops []fastOp[I, O]) []porcupine.Operation {
-	pops := make([]porcupine.Operation, len(ops))
-	for i, op := range ops {
-		pops[i] = porcupine.Operation{ClientId: op.client, Input: op.in, Call: op.call, Output: op.out, Return: op.ret}
-	}
-	return pops
+	return check(SectionsLinearizable, sectionsModel(), ops, timeout, notes)
 }
 
 // CheckResource checks the resource's operations against a register that
@@ -122,7 +108,7 @@ func CheckResource(ops []ResourceOp, mode impl.FenceMode, timeout time.Duration)
 	default:
 		panic(fmt.Sprintf("linearizability: unknown fencing mode %v", mode))
 	}
-	fast := make([]fastOp[resourceInput, resourceOutput], len(ops))
+	pops := make([]porcupine.Operation, len(ops))
 	for i, op := range ops {
 		mustBeWellFormed("resource operation", i, op.Client, op.Call, op.Return)
 		in := resourceInput{client: op.Client, kind: op.Kind, token: op.Token}
@@ -137,40 +123,22 @@ func CheckResource(ops []ResourceOp, mode impl.FenceMode, timeout time.Duration)
 		default:
 			panic(fmt.Sprintf("linearizability: resource operation %d has unknown kind %v", i, op.Kind))
 		}
-		fast[i] = fastOp[resourceInput, resourceOutput]{client: op.Client, call: op.Call, ret: op.Return, in: in, out: out}
+		pops[i] = porcupine.Operation{ClientId: op.Client, Input: in, Call: op.Call, Output: out, Return: op.Return}
 	}
-	draw := func() (porcupine.Model, []porcupine.Operation, []porcupine.Annotation) {
-		return registerModel(mode), porcupineOps(fast), nil
-	}
-	return check(RegisterLinearizable, len(fast), timeout, draw, func() (bool, bool) {
-		step := func(s registerState, in resourceInput, out resourceOutput) (bool, registerState) {
-			return registerStep(mode, s, in, out)
-		}
-		return decide(registerState{}, step, fast)
-	})
+	return check(RegisterLinearizable, registerModel(mode), pops, timeout, nil)
 }
 
-// check decides a history of n operations: by decide where it can (blocks.go),
-// else by Porcupine's search within the timeout.
-func check(property string, n int, timeout time.Duration, draw func() (porcupine.Model, []porcupine.Operation, []porcupine.Annotation), fast func() (linearizable, decided bool)) Result {
+func check(property string, model porcupine.Model, ops []porcupine.Operation, timeout time.Duration, notes []porcupine.Annotation) Result {
 	timeout = effectiveTimeout(timeout)
-	v := verdict.Verdict{Property: property, Covered: strconv.Itoa(n) + " operations"}
-	if ok, decided := fast(); decided {
-		v.Status = verdict.Violated
-		if ok {
-			v.Status = verdict.Holds
-		}
-		return Result{Verdict: v, draw: draw, timeout: timeout}
-	}
 	// The plain check, not the verbose one: it stops at the first sign of
 	// illegality, and most runs never need a picture. WriteHTML searches
 	// again, with the linearization data, when asked.
-	model, ops, _ := draw()
-	v.Status = verdictOf(porcupine.CheckOperationsTimeout(model, ops, timeout))
+	res := porcupine.CheckOperationsTimeout(model, ops, timeout)
+	v := verdict.Verdict{Property: property, Status: verdictOf(res), Covered: fmt.Sprintf("%d operations", len(ops))}
 	if v.Status == verdict.Unknown {
 		v.Detail = fmt.Sprintf("Porcupine timed out after %v", timeout)
 	}
-	return Result{Verdict: v, draw: draw, timeout: timeout}
+	return Result{Verdict: v, model: model, ops: ops, timeout: timeout, notes: notes}
 }
 
 func effectiveTimeout(d time.Duration) time.Duration {

@@ -8,11 +8,10 @@ import (
 	"github.com/fencelab/fencelab/impl"
 )
 
-// Neither model sets Partition: each is a single object, so there is
-// nothing to split by key (blocks.go says why, and how a history is cut
-// in time instead), and Porcupine then checks the whole history in
-// exactly one goroutine. That is the "bounded concurrency per check" the
-// simulator relies on when it runs one check per run on every core.
+// Neither model sets Partition: the counter is a single object, so there is
+// nothing to split, and Porcupine then checks the whole history in exactly
+// one goroutine. That is the "bounded concurrency per check" the simulator
+// relies on when it runs one check per run on every core.
 
 // clientName is a client's lane name, the same as impl.NodeID's ("c1" for
 // index 0), so the picture and the traces name clients alike. It does not
@@ -43,8 +42,12 @@ type sectionInput struct {
 func sectionsModel() porcupine.Model {
 	return porcupine.Model{
 		Init: func() any { return int64(0) },
-		Step: func(state, input, output any) (bool, any) {
-			return sectionsStep(state.(int64), input.(sectionInput), output.(int64))
+		Step: func(state, _, output any) (bool, any) {
+			counter := state.(int64)
+			if output.(int64) != counter {
+				return false, state
+			}
+			return true, counter + 1
 		},
 		Hash: func(state any) uint64 { return uint64(state.(int64)) },
 		DescribeOperation: func(input, output any) string {
@@ -53,16 +56,6 @@ func sectionsModel() porcupine.Model {
 		},
 		DescribeState: func(state any) string { return fmt.Sprintf("counter %d", state.(int64)) },
 	}
-}
-
-// sectionsStep is the sections model's transition, with its own types (the
-// model's Step and decide both use it): an increment that returned read is
-// legal from counter read, and leaves read+1.
-func sectionsStep(counter int64, _ sectionInput, read int64) (bool, int64) {
-	if read != counter {
-		return false, counter
-	}
-	return true, counter + 1
 }
 
 // resourceInput is an operation as the client sent it.
@@ -95,7 +88,25 @@ func registerModel(mode impl.FenceMode) porcupine.Model {
 	return porcupine.Model{
 		Init: func() any { return registerState{} },
 		Step: func(state, input, output any) (bool, any) {
-			return registerStep(mode, state.(registerState), input.(resourceInput), output.(resourceOutput))
+			s, in, out := state.(registerState), input.(resourceInput), output.(resourceOutput)
+			next, accept := fence(mode, s, in)
+			if out.accepted != accept {
+				return false, state
+			}
+			if !accept {
+				// A rejected operation changes nothing, not even the
+				// highest token seen.
+				return true, state
+			}
+			switch in.kind {
+			case impl.OpRead:
+				if out.value != s.counter {
+					return false, state
+				}
+			case impl.OpWrite:
+				next.counter = in.value
+			}
+			return true, next
 		},
 		Hash: func(state any) uint64 {
 			s := state.(registerState)
@@ -128,29 +139,6 @@ func registerModel(mode impl.FenceMode) porcupine.Model {
 			return fmt.Sprintf("counter %d, highest token %d", s.counter, s.maxToken)
 		},
 	}
-}
-
-// registerStep is the register model's transition under mode, with its own
-// types (the model's Step and decide both use it).
-func registerStep(mode impl.FenceMode, s registerState, in resourceInput, out resourceOutput) (bool, registerState) {
-	next, accept := fence(mode, s, in)
-	if out.accepted != accept {
-		return false, s
-	}
-	if !accept {
-		// A rejected operation changes nothing, not even the highest
-		// token seen.
-		return true, s
-	}
-	switch in.kind {
-	case impl.OpRead:
-		if out.value != s.counter {
-			return false, s
-		}
-	case impl.OpWrite:
-		next.counter = in.value
-	}
-	return true, next
 }
 
 // fence is DESIGN.md's table: whether mode accepts in from state s, and the

@@ -27,18 +27,18 @@ import (
 // Unknown verdict the picture shows how far a time-limited search got,
 // which depends on the machine, and a note in a "check" lane says so.
 func (r Result) WriteHTML(w io.Writer, annotations []Annotation) error {
-	if r.draw == nil {
+	if r.model.Init == nil {
 		return errors.New("linearizability: no checked history to draw (the Result did not come from a check)")
 	}
-	model, ops, notes := r.draw()
-	res, info := porcupine.CheckOperationsVerbose(model, ops, r.timeout)
+	res, info := porcupine.CheckOperationsVerbose(r.model, r.ops, r.timeout)
 	canonicalize(&info)
+	notes := slices.Clone(r.notes)
 	notes = append(notes, faultAnnotations(annotations)...)
-	if note, ok := r.verdictNote(verdictOf(res), ops); ok {
+	if note, ok := r.verdictNote(verdictOf(res)); ok {
 		notes = append(notes, note)
 	}
 	info.AddAnnotations(notes)
-	if err := porcupine.Visualize(model, info, w); err != nil {
+	if err := porcupine.Visualize(r.model, info, w); err != nil {
 		return fmt.Errorf("linearizability: writing the visualization: %w", err)
 	}
 	return nil
@@ -63,7 +63,7 @@ func canonicalize(info *porcupine.LinearizationInfo) {
 
 // verdictNote explains a picture that is not the final word: the search
 // timed out, or (near the timeout) ended otherwise than the check did.
-func (r Result) verdictNote(drawn verdict.Status, ops []porcupine.Operation) (porcupine.Annotation, bool) {
+func (r Result) verdictNote(drawn verdict.Status) (porcupine.Annotation, bool) {
 	var text string
 	switch {
 	case drawn == verdict.Unknown:
@@ -74,7 +74,7 @@ func (r Result) verdictNote(drawn verdict.Status, ops []porcupine.Operation) (po
 		return porcupine.Annotation{}, false
 	}
 	var start, end int64
-	for i, op := range ops {
+	for i, op := range r.ops {
 		if i == 0 || op.Call < start {
 			start = op.Call
 		}
