@@ -3,6 +3,7 @@ package tlc
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -144,6 +145,8 @@ type converter struct {
 	// pending are the messages in flight per channel, oldest first, as
 	// indexes into the trace's arrows.
 	pending map[string][]int
+	// resourceProc is true when the resource is a process (a lane of pc).
+	resourceProc bool
 }
 
 func newConverter(o *Output) *converter {
@@ -174,7 +177,13 @@ func newConverter(o *Output) *converter {
 		c.lanes = []string{c.single}
 	}
 	if _, ok := first["counter"]; ok {
-		c.lanes = append(c.lanes, ResourceLane)
+		if slices.Contains(c.lanes, ResourceLane) {
+			// The resource is a process of its own (the specs that step
+			// like impl.World): its steps are its own, not the clients'.
+			c.resourceProc = true
+		} else {
+			c.lanes = append(c.lanes, ResourceLane)
+		}
 	}
 	c.findReaders(o)
 	return c
@@ -335,6 +344,9 @@ func (c *converter) arrowsAndNotes(t *trace.Trace, step trace.Step, prev, cur ma
 			}
 		}
 	}
+	if old, ok := prev[NetworkVar]; ok && old.Kind == KindSet {
+		c.network(t, actor, n, old, cur[NetworkVar])
+	}
 	c.resource(t, actor, step, prev, cur)
 	if lk, ok := cur["distLock"]; ok {
 		status, _ := lk.Field("status")
@@ -408,12 +420,24 @@ func messageLabel(m Value) string {
 	}
 	var head string
 	var rest []string
+	typ, _ := m.Field("type")
+	_, net := m.Field("from")
+	reply := strings.HasSuffix(typ.Str, "_reply")
 	for _, f := range m.Fields {
 		switch k := f.Key.Str; {
 		case k == "type" || k == "status":
 			head = laneName(f.Val)
 		case k == "id":
 		case k == "token" && f.Val.Kind == KindInt && f.Val.Int == 0:
+		// A network message (from, to and every field of Go's message):
+		// the arrow shows from and to, and unused fields are zero.
+		case net && (k == "from" || k == "to"):
+		case net && k == "lease" && f.Val.Kind == KindInt && f.Val.Int == 0:
+		case net && k == "value" && typ.Str != "read_reply" && typ.Str != "write" && f.Val.Kind == KindInt && f.Val.Int == 0:
+		case net && k == "ok":
+			if reply && f.Val.Kind == KindBool && !f.Val.Bool {
+				rest = append(rest, "refused")
+			}
 		default:
 			rest = append(rest, k+" "+laneName(f.Val))
 		}
@@ -427,10 +451,50 @@ func messageLabel(m Value) string {
 	return head
 }
 
+// NetworkVar is the variable of the messages in flight in the specs that
+// step like impl.World: a set of records with from and to, any of which
+// may be delivered next.
+const NetworkVar = "network"
+
+// network draws the messages a step took out of the network (received by
+// the actor) and put into it (sent from their from to their to).
+func (c *converter) network(t *trace.Trace, actor string, n int, old, now Value) {
+	has := func(set Value, m Value) bool {
+		return slices.ContainsFunc(set.Elems, m.Equal)
+	}
+	for _, m := range old.Elems {
+		if has(now, m) {
+			continue
+		}
+		key := NetworkVar + ":" + m.String()
+		if q := c.pending[key]; len(q) > 0 {
+			t.Arrows[q[0]].Received = n
+			c.pending[key] = q[1:]
+		}
+	}
+	for _, m := range now.Elems {
+		if has(old, m) {
+			continue
+		}
+		from, to := actor, ""
+		if v, ok := m.Field("from"); ok {
+			from = laneName(v)
+		}
+		if v, ok := m.Field("to"); ok {
+			to = laneName(v)
+		}
+		label := messageLabel(m)
+		t.Arrows = append(t.Arrows, trace.Arrow{From: from, To: to, Sent: n, Label: label})
+		key := NetworkVar + ":" + m.String()
+		c.pending[key] = append(c.pending[key], len(t.Arrows)-1)
+	}
+}
+
 // resource draws a client's operation on the shared counter: an arrow to
 // the resource lane, and a rejection note when the resource refused it.
+// When the resource is a process, its steps and messages draw themselves.
 func (c *converter) resource(t *trace.Trace, actor string, step trace.Step, prev, cur map[string]Value) {
-	if _, ok := cur["counter"]; !ok || !c.clients[actor] {
+	if _, ok := cur["counter"]; !ok || !c.clients[actor] || c.resourceProc {
 		return
 	}
 	action := strings.ToLower(step.Action)
