@@ -365,7 +365,7 @@ Access:
     };
 }
 } *)
-\* BEGIN TRANSLATION
+\* BEGIN TRANSLATION (chksum(pcal) = "3254f894" /\ chksum(tla) = "dd49fc49")
 VARIABLES distLock, network, timers, lock_held, lease, counter, ops, pc, 
           retries, late, read_val, committed, aborted, last_lease
 
@@ -692,7 +692,7 @@ NoLostUpdate == counter = writes
 AllClientsFinish == <>(\A c \in Clients : pc[c] = "Done")
 
 \* Every client eventually commits every section.  Giving up or abandoning
-\* a section does not satisfy it.  It holds under Spec's fairness without
+\* a section does not satisfy it.  It holds under FairSpec's fairness without
 \* timeouts and with clients that never give up (Timeouts = GiveUp =
 \* FALSE), and is violated when either is allowed.
 EveryClientCommits == <>(\A c \in Clients : committed[c] = Sections)
@@ -702,6 +702,16 @@ EveryClientCommits == <>(\A c \in Clients : committed[c] = Sections)
 \* not hold them vacuously (a service that never grants, or a client that
 \* never writes, would make this invariant hold).
 NotEveryClientCommits == ~(\A c \in Clients : committed[c] = Sections)
+
+\* Go's untimed world delivers the messages in flight in any order, so the
+\* weak fairness of the processes alone lets the service answer a retrying
+\* client's acquires forever and never take the holder's release, which
+\* is in flight all along: no real network does that.  FairSpec adds the
+\* fairness of delivery, each client's acquires and releases to the
+\* service kind by kind: a message the service could take all along is
+\* eventually taken.  EveryClientCommits is checked under it.
+Deliver(c, t) == \E m \in network : m.from = c /\ m.type = t /\ m \notin network'
+FairSpec == Spec /\ \A c \in Clients, t \in {"acquire", "release"} : WF_vars(Serve /\ Deliver(c, t))
 
 \* The same system without any fairness: a process may simply stop taking
 \* steps, forever.  AllClientsFinish fails under it, which shows that the

@@ -39,7 +39,9 @@ var ErrNoCounterexample = errors.New("the TLC output has no counterexample (no s
 // pc was at the step's label), variables whose name contains "queue" are
 // message channels (a plain sequence is a channel to the process that reads
 // it, a function of sequences has one channel per process), and distLock,
-// accepted, token and max_token give expiry and rejection notes. Other
+// accepted (or ops), token and max_token give expiry and rejection notes;
+// a set named network is the messages in flight of the specs that step
+// like impl.World (each message a record with from and to). Other
 // specs get lanes too: PlusCal processes with integer ids (TLC prints their
 // pc as a sequence) are lanes "1", "2", …; a spec without processes (plain
 // TLA+, or a uniprocess algorithm) is one lane named after its module, which
@@ -177,13 +179,14 @@ func newConverter(o *Output) *converter {
 		c.lanes = []string{c.single}
 	}
 	if _, ok := first["counter"]; ok {
-		if slices.Contains(c.lanes, ResourceLane) {
+		if i := slices.Index(c.lanes, ResourceLane); i >= 0 {
 			// The resource is a process of its own (the specs that step
 			// like impl.World): its steps are its own, not the clients'.
+			// Its lane stays last, as for a resource that is a variable.
 			c.resourceProc = true
-		} else {
-			c.lanes = append(c.lanes, ResourceLane)
+			c.lanes = slices.Delete(c.lanes, i, i+1)
 		}
+		c.lanes = append(c.lanes, ResourceLane)
 	}
 	c.findReaders(o)
 	return c
@@ -597,7 +600,7 @@ func (c *converter) violation(o *Output, opts TraceOptions, t *trace.Trace, last
 		n := int64(-1)
 		if ok && writes.Kind == KindInt {
 			n = writes.Int
-		} else if acc, ok := last["accepted"]; ok {
+		} else if acc, ok := acceptedOps(last); ok {
 			n = 0
 			for _, e := range acc.Elems {
 				if op, _ := e.Field("op"); op.Str == "write" {
@@ -619,11 +622,31 @@ func (c *converter) violation(o *Output, opts TraceOptions, t *trace.Trace, last
 			v.Explanation = fmt.Sprintf("the counter is %s but the resource accepted %d writes: an update was lost", counter, n)
 		}
 	case "TokenIsMonotonical":
-		if acc, ok := last["accepted"]; ok {
+		if acc, ok := acceptedOps(last); ok {
 			v.Involved, v.Explanation = tokenRegression(acc)
 		}
 	}
 	return v
+}
+
+// acceptedOps is the resource's accepted operations: the variable
+// accepted, or the operations of the log ops (every operation handled, as
+// Go's resource logs them) whose ok is TRUE.
+func acceptedOps(state map[string]Value) (Value, bool) {
+	if acc, ok := state["accepted"]; ok {
+		return acc, true
+	}
+	ops, ok := state["ops"]
+	if !ok || ops.Kind != KindSeq {
+		return Value{}, false
+	}
+	acc := Value{Kind: KindSeq}
+	for _, e := range ops.Elems {
+		if okv, has := e.Field("ok"); !has || (okv.Kind == KindBool && okv.Bool) {
+			acc.Elems = append(acc.Elems, e)
+		}
+	}
+	return acc, true
 }
 
 // tokenRegression finds two accepted operations whose tokens go down.
