@@ -4,7 +4,7 @@ FENCELAB := $(GO) run ./cmd/fencelab
 OUT      ?= out
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test fmt-check vet generate tlc explore sim sim-long bench readme clean
+.PHONY: help install demo test fmt-check vet generate tlc conform explore sim sim-long bench readme clean
 
 help: ## print the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -56,6 +56,9 @@ generate: ## go generate ./...: rewrite the generated String methods (stringer, 
 
 tlc: $(BIN) ## run TLC on every model in specs/models.json (MODEL=<name> for one; offline: TLA2TOOLS_JAR=/path/to/tla2tools.jar)
 	@$(call fencelab,tlc --out $(OUT)/tlc $(if $(MODEL),--model $(MODEL)))
+
+conform: $(BIN) ## trace validation: Go runs (random walks, explorer counterexamples, simulator runs) checked against the specs by TLC (WALKS=<n> per configuration, default 100; needs the jar)
+	@$(call fencelab,conform --out $(OUT)/conform $(if $(WALKS),--walks $(WALKS)))
 
 sim: $(BIN) ## simulate every design under NPC faults, then the NPC table (RUNS=<n> runs per design, default 1000)
 	@$(call fencelab,sim --out $(OUT)/sim $(if $(RUNS),--runs $(RUNS)))

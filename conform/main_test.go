@@ -27,7 +27,7 @@ const specsDir = "../specs"
 
 // checker returns a Checker with the real TLC, or skips the test (counted)
 // without Java or a jar.
-func checker(t *testing.T) *Checker {
+func checker(t testing.TB) *Checker {
 	t.Helper()
 	skip := func(why string) {
 		tlcChecks.Skipped(why)

@@ -41,7 +41,7 @@ type Run struct {
 type Checker struct {
 	TLC      *tlc.Runner
 	SpecsDir string // the folder with DistLock*.tla and Trace*.tla
-	Workers  int    // TLC workers; 0: 1
+	Workers  int    // TLC workers; 0: auto (one per core)
 }
 
 // acceptedLine is what the trace specs print when a trace's last line is
@@ -141,12 +141,12 @@ func (k *Checker) tlc(ctx context.Context, c impl.Config, traces []*Trace, verbo
 			return res, fmt.Errorf("writing %s: %w", name, err)
 		}
 	}
-	workers := k.Workers
-	if workers <= 0 {
-		workers = 1
+	workers := "auto"
+	if k.Workers > 0 {
+		workers = strconv.Itoa(k.Workers)
 	}
 	start := time.Now()
-	out, code, err := k.TLC.TLC(ctx, dir, "-workers", strconv.Itoa(workers), "-metadir", filepath.Join(dir, "states"),
+	out, code, err := k.TLC.TLC(ctx, dir, "-workers", workers, "-metadir", filepath.Join(dir, "states"),
 		"-config", "Trace.cfg", traceSpec)
 	res.wall, res.output = time.Since(start), out
 	if err != nil {
