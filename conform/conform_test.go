@@ -182,12 +182,14 @@ func TestRecordFollowsWalk(t *testing.T) {
 // is a step of the untimed world, found by SimPath.
 func TestSimPathIsTheWorlds(t *testing.T) {
 	for _, d := range impl.Designs() {
-		g, err := SimRuns(SimConfig(d), 5)
+		g, err := SimRuns(SimConfig(d), 5, 1)
 		require.NoError(t, err)
 		for _, tr := range g.Traces {
 			assert.NoError(t, tr.Unmapped, tr.Name)
 			assert.NotEmpty(t, tr.Path, tr.Name)
 		}
+		assert.GreaterOrEqual(t, len(g.Traces), 5)
+		assert.NotEmpty(t, g.Traces[len(g.Traces)-1].Violates, "%s: the runs after the first 5 are failing ones", d)
 	}
 	// A step the world cannot take is refused.
 	c := SimConfig(impl.DesignFenceAll).Config

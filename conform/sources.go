@@ -2,6 +2,7 @@ package conform
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
@@ -89,35 +90,45 @@ func SimConfig(d impl.Design) sim.Config {
 	return c
 }
 
-// SimRuns records simulator runs seeded 1..n of c, failing and passing
-// alike, with their times dropped and their order kept: each simulator
-// step must be a step of impl.World (SimPath).
-func SimRuns(c sim.Config, n int) (Group, error) {
+// SimRuns records simulator runs of c with their times dropped and their
+// order kept (each simulator step must be a step of impl.World: SimPath):
+// the runs seeded 1..n, failing and passing alike, then, since few runs
+// fail, the next failing ones after n until there are at least failing
+// failing runs among them (or 1,000 more seeds per failing run were tried).
+func SimRuns(c sim.Config, n, failing int) (Group, error) {
 	g := Group{Source: SourceSim, Config: c.Config}
 	r, err := sim.NewRunner(c)
 	if err != nil {
 		return g, err
 	}
-	for seed := 1; seed <= n; seed++ {
+	found := 0
+	for seed := 1; seed <= n || (found < failing && seed <= n+1000*failing); seed++ {
 		var steps []impl.Action
 		res := r.RunObserved(sim.Generate(uint64(seed), c), func(a impl.Action) { steps = append(steps, a) })
-		name := fmt.Sprintf("sim seed %d, %s", seed, describeConfig(c.Config))
 		var violates []string
 		for _, inv := range impl.Invariants() {
 			if res.Violated(inv.Name) {
 				violates = append(violates, inv.Name)
-				name += ", violates " + inv.Name
 			}
+		}
+		if len(violates) > 0 {
+			found++
+		} else if seed > n {
+			continue
+		}
+		name := fmt.Sprintf("sim seed %d, %s", seed, describeConfig(c.Config))
+		if len(violates) > 0 {
+			name += ", violates " + strings.Join(violates, " and ")
 		}
 		path, perr := SimPath(c.Config, steps)
 		t, err := Record(c.Config, SourceSim, name, path)
 		if err != nil {
 			return g, err
 		}
-		t.Violates = violates
 		if perr != nil && t.Unmapped == nil {
 			t.Unmapped = perr
 		}
+		t.Violates = violates
 		g.Traces = append(g.Traces, t)
 	}
 	return g, nil

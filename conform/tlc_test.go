@@ -51,7 +51,7 @@ func TestCounterexamplesAndSimAccepted(t *testing.T) {
 		g, err := Counterexamples(d, 2)
 		require.NoError(t, err)
 		require.NotEmpty(t, g.Traces, d)
-		s, err := SimRuns(SimConfig(d), 30)
+		s, err := SimRuns(SimConfig(d), 30, 3)
 		require.NoError(t, err)
 		for _, g := range []Group{g, s} {
 			run, err := k.Check(t.Context(), g.Config, g.Traces)

@@ -14,7 +14,7 @@ import (
 	"github.com/fencelab/fencelab/trace"
 )
 
-const conformUsage = "fencelab conform [--walks 100] [--max-steps 200] [--sim-runs 20] [--explore=true] [--show 3] [--out DIR] [--specs DIR] [--pin FILE] [--timeout D]"
+const conformUsage = "fencelab conform [--walks 100] [--max-steps 200] [--sim-runs 20] [--sim-failing 3] [--explore=true] [--show 3] [--out DIR] [--specs DIR] [--pin FILE] [--timeout D]"
 
 func conformCommand() command {
 	return command{name: "conform", summary: "check Go runs against the specs with TLC (trace validation): random walks, explorer counterexamples, simulator runs", run: runConform}
@@ -45,7 +45,8 @@ func runConform(e *env, args []string) error {
 	fs := newFlagSet("conform")
 	walks := fs.Int("walks", 100, "seeded random walks of the untimed world per configuration (every design, 2 and 3 clients, 1 and 2 sections)")
 	maxSteps := fs.Int("max-steps", 200, "steps of one walk at most (a walk also ends when every client has finished)")
-	simRuns := fs.Int("sim-runs", 20, "simulator runs per design (default faults, 2 clients, 2 sections, 2 retries, the send rule), failing and passing alike")
+	simRuns := fs.Int("sim-runs", 20, "simulator runs per design (default faults, 2 clients, 2 sections, 2 retries, the send rule), seeded 1 to N, failing and passing alike")
+	simFailing := fs.Int("sim-failing", 3, "failing simulator runs per design to add after the first --sim-runs, since few runs fail (0: none)")
 	withExplore := fs.Bool("explore", true, "validate every counterexample of the explorer (every design, 2 and 3 clients)")
 	show := fs.Int("show", 3, "rejected traces to render per group (each costs one more TLC run)")
 	outDir := fs.String("out", filepath.Join("out", "conform"), "folder for the rendered rejections")
@@ -62,7 +63,7 @@ func runConform(e *env, args []string) error {
 	for _, c := range []struct {
 		flag      string
 		v, lo, hi int
-	}{{"walks", *walks, 0, maxWalks}, {"max-steps", *maxSteps, 1, maxWalkLen}, {"sim-runs", *simRuns, 0, maxSimRuns}, {"show", *show, 0, maxShowRuns}} {
+	}{{"walks", *walks, 0, maxWalks}, {"max-steps", *maxSteps, 1, maxWalkLen}, {"sim-runs", *simRuns, 0, maxSimRuns}, {"sim-failing", *simFailing, 0, maxShowRuns}, {"show", *show, 0, maxShowRuns}} {
 		if c.v < c.lo || c.v > c.hi {
 			return badInput("--%s must be between %d and %d, got %d", c.flag, c.lo, c.hi, c.v)
 		}
@@ -118,11 +119,11 @@ func runConform(e *env, args []string) error {
 			return gs, nil
 		}})
 	}
-	if *simRuns > 0 {
+	if *simRuns > 0 || *simFailing > 0 {
 		sources = append(sources, conformSource{"sim", func() ([]conform.Group, error) {
 			var gs []conform.Group
 			for _, d := range impl.Designs() {
-				g, err := conform.SimRuns(conform.SimConfig(d), *simRuns)
+				g, err := conform.SimRuns(conform.SimConfig(d), *simRuns, *simFailing)
 				if err != nil {
 					return nil, err
 				}
