@@ -264,3 +264,26 @@ func TestCfg(t *testing.T) {
 	assert.Contains(t, Cfg(c, false), `Check = "writes"`)
 	assert.Contains(t, Cfg(c, false), "Verbose = FALSE")
 }
+
+// TestRender: a rejection renders as a counterexample of the Go run up to
+// the unmatched step, with the spec action and what the step changed.
+func TestRender(t *testing.T) {
+	c := UntimedConfigs()[12]
+	path, err := Walk(c, 3, 200)
+	require.NoError(t, err)
+	tr, err := Record(c, SourceWalk, "w", path)
+	require.NoError(t, err)
+	out, err := Render(tr, 4)
+	require.NoError(t, err)
+	require.NotNil(t, out.Violation)
+	assert.Equal(t, Rejected, out.Violation.Property)
+	assert.Len(t, out.Steps, 5)
+	assert.Contains(t, out.Violation.Explanation, "no DistLockFencing step matches Go step 4")
+	assert.Contains(t, out.Violation.Explanation, tr.Lines[4].Action.Label+"("+tr.Lines[4].Action.Process+")")
+	out, err = Render(tr, 0)
+	require.NoError(t, err)
+	assert.Len(t, out.Steps, 1)
+	assert.Contains(t, out.Violation.Explanation, "initial Go state is not DistLockFencing's Init")
+	_, err = Render(tr, len(tr.Lines))
+	assert.Error(t, err, "past the end")
+}

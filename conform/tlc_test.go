@@ -202,6 +202,11 @@ func TestMutantsRejected(t *testing.T) {
 					matched, err := k.Diagnose(t.Context(), v.Trace)
 					require.NoError(t, err)
 					assert.Equal(t, broke[i], matched, "%s, %s: %s: the first unmatched step is not the broken one", mu.name, d, v.Trace.Name)
+					tr, err := Render(v.Trace, matched)
+					require.NoError(t, err)
+					require.NotNil(t, tr.Violation)
+					assert.Equal(t, Rejected, tr.Violation.Property)
+					assert.Len(t, tr.Steps, matched+1, "the initial state and the steps up to the unmatched one")
 				}
 			}
 			total += rejected
