@@ -91,7 +91,7 @@ func DefaultConfig(d impl.Design, clients int) Config {
 
 // DefaultValidity is the untimed model's validity rule: the arrival rule,
 // the client's validity timer set when the grant lands (as in the specs,
-// whose LoseLease ends a belief at any moment and whose clients believe
+// whose validity timer may end a belief at any moment and whose clients believe
 // every grant that lands).
 // In the asynchronous model any timer may fire at any moment, so the send
 // rule's validity timer need not fire before a late grant lands: every

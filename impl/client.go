@@ -285,3 +285,11 @@ func (c *Client) Encode(b []byte) []byte {
 	b = binary.AppendUvarint(b, c.token)
 	return binary.AppendVarint(b, c.read)
 }
+
+// Retries counts the rejections answered by asking again in the current
+// section (the conformance check's abstraction reads it).
+func (c *Client) Retries() int { return int(c.retries) }
+
+// Late reports, under the send rule, that the window of the acquire in
+// flight ended before its answer came.
+func (c *Client) Late() bool { return c.late }

@@ -149,6 +149,8 @@ type Runner struct {
 	// checkEvery makes Run check every invariant after every step, as
 	// Record does; tests use it to show that checkFast is equivalent.
 	checkEvery bool
+	// observe, set only by RunObserved, hears every step's node and input.
+	observe func(impl.Action)
 }
 
 // NewRunner returns a Runner for c.
@@ -211,6 +213,15 @@ func (r *Runner) Record(s *Schedule, title, target string) (Result, *trace.Trace
 	rec := r.rec
 	r.rec = nil
 	return r.res, rec.Trace(), r.anns
+}
+
+// RunObserved is Run with visit called with the node and input of every
+// step, in order, before the node handles it: the run with its times
+// dropped and its order kept, for package conform's trace validation.
+func (r *Runner) RunObserved(s *Schedule, visit func(impl.Action)) Result {
+	r.observe = visit
+	defer func() { r.observe = nil }()
+	return r.Run(s)
 }
 
 func (r *Runner) run(s *Schedule) {
@@ -319,6 +330,9 @@ func (r *Runner) step(e *event) {
 		in.Kind, in.Timer = impl.InputTimer, impl.Timer{Kind: e.timer}
 	}
 	n := e.node
+	if r.observe != nil {
+		r.observe(impl.Action{Node: n, Input: in})
+	}
 	held := n.IsClient() && r.sys.Clients[n.ClientIndex()].Holds()
 	r.eff.Reset()
 	r.sys.Step(n, in, &r.eff)

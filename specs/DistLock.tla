@@ -5,103 +5,127 @@
 (* (cited in the README's Sources), which has TLC find two clients that    *)
 (* both believe they hold the lock, then adds fencing tokens.              *)
 (*                                                                         *)
-(* One lock service process owns a single lock.  Clients send requests to  *)
-(* it through one FIFO request queue and get answers through a queue each. *)
-(* Queues model network delay: a message may sit in a queue for any number *)
-(* of steps, and a client may be arbitrarily slow between its steps        *)
-(* (process pause).  The lock has a TTL: because TLC has no clocks, the    *)
-(* service may expire the lock at any moment while it is acquired -- the   *)
-(* asynchronous model, in which a clock may jump arbitrarily.              *)
+(* The spec steps like the Go code's untimed world (impl/world.go): ONE    *)
+(* SPEC STEP IS ONE STEP OF impl.World, one node handling one input -- a   *)
+(* client's start, a message delivered, a timer fired -- and each variable *)
+(* is a field of Go's state (package conform's abstraction; DESIGN.md,     *)
+(* "Spec actions and the Go steps they stand for", maps every action to    *)
+(* its Go step).  So TLC's distinct states equal the explorer's, and a Go  *)
+(* run can be checked against the spec step for step (TraceDistLock.tla).  *)
 (*                                                                         *)
-(* A client that is granted the lock uses a shared resource, a counter, in *)
-(* a critical section of two separate steps: read the counter, then write  *)
-(* read+1.  Nothing protects the resource but the clients' belief that     *)
-(* they hold the lock, so TLC finds that                                   *)
+(* One lock service process owns a single lock.  The messages in flight    *)
+(* are a set, network, any of which may be delivered next (the network     *)
+(* neither loses nor duplicates, but reorders); a message may stay in      *)
+(* flight for any number of steps, and a process may be arbitrarily slow   *)
+(* between its steps (a pause).  Timers are pending flags (timers) that    *)
+(* fire in their own step; untimed, any pending timer may fire at any      *)
+(* moment: the service's lease timer (the TTL: expiry), and each client's  *)
+(* validity timer (its belief ends: seed 000's LoseLease), backoff timer   *)
+(* and think timer.  The resource, a counter, is a process of its own that *)
+(* handles one read or write per step and replies.                         *)
+(*                                                                         *)
+(* A critical section is Go's: the grant's arrival sends the read; the     *)
+(* read's reply (the client still believing) starts the think timer; its   *)
+(* firing checks the belief and sends read+1; the write's reply ends the   *)
+(* section, which sends the release (naming its lease: the service honours *)
+(* it only for the current holder's current lease, compare-and-delete) and *)
+(* the next section's acquire.  A client that no longer believes abandons  *)
+(* its section without writing.  Nothing protects the resource but the     *)
+(* clients' belief, so TLC finds that                                      *)
 (*   - two clients can believe they hold the lock (AtMostOneClientHoldLock *)
-(*     is violated: the grant to c1 sits in its queue while the lease      *)
-(*     expires and c2 is granted), and                                     *)
+(*     is violated: c1's grant is in flight while the lease expires and c2 *)
+(*     is granted), and                                                    *)
 (*   - an update can be lost (NoLostUpdate is violated: both read the same *)
 (*     value and both write it + 1).                                       *)
 (*                                                                         *)
-(* The model follows the Go protocol (impl/client.go, impl/service.go;     *)
-(* DESIGN.md, "Spec actions and the Go steps they stand for"):             *)
-(*   - a client's belief may end at any moment (LoseLease, the untimed     *)
-(*     form of its validity timer); a client that no longer believes       *)
-(*     abandons its section without writing and releases;                  *)
-(*   - every grant has an identity, its lease number, and a release names  *)
-(*     its lease: the service honours it only if it names the current      *)
-(*     holder's current lease (compare-and-delete);                        *)
-(*   - each client runs Sections critical sections; a section ends         *)
-(*     committed (its write was accepted) or aborted (given up after       *)
-(*     MaxRetries rejections, or abandoned), and the step that ends it     *)
-(*     sends the release and the next section's acquire, as Go's           *)
-(*     endSection does.                                                    *)
-(*                                                                         *)
 (* Departures from seed 000, and why:                                      *)
-(*   - its deadlock: a rejected client waited forever for a grant that     *)
-(*     never came, so TLC reported a deadlock unless deadlock checking was *)
-(*     turned off.  Here a rejected client retries, at most MaxRetries     *)
-(*     times, and then gives the section up (GiveUp); every model runs     *)
-(*     with deadlock checking on;                                          *)
-(*   - belief, release by lease, sections: above (seed 000 had one         *)
-(*     section, a belief that ended only at the client's release, and a    *)
-(*     release honoured on the client id alone);                           *)
-(*   - the read and the write are each one step: the resource handling    *)
-(*     the operation and the client handling its reply are one atomic      *)
-(*     step, where Go has a message, a resource step, a reply and a client *)
-(*     step (DESIGN.md's table says which Go steps each action covers).    *)
+(*   - its deadlock: a rejected client waited forever for a grant that never *)
+(*     came, so TLC reported a deadlock unless deadlock checking was turned *)
+(*     off.  Here a rejected client backs off and retries, at most         *)
+(*     MaxRetries times, and then gives the section up (GiveUp); every model *)
+(*     runs with deadlock checking on;                                     *)
+(*   - Go's shape: a network set instead of FIFO queues, the resource a    *)
+(*     process, the client's labels its phases, beliefs that end by a timer, *)
+(*     releases by lease, Sections sections per client.                    *)
 (*                                                                         *)
-(* Departures from the Go protocol, and why:                               *)
-(*   - requests reach the service in the order they were sent (one FIFO    *)
-(*     queue, seed 000's shape); Go's untimed world may reorder messages.  *)
-(*     Reordering adds no verdict here (a client has at most one acquire   *)
-(*     outstanding), but a Go run that reorders requests has no matching   *)
-(*     behaviour;                                                          *)
-(*   - the validity timer is untimed and has no "send rule": a grant that  *)
-(*     arrives is always believed (Go's default untimed rule, arrival);    *)
-(*     under the send rule Go may give a late grant back instead;          *)
-(*   - the backoff between a rejection and the next acquire is the pause   *)
-(*     between Receive and Acquire, of any length.                         *)
+(* Departures from Go, and why: no lock-delay (DistLockTimed.tla has it)   *)
+(* and no timer lengths (untimed); FairSpec adds the fairness of delivery  *)
+(* that Go's untimed world does not have, for EveryClientCommits.          *)
 (*                                                                         *)
 (* Constants that vary the system (not the protocol): Timeouts = FALSE     *)
-(* removes the TTL and the validity timer (no expiry, no LoseLease), and   *)
-(* GiveUp = FALSE makes a client past its retry budget ask again instead   *)
-(* of giving the section up; together they give the system in which every *)
-(* section must commit (EveryClientCommits).                               *)
+(* keeps the lease and validity timers from firing (no expiry, no belief   *)
+(* loss), and GiveUp = FALSE makes a client past its retry budget ask      *)
+(* again instead of giving the section up; together they give the system   *)
+(* in which every section must commit (EveryClientCommits).  Validity is   *)
+(* when a client's validity window starts: "arrival" (of the grant; the    *)
+(* explorer's default and every model's) or "send" (of the acquire; a      *)
+(* grant that lands after its window is given back), as Go's rule.         *)
 (*                                                                         *)
 (* The state space is kept small on purpose (one or two sections per       *)
-(* client, a small retry bound) so that 3-client models check in seconds.  *)
+(* client, a small retry bound); the largest models are marked slow in     *)
+(* models.json.                                                            *)
 (***************************************************************************)
-EXTENDS Naturals, Sequences, TLC
+EXTENDS Naturals, Sequences, FiniteSets, TLC
 
 CONSTANTS
     Clients,     \* the client processes (model values; symmetric)
     Service,     \* the lock service process (a model value)
-    Validity,    \* the process of the clients' validity timers (a model value)
+    Resource,    \* the shared resource process (a model value)
     InvalidId,   \* the holder id of a lock nobody holds (a model value)
+    Validity,    \* when a client's validity window starts: "arrival" or "send"
     MaxRetries,  \* how many times a rejected client asks again in a section
     Sections,    \* how many critical sections each client runs
-    Timeouts,    \* TRUE: leases expire and beliefs end at any moment
+    Timeouts,    \* TRUE: lease and validity timers may fire
     GiveUp       \* TRUE: past MaxRetries a client gives the section up
 
 ASSUME /\ Service \notin Clients
-       /\ Validity \notin Clients \cup {Service}
-       /\ InvalidId \notin Clients \cup {Service, Validity}
+       /\ Resource \notin Clients \cup {Service}
+       /\ InvalidId \notin Clients \cup {Service, Resource}
+       /\ Validity \in {"arrival", "send"}
        /\ MaxRetries \in Nat
        /\ Sections \in Nat \ {0}
        /\ Timeouts \in BOOLEAN
        /\ GiveUp \in BOOLEAN
 
-\* The messages a client sends.  A release names the lease it gives back.
-AcquireMsg(c) == [type |-> "acquire", id |-> c, lease |-> 0]
-ReleaseMsg(c, l) == [type |-> "release", id |-> c, lease |-> l]
+\* A message, with every field of Go's impl.Message (fields a type does not
+\* use are 0 or FALSE, as in Go, so equal messages are equal records).
+\* Without fencing a token is always 0, as in Go's design "off".
+Msg(type, from, to, l, t, v, ok) ==
+    [type |-> type, from |-> from, to |-> to, lease |-> l, token |-> t, value |-> v, ok |-> ok]
+AcquireMsg(c)     == Msg("acquire", c, Service, 0, 0, 0, FALSE)
+ReleaseMsg(c, l)  == Msg("release", c, Service, l, 0, 0, FALSE)
+GrantMsg(c, l)    == Msg("grant", Service, c, l, 0, 0, FALSE)
+RejectMsg(c)      == Msg("reject", Service, c, 0, 0, 0, FALSE)
+ReadMsg(c, t)     == Msg("read", c, Resource, 0, t, 0, FALSE)
+WriteMsg(c, t, v) == Msg("write", c, Resource, 0, t, v, FALSE)
+ReplyMsg(type, c, t, v, ok) == Msg(type, Resource, c, 0, t, v, ok)
+
+\* A pending timer: its node and its kind (Go's impl.PendingTimer).
+Timer(n, k) == [node |-> n, kind |-> k]
+LeaseTimer == Timer(Service, "lease")
+ValidityTimer(c) == Timer(c, "validity")
+BackoffTimer(c) == Timer(c, "backoff")
+ThinkTimer(c) == Timer(c, "think")
+
+\* The timers after a client sends an acquire (Go's acquire): under the send
+\* rule the validity window starts now.
+AcquireTimers(c, ts) == IF Validity = "send" THEN ts \cup {ValidityTimer(c)} ELSE ts
 
 \* What a client sends when its section ends (Go's endSection): the release
 \* of the lease it used, if any, and the acquire of its next section, if
 \* the section that ends is not its last (ended counts it).
 EndMsgs(c, l, ended) ==
-    (IF l = 0 THEN <<>> ELSE <<ReleaseMsg(c, l)>>)
-    \o (IF ended < Sections THEN <<AcquireMsg(c)>> ELSE <<>>)
+    (IF l = 0 THEN {} ELSE {ReleaseMsg(c, l)})
+    \cup (IF ended < Sections THEN {AcquireMsg(c)} ELSE {})
+
+\* The timers after a section ends (Go's endSection): under the arrival rule
+\* the validity timer runs only while a lease is used; under the send rule
+\* it runs from the last acquire on, is set again by the next acquire and
+\* cancelled when the client finishes.
+EndTimers(c, l, ended, ts) ==
+    IF Validity = "send"
+    THEN IF ended < Sections THEN ts \cup {ValidityTimer(c)} ELSE ts \ {ValidityTimer(c)}
+    ELSE IF l # 0 THEN ts \ {ValidityTimer(c)} ELSE ts
 
 (* --algorithm DistLock {
 variables
@@ -109,167 +133,251 @@ variables
     \* "Available" so a trace shows that the TTL, not a release, freed it;
     \* lease is the current grant's number (0 when none).
     distLock = [status |-> "Available", id |-> InvalidId, lease |-> 0],
-    \* Requests from every client to the service, in arrival order.
-    request_queue = <<>>,
-    \* The service's answers, one queue per client.
-    responses_queue = [c \in Clients |-> <<>>],
+    \* The messages in flight: any of them may be delivered next.  A set:
+    \* a client has at most one acquire or operation outstanding and a
+    \* release names its lease, so no two messages in flight are equal.
+    network = {},
+    \* The pending timers (node, kind); any of them may fire next.
+    timers = {},
     \* Whether each client believes it holds the lock (client-local belief).
     lock_held = [c \in Clients |-> FALSE],
-    \* The shared resource: a counter, and how many writes it accepted.
+    \* The grant each client is using; 0 means none.  Global, as in
+    \* DistLockFencing.tla, whose resource reads it.
+    lease = [c \in Clients |-> 0],
+    \* The shared resource: the counter and every operation it handled, in
+    \* order (Go's log).  Without fencing it accepts everything.
     counter = 0,
-    writes = 0;
+    ops = <<>>;
 
-\* A section ends without effect: the client stops believing, releases the
-\* lease it used (if any) and asks for its next section's lock (if any).
-\* The caller then goes on to Receive or Done.
-macro abort_section() {
+\* A section ends (Go's endSection), committed if ok: the client stops
+\* believing and forgets its grant.  The caller sends EndMsgs and sets
+\* EndTimers first (they read the grant), then goes on to Receive or Done.
+macro end_section(ok) {
+    if (ok) { committed := committed + 1 } else { aborted := aborted + 1 };
     lock_held[self] := FALSE;
-    request_queue := request_queue \o EndMsgs(self, lease, committed + aborted + 1);
-    aborted := aborted + 1;
     retries := 0;
-    lease := 0;
+    late := FALSE;
+    lease[self] := 0;
     read_val := 0;
 }
 
-\* Weak fairness: a client whose answer has arrived eventually reads it.
+\* Weak fairness: a client that can handle an input eventually does.  Its
+\* labels are Go's client phases: Acquire (Idle), Receive (Acquiring),
+\* Backoff (BackingOff), ReadCounter (Reading), WriteCounter (Thinking),
+\* Release (Writing), Done (Finished); each step handles one input.
 fair process (client \in Clients)
 variables
-    retries = 0,    \* rejections answered by asking again in this section
-    lease = 0,      \* the grant this client is using; 0 means none
-    read_val = 0,   \* what this client read from the counter
-    committed = 0,  \* sections whose write was accepted
-    aborted = 0;    \* sections given up or abandoned
+    retries = 0,       \* rejections answered by asking again in this section
+    late = FALSE,      \* send rule: the window ended while acquiring
+    read_val = 0,      \* what this client read from the counter
+    committed = 0,     \* sections whose write was accepted
+    aborted = 0;       \* sections given up, abandoned or fenced off
 {
-\* The first section's acquire, and every retry after a rejection.
+\* The runtime starts the client: it asks for the lock.
 Acquire:
-    request_queue := Append(request_queue, AcquireMsg(self));
+    network := network \cup {AcquireMsg(self)};
+    timers := AcquireTimers(self, timers);
+\* Acquiring: the answer arrives, or (send rule) the window ends first.
 Receive:
-    await Len(responses_queue[self]) > 0;
-    with (resp = Head(responses_queue[self])) {
-        responses_queue[self] := Tail(responses_queue[self]);
-        if (resp.status = "granted") {
-            lock_held[self] := TRUE;
-            lease := resp.lease;
-        } else if (retries < MaxRetries) {
-            \* Unlike seed 000, a rejected client asks again ...
-            retries := retries + 1;
-            goto Acquire;
-        } else if (~GiveUp) {
-            \* ... forever, when it may not give up ...
-            goto Acquire;
+    either {
+        with (m \in {x \in network : x.to = self /\ x.type = "grant"}) {
+            if (~late) {
+                \* It holds the lock; the read is sent at once.
+                network := (network \ {m}) \cup {ReadMsg(self, 0)};
+                timers := IF Validity = "arrival" THEN timers \cup {ValidityTimer(self)} ELSE timers;
+                lock_held[self] := TRUE;
+                lease[self] := m.lease;
+                goto ReadCounter;
+            } else if (retries < MaxRetries \/ ~GiveUp) {
+                \* Send rule, the grant came too late: give it back and ask
+                \* again, counting a retry.
+                network := (network \ {m}) \cup {ReleaseMsg(self, m.lease), AcquireMsg(self)};
+                timers := AcquireTimers(self, timers);
+                if (retries < MaxRetries) { retries := retries + 1 };
+                late := FALSE;
+                goto Receive;
+            } else {
+                network := (network \ {m}) \cup {ReleaseMsg(self, m.lease)}
+                           \cup EndMsgs(self, 0, committed + aborted + 1);
+                timers := EndTimers(self, 0, committed + aborted + 1, timers);
+                end_section(FALSE);
+                if (committed + aborted < Sections) { goto Receive } else { goto Done };
+            };
+        };
+    } or {
+        with (m \in {x \in network : x.to = self /\ x.type = "reject"}) {
+            if (retries < MaxRetries \/ ~GiveUp) {
+                \* Unlike seed 000, a rejected client backs off and asks
+                \* again (forever when it may not give up) ...
+                network := network \ {m};
+                timers := (IF Validity = "send" THEN timers \ {ValidityTimer(self)} ELSE timers)
+                          \cup {BackoffTimer(self)};
+                if (retries < MaxRetries) { retries := retries + 1 };
+                goto Backoff;
+            } else {
+                \* ... or gives the section up after MaxRetries.
+                network := (network \ {m}) \cup EndMsgs(self, 0, committed + aborted + 1);
+                timers := EndTimers(self, 0, committed + aborted + 1, timers);
+                end_section(FALSE);
+                if (committed + aborted < Sections) { goto Receive } else { goto Done };
+            };
+        };
+    } or {
+        await Timeouts /\ ValidityTimer(self) \in timers;
+        timers := timers \ {ValidityTimer(self)};
+        late := Validity = "send";
+        goto Receive;
+    };
+\* BackingOff: the backoff timer fires and the client asks again.
+Backoff:
+    await BackoffTimer(self) \in timers;
+    network := network \cup {AcquireMsg(self)};
+    timers := AcquireTimers(self, timers \ {BackoffTimer(self)});
+    late := FALSE;
+    goto Receive;
+\* Reading: the read's reply arrives; refused, or no longer believing, the
+\* client abandons the section.  Or its validity timer fires (LoseLease).
+ReadCounter:
+    either {
+        with (m \in {x \in network : x.to = self /\ x.type = "read_reply"}) {
+            if (m.ok /\ lock_held[self]) {
+                network := network \ {m};
+                timers := timers \cup {ThinkTimer(self)};
+                read_val := m.value;
+                goto WriteCounter;
+            } else {
+                network := (network \ {m}) \cup EndMsgs(self, lease[self], committed + aborted + 1);
+                timers := EndTimers(self, lease[self], committed + aborted + 1, timers);
+                end_section(FALSE);
+                if (committed + aborted < Sections) { goto Receive } else { goto Done };
+            };
+        };
+    } or {
+        await Timeouts /\ ValidityTimer(self) \in timers;
+        timers := timers \ {ValidityTimer(self)};
+        lock_held[self] := FALSE;
+        goto ReadCounter;
+    };
+\* Thinking: the think timer fires and the client decides: it checks its
+\* belief and writes read+1, or abandons the section without writing.
+WriteCounter:
+    either {
+        await ThinkTimer(self) \in timers;
+        if (lock_held[self]) {
+            network := network \cup {WriteMsg(self, 0, read_val + 1)};
+            timers := timers \ {ThinkTimer(self)};
+            goto Release;
         } else {
-            \* ... or gives the section up after MaxRetries, so nobody
-            \* waits forever.
-            abort_section();
+            network := network \cup EndMsgs(self, lease[self], committed + aborted + 1);
+            timers := EndTimers(self, lease[self], committed + aborted + 1, timers \ {ThinkTimer(self)});
+            end_section(FALSE);
             if (committed + aborted < Sections) { goto Receive } else { goto Done };
         };
+    } or {
+        await Timeouts /\ ValidityTimer(self) \in timers;
+        timers := timers \ {ValidityTimer(self)};
+        lock_held[self] := FALSE;
+        goto WriteCounter;
     };
-\* The critical section is two steps, so another client can act in between.
-\* A client whose belief ended (LoseLease) while its read was on the way
-\* abandons the section when the reply comes, as Go's client does.
-ReadCounter:
-    if (lock_held[self]) {
-        read_val := counter;
-    } else {
-        abort_section();
-        if (committed + aborted < Sections) { goto Receive } else { goto Done };
-    };
-\* The client checks its belief before it writes; without it, it abandons
-\* the section (no write).
-WriteCounter:
-    if (lock_held[self]) {
-        counter := read_val + 1;
-        writes := writes + 1;
-    } else {
-        abort_section();
-        if (committed + aborted < Sections) { goto Receive } else { goto Done };
-    };
-\* The write's reply: the section committed.  Release the lease and ask
-\* for the next section's lock.
+\* Writing: the write's reply arrives; the section committed if the write
+\* was accepted, else it was fenced off.  Release the lease and ask for the
+\* next section's lock.  Or the validity timer fires.
 Release:
-    lock_held[self] := FALSE;
-    request_queue := request_queue \o EndMsgs(self, lease, committed + aborted + 1);
-    committed := committed + 1;
-    retries := 0;
-    lease := 0;
-    read_val := 0;
-    if (committed + aborted < Sections) { goto Receive } else { goto Done };
+    either {
+        with (m \in {x \in network : x.to = self /\ x.type = "write_reply"}) {
+            network := (network \ {m}) \cup EndMsgs(self, lease[self], committed + aborted + 1);
+            timers := EndTimers(self, lease[self], committed + aborted + 1, timers);
+            end_section(m.ok);
+            if (committed + aborted < Sections) { goto Receive } else { goto Done };
+        };
+    } or {
+        await Timeouts /\ ValidityTimer(self) \in timers;
+        timers := timers \ {ValidityTimer(self)};
+        lock_held[self] := FALSE;
+        goto Release;
+    };
 }
 
-\* The service handles one request per step (dequeue, decide, answer are one
-\* local, atomic step of a single-threaded server), or lets the lease expire.
-\* It stops once every client has finished.
+\* The service handles one request per step (a single-threaded server), or
+\* its lease timer fires (the TTL: untimed, at any moment while held).
 fair process (service = Service)
 variables
     last_lease = 0;  \* the highest lease number granted; leases are 1, 2, ...
 {
 Serve:
-    while (\E c \in Clients : pc[c] /= "Done") {
+    while (TRUE) {
         either {
-            await Len(request_queue) > 0;
-            with (req = Head(request_queue)) {
-                request_queue := Tail(request_queue);
-                if (req.type = "acquire") {
-                    if (distLock.status \in {"Available", "Expired"}) {
-                        distLock := [status |-> "Acquired", id |-> req.id, lease |-> last_lease + 1];
-                        responses_queue[req.id] := Append(responses_queue[req.id],
-                                                          [status |-> "granted", lease |-> last_lease + 1]);
-                        last_lease := last_lease + 1;
-                    } else {
-                        responses_queue[req.id] := Append(responses_queue[req.id],
-                                                          [status |-> "rejected", lease |-> 0]);
-                    };
-                } else if (distLock.status = "Acquired" /\ distLock.id = req.id
-                           /\ distLock.lease = req.lease) {
-                    \* Compare-and-delete: a release is honoured only from the
-                    \* current holder, naming its current lease.
-                    distLock := [status |-> "Available", id |-> InvalidId, lease |-> 0];
+            with (m \in {x \in network : x.to = Service /\ x.type = "acquire"}) {
+                if (distLock.status = "Acquired") {
+                    network := (network \ {m}) \cup {RejectMsg(m.from)};
+                } else {
+                    distLock := [status |-> "Acquired", id |-> m.from, lease |-> last_lease + 1];
+                    network := (network \ {m}) \cup {GrantMsg(m.from, last_lease + 1)};
+                    timers := timers \cup {LeaseTimer};
+                    last_lease := last_lease + 1;
                 };
             };
         } or {
-            \* The TTL: the lease may run out at any moment while held.
-            await Timeouts /\ distLock.status = "Acquired";
+            with (m \in {x \in network : x.to = Service /\ x.type = "release"}) {
+                network := network \ {m};
+                \* Compare-and-delete: a release is honoured only from the
+                \* current holder, naming its current lease.
+                if (distLock.status = "Acquired" /\ distLock.id = m.from /\ distLock.lease = m.lease) {
+                    distLock := [status |-> "Available", id |-> InvalidId, lease |-> 0];
+                    timers := timers \ {LeaseTimer};
+                };
+            };
+        } or {
+            await Timeouts /\ LeaseTimer \in timers;
+            timers := timers \ {LeaseTimer};
             distLock := [status |-> "Expired", id |-> InvalidId, lease |-> 0];
+        } or {
+            \* Every client has finished and nothing is left in flight: the
+            \* system stutters (no Go step), so a finished run is no deadlock.
+            await /\ \A c \in Clients : pc[c] = "Done"
+                  /\ network = {}
+                  /\ timers = {};
+            skip;
         };
     };
 }
 
-\* The clients' validity timers: a client that believes it holds the lock
-\* may stop believing at any moment (its timer fired; untimed, any moment
-\* is possible).  Not fair: a timer need never fire.  The client notices at
-\* its next step (ReadCounter or WriteCounter) and abandons its section.
-process (validity = Validity)
+\* The resource handles one operation per step: without fencing it accepts
+\* every operation, logs it and replies.
+fair process (resource = Resource)
 {
-LoseLease:
-    while (\E c \in Clients : pc[c] /= "Done") {
-        await Timeouts;
-        with (c \in {b \in Clients : lock_held[b]}) {
-            lock_held[c] := FALSE;
+Access:
+    while (TRUE) {
+        with (m \in {x \in network : x.to = Resource},
+              v = IF m.type = "read" THEN counter ELSE m.value) {
+            if (m.type = "write") { counter := m.value };
+            ops := Append(ops, [op |-> m.type, id |-> m.from, token |-> 0, ok |-> TRUE, value |-> v]);
+            network := (network \ {m}) \cup {ReplyMsg(m.type \o "_reply", m.from, 0,
+                                                      IF m.type = "read" THEN v ELSE 0, TRUE)};
         };
     };
 }
 } *)
-\* BEGIN TRANSLATION (chksum(pcal) = "8a067c0f" /\ chksum(tla) = "c22ed64b")
-VARIABLES distLock, request_queue, responses_queue, lock_held, counter, 
-          writes, pc, retries, lease, read_val, committed, aborted, 
-          last_lease
+\* BEGIN TRANSLATION (chksum(pcal) = "3254f894" /\ chksum(tla) = "dd49fc49")
+VARIABLES distLock, network, timers, lock_held, lease, counter, ops, pc, 
+          retries, late, read_val, committed, aborted, last_lease
 
-vars == << distLock, request_queue, responses_queue, lock_held, counter, 
-           writes, pc, retries, lease, read_val, committed, aborted, 
-           last_lease >>
+vars == << distLock, network, timers, lock_held, lease, counter, ops, pc, 
+           retries, late, read_val, committed, aborted, last_lease >>
 
-ProcSet == (Clients) \cup {Service} \cup {Validity}
+ProcSet == (Clients) \cup {Service} \cup {Resource}
 
 Init == (* Global variables *)
         /\ distLock = [status |-> "Available", id |-> InvalidId, lease |-> 0]
-        /\ request_queue = <<>>
-        /\ responses_queue = [c \in Clients |-> <<>>]
+        /\ network = {}
+        /\ timers = {}
         /\ lock_held = [c \in Clients |-> FALSE]
+        /\ lease = [c \in Clients |-> 0]
         /\ counter = 0
-        /\ writes = 0
+        /\ ops = <<>>
         (* Process client *)
         /\ retries = [self \in Clients |-> 0]
-        /\ lease = [self \in Clients |-> 0]
+        /\ late = [self \in Clients |-> FALSE]
         /\ read_val = [self \in Clients |-> 0]
         /\ committed = [self \in Clients |-> 0]
         /\ aborted = [self \in Clients |-> 0]
@@ -277,165 +385,251 @@ Init == (* Global variables *)
         /\ last_lease = 0
         /\ pc = [self \in ProcSet |-> CASE self \in Clients -> "Acquire"
                                         [] self = Service -> "Serve"
-                                        [] self = Validity -> "LoseLease"]
+                                        [] self = Resource -> "Access"]
 
 Acquire(self) == /\ pc[self] = "Acquire"
-                 /\ request_queue' = Append(request_queue, AcquireMsg(self))
+                 /\ network' = (network \cup {AcquireMsg(self)})
+                 /\ timers' = AcquireTimers(self, timers)
                  /\ pc' = [pc EXCEPT ![self] = "Receive"]
-                 /\ UNCHANGED << distLock, responses_queue, lock_held, counter, 
-                                 writes, retries, lease, read_val, committed, 
-                                 aborted, last_lease >>
+                 /\ UNCHANGED << distLock, lock_held, lease, counter, ops, 
+                                 retries, late, read_val, committed, aborted, 
+                                 last_lease >>
 
 Receive(self) == /\ pc[self] = "Receive"
-                 /\ Len(responses_queue[self]) > 0
-                 /\ LET resp == Head(responses_queue[self]) IN
-                      /\ responses_queue' = [responses_queue EXCEPT ![self] = Tail(responses_queue[self])]
-                      /\ IF resp.status = "granted"
-                            THEN /\ lock_held' = [lock_held EXCEPT ![self] = TRUE]
-                                 /\ lease' = [lease EXCEPT ![self] = resp.lease]
-                                 /\ pc' = [pc EXCEPT ![self] = "ReadCounter"]
-                                 /\ UNCHANGED << request_queue, retries, 
-                                                 read_val, aborted >>
-                            ELSE /\ IF retries[self] < MaxRetries
-                                       THEN /\ retries' = [retries EXCEPT ![self] = retries[self] + 1]
-                                            /\ pc' = [pc EXCEPT ![self] = "Acquire"]
-                                            /\ UNCHANGED << request_queue, 
-                                                            lock_held, lease, 
-                                                            read_val, aborted >>
-                                       ELSE /\ IF ~GiveUp
-                                                  THEN /\ pc' = [pc EXCEPT ![self] = "Acquire"]
-                                                       /\ UNCHANGED << request_queue, 
-                                                                       lock_held, 
-                                                                       retries, 
-                                                                       lease, 
-                                                                       read_val, 
-                                                                       aborted >>
-                                                  ELSE /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
-                                                       /\ request_queue' = request_queue \o EndMsgs(self, lease[self], committed[self] + aborted[self] + 1)
-                                                       /\ aborted' = [aborted EXCEPT ![self] = aborted[self] + 1]
-                                                       /\ retries' = [retries EXCEPT ![self] = 0]
-                                                       /\ lease' = [lease EXCEPT ![self] = 0]
-                                                       /\ read_val' = [read_val EXCEPT ![self] = 0]
-                                                       /\ IF committed[self] + aborted'[self] < Sections
-                                                             THEN /\ pc' = [pc EXCEPT ![self] = "Receive"]
-                                                             ELSE /\ pc' = [pc EXCEPT ![self] = "Done"]
-                 /\ UNCHANGED << distLock, counter, writes, committed, 
+                 /\ \/ /\ \E m \in {x \in network : x.to = self /\ x.type = "grant"}:
+                            IF ~late[self]
+                               THEN /\ network' = ((network \ {m}) \cup {ReadMsg(self, 0)})
+                                    /\ timers' = (IF Validity = "arrival" THEN timers \cup {ValidityTimer(self)} ELSE timers)
+                                    /\ lock_held' = [lock_held EXCEPT ![self] = TRUE]
+                                    /\ lease' = [lease EXCEPT ![self] = m.lease]
+                                    /\ pc' = [pc EXCEPT ![self] = "ReadCounter"]
+                                    /\ UNCHANGED << retries, late, read_val, 
+                                                    committed, aborted >>
+                               ELSE /\ IF retries[self] < MaxRetries \/ ~GiveUp
+                                          THEN /\ network' = ((network \ {m}) \cup {ReleaseMsg(self, m.lease), AcquireMsg(self)})
+                                               /\ timers' = AcquireTimers(self, timers)
+                                               /\ IF retries[self] < MaxRetries
+                                                     THEN /\ retries' = [retries EXCEPT ![self] = retries[self] + 1]
+                                                     ELSE /\ TRUE
+                                                          /\ UNCHANGED retries
+                                               /\ late' = [late EXCEPT ![self] = FALSE]
+                                               /\ pc' = [pc EXCEPT ![self] = "Receive"]
+                                               /\ UNCHANGED << lock_held, 
+                                                               lease, read_val, 
+                                                               committed, 
+                                                               aborted >>
+                                          ELSE /\ network' = ((network \ {m}) \cup {ReleaseMsg(self, m.lease)}
+                                                              \cup EndMsgs(self, 0, committed[self] + aborted[self] + 1))
+                                               /\ timers' = EndTimers(self, 0, committed[self] + aborted[self] + 1, timers)
+                                               /\ IF FALSE
+                                                     THEN /\ committed' = [committed EXCEPT ![self] = committed[self] + 1]
+                                                          /\ UNCHANGED aborted
+                                                     ELSE /\ aborted' = [aborted EXCEPT ![self] = aborted[self] + 1]
+                                                          /\ UNCHANGED committed
+                                               /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
+                                               /\ retries' = [retries EXCEPT ![self] = 0]
+                                               /\ late' = [late EXCEPT ![self] = FALSE]
+                                               /\ lease' = [lease EXCEPT ![self] = 0]
+                                               /\ read_val' = [read_val EXCEPT ![self] = 0]
+                                               /\ IF committed'[self] + aborted'[self] < Sections
+                                                     THEN /\ pc' = [pc EXCEPT ![self] = "Receive"]
+                                                     ELSE /\ pc' = [pc EXCEPT ![self] = "Done"]
+                    \/ /\ \E m \in {x \in network : x.to = self /\ x.type = "reject"}:
+                            IF retries[self] < MaxRetries \/ ~GiveUp
+                               THEN /\ network' = network \ {m}
+                                    /\ timers' = (IF Validity = "send" THEN timers \ {ValidityTimer(self)} ELSE timers)
+                                                 \cup {BackoffTimer(self)}
+                                    /\ IF retries[self] < MaxRetries
+                                          THEN /\ retries' = [retries EXCEPT ![self] = retries[self] + 1]
+                                          ELSE /\ TRUE
+                                               /\ UNCHANGED retries
+                                    /\ pc' = [pc EXCEPT ![self] = "Backoff"]
+                                    /\ UNCHANGED << lock_held, lease, late, 
+                                                    read_val, committed, 
+                                                    aborted >>
+                               ELSE /\ network' = ((network \ {m}) \cup EndMsgs(self, 0, committed[self] + aborted[self] + 1))
+                                    /\ timers' = EndTimers(self, 0, committed[self] + aborted[self] + 1, timers)
+                                    /\ IF FALSE
+                                          THEN /\ committed' = [committed EXCEPT ![self] = committed[self] + 1]
+                                               /\ UNCHANGED aborted
+                                          ELSE /\ aborted' = [aborted EXCEPT ![self] = aborted[self] + 1]
+                                               /\ UNCHANGED committed
+                                    /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
+                                    /\ retries' = [retries EXCEPT ![self] = 0]
+                                    /\ late' = [late EXCEPT ![self] = FALSE]
+                                    /\ lease' = [lease EXCEPT ![self] = 0]
+                                    /\ read_val' = [read_val EXCEPT ![self] = 0]
+                                    /\ IF committed'[self] + aborted'[self] < Sections
+                                          THEN /\ pc' = [pc EXCEPT ![self] = "Receive"]
+                                          ELSE /\ pc' = [pc EXCEPT ![self] = "Done"]
+                    \/ /\ Timeouts /\ ValidityTimer(self) \in timers
+                       /\ timers' = timers \ {ValidityTimer(self)}
+                       /\ late' = [late EXCEPT ![self] = Validity = "send"]
+                       /\ pc' = [pc EXCEPT ![self] = "Receive"]
+                       /\ UNCHANGED <<network, lock_held, lease, retries, read_val, committed, aborted>>
+                 /\ UNCHANGED << distLock, counter, ops, last_lease >>
+
+Backoff(self) == /\ pc[self] = "Backoff"
+                 /\ BackoffTimer(self) \in timers
+                 /\ network' = (network \cup {AcquireMsg(self)})
+                 /\ timers' = AcquireTimers(self, timers \ {BackoffTimer(self)})
+                 /\ late' = [late EXCEPT ![self] = FALSE]
+                 /\ pc' = [pc EXCEPT ![self] = "Receive"]
+                 /\ UNCHANGED << distLock, lock_held, lease, counter, ops, 
+                                 retries, read_val, committed, aborted, 
                                  last_lease >>
 
 ReadCounter(self) == /\ pc[self] = "ReadCounter"
-                     /\ IF lock_held[self]
-                           THEN /\ read_val' = [read_val EXCEPT ![self] = counter]
-                                /\ pc' = [pc EXCEPT ![self] = "WriteCounter"]
-                                /\ UNCHANGED << request_queue, lock_held, 
-                                                retries, lease, aborted >>
-                           ELSE /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
-                                /\ request_queue' = request_queue \o EndMsgs(self, lease[self], committed[self] + aborted[self] + 1)
-                                /\ aborted' = [aborted EXCEPT ![self] = aborted[self] + 1]
-                                /\ retries' = [retries EXCEPT ![self] = 0]
-                                /\ lease' = [lease EXCEPT ![self] = 0]
-                                /\ read_val' = [read_val EXCEPT ![self] = 0]
-                                /\ IF committed[self] + aborted'[self] < Sections
-                                      THEN /\ pc' = [pc EXCEPT ![self] = "Receive"]
-                                      ELSE /\ pc' = [pc EXCEPT ![self] = "Done"]
-                     /\ UNCHANGED << distLock, responses_queue, counter, 
-                                     writes, committed, last_lease >>
+                     /\ \/ /\ \E m \in {x \in network : x.to = self /\ x.type = "read_reply"}:
+                                IF m.ok /\ lock_held[self]
+                                   THEN /\ network' = network \ {m}
+                                        /\ timers' = (timers \cup {ThinkTimer(self)})
+                                        /\ read_val' = [read_val EXCEPT ![self] = m.value]
+                                        /\ pc' = [pc EXCEPT ![self] = "WriteCounter"]
+                                        /\ UNCHANGED << lock_held, lease, 
+                                                        retries, late, 
+                                                        committed, aborted >>
+                                   ELSE /\ network' = ((network \ {m}) \cup EndMsgs(self, lease[self], committed[self] + aborted[self] + 1))
+                                        /\ timers' = EndTimers(self, lease[self], committed[self] + aborted[self] + 1, timers)
+                                        /\ IF FALSE
+                                              THEN /\ committed' = [committed EXCEPT ![self] = committed[self] + 1]
+                                                   /\ UNCHANGED aborted
+                                              ELSE /\ aborted' = [aborted EXCEPT ![self] = aborted[self] + 1]
+                                                   /\ UNCHANGED committed
+                                        /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
+                                        /\ retries' = [retries EXCEPT ![self] = 0]
+                                        /\ late' = [late EXCEPT ![self] = FALSE]
+                                        /\ lease' = [lease EXCEPT ![self] = 0]
+                                        /\ read_val' = [read_val EXCEPT ![self] = 0]
+                                        /\ IF committed'[self] + aborted'[self] < Sections
+                                              THEN /\ pc' = [pc EXCEPT ![self] = "Receive"]
+                                              ELSE /\ pc' = [pc EXCEPT ![self] = "Done"]
+                        \/ /\ Timeouts /\ ValidityTimer(self) \in timers
+                           /\ timers' = timers \ {ValidityTimer(self)}
+                           /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
+                           /\ pc' = [pc EXCEPT ![self] = "ReadCounter"]
+                           /\ UNCHANGED <<network, lease, retries, late, read_val, committed, aborted>>
+                     /\ UNCHANGED << distLock, counter, ops, last_lease >>
 
 WriteCounter(self) == /\ pc[self] = "WriteCounter"
-                      /\ IF lock_held[self]
-                            THEN /\ counter' = read_val[self] + 1
-                                 /\ writes' = writes + 1
-                                 /\ pc' = [pc EXCEPT ![self] = "Release"]
-                                 /\ UNCHANGED << request_queue, lock_held, 
-                                                 retries, lease, read_val, 
-                                                 aborted >>
-                            ELSE /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
-                                 /\ request_queue' = request_queue \o EndMsgs(self, lease[self], committed[self] + aborted[self] + 1)
-                                 /\ aborted' = [aborted EXCEPT ![self] = aborted[self] + 1]
-                                 /\ retries' = [retries EXCEPT ![self] = 0]
-                                 /\ lease' = [lease EXCEPT ![self] = 0]
-                                 /\ read_val' = [read_val EXCEPT ![self] = 0]
-                                 /\ IF committed[self] + aborted'[self] < Sections
-                                       THEN /\ pc' = [pc EXCEPT ![self] = "Receive"]
-                                       ELSE /\ pc' = [pc EXCEPT ![self] = "Done"]
-                                 /\ UNCHANGED << counter, writes >>
-                      /\ UNCHANGED << distLock, responses_queue, committed, 
-                                      last_lease >>
+                      /\ \/ /\ ThinkTimer(self) \in timers
+                            /\ IF lock_held[self]
+                                  THEN /\ network' = (network \cup {WriteMsg(self, 0, read_val[self] + 1)})
+                                       /\ timers' = timers \ {ThinkTimer(self)}
+                                       /\ pc' = [pc EXCEPT ![self] = "Release"]
+                                       /\ UNCHANGED << lock_held, lease, 
+                                                       retries, late, read_val, 
+                                                       committed, aborted >>
+                                  ELSE /\ network' = (network \cup EndMsgs(self, lease[self], committed[self] + aborted[self] + 1))
+                                       /\ timers' = EndTimers(self, lease[self], committed[self] + aborted[self] + 1, timers \ {ThinkTimer(self)})
+                                       /\ IF FALSE
+                                             THEN /\ committed' = [committed EXCEPT ![self] = committed[self] + 1]
+                                                  /\ UNCHANGED aborted
+                                             ELSE /\ aborted' = [aborted EXCEPT ![self] = aborted[self] + 1]
+                                                  /\ UNCHANGED committed
+                                       /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
+                                       /\ retries' = [retries EXCEPT ![self] = 0]
+                                       /\ late' = [late EXCEPT ![self] = FALSE]
+                                       /\ lease' = [lease EXCEPT ![self] = 0]
+                                       /\ read_val' = [read_val EXCEPT ![self] = 0]
+                                       /\ IF committed'[self] + aborted'[self] < Sections
+                                             THEN /\ pc' = [pc EXCEPT ![self] = "Receive"]
+                                             ELSE /\ pc' = [pc EXCEPT ![self] = "Done"]
+                         \/ /\ Timeouts /\ ValidityTimer(self) \in timers
+                            /\ timers' = timers \ {ValidityTimer(self)}
+                            /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
+                            /\ pc' = [pc EXCEPT ![self] = "WriteCounter"]
+                            /\ UNCHANGED <<network, lease, retries, late, read_val, committed, aborted>>
+                      /\ UNCHANGED << distLock, counter, ops, last_lease >>
 
 Release(self) == /\ pc[self] = "Release"
-                 /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
-                 /\ request_queue' = request_queue \o EndMsgs(self, lease[self], committed[self] + aborted[self] + 1)
-                 /\ committed' = [committed EXCEPT ![self] = committed[self] + 1]
-                 /\ retries' = [retries EXCEPT ![self] = 0]
-                 /\ lease' = [lease EXCEPT ![self] = 0]
-                 /\ read_val' = [read_val EXCEPT ![self] = 0]
-                 /\ IF committed'[self] + aborted[self] < Sections
-                       THEN /\ pc' = [pc EXCEPT ![self] = "Receive"]
-                       ELSE /\ pc' = [pc EXCEPT ![self] = "Done"]
-                 /\ UNCHANGED << distLock, responses_queue, counter, writes, 
-                                 aborted, last_lease >>
+                 /\ \/ /\ \E m \in {x \in network : x.to = self /\ x.type = "write_reply"}:
+                            /\ network' = ((network \ {m}) \cup EndMsgs(self, lease[self], committed[self] + aborted[self] + 1))
+                            /\ timers' = EndTimers(self, lease[self], committed[self] + aborted[self] + 1, timers)
+                            /\ IF m.ok
+                                  THEN /\ committed' = [committed EXCEPT ![self] = committed[self] + 1]
+                                       /\ UNCHANGED aborted
+                                  ELSE /\ aborted' = [aborted EXCEPT ![self] = aborted[self] + 1]
+                                       /\ UNCHANGED committed
+                            /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
+                            /\ retries' = [retries EXCEPT ![self] = 0]
+                            /\ late' = [late EXCEPT ![self] = FALSE]
+                            /\ lease' = [lease EXCEPT ![self] = 0]
+                            /\ read_val' = [read_val EXCEPT ![self] = 0]
+                            /\ IF committed'[self] + aborted'[self] < Sections
+                                  THEN /\ pc' = [pc EXCEPT ![self] = "Receive"]
+                                  ELSE /\ pc' = [pc EXCEPT ![self] = "Done"]
+                    \/ /\ Timeouts /\ ValidityTimer(self) \in timers
+                       /\ timers' = timers \ {ValidityTimer(self)}
+                       /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
+                       /\ pc' = [pc EXCEPT ![self] = "Release"]
+                       /\ UNCHANGED <<network, lease, retries, late, read_val, committed, aborted>>
+                 /\ UNCHANGED << distLock, counter, ops, last_lease >>
 
-client(self) == Acquire(self) \/ Receive(self) \/ ReadCounter(self)
-                   \/ WriteCounter(self) \/ Release(self)
+client(self) == Acquire(self) \/ Receive(self) \/ Backoff(self)
+                   \/ ReadCounter(self) \/ WriteCounter(self)
+                   \/ Release(self)
 
 Serve == /\ pc[Service] = "Serve"
-         /\ IF \E c \in Clients : pc[c] /= "Done"
-               THEN /\ \/ /\ Len(request_queue) > 0
-                          /\ LET req == Head(request_queue) IN
-                               /\ request_queue' = Tail(request_queue)
-                               /\ IF req.type = "acquire"
-                                     THEN /\ IF distLock.status \in {"Available", "Expired"}
-                                                THEN /\ distLock' = [status |-> "Acquired", id |-> req.id, lease |-> last_lease + 1]
-                                                     /\ responses_queue' = [responses_queue EXCEPT ![req.id] = Append(responses_queue[req.id],
-                                                                                                                      [status |-> "granted", lease |-> last_lease + 1])]
-                                                     /\ last_lease' = last_lease + 1
-                                                ELSE /\ responses_queue' = [responses_queue EXCEPT ![req.id] = Append(responses_queue[req.id],
-                                                                                                                      [status |-> "rejected", lease |-> 0])]
-                                                     /\ UNCHANGED << distLock, 
-                                                                     last_lease >>
-                                     ELSE /\ IF distLock.status = "Acquired" /\ distLock.id = req.id
-                                                /\ distLock.lease = req.lease
-                                                THEN /\ distLock' = [status |-> "Available", id |-> InvalidId, lease |-> 0]
-                                                ELSE /\ TRUE
-                                                     /\ UNCHANGED distLock
-                                          /\ UNCHANGED << responses_queue, 
-                                                          last_lease >>
-                       \/ /\ Timeouts /\ distLock.status = "Acquired"
-                          /\ distLock' = [status |-> "Expired", id |-> InvalidId, lease |-> 0]
-                          /\ UNCHANGED <<request_queue, responses_queue, last_lease>>
-                    /\ pc' = [pc EXCEPT ![Service] = "Serve"]
-               ELSE /\ pc' = [pc EXCEPT ![Service] = "Done"]
-                    /\ UNCHANGED << distLock, request_queue, responses_queue, 
-                                    last_lease >>
-         /\ UNCHANGED << lock_held, counter, writes, retries, lease, read_val, 
-                         committed, aborted >>
+         /\ \/ /\ \E m \in {x \in network : x.to = Service /\ x.type = "acquire"}:
+                    IF distLock.status = "Acquired"
+                       THEN /\ network' = ((network \ {m}) \cup {RejectMsg(m.from)})
+                            /\ UNCHANGED << distLock, timers, last_lease >>
+                       ELSE /\ distLock' = [status |-> "Acquired", id |-> m.from, lease |-> last_lease + 1]
+                            /\ network' = ((network \ {m}) \cup {GrantMsg(m.from, last_lease + 1)})
+                            /\ timers' = (timers \cup {LeaseTimer})
+                            /\ last_lease' = last_lease + 1
+            \/ /\ \E m \in {x \in network : x.to = Service /\ x.type = "release"}:
+                    /\ network' = network \ {m}
+                    /\ IF distLock.status = "Acquired" /\ distLock.id = m.from /\ distLock.lease = m.lease
+                          THEN /\ distLock' = [status |-> "Available", id |-> InvalidId, lease |-> 0]
+                               /\ timers' = timers \ {LeaseTimer}
+                          ELSE /\ TRUE
+                               /\ UNCHANGED << distLock, timers >>
+               /\ UNCHANGED last_lease
+            \/ /\ Timeouts /\ LeaseTimer \in timers
+               /\ timers' = timers \ {LeaseTimer}
+               /\ distLock' = [status |-> "Expired", id |-> InvalidId, lease |-> 0]
+               /\ UNCHANGED <<network, last_lease>>
+            \/ /\ /\ \A c \in Clients : pc[c] = "Done"
+                  /\ network = {}
+                  /\ timers = {}
+               /\ TRUE
+               /\ UNCHANGED <<distLock, network, timers, last_lease>>
+         /\ pc' = [pc EXCEPT ![Service] = "Serve"]
+         /\ UNCHANGED << lock_held, lease, counter, ops, retries, late, 
+                         read_val, committed, aborted >>
 
 service == Serve
 
-LoseLease == /\ pc[Validity] = "LoseLease"
-             /\ IF \E c \in Clients : pc[c] /= "Done"
-                   THEN /\ Timeouts
-                        /\ \E c \in {b \in Clients : lock_held[b]}:
-                             lock_held' = [lock_held EXCEPT ![c] = FALSE]
-                        /\ pc' = [pc EXCEPT ![Validity] = "LoseLease"]
-                   ELSE /\ pc' = [pc EXCEPT ![Validity] = "Done"]
-                        /\ UNCHANGED lock_held
-             /\ UNCHANGED << distLock, request_queue, responses_queue, counter, 
-                             writes, retries, lease, read_val, committed, 
-                             aborted, last_lease >>
+Access == /\ pc[Resource] = "Access"
+          /\ \E m \in {x \in network : x.to = Resource}:
+               LET v == IF m.type = "read" THEN counter ELSE m.value IN
+                 /\ IF m.type = "write"
+                       THEN /\ counter' = m.value
+                       ELSE /\ TRUE
+                            /\ UNCHANGED counter
+                 /\ ops' = Append(ops, [op |-> m.type, id |-> m.from, token |-> 0, ok |-> TRUE, value |-> v])
+                 /\ network' = ((network \ {m}) \cup {ReplyMsg(m.type \o "_reply", m.from, 0,
+                                                               IF m.type = "read" THEN v ELSE 0, TRUE)})
+          /\ pc' = [pc EXCEPT ![Resource] = "Access"]
+          /\ UNCHANGED << distLock, timers, lock_held, lease, retries, late, 
+                          read_val, committed, aborted, last_lease >>
 
-validity == LoseLease
+resource == Access
 
 (* Allow infinite stuttering to prevent deadlock on termination. *)
 Terminating == /\ \A self \in ProcSet: pc[self] = "Done"
                /\ UNCHANGED vars
 
-Next == service \/ validity
+Next == service \/ resource
            \/ (\E self \in Clients: client(self))
            \/ Terminating
 
 Spec == /\ Init /\ [][Next]_vars
         /\ \A self \in Clients : WF_vars(client(self))
         /\ WF_vars(service)
+        /\ WF_vars(resource)
 
 Termination == <>(\A self \in ProcSet: pc[self] = "Done")
 
@@ -448,20 +642,25 @@ Termination == <>(\A self \in ProcSet: pc[self] = "Done")
 
 Leases == 0 .. last_lease
 
+\* The writes the resource accepted (without fencing, every write).
+writes == Len(SelectSeq(ops, LAMBDA e : e.op = "write" /\ e.ok))
+
+MsgTypes == {"acquire", "release", "grant", "reject", "read", "read_reply", "write", "write_reply"}
+Nodes == Clients \cup {Service, Resource}
+
 TypeInvariant ==
     /\ distLock \in {[status |-> s, id |-> InvalidId, lease |-> 0] : s \in {"Available", "Expired"}}
                     \cup {[status |-> "Acquired", id |-> c, lease |-> l] : c \in Clients, l \in Leases \ {0}}
-    /\ \A i \in DOMAIN request_queue :
-           request_queue[i] \in {AcquireMsg(c) : c \in Clients}
-                                \cup {ReleaseMsg(c, l) : c \in Clients, l \in Leases \ {0}}
-    /\ \A c \in Clients :
-           \A i \in DOMAIN responses_queue[c] :
-               responses_queue[c][i] \in {[status |-> "granted", lease |-> l] : l \in Leases \ {0}}
-                                         \cup {[status |-> "rejected", lease |-> 0]}
+    /\ \A m \in network :
+           /\ m.type \in MsgTypes /\ m.from \in Nodes /\ m.to \in Nodes
+           /\ m.lease \in Leases /\ m.token = 0 /\ m.value \in Nat /\ m.ok \in BOOLEAN
+    /\ timers \subseteq {LeaseTimer} \cup {Timer(c, k) : c \in Clients, k \in {"validity", "backoff", "think"}}
     /\ lock_held \in [Clients -> BOOLEAN]
     /\ counter \in Nat
-    /\ writes \in Nat
+    /\ \A i \in DOMAIN ops :
+           ops[i] \in [op : {"read", "write"}, id : Clients, token : {0}, ok : {TRUE}, value : Nat]
     /\ retries \in [Clients -> 0..MaxRetries]
+    /\ late \in [Clients -> BOOLEAN]
     /\ lease \in [Clients -> Leases]
     /\ read_val \in [Clients -> Nat]
     /\ committed \in [Clients -> 0..Sections]
@@ -486,7 +685,7 @@ NoLostUpdate == counter = writes
 AllClientsFinish == <>(\A c \in Clients : pc[c] = "Done")
 
 \* Every client eventually commits every section.  Giving up or abandoning
-\* a section does not satisfy it.  It holds under Spec's fairness without
+\* a section does not satisfy it.  It holds under FairSpec's fairness without
 \* timeouts and with clients that never give up (Timeouts = GiveUp =
 \* FALSE), and is violated when either is allowed.
 EveryClientCommits == <>(\A c \in Clients : committed[c] = Sections)
@@ -496,6 +695,16 @@ EveryClientCommits == <>(\A c \in Clients : committed[c] = Sections)
 \* not hold them vacuously (a service that never grants, or a client that
 \* never writes, would make this invariant hold).
 NotEveryClientCommits == ~(\A c \in Clients : committed[c] = Sections)
+
+\* Go's untimed world delivers the messages in flight in any order, so the
+\* weak fairness of the processes alone lets the service answer a retrying
+\* client's acquires forever and never take the holder's release, which
+\* is in flight all along: no real network does that.  FairSpec adds the
+\* fairness of delivery, each client's acquires and releases to the
+\* service kind by kind: a message the service could take all along is
+\* eventually taken.  EveryClientCommits is checked under it.
+Deliver(c, t) == \E m \in network : m.from = c /\ m.type = t /\ m \notin network'
+FairSpec == Spec /\ \A c \in Clients, t \in {"acquire", "release"} : WF_vars(Serve /\ Deliver(c, t))
 
 \* The same system without any fairness: a process may simply stop taking
 \* steps, forever.  AllClientsFinish fails under it, which shows that the

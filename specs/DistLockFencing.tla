@@ -30,21 +30,19 @@
 (*     writes the same value again;                                        *)
 (*   - "all" keeps TokenIsMonotonical and NoLostUpdate.                    *)
 (*                                                                         *)
-(* The model follows the Go protocol as DistLock.tla does (see there):    *)
-(* a client's belief may end at any moment (LoseLease) and a client that  *)
-(* no longer believes abandons its section without writing; a release     *)
-(* names its lease and is honoured only for the current holder's current  *)
-(* lease (compare-and-delete); each client runs Sections sections.  As in *)
-(* Go, the read is on its way to the resource from the grant on: a client *)
-(* that stopped believing meanwhile still has its read handled (and, in    *)
-(* "all", raise the highest token seen) before it abandons the section.  *)
-(* The token of a grant is its lease number (TokenRule = "lease", as in   *)
-(* Go); TokenRule = "pairs" is a mutant service that gives leases 2k-1    *)
-(* and 2k the same token, which TokensAreUnique must catch (and           *)
-(* TokenIsMonotonical, with its <=, does not).  The resource's log of     *)
-(* accepted operations carries each operation's lease as a ghost field    *)
-(* (the resource never reads it; Go's log has no lease) so that "equal    *)
-(* tokens => the same grant" can be stated.                               *)
+(* The model steps like impl.World, as DistLock.tla does (see there): one  *)
+(* spec step is one Go step, the messages in flight a set, the timers      *)
+(* pending flags, the resource a process of its own whose log (ops) is     *)
+(* every operation it handled, in order, as Go's.  A client whose          *)
+(* operation is refused, or whose belief ended, abandons its section; a    *)
+(* release names its lease (compare-and-delete); each client runs Sections *)
+(* sections.  The token of a grant is its lease number (TokenRule =        *)
+(* "lease", as in Go); TokenRule = "pairs" is a mutant service that gives  *)
+(* leases 2k-1 and 2k the same token, which TokensAreUnique must catch     *)
+(* (and TokenIsMonotonical, with its <=, does not).  The log carries each  *)
+(* operation's lease as a ghost field (the sender's lease, which the       *)
+(* resource never reads; Go's log has no lease) so that "equal tokens =>   *)
+(* the same grant" can be stated.                                          *)
 (*                                                                         *)
 (* Fixes of seed 000's two defects:                                        *)
 (*   (a) a rejected client waited forever there (a deadlock unless         *)
@@ -53,28 +51,31 @@
 (*       deadlock;                                                         *)
 (*   (b) seed 000's TokenIsMonotonical held by construction: the client    *)
 (*       appended its token to the history only if it was larger than the  *)
-(*       last one.  Here the RESOURCE decides, and `accepted' records what *)
-(*       it accepted, in acceptance order, so the property has teeth.      *)
+(*       last one.  Here the RESOURCE decides: ops logs what it handled,   *)
+(*       and accepted is what it accepted, in order, so the property has   *)
+(*       teeth.                                                            *)
 (* Other departures (from seed 000 and from Go) are DistLock.tla's.       *)
 (***************************************************************************)
-EXTENDS Naturals, Sequences, TLC
+EXTENDS Naturals, Sequences, FiniteSets, TLC
 
 CONSTANTS
     Clients,     \* the client processes (model values; symmetric)
     Service,     \* the lock service process (a model value)
-    Validity,    \* the process of the clients' validity timers (a model value)
+    Resource,    \* the shared resource process (a model value)
     InvalidId,   \* the holder id of a lock nobody holds (a model value)
+    Validity,    \* when a client's validity window starts: "arrival" or "send"
     MaxRetries,  \* how many times a rejected client asks again in a section
     Sections,    \* how many critical sections each client runs
-    Timeouts,    \* TRUE: leases expire and beliefs end at any moment
+    Timeouts,    \* TRUE: lease and validity timers may fire
     GiveUp,      \* TRUE: past MaxRetries a client gives the section up
     Check,       \* the resource's token check: "none", "writes" or "all"
     TokenRule    \* "lease": a grant's token is its lease number (Go);
                  \* "pairs": a mutant service, leases 2k-1 and 2k share a token
 
 ASSUME /\ Service \notin Clients
-       /\ Validity \notin Clients \cup {Service}
-       /\ InvalidId \notin Clients \cup {Service, Validity}
+       /\ Resource \notin Clients \cup {Service}
+       /\ InvalidId \notin Clients \cup {Service, Resource}
+       /\ Validity \in {"arrival", "send"}
        /\ MaxRetries \in Nat
        /\ Sections \in Nat \ {0}
        /\ Timeouts \in BOOLEAN
@@ -85,16 +86,44 @@ ASSUME /\ Service \notin Clients
 \* The token of the grant with lease number l.
 TokenOf(l) == IF TokenRule = "lease" THEN l ELSE (l + 1) \div 2
 
-\* The messages a client sends.  A release names the lease it gives back.
-AcquireMsg(c) == [type |-> "acquire", id |-> c, lease |-> 0]
-ReleaseMsg(c, l) == [type |-> "release", id |-> c, lease |-> l]
+\* A message, with every field of Go's impl.Message (fields a type does not
+\* use are 0 or FALSE, as in Go, so equal messages are equal records).
+Msg(type, from, to, l, t, v, ok) ==
+    [type |-> type, from |-> from, to |-> to, lease |-> l, token |-> t, value |-> v, ok |-> ok]
+AcquireMsg(c)     == Msg("acquire", c, Service, 0, 0, 0, FALSE)
+ReleaseMsg(c, l)  == Msg("release", c, Service, l, 0, 0, FALSE)
+GrantMsg(c, l)    == Msg("grant", Service, c, l, TokenOf(l), 0, FALSE)
+RejectMsg(c)      == Msg("reject", Service, c, 0, 0, 0, FALSE)
+ReadMsg(c, t)     == Msg("read", c, Resource, 0, t, 0, FALSE)
+WriteMsg(c, t, v) == Msg("write", c, Resource, 0, t, v, FALSE)
+ReplyMsg(type, c, t, v, ok) == Msg(type, Resource, c, 0, t, v, ok)
+
+\* A pending timer: its node and its kind (Go's impl.PendingTimer).
+Timer(n, k) == [node |-> n, kind |-> k]
+LeaseTimer == Timer(Service, "lease")
+ValidityTimer(c) == Timer(c, "validity")
+BackoffTimer(c) == Timer(c, "backoff")
+ThinkTimer(c) == Timer(c, "think")
+
+\* The timers after a client sends an acquire (Go's acquire): under the send
+\* rule the validity window starts now.
+AcquireTimers(c, ts) == IF Validity = "send" THEN ts \cup {ValidityTimer(c)} ELSE ts
 
 \* What a client sends when its section ends (Go's endSection): the release
 \* of the lease it used, if any, and the acquire of its next section, if
 \* the section that ends is not its last (ended counts it).
 EndMsgs(c, l, ended) ==
-    (IF l = 0 THEN <<>> ELSE <<ReleaseMsg(c, l)>>)
-    \o (IF ended < Sections THEN <<AcquireMsg(c)>> ELSE <<>>)
+    (IF l = 0 THEN {} ELSE {ReleaseMsg(c, l)})
+    \cup (IF ended < Sections THEN {AcquireMsg(c)} ELSE {})
+
+\* The timers after a section ends (Go's endSection): under the arrival rule
+\* the validity timer runs only while a lease is used; under the send rule
+\* it runs from the last acquire on, is set again by the next acquire and
+\* cancelled when the client finishes.
+EndTimers(c, l, ended, ts) ==
+    IF Validity = "send"
+    THEN IF ended < Sections THEN ts \cup {ValidityTimer(c)} ELSE ts \ {ValidityTimer(c)}
+    ELSE IF l # 0 THEN ts \ {ValidityTimer(c)} ELSE ts
 
 \* Whether the resource accepts operation op ("read" or "write") carrying
 \* token t when the highest token it has seen is high.
@@ -115,408 +144,532 @@ variables
     \* The lock as the service sees it: the current grant's lease number and
     \* token (0 when none).
     distLock = [status |-> "Available", id |-> InvalidId, lease |-> 0, token |-> 0],
-    \* Requests from every client to the service, in arrival order.
-    request_queue = <<>>,
-    \* The service's answers, one queue per client.
-    responses_queue = [c \in Clients |-> <<>>],
+    \* The messages in flight: any of them may be delivered next.  A set:
+    \* a client has at most one acquire or operation outstanding and a
+    \* release names its lease, so no two messages in flight are equal.
+    network = {},
+    \* The pending timers (node, kind); any of them may fire next.
+    timers = {},
     \* Whether each client believes it holds the lock (client-local belief).
     lock_held = [c \in Clients |-> FALSE],
+    \* The grant each client is using; 0 means none.  Global only because
+    \* the resource's log reads it as a ghost field (see ops).
+    lease = [c \in Clients |-> 0],
     \* The shared resource: the counter, the highest token it has seen, and
-    \* every operation it accepted, in acceptance order.
+    \* every operation it handled, in order (Go's log); lease is a ghost
+    \* field, the grant the operation was sent under.
     counter = 0,
     max_token = 0,
-    accepted = <<>>;
+    ops = <<>>;
 
-\* A section ends without effect: the client stops believing, releases the
-\* lease it used (if any) and asks for its next section's lock (if any).
-\* The caller then goes on to Receive or Done.
-macro abort_section() {
+\* A section ends (Go's endSection), committed if ok: the client stops
+\* believing and forgets its grant.  The caller sends EndMsgs and sets
+\* EndTimers first (they read the grant), then goes on to Receive or Done.
+macro end_section(ok) {
+    if (ok) { committed := committed + 1 } else { aborted := aborted + 1 };
     lock_held[self] := FALSE;
-    request_queue := request_queue \o EndMsgs(self, lease, committed + aborted + 1);
-    aborted := aborted + 1;
     retries := 0;
-    lease := 0;
+    late := FALSE;
+    lease[self] := 0;
     token := 0;
     read_val := 0;
-    write_ok := FALSE;
 }
 
-\* Weak fairness: a client whose answer has arrived eventually reads it.
+\* Weak fairness: a client that can handle an input eventually does.  Its
+\* labels are Go's client phases: Acquire (Idle), Receive (Acquiring),
+\* Backoff (BackingOff), ReadCounter (Reading), WriteCounter (Thinking),
+\* Release (Writing), Done (Finished); each step handles one input.
 fair process (client \in Clients)
 variables
     retries = 0,       \* rejections answered by asking again in this section
-    lease = 0,         \* the grant this client is using; 0 means none
+    late = FALSE,      \* send rule: the window ended while acquiring
     token = 0,         \* that grant's token; 0 means none
     read_val = 0,      \* what this client read from the counter
-    write_ok = FALSE,  \* whether the resource accepted its write (the reply)
     committed = 0,     \* sections whose write was accepted
     aborted = 0;       \* sections given up, abandoned or fenced off
 {
-\* The first section's acquire, and every retry after a rejection.
+\* The runtime starts the client: it asks for the lock.
 Acquire:
-    request_queue := Append(request_queue, AcquireMsg(self));
+    network := network \cup {AcquireMsg(self)};
+    timers := AcquireTimers(self, timers);
+\* Acquiring: the answer arrives, or (send rule) the window ends first.
 Receive:
-    await Len(responses_queue[self]) > 0;
-    with (resp = Head(responses_queue[self])) {
-        responses_queue[self] := Tail(responses_queue[self]);
-        if (resp.status = "granted") {
-            lock_held[self] := TRUE;
-            lease := resp.lease;
-            token := resp.token;
-        } else if (retries < MaxRetries) {
-            \* Unlike seed 000, a rejected client asks again ...
-            retries := retries + 1;
-            goto Acquire;
-        } else if (~GiveUp) {
-            \* ... forever, when it may not give up ...
-            goto Acquire;
-        } else {
-            \* ... or gives the section up after MaxRetries, so nobody
-            \* waits forever.
-            abort_section();
-            if (committed + aborted < Sections) { goto Receive } else { goto Done };
+    either {
+        with (m \in {x \in network : x.to = self /\ x.type = "grant"}) {
+            if (~late) {
+                \* It holds the lock; the read is sent at once.
+                network := (network \ {m}) \cup {ReadMsg(self, m.token)};
+                timers := IF Validity = "arrival" THEN timers \cup {ValidityTimer(self)} ELSE timers;
+                lock_held[self] := TRUE;
+                lease[self] := m.lease;
+                token := m.token;
+                goto ReadCounter;
+            } else if (retries < MaxRetries \/ ~GiveUp) {
+                \* Send rule, the grant came too late: give it back and ask
+                \* again, counting a retry.
+                network := (network \ {m}) \cup {ReleaseMsg(self, m.lease), AcquireMsg(self)};
+                timers := AcquireTimers(self, timers);
+                if (retries < MaxRetries) { retries := retries + 1 };
+                late := FALSE;
+                goto Receive;
+            } else {
+                network := (network \ {m}) \cup {ReleaseMsg(self, m.lease)}
+                           \cup EndMsgs(self, 0, committed + aborted + 1);
+                timers := EndTimers(self, 0, committed + aborted + 1, timers);
+                end_section(FALSE);
+                if (committed + aborted < Sections) { goto Receive } else { goto Done };
+            };
         };
+    } or {
+        with (m \in {x \in network : x.to = self /\ x.type = "reject"}) {
+            if (retries < MaxRetries \/ ~GiveUp) {
+                \* Unlike seed 000, a rejected client backs off and asks
+                \* again (forever when it may not give up) ...
+                network := network \ {m};
+                timers := (IF Validity = "send" THEN timers \ {ValidityTimer(self)} ELSE timers)
+                          \cup {BackoffTimer(self)};
+                if (retries < MaxRetries) { retries := retries + 1 };
+                goto Backoff;
+            } else {
+                \* ... or gives the section up after MaxRetries.
+                network := (network \ {m}) \cup EndMsgs(self, 0, committed + aborted + 1);
+                timers := EndTimers(self, 0, committed + aborted + 1, timers);
+                end_section(FALSE);
+                if (committed + aborted < Sections) { goto Receive } else { goto Done };
+            };
+        };
+    } or {
+        await Timeouts /\ ValidityTimer(self) \in timers;
+        timers := timers \ {ValidityTimer(self)};
+        late := Validity = "send";
+        goto Receive;
     };
-\* The critical section is two operations, each checked by the resource.
-\* The read was sent with the grant: the resource handles it whatever the
-\* client believes now; the client abandons the section if the read was
-\* refused (a newer token has been seen) or its belief ended meanwhile.
+\* BackingOff: the backoff timer fires and the client asks again.
+Backoff:
+    await BackoffTimer(self) \in timers;
+    network := network \cup {AcquireMsg(self)};
+    timers := AcquireTimers(self, timers \ {BackoffTimer(self)});
+    late := FALSE;
+    goto Receive;
+\* Reading: the read's reply arrives; refused, or no longer believing, the
+\* client abandons the section.  Or its validity timer fires (LoseLease).
 ReadCounter:
-    if (Admits("read", token, max_token)) {
-        max_token := Raised("read", token, max_token);
-        accepted := Append(accepted, [op |-> "read", id |-> self, lease |-> lease, token |-> token]);
+    either {
+        with (m \in {x \in network : x.to = self /\ x.type = "read_reply"}) {
+            if (m.ok /\ lock_held[self]) {
+                network := network \ {m};
+                timers := timers \cup {ThinkTimer(self)};
+                read_val := m.value;
+                goto WriteCounter;
+            } else {
+                network := (network \ {m}) \cup EndMsgs(self, lease[self], committed + aborted + 1);
+                timers := EndTimers(self, lease[self], committed + aborted + 1, timers);
+                end_section(FALSE);
+                if (committed + aborted < Sections) { goto Receive } else { goto Done };
+            };
+        };
+    } or {
+        await Timeouts /\ ValidityTimer(self) \in timers;
+        timers := timers \ {ValidityTimer(self)};
+        lock_held[self] := FALSE;
+        goto ReadCounter;
+    };
+\* Thinking: the think timer fires and the client decides: it checks its
+\* belief and writes read+1, or abandons the section without writing.
+WriteCounter:
+    either {
+        await ThinkTimer(self) \in timers;
         if (lock_held[self]) {
-            read_val := counter;
+            network := network \cup {WriteMsg(self, token, read_val + 1)};
+            timers := timers \ {ThinkTimer(self)};
+            goto Release;
         } else {
-            abort_section();
+            network := network \cup EndMsgs(self, lease[self], committed + aborted + 1);
+            timers := EndTimers(self, lease[self], committed + aborted + 1, timers \ {ThinkTimer(self)});
+            end_section(FALSE);
             if (committed + aborted < Sections) { goto Receive } else { goto Done };
         };
-    } else {
-        abort_section();
-        if (committed + aborted < Sections) { goto Receive } else { goto Done };
+    } or {
+        await Timeouts /\ ValidityTimer(self) \in timers;
+        timers := timers \ {ValidityTimer(self)};
+        lock_held[self] := FALSE;
+        goto WriteCounter;
     };
-\* The client checks its belief before it writes; without it, it abandons
-\* the section (no write).  Else the resource checks the write.
-WriteCounter:
-    if (lock_held[self]) {
-        if (Admits("write", token, max_token)) {
-            counter := read_val + 1;
-            max_token := Raised("write", token, max_token);
-            accepted := Append(accepted, [op |-> "write", id |-> self, lease |-> lease, token |-> token]);
-            write_ok := TRUE;
-        };
-    } else {
-        abort_section();
-        if (committed + aborted < Sections) { goto Receive } else { goto Done };
-    };
-\* The write's reply: the section committed if the write was accepted, else
-\* it was fenced off.  Release the lease and ask for the next section's lock.
+\* Writing: the write's reply arrives; the section committed if the write
+\* was accepted, else it was fenced off.  Release the lease and ask for the
+\* next section's lock.  Or the validity timer fires.
 Release:
-    lock_held[self] := FALSE;
-    request_queue := request_queue \o EndMsgs(self, lease, committed + aborted + 1);
-    if (write_ok) {
-        committed := committed + 1;
-    } else {
-        aborted := aborted + 1;
+    either {
+        with (m \in {x \in network : x.to = self /\ x.type = "write_reply"}) {
+            network := (network \ {m}) \cup EndMsgs(self, lease[self], committed + aborted + 1);
+            timers := EndTimers(self, lease[self], committed + aborted + 1, timers);
+            end_section(m.ok);
+            if (committed + aborted < Sections) { goto Receive } else { goto Done };
+        };
+    } or {
+        await Timeouts /\ ValidityTimer(self) \in timers;
+        timers := timers \ {ValidityTimer(self)};
+        lock_held[self] := FALSE;
+        goto Release;
     };
-    retries := 0;
-    lease := 0;
-    token := 0;
-    read_val := 0;
-    write_ok := FALSE;
-    if (committed + aborted < Sections) { goto Receive } else { goto Done };
 }
 
-\* The service handles one request per step (dequeue, decide, answer are one
-\* local, atomic step of a single-threaded server), or lets the lease expire.
-\* It stops once every client has finished.
+\* The service handles one request per step (a single-threaded server), or
+\* its lease timer fires (the TTL: untimed, at any moment while held).
 fair process (service = Service)
 variables
     last_lease = 0;  \* the highest lease number granted; leases are 1, 2, ...
 {
 Serve:
-    while (\E c \in Clients : pc[c] /= "Done") {
+    while (TRUE) {
         either {
-            await Len(request_queue) > 0;
-            with (req = Head(request_queue)) {
-                request_queue := Tail(request_queue);
-                if (req.type = "acquire") {
-                    if (distLock.status \in {"Available", "Expired"}) {
-                        \* Every grant carries a token; under TokenRule
-                        \* "lease" it is larger than every token before.
-                        distLock := [status |-> "Acquired", id |-> req.id,
-                                     lease |-> last_lease + 1, token |-> TokenOf(last_lease + 1)];
-                        responses_queue[req.id] := Append(responses_queue[req.id],
-                                                          [status |-> "granted", lease |-> last_lease + 1,
-                                                           token |-> TokenOf(last_lease + 1)]);
-                        last_lease := last_lease + 1;
-                    } else {
-                        responses_queue[req.id] := Append(responses_queue[req.id],
-                                                          [status |-> "rejected", lease |-> 0, token |-> 0]);
-                    };
-                } else if (distLock.status = "Acquired" /\ distLock.id = req.id
-                           /\ distLock.lease = req.lease) {
-                    \* Compare-and-delete: a release is honoured only from the
-                    \* current holder, naming its current lease.
-                    distLock := [status |-> "Available", id |-> InvalidId, lease |-> 0, token |-> 0];
+            with (m \in {x \in network : x.to = Service /\ x.type = "acquire"}) {
+                if (distLock.status = "Acquired") {
+                    network := (network \ {m}) \cup {RejectMsg(m.from)};
+                } else {
+                    \* Every grant carries a token; under TokenRule "lease"
+                    \* it is larger than every token before.
+                    distLock := [status |-> "Acquired", id |-> m.from,
+                                 lease |-> last_lease + 1, token |-> TokenOf(last_lease + 1)];
+                    network := (network \ {m}) \cup {GrantMsg(m.from, last_lease + 1)};
+                    timers := timers \cup {LeaseTimer};
+                    last_lease := last_lease + 1;
                 };
             };
         } or {
-            \* The TTL: the lease may run out at any moment while held.
-            await Timeouts /\ distLock.status = "Acquired";
+            with (m \in {x \in network : x.to = Service /\ x.type = "release"}) {
+                network := network \ {m};
+                \* Compare-and-delete: a release is honoured only from the
+                \* current holder, naming its current lease.
+                if (distLock.status = "Acquired" /\ distLock.id = m.from /\ distLock.lease = m.lease) {
+                    distLock := [status |-> "Available", id |-> InvalidId, lease |-> 0, token |-> 0];
+                    timers := timers \ {LeaseTimer};
+                };
+            };
+        } or {
+            await Timeouts /\ LeaseTimer \in timers;
+            timers := timers \ {LeaseTimer};
             distLock := [status |-> "Expired", id |-> InvalidId, lease |-> 0, token |-> 0];
+        } or {
+            \* Every client has finished and nothing is left in flight: the
+            \* system stutters (no Go step), so a finished run is no deadlock.
+            await /\ \A c \in Clients : pc[c] = "Done"
+                  /\ network = {}
+                  /\ timers = {};
+            skip;
         };
     };
 }
 
-\* The clients' validity timers: a client that believes it holds the lock
-\* may stop believing at any moment (its timer fired; untimed, any moment
-\* is possible).  Not fair: a timer need never fire.  The client notices at
-\* its next step (ReadCounter or WriteCounter) and abandons its section.
-process (validity = Validity)
+\* The resource handles one operation per step: the fencing check, the
+\* counter, its log, and the reply.
+fair process (resource = Resource)
 {
-LoseLease:
-    while (\E c \in Clients : pc[c] /= "Done") {
-        await Timeouts;
-        with (c \in {b \in Clients : lock_held[b]}) {
-            lock_held[c] := FALSE;
+Access:
+    while (TRUE) {
+        with (m \in {x \in network : x.to = Resource},
+              ok = Admits(m.type, m.token, max_token),
+              v = IF m.type = "read" THEN (IF ok THEN counter ELSE 0) ELSE m.value) {
+            max_token := IF ok THEN Raised(m.type, m.token, max_token) ELSE max_token;
+            if (m.type = "write" /\ ok) { counter := m.value };
+            ops := Append(ops, [op |-> m.type, id |-> m.from, token |-> m.token, ok |-> ok,
+                                value |-> v, lease |-> lease[m.from]]);
+            network := (network \ {m}) \cup {ReplyMsg(m.type \o "_reply", m.from, m.token,
+                                                      IF m.type = "read" THEN v ELSE 0, ok)};
         };
     };
 }
 } *)
-\* BEGIN TRANSLATION (chksum(pcal) = "360c31c8" /\ chksum(tla) = "e698c660")
-VARIABLES distLock, request_queue, responses_queue, lock_held, counter, 
-          max_token, accepted, pc, retries, lease, token, read_val, write_ok, 
-          committed, aborted, last_lease
+\* BEGIN TRANSLATION (chksum(pcal) = "3e57b712" /\ chksum(tla) = "1030547e")
+VARIABLES distLock, network, timers, lock_held, lease, counter, max_token, 
+          ops, pc, retries, late, token, read_val, committed, aborted, 
+          last_lease
 
-vars == << distLock, request_queue, responses_queue, lock_held, counter, 
-           max_token, accepted, pc, retries, lease, token, read_val, write_ok, 
-           committed, aborted, last_lease >>
+vars == << distLock, network, timers, lock_held, lease, counter, max_token, 
+           ops, pc, retries, late, token, read_val, committed, aborted, 
+           last_lease >>
 
-ProcSet == (Clients) \cup {Service} \cup {Validity}
+ProcSet == (Clients) \cup {Service} \cup {Resource}
 
 Init == (* Global variables *)
         /\ distLock = [status |-> "Available", id |-> InvalidId, lease |-> 0, token |-> 0]
-        /\ request_queue = <<>>
-        /\ responses_queue = [c \in Clients |-> <<>>]
+        /\ network = {}
+        /\ timers = {}
         /\ lock_held = [c \in Clients |-> FALSE]
+        /\ lease = [c \in Clients |-> 0]
         /\ counter = 0
         /\ max_token = 0
-        /\ accepted = <<>>
+        /\ ops = <<>>
         (* Process client *)
         /\ retries = [self \in Clients |-> 0]
-        /\ lease = [self \in Clients |-> 0]
+        /\ late = [self \in Clients |-> FALSE]
         /\ token = [self \in Clients |-> 0]
         /\ read_val = [self \in Clients |-> 0]
-        /\ write_ok = [self \in Clients |-> FALSE]
         /\ committed = [self \in Clients |-> 0]
         /\ aborted = [self \in Clients |-> 0]
         (* Process service *)
         /\ last_lease = 0
         /\ pc = [self \in ProcSet |-> CASE self \in Clients -> "Acquire"
                                         [] self = Service -> "Serve"
-                                        [] self = Validity -> "LoseLease"]
+                                        [] self = Resource -> "Access"]
 
 Acquire(self) == /\ pc[self] = "Acquire"
-                 /\ request_queue' = Append(request_queue, AcquireMsg(self))
+                 /\ network' = (network \cup {AcquireMsg(self)})
+                 /\ timers' = AcquireTimers(self, timers)
                  /\ pc' = [pc EXCEPT ![self] = "Receive"]
-                 /\ UNCHANGED << distLock, responses_queue, lock_held, counter, 
-                                 max_token, accepted, retries, lease, token, 
-                                 read_val, write_ok, committed, aborted, 
-                                 last_lease >>
+                 /\ UNCHANGED << distLock, lock_held, lease, counter, 
+                                 max_token, ops, retries, late, token, 
+                                 read_val, committed, aborted, last_lease >>
 
 Receive(self) == /\ pc[self] = "Receive"
-                 /\ Len(responses_queue[self]) > 0
-                 /\ LET resp == Head(responses_queue[self]) IN
-                      /\ responses_queue' = [responses_queue EXCEPT ![self] = Tail(responses_queue[self])]
-                      /\ IF resp.status = "granted"
-                            THEN /\ lock_held' = [lock_held EXCEPT ![self] = TRUE]
-                                 /\ lease' = [lease EXCEPT ![self] = resp.lease]
-                                 /\ token' = [token EXCEPT ![self] = resp.token]
-                                 /\ pc' = [pc EXCEPT ![self] = "ReadCounter"]
-                                 /\ UNCHANGED << request_queue, retries, 
-                                                 read_val, write_ok, aborted >>
-                            ELSE /\ IF retries[self] < MaxRetries
-                                       THEN /\ retries' = [retries EXCEPT ![self] = retries[self] + 1]
-                                            /\ pc' = [pc EXCEPT ![self] = "Acquire"]
-                                            /\ UNCHANGED << request_queue, 
-                                                            lock_held, lease, 
-                                                            token, read_val, 
-                                                            write_ok, aborted >>
-                                       ELSE /\ IF ~GiveUp
-                                                  THEN /\ pc' = [pc EXCEPT ![self] = "Acquire"]
-                                                       /\ UNCHANGED << request_queue, 
-                                                                       lock_held, 
-                                                                       retries, 
-                                                                       lease, 
-                                                                       token, 
-                                                                       read_val, 
-                                                                       write_ok, 
-                                                                       aborted >>
-                                                  ELSE /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
-                                                       /\ request_queue' = request_queue \o EndMsgs(self, lease[self], committed[self] + aborted[self] + 1)
-                                                       /\ aborted' = [aborted EXCEPT ![self] = aborted[self] + 1]
-                                                       /\ retries' = [retries EXCEPT ![self] = 0]
-                                                       /\ lease' = [lease EXCEPT ![self] = 0]
-                                                       /\ token' = [token EXCEPT ![self] = 0]
-                                                       /\ read_val' = [read_val EXCEPT ![self] = 0]
-                                                       /\ write_ok' = [write_ok EXCEPT ![self] = FALSE]
-                                                       /\ IF committed[self] + aborted'[self] < Sections
-                                                             THEN /\ pc' = [pc EXCEPT ![self] = "Receive"]
-                                                             ELSE /\ pc' = [pc EXCEPT ![self] = "Done"]
-                 /\ UNCHANGED << distLock, counter, max_token, accepted, 
-                                 committed, last_lease >>
+                 /\ \/ /\ \E m \in {x \in network : x.to = self /\ x.type = "grant"}:
+                            IF ~late[self]
+                               THEN /\ network' = ((network \ {m}) \cup {ReadMsg(self, m.token)})
+                                    /\ timers' = (IF Validity = "arrival" THEN timers \cup {ValidityTimer(self)} ELSE timers)
+                                    /\ lock_held' = [lock_held EXCEPT ![self] = TRUE]
+                                    /\ lease' = [lease EXCEPT ![self] = m.lease]
+                                    /\ token' = [token EXCEPT ![self] = m.token]
+                                    /\ pc' = [pc EXCEPT ![self] = "ReadCounter"]
+                                    /\ UNCHANGED << retries, late, read_val, 
+                                                    committed, aborted >>
+                               ELSE /\ IF retries[self] < MaxRetries \/ ~GiveUp
+                                          THEN /\ network' = ((network \ {m}) \cup {ReleaseMsg(self, m.lease), AcquireMsg(self)})
+                                               /\ timers' = AcquireTimers(self, timers)
+                                               /\ IF retries[self] < MaxRetries
+                                                     THEN /\ retries' = [retries EXCEPT ![self] = retries[self] + 1]
+                                                     ELSE /\ TRUE
+                                                          /\ UNCHANGED retries
+                                               /\ late' = [late EXCEPT ![self] = FALSE]
+                                               /\ pc' = [pc EXCEPT ![self] = "Receive"]
+                                               /\ UNCHANGED << lock_held, 
+                                                               lease, token, 
+                                                               read_val, 
+                                                               committed, 
+                                                               aborted >>
+                                          ELSE /\ network' = ((network \ {m}) \cup {ReleaseMsg(self, m.lease)}
+                                                              \cup EndMsgs(self, 0, committed[self] + aborted[self] + 1))
+                                               /\ timers' = EndTimers(self, 0, committed[self] + aborted[self] + 1, timers)
+                                               /\ IF FALSE
+                                                     THEN /\ committed' = [committed EXCEPT ![self] = committed[self] + 1]
+                                                          /\ UNCHANGED aborted
+                                                     ELSE /\ aborted' = [aborted EXCEPT ![self] = aborted[self] + 1]
+                                                          /\ UNCHANGED committed
+                                               /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
+                                               /\ retries' = [retries EXCEPT ![self] = 0]
+                                               /\ late' = [late EXCEPT ![self] = FALSE]
+                                               /\ lease' = [lease EXCEPT ![self] = 0]
+                                               /\ token' = [token EXCEPT ![self] = 0]
+                                               /\ read_val' = [read_val EXCEPT ![self] = 0]
+                                               /\ IF committed'[self] + aborted'[self] < Sections
+                                                     THEN /\ pc' = [pc EXCEPT ![self] = "Receive"]
+                                                     ELSE /\ pc' = [pc EXCEPT ![self] = "Done"]
+                    \/ /\ \E m \in {x \in network : x.to = self /\ x.type = "reject"}:
+                            IF retries[self] < MaxRetries \/ ~GiveUp
+                               THEN /\ network' = network \ {m}
+                                    /\ timers' = (IF Validity = "send" THEN timers \ {ValidityTimer(self)} ELSE timers)
+                                                 \cup {BackoffTimer(self)}
+                                    /\ IF retries[self] < MaxRetries
+                                          THEN /\ retries' = [retries EXCEPT ![self] = retries[self] + 1]
+                                          ELSE /\ TRUE
+                                               /\ UNCHANGED retries
+                                    /\ pc' = [pc EXCEPT ![self] = "Backoff"]
+                                    /\ UNCHANGED << lock_held, lease, late, 
+                                                    token, read_val, committed, 
+                                                    aborted >>
+                               ELSE /\ network' = ((network \ {m}) \cup EndMsgs(self, 0, committed[self] + aborted[self] + 1))
+                                    /\ timers' = EndTimers(self, 0, committed[self] + aborted[self] + 1, timers)
+                                    /\ IF FALSE
+                                          THEN /\ committed' = [committed EXCEPT ![self] = committed[self] + 1]
+                                               /\ UNCHANGED aborted
+                                          ELSE /\ aborted' = [aborted EXCEPT ![self] = aborted[self] + 1]
+                                               /\ UNCHANGED committed
+                                    /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
+                                    /\ retries' = [retries EXCEPT ![self] = 0]
+                                    /\ late' = [late EXCEPT ![self] = FALSE]
+                                    /\ lease' = [lease EXCEPT ![self] = 0]
+                                    /\ token' = [token EXCEPT ![self] = 0]
+                                    /\ read_val' = [read_val EXCEPT ![self] = 0]
+                                    /\ IF committed'[self] + aborted'[self] < Sections
+                                          THEN /\ pc' = [pc EXCEPT ![self] = "Receive"]
+                                          ELSE /\ pc' = [pc EXCEPT ![self] = "Done"]
+                    \/ /\ Timeouts /\ ValidityTimer(self) \in timers
+                       /\ timers' = timers \ {ValidityTimer(self)}
+                       /\ late' = [late EXCEPT ![self] = Validity = "send"]
+                       /\ pc' = [pc EXCEPT ![self] = "Receive"]
+                       /\ UNCHANGED <<network, lock_held, lease, retries, token, read_val, committed, aborted>>
+                 /\ UNCHANGED << distLock, counter, max_token, ops, last_lease >>
+
+Backoff(self) == /\ pc[self] = "Backoff"
+                 /\ BackoffTimer(self) \in timers
+                 /\ network' = (network \cup {AcquireMsg(self)})
+                 /\ timers' = AcquireTimers(self, timers \ {BackoffTimer(self)})
+                 /\ late' = [late EXCEPT ![self] = FALSE]
+                 /\ pc' = [pc EXCEPT ![self] = "Receive"]
+                 /\ UNCHANGED << distLock, lock_held, lease, counter, 
+                                 max_token, ops, retries, token, read_val, 
+                                 committed, aborted, last_lease >>
 
 ReadCounter(self) == /\ pc[self] = "ReadCounter"
-                     /\ IF Admits("read", token[self], max_token)
-                           THEN /\ max_token' = Raised("read", token[self], max_token)
-                                /\ accepted' = Append(accepted, [op |-> "read", id |-> self, lease |-> lease[self], token |-> token[self]])
-                                /\ IF lock_held[self]
-                                      THEN /\ read_val' = [read_val EXCEPT ![self] = counter]
-                                           /\ pc' = [pc EXCEPT ![self] = "WriteCounter"]
-                                           /\ UNCHANGED << request_queue, 
-                                                           lock_held, retries, 
-                                                           lease, token, 
-                                                           write_ok, aborted >>
-                                      ELSE /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
-                                           /\ request_queue' = request_queue \o EndMsgs(self, lease[self], committed[self] + aborted[self] + 1)
-                                           /\ aborted' = [aborted EXCEPT ![self] = aborted[self] + 1]
-                                           /\ retries' = [retries EXCEPT ![self] = 0]
-                                           /\ lease' = [lease EXCEPT ![self] = 0]
-                                           /\ token' = [token EXCEPT ![self] = 0]
-                                           /\ read_val' = [read_val EXCEPT ![self] = 0]
-                                           /\ write_ok' = [write_ok EXCEPT ![self] = FALSE]
-                                           /\ IF committed[self] + aborted'[self] < Sections
-                                                 THEN /\ pc' = [pc EXCEPT ![self] = "Receive"]
-                                                 ELSE /\ pc' = [pc EXCEPT ![self] = "Done"]
-                           ELSE /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
-                                /\ request_queue' = request_queue \o EndMsgs(self, lease[self], committed[self] + aborted[self] + 1)
-                                /\ aborted' = [aborted EXCEPT ![self] = aborted[self] + 1]
-                                /\ retries' = [retries EXCEPT ![self] = 0]
-                                /\ lease' = [lease EXCEPT ![self] = 0]
-                                /\ token' = [token EXCEPT ![self] = 0]
-                                /\ read_val' = [read_val EXCEPT ![self] = 0]
-                                /\ write_ok' = [write_ok EXCEPT ![self] = FALSE]
-                                /\ IF committed[self] + aborted'[self] < Sections
-                                      THEN /\ pc' = [pc EXCEPT ![self] = "Receive"]
-                                      ELSE /\ pc' = [pc EXCEPT ![self] = "Done"]
-                                /\ UNCHANGED << max_token, accepted >>
-                     /\ UNCHANGED << distLock, responses_queue, counter, 
-                                     committed, last_lease >>
+                     /\ \/ /\ \E m \in {x \in network : x.to = self /\ x.type = "read_reply"}:
+                                IF m.ok /\ lock_held[self]
+                                   THEN /\ network' = network \ {m}
+                                        /\ timers' = (timers \cup {ThinkTimer(self)})
+                                        /\ read_val' = [read_val EXCEPT ![self] = m.value]
+                                        /\ pc' = [pc EXCEPT ![self] = "WriteCounter"]
+                                        /\ UNCHANGED << lock_held, lease, 
+                                                        retries, late, token, 
+                                                        committed, aborted >>
+                                   ELSE /\ network' = ((network \ {m}) \cup EndMsgs(self, lease[self], committed[self] + aborted[self] + 1))
+                                        /\ timers' = EndTimers(self, lease[self], committed[self] + aborted[self] + 1, timers)
+                                        /\ IF FALSE
+                                              THEN /\ committed' = [committed EXCEPT ![self] = committed[self] + 1]
+                                                   /\ UNCHANGED aborted
+                                              ELSE /\ aborted' = [aborted EXCEPT ![self] = aborted[self] + 1]
+                                                   /\ UNCHANGED committed
+                                        /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
+                                        /\ retries' = [retries EXCEPT ![self] = 0]
+                                        /\ late' = [late EXCEPT ![self] = FALSE]
+                                        /\ lease' = [lease EXCEPT ![self] = 0]
+                                        /\ token' = [token EXCEPT ![self] = 0]
+                                        /\ read_val' = [read_val EXCEPT ![self] = 0]
+                                        /\ IF committed'[self] + aborted'[self] < Sections
+                                              THEN /\ pc' = [pc EXCEPT ![self] = "Receive"]
+                                              ELSE /\ pc' = [pc EXCEPT ![self] = "Done"]
+                        \/ /\ Timeouts /\ ValidityTimer(self) \in timers
+                           /\ timers' = timers \ {ValidityTimer(self)}
+                           /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
+                           /\ pc' = [pc EXCEPT ![self] = "ReadCounter"]
+                           /\ UNCHANGED <<network, lease, retries, late, token, read_val, committed, aborted>>
+                     /\ UNCHANGED << distLock, counter, max_token, ops, 
+                                     last_lease >>
 
 WriteCounter(self) == /\ pc[self] = "WriteCounter"
-                      /\ IF lock_held[self]
-                            THEN /\ IF Admits("write", token[self], max_token)
-                                       THEN /\ counter' = read_val[self] + 1
-                                            /\ max_token' = Raised("write", token[self], max_token)
-                                            /\ accepted' = Append(accepted, [op |-> "write", id |-> self, lease |-> lease[self], token |-> token[self]])
-                                            /\ write_ok' = [write_ok EXCEPT ![self] = TRUE]
-                                       ELSE /\ TRUE
-                                            /\ UNCHANGED << counter, max_token, 
-                                                            accepted, write_ok >>
-                                 /\ pc' = [pc EXCEPT ![self] = "Release"]
-                                 /\ UNCHANGED << request_queue, lock_held, 
-                                                 retries, lease, token, 
-                                                 read_val, aborted >>
-                            ELSE /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
-                                 /\ request_queue' = request_queue \o EndMsgs(self, lease[self], committed[self] + aborted[self] + 1)
-                                 /\ aborted' = [aborted EXCEPT ![self] = aborted[self] + 1]
-                                 /\ retries' = [retries EXCEPT ![self] = 0]
-                                 /\ lease' = [lease EXCEPT ![self] = 0]
-                                 /\ token' = [token EXCEPT ![self] = 0]
-                                 /\ read_val' = [read_val EXCEPT ![self] = 0]
-                                 /\ write_ok' = [write_ok EXCEPT ![self] = FALSE]
-                                 /\ IF committed[self] + aborted'[self] < Sections
-                                       THEN /\ pc' = [pc EXCEPT ![self] = "Receive"]
-                                       ELSE /\ pc' = [pc EXCEPT ![self] = "Done"]
-                                 /\ UNCHANGED << counter, max_token, accepted >>
-                      /\ UNCHANGED << distLock, responses_queue, committed, 
+                      /\ \/ /\ ThinkTimer(self) \in timers
+                            /\ IF lock_held[self]
+                                  THEN /\ network' = (network \cup {WriteMsg(self, token[self], read_val[self] + 1)})
+                                       /\ timers' = timers \ {ThinkTimer(self)}
+                                       /\ pc' = [pc EXCEPT ![self] = "Release"]
+                                       /\ UNCHANGED << lock_held, lease, 
+                                                       retries, late, token, 
+                                                       read_val, committed, 
+                                                       aborted >>
+                                  ELSE /\ network' = (network \cup EndMsgs(self, lease[self], committed[self] + aborted[self] + 1))
+                                       /\ timers' = EndTimers(self, lease[self], committed[self] + aborted[self] + 1, timers \ {ThinkTimer(self)})
+                                       /\ IF FALSE
+                                             THEN /\ committed' = [committed EXCEPT ![self] = committed[self] + 1]
+                                                  /\ UNCHANGED aborted
+                                             ELSE /\ aborted' = [aborted EXCEPT ![self] = aborted[self] + 1]
+                                                  /\ UNCHANGED committed
+                                       /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
+                                       /\ retries' = [retries EXCEPT ![self] = 0]
+                                       /\ late' = [late EXCEPT ![self] = FALSE]
+                                       /\ lease' = [lease EXCEPT ![self] = 0]
+                                       /\ token' = [token EXCEPT ![self] = 0]
+                                       /\ read_val' = [read_val EXCEPT ![self] = 0]
+                                       /\ IF committed'[self] + aborted'[self] < Sections
+                                             THEN /\ pc' = [pc EXCEPT ![self] = "Receive"]
+                                             ELSE /\ pc' = [pc EXCEPT ![self] = "Done"]
+                         \/ /\ Timeouts /\ ValidityTimer(self) \in timers
+                            /\ timers' = timers \ {ValidityTimer(self)}
+                            /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
+                            /\ pc' = [pc EXCEPT ![self] = "WriteCounter"]
+                            /\ UNCHANGED <<network, lease, retries, late, token, read_val, committed, aborted>>
+                      /\ UNCHANGED << distLock, counter, max_token, ops, 
                                       last_lease >>
 
 Release(self) == /\ pc[self] = "Release"
-                 /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
-                 /\ request_queue' = request_queue \o EndMsgs(self, lease[self], committed[self] + aborted[self] + 1)
-                 /\ IF write_ok[self]
-                       THEN /\ committed' = [committed EXCEPT ![self] = committed[self] + 1]
-                            /\ UNCHANGED aborted
-                       ELSE /\ aborted' = [aborted EXCEPT ![self] = aborted[self] + 1]
-                            /\ UNCHANGED committed
-                 /\ retries' = [retries EXCEPT ![self] = 0]
-                 /\ lease' = [lease EXCEPT ![self] = 0]
-                 /\ token' = [token EXCEPT ![self] = 0]
-                 /\ read_val' = [read_val EXCEPT ![self] = 0]
-                 /\ write_ok' = [write_ok EXCEPT ![self] = FALSE]
-                 /\ IF committed'[self] + aborted'[self] < Sections
-                       THEN /\ pc' = [pc EXCEPT ![self] = "Receive"]
-                       ELSE /\ pc' = [pc EXCEPT ![self] = "Done"]
-                 /\ UNCHANGED << distLock, responses_queue, counter, max_token, 
-                                 accepted, last_lease >>
+                 /\ \/ /\ \E m \in {x \in network : x.to = self /\ x.type = "write_reply"}:
+                            /\ network' = ((network \ {m}) \cup EndMsgs(self, lease[self], committed[self] + aborted[self] + 1))
+                            /\ timers' = EndTimers(self, lease[self], committed[self] + aborted[self] + 1, timers)
+                            /\ IF m.ok
+                                  THEN /\ committed' = [committed EXCEPT ![self] = committed[self] + 1]
+                                       /\ UNCHANGED aborted
+                                  ELSE /\ aborted' = [aborted EXCEPT ![self] = aborted[self] + 1]
+                                       /\ UNCHANGED committed
+                            /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
+                            /\ retries' = [retries EXCEPT ![self] = 0]
+                            /\ late' = [late EXCEPT ![self] = FALSE]
+                            /\ lease' = [lease EXCEPT ![self] = 0]
+                            /\ token' = [token EXCEPT ![self] = 0]
+                            /\ read_val' = [read_val EXCEPT ![self] = 0]
+                            /\ IF committed'[self] + aborted'[self] < Sections
+                                  THEN /\ pc' = [pc EXCEPT ![self] = "Receive"]
+                                  ELSE /\ pc' = [pc EXCEPT ![self] = "Done"]
+                    \/ /\ Timeouts /\ ValidityTimer(self) \in timers
+                       /\ timers' = timers \ {ValidityTimer(self)}
+                       /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
+                       /\ pc' = [pc EXCEPT ![self] = "Release"]
+                       /\ UNCHANGED <<network, lease, retries, late, token, read_val, committed, aborted>>
+                 /\ UNCHANGED << distLock, counter, max_token, ops, last_lease >>
 
-client(self) == Acquire(self) \/ Receive(self) \/ ReadCounter(self)
-                   \/ WriteCounter(self) \/ Release(self)
+client(self) == Acquire(self) \/ Receive(self) \/ Backoff(self)
+                   \/ ReadCounter(self) \/ WriteCounter(self)
+                   \/ Release(self)
 
 Serve == /\ pc[Service] = "Serve"
-         /\ IF \E c \in Clients : pc[c] /= "Done"
-               THEN /\ \/ /\ Len(request_queue) > 0
-                          /\ LET req == Head(request_queue) IN
-                               /\ request_queue' = Tail(request_queue)
-                               /\ IF req.type = "acquire"
-                                     THEN /\ IF distLock.status \in {"Available", "Expired"}
-                                                THEN /\ distLock' = [status |-> "Acquired", id |-> req.id,
-                                                                     lease |-> last_lease + 1, token |-> TokenOf(last_lease + 1)]
-                                                     /\ responses_queue' = [responses_queue EXCEPT ![req.id] = Append(responses_queue[req.id],
-                                                                                                                      [status |-> "granted", lease |-> last_lease + 1,
-                                                                                                                       token |-> TokenOf(last_lease + 1)])]
-                                                     /\ last_lease' = last_lease + 1
-                                                ELSE /\ responses_queue' = [responses_queue EXCEPT ![req.id] = Append(responses_queue[req.id],
-                                                                                                                      [status |-> "rejected", lease |-> 0, token |-> 0])]
-                                                     /\ UNCHANGED << distLock, 
-                                                                     last_lease >>
-                                     ELSE /\ IF distLock.status = "Acquired" /\ distLock.id = req.id
-                                                /\ distLock.lease = req.lease
-                                                THEN /\ distLock' = [status |-> "Available", id |-> InvalidId, lease |-> 0, token |-> 0]
-                                                ELSE /\ TRUE
-                                                     /\ UNCHANGED distLock
-                                          /\ UNCHANGED << responses_queue, 
-                                                          last_lease >>
-                       \/ /\ Timeouts /\ distLock.status = "Acquired"
-                          /\ distLock' = [status |-> "Expired", id |-> InvalidId, lease |-> 0, token |-> 0]
-                          /\ UNCHANGED <<request_queue, responses_queue, last_lease>>
-                    /\ pc' = [pc EXCEPT ![Service] = "Serve"]
-               ELSE /\ pc' = [pc EXCEPT ![Service] = "Done"]
-                    /\ UNCHANGED << distLock, request_queue, responses_queue, 
-                                    last_lease >>
-         /\ UNCHANGED << lock_held, counter, max_token, accepted, retries, 
-                         lease, token, read_val, write_ok, committed, aborted >>
+         /\ \/ /\ \E m \in {x \in network : x.to = Service /\ x.type = "acquire"}:
+                    IF distLock.status = "Acquired"
+                       THEN /\ network' = ((network \ {m}) \cup {RejectMsg(m.from)})
+                            /\ UNCHANGED << distLock, timers, last_lease >>
+                       ELSE /\ distLock' = [status |-> "Acquired", id |-> m.from,
+                                            lease |-> last_lease + 1, token |-> TokenOf(last_lease + 1)]
+                            /\ network' = ((network \ {m}) \cup {GrantMsg(m.from, last_lease + 1)})
+                            /\ timers' = (timers \cup {LeaseTimer})
+                            /\ last_lease' = last_lease + 1
+            \/ /\ \E m \in {x \in network : x.to = Service /\ x.type = "release"}:
+                    /\ network' = network \ {m}
+                    /\ IF distLock.status = "Acquired" /\ distLock.id = m.from /\ distLock.lease = m.lease
+                          THEN /\ distLock' = [status |-> "Available", id |-> InvalidId, lease |-> 0, token |-> 0]
+                               /\ timers' = timers \ {LeaseTimer}
+                          ELSE /\ TRUE
+                               /\ UNCHANGED << distLock, timers >>
+               /\ UNCHANGED last_lease
+            \/ /\ Timeouts /\ LeaseTimer \in timers
+               /\ timers' = timers \ {LeaseTimer}
+               /\ distLock' = [status |-> "Expired", id |-> InvalidId, lease |-> 0, token |-> 0]
+               /\ UNCHANGED <<network, last_lease>>
+            \/ /\ /\ \A c \in Clients : pc[c] = "Done"
+                  /\ network = {}
+                  /\ timers = {}
+               /\ TRUE
+               /\ UNCHANGED <<distLock, network, timers, last_lease>>
+         /\ pc' = [pc EXCEPT ![Service] = "Serve"]
+         /\ UNCHANGED << lock_held, lease, counter, max_token, ops, retries, 
+                         late, token, read_val, committed, aborted >>
 
 service == Serve
 
-LoseLease == /\ pc[Validity] = "LoseLease"
-             /\ IF \E c \in Clients : pc[c] /= "Done"
-                   THEN /\ Timeouts
-                        /\ \E c \in {b \in Clients : lock_held[b]}:
-                             lock_held' = [lock_held EXCEPT ![c] = FALSE]
-                        /\ pc' = [pc EXCEPT ![Validity] = "LoseLease"]
-                   ELSE /\ pc' = [pc EXCEPT ![Validity] = "Done"]
-                        /\ UNCHANGED lock_held
-             /\ UNCHANGED << distLock, request_queue, responses_queue, counter, 
-                             max_token, accepted, retries, lease, token, 
-                             read_val, write_ok, committed, aborted, 
-                             last_lease >>
+Access == /\ pc[Resource] = "Access"
+          /\ \E m \in {x \in network : x.to = Resource}:
+               LET ok == Admits(m.type, m.token, max_token) IN
+                 LET v == IF m.type = "read" THEN (IF ok THEN counter ELSE 0) ELSE m.value IN
+                   /\ max_token' = IF ok THEN Raised(m.type, m.token, max_token) ELSE max_token
+                   /\ IF m.type = "write" /\ ok
+                         THEN /\ counter' = m.value
+                         ELSE /\ TRUE
+                              /\ UNCHANGED counter
+                   /\ ops' = Append(ops, [op |-> m.type, id |-> m.from, token |-> m.token, ok |-> ok,
+                                          value |-> v, lease |-> lease[m.from]])
+                   /\ network' = ((network \ {m}) \cup {ReplyMsg(m.type \o "_reply", m.from, m.token,
+                                                                 IF m.type = "read" THEN v ELSE 0, ok)})
+          /\ pc' = [pc EXCEPT ![Resource] = "Access"]
+          /\ UNCHANGED << distLock, timers, lock_held, lease, retries, late, 
+                          token, read_val, committed, aborted, last_lease >>
 
-validity == LoseLease
+resource == Access
 
 (* Allow infinite stuttering to prevent deadlock on termination. *)
 Terminating == /\ \A self \in ProcSet: pc[self] = "Done"
                /\ UNCHANGED vars
 
-Next == service \/ validity
+Next == service \/ resource
            \/ (\E self \in Clients: client(self))
            \/ Terminating
 
 Spec == /\ Init /\ [][Next]_vars
         /\ \A self \in Clients : WF_vars(client(self))
         /\ WF_vars(service)
+        /\ WF_vars(resource)
 
 Termination == <>(\A self \in ProcSet: pc[self] = "Done")
 
@@ -530,27 +683,31 @@ Termination == <>(\A self \in ProcSet: pc[self] = "Done")
 \* Lease numbers and tokens handed out so far are 1 .. last_lease.
 Leases == 0 .. last_lease
 
+\* The operations the resource accepted, in acceptance order.
+accepted == SelectSeq(ops, LAMBDA e : e.ok)
+
+MsgTypes == {"acquire", "release", "grant", "reject", "read", "read_reply", "write", "write_reply"}
+Nodes == Clients \cup {Service, Resource}
+
 TypeInvariant ==
     /\ distLock \in {[status |-> s, id |-> InvalidId, lease |-> 0, token |-> 0] : s \in {"Available", "Expired"}}
                     \cup {[status |-> "Acquired", id |-> c, lease |-> l, token |-> TokenOf(l)] :
                               c \in Clients, l \in Leases \ {0}}
-    /\ \A i \in DOMAIN request_queue :
-           request_queue[i] \in {AcquireMsg(c) : c \in Clients}
-                                \cup {ReleaseMsg(c, l) : c \in Clients, l \in Leases \ {0}}
-    /\ \A c \in Clients :
-           \A i \in DOMAIN responses_queue[c] :
-               responses_queue[c][i] \in {[status |-> "granted", lease |-> l, token |-> TokenOf(l)] : l \in Leases \ {0}}
-                                         \cup {[status |-> "rejected", lease |-> 0, token |-> 0]}
+    /\ \A m \in network :
+           /\ m.type \in MsgTypes /\ m.from \in Nodes /\ m.to \in Nodes
+           /\ m.lease \in Leases /\ m.token \in Leases /\ m.value \in Nat /\ m.ok \in BOOLEAN
+    /\ timers \subseteq {LeaseTimer} \cup {Timer(c, k) : c \in Clients, k \in {"validity", "backoff", "think"}}
     /\ lock_held \in [Clients -> BOOLEAN]
     /\ counter \in Nat
     /\ max_token \in Leases
-    /\ \A i \in DOMAIN accepted :
-           accepted[i] \in [op : {"read", "write"}, id : Clients, lease : Leases \ {0}, token : Leases \ {0}]
+    /\ \A i \in DOMAIN ops :
+           ops[i] \in [op : {"read", "write"}, id : Clients, token : Leases, ok : BOOLEAN,
+                       value : Nat, lease : Leases]
     /\ retries \in [Clients -> 0..MaxRetries]
+    /\ late \in [Clients -> BOOLEAN]
     /\ lease \in [Clients -> Leases]
     /\ token \in [Clients -> Leases]
     /\ read_val \in [Clients -> Nat]
-    /\ write_ok \in [Clients -> BOOLEAN]
     /\ committed \in [Clients -> 0..Sections]
     /\ aborted \in [Clients -> 0..Sections]
     /\ \A c \in Clients : committed[c] + aborted[c] <= Sections
@@ -587,7 +744,7 @@ NoLostUpdate ==
 AllClientsFinish == <>(\A c \in Clients : pc[c] = "Done")
 
 \* Every client eventually commits every section.  Giving up or abandoning
-\* a section does not satisfy it.  It holds under Spec's fairness without
+\* a section does not satisfy it.  It holds under FairSpec's fairness without
 \* timeouts and with clients that never give up (Timeouts = GiveUp =
 \* FALSE), and is violated when either is allowed.
 EveryClientCommits == <>(\A c \in Clients : committed[c] = Sections)
@@ -597,6 +754,16 @@ EveryClientCommits == <>(\A c \in Clients : committed[c] = Sections)
 \* not hold them vacuously (a resource that refuses everything, or a
 \* service that never grants, would make this invariant hold).
 NotEveryClientCommits == ~(\A c \in Clients : committed[c] = Sections)
+
+\* Go's untimed world delivers the messages in flight in any order, so the
+\* weak fairness of the processes alone lets the service answer a retrying
+\* client's acquires forever and never take the holder's release, which
+\* is in flight all along: no real network does that.  FairSpec adds the
+\* fairness of delivery, each client's acquires and releases to the
+\* service kind by kind: a message the service could take all along is
+\* eventually taken.  EveryClientCommits is checked under it.
+Deliver(c, t) == \E m \in network : m.from = c /\ m.type = t /\ m \notin network'
+FairSpec == Spec /\ \A c \in Clients, t \in {"acquire", "release"} : WF_vars(Serve /\ Deliver(c, t))
 
 \* The same system without any fairness: a process may simply stop taking
 \* steps, forever.  AllClientsFinish fails under it, which shows that the

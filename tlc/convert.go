@@ -3,6 +3,7 @@ package tlc
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -38,7 +39,9 @@ var ErrNoCounterexample = errors.New("the TLC output has no counterexample (no s
 // pc was at the step's label), variables whose name contains "queue" are
 // message channels (a plain sequence is a channel to the process that reads
 // it, a function of sequences has one channel per process), and distLock,
-// accepted, token and max_token give expiry and rejection notes. Other
+// accepted (or ops), token and max_token give expiry and rejection notes;
+// a set named network is the messages in flight of the specs that step
+// like impl.World (each message a record with from and to). Other
 // specs get lanes too: PlusCal processes with integer ids (TLC prints their
 // pc as a sequence) are lanes "1", "2", …; a spec without processes (plain
 // TLA+, or a uniprocess algorithm) is one lane named after its module, which
@@ -144,6 +147,8 @@ type converter struct {
 	// pending are the messages in flight per channel, oldest first, as
 	// indexes into the trace's arrows.
 	pending map[string][]int
+	// resourceProc is true when the resource is a process (a lane of pc).
+	resourceProc bool
 }
 
 func newConverter(o *Output) *converter {
@@ -174,6 +179,13 @@ func newConverter(o *Output) *converter {
 		c.lanes = []string{c.single}
 	}
 	if _, ok := first["counter"]; ok {
+		if i := slices.Index(c.lanes, ResourceLane); i >= 0 {
+			// The resource is a process of its own (the specs that step
+			// like impl.World): its steps are its own, not the clients'.
+			// Its lane stays last, as for a resource that is a variable.
+			c.resourceProc = true
+			c.lanes = slices.Delete(c.lanes, i, i+1)
+		}
 		c.lanes = append(c.lanes, ResourceLane)
 	}
 	c.findReaders(o)
@@ -335,6 +347,9 @@ func (c *converter) arrowsAndNotes(t *trace.Trace, step trace.Step, prev, cur ma
 			}
 		}
 	}
+	if old, ok := prev[NetworkVar]; ok && old.Kind == KindSet {
+		c.network(t, actor, n, old, cur[NetworkVar])
+	}
 	c.resource(t, actor, step, prev, cur)
 	if lk, ok := cur["distLock"]; ok {
 		status, _ := lk.Field("status")
@@ -408,12 +423,24 @@ func messageLabel(m Value) string {
 	}
 	var head string
 	var rest []string
+	typ, _ := m.Field("type")
+	_, net := m.Field("from")
+	reply := strings.HasSuffix(typ.Str, "_reply")
 	for _, f := range m.Fields {
 		switch k := f.Key.Str; {
 		case k == "type" || k == "status":
 			head = laneName(f.Val)
 		case k == "id":
 		case k == "token" && f.Val.Kind == KindInt && f.Val.Int == 0:
+		// A network message (from, to and every field of Go's message):
+		// the arrow shows from and to, and unused fields are zero.
+		case net && (k == "from" || k == "to"):
+		case net && k == "lease" && f.Val.Kind == KindInt && f.Val.Int == 0:
+		case net && k == "value" && typ.Str != "read_reply" && typ.Str != "write" && f.Val.Kind == KindInt && f.Val.Int == 0:
+		case net && k == "ok":
+			if reply && f.Val.Kind == KindBool && !f.Val.Bool {
+				rest = append(rest, "refused")
+			}
 		default:
 			rest = append(rest, k+" "+laneName(f.Val))
 		}
@@ -427,10 +454,50 @@ func messageLabel(m Value) string {
 	return head
 }
 
+// NetworkVar is the variable of the messages in flight in the specs that
+// step like impl.World: a set of records with from and to, any of which
+// may be delivered next.
+const NetworkVar = "network"
+
+// network draws the messages a step took out of the network (received by
+// the actor) and put into it (sent from their from to their to).
+func (c *converter) network(t *trace.Trace, actor string, n int, old, now Value) {
+	has := func(set Value, m Value) bool {
+		return slices.ContainsFunc(set.Elems, m.Equal)
+	}
+	for _, m := range old.Elems {
+		if has(now, m) {
+			continue
+		}
+		key := NetworkVar + ":" + m.String()
+		if q := c.pending[key]; len(q) > 0 {
+			t.Arrows[q[0]].Received = n
+			c.pending[key] = q[1:]
+		}
+	}
+	for _, m := range now.Elems {
+		if has(old, m) {
+			continue
+		}
+		from, to := actor, ""
+		if v, ok := m.Field("from"); ok {
+			from = laneName(v)
+		}
+		if v, ok := m.Field("to"); ok {
+			to = laneName(v)
+		}
+		label := messageLabel(m)
+		t.Arrows = append(t.Arrows, trace.Arrow{From: from, To: to, Sent: n, Label: label})
+		key := NetworkVar + ":" + m.String()
+		c.pending[key] = append(c.pending[key], len(t.Arrows)-1)
+	}
+}
+
 // resource draws a client's operation on the shared counter: an arrow to
 // the resource lane, and a rejection note when the resource refused it.
+// When the resource is a process, its steps and messages draw themselves.
 func (c *converter) resource(t *trace.Trace, actor string, step trace.Step, prev, cur map[string]Value) {
-	if _, ok := cur["counter"]; !ok || !c.clients[actor] {
+	if _, ok := cur["counter"]; !ok || !c.clients[actor] || c.resourceProc {
 		return
 	}
 	action := strings.ToLower(step.Action)
@@ -533,7 +600,7 @@ func (c *converter) violation(o *Output, opts TraceOptions, t *trace.Trace, last
 		n := int64(-1)
 		if ok && writes.Kind == KindInt {
 			n = writes.Int
-		} else if acc, ok := last["accepted"]; ok {
+		} else if acc, ok := acceptedOps(last); ok {
 			n = 0
 			for _, e := range acc.Elems {
 				if op, _ := e.Field("op"); op.Str == "write" {
@@ -555,11 +622,31 @@ func (c *converter) violation(o *Output, opts TraceOptions, t *trace.Trace, last
 			v.Explanation = fmt.Sprintf("the counter is %s but the resource accepted %d writes: an update was lost", counter, n)
 		}
 	case "TokenIsMonotonical":
-		if acc, ok := last["accepted"]; ok {
+		if acc, ok := acceptedOps(last); ok {
 			v.Involved, v.Explanation = tokenRegression(acc)
 		}
 	}
 	return v
+}
+
+// acceptedOps is the resource's accepted operations: the variable
+// accepted, or the operations of the log ops (every operation handled, as
+// Go's resource logs them) whose ok is TRUE.
+func acceptedOps(state map[string]Value) (Value, bool) {
+	if acc, ok := state["accepted"]; ok {
+		return acc, true
+	}
+	ops, ok := state["ops"]
+	if !ok || ops.Kind != KindSeq {
+		return Value{}, false
+	}
+	acc := Value{Kind: KindSeq}
+	for _, e := range ops.Elems {
+		if okv, has := e.Field("ok"); !has || (okv.Kind == KindBool && okv.Bool) {
+			acc.Elems = append(acc.Elems, e)
+		}
+	}
+	return acc, true
 }
 
 // tokenRegression finds two accepted operations whose tokens go down.

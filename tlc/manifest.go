@@ -89,6 +89,10 @@ type Model struct {
 	// model, so that a changed state space is noticed.
 	DistinctStates int64  `json:"distinct_states,omitempty"`
 	Note           string `json:"note,omitempty"`
+	// Slow marks a model left out of the default run (make tlc, make
+	// demo) because it takes TLC more than about a minute on one core:
+	// fencelab tlc runs it by name (--model) or with --all.
+	Slow bool `json:"slow,omitempty"`
 }
 
 // Model families (Model.Family): FamilyTimed marks the models of the
@@ -298,6 +302,17 @@ func (m *Manifest) Select(name string) ([]Model, error) {
 		names = append(names, mod.Name)
 	}
 	return nil, fmt.Errorf("no model %q in the manifest (models: %s)", name, strings.Join(names, ", "))
+}
+
+// Default is the default run's models: every model but the slow ones.
+func (m *Manifest) Default() []Model {
+	var ms []Model
+	for _, mod := range m.Models {
+		if !mod.Slow {
+			ms = append(ms, mod)
+		}
+	}
+	return ms
 }
 
 // ExpectedText is the expected result as the summary table prints it.

@@ -472,3 +472,12 @@ func clip(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// TLC runs TLC with args in dir (which holds the spec, its cfg and the
+// modules it extends) under the same private temporary folder, process
+// group and time limit as Run, and returns what it printed and its exit
+// code. It is for checks that are not models of the manifest (package
+// conform's trace validation).
+func (r *Runner) TLC(ctx context.Context, dir string, args ...string) ([]byte, int, error) {
+	return r.java(ctx, dir, "tlc2.TLC", args...)
+}

@@ -128,7 +128,7 @@ func TestTLCBrokenModelIsNoticed(t *testing.T) {
 // translation and by TLC's own warning.
 func TestTLCStaleTranslationIsNoticed(t *testing.T) {
 	r := tlcRunner(t)
-	dir := mutant(t, r, "DistLock.tla", false, "counter := read_val + 1;", "counter := read_val + 2;")
+	dir := mutant(t, r, "DistLock.tla", false, "WriteMsg(self, 0, read_val + 1)", "WriteMsg(self, 0, read_val + 2)")
 	why, err := r.StaleTranslation(context.Background(), filepath.Join(dir, "DistLock.tla"))
 	require.NoError(t, err)
 	assert.Contains(t, why, "differs from a fresh translation")
@@ -140,12 +140,13 @@ func TestTLCStaleTranslationIsNoticed(t *testing.T) {
 
 // constants are DistLock.tla's constants for the hand-written mutant
 // models, all but MaxRetries: 2 clients, one section, the table's system.
-const constants = "  Clients = {c1, c2}\n  Service = service\n  Validity = validity\n  InvalidId = none\n  Sections = 1\n  Timeouts = TRUE\n  GiveUp = TRUE\n"
+const constants = "  Clients = {c1, c2}\n  Service = service\n  Resource = resource\n  Validity = \"arrival\"\n  InvalidId = none\n  Sections = 1\n  Timeouts = TRUE\n  GiveUp = TRUE\n"
 
 // TypeInvariant has teeth: a service that answers "refused" violates it.
 func TestTLCTypeInvariantCanFail(t *testing.T) {
 	r := tlcRunner(t)
-	dir := mutant(t, r, "DistLock.tla", true, `[status |-> "rejected", lease |-> 0]);`, `[status |-> "refused", lease |-> 0]);`)
+	dir := mutant(t, r, "DistLock.tla", true, `network := (network \ {m}) \cup {RejectMsg(m.from)};`,
+		`network := (network \ {m}) \cup {[RejectMsg(m.from) EXCEPT !.type = "refused"]};`)
 	cfg := "SPECIFICATION Spec\nCONSTANTS\n" + constants + "  MaxRetries = 1\nINVARIANT TypeInvariant\nCHECK_DEADLOCK TRUE\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "typeinv.cfg"), []byte(cfg), 0o644))
 	m := Model{Name: "mutant", Spec: "DistLock.tla", Cfg: "typeinv.cfg", Expected: ResultInvariant, Property: "TypeInvariant"}
@@ -158,7 +159,13 @@ func TestTLCTypeInvariantCanFail(t *testing.T) {
 // specs' deadlock checking is live.
 func TestTLCSeed000DeadlockIsFound(t *testing.T) {
 	r := tlcRunner(t)
-	dir := mutant(t, r, "DistLock.tla", true, "abort_section();\n            if (committed + aborted < Sections) { goto Receive } else { goto Done };", "goto Receive;")
+	dir := mutant(t, r, "DistLock.tla", true, `\* ... or gives the section up after MaxRetries.
+                network := (network \ {m}) \cup EndMsgs(self, 0, committed + aborted + 1);
+                timers := EndTimers(self, 0, committed + aborted + 1, timers);
+                end_section(FALSE);
+                if (committed + aborted < Sections) { goto Receive } else { goto Done };`, `\* seed 000: it waits for another answer forever.
+                network := network \ {m};
+                goto Receive;`)
 	cfg := "SPECIFICATION Spec\nCONSTANTS\n" + constants + "  MaxRetries = 0\nINVARIANT TypeInvariant\nCHECK_DEADLOCK TRUE\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "deadlock.cfg"), []byte(cfg), 0o644))
 	m := Model{Name: "seed000", Spec: "DistLock.tla", Cfg: "deadlock.cfg", Expected: ResultDeadlock}

@@ -62,7 +62,7 @@ func runDemo(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	models, err := loadModels(*specs, "")
+	models, err := loadModels(*specs, "", false)
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ import (
 	"github.com/fencelab/fencelab/trace"
 )
 
-const tlcUsage = "fencelab tlc [--model NAME] [--out DIR] [--specs DIR] [--pin FILE] [--workers auto|N] [--timeout D] [--print-jar]"
+const tlcUsage = "fencelab tlc [--model NAME | --all] [--out DIR] [--specs DIR] [--pin FILE] [--workers auto|N] [--timeout D] [--print-jar]"
 
 func tlcCommand() command {
 	return command{name: "tlc", summary: "run TLC on every model of specs/models.json and compare with the manifest", run: runTLC}
@@ -37,7 +37,8 @@ func tlcCommand() command {
 // process group), removes the temporary folders and exits 128+signal.
 func runTLC(e *env, args []string) error {
 	fs := newFlagSet("tlc")
-	model := fs.String("model", "", "run only this model (default: every model in the manifest)")
+	model := fs.String("model", "", "run only this model (default: every model in the manifest but the slow ones)")
+	all := fs.Bool("all", false, "run the slow models too (those marked slow in the manifest: over a minute of TLC each)")
 	outDir := fs.String("out", filepath.Join("out", "tlc"), "folder for TLC's outputs and the counterexamples")
 	specs := fs.String("specs", "specs", "folder with the specs, the cfgs and models.json")
 	pin := fs.String("pin", "tla2tools.version", "the pinned TLA+ tools release")
@@ -65,7 +66,7 @@ func runTLC(e *env, args []string) error {
 		fmt.Fprintln(e.stdout, jar.Path)
 		return nil
 	}
-	models, err := loadModels(*specs, *model)
+	models, err := loadModels(*specs, *model, *all)
 	if err != nil {
 		return err
 	}
@@ -100,10 +101,10 @@ func runTLC(e *env, args []string) error {
 }
 
 // loadModels reads the manifest in specs and selects one model by name, or
-// every model when name is empty. Every selected model's spec and cfg must
+// when name is empty every model but the slow ones (all: every model). Every selected model's spec and cfg must
 // be a file inside specs: a missing one is bad input, found before anything
 // runs.
-func loadModels(specs, name string) ([]tlc.Model, error) {
+func loadModels(specs, name string, all bool) ([]tlc.Model, error) {
 	manifest, err := tlc.LoadManifest(filepath.Join(specs, "models.json"))
 	if err != nil {
 		return nil, badInput("%v", err)
@@ -111,6 +112,9 @@ func loadModels(specs, name string) ([]tlc.Model, error) {
 	models, err := manifest.Select(name)
 	if err != nil {
 		return nil, badInput("%v", err)
+	}
+	if name == "" && !all {
+		models = manifest.Default()
 	}
 	if err := tlc.CheckFiles(specs, models); err != nil {
 		return nil, badInput("%v", err)

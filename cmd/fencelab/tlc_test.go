@@ -86,7 +86,7 @@ func specsFolder(t *testing.T, entries ...string) string {
 	}
 	var models []string
 	for _, e := range entries {
-		models = append(models, `{`+e+`, "design": "all", "expected": "ok", "distinct_states": 383}`)
+		models = append(models, `{`+e+`, "design": "all", "expected": "ok", "distinct_states": 1409}`)
 	}
 	manifest := `{"models": [` + strings.Join(models, ", ") + `]}`
 	require.NoError(t, os.WriteFile(filepath.Join(specs, "models.json"), []byte(manifest), 0o644))
@@ -94,7 +94,7 @@ func specsFolder(t *testing.T, entries ...string) string {
 }
 
 // okOutput is what the fake TLC prints for a model that matches the
-// manifest's "ok, 383 distinct states".
+// manifest's "ok, 1409 distinct states".
 const okOutput = "../../tlc/testdata/tool_DistLockFencing_all_2c.out"
 
 // badTLCInput is one row of TestTLCBadInputFoundBeforeWork.

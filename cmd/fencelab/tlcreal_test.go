@@ -113,7 +113,7 @@ func TestMakeKeepsFencelabsExitCode(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "fencelab")
 	aFile := filepath.Join(t.TempDir(), "a-file")
 	require.NoError(t, os.WriteFile(aFile, nil, 0o644))
-	newFakeTLC(t, "cat "+mustAbs(t, okOutput), "exit 0") // every model "ok, 383 states"
+	newFakeTLC(t, "cat "+mustAbs(t, okOutput), "exit 0") // every model "ok, 1409 states"
 	tests := []struct {
 		name     string
 		vars     []string

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/fencelab/fencelab/conform"
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/tlc"
+	"github.com/fencelab/fencelab/trace"
+)
+
+const conformUsage = "fencelab conform [--walks 100] [--max-steps 200] [--sim-runs 20] [--sim-failing 3] [--explore=true] [--show 3] [--out DIR] [--specs DIR] [--pin FILE] [--timeout D]"
+
+func conformCommand() command {
+	return command{name: "conform", summary: "check Go runs against the specs with TLC (trace validation): random walks, explorer counterexamples, simulator runs", run: runConform}
+}
+
+// Bounds of conform's counts.
+const (
+	maxWalks    = 100_000
+	maxWalkLen  = 10_000
+	maxSimRuns  = 100_000
+	maxShowRuns = 100
+)
+
+// conformSource is one part of the conformance check: it yields the groups
+// of traces it validates. The replay of TLC counterexamples in Go and the
+// witness checks are parts to come; each adds a source or a step of its own.
+type conformSource struct {
+	name   string
+	groups func() ([]conform.Group, error)
+}
+
+// runConform validates Go runs against the specs with TLC and prints, per
+// source and design, the traces accepted and rejected, their steps and
+// TLC's time. Any rejection fails (exit 1) and is rendered like a
+// counterexample; without TLC nothing runs and the command says so (exit
+// 2), never "passed".
+func runConform(e *env, args []string) error {
+	fs := newFlagSet("conform")
+	walks := fs.Int("walks", 100, "seeded random walks of the untimed world per configuration (every design, 2 and 3 clients, 1 and 2 sections)")
+	maxSteps := fs.Int("max-steps", 200, "steps of one walk at most (a walk also ends when every client has finished)")
+	simRuns := fs.Int("sim-runs", 20, "simulator runs per design (default faults, 2 clients, 2 sections, 2 retries, the send rule), seeded 1 to N, failing and passing alike")
+	simFailing := fs.Int("sim-failing", 3, "failing simulator runs per design to add after the first --sim-runs, since few runs fail (0: none)")
+	withExplore := fs.Bool("explore", true, "validate every counterexample of the explorer (every design, 2 and 3 clients)")
+	show := fs.Int("show", 3, "rejected traces to render per group (each costs one more TLC run)")
+	outDir := fs.String("out", filepath.Join("out", "conform"), "folder for the rendered rejections")
+	specs := fs.String("specs", "specs", "folder with the specs and the trace specs")
+	pin := fs.String("pin", "tla2tools.version", "the pinned TLA+ tools release")
+	timeout := fs.Duration("timeout", 10*time.Minute, "time limit for one TLC run")
+	rest, err := parseFlags(e, fs, conformUsage, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return badInput("unexpected argument %q (usage: %s)", rest[0], conformUsage)
+	}
+	for _, c := range []struct {
+		flag      string
+		v, lo, hi int
+	}{{"walks", *walks, 0, maxWalks}, {"max-steps", *maxSteps, 1, maxWalkLen}, {"sim-runs", *simRuns, 0, maxSimRuns}, {"sim-failing", *simFailing, 0, maxShowRuns}, {"show", *show, 0, maxShowRuns}} {
+		if c.v < c.lo || c.v > c.hi {
+			return badInput("--%s must be between %d and %d, got %d", c.flag, c.lo, c.hi, c.v)
+		}
+	}
+	if *timeout <= 0 {
+		return badInput("--timeout must be positive")
+	}
+	for _, d := range []impl.Design{impl.DesignNoFencing, impl.DesignFenceAll} {
+		for _, name := range []string{conform.Spec(d), conform.TraceSpec(d)} {
+			if fi, err := os.Stat(filepath.Join(*specs, name+".tla")); err != nil || !fi.Mode().IsRegular() {
+				return badInput("--specs %s has no %s.tla", *specs, name)
+			}
+		}
+	}
+	if err := checkWritable(*outDir); err != nil {
+		return err
+	}
+	ctx, stop := interruptible()
+	defer stop()
+	jar, java, err := resolveTLC(ctx, *pin)
+	if err != nil {
+		return badInput("conformance: not run (no tla2tools.jar: %v)", err)
+	}
+	fmt.Fprintf(e.stderr, "fencelab conform: %s (from %s)\n", jar.Path, jar.Source)
+	checker := &conform.Checker{TLC: &tlc.Runner{Java: java, Jar: jar.Path, Timeout: *timeout}, SpecsDir: *specs}
+
+	var sources []conformSource
+	if *walks > 0 {
+		sources = append(sources, conformSource{"walk", func() ([]conform.Group, error) {
+			var gs []conform.Group
+			for _, c := range conform.UntimedConfigs() {
+				g, err := conform.Walks(c, *walks, *maxSteps)
+				if err != nil {
+					return nil, err
+				}
+				gs = append(gs, g)
+			}
+			return gs, nil
+		}})
+	}
+	if *withExplore {
+		sources = append(sources, conformSource{"explore", func() ([]conform.Group, error) {
+			var gs []conform.Group
+			for _, d := range impl.Designs() {
+				for _, n := range []int{2, 3} {
+					g, err := conform.Counterexamples(d, n)
+					if err != nil {
+						return nil, err
+					}
+					gs = append(gs, g)
+				}
+			}
+			return gs, nil
+		}})
+	}
+	if *simRuns > 0 || *simFailing > 0 {
+		sources = append(sources, conformSource{"sim", func() ([]conform.Group, error) {
+			var gs []conform.Group
+			for _, d := range impl.Designs() {
+				g, err := conform.SimRuns(conform.SimConfig(d), *simRuns, *simFailing)
+				if err != nil {
+					return nil, err
+				}
+				gs = append(gs, g)
+			}
+			return gs, nil
+		}})
+	}
+
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "source\tdesign\tclients\tsections\tvalidity\ttraces\taccepted\trejected\tsteps\tlease lost\texpired\tfailing runs\tTLC time")
+	var total, rejected, steps, failing int
+	var tlcTime time.Duration
+	var rendered []string
+	for _, src := range sources {
+		groups, err := src.groups()
+		if err != nil {
+			return fmt.Errorf("%s: %w", src.name, err)
+		}
+		for _, g := range groups {
+			run, err := checker.Check(ctx, g.Config, g.Traces)
+			if ctx.Err() != nil {
+				return stopped(ctx)
+			}
+			if err != nil {
+				return failed("%s, %s: %v", src.name, g.Config.Design, err)
+			}
+			acc, lost, exp, fail := 0, 0, 0, 0
+			var bad []conform.Verdict
+			for _, v := range run.Verdict {
+				if v.Accepted {
+					acc++
+				} else {
+					bad = append(bad, v)
+				}
+				if v.Trace.LeaseLost {
+					lost++
+				}
+				if v.Trace.Expired {
+					exp++
+				}
+				if len(v.Trace.Violates) > 0 {
+					fail++
+				}
+			}
+			total += run.Traces
+			rejected += len(bad)
+			steps += run.Steps
+			failing += fail
+			tlcTime += run.Wall
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", src.name, g.Config.Design, g.Config.Clients, g.Config.Sections,
+				g.Config.Validity, run.Traces, acc, len(bad), run.Steps, lost, exp, fail, run.Wall.Round(10*time.Millisecond))
+			for k, v := range bad {
+				if k >= *show {
+					break
+				}
+				dir, err := renderRejection(ctx, checker, *outDir, src.name, g, k, v)
+				if err != nil {
+					return err
+				}
+				rendered = append(rendered, dir)
+			}
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "\n%d traces, %d steps, %d of them failing runs; TLC %s in all", total, steps, failing, tlcTime.Round(10*time.Millisecond))
+	if total > 0 {
+		fmt.Fprintf(e.stdout, " (%s per trace)", (tlcTime / time.Duration(total)).Round(time.Microsecond))
+	}
+	fmt.Fprintln(e.stdout)
+	if rejected > 0 {
+		for _, d := range rendered {
+			fmt.Fprintf(e.stdout, "rejection rendered in %s\n", d)
+		}
+		return failed("%d of %d traces rejected by the specs", rejected, total)
+	}
+	fmt.Fprintf(e.stdout, "conformance: all %d traces accepted by the specs\n", total)
+	return nil
+}
+
+// renderRejection finds how far the spec follows a rejected trace, renders
+// it like a counterexample and writes its files.
+func renderRejection(ctx context.Context, checker *conform.Checker, outDir, source string, g conform.Group, k int, v conform.Verdict) (string, error) {
+	matched, err := checker.Diagnose(ctx, v.Trace)
+	if err != nil {
+		return "", failed("%s: %v", v.Trace.Name, err)
+	}
+	t, err := conform.Render(v.Trace, matched)
+	if err != nil {
+		return "", failed("%s: %v", v.Trace.Name, err)
+	}
+	dir := filepath.Join(outDir, fmt.Sprintf("%s_%s_%dc_%ds_%d", source, g.Config.Design, g.Config.Clients, g.Config.Sections, k+1))
+	if _, err := trace.WriteFiles(dir, t); err != nil {
+		return "", err
+	}
+	return dir, nil
+}

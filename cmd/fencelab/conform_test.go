@@ -1,0 +1,74 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestConformBadInput: every bad flag is one line on stderr and exit 2,
+// before any TLC run.
+func TestConformBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--walks", "-1"}, "--walks must be between 0 and 100000, got -1"},
+		{[]string{"--walks", "x"}, "invalid value"},
+		{[]string{"--max-steps", "0"}, "--max-steps must be between 1 and 10000, got 0"},
+		{[]string{"--sim-runs", "100001"}, "--sim-runs must be between 0 and 100000"},
+		{[]string{"--sim-failing", "-2"}, "--sim-failing must be between 0 and 100"},
+		{[]string{"--show", "101"}, "--show must be between 0 and 100"},
+		{[]string{"--timeout", "0s"}, "--timeout must be positive"},
+		{[]string{"--specs", "/nonexistent"}, "has no DistLock.tla"},
+		{[]string{"stray"}, `unexpected argument "stray"`},
+	} {
+		code, stdout, stderr := runCLI(t, append([]string{"conform"}, tc.args...)...)
+		assert.Equal(t, exitBadInput, code, "%v", tc.args)
+		assert.Empty(t, stdout, "%v", tc.args)
+		assert.Contains(t, stderr, tc.want, "%v", tc.args)
+		assert.Equal(t, 1, countLines(stderr), "%v: one line", tc.args)
+	}
+}
+
+func countLines(s string) int {
+	n := 0
+	for _, c := range s {
+		if c == '\n' {
+			n++
+		}
+	}
+	return n
+}
+
+// TestConformWithoutJar: without a jar conformance is "not run", exit 2,
+// never passed.
+func TestConformWithoutJar(t *testing.T) {
+	t.Setenv("TLA2TOOLS_JAR", filepath.Join(t.TempDir(), "missing.jar"))
+	code, stdout, stderr := runCLI(t, "conform", "--pin", "../../tla2tools.version", "--specs", "../../specs", "--out", t.TempDir())
+	assert.Equal(t, exitBadInput, code)
+	assert.Empty(t, stdout)
+	assert.Contains(t, stderr, "conformance: not run (no tla2tools.jar:")
+	assert.NotContains(t, stderr, "passed")
+	assert.Equal(t, 1, countLines(stderr))
+}
+
+// TestConformRuns (TLC): a small run validates walks, counterexamples and
+// simulator runs, all accepted, and prints its table and summary.
+func TestConformRuns(t *testing.T) {
+	requireTLC(t)
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "conform", "--pin", "../../tla2tools.version", "--specs", "../../specs", "--out", out,
+		"--walks", "3", "--sim-runs", "2", "--sim-failing", "1", "--explore=false")
+	require.Equal(t, exitOK, code, "stdout: %s\nstderr: %s", stdout, stderr)
+	assert.Contains(t, stdout, "source  design")
+	assert.Regexp(t, `walk +all +3 +2 +arrival +3 +3 +0`, stdout)
+	assert.Regexp(t, `sim +off +2 +2 +send +3 +3 +0`, stdout)
+	assert.Contains(t, stdout, "conformance: all 60 traces accepted by the specs")
+	entries, err := os.ReadDir(out)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "nothing rejected, nothing rendered")
+}

@@ -1,0 +1,95 @@
+package conform
+
+import (
+	"fmt"
+
+	"github.com/fencelab/fencelab/impl"
+)
+
+// The labels of the specs' service and resource processes: each loops on
+// one label, handling one input per step.
+const (
+	ServiceLabel  = "Serve"
+	ResourceLabel = "Access"
+)
+
+// PhaseLabel is the spec's label (the value of pc) for a client in phase p:
+// the specs' client labels are Go's client phases, and the step a client
+// takes at a label is its handling of one input in that phase.
+func PhaseLabel(p impl.Phase) string {
+	switch p {
+	case impl.Idle:
+		return "Acquire"
+	case impl.Acquiring:
+		return "Receive"
+	case impl.BackingOff:
+		return "Backoff"
+	case impl.Reading:
+		return "ReadCounter"
+	case impl.Thinking:
+		return "WriteCounter"
+	case impl.Writing:
+		return "Release"
+	case impl.Finished:
+		return "Done"
+	}
+	return fmt.Sprintf("Phase%d", uint8(p))
+}
+
+// Action is a spec action: the PlusCal label (the action's name in the
+// translation) and the process that takes it ("c1", "service", "resource").
+type Action struct {
+	Label   string
+	Process string
+}
+
+// SpecAction is the spec action of Go step a taken in world w (before the
+// step): a client's action is the label of its phase, the service's is
+// Serve and the resource's Access. The spec's state after the step, not
+// the label, tells which input the step handled (which message left the
+// network, which timer left timers).
+func SpecAction(w *impl.World, a impl.Action) Action {
+	switch {
+	case a.Node == impl.ServiceNode:
+		return Action{Label: ServiceLabel, Process: a.Node.String()}
+	case a.Node == impl.ResourceNode:
+		return Action{Label: ResourceLabel, Process: a.Node.String()}
+	}
+	return Action{Label: PhaseLabel(w.Sys.Clients[a.Node.ClientIndex()].Phase()), Process: a.Node.String()}
+}
+
+// Mapping is one row of the action mapping: a Go step (the node, the phase
+// a client is in, the input) and the spec action it is. DESIGN.md's table
+// "Spec actions and the Go steps they stand for" is this table in prose.
+type Mapping struct {
+	Node  string // "client", "service" or "resource"
+	Phase string // the client's phase; "" for the service and the resource
+	Input string // the Go input
+	Label string // the spec action (PlusCal label)
+	Does  string // what the step does, in the spec's words
+}
+
+// Mappings is the whole action mapping, one row per Go step that the
+// untimed world can take (an input an actor ignores in a phase has no row:
+// the reliable network never delivers it there).
+func Mappings() []Mapping {
+	return []Mapping{
+		{"client", "Idle", "InputStart", "Acquire", "sends acquire; send rule: sets the validity timer"},
+		{"client", "Acquiring", "MsgGrant", "Receive", "holds, keeps lease and token, sends read; arrival rule: sets the validity timer"},
+		{"client", "Acquiring", "MsgGrant (late, send rule)", "Receive", "sends release of the grant and acquire again (a retry), or gives up"},
+		{"client", "Acquiring", "MsgReject", "Receive", "within MaxRetries: BackingOff, sets backoff; past it: gives the section up"},
+		{"client", "Acquiring", "TimerValidity", "Receive", "send rule: late (the window ended before the answer)"},
+		{"client", "BackingOff", "TimerBackoff", "Backoff", "sends acquire again"},
+		{"client", "Reading", "MsgReadReply", "ReadCounter", "accepted and holding: Thinking, sets think; else ends the section (release, next acquire)"},
+		{"client", "Reading", "TimerValidity", "ReadCounter", "stops believing (LoseLease)"},
+		{"client", "Thinking", "TimerThink", "WriteCounter", "holding: sends write read+1; else ends the section without writing"},
+		{"client", "Thinking", "TimerValidity", "WriteCounter", "stops believing (LoseLease)"},
+		{"client", "Writing", "MsgWriteReply", "Release", "ends the section, committed if accepted: release, next acquire"},
+		{"client", "Writing", "TimerValidity", "Release", "stops believing (LoseLease)"},
+		{"service", "", "MsgAcquire", ServiceLabel, "free: grants lease last_lease+1, sets lease timer; held: rejects"},
+		{"service", "", "MsgRelease", ServiceLabel, "compare-and-delete on holder and lease; cancels the lease timer"},
+		{"service", "", "TimerLease", ServiceLabel, "expiry: Expired"},
+		{"resource", "", "MsgRead", ResourceLabel, "the check, logs, replies with the counter"},
+		{"resource", "", "MsgWrite", ResourceLabel, "the check, the counter, logs, replies"},
+	}
+}

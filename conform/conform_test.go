@@ -1,0 +1,289 @@
+package conform
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencelab/fencelab/impl"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden trace module and its TLC output (needs the jar)")
+
+// TestVarsAreTheTranslations: Vars lists each spec's variables in the
+// order of the translation's vars tuple, which the trace specs compare a
+// line's state with.
+func TestVarsAreTheTranslations(t *testing.T) {
+	re := regexp.MustCompile(`(?s)\nvars == <<(.*?)>>`)
+	for _, d := range []impl.Design{impl.DesignNoFencing, impl.DesignFenceAll} {
+		src, err := os.ReadFile(filepath.Join(specsDir, Spec(d)+".tla"))
+		require.NoError(t, err)
+		m := re.FindSubmatch(src)
+		require.NotNil(t, m, "%s: no vars tuple", Spec(d))
+		var got []string
+		for _, f := range strings.Split(string(m[1]), ",") {
+			got = append(got, strings.TrimSpace(f))
+		}
+		assert.Equal(t, got, Vars(d), Spec(d))
+	}
+}
+
+// TestAbstractInitial: the initial world of every design is the specs'
+// Init, variable by variable.
+func TestAbstractInitial(t *testing.T) {
+	for _, d := range impl.Designs() {
+		for _, n := range []int{1, 2, 3} {
+			c := UntimedConfigs()[0]
+			c.Design, c.Clients = d, n
+			w, err := impl.NewWorld(c)
+			require.NoError(t, err)
+			s, err := Abstract(w, d)
+			require.NoError(t, err)
+			per := func(v string) string {
+				var f []string
+				for i := range n {
+					f = append(f, fmt.Sprintf("c%d |-> %s", i+1, v))
+				}
+				return "[" + strings.Join(f, ", ") + "]"
+			}
+			want := State{
+				"network": "{}", "timers": "{}", "counter": "0", "ops": "<<>>", "last_lease": "0",
+				"lock_held": per("FALSE"), "late": per("FALSE"), "lease": per("0"), "retries": per("0"),
+				"read_val": per("0"), "committed": per("0"), "aborted": per("0"),
+				"pc": strings.TrimSuffix(per(`"Acquire"`), "]") + `, service |-> "Serve", resource |-> "Access"]`,
+			}
+			if d.Tokens() {
+				want["distLock"] = `[status |-> "Available", id |-> "none", lease |-> 0, token |-> 0]`
+				want["max_token"], want["token"] = "0", per("0")
+			} else {
+				want["distLock"] = `[status |-> "Available", id |-> "none", lease |-> 0]`
+			}
+			assert.Equal(t, want, s, "%s, %d clients", d, n)
+			assert.Len(t, s, len(Vars(d)))
+		}
+	}
+}
+
+// TestAbstractRefuses: a world the spec cannot hold (a lock-delay, two
+// equal messages in flight) has no abstraction.
+func TestAbstractRefuses(t *testing.T) {
+	c := UntimedConfigs()[0]
+	w, err := impl.NewWorld(c)
+	require.NoError(t, err)
+	acq := impl.Message{Kind: impl.MsgAcquire, From: impl.ClientNode(0), To: impl.ServiceNode}
+	w.InFlight = []impl.Message{acq, acq}
+	_, err = Abstract(w, c.Design)
+	assert.ErrorContains(t, err, "two equal messages")
+
+	w, err = impl.NewWorld(c)
+	require.NoError(t, err)
+	w.Timers = []impl.PendingTimer{{Node: impl.ServiceNode, Timer: impl.Timer{Kind: impl.TimerLockDelay}}}
+	_, err = Abstract(w, c.Design)
+	assert.ErrorContains(t, err, "lock-delay")
+}
+
+// mappingKey names a Go step as Mappings does.
+func mappingKey(w *impl.World, a impl.Action) (node, phase, input string) {
+	switch {
+	case a.Node == impl.ServiceNode:
+		node = "service"
+	case a.Node == impl.ResourceNode:
+		node = "resource"
+	default:
+		node, phase = "client", w.Sys.Clients[a.Node.ClientIndex()].Phase().String()
+	}
+	switch a.Input.Kind {
+	case impl.InputStart:
+		input = "InputStart"
+	case impl.InputMessage:
+		input = "Msg" + a.Input.Msg.Kind.String()
+	case impl.InputTimer:
+		input = "Timer" + strings.ToUpper(a.Input.Timer.Kind.String()[:1]) + strings.ReplaceAll(a.Input.Timer.Kind.String()[1:], "-", "")
+	}
+	return node, phase, input
+}
+
+// TestMappingsCoverWalks: every step of many walks (both validity rules)
+// is a row of Mappings, with the label SpecAction gives it, and every row
+// is taken by some walk.
+func TestMappingsCoverWalks(t *testing.T) {
+	rows := map[string]string{}
+	for _, m := range Mappings() {
+		in, _, _ := strings.Cut(m.Input, " ")
+		rows[m.Node+"/"+m.Phase+"/"+in] = m.Label
+	}
+	taken := map[string]bool{}
+	for _, c := range UntimedConfigs() {
+		for _, rule := range impl.ValidityRules() {
+			c.Validity = rule
+			for seed := range uint64(30) {
+				w, err := impl.NewWorld(c)
+				require.NoError(t, err)
+				choose := impl.SeededChooser(seed)
+				for w.Actions() > 0 {
+					a := w.Action(choose(w.Actions()))
+					node, phase, input := mappingKey(w, a)
+					key := node + "/" + phase + "/" + input
+					label, ok := rows[key]
+					require.True(t, ok, "no mapping row for %s", key)
+					assert.Equal(t, label, SpecAction(w, a).Label, key)
+					taken[key] = true
+					w.Apply(indexOf(t, w, a))
+				}
+			}
+		}
+	}
+	for key := range rows {
+		assert.True(t, taken[key], "no walk took %s", key)
+	}
+}
+
+func indexOf(t *testing.T, w *impl.World, a impl.Action) int {
+	for i := range w.Actions() {
+		if w.Action(i) == a {
+			return i
+		}
+	}
+	t.Fatalf("action %v not enabled", a)
+	return -1
+}
+
+// TestRecordFollowsWalk: a recorded walk has one line per step plus the
+// initial state, its lines' states are the abstraction of the world after
+// each step, and a path that is not a run is refused.
+func TestRecordFollowsWalk(t *testing.T) {
+	for _, c := range UntimedConfigs() {
+		path, err := Walk(c, 7, 60)
+		require.NoError(t, err)
+		tr, err := Record(c, SourceWalk, "w", path)
+		require.NoError(t, err)
+		require.NoError(t, tr.Unmapped)
+		require.Len(t, tr.Lines, len(path)+1)
+		w, _ := impl.NewWorld(c)
+		for k, i := range path {
+			w.Apply(i)
+			s, err := Abstract(w, c.Design)
+			require.NoError(t, err)
+			assert.Equal(t, s, tr.Lines[k+1].State)
+		}
+		_, err = Record(c, SourceWalk, "bad", append(path[:len(path):len(path)], 99))
+		assert.Error(t, err)
+	}
+}
+
+// TestSimPathIsTheWorlds: every simulator step of a run (default faults)
+// is a step of the untimed world, found by SimPath.
+func TestSimPathIsTheWorlds(t *testing.T) {
+	for _, d := range impl.Designs() {
+		g, err := SimRuns(SimConfig(d), 5, 1)
+		require.NoError(t, err)
+		for _, tr := range g.Traces {
+			assert.NoError(t, tr.Unmapped, tr.Name)
+			assert.NotEmpty(t, tr.Path, tr.Name)
+		}
+		assert.GreaterOrEqual(t, len(g.Traces), 5)
+		assert.NotEmpty(t, g.Traces[len(g.Traces)-1].Violates, "%s: the runs after the first 5 are failing ones", d)
+	}
+	// A step the world cannot take is refused.
+	c := SimConfig(impl.DesignFenceAll).Config
+	_, err := SimPath(c, []impl.Action{{Node: impl.ServiceNode, Input: impl.Input{Kind: impl.InputTimer, Timer: impl.Timer{Kind: impl.TimerLease}}}})
+	assert.ErrorContains(t, err, "no step of the untimed world")
+}
+
+// goldenTraces are the traces of the committed golden module: fixed seeds,
+// design all, 2 clients, 1 section.
+func goldenTraces(t *testing.T) (impl.Config, []*Trace) {
+	c := UntimedConfigs()[len(UntimedConfigs())-4]
+	require.Equal(t, impl.DesignFenceAll, c.Design)
+	var ts []*Trace
+	for seed := range uint64(5) {
+		path, err := Walk(c, seed+1, 200)
+		require.NoError(t, err)
+		tr, err := Record(c, SourceWalk, fmt.Sprintf("walk seed %d", seed+1), path)
+		require.NoError(t, err)
+		ts = append(ts, tr)
+	}
+	return c, ts
+}
+
+// TestGoldenModule: the Go code still produces the committed trace module
+// (testdata/TraceData_all_2c.tla), which TLC accepted in full
+// (testdata/TraceData_all_2c.tlc.out, committed with it): a change of Go
+// behaviour or of the abstraction shows here, without TLC.
+func TestGoldenModule(t *testing.T) {
+	c, ts := goldenTraces(t)
+	got := Module(c, ts)
+	golden := filepath.Join("testdata", "TraceData_all_2c.tla")
+	outFile := filepath.Join("testdata", "TraceData_all_2c.tlc.out")
+	if *update {
+		k := checker(t)
+		run, err := k.Check(t.Context(), c, ts)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+		require.NoError(t, os.WriteFile(outFile, run.Output, 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), got, "regenerate with go test ./conform -run TestGoldenModule -update (needs the jar) after checking why")
+	out, err := os.ReadFile(outFile)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), "Model checking completed. No error has been found.")
+	for i := range ts {
+		assert.Contains(t, string(out), fmt.Sprintf(`<<"fencelab-accepted", %d>>`, i+1))
+	}
+}
+
+// TestModuleShares: equal values and states are written once.
+func TestModuleShares(t *testing.T) {
+	c, ts := goldenTraces(t)
+	one := Module(c, ts[:1])
+	twice := Module(c, []*Trace{ts[0], ts[0]})
+	assert.Equal(t, strings.Count(one, "\n=="), strings.Count(twice, "\n=="))
+	assert.Equal(t, strings.Count(one, " == "), strings.Count(twice, " == "))
+	assert.Equal(t, 2*strings.Count(one, "[label |->"), strings.Count(twice, "[label |->"))
+}
+
+// TestCfg: the trace run's constants are the configuration's.
+func TestCfg(t *testing.T) {
+	c := UntimedConfigs()[0]
+	c.Retries, c.Sections, c.Validity = 3, 2, impl.ValiditySend
+	got := Cfg(c, true)
+	for _, want := range []string{"INIT TraceInit", "NEXT TraceNext", "Clients <- TraceClients", "MaxRetries = 3", "Sections = 2",
+		`Validity = "send"`, "Verbose = TRUE", "CHECK_DEADLOCK FALSE"} {
+		assert.Contains(t, got, want)
+	}
+	assert.NotContains(t, got, "Check =")
+	c.Design = impl.DesignFenceWrites
+	assert.Contains(t, Cfg(c, false), `Check = "writes"`)
+	assert.Contains(t, Cfg(c, false), "Verbose = FALSE")
+}
+
+// TestRender: a rejection renders as a counterexample of the Go run up to
+// the unmatched step, with the spec action and what the step changed.
+func TestRender(t *testing.T) {
+	c := UntimedConfigs()[12]
+	path, err := Walk(c, 3, 200)
+	require.NoError(t, err)
+	tr, err := Record(c, SourceWalk, "w", path)
+	require.NoError(t, err)
+	out, err := Render(tr, 4)
+	require.NoError(t, err)
+	require.NotNil(t, out.Violation)
+	assert.Equal(t, Rejected, out.Violation.Property)
+	assert.Len(t, out.Steps, 5)
+	assert.Contains(t, out.Violation.Explanation, "no DistLockFencing step matches Go step 4")
+	assert.Contains(t, out.Violation.Explanation, tr.Lines[4].Action.Label+"("+tr.Lines[4].Action.Process+")")
+	out, err = Render(tr, 0)
+	require.NoError(t, err)
+	assert.Len(t, out.Steps, 1)
+	assert.Contains(t, out.Violation.Explanation, "initial Go state is not DistLockFencing's Init")
+	_, err = Render(tr, len(tr.Lines))
+	assert.Error(t, err, "past the end")
+}

@@ -1,0 +1,167 @@
+package conform
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fencelab/fencelab/explore"
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/sim"
+)
+
+// Sources of Go runs.
+const (
+	SourceWalk    = "walk"
+	SourceExplore = "explore"
+	SourceSim     = "sim"
+)
+
+// Group is traces of one source and one configuration: one TLC run.
+type Group struct {
+	Source string
+	Config impl.Config
+	Traces []*Trace
+}
+
+// UntimedConfigs are the configurations the walks cover: every design,
+// 2 and 3 clients, 1 and 2 sections, one retry, the arrival rule (the
+// explorer's default, explore.DefaultValidity).
+func UntimedConfigs() []impl.Config {
+	var cs []impl.Config
+	for _, d := range impl.Designs() {
+		for _, n := range []int{2, 3} {
+			for _, s := range []int{1, 2} {
+				c := explore.DefaultConfig(d, n).Config
+				c.Sections = s
+				cs = append(cs, c)
+			}
+		}
+	}
+	return cs
+}
+
+// Walks records walks seeded 1..n of c, each up to maxSteps steps.
+func Walks(c impl.Config, n, maxSteps int) (Group, error) {
+	g := Group{Source: SourceWalk, Config: c}
+	for seed := 1; seed <= n; seed++ {
+		path, err := Walk(c, uint64(seed), maxSteps)
+		if err != nil {
+			return g, err
+		}
+		t, err := Record(c, SourceWalk, fmt.Sprintf("walk seed %d, %s", seed, describeConfig(c)), path)
+		if err != nil {
+			return g, err
+		}
+		g.Traces = append(g.Traces, t)
+	}
+	return g, nil
+}
+
+// Counterexamples records every counterexample the explorer finds for
+// design d with n clients (its default model, with symmetry).
+func Counterexamples(d impl.Design, n int) (Group, error) {
+	ec := explore.DefaultConfig(d, n)
+	ec.Symmetry = true
+	g := Group{Source: SourceExplore, Config: ec.Config}
+	res, err := explore.Run(ec)
+	if err != nil {
+		return g, err
+	}
+	for _, f := range res.All() {
+		if f.Path == nil {
+			continue
+		}
+		t, err := Record(ec.Config, SourceExplore, fmt.Sprintf("explorer counterexample of %s, %s", f.Property, describeConfig(ec.Config)), f.Path)
+		if err != nil {
+			return g, err
+		}
+		t.Violates = []string{f.Property}
+		g.Traces = append(g.Traces, t)
+	}
+	return g, nil
+}
+
+// SimConfig is the simulator's configuration of the runs validated for
+// design d: its default faults and rule (send), 2 clients, 2 sections, 2
+// retries, so that runs stay a few dozen steps long.
+func SimConfig(d impl.Design) sim.Config {
+	c := sim.DefaultConfig()
+	c.Design, c.Clients, c.Sections, c.Retries = d, 2, 2, 2
+	return c
+}
+
+// SimRuns records simulator runs of c with their times dropped and their
+// order kept (each simulator step must be a step of impl.World: SimPath):
+// the runs seeded 1..n, failing and passing alike, then, since few runs
+// fail, the next failing ones after n until there are at least failing
+// failing runs among them (or 1,000 more seeds per failing run were tried).
+func SimRuns(c sim.Config, n, failing int) (Group, error) {
+	g := Group{Source: SourceSim, Config: c.Config}
+	r, err := sim.NewRunner(c)
+	if err != nil {
+		return g, err
+	}
+	found := 0
+	for seed := 1; seed <= n || (found < failing && seed <= n+1000*failing); seed++ {
+		var steps []impl.Action
+		res := r.RunObserved(sim.Generate(uint64(seed), c), func(a impl.Action) { steps = append(steps, a) })
+		var violates []string
+		for _, inv := range impl.Invariants() {
+			if res.Violated(inv.Name) {
+				violates = append(violates, inv.Name)
+			}
+		}
+		if len(violates) > 0 {
+			found++
+		} else if seed > n {
+			continue
+		}
+		name := fmt.Sprintf("sim seed %d, %s", seed, describeConfig(c.Config))
+		if len(violates) > 0 {
+			name += ", violates " + strings.Join(violates, " and ")
+		}
+		path, perr := SimPath(c.Config, steps)
+		t, err := Record(c.Config, SourceSim, name, path)
+		if err != nil {
+			return g, err
+		}
+		if perr != nil && t.Unmapped == nil {
+			t.Unmapped = perr
+		}
+		t.Violates = violates
+		g.Traces = append(g.Traces, t)
+	}
+	return g, nil
+}
+
+// SimPath finds, for each simulator step in turn, the impl.World action
+// that is the same step (same node, same input; the backoff's length is
+// the simulator's own), and returns their indices. A step with no such
+// action ends the path, with an error saying which.
+func SimPath(c impl.Config, steps []impl.Action) ([]int, error) {
+	w, err := impl.NewWorld(c)
+	if err != nil {
+		return nil, err
+	}
+	var path []int
+	for k, a := range steps {
+		found := -1
+		for i := range w.Actions() {
+			b := w.Action(i)
+			if b.Node == a.Node && b.Input.Kind == a.Input.Kind && b.Input.Msg == a.Input.Msg && b.Input.Timer == a.Input.Timer {
+				found = i
+				break
+			}
+		}
+		if found < 0 {
+			return path, fmt.Errorf("simulator step %d (%s) is no step of the untimed world", k+1, describe(a))
+		}
+		w.Apply(found)
+		path = append(path, found)
+	}
+	return path, nil
+}
+
+func describeConfig(c impl.Config) string {
+	return fmt.Sprintf("%s, %d clients, %d sections, %d retries, validity %s", c.Design, c.Clients, c.Sections, c.Retries, c.Validity)
+}
