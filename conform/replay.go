@@ -1,8 +1,11 @@
 package conform
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -362,4 +365,35 @@ func canonical(v tlc.Value) string {
 		return "<<" + strings.Join(elems, ", ") + ">>"
 	}
 	return v.String()
+}
+
+// ReplayModel replays in Go the counterexample TLC printed (output) for
+// model m of the manifest in specsDir. It fails wrapping ErrNotGoSystem
+// for a model whose system Go does not run (the timed spec, a variant's
+// mutant service or clients that never give up) or whose property Go has
+// no check for, and with a *ReplayError where the Go system departs from
+// TLC's counterexample.
+func ReplayModel(specsDir string, m tlc.Model, output []byte) (*Replayed, error) {
+	if m.Family == tlc.FamilyTimed {
+		return nil, fmt.Errorf("the timed spec steps by clock ticks, not by Go steps: %w", ErrNotGoSystem)
+	}
+	if !Replayable(m.Property) {
+		return nil, fmt.Errorf("%s has no Go check (only the specs' mutant token rule violates it): %w", m.Property, ErrNotGoSystem)
+	}
+	if err := tlc.ValidFileName(m.Cfg, ".cfg"); err != nil {
+		return nil, fmt.Errorf("model %s: cfg: %w", m.Name, err)
+	}
+	cfg, err := os.ReadFile(filepath.Join(specsDir, m.Cfg))
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", m.Name, err)
+	}
+	c, err := ModelConfig(m.Spec, string(cfg))
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", m.Name, err)
+	}
+	out, err := tlc.ParseOutput(bytes.NewReader(output))
+	if err != nil {
+		return nil, fmt.Errorf("model %s: TLC's output: %w", m.Name, err)
+	}
+	return Replay(c, out, m.Property)
 }
