@@ -172,19 +172,26 @@ func mutantActs(t *testing.T, c impl.Config, path []int, brk func(before, w *imp
 // change of the specs made stale.
 const specsSums = replayDir + "/specs.sha256"
 
-// fixtureSums lists "sha256  file" for the spec and cfg of every model
-// expected to be violated, sorted.
-func fixtureSums(t *testing.T) string {
+// fixtureSums maps the spec and cfg of every model expected to be
+// violated to its SHA-256.
+func fixtureSums(t *testing.T) map[string]string {
 	t.Helper()
-	files := map[string]bool{}
+	sums := map[string]string{}
 	for _, rc := range violatedModels(t) {
-		files[rc.model.Spec], files[rc.model.Cfg] = true, true
+		for _, f := range []string{rc.model.Spec, rc.model.Cfg} {
+			data, err := os.ReadFile(filepath.Join(specsDir, f))
+			require.NoError(t, err)
+			sums[f] = fmt.Sprintf("%x", sha256.Sum256(data))
+		}
 	}
+	return sums
+}
+
+// sumsText writes sums as sha256sum does, sorted by file.
+func sumsText(sums map[string]string) string {
 	var lines []string
-	for f := range files {
-		data, err := os.ReadFile(filepath.Join(specsDir, f))
-		require.NoError(t, err)
-		lines = append(lines, fmt.Sprintf("%x  %s", sha256.Sum256(data), f))
+	for f, sum := range sums {
+		lines = append(lines, sum+"  "+f)
 	}
 	slices.Sort(lines)
 	return strings.Join(lines, "\n") + "\n"
@@ -193,14 +200,46 @@ func fixtureSums(t *testing.T) string {
 const refreshHint = "refresh them: TLA2TOOLS_JAR=/path/to/tla2tools.jar make fixtures"
 
 // TestReplayOutputsAreCurrent: the committed TLC outputs were made from the
-// specs and cfgs as they are (their checksums are recorded beside them).
+// specs and cfgs as they are (their checksums are recorded beside them),
+// and there is one for each model expected to be violated, and no other.
 func TestReplayOutputsAreCurrent(t *testing.T) {
 	if os.Getenv("FENCELAB_UPDATE_FIXTURES") != "" {
-		t.Skip("TestReplayOutputsFromTLC rewrites the outputs and their checksums")
+		t.Skip("TestUpdateReplayOutputs rewrites the outputs and their checksums")
 	}
-	want, err := os.ReadFile(specsSums)
+	data, err := os.ReadFile(specsSums)
 	require.NoError(t, err)
-	assert.Equal(t, string(want), fixtureSums(t), "the specs changed since the TLC outputs in %s were made; %s", replayDir, refreshHint)
+	recorded := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		sum, f, ok := strings.Cut(line, "  ")
+		require.True(t, ok, "%s: %q is not a sha256sum line", specsSums, line)
+		recorded[f] = sum
+	}
+	var stale []string
+	now := fixtureSums(t)
+	for f, sum := range now {
+		if recorded[f] != sum {
+			stale = append(stale, f)
+		}
+	}
+	for f := range recorded {
+		if _, ok := now[f]; !ok {
+			stale = append(stale, f+" (no longer used)")
+		}
+	}
+	slices.Sort(stale)
+	assert.Empty(t, stale, "changed since the TLC outputs in %s were made; %s", replayDir, refreshHint)
+
+	want := map[string]bool{}
+	for _, rc := range violatedModels(t) {
+		want[rc.model.Name+".out"] = true
+	}
+	entries, err := os.ReadDir(replayDir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".out") {
+			assert.True(t, want[e.Name()], "%s/%s: no model of the default run expected to be violated has this name", replayDir, e.Name())
+		}
+	}
 }
 
 // TestUpdateReplayOutputs rewrites the committed TLC outputs and their
@@ -213,6 +252,11 @@ func TestUpdateReplayOutputs(t *testing.T) {
 	}
 	k := checker(t)
 	k.TLC.Workers = "auto"
+	old, err := filepath.Glob(filepath.Join(replayDir, "*.out"))
+	require.NoError(t, err)
+	for _, f := range old {
+		require.NoError(t, os.Remove(f))
+	}
 	for _, rc := range violatedModels(t) {
 		res, err := k.TLC.Run(context.Background(), specsDir, rc.model)
 		require.NoError(t, err, rc.model.Name)
@@ -220,7 +264,7 @@ func TestUpdateReplayOutputs(t *testing.T) {
 		require.NotNil(t, res.Parsed, rc.model.Name)
 		require.NoError(t, os.WriteFile(filepath.Join(replayDir, rc.model.Name+".out"), res.Output, 0o644))
 	}
-	require.NoError(t, os.WriteFile(specsSums, []byte(fixtureSums(t)), 0o644))
+	require.NoError(t, os.WriteFile(specsSums, []byte(sumsText(fixtureSums(t))), 0o644))
 }
 
 // TestReplayNoticesEveryChangedState: a counterexample whose state at any
