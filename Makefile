@@ -57,7 +57,7 @@ generate: ## go generate ./...: rewrite the generated String methods (stringer, 
 tlc: $(BIN) ## run TLC on every model in specs/models.json (MODEL=<name> for one; offline: TLA2TOOLS_JAR=/path/to/tla2tools.jar)
 	@$(call fencelab,tlc --out $(OUT)/tlc $(if $(MODEL),--model $(MODEL)))
 
-conform: $(BIN) ## trace validation: Go runs (random walks, explorer counterexamples, simulator runs) checked against the specs by TLC (WALKS=<n> per configuration, default 100; needs the jar)
+conform: $(BIN) ## Go runs (random walks, explorer counterexamples, simulator runs) checked against the specs by TLC, and TLC's counterexamples replayed in Go (WALKS=<n> per configuration, default 100; needs the jar)
 	@$(call fencelab,conform --out $(OUT)/conform $(if $(WALKS),--walks $(WALKS)))
 
 sim: $(BIN) ## simulate every design under NPC faults, then the NPC table (RUNS=<n> runs per design, default 1000)

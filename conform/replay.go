@@ -55,13 +55,13 @@ func ModelConfig(spec, cfg string) (impl.Config, error) {
 			return impl.Config{}, fmt.Errorf("Check %q is not a fencing mode", check.Str)
 		}
 		if rule, ok := consts["TokenRule"]; ok && rule.Str != "lease" {
-			return impl.Config{}, fmt.Errorf("TokenRule %q is a mutant service: %w", rule.Str, ErrNotGoSystem)
+			return impl.Config{}, fmt.Errorf("mutant service (TokenRule %q): %w", rule.Str, ErrNotGoSystem)
 		}
 	default:
-		return impl.Config{}, fmt.Errorf("%s is not an untimed spec of the Go protocol: %w", spec, ErrNotGoSystem)
+		return impl.Config{}, fmt.Errorf("another spec (%s): %w", spec, ErrNotGoSystem)
 	}
 	if g, ok := consts["GiveUp"]; ok && g.Kind == tlc.KindBool && !g.Bool {
-		return impl.Config{}, fmt.Errorf("GiveUp = FALSE: Go's clients give a section up past their retries: %w", ErrNotGoSystem)
+		return impl.Config{}, fmt.Errorf("clients never give up (GiveUp): %w", ErrNotGoSystem)
 	}
 	if v, ok := consts["Validity"]; ok {
 		if c.Validity, err = impl.ParseValidityRule(v.Str); err != nil {
@@ -368,32 +368,43 @@ func canonical(v tlc.Value) string {
 }
 
 // ReplayModel replays in Go the counterexample TLC printed (output) for
-// model m of the manifest in specsDir. It fails wrapping ErrNotGoSystem
-// for a model whose system Go does not run (the timed spec, a variant's
-// mutant service or clients that never give up) or whose property Go has
-// no check for, and with a *ReplayError where the Go system departs from
-// TLC's counterexample.
+// model m of the manifest in specsDir. It fails as ModelReplayable does,
+// and with a *ReplayError where the Go system departs from TLC's
+// counterexample.
 func ReplayModel(specsDir string, m tlc.Model, output []byte) (*Replayed, error) {
-	if m.Family == tlc.FamilyTimed {
-		return nil, fmt.Errorf("the timed spec steps by clock ticks, not by Go steps: %w", ErrNotGoSystem)
-	}
-	if !Replayable(m.Property) {
-		return nil, fmt.Errorf("%s has no Go check (only the specs' mutant token rule violates it): %w", m.Property, ErrNotGoSystem)
-	}
-	if err := tlc.ValidFileName(m.Cfg, ".cfg"); err != nil {
-		return nil, fmt.Errorf("model %s: cfg: %w", m.Name, err)
-	}
-	cfg, err := os.ReadFile(filepath.Join(specsDir, m.Cfg))
+	c, err := ModelReplayable(specsDir, m)
 	if err != nil {
-		return nil, fmt.Errorf("model %s: %w", m.Name, err)
-	}
-	c, err := ModelConfig(m.Spec, string(cfg))
-	if err != nil {
-		return nil, fmt.Errorf("model %s: %w", m.Name, err)
+		return nil, err
 	}
 	out, err := tlc.ParseOutput(bytes.NewReader(output))
 	if err != nil {
 		return nil, fmt.Errorf("model %s: TLC's output: %w", m.Name, err)
 	}
 	return Replay(c, out, m.Property)
+}
+
+// ModelReplayable returns the Go configuration model m of the manifest in
+// specsDir stands for. It fails wrapping ErrNotGoSystem, with the reason,
+// for a model whose counterexample Go cannot replay: the timed spec's, a
+// variant's whose system Go does not run (a mutant service, clients that
+// never give up), or one whose property Go has no check for.
+func ModelReplayable(specsDir string, m tlc.Model) (impl.Config, error) {
+	if m.Family == tlc.FamilyTimed {
+		return impl.Config{}, fmt.Errorf("timed spec (its steps are ticks): %w", ErrNotGoSystem)
+	}
+	if !Replayable(m.Property) {
+		return impl.Config{}, fmt.Errorf("no Go check (%s): %w", m.Property, ErrNotGoSystem)
+	}
+	if err := tlc.ValidFileName(m.Cfg, ".cfg"); err != nil {
+		return impl.Config{}, fmt.Errorf("model %s: cfg: %w", m.Name, err)
+	}
+	cfg, err := os.ReadFile(filepath.Join(specsDir, m.Cfg))
+	if err != nil {
+		return impl.Config{}, fmt.Errorf("model %s: %w", m.Name, err)
+	}
+	c, err := ModelConfig(m.Spec, string(cfg))
+	if err != nil {
+		return impl.Config{}, fmt.Errorf("model %s: %w", m.Name, err)
+	}
+	return c, nil
 }
