@@ -17,7 +17,7 @@ import (
 const conformUsage = "fencelab conform [--walks 100] [--max-steps 200] [--sim-runs 20] [--sim-failing 3] [--explore=true] [--show 3] [--out DIR] [--specs DIR] [--pin FILE] [--timeout D] [--replay=true] [--replay-from DIR]"
 
 func conformCommand() command {
-	return command{name: "conform", summary: "the specs and the Go code checked against each other: Go runs validated by TLC (walks, explorer counterexamples, simulator runs); TLC's counterexamples replayed in Go", run: runConform}
+	return command{name: "conform", summary: "check the Go code and the specs against each other: Go runs validated by TLC, TLC's counterexamples replayed in Go", run: runConform}
 }
 
 // Bounds of conform's counts.
