@@ -4,7 +4,7 @@ FENCELAB := $(GO) run ./cmd/fencelab
 OUT      ?= out
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test fmt-check vet generate tlc conform explore sim sim-long bench readme clean
+.PHONY: help install demo test fmt-check vet generate tlc conform explore sim sim-long bench readme fixtures clean
 
 help: ## print the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -57,7 +57,7 @@ generate: ## go generate ./...: rewrite the generated String methods (stringer, 
 tlc: $(BIN) ## run TLC on every model in specs/models.json (MODEL=<name> for one; offline: TLA2TOOLS_JAR=/path/to/tla2tools.jar)
 	@$(call fencelab,tlc --out $(OUT)/tlc $(if $(MODEL),--model $(MODEL)))
 
-conform: $(BIN) ## trace validation: Go runs (random walks, explorer counterexamples, simulator runs) checked against the specs by TLC (WALKS=<n> per configuration, default 100; needs the jar)
+conform: $(BIN) ## Go runs (random walks, explorer counterexamples, simulator runs) checked against the specs by TLC, and TLC's counterexamples replayed in Go (WALKS=<n> per configuration, default 100; needs the jar)
 	@$(call fencelab,conform --out $(OUT)/conform $(if $(WALKS),--walks $(WALKS)))
 
 sim: $(BIN) ## simulate every design under NPC faults, then the NPC table (RUNS=<n> runs per design, default 1000)
@@ -81,6 +81,9 @@ readme: $(BIN) ## regenerate README.md's verdict table and TLC walkthrough (from
 	@mkdir -p $(OUT) && $(BIN) demo --out $(OUT) --update-readme README.md > $(OUT)/demo.txt || { code=$$?; cat $(OUT)/demo.txt; echo "make: fencelab demo exited with code $$code" >&2; exit $$code; }
 	cp $(OUT)/tlc/DistLock_2c_AtMostOneClientHoldLock/tlc.out tlc/testdata/tool_DistLock_2c_AtMostOneClientHoldLock.out
 	FENCELAB_UPDATE_README=1 $(GO) test ./cmd/fencelab -run 'TestREADMECLIReference|TestREADMEWalkthrough' -count 1
+
+fixtures: ## after a change of the specs: rewrite the TLC counterexamples committed for the replay in Go (conform/testdata/replay; needs TLC)
+	FENCELAB_UPDATE_FIXTURES=1 $(GO) test ./conform -run TestUpdateReplayOutputs -count 1 -timeout 60m -v
 
 clean: ## remove the output folder, bin/ and TLC's metadirs (states/ where scripts/tlc.sh or TLC by hand left them)
 	rm -rf $(OUT) bin states specs/states

@@ -14,10 +14,10 @@ import (
 	"github.com/fencelab/fencelab/trace"
 )
 
-const conformUsage = "fencelab conform [--walks 100] [--max-steps 200] [--sim-runs 20] [--sim-failing 3] [--explore=true] [--show 3] [--out DIR] [--specs DIR] [--pin FILE] [--timeout D]"
+const conformUsage = "fencelab conform [--walks 100] [--max-steps 200] [--sim-runs 20] [--sim-failing 3] [--explore=true] [--show 3] [--out DIR] [--specs DIR] [--pin FILE] [--timeout D] [--replay=true] [--replay-from DIR]"
 
 func conformCommand() command {
-	return command{name: "conform", summary: "check Go runs against the specs with TLC (trace validation): random walks, explorer counterexamples, simulator runs", run: runConform}
+	return command{name: "conform", summary: "check the Go code and the specs against each other: Go runs validated by TLC, TLC's counterexamples replayed in Go", run: runConform}
 }
 
 // Bounds of conform's counts.
@@ -53,6 +53,8 @@ func runConform(e *env, args []string) error {
 	specs := fs.String("specs", "specs", "folder with the specs and the trace specs")
 	pin := fs.String("pin", "tla2tools.version", "the pinned TLA+ tools release")
 	timeout := fs.Duration("timeout", 10*time.Minute, "time limit for one TLC run")
+	replay := fs.Bool("replay", true, "replay in Go every counterexample TLC finds on the default run's models expected to be violated (TLC checks each, one worker)")
+	replayFrom := fs.String("replay-from", "", "replay the counterexamples of this fencelab tlc --out folder instead of running TLC for them")
 	rest, err := parseFlags(e, fs, conformUsage, args)
 	if err != nil {
 		return err
@@ -76,6 +78,14 @@ func runConform(e *env, args []string) error {
 			if fi, err := os.Stat(filepath.Join(*specs, name+".tla")); err != nil || !fi.Mode().IsRegular() {
 				return badInput("--specs %s has no %s.tla", *specs, name)
 			}
+		}
+	}
+	if *replayFrom != "" {
+		if !*replay {
+			return badInput("--replay-from needs --replay")
+		}
+		if fi, err := os.Stat(*replayFrom); err != nil || !fi.IsDir() {
+			return badInput("--replay-from %s is not a folder of fencelab tlc's outputs", *replayFrom)
 		}
 	}
 	if err := checkWritable(*outDir); err != nil {
@@ -202,7 +212,20 @@ func runConform(e *env, args []string) error {
 		}
 		return failed("%d of %d traces rejected by the specs", rejected, total)
 	}
-	fmt.Fprintf(e.stdout, "conformance: all %d traces accepted by the specs\n", total)
+	if !*replay {
+		fmt.Fprintf(e.stdout, "conformance: all %d traces accepted by the specs\n", total)
+		return nil
+	}
+	fmt.Fprintln(e.stdout)
+	rs, err := replayCounterexamples(ctx, e.stdout, checker.TLC, *specs, *replayFrom)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "\n%d TLC counterexamples replayed in Go, %d of systems Go does not run; TLC %s\n", rs.replayed, rs.notGo, rs.tlcTime.Round(10*time.Millisecond))
+	if rs.failed > 0 {
+		return failed("%d TLC counterexamples depart from the Go system", rs.failed)
+	}
+	fmt.Fprintf(e.stdout, "conformance: all %d traces accepted by the specs; all %d counterexamples replayed in Go\n", total, rs.replayed)
 	return nil
 }
 

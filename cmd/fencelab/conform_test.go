@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -25,6 +27,9 @@ func TestConformBadInput(t *testing.T) {
 		{[]string{"--timeout", "0s"}, "--timeout must be positive"},
 		{[]string{"--specs", "/nonexistent"}, "has no DistLock.tla"},
 		{[]string{"stray"}, `unexpected argument "stray"`},
+		{[]string{"--specs", "../../specs", "--replay-from", "/nonexistent"}, "--replay-from /nonexistent is not a folder"},
+		{[]string{"--specs", "../../specs", "--replay=false", "--replay-from", "."}, "--replay-from needs --replay"},
+		{[]string{"--replay=maybe"}, "invalid boolean value"},
 	} {
 		code, stdout, stderr := runCLI(t, append([]string{"conform"}, tc.args...)...)
 		assert.Equal(t, exitBadInput, code, "%v", tc.args)
@@ -57,18 +62,47 @@ func TestConformWithoutJar(t *testing.T) {
 }
 
 // TestConformRuns (TLC): a small run validates walks, counterexamples and
-// simulator runs, all accepted, and prints its table and summary.
+// simulator runs, all accepted, replays every counterexample of a tlc
+// folder (the committed outputs, laid out as fencelab tlc --out writes
+// them), and prints its tables and summary; a counterexample changed by
+// one state departs from the Go system: exit 1, and the row says where.
 func TestConformRuns(t *testing.T) {
 	requireTLC(t)
+	from := t.TempDir()
+	fixtures, err := filepath.Glob("../../conform/testdata/replay/*.out")
+	require.NoError(t, err)
+	require.NotEmpty(t, fixtures)
+	for _, f := range fixtures {
+		dir := filepath.Join(from, strings.TrimSuffix(filepath.Base(f), ".out"))
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "tlc.out"), data, 0o644))
+	}
 	out := t.TempDir()
 	code, stdout, stderr := runCLI(t, "conform", "--pin", "../../tla2tools.version", "--specs", "../../specs", "--out", out,
-		"--walks", "3", "--sim-runs", "2", "--sim-failing", "1", "--explore=false")
+		"--walks", "3", "--sim-runs", "2", "--sim-failing", "1", "--explore=false", "--replay-from", from)
 	require.Equal(t, exitOK, code, "stdout: %s\nstderr: %s", stdout, stderr)
 	assert.Contains(t, stdout, "source  design")
 	assert.Regexp(t, `walk +all +3 +2 +arrival +3 +3 +0`, stdout)
 	assert.Regexp(t, `sim +off +2 +2 +send +3 +3 +0`, stdout)
-	assert.Contains(t, stdout, "conformance: all 60 traces accepted by the specs")
+	assert.Regexp(t, `DistLock_2c_AtMostOneClientHoldLock +7 +violated at step 7`, stdout)
+	assert.Regexp(t, `DistLockTimed_off_2c_NoLostUpdate_outside +— +skipped: timed spec`, stdout)
+	assert.Regexp(t, `conformance: all 60 traces accepted by the specs; all \d+ counterexamples replayed in Go`, stdout)
 	entries, err := os.ReadDir(out)
 	require.NoError(t, err)
 	assert.Empty(t, entries, "nothing rejected, nothing rendered")
+
+	// The counter of state 3 of one counterexample changed.
+	path := filepath.Join(from, "DistLock_2c_NoLostUpdate", "tlc.out")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	changed := regexp.MustCompile(`(?m)^/\\ counter = 0$`).ReplaceAllString(string(data), "/\\ counter = 5")
+	require.NotEqual(t, string(data), changed)
+	require.NoError(t, os.WriteFile(path, []byte(changed), 0o644))
+	code, stdout, stderr = runCLI(t, "conform", "--pin", "../../tla2tools.version", "--specs", "../../specs", "--out", out,
+		"--walks", "0", "--sim-runs", "0", "--sim-failing", "0", "--explore=false", "--replay-from", from)
+	assert.Equal(t, exitFailure, code, "stdout: %s\nstderr: %s", stdout, stderr)
+	assert.Regexp(t, `DistLock_2c_NoLostUpdate +DEPARTS from TLC's counterexample at the initial state: counter is 0 in Go, 5 in TLC's state`, stdout)
+	assert.Contains(t, stderr, "1 TLC counterexamples depart from the Go system")
 }

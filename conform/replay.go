@@ -1,0 +1,410 @@
+package conform
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/fencelab/fencelab/explore"
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/tlc"
+)
+
+// Replay, TLA+ → Go: a counterexample TLC printed is driven into the Go
+// actors through the action mapping. Each TLC step must be matched by
+// exactly the Go step the mapping names: one node handling one input,
+// chosen among the steps impl.World enables, whose abstraction (Abstract)
+// is the state TLC printed and whose spec action (SpecAction) is the
+// action TLC names. At the end the Go system must be in the same
+// violation: the same invariant breached by the Go check (package impl's
+// Invariants), first at the step TLC stopped at; the witness invariant's
+// goal reached (every client committed every section); no Go step enabled
+// with clients unfinished for a deadlock; the property's condition false
+// on the lasso TLC closed, or where TLC stuttered, for a liveness property.
+
+// ErrNotGoSystem marks a model whose system is not one the Go code runs:
+// its counterexample has no Go replay by construction, and the reason says
+// why.
+var ErrNotGoSystem = errors.New("not a system the Go code runs")
+
+// ModelConfig is the Go configuration a model of the specs stands for,
+// read from the CONSTANTS of its cfg: design (the spec and Check), number
+// of clients, sections, retries and validity rule. It fails, wrapping
+// ErrNotGoSystem, for the constants that change the system into one the
+// Go code does not implement (a mutant token rule; clients that never
+// give up); Timeouts = FALSE is a Go system, TLC merely never fires its
+// expiry and validity timers.
+func ModelConfig(spec, cfg string) (impl.Config, error) {
+	consts, err := cfgConstants(cfg)
+	if err != nil {
+		return impl.Config{}, err
+	}
+	c := impl.Config{Design: impl.DesignNoFencing, Validity: impl.ValidityArrival}
+	switch spec {
+	case "DistLock.tla":
+	case "DistLockFencing.tla":
+		check, ok := consts["Check"]
+		if !ok || check.Kind != tlc.KindString {
+			return impl.Config{}, fmt.Errorf("the cfg has no Check string")
+		}
+		if c.Design, err = impl.ParseDesign(check.Str); err != nil || !c.Design.Tokens() {
+			return impl.Config{}, fmt.Errorf("Check %q is not a fencing mode", check.Str)
+		}
+		if rule, ok := consts["TokenRule"]; ok && rule.Str != "lease" {
+			return impl.Config{}, fmt.Errorf("mutant service (TokenRule %q): %w", rule.Str, ErrNotGoSystem)
+		}
+	default:
+		return impl.Config{}, fmt.Errorf("another spec (%s): %w", spec, ErrNotGoSystem)
+	}
+	if g, ok := consts["GiveUp"]; ok && g.Kind == tlc.KindBool && !g.Bool {
+		return impl.Config{}, fmt.Errorf("clients never give up (GiveUp): %w", ErrNotGoSystem)
+	}
+	if v, ok := consts["Validity"]; ok {
+		if c.Validity, err = impl.ParseValidityRule(v.Str); err != nil {
+			return impl.Config{}, fmt.Errorf("Validity: %w", err)
+		}
+	}
+	clients, ok := consts["Clients"]
+	if !ok || clients.Kind != tlc.KindSet {
+		return impl.Config{}, fmt.Errorf("the cfg has no set Clients")
+	}
+	c.Clients = len(clients.Elems)
+	for name, dst := range map[string]*int{"Sections": &c.Sections, "MaxRetries": &c.Retries} {
+		v, ok := consts[name]
+		if !ok || v.Kind != tlc.KindInt {
+			return impl.Config{}, fmt.Errorf("the cfg has no integer %s", name)
+		}
+		*dst = int(v.Int)
+	}
+	// The explorer's durations: the untimed world ignores them.
+	base := explore.DefaultConfig(c.Design, c.Clients).Config
+	base.Sections, base.Retries, base.Validity = c.Sections, c.Retries, c.Validity
+	c = base
+	if err := c.Validate(); err != nil {
+		return impl.Config{}, err
+	}
+	return c, nil
+}
+
+// cfgConstants reads the "Name = value" lines of a cfg's CONSTANTS
+// section (the form every cfg of specs/ uses).
+func cfgConstants(cfg string) (map[string]tlc.Value, error) {
+	consts := map[string]tlc.Value{}
+	in := false
+	for _, line := range strings.Split(cfg, "\n") {
+		line, _, _ = strings.Cut(line, `\*`)
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "":
+			continue
+		case line == "CONSTANTS" || line == "CONSTANT":
+			in = true
+			continue
+		case !in:
+			continue
+		}
+		name, val, ok := strings.Cut(line, "=")
+		if !ok {
+			in = false // the next section
+			continue
+		}
+		v, err := tlc.ParseValue(strings.TrimSpace(val))
+		if err != nil {
+			return nil, fmt.Errorf("constant %s: %w", strings.TrimSpace(name), err)
+		}
+		consts[strings.TrimSpace(name)] = v
+	}
+	return consts, nil
+}
+
+// Replayed is a counterexample replayed in Go.
+type Replayed struct {
+	// Path is the Go run: the action index taken at each step.
+	Path []int
+	// Steps is how many TLC steps were replayed (a final stutter is none).
+	Steps int
+	// Property is what the Go system violates at the end, in the specs'
+	// name, and At the step it first does (0 is the initial state).
+	Property string
+	At       int
+}
+
+// ReplayError says where a counterexample stopped having a Go match.
+type ReplayError struct {
+	Step   int    // the TLC step (1 is the first after the initial state)
+	Action string // the action TLC names there
+	Reason string
+}
+
+func (e *ReplayError) Error() string {
+	if e.Step == 0 {
+		return "the initial state: " + e.Reason
+	}
+	return fmt.Sprintf("step %d (%s): %s", e.Step, e.Action, e.Reason)
+}
+
+// Replay drives the Go actors of c through the counterexample out holds,
+// which violates property (the manifest's name: TLC names an invariant
+// but not a temporal property), and checks that Go violates it there too.
+func Replay(c impl.Config, out *tlc.Output, property string) (*Replayed, error) {
+	return replay(c, out, property, func(w *impl.World, _ []int, i int) (impl.Action, *impl.Effects) { return w.Apply(i) })
+}
+
+// stepper takes action i of w, a world the steps path led to: the tests'
+// seam for mutant actors, as record's (a mutant may keep state along the
+// path; the replay also tries steps it does not take).
+type stepper func(w *impl.World, path []int, i int) (impl.Action, *impl.Effects)
+
+// replay is Replay with each step taken by apply.
+func replay(c impl.Config, out *tlc.Output, property string, apply stepper) (*Replayed, error) {
+	if len(out.States) == 0 {
+		return nil, fmt.Errorf("the TLC output holds no counterexample")
+	}
+	w, err := impl.NewWorld(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := sameState(w, c.Design, out.States[0]); err != nil {
+		return nil, &ReplayError{Reason: err.Error()}
+	}
+	r := &Replayed{Property: property, At: -1}
+	// worlds[k] is the Go world at TLC state k+1, for a lasso's loop.
+	worlds := []*impl.World{cloneWorld(w)}
+	first := -1 // the first step at which Go violates property
+	if violates(w, property, c.Sections) {
+		first = 0
+	}
+	trial := cloneWorld(w)
+	for k, st := range out.States[1:] {
+		step := k + 1
+		if st.Action == "Stuttering" || st.LoopTo > 0 && len(st.Vars) == 0 {
+			break
+		}
+		var matched []int
+		var tried []string
+		for i := range w.Actions() {
+			trial.CopyFrom(w)
+			act := SpecAction(trial, trial.Action(i))
+			if act.Label != st.Action {
+				continue
+			}
+			a, _ := apply(trial, r.Path, i)
+			if err := sameState(trial, c.Design, st); err != nil {
+				tried = append(tried, fmt.Sprintf("%s: %v", describe(a), err))
+				continue
+			}
+			matched = append(matched, i)
+		}
+		if len(matched) == 0 {
+			why := "no Go step is this action (" + st.Action + ")"
+			if len(tried) > 0 {
+				why = "no Go step reaches TLC's state; " + strings.Join(tried, "; ")
+			}
+			return nil, &ReplayError{Step: step, Action: st.Action, Reason: why}
+		}
+		// Steps that reach the same abstract state are the same spec step;
+		// the first keeps the replay deterministic.
+		apply(w, r.Path, matched[0])
+		r.Path = append(r.Path, matched[0])
+		r.Steps = step
+		worlds = append(worlds, cloneWorld(w))
+		if first < 0 && violates(w, property, c.Sections) {
+			first = step
+		}
+	}
+	last := out.States[len(out.States)-1]
+	switch {
+	case out.Deadlock:
+		if w.Actions() > 0 || w.Done() {
+			return nil, &ReplayError{Step: r.Steps, Action: "deadlock", Reason: "TLC deadlocks here, the Go world does not"}
+		}
+		r.Property, r.At = "Deadlock", r.Steps
+		return r, nil
+	case out.Temporal:
+		return r, liveness(r, worlds, last, property, c.Sections)
+	}
+	if first != r.Steps {
+		if first < 0 {
+			return nil, &ReplayError{Step: r.Steps, Action: last.Action, Reason: "TLC violates " + property + " here, the Go system never does"}
+		}
+		return nil, &ReplayError{Step: first, Action: out.States[first].Action,
+			Reason: fmt.Sprintf("the Go system violates %s here, TLC only at step %d", property, r.Steps)}
+	}
+	r.At = first
+	return r, nil
+}
+
+// liveness checks a temporal counterexample's end in Go: where TLC
+// stutters for ever, or on the loop it closes (which must be a loop of the
+// Go world too), the property's goal is never reached.
+func liveness(r *Replayed, worlds []*impl.World, last tlc.State, property string, sections int) error {
+	end := worlds[len(worlds)-1]
+	from := len(worlds) - 1
+	if last.LoopTo > 0 {
+		from = last.LoopTo - 1
+		if from >= len(worlds) || !slices.Equal(worlds[from].Encode(nil), end.Encode(nil)) {
+			return &ReplayError{Step: r.Steps, Action: "back to state", Reason: fmt.Sprintf("TLC's loop back to state %d is no loop of the Go world", last.LoopTo)}
+		}
+	}
+	for k := from; k < len(worlds); k++ {
+		if !violates(worlds[k], property, sections) {
+			return &ReplayError{Step: k, Action: "loop", Reason: property + "'s goal is reached in the Go world on TLC's loop"}
+		}
+	}
+	r.At = r.Steps
+	return nil
+}
+
+// violates reports whether w is a state TLC reports for property: an
+// invariant's breach; for the witness, every section committed (its goal);
+// for the liveness properties, a state short of their goal.
+func violates(w *impl.World, property string, sections int) bool {
+	switch property {
+	case "NotEveryClientCommits":
+		return everyClientCommitted(w, sections)
+	case "EveryClientCommits":
+		return !everyClientCommitted(w, sections)
+	case "AllClientsFinish":
+		return !w.Done()
+	}
+	inv, err := impl.LookupInvariant(property)
+	if err != nil {
+		return false
+	}
+	return inv.Check(w.Sys) != nil
+}
+
+func everyClientCommitted(w *impl.World, sections int) bool {
+	for i := range w.Sys.Clients {
+		if w.Sys.Clients[i].Committed() != sections {
+			return false
+		}
+	}
+	return true
+}
+
+// Replayable reports whether Go has a check for property: the three
+// invariants, the witness and the two liveness properties. TokensAreUnique
+// has none: Go's service cannot hand one token to two grants, so only the
+// specs' mutant token rule violates it.
+func Replayable(property string) bool {
+	switch property {
+	case "NotEveryClientCommits", "EveryClientCommits", "AllClientsFinish":
+		return true
+	}
+	_, err := impl.LookupInvariant(property)
+	return err == nil
+}
+
+func cloneWorld(w *impl.World) *impl.World {
+	c := &impl.World{Sys: w.Sys.Clone()}
+	c.CopyFrom(w)
+	return c
+}
+
+// sameState compares w's abstraction with the state TLC printed, variable
+// by variable, after both are put in one canonical form (TLC prints model
+// values, functions and records in its own order; Abstract writes
+// strings and records).
+func sameState(w *impl.World, d impl.Design, st tlc.State) error {
+	s, err := Abstract(w, d)
+	if err != nil {
+		return err
+	}
+	for _, name := range Vars(d) {
+		var printed *tlc.Value
+		for i := range st.Vars {
+			if st.Vars[i].Name == name {
+				printed = &st.Vars[i].Value
+			}
+		}
+		if printed == nil {
+			return fmt.Errorf("TLC's state has no variable %s", name)
+		}
+		goVal, err := tlc.ParseValue(s[name])
+		if err != nil {
+			return fmt.Errorf("%s: the abstraction wrote %q: %w", name, s[name], err)
+		}
+		if g, t := canonical(goVal), canonical(*printed); g != t {
+			return fmt.Errorf("%s is %s in Go, %s in TLC's state", name, g, t)
+		}
+	}
+	return nil
+}
+
+// canonical writes v so that two values TLA+ calls equal write the same:
+// model values as strings (the trace modules bind clients to strings),
+// records and functions as one sorted map, sets sorted.
+func canonical(v tlc.Value) string {
+	switch v.Kind {
+	case tlc.KindModel, tlc.KindString:
+		return fmt.Sprintf("%q", v.Str)
+	case tlc.KindRecord, tlc.KindFunction:
+		pairs := make([]string, len(v.Fields))
+		for i, f := range v.Fields {
+			pairs[i] = canonical(f.Key) + " |-> " + canonical(f.Val)
+		}
+		slices.Sort(pairs)
+		return "[" + strings.Join(pairs, ", ") + "]"
+	case tlc.KindSet:
+		elems := make([]string, len(v.Elems))
+		for i, e := range v.Elems {
+			elems[i] = canonical(e)
+		}
+		slices.Sort(elems)
+		return "{" + strings.Join(elems, ", ") + "}"
+	case tlc.KindSeq:
+		elems := make([]string, len(v.Elems))
+		for i, e := range v.Elems {
+			elems[i] = canonical(e)
+		}
+		return "<<" + strings.Join(elems, ", ") + ">>"
+	}
+	return v.String()
+}
+
+// ReplayModel replays in Go the counterexample TLC printed (output) for
+// model m of the manifest in specsDir. It fails as ModelReplayable does,
+// and with a *ReplayError where the Go system departs from TLC's
+// counterexample.
+func ReplayModel(specsDir string, m tlc.Model, output []byte) (*Replayed, error) {
+	c, err := ModelReplayable(specsDir, m)
+	if err != nil {
+		return nil, err
+	}
+	out, err := tlc.ParseOutput(bytes.NewReader(output))
+	if err != nil {
+		return nil, fmt.Errorf("model %s: TLC's output: %w", m.Name, err)
+	}
+	return Replay(c, out, m.Property)
+}
+
+// ModelReplayable returns the Go configuration model m of the manifest in
+// specsDir stands for. It fails wrapping ErrNotGoSystem, with the reason,
+// for a model whose counterexample Go cannot replay: the timed spec's, a
+// variant's whose system Go does not run (a mutant service, clients that
+// never give up), or one whose property Go has no check for.
+func ModelReplayable(specsDir string, m tlc.Model) (impl.Config, error) {
+	if m.Family == tlc.FamilyTimed {
+		return impl.Config{}, fmt.Errorf("timed spec (its steps are ticks): %w", ErrNotGoSystem)
+	}
+	if !Replayable(m.Property) {
+		return impl.Config{}, fmt.Errorf("no Go check (%s): %w", m.Property, ErrNotGoSystem)
+	}
+	if err := tlc.ValidFileName(m.Cfg, ".cfg"); err != nil {
+		return impl.Config{}, fmt.Errorf("model %s: cfg: %w", m.Name, err)
+	}
+	cfg, err := os.ReadFile(filepath.Join(specsDir, m.Cfg))
+	if err != nil {
+		return impl.Config{}, fmt.Errorf("model %s: %w", m.Name, err)
+	}
+	c, err := ModelConfig(m.Spec, string(cfg))
+	if err != nil {
+		return impl.Config{}, fmt.Errorf("model %s: %w", m.Name, err)
+	}
+	return c, nil
+}

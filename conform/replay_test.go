@@ -1,0 +1,367 @@
+package conform
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/tlc"
+)
+
+// replayDir holds TLC's outputs of every model of the manifest expected
+// to be violated, as `make tlc` wrote them (tlc.out, one worker), so that
+// CI, which has no TLC, replays them.
+const replayDir = "testdata/replay"
+
+// replayCase is one manifest model expected to be violated, with its
+// counterexample read from the fixtures.
+type replayCase struct {
+	model tlc.Model
+	cfg   string
+}
+
+// violatedModels lists the models of make tlc's default run expected to
+// be violated, but for the timed spec's: its steps are ticks of clocks,
+// not steps of impl.World (the simulator's worst-case schedules are their
+// Go counterpart, sim.NewWorstCase).
+func violatedModels(t *testing.T) []replayCase {
+	t.Helper()
+	m, err := tlc.LoadManifest(filepath.Join(specsDir, "models.json"))
+	require.NoError(t, err)
+	var cases []replayCase
+	for _, mod := range m.Models {
+		if mod.Expected == "ok" || mod.Family == tlc.FamilyTimed || mod.Slow {
+			continue
+		}
+		cfg, err := os.ReadFile(filepath.Join(specsDir, mod.Cfg))
+		require.NoError(t, err)
+		cases = append(cases, replayCase{mod, string(cfg)})
+	}
+	return cases
+}
+
+func readCounterexample(t *testing.T, name string) *tlc.Output {
+	t.Helper()
+	f, err := os.Open(filepath.Join(replayDir, name+".out"))
+	require.NoError(t, err, "no committed TLC output for %s: run make tlc and copy out/tlc/%s/tlc.out to %s", name, name, replayDir)
+	defer f.Close()
+	out, err := tlc.ParseOutput(f)
+	require.NoError(t, err)
+	require.NotEmpty(t, out.States, "%s: the committed output holds no counterexample", name)
+	return out
+}
+
+// TestReplayEveryCounterexample: every counterexample of an untimed model
+// whose system Go runs replays in Go, step for step, to the same violated
+// property at the step TLC stops at. The models left out are named, each
+// with its reason, so that none is left out silently.
+func TestReplayEveryCounterexample(t *testing.T) {
+	replayed, notGo := 0, map[string]string{}
+	for _, rc := range violatedModels(t) {
+		mod := rc.model
+		data, err := os.ReadFile(filepath.Join(replayDir, mod.Name+".out"))
+		require.NoError(t, err, "no committed TLC output for %s; %s", mod.Name, refreshHint)
+		r, err := ReplayModel(specsDir, mod, data)
+		if errors.Is(err, ErrNotGoSystem) {
+			// Only a changed system may be left out: a variant of the
+			// two specs of the Go protocol, or another spec.
+			if mod.Spec == "DistLock.tla" || mod.Spec == "DistLockFencing.tla" {
+				require.Equal(t, tlc.FamilyVariant, mod.Family, "%s is not replayed: %v", mod.Name, err)
+			}
+			notGo[mod.Name] = err.Error()
+			continue
+		}
+		require.NoError(t, err, mod.Name)
+		assert.Equal(t, mod.Property, r.Property, mod.Name)
+		assert.Equal(t, r.Steps, r.At, "%s: Go violates %s first where TLC stops", mod.Name, mod.Property)
+		assert.Len(t, r.Path, r.Steps, mod.Name)
+		replayed++
+	}
+	t.Logf("replayed %d counterexamples; not replayed: %v", replayed, notGo)
+	assert.GreaterOrEqual(t, replayed, 30, "the untimed models of the Go protocol expected to be violated")
+}
+
+// TestReplayCatchesMutants: a counterexample replayed through a broken Go
+// actor (trace validation's mutants, TestMutantsRejected) stops matching
+// exactly when the broken actor acts on the counterexample's path, and
+// then with a ReplayError naming the step at or before the one it broke.
+// The resource that refuses everything acts on most counterexamples (every
+// one with an operation accepted); the other mutants act on none: no
+// shortest counterexample has an acquire rejected after an expiry, an
+// operation refused, or a think timer firing after the belief ended — for
+// them only trace validation applies (TestMutantsRejected).
+func TestReplayCatchesMutants(t *testing.T) {
+	cases := violatedModels(t)
+	wantActs := map[string]bool{"a resource that refuses everything": true}
+	for _, mu := range mutants() {
+		broken, acted, replayed := 0, 0, 0
+		for _, rc := range cases {
+			c, err := ModelConfig(rc.model.Spec, rc.cfg)
+			if err != nil || !Replayable(rc.model.Property) {
+				continue
+			}
+			out := readCounterexample(t, rc.model.Name)
+			good, err := Replay(c, out, rc.model.Property)
+			require.NoError(t, err, rc.model.Name)
+			replayed++
+			acts := mutantActs(t, c, good.Path, mu.breaker(c))
+			_, err = replay(c, out, rc.model.Property, mutantStepper(t, c, mu))
+			if acts >= 0 {
+				acted++
+				var re *ReplayError
+				require.ErrorAs(t, err, &re, "%s, %s: the mutant acts at step %d", mu.name, rc.model.Name, acts)
+				assert.LessOrEqual(t, re.Step, acts, "%s, %s: the replay stops matching after the mutant acted", mu.name, rc.model.Name)
+				broken++
+			} else {
+				assert.NoError(t, err, "%s, %s: the mutant never acts on the path", mu.name, rc.model.Name)
+			}
+		}
+		t.Logf("%s: acts on %d of %d counterexamples, %d replays stop matching", mu.name, acted, replayed, broken)
+		assert.Equal(t, wantActs[mu.name], acted > 0, mu.name)
+	}
+}
+
+// mutantStepper takes a step with mu's actor broken, its breaker brought
+// to where path leaves it (the replay also tries steps it does not take,
+// which must not change the breaker's state).
+func mutantStepper(t *testing.T, c impl.Config, mu mutant) stepper {
+	return func(w *impl.World, path []int, i int) (impl.Action, *impl.Effects) {
+		brk := mu.breaker(c)
+		at, err := impl.NewWorld(c)
+		require.NoError(t, err)
+		for _, k := range path {
+			before := cloneWorld(at)
+			a, _ := at.Apply(k)
+			brk(before, at, a)
+		}
+		before := cloneWorld(w)
+		a, eff := w.Apply(i)
+		brk(before, w, a)
+		return a, eff
+	}
+}
+
+// mutantActs walks path with brk breaking each step and returns the first
+// step (from 1) at which it changed something, or -1.
+func mutantActs(t *testing.T, c impl.Config, path []int, brk func(before, w *impl.World, a impl.Action) bool) int {
+	t.Helper()
+	w, err := impl.NewWorld(c)
+	require.NoError(t, err)
+	for k, i := range path {
+		before := cloneWorld(w)
+		a, _ := w.Apply(i)
+		if brk(before, w, a) {
+			return k + 1
+		}
+	}
+	return -1
+}
+
+// specsSums is the SHA-256 of every spec and cfg the committed outputs
+// come from, so that CI, which cannot run TLC, notices outputs that a
+// change of the specs made stale.
+const specsSums = replayDir + "/specs.sha256"
+
+// fixtureSums maps the spec and cfg of every model expected to be
+// violated to its SHA-256.
+func fixtureSums(t *testing.T) map[string]string {
+	t.Helper()
+	sums := map[string]string{}
+	for _, rc := range violatedModels(t) {
+		for _, f := range []string{rc.model.Spec, rc.model.Cfg} {
+			data, err := os.ReadFile(filepath.Join(specsDir, f))
+			require.NoError(t, err)
+			sums[f] = fmt.Sprintf("%x", sha256.Sum256(data))
+		}
+	}
+	return sums
+}
+
+// sumsText writes sums as sha256sum does, sorted by file.
+func sumsText(sums map[string]string) string {
+	var lines []string
+	for f, sum := range sums {
+		lines = append(lines, sum+"  "+f)
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n") + "\n"
+}
+
+const refreshHint = "refresh them: TLA2TOOLS_JAR=/path/to/tla2tools.jar make fixtures"
+
+// TestReplayOutputsAreCurrent: the committed TLC outputs were made from the
+// specs and cfgs as they are (their checksums are recorded beside them),
+// and there is one for each model expected to be violated, and no other.
+func TestReplayOutputsAreCurrent(t *testing.T) {
+	if os.Getenv("FENCELAB_UPDATE_FIXTURES") != "" {
+		t.Skip("TestUpdateReplayOutputs rewrites the outputs and their checksums")
+	}
+	data, err := os.ReadFile(specsSums)
+	require.NoError(t, err)
+	recorded := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		sum, f, ok := strings.Cut(line, "  ")
+		require.True(t, ok, "%s: %q is not a sha256sum line", specsSums, line)
+		recorded[f] = sum
+	}
+	var stale []string
+	now := fixtureSums(t)
+	for f, sum := range now {
+		if recorded[f] != sum {
+			stale = append(stale, f)
+		}
+	}
+	for f := range recorded {
+		if _, ok := now[f]; !ok {
+			stale = append(stale, f+" (no longer used)")
+		}
+	}
+	slices.Sort(stale)
+	assert.Empty(t, stale, "changed since the TLC outputs in %s were made; %s", replayDir, refreshHint)
+
+	want := map[string]bool{}
+	for _, rc := range violatedModels(t) {
+		want[rc.model.Name+".out"] = true
+	}
+	entries, err := os.ReadDir(replayDir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".out") {
+			assert.True(t, want[e.Name()], "%s/%s: no model of the default run expected to be violated has this name", replayDir, e.Name())
+		}
+	}
+}
+
+// TestUpdateReplayOutputs rewrites the committed TLC outputs and their
+// checksums from fresh TLC runs (one worker: the same counterexample on
+// every run) when FENCELAB_UPDATE_FIXTURES=1 (make fixtures). It is
+// maintenance, not a check: TestReplayOutputsAreCurrent is the check.
+func TestUpdateReplayOutputs(t *testing.T) {
+	if os.Getenv("FENCELAB_UPDATE_FIXTURES") == "" {
+		t.Skip("maintenance: FENCELAB_UPDATE_FIXTURES=1 rewrites the committed TLC outputs (make fixtures)")
+	}
+	k := checker(t)
+	k.TLC.Workers = "auto"
+	old, err := filepath.Glob(filepath.Join(replayDir, "*.out"))
+	require.NoError(t, err)
+	for _, f := range old {
+		require.NoError(t, os.Remove(f))
+	}
+	for _, rc := range violatedModels(t) {
+		res, err := k.TLC.Run(context.Background(), specsDir, rc.model)
+		require.NoError(t, err, rc.model.Name)
+		require.Empty(t, res.Mismatch, rc.model.Name)
+		require.NotNil(t, res.Parsed, rc.model.Name)
+		require.NoError(t, os.WriteFile(filepath.Join(replayDir, rc.model.Name+".out"), res.Output, 0o644))
+	}
+	require.NoError(t, os.WriteFile(specsSums, []byte(sumsText(fixtureSums(t))), 0o644))
+}
+
+// TestReplayNoticesEveryChangedState: a counterexample whose state at any
+// one step is changed (a counter TLC never printed) stops matching at
+// exactly that step, so the replay compares every state, not only the
+// last.
+func TestReplayNoticesEveryChangedState(t *testing.T) {
+	for _, name := range []string{"DistLock_2c_NoLostUpdate", "DistLockFencing_writes_2c_NoLostUpdate"} {
+		rc := findCase(t, name)
+		c, err := ModelConfig(rc.model.Spec, rc.cfg)
+		require.NoError(t, err)
+		out := readCounterexample(t, name)
+		for k := range out.States {
+			changed := *out
+			changed.States = slices.Clone(out.States)
+			st := changed.States[k]
+			st.Vars = slices.Clone(st.Vars)
+			for i := range st.Vars {
+				if st.Vars[i].Name == "counter" {
+					st.Vars[i].Value = tlc.Value{Kind: tlc.KindInt, Int: 99}
+				}
+			}
+			changed.States[k] = st
+			_, err := Replay(c, &changed, rc.model.Property)
+			var re *ReplayError
+			require.ErrorAs(t, err, &re, "%s, state %d changed", name, k+1)
+			assert.Equal(t, k, re.Step, "%s: the replay stops at the changed state", name)
+		}
+	}
+}
+
+// TestReplayNoticesAWrongProperty: a counterexample replayed against
+// another property than the one TLC violated fails: the Go check decides.
+func TestReplayNoticesAWrongProperty(t *testing.T) {
+	rc := findCase(t, "DistLock_2c_AtMostOneClientHoldLock")
+	c, err := ModelConfig(rc.model.Spec, rc.cfg)
+	require.NoError(t, err)
+	out := readCounterexample(t, rc.model.Name)
+	_, err = Replay(c, out, "NoLostUpdate")
+	var re *ReplayError
+	require.ErrorAs(t, err, &re)
+	assert.Contains(t, re.Error(), "never")
+	// A counterexample cut short: TLC's last state is not the violation.
+	short := *out
+	short.States = out.States[:len(out.States)-1]
+	_, err = Replay(c, &short, rc.model.Property)
+	require.ErrorAs(t, err, &re)
+}
+
+func findCase(t *testing.T, name string) replayCase {
+	t.Helper()
+	for _, rc := range violatedModels(t) {
+		if rc.model.Name == name {
+			return rc
+		}
+	}
+	t.Fatalf("no model %s in the manifest", name)
+	return replayCase{}
+}
+
+// TestModelConfig: the cfg's constants make the Go configuration; a cfg
+// of a system Go does not run, or a malformed one, is refused.
+func TestModelConfig(t *testing.T) {
+	const base = "SPECIFICATION Spec\nCONSTANTS\n    Clients = {c1, c2, c3}\n    Service = service\n    MaxRetries = 2\n    Sections = 2\n    Timeouts = TRUE\n    GiveUp = TRUE\n"
+	c, err := ModelConfig("DistLockFencing.tla", base+"    Check = \"writes\"\n    TokenRule = \"lease\"\nINVARIANT NoLostUpdate\n")
+	require.NoError(t, err)
+	assert.Equal(t, impl.DesignFenceWrites, c.Design)
+	assert.Equal(t, []int{3, 2, 2}, []int{c.Clients, c.Sections, c.Retries})
+	assert.Equal(t, impl.ValidityArrival, c.Validity)
+	c, err = ModelConfig("DistLock.tla", base+"    Validity = \"send\"\n")
+	require.NoError(t, err)
+	assert.Equal(t, impl.DesignNoFencing, c.Design)
+	assert.Equal(t, impl.ValiditySend, c.Validity)
+
+	for _, tc := range []struct {
+		name, spec, cfg string
+		notGo           bool
+	}{
+		{"mutant token rule", "DistLockFencing.tla", base + "    Check = \"all\"\n    TokenRule = \"pairs\"\n", true},
+		{"clients that never give up", "DistLock.tla", strings.Replace(base, "GiveUp = TRUE", "GiveUp = FALSE", 1), true},
+		{"the timed spec", "DistLockTimed.tla", base, true},
+		{"no Check", "DistLockFencing.tla", base, false},
+		{"Check off is no fencing mode", "DistLockFencing.tla", base + "    Check = \"off\"\n", false},
+		{"unknown Check", "DistLockFencing.tla", base + "    Check = \"most\"\n", false},
+		{"no Clients", "DistLock.tla", strings.Replace(base, "Clients = {c1, c2, c3}", "", 1), false},
+		{"Clients not a set", "DistLock.tla", strings.Replace(base, "{c1, c2, c3}", "3", 1), false},
+		{"too many clients", "DistLock.tla", strings.Replace(base, "{c1, c2, c3}", "{"+strings.Repeat("c, ", 300)+"c}", 1), false},
+		{"no Sections", "DistLock.tla", strings.Replace(base, "Sections = 2", "", 1), false},
+		{"Sections not a number", "DistLock.tla", strings.Replace(base, "Sections = 2", "Sections = \"two\"", 1), false},
+		{"no sections", "DistLock.tla", strings.Replace(base, "Sections = 2", "Sections = 0", 1), false},
+		{"an unparsable value", "DistLock.tla", strings.Replace(base, "MaxRetries = 2", "MaxRetries = [", 1), false},
+		{"unknown validity", "DistLock.tla", base + "    Validity = \"whenever\"\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ModelConfig(tc.spec, tc.cfg)
+			require.Error(t, err)
+			assert.Equal(t, tc.notGo, errors.Is(err, ErrNotGoSystem), err.Error())
+		})
+	}
+}
