@@ -87,7 +87,7 @@ func runDemo(e *env, args []string) error {
 	}
 
 	section(w, "3/3 TLC on the PlusCal specs")
-	checked, tlcMissing, err := demoTLC(e, *specs, *pin, filepath.Join(*out, "tlc"), models)
+	checked, tlcMissing, tlcMismatch, err := demoTLC(e, *specs, *pin, filepath.Join(*out, "tlc"), models)
 	if err != nil {
 		return err
 	}
@@ -116,6 +116,9 @@ func runDemo(e *env, args []string) error {
 
 	if disagree := table.Disagreements(); len(disagree) > 0 {
 		return failed("%d verdicts differ from DESIGN.md's table: %s", len(disagree), strings.Join(disagree, "; "))
+	}
+	if tlcMismatch != nil {
+		return tlcMismatch
 	}
 	if tlcMissing != nil {
 		return badInput("TLC was not run (the TLC section above says what is missing and how to provide it); every other verdict agrees with DESIGN.md's table")
@@ -229,7 +232,7 @@ func noFaultOutcome(sum *sim.Summary) string {
 // is returned as missing, printed in one line with how to provide it, so
 // the rest of the demo goes on; it never counts as a pass. SIGINT or
 // SIGTERM while TLC runs stops it as in fencelab tlc.
-func demoTLC(e *env, specs, pin, outDir string, models []tlc.Model) (checked []report.Reached, missing error, err error) {
+func demoTLC(e *env, specs, pin, outDir string, models []tlc.Model) (checked []report.Reached, missing, mismatch, err error) {
 	ctx, stop := interruptible()
 	defer stop()
 	runner, err := newTLCRunner(ctx, e, pin, 10*time.Minute, len(models))
@@ -237,19 +240,39 @@ func demoTLC(e *env, specs, pin, outDir string, models []tlc.Model) (checked []r
 		var ee *exitError
 		if errors.As(err, &ee) && ee.code == exitBadInput {
 			fmt.Fprintf(e.stdout, "TLC not run: %s\n", oneLine(err.Error()))
-			return nil, err, nil
+			return nil, err, nil, nil
 		}
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	rows, err := checkModels(ctx, e, runner, specs, outDir, models, func(m tlc.Model) bool { return m.Name == showcaseModel })
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := report.TLCTable(e.stdout, rows); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	checked, err = report.Checked(rows)
-	return checked, nil, err
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return checked, nil, tlcMismatches(rows), nil
+}
+
+// tlcMismatches fails the demo as fencelab tlc fails when any model
+// differs from the manifest — a model outside the verdict table too (a
+// witness, a variant, the timed spec), which the joined table alone would
+// not show.
+func tlcMismatches(rows []tlc.Outcome) error {
+	var bad []string
+	for _, r := range rows {
+		if r.Mismatch != "" {
+			bad = append(bad, r.Model.Name+" ("+r.Mismatch+")")
+		}
+	}
+	if len(bad) > 0 {
+		return failed("%d TLC model(s) differ from the manifest: %s", len(bad), strings.Join(bad, "; "))
+	}
+	return nil
 }
 
 // writeFileAll writes content to path, creating its folder.
