@@ -181,6 +181,7 @@ type naiveState struct {
 	sys      *impl.System
 	inflight []impl.Message
 	timers   []impl.PendingTimer
+	restarts int // the service's restarts so far (designs whose service restarts)
 }
 
 // canonical is a naive state's identity, built independently of the
@@ -199,7 +200,9 @@ func canonical(sys *impl.System, inflight []impl.Message, timers []impl.PendingT
 }
 
 // naiveSuccessors: every idle client may start, every message in flight
-// (each copy) may be delivered, every pending timer may fire.
+// (each copy) may be delivered, every pending timer may fire, and in a
+// design whose service restarts the service may restart, UntimedRestarts
+// times at most while a client has not finished.
 func naiveSuccessors(cfg impl.Config, s *naiveState) []*naiveState {
 	var succ []*naiveState
 	step := func(n impl.NodeID, in impl.Input, msgIndex, timerIndex int) *naiveState {
@@ -208,7 +211,10 @@ func naiveSuccessors(cfg impl.Config, s *naiveState) []*naiveState {
 			panic(err)
 		}
 		sys.CopyFrom(s.sys)
-		next := &naiveState{sys: sys}
+		next := &naiveState{sys: sys, restarts: s.restarts}
+		if in.Kind == impl.InputRestart {
+			next.restarts++
+		}
 		for i, m := range s.inflight {
 			if i != msgIndex {
 				next.inflight = append(next.inflight, m)
@@ -243,6 +249,9 @@ func naiveSuccessors(cfg impl.Config, s *naiveState) []*naiveState {
 	for i, tm := range s.timers {
 		succ = append(succ, step(tm.Node, impl.Input{Kind: impl.InputTimer, Timer: tm.Timer}, -1, i))
 	}
+	if cfg.Design.Restart() != impl.NoRestart && s.restarts < impl.UntimedRestarts && !s.sys.AllDone() {
+		succ = append(succ, step(impl.ServiceNode, impl.Input{Kind: impl.InputRestart}, -1, -1))
+	}
 	return succ
 }
 
@@ -271,12 +280,13 @@ func TestModelSuccessorsAreTheNaiveOnes(t *testing.T) {
 			want := map[string]bool{}
 			succ := naiveSuccessors(m.cfg, s)
 			for _, n := range succ {
-				want[canonical(n.sys, n.inflight, n.timers)] = true
+				want[canonical(n.sys, n.inflight, n.timers)+fmt.Sprint("|", n.restarts)] = true
 			}
 			ms := m.New()
 			ms.Sys.CopyFrom(s.sys)
 			ms.InFlight = append(ms.InFlight, s.inflight...)
 			ms.Timers = append(ms.Timers, s.timers...)
+			ms.Restarts = s.restarts
 			ms.Canonicalize()
 			got := map[string]bool{}
 			for i := range m.Actions(ms) {
@@ -286,7 +296,7 @@ func TestModelSuccessorsAreTheNaiveOnes(t *testing.T) {
 				// Through the encoding and back, so Decode is checked too.
 				dec := m.New()
 				require.NoError(t, m.Decode(dec, m.Encode(nil, n)))
-				got[canonical(dec.Sys, dec.InFlight, dec.Timers)] = true
+				got[canonical(dec.Sys, dec.InFlight, dec.Timers)+fmt.Sprint("|", dec.Restarts)] = true
 			}
 			require.Equal(t, want, got)
 			if len(succ) == 0 {

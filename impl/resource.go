@@ -74,7 +74,15 @@ type Resource struct {
 	mode     FenceMode
 	counter  int64
 	maxToken uint64 // the highest token seen, as the mode defines "seen"
-	log      []Op   // every operation, in the order handled
+	log      []Op   // every operation, in the order it took effect (or was rejected)
+	// nonAtomic makes a write two steps (DesignNonAtomic): the check, which
+	// raises the highest token seen and queues the write in pending, and
+	// later the apply (MsgApply, a message the resource sends itself, as
+	// to its storage), which writes the oldest queued write, logs it and
+	// answers its client. Any other operation may be handled in between:
+	// that is the atomicity fencing all rests on, taken away.
+	nonAtomic bool
+	pending   []Op // writes checked and not yet applied, oldest first
 }
 
 // NewResource returns a counter at zero with the given check.
@@ -83,8 +91,13 @@ func NewResource(mode FenceMode) Resource { return Resource{mode: mode} }
 // Clone returns an independent copy of r.
 func (r Resource) Clone() Resource {
 	r.log = append([]Op(nil), r.log...)
+	r.pending = append([]Op(nil), r.pending...)
 	return r
 }
+
+// Pending is the writes checked and not yet applied (a non-atomic
+// resource), oldest first; callers must not modify it.
+func (r *Resource) Pending() []Op { return r.pending }
 
 // Mode is the check the resource applies.
 func (r *Resource) Mode() FenceMode { return r.mode }
@@ -115,21 +128,36 @@ func (r *Resource) Step(in Input, out *Effects) {
 		reply = Message{Kind: MsgReadReply, OK: op.Accepted, Value: op.Value}
 	case MsgWrite:
 		op = Op{Client: m.From, Kind: OpWrite, Token: m.Token, Value: m.Value, Accepted: r.admit(OpWrite, m.Token)}
+		if op.Accepted && r.nonAtomic {
+			// Checked now, applied later: the reply waits for the apply.
+			r.pending = append(r.pending, op)
+			out.send(Message{Kind: MsgApply, From: ResourceNode, To: ResourceNode})
+			out.event(Event{Kind: EvOpChecked, Node: ResourceNode, Peer: m.From, Token: m.Token, Op: op})
+			return
+		}
 		if op.Accepted {
 			r.counter = m.Value
 		}
 		reply = Message{Kind: MsgWriteReply, OK: op.Accepted}
+	case MsgApply:
+		if len(r.pending) == 0 {
+			return // every apply has a queued write: only defensive
+		}
+		op = r.pending[0]
+		r.pending = append(r.pending[:0], r.pending[1:]...)
+		r.counter = op.Value
+		reply = Message{Kind: MsgWriteReply, OK: true}
 	default:
 		return
 	}
 	r.log = append(r.log, op)
-	reply.From, reply.To, reply.Token = ResourceNode, m.From, m.Token
+	reply.From, reply.To, reply.Token = ResourceNode, op.Client, op.Token
 	out.send(reply)
 	kind := EvOpAccepted
 	if !op.Accepted {
 		kind = EvOpRejected
 	}
-	out.event(Event{Kind: kind, Node: ResourceNode, Peer: m.From, Token: m.Token, Op: op})
+	out.event(Event{Kind: kind, Node: ResourceNode, Peer: op.Client, Token: op.Token, Op: op})
 }
 
 // admit is the fencing check: it decides whether an operation with token is
@@ -160,6 +188,16 @@ func (r *Resource) Encode(b []byte) []byte {
 		b = append(b, byte(op.Client), byte(op.Kind), boolByte(op.Accepted))
 		b = binary.AppendUvarint(b, op.Token)
 		b = binary.AppendVarint(b, op.Value)
+	}
+	if r.nonAtomic {
+		// Only a non-atomic resource has pending writes: the other
+		// designs' encodings stay as they were.
+		b = binary.AppendUvarint(b, uint64(len(r.pending)))
+		for _, op := range r.pending {
+			b = append(b, byte(op.Client))
+			b = binary.AppendUvarint(b, op.Token)
+			b = binary.AppendVarint(b, op.Value)
+		}
 	}
 	return b
 }

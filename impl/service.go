@@ -30,6 +30,10 @@ type ServiceConfig struct {
 	LockDelay time.Duration
 	// Fencing makes every grant carry a token for the resource.
 	Fencing bool
+	// Restart is what a restart keeps (InputRestart): nothing (the lease
+	// counter, which is the token, starts again from 0) or the counter,
+	// persisted before each grant is sent. NoRestart ignores restarts.
+	Restart Restart
 }
 
 // LockState is the lock as the service keeps it.
@@ -77,6 +81,8 @@ func (s *Service) Step(in Input, out *Effects) {
 		case MsgRelease:
 			s.release(m, out)
 		}
+	case InputRestart:
+		s.restart(out)
 	case InputTimer:
 		switch in.Timer.Kind {
 		case TimerLease:
@@ -134,6 +140,27 @@ func (s *Service) expire(out *Effects) {
 		l.Delayed = true
 		out.set(TimerLockDelay, s.cfg.LockDelay)
 	}
+}
+
+// restart is the service coming back after a crash: what it held in
+// memory is gone — who holds the lock, its lease timer, a lock-delay — so
+// the lock is free. The lease counter survives only if it is durable: it
+// was persisted in the same step as the grant, before the grant was sent
+// (an actor's step is atomic, and its messages leave after it). A volatile
+// counter starts again from 0, so the next grant is lease (and token) 1
+// again, while an old holder may still be using token 1.
+func (s *Service) restart(out *Effects) {
+	if s.cfg.Restart == NoRestart {
+		return // the design's service never crashes: only defensive
+	}
+	last := s.lock.LastLease
+	if s.cfg.Restart == RestartVolatile {
+		last = 0
+	}
+	s.lock = LockState{LastLease: last}
+	out.cancel(TimerLease)
+	out.cancel(TimerLockDelay)
+	out.event(Event{Kind: EvRestarted, Node: ServiceNode, Lease: last})
 }
 
 // isCurrent reports whether m comes from the holder and names its current

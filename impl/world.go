@@ -27,15 +27,31 @@ import (
 //     message (delivering either of two equal messages leads to the same
 //     world); the network neither loses nor duplicates messages but may
 //     reorder them arbitrarily;
-//  3. fire a pending timer at its node.
+//  3. fire a pending timer at its node;
+//  4. in a design whose service restarts (Design.Restart), crash and
+//     restart the service, at most UntimedRestarts times in a run and
+//     only while some client has not finished. Untimed, the time it is
+//     down does not matter: requests wait for it as for a paused node.
 //
 // A backoff is always 0: its length only matters to a timed runtime.
 type World struct {
 	Sys      *System
 	InFlight []Message
 	Timers   []PendingTimer
+	// Restarts counts the service's restarts so far (part of the
+	// encoding only in a design whose service restarts).
+	Restarts int
 	out      Effects
+	// maxRestarts is UntimedRestarts in a design whose service restarts,
+	// else 0.
+	maxRestarts int
 }
+
+// UntimedRestarts bounds the service's restarts in one run of the untimed
+// world: one restart is enough to hand a token out twice, and a bound
+// keeps a stuck state stuck (with restarts always enabled no state would
+// be a deadlock).
+const UntimedRestarts = 1
 
 // PendingTimer is a timer one node has set and not yet seen fire.
 type PendingTimer struct {
@@ -56,8 +72,15 @@ func NewWorld(c Config) (*World, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &World{Sys: sys}, nil
+	w := &World{Sys: sys}
+	if c.Design.Restart() != NoRestart {
+		w.maxRestarts = UntimedRestarts
+	}
+	return w, nil
 }
+
+// canRestart reports whether the restart action is enabled.
+func (w *World) canRestart() bool { return w.Restarts < w.maxRestarts && !w.Sys.AllDone() }
 
 // CopyFrom sets w to src, reusing w's memory; w and src must come from the
 // same Config.
@@ -65,6 +88,7 @@ func (w *World) CopyFrom(src *World) {
 	w.Sys.CopyFrom(src.Sys)
 	w.InFlight = append(w.InFlight[:0], src.InFlight...)
 	w.Timers = append(w.Timers[:0], src.Timers...)
+	w.Restarts = src.Restarts
 }
 
 // Actions is the number of actions enabled in w; none means every client
@@ -80,6 +104,9 @@ func (w *World) Actions() int {
 		if i == 0 || w.InFlight[i] != w.InFlight[i-1] {
 			n++
 		}
+	}
+	if w.canRestart() {
+		n++
 	}
 	return n
 }
@@ -107,6 +134,9 @@ func (w *World) Action(i int) Action {
 		t := w.Timers[i]
 		return Action{Node: t.Node, Input: Input{Kind: InputTimer, Timer: t.Timer}}
 	}
+	if i == len(w.Timers) && w.canRestart() {
+		return Action{Node: ServiceNode, Input: Input{Kind: InputRestart}}
+	}
 	panic(fmt.Sprintf("impl: action %d out of range", i))
 }
 
@@ -121,6 +151,8 @@ func (w *World) Apply(i int) (Action, *Effects) {
 		}
 	case InputTimer:
 		w.removeTimer(PendingTimer{Node: a.Node, Timer: a.Input.Timer})
+	case InputRestart:
+		w.Restarts++
 	}
 	w.out.Reset()
 	w.Sys.Step(a.Node, a.Input, &w.out)
@@ -171,6 +203,9 @@ func (w *World) Encode(b []byte) []byte {
 	for _, t := range w.Timers {
 		b = append(b, byte(t.Node), byte(t.Timer.Kind))
 	}
+	if w.maxRestarts > 0 {
+		b = append(b, byte(w.Restarts))
+	}
 	return b
 }
 
@@ -194,8 +229,15 @@ func (w *World) Decode(b []byte) error {
 		}
 		w.InFlight = append(w.InFlight, msg)
 	}
-	if len(b) < 1 || len(b) != 1+2*int(b[0]) {
+	tail := 0 // the restart count, in a design whose service restarts
+	if w.maxRestarts > 0 {
+		tail = 1
+	}
+	if len(b) < 1 || len(b) != 1+2*int(b[0])+tail {
 		return fmt.Errorf("decode pending timers: %w", errTruncated)
+	}
+	if tail > 0 {
+		w.Restarts = int(b[len(b)-1])
 	}
 	w.Timers = w.Timers[:0]
 	for i := range int(b[0]) {

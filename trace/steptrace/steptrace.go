@@ -116,6 +116,8 @@ func Action(in impl.Input) string {
 		return fmt.Sprintf("recv %s from %s", in.Msg, in.Msg.From)
 	case impl.InputTimer:
 		return fmt.Sprintf("%s timer fired", in.Timer.Kind)
+	case impl.InputRestart:
+		return "restart after a crash"
 	}
 	return fmt.Sprintf("input %d", in.Kind)
 }
@@ -128,8 +130,10 @@ func noteKind(k impl.EventKind) (trace.NoteKind, bool) {
 		return trace.NoteExpiry, true
 	case impl.EvRejected, impl.EvOpRejected, impl.EvReleaseRefused:
 		return trace.NoteRejection, true
-	case impl.EvSectionAborted, impl.EvGaveUp:
+	case impl.EvSectionAborted, impl.EvGaveUp, impl.EvOpChecked:
 		return trace.NoteInfo, true
+	case impl.EvRestarted:
+		return trace.NoteFault, true
 	}
 	return "", false
 }
@@ -179,6 +183,9 @@ func vars(s *impl.System) []trace.Var {
 			verdict = "rejected"
 		}
 		add(fmt.Sprintf("resource.log[%d]", i+1), fmt.Sprintf("%s %s", op, verdict))
+	}
+	for i, op := range r.Pending() {
+		add(fmt.Sprintf("resource.pending[%d]", i+1), fmt.Sprintf("%s checked, not applied", op))
 	}
 	return vs
 }

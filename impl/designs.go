@@ -1,0 +1,190 @@
+package impl
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fencelab/fencelab/verdict"
+)
+
+// Design is one row of the lock-design × fault matrix (DESIGN.md's table
+// of verdicts): where tokens come from and whether they survive a restart
+// of the service, what the resource checks, and whether it checks and
+// applies an operation in one step. Every fact about a row — its flag
+// value, its name in the tables, the assumption it rests on, how the
+// actors are built for it and the verdicts DESIGN.md expects of it — is in
+// row, below, and nowhere else.
+type Design uint8
+
+// Designs, in table order. The first four differ only in what the
+// resource checks; the others take one assumption of DesignFenceAll away.
+const (
+	DesignNoFencing       Design = iota // no tokens at all
+	DesignFenceNone                     // tokens, resource ignores them
+	DesignFenceWrites                   // tokens, resource checks writes only
+	DesignFenceAll                      // tokens, resource checks every operation
+	DesignNonAtomic                     // as all, but a write is checked, then applied in a later step
+	DesignRestartVolatile               // as all, the service restarts and forgets its token counter
+	DesignRestartDurable                // as all, the service restarts; the counter is persisted before each grant
+	numDesigns
+)
+
+// Designs lists every design in table order.
+func Designs() []Design {
+	ds := make([]Design, numDesigns)
+	for i := range ds {
+		ds[i] = Design(i)
+	}
+	return ds
+}
+
+// Restart is what a design's service does about crashes.
+type Restart uint8
+
+// Restart kinds.
+const (
+	// NoRestart: the service never crashes — the assumption of every row
+	// that does not say otherwise.
+	NoRestart Restart = iota
+	// RestartVolatile: the service may crash and restart, and its token
+	// counter lives in memory: after a restart it counts from 0 again.
+	RestartVolatile
+	// RestartDurable: the service may crash and restart; its token
+	// counter is persisted before each grant is sent, so a restart keeps
+	// it. The lock itself (who holds it) is lost in both.
+	RestartDurable
+)
+
+// row is everything a design is. expected and notApplicable are indexed
+// in Invariants order.
+type row struct {
+	flag     string // the --design value
+	describe string // the name in DESIGN.md's and the README's tables
+	// assumption is what the row's verdicts rest on, in one sentence
+	// (fencelab designs prints it).
+	assumption string
+	tokens     bool
+	mode       FenceMode
+	// nonAtomic makes the resource check a write's token in one step and
+	// apply the write in a later one.
+	nonAtomic bool
+	restart   Restart
+	expected  [3]verdict.Status
+	// notApplicable says why a property expected NotApplicable does not
+	// apply to the row.
+	notApplicable [3]string
+}
+
+const (
+	v  = verdict.Violated
+	h  = verdict.Holds
+	na = verdict.NotApplicable
+)
+
+func (d Design) row() row {
+	switch d {
+	case DesignNoFencing:
+		return row{flag: "off", describe: "no fencing (no tokens)",
+			assumption:    "no tokens: safety rests on timing alone — every lease outlives its holder's pauses, delays and clock errors — which the asynchronous model never grants",
+			expected:      [3]verdict.Status{v, na, v},
+			notApplicable: [3]string{1: "there are no tokens to order"}}
+	case DesignFenceNone:
+		return row{flag: "none", describe: "tokens, mode none", tokens: true, mode: FenceNone,
+			assumption: "tokens are handed out but the resource ignores them: safety rests on timing alone",
+			expected:   [3]verdict.Status{v, v, v}}
+	case DesignFenceWrites:
+		return row{flag: "writes", describe: "tokens, mode writes", tokens: true, mode: FenceWrites,
+			assumption: "the resource checks writes only: a newer holder's read does not fence an older holder's write",
+			expected:   [3]verdict.Status{v, v, v}}
+	case DesignFenceAll:
+		return row{flag: "all", describe: "tokens, mode all", tokens: true, mode: FenceAll,
+			assumption: "the token counter never goes back (the service never restarts, or persists it) and the resource checks and applies each operation in one atomic step",
+			expected:   [3]verdict.Status{v, h, h}}
+	case DesignNonAtomic:
+		return row{flag: "nonatomic", describe: "tokens, mode all, non-atomic resource", tokens: true, mode: FenceAll, nonAtomic: true,
+			assumption: "as all, but the resource checks a write's token in one step and applies the write in a later one, so another operation can come between: the atomicity all rests on, taken away",
+			expected:   [3]verdict.Status{v, v, v}}
+	case DesignRestartVolatile:
+		return row{flag: "restart-volatile", describe: "tokens, mode all, service restarts, volatile counter", tokens: true, mode: FenceAll, restart: RestartVolatile,
+			assumption: "as all, but the service may crash and restart, and its token counter lives in memory: after a restart it hands out token 1 again",
+			expected:   [3]verdict.Status{v, h, v}}
+	case DesignRestartDurable:
+		return row{flag: "restart-durable", describe: "tokens, mode all, service restarts, durable counter", tokens: true, mode: FenceAll, restart: RestartDurable,
+			assumption: "as all, the service may crash and restart (forgetting who holds the lock), and its token counter is persisted before each grant is sent",
+			expected:   [3]verdict.Status{v, h, h}}
+	}
+	return row{flag: fmt.Sprintf("Design(%d)", uint8(d))}
+}
+
+// valid reports whether d is one of Designs.
+func (d Design) valid() bool { return d < numDesigns }
+
+// String is the design's flag value: off, none, writes, all, nonatomic,
+// restart-volatile, restart-durable.
+func (d Design) String() string { return d.row().flag }
+
+// Describe is the design as DESIGN.md's table names it.
+func (d Design) Describe() string { return d.row().describe }
+
+// Assumption is what the design's verdicts rest on, in one sentence.
+func (d Design) Assumption() string { return d.row().assumption }
+
+// Tokens reports whether grants carry fencing tokens.
+func (d Design) Tokens() bool { return d.row().tokens }
+
+// Mode is the resource's check.
+func (d Design) Mode() FenceMode { return d.row().mode }
+
+// NonAtomic reports whether the resource checks a write and applies it in
+// a later step.
+func (d Design) NonAtomic() bool { return d.row().nonAtomic }
+
+// Restart is what the design's service does about crashes.
+func (d Design) Restart() Restart { return d.row().restart }
+
+// Flags lists every design's flag value, for error messages: "off, none,
+// writes, all, …".
+func Flags() string {
+	var names []string
+	for _, d := range Designs() {
+		names = append(names, d.String())
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// ParseDesign reads a design's flag value.
+func ParseDesign(s string) (Design, error) {
+	for _, d := range Designs() {
+		if d.String() == s {
+			return d, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown design %q (want %s)", s, Flags())
+}
+
+// Expected is DESIGN.md's table of verdicts under the asynchronous model
+// (TLC and the explorer) and under the simulator's default faults: what
+// property does in design d — verdict.Holds, verdict.Violated or
+// verdict.NotApplicable (DESIGN.md's "—"; NotApplicableWhy says why). It is
+// the one copy of the table in code; tests of every runtime compare
+// against it. Without faults every applicable property holds in every
+// design.
+func Expected(d Design, property string) verdict.Status {
+	k := invariantIndex(property)
+	if k < 0 || !d.valid() {
+		return verdict.NotApplicable
+	}
+	return d.row().expected[k]
+}
+
+// NotApplicableWhy says why property does not apply to design d ("" when
+// it does).
+func NotApplicableWhy(d Design, property string) string {
+	if Expected(d, property) != verdict.NotApplicable {
+		return ""
+	}
+	if k := invariantIndex(property); k >= 0 {
+		return d.row().notApplicable[k]
+	}
+	return "not a property of the table"
+}
