@@ -21,7 +21,7 @@ func TestExploreBadInput(t *testing.T) {
 		args   []string
 		errSub string
 	}{
-		{"unknown fencing mode", []string{"--fencing", "some"}, `unknown fencing mode "some"`},
+		{"unknown fencing mode", []string{"--fencing", "some"}, `unknown design "some"`},
 		{"unknown invariant", []string{"--invariant", "Nope"}, `unknown invariant "Nope"`},
 		{"one unknown among several", []string{"--invariant", "NoLostUpdate,Nope"}, `unknown invariant "Nope"`},
 		{"tokens-only invariant without tokens", []string{"--fencing", "off", "--invariant", "TokenIsMonotonical"}, "needs tokens"},

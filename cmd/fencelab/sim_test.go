@@ -29,7 +29,7 @@ func TestSimBadInput(t *testing.T) {
 		{"unknown flag", []string{"--fast"}, "flag provided but not defined: -fast"},
 		{"unknown fault", []string{"--faults", "delay,gc"}, `unknown fault kind "gc"`},
 		{"empty faults", []string{"--faults", ""}, `unknown fault kind ""`},
-		{"unknown design", []string{"--fencing", "reads"}, `unknown fencing mode "reads"`},
+		{"unknown design", []string{"--fencing", "reads"}, `unknown design "reads"`},
 		{"zero runs", []string{"--runs", "0"}, "runs must be positive, got 0"},
 		{"negative runs", []string{"--runs", "-3"}, "runs must be positive, got -3"},
 		{"zero clients", []string{"--clients", "0"}, "clients must be between 1 and 253, got 0"},
@@ -82,7 +82,7 @@ func TestSimStdoutIsDeterministic(t *testing.T) {
 	assert.Contains(t, first, "AtMostOneClientHoldLock")
 	assert.Contains(t, first, "Every verdict is as DESIGN.md expects")
 	for _, d := range []string{"off", "none", "writes", "all"} {
-		assert.Contains(t, first, "fencelab sim --fencing "+d+" --replay ")
+		assert.Contains(t, first, "fencelab sim --design "+d+" --replay ")
 	}
 	for _, f := range []string{"trace.txt", "trace.json", "trace.html", "trace.mmd", "run.txt", "schedule.json", "porcupine.html"} {
 		assert.FileExists(t, filepath.Join(dir, "none", f))
@@ -126,7 +126,7 @@ func TestSimReplayAndSchedule(t *testing.T) {
 	code, out, errOut := runCLI(t, "sim", "--fencing", "none", "--runs", "1", "--out", batch)
 	require.Equal(t, exitFailure, code, "one run does not show every expected violation: %s", errOut)
 	shrunk := filepath.Join(batch, "none", "schedule.json")
-	assert.Contains(t, out, "replay: fencelab sim --fencing none --schedule "+shrunk)
+	assert.Contains(t, out, "replay: fencelab sim --design none --schedule "+shrunk)
 	redo := t.TempDir()
 	code, _, errOut = runCLI(t, "sim", "--fencing", "none", "--schedule", shrunk, "--out", redo)
 	require.Equal(t, exitOK, code, errOut)
@@ -146,7 +146,7 @@ func TestSimShrink(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, "shrunk: 3 faults → 1")
 	path := filepath.Join(dir, "off", "shrunk-schedule.json")
-	assert.Contains(t, out, "fencelab sim --fencing off --schedule "+path+" --faults pause")
+	assert.Contains(t, out, "fencelab sim --design off --schedule "+path+" --faults pause")
 	code, small, errOut := runCLI(t, "sim", "--fencing", "off", "--schedule", path, "--out", t.TempDir())
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, small, "faults (1):")
