@@ -181,7 +181,8 @@ type naiveState struct {
 	sys      *impl.System
 	inflight []impl.Message
 	timers   []impl.PendingTimer
-	restarts int // the service's restarts so far (designs whose service restarts)
+	restarts int    // the service's restarts so far (designs whose service restarts)
+	held     uint64 // the clients that held the lock at a restart
 }
 
 // canonical is a naive state's identity, built independently of the
@@ -211,9 +212,14 @@ func naiveSuccessors(cfg impl.Config, s *naiveState) []*naiveState {
 			panic(err)
 		}
 		sys.CopyFrom(s.sys)
-		next := &naiveState{sys: sys, restarts: s.restarts}
+		next := &naiveState{sys: sys, restarts: s.restarts, held: s.held}
 		if in.Kind == impl.InputRestart {
 			next.restarts++
+			for i := range s.sys.Clients {
+				if s.sys.Clients[i].Holds() {
+					next.held |= 1 << i
+				}
+			}
 		}
 		for i, m := range s.inflight {
 			if i != msgIndex {
@@ -280,13 +286,13 @@ func TestModelSuccessorsAreTheNaiveOnes(t *testing.T) {
 			want := map[string]bool{}
 			succ := naiveSuccessors(m.cfg, s)
 			for _, n := range succ {
-				want[canonical(n.sys, n.inflight, n.timers)+fmt.Sprint("|", n.restarts)] = true
+				want[canonical(n.sys, n.inflight, n.timers)+fmt.Sprint("|", n.restarts, "|", n.held)] = true
 			}
 			ms := m.New()
 			ms.Sys.CopyFrom(s.sys)
 			ms.InFlight = append(ms.InFlight, s.inflight...)
 			ms.Timers = append(ms.Timers, s.timers...)
-			ms.Restarts = s.restarts
+			ms.Restarts, ms.HeldAtRestart = s.restarts, s.held
 			ms.Canonicalize()
 			got := map[string]bool{}
 			for i := range m.Actions(ms) {
@@ -296,7 +302,7 @@ func TestModelSuccessorsAreTheNaiveOnes(t *testing.T) {
 				// Through the encoding and back, so Decode is checked too.
 				dec := m.New()
 				require.NoError(t, m.Decode(dec, m.Encode(nil, n)))
-				got[canonical(dec.Sys, dec.InFlight, dec.Timers)+fmt.Sprint("|", dec.Restarts)] = true
+				got[canonical(dec.Sys, dec.InFlight, dec.Timers)+fmt.Sprint("|", dec.Restarts, "|", dec.HeldAtRestart)] = true
 			}
 			require.Equal(t, want, got)
 			if len(succ) == 0 {

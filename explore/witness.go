@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fencelab/fencelab/impl"
@@ -11,6 +12,10 @@ import (
 const (
 	SomeSectionCommits = "SomeSectionCommits"
 	EveryClientCommits = "EveryClientCommits"
+	// SectionSpansRestart is the witness of the rows whose service
+	// restarts (impl.Design.Restart): a holds there must not come from
+	// restarts that stop every section.
+	SectionSpansRestart = "SectionSpansRestart"
 )
 
 // A goal is a state the search looks for, like a violation, but whose
@@ -24,39 +29,51 @@ type goal struct {
 	name string
 	// what says in words what the goal's state is.
 	what    string
-	reached func(*impl.System) bool
+	reached func(*impl.World) bool
 }
 
-// goals are the witnesses every run looks for, in report order. Both are
-// symmetric in the clients, so a search under symmetry finds them at the
-// same depth.
-func goals() []goal {
-	return []goal{
-		{SomeSectionCommits, "some client has committed a section", func(s *impl.System) bool {
-			for i := range s.Clients {
-				if s.Clients[i].Committed() > 0 {
+// goals are the witnesses a run of design d looks for, in report order:
+// every design's two, then the restart rows' own. They are symmetric in
+// the clients, so a search under symmetry finds them at the same depth.
+func goals(d impl.Design) []goal {
+	gs := []goal{
+		{SomeSectionCommits, "some client has committed a section", func(w *impl.World) bool {
+			for i := range w.Sys.Clients {
+				if w.Sys.Clients[i].Committed() > 0 {
 					return true
 				}
 			}
 			return false
 		}},
-		{EveryClientCommits, "every client has committed all its sections", func(s *impl.System) bool {
-			for i := range s.Clients {
-				c := &s.Clients[i]
-				if !c.Done() || c.Aborted() > 0 {
-					return false
-				}
-			}
-			return true
-		}},
+		{EveryClientCommits, "every client has committed all its sections", everyClientCommits},
 	}
+	if d.Restart() != impl.NoRestart {
+		gs = append(gs, goal{SectionSpansRestart, "a client held the lock when the service restarted, and every client has committed all its sections (that one's too)",
+			func(w *impl.World) bool { return w.HeldAtRestart != 0 && everyClientCommits(w) }})
+	}
+	return gs
 }
 
-// GoalNames lists the witnesses every run looks for.
+func everyClientCommits(w *impl.World) bool {
+	for i := range w.Sys.Clients {
+		c := &w.Sys.Clients[i]
+		if !c.Done() || c.Aborted() > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// GoalNames lists the witnesses the runs of any design look for, each
+// once, in report order.
 func GoalNames() []string {
 	var names []string
-	for _, g := range goals() {
-		names = append(names, g.name)
+	for _, d := range impl.Designs() {
+		for _, g := range goals(d) {
+			if !slices.Contains(names, g.name) {
+				names = append(names, g.name)
+			}
+		}
 	}
 	return names
 }
@@ -121,7 +138,7 @@ func checkWitness(m *sysModel, g goal, path []int) error {
 	for _, i := range path {
 		s.Apply(i)
 	}
-	if !g.reached(s.Sys) {
+	if !g.reached(s) {
 		return fmt.Errorf("replayed %s witness ends in a state that does not reach it: %s", g.name, s.Sys)
 	}
 	return nil

@@ -38,10 +38,14 @@ type World struct {
 	Sys      *System
 	InFlight []Message
 	Timers   []PendingTimer
-	// Restarts counts the service's restarts so far (part of the
-	// encoding only in a design whose service restarts).
-	Restarts int
-	out      Effects
+	// Restarts counts the service's restarts so far, and HeldAtRestart
+	// has bit i set when client i believed it held the lock at a restart
+	// (for the explorer's witness that a section under way at a restart
+	// can still commit). Both are part of the encoding only in a design
+	// whose service restarts; HeldAtRestart names clients 0 to 63.
+	Restarts      int
+	HeldAtRestart uint64
+	out           Effects
 	// maxRestarts is UntimedRestarts in a design whose service restarts,
 	// else 0.
 	maxRestarts int
@@ -88,7 +92,7 @@ func (w *World) CopyFrom(src *World) {
 	w.Sys.CopyFrom(src.Sys)
 	w.InFlight = append(w.InFlight[:0], src.InFlight...)
 	w.Timers = append(w.Timers[:0], src.Timers...)
-	w.Restarts = src.Restarts
+	w.Restarts, w.HeldAtRestart = src.Restarts, src.HeldAtRestart
 }
 
 // Actions is the number of actions enabled in w; none means every client
@@ -153,6 +157,11 @@ func (w *World) Apply(i int) (Action, *Effects) {
 		w.removeTimer(PendingTimer{Node: a.Node, Timer: a.Input.Timer})
 	case InputRestart:
 		w.Restarts++
+		for i := range min(len(w.Sys.Clients), 64) {
+			if w.Sys.Clients[i].Holds() {
+				w.HeldAtRestart |= 1 << i
+			}
+		}
 	}
 	w.out.Reset()
 	w.Sys.Step(a.Node, a.Input, &w.out)
@@ -205,6 +214,7 @@ func (w *World) Encode(b []byte) []byte {
 	}
 	if w.maxRestarts > 0 {
 		b = append(b, byte(w.Restarts))
+		b = binary.AppendUvarint(b, w.HeldAtRestart)
 	}
 	return b
 }
@@ -229,16 +239,27 @@ func (w *World) Decode(b []byte) error {
 		}
 		w.InFlight = append(w.InFlight, msg)
 	}
-	tail := 0 // the restart count, in a design whose service restarts
-	if w.maxRestarts > 0 {
-		tail = 1
-	}
-	if len(b) < 1 || len(b) != 1+2*int(b[0])+tail {
+	if len(b) < 1 || len(b) < 1+2*int(b[0]) {
 		return fmt.Errorf("decode pending timers: %w", errTruncated)
 	}
-	if tail > 0 {
-		w.Restarts = int(b[len(b)-1])
+	timers := b
+	b = b[1+2*int(b[0]):]
+	if w.maxRestarts > 0 {
+		// The restart count and who held the lock at a restart.
+		if len(b) < 2 {
+			return fmt.Errorf("decode restarts: %w", errTruncated)
+		}
+		w.Restarts = int(b[0])
+		held, k := binary.Uvarint(b[1:])
+		if k <= 0 {
+			return fmt.Errorf("decode restarts: %w", errTruncated)
+		}
+		w.HeldAtRestart, b = held, b[1+k:]
 	}
+	if len(b) != 0 {
+		return fmt.Errorf("decode pending timers: %w", errTruncated)
+	}
+	b = timers
 	w.Timers = w.Timers[:0]
 	for i := range int(b[0]) {
 		t := b[1+2*i:]
@@ -263,6 +284,14 @@ func (w *World) PermuteClients(perm []int) {
 	}
 	for i := range w.Timers {
 		w.Timers[i].Node = node(w.Timers[i].Node)
+	}
+	if held := w.HeldAtRestart; held != 0 {
+		w.HeldAtRestart = 0
+		for i, to := range perm {
+			if held&(1<<i) != 0 {
+				w.HeldAtRestart |= 1 << to
+			}
+		}
 	}
 	w.Canonicalize()
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"io"
 	"strings"
 
@@ -183,13 +184,30 @@ func ExploreMatrix(w io.Writer, results []*explore.Result) error {
 	// The witnesses: a third table, each goal's shortest path per design.
 	fmt.Fprintln(w)
 	witnesses := NewTable("design")
-	witnesses.Header = append(witnesses.Header, explore.GoalNames()...)
+	// The designs look for different goals (a restart row has one of its
+	// own): a column per goal any of them looks for, "—" where a design
+	// does not.
+	var names []string
+	var all []explore.Witness
+	for _, r := range results {
+		for _, wit := range r.Witnesses {
+			if !slices.Contains(names, wit.Goal) {
+				names, all = append(names, wit.Goal), append(all, wit)
+			}
+		}
+	}
+	witnesses.Header = append(witnesses.Header, names...)
 	for _, r := range results {
 		row := []string{r.Config.Design.Describe()}
-		for _, wit := range r.Witnesses {
-			cell := wit.String()
-			if wit.Vacuous() {
-				cell += " ✗"
+		for _, name := range names {
+			cell := "—"
+			for _, wit := range r.Witnesses {
+				if wit.Goal == name {
+					cell = wit.String()
+					if wit.Vacuous() {
+						cell += " ✗"
+					}
+				}
 			}
 			row = append(row, cell)
 		}
@@ -198,7 +216,7 @@ func ExploreMatrix(w io.Writer, results []*explore.Result) error {
 	if err := witnesses.WriteText(w); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n%s\n", witnessLegend(results[0].Witnesses))
+	fmt.Fprintf(w, "\n%s\n", witnessLegend(all))
 	if len(ExploreMismatches(results)) == 0 {
 		fmt.Fprintln(w, "\nevery verdict agrees with DESIGN.md's table")
 	}
