@@ -18,5 +18,6 @@ func TestPinnedFiguresMatrix3ClientsSymmetry(t *testing.T) {
 		{impl.DesignNonAtomic, 3, 127952, 520519, 37, [3]int{7, 13, 17}},
 		{impl.DesignRestartVolatile, 3, 905964, 3654365, 35, [3]int{7, -1, 15}},
 		{impl.DesignRestartDurable, 3, 602404, 2418963, 34, [3]int{7, -1, -1}},
+		{impl.DesignUniqueCAS, 3, 191384, 779269, 34, [3]int{7, 0, -1}},
 	})
 }

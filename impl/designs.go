@@ -17,7 +17,8 @@ import (
 type Design uint8
 
 // Designs, in table order. The first four differ only in what the
-// resource checks; the others take one assumption of DesignFenceAll away.
+// resource checks; the next three take one assumption of DesignFenceAll
+// away; the last ones are other designs people deploy.
 const (
 	DesignNoFencing       Design = iota // no tokens at all
 	DesignFenceNone                     // tokens, resource ignores them
@@ -26,6 +27,7 @@ const (
 	DesignNonAtomic                     // as all, but a write is checked, then applied in a later step
 	DesignRestartVolatile               // as all, the service restarts and forgets its token counter
 	DesignRestartDurable                // as all, the service restarts; the counter is persisted before each grant
+	DesignUniqueCAS                     // unique unordered tokens, check-and-set at the resource
 	numDesigns
 )
 
@@ -69,6 +71,8 @@ type row struct {
 	// apply the write in a later one.
 	nonAtomic bool
 	restart   Restart
+	// uniqueTokens makes the service's tokens unique and unordered.
+	uniqueTokens bool
 	expected  [3]verdict.Status
 	// notApplicable says why a property expected NotApplicable does not
 	// apply to the row.
@@ -112,6 +116,11 @@ func (d Design) row() row {
 		return row{flag: "restart-durable", describe: "tokens, mode all, service restarts, durable counter", tokens: true, mode: FenceAll, restart: RestartDurable,
 			assumption: "as all, the service may crash and restart (forgetting who holds the lock), and its token counter is persisted before each grant is sent",
 			expected:   [3]verdict.Status{v, h, h}}
+	case DesignUniqueCAS:
+		return row{flag: "unique-cas", describe: "unique tokens, check-and-set at the resource", tokens: true, mode: FenceCAS, uniqueTokens: true,
+			assumption: "tokens are unique (never handed out twice) and the resource compares and sets in one atomic step: a holder's read sets the resource's token, a write is accepted only with that token (antirez's proposal for Redlock)",
+			expected:   [3]verdict.Status{v, na, h},
+			notApplicable: [3]string{1: "the tokens are unique but unordered: the resource compares them for equality, and their order means nothing"}}
 	}
 	return row{flag: fmt.Sprintf("Design(%d)", uint8(d))}
 }
@@ -141,6 +150,10 @@ func (d Design) NonAtomic() bool { return d.row().nonAtomic }
 
 // Restart is what the design's service does about crashes.
 func (d Design) Restart() Restart { return d.row().restart }
+
+// UniqueTokens reports whether the design's tokens are unique and
+// unordered (Scramble) rather than the lease numbers.
+func (d Design) UniqueTokens() bool { return d.row().uniqueTokens }
 
 // Flags lists every design's flag value, for error messages: "off, none,
 // writes, all, …".

@@ -166,7 +166,65 @@ func TestDesignsTable(t *testing.T) {
 		assert.Equal(t, verdict.Violated, Expected(d, AtMostOneClientHoldLock), "fencing never changes beliefs")
 	}
 	_, err := ParseDesign("tokens")
-	assert.ErrorContains(t, err, `unknown design "tokens" (want off, none, writes, all, nonatomic, restart-volatile or restart-durable)`)
+	assert.ErrorContains(t, err, `unknown design "tokens" (want off, none, writes, all, nonatomic, restart-volatile, restart-durable or unique-cas)`)
 	assert.Equal(t, verdict.NotApplicable, Expected(numDesigns, NoLostUpdate))
 	assert.Equal(t, verdict.NotApplicable, Expected(DesignFenceAll, "TypeInvariant"))
+}
+
+// TestUniqueCAS: check-and-set on unique tokens. In Kleppmann's story
+// c2's read sets the resource's token to c2's, so c1's stale write fails
+// the compare. When c1's read is the one delayed (it sets c1's token
+// after c2's read set c2's), c2's write fails the compare and c1's, based
+// on the value c1 read after c2's, is accepted: no update is lost in
+// either order, and the tokens accepted need not grow.
+func TestUniqueCAS(t *testing.T) {
+	h := newHarness(t, DesignUniqueCAS, 2)
+	kleppmann(h)
+	assert.False(t, h.broken(NoLostUpdate), "%s", h.sys)
+	log := h.sys.Resource.Log()
+	require.Len(t, log, 4)
+	assert.False(t, log[2].Accepted, "c1's stale write fails the compare: %v", log[2])
+	assert.True(t, log[3].Accepted, "c2's write carries the current token: %v", log[3])
+
+	c1, c2 := ClientNode(0), ClientNode(1)
+	h = newHarness(t, DesignUniqueCAS, 2)
+	h.start(c1)
+	h.deliver(ServiceNode, MsgAcquire)
+	h.deliver(c1, MsgGrant) // c1's read is on its way, and stays there
+	h.fire(ServiceNode, TimerLease)
+	h.start(c2)
+	h.deliver(ServiceNode, MsgAcquire)
+	h.deliver(c2, MsgGrant)
+	h.take("c2's read", func(a Action) bool { return a.Input.Kind == InputMessage && a.Input.Msg.Kind == MsgRead && a.Input.Msg.From == c2 })
+	h.take("c1's read", func(a Action) bool { return a.Input.Kind == InputMessage && a.Input.Msg.Kind == MsgRead && a.Input.Msg.From == c1 })
+	h.deliver(c1, MsgReadReply)
+	h.deliver(c2, MsgReadReply)
+	h.fire(c2, TimerThink)
+	h.take("c2's write", func(a Action) bool { return a.Input.Kind == InputMessage && a.Input.Msg.Kind == MsgWrite })
+	h.fire(c1, TimerThink)
+	h.take("c1's write", func(a Action) bool { return a.Input.Kind == InputMessage && a.Input.Msg.Kind == MsgWrite })
+	log = h.sys.Resource.Log()
+	require.Len(t, log, 4)
+	assert.False(t, log[2].Accepted, "c2's write: c1's read set the token since: %v", log[2])
+	assert.True(t, log[3].Accepted, "c1's write: %v", log[3])
+	assert.False(t, h.broken(NoLostUpdate), "%s", h.sys)
+	assert.Equal(t, int64(1), h.sys.Resource.Counter())
+}
+
+// TestScrambleIsUniqueAndUnordered: the unique tokens of the first 100,000
+// leases are distinct, never 0, and not in lease order.
+func TestScrambleIsUniqueAndUnordered(t *testing.T) {
+	seen := map[uint64]bool{}
+	down := 0
+	for l := uint64(1); l <= 100_000; l++ {
+		tok := Scramble(l)
+		require.NotZero(t, tok)
+		require.False(t, seen[tok], "lease %d", l)
+		seen[tok] = true
+		if tok < Scramble(l-1) {
+			down++
+		}
+	}
+	assert.Greater(t, down, 40_000, "about half the steps go down")
+	assert.Zero(t, Scramble(0))
 }

@@ -22,6 +22,12 @@ const (
 	// before use": once a newer holder has touched the resource, an older
 	// holder can do nothing there.
 	FenceAll
+	// FenceCAS is check-and-set on unique tokens (antirez's proposal for
+	// Redlock): a read, the holder's first operation, sets the
+	// resource's current token to its own; a write is accepted only if
+	// its token is the current one. Tokens are compared for equality
+	// only: they need to be unique, not ordered.
+	FenceCAS
 )
 
 func (f FenceMode) String() string {
@@ -32,6 +38,8 @@ func (f FenceMode) String() string {
 		return "writes"
 	case FenceAll:
 		return "all"
+	case FenceCAS:
+		return "cas"
 	}
 	return fmt.Sprintf("FenceMode(%d)", uint8(f))
 }
@@ -73,7 +81,9 @@ func (o Op) String() string {
 type Resource struct {
 	mode     FenceMode
 	counter  int64
-	maxToken uint64 // the highest token seen, as the mode defines "seen"
+	// maxToken is the highest token seen, as the mode defines "seen"; in
+	// FenceCAS the current token, the one the last read set.
+	maxToken uint64
 	log      []Op   // every operation, in the order it took effect (or was rejected)
 	// nonAtomic makes a write two steps (DesignNonAtomic): the check, which
 	// raises the highest token seen and queues the write in pending, and
@@ -105,7 +115,8 @@ func (r *Resource) Mode() FenceMode { return r.mode }
 // Counter is the counter's value.
 func (r *Resource) Counter() int64 { return r.counter }
 
-// MaxToken is the highest token the resource has seen.
+// MaxToken is the highest token the resource has seen (FenceCAS: the
+// current token).
 func (r *Resource) MaxToken() uint64 { return r.maxToken }
 
 // Log is every operation in the order handled; callers must not modify it.
@@ -164,6 +175,12 @@ func (r *Resource) Step(in Input, out *Effects) {
 // accepted and raises the highest token seen as the mode says.
 func (r *Resource) admit(kind OpKind, token uint64) bool {
 	switch r.mode {
+	case FenceCAS:
+		if kind == OpRead {
+			r.maxToken = token // set: the holder's first operation
+			return true
+		}
+		return token == r.maxToken // compare
 	case FenceWrites:
 		if kind == OpRead {
 			return true

@@ -30,6 +30,12 @@ type ServiceConfig struct {
 	LockDelay time.Duration
 	// Fencing makes every grant carry a token for the resource.
 	Fencing bool
+	// UniqueTokens makes a grant's token a unique value that says nothing
+	// of its order (Scramble of the lease number) instead of the lease
+	// number itself: the "random" unique tokens of a check-and-set
+	// resource, drawn deterministically so the actor stays a function of
+	// its inputs.
+	UniqueTokens bool
 	// Restart is what a restart keeps (InputRestart): nothing (the lease
 	// counter, which is the token, starts again from 0) or the counter,
 	// persisted before each grant is sent. NoRestart ignores restarts.
@@ -172,10 +178,24 @@ func (l *LockState) isCurrent(m Message) bool {
 // token is the fencing token a grant carries: its lease number with
 // fencing, none (0) without.
 func (s *Service) token(lease uint64) uint64 {
-	if s.cfg.Fencing {
-		return lease
+	switch {
+	case !s.cfg.Fencing:
+		return 0
+	case s.cfg.UniqueTokens:
+		return Scramble(lease)
 	}
-	return 0
+	return lease
+}
+
+// Scramble maps lease number l to a unique token whose order is unrelated
+// to l's: SplitMix64's finaliser, a bijection of the 64-bit integers (each
+// step — an odd multiplication, an xor with a right shift — is
+// invertible), so distinct leases never share a token, as random 64-bit
+// tokens almost never would. 0 maps to 0, and no lease is 0.
+func Scramble(l uint64) uint64 {
+	l = (l ^ (l >> 30)) * 0xbf58476d1ce4e5b9
+	l = (l ^ (l >> 27)) * 0x94d049bb133111eb
+	return l ^ (l >> 31)
 }
 
 // Encode appends the canonical encoding of s's state to b.

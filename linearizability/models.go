@@ -133,8 +133,11 @@ func registerModel(mode impl.FenceMode) porcupine.Model {
 		},
 		DescribeState: func(state any) string {
 			s := state.(registerState)
-			if mode == impl.FenceNone {
+			switch mode {
+			case impl.FenceNone:
 				return fmt.Sprintf("counter %d", s.counter)
+			case impl.FenceCAS:
+				return fmt.Sprintf("counter %d, current token %d", s.counter, s.maxToken)
 			}
 			return fmt.Sprintf("counter %d, highest token %d", s.counter, s.maxToken)
 		},
@@ -154,6 +157,13 @@ func fence(mode impl.FenceMode, s registerState, in resourceInput) (registerStat
 		}
 	case impl.FenceAll:
 		// every operation is checked and marks the resource
+	case impl.FenceCAS:
+		// A read sets the current token; a write must carry it.
+		if in.kind == impl.OpRead {
+			s.maxToken = in.token
+			return s, true
+		}
+		return s, in.token == s.maxToken
 	default:
 		panic(fmt.Sprintf("linearizability: unknown fencing mode %v", mode))
 	}

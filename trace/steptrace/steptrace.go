@@ -174,7 +174,11 @@ func vars(s *impl.System) []trace.Var {
 	}
 	r := &s.Resource
 	add("resource.counter", r.Counter())
-	if r.Mode() != impl.FenceNone {
+	switch r.Mode() {
+	case impl.FenceNone:
+	case impl.FenceCAS:
+		add("resource.token", r.MaxToken())
+	default:
 		add("resource.maxToken", r.MaxToken())
 	}
 	for i, op := range r.Log() {
