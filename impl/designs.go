@@ -73,7 +73,7 @@ type row struct {
 	restart   Restart
 	// uniqueTokens makes the service's tokens unique and unordered.
 	uniqueTokens bool
-	expected  [3]verdict.Status
+	expected     [3]verdict.Status
 	// notApplicable says why a property expected NotApplicable does not
 	// apply to the row.
 	notApplicable [3]string
@@ -118,8 +118,8 @@ func (d Design) row() row {
 			expected:   [3]verdict.Status{v, h, h}}
 	case DesignUniqueCAS:
 		return row{flag: "unique-cas", describe: "unique tokens, check-and-set at the resource", tokens: true, mode: FenceCAS, uniqueTokens: true,
-			assumption: "tokens are unique (never handed out twice) and the resource compares and sets in one atomic step: a holder's read sets the resource's token, a write is accepted only with that token (antirez's proposal for Redlock)",
-			expected:   [3]verdict.Status{v, na, h},
+			assumption:    "tokens are unique (never handed out twice) and the resource compares and sets in one atomic step: a holder's read sets the resource's token, a write is accepted only with that token (antirez's proposal for Redlock)",
+			expected:      [3]verdict.Status{v, na, h},
 			notApplicable: [3]string{1: "the tokens are unique but unordered: the resource compares them for equality, and their order means nothing"}}
 	}
 	return row{flag: fmt.Sprintf("Design(%d)", uint8(d))}

@@ -195,8 +195,12 @@ func TestUniqueCAS(t *testing.T) {
 	h.start(c2)
 	h.deliver(ServiceNode, MsgAcquire)
 	h.deliver(c2, MsgGrant)
-	h.take("c2's read", func(a Action) bool { return a.Input.Kind == InputMessage && a.Input.Msg.Kind == MsgRead && a.Input.Msg.From == c2 })
-	h.take("c1's read", func(a Action) bool { return a.Input.Kind == InputMessage && a.Input.Msg.Kind == MsgRead && a.Input.Msg.From == c1 })
+	h.take("c2's read", func(a Action) bool {
+		return a.Input.Kind == InputMessage && a.Input.Msg.Kind == MsgRead && a.Input.Msg.From == c2
+	})
+	h.take("c1's read", func(a Action) bool {
+		return a.Input.Kind == InputMessage && a.Input.Msg.Kind == MsgRead && a.Input.Msg.From == c1
+	})
 	h.deliver(c1, MsgReadReply)
 	h.deliver(c2, MsgReadReply)
 	h.fire(c2, TimerThink)

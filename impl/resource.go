@@ -79,12 +79,12 @@ func (o Op) String() string {
 
 // Resource is the shared counter a lock is meant to protect.
 type Resource struct {
-	mode     FenceMode
-	counter  int64
+	mode    FenceMode
+	counter int64
 	// maxToken is the highest token seen, as the mode defines "seen"; in
 	// FenceCAS the current token, the one the last read set.
 	maxToken uint64
-	log      []Op   // every operation, in the order it took effect (or was rejected)
+	log      []Op // every operation, in the order it took effect (or was rejected)
 	// nonAtomic makes a write two steps (DesignNonAtomic): the check, which
 	// raises the highest token seen and queues the write in pending, and
 	// later the apply (MsgApply, a message the resource sends itself, as
