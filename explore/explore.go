@@ -320,7 +320,7 @@ func Run(c Config) (*Result, error) {
 		return nil, err
 	}
 	for k, g := range m.goals {
-		w := Witness{Goal: g.name, What: g.what, Complete: out.Complete}
+		w := Witness{Goal: g.name, What: g.what, Complete: out.Complete, Unreachable: g.unreachable}
 		if found := out.Violations[len(m.invs)+k]; found != nil {
 			if err := checkWitness(m, g, found.Path); err != nil {
 				return nil, err

@@ -19,5 +19,7 @@ func TestPinnedFiguresMatrix3ClientsSymmetry(t *testing.T) {
 		{impl.DesignRestartVolatile, 3, 905964, 3654365, 35, [3]int{7, -1, 15}},
 		{impl.DesignRestartDurable, 3, 602404, 2418963, 34, [3]int{7, -1, -1}},
 		{impl.DesignUniqueCAS, 3, 191384, 779269, 34, [3]int{7, 0, -1}},
+		{impl.DesignRevision, 3, 75272, 303209, 34, [3]int{7, -1, -1}},
+		{impl.DesignVersionEquality, 3, 191384, 779269, 34, [3]int{7, 0, -1}},
 	})
 }

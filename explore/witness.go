@@ -30,6 +30,10 @@ type goal struct {
 	// what says in words what the goal's state is.
 	what    string
 	reached func(*impl.World) bool
+	// unreachable, when set, says why the design is expected never to
+	// reach the goal (impl.Design.Starves): its not being reached is then
+	// the row's finding, and reaching it a contradiction.
+	unreachable string
 }
 
 // goals are the witnesses a run of design d looks for, in report order:
@@ -37,7 +41,7 @@ type goal struct {
 // the clients, so a search under symmetry finds them at the same depth.
 func goals(d impl.Design) []goal {
 	gs := []goal{
-		{SomeSectionCommits, "some client has committed a section", func(w *impl.World) bool {
+		{name: SomeSectionCommits, what: "some client has committed a section", reached: func(w *impl.World) bool {
 			for i := range w.Sys.Clients {
 				if w.Sys.Clients[i].Committed() > 0 {
 					return true
@@ -45,11 +49,11 @@ func goals(d impl.Design) []goal {
 			}
 			return false
 		}},
-		{EveryClientCommits, "every client has committed all its sections", everyClientCommits},
+		{EveryClientCommits, "every client has committed all its sections", everyClientCommits, d.Starves()},
 	}
 	if d.Restart() != impl.NoRestart {
-		gs = append(gs, goal{SectionSpansRestart, "a client held the lock when the service restarted, and every client has committed all its sections (that one's too)",
-			func(w *impl.World) bool { return w.HeldAtRestart != 0 && everyClientCommits(w) }})
+		gs = append(gs, goal{name: SectionSpansRestart, what: "a client held the lock when the service restarted, and every client has committed all its sections (that one's too)",
+			reached: func(w *impl.World) bool { return w.HeldAtRestart != 0 && everyClientCommits(w) }})
 	}
 	return gs
 }
@@ -89,6 +93,9 @@ type Witness struct {
 	// Complete is true when the search explored every reachable state: a
 	// goal not reached is then unreachable.
 	Complete bool
+	// Unreachable, when set, says why the design is expected never to
+	// reach the goal (impl.Design.Starves).
+	Unreachable string
 	// Shortest is the number of actions of the shortest path to the goal
 	// when Reached; Path is that path's action indices.
 	Shortest int
@@ -104,14 +111,23 @@ func (w Witness) Steps() int {
 	return w.Shortest + 1
 }
 
-// Vacuous is true when a complete search did not reach the goal: every
-// invariant then holds of a model in which that goal never happens.
-func (w Witness) Vacuous() bool { return !w.Reached && w.Complete }
+// Vacuous is true when a complete search did not reach a goal the design
+// is meant to reach: every invariant then holds of a model in which that
+// goal never happens.
+func (w Witness) Vacuous() bool { return !w.Reached && w.Complete && w.Unreachable == "" }
+
+// Contradicts is true when the design reached a goal it is expected never
+// to reach.
+func (w Witness) Contradicts() bool { return w.Reached && w.Unreachable != "" }
 
 func (w Witness) String() string {
 	switch {
+	case w.Contradicts():
+		return fmt.Sprintf("reached (shortest %d steps), expected unreachable", w.Steps())
 	case w.Reached:
 		return fmt.Sprintf("reached (shortest %d steps)", w.Steps())
+	case w.Complete && w.Unreachable != "":
+		return "not reached, as expected"
 	case w.Complete:
 		return "not reached"
 	}

@@ -107,6 +107,10 @@ func (s *Service) Decode(b []byte) ([]byte, error) {
 	l.Status, l.Holder, l.Delayed = LockStatus(d.byte()), NodeID(d.byte()), d.bool()
 	l.Lease = d.uvarint()
 	l.LastLease = d.uvarint()
+	l.Revision = 0
+	if s.cfg.RevisionTokens {
+		l.Revision = d.uvarint()
+	}
 	return d.done("service")
 }
 

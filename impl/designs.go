@@ -28,6 +28,8 @@ const (
 	DesignRestartVolatile               // as all, the service restarts and forgets its token counter
 	DesignRestartDurable                // as all, the service restarts; the counter is persisted before each grant
 	DesignUniqueCAS                     // unique unordered tokens, check-and-set at the resource
+	DesignRevision                      // etcd/ZooKeeper revision tokens, resource checks >= on every operation
+	DesignVersionEquality               // etcd contrib/lock: the storage remembers a version, a write must equal it
 	numDesigns
 )
 
@@ -73,7 +75,15 @@ type row struct {
 	restart   Restart
 	// uniqueTokens makes the service's tokens unique and unordered.
 	uniqueTokens bool
-	expected     [3]verdict.Status
+	// revision makes the token the store's revision, which every change
+	// of the lock (a grant, a release, an expiry) advances.
+	revision bool
+	// starves says why not every client can commit all its sections in
+	// this row, when it is so by design ("" otherwise): the explorer's
+	// EveryClientCommits is then expected unreached, and TLC's witness
+	// NotEveryClientCommits expected to hold.
+	starves  string
+	expected [3]verdict.Status
 	// notApplicable says why a property expected NotApplicable does not
 	// apply to the row.
 	notApplicable [3]string
@@ -121,6 +131,16 @@ func (d Design) row() row {
 			assumption:    "tokens are unique (never handed out twice) and the resource compares and sets in one atomic step: a holder's read sets the resource's token, a write is accepted only with that token (antirez's proposal for Redlock)",
 			expected:      [3]verdict.Status{v, na, h},
 			notApplicable: [3]string{1: "the tokens are unique but unordered: the resource compares them for equality, and their order means nothing"}}
+	case DesignRevision:
+		return row{flag: "revision", describe: "revision tokens, resource checks ≥", tokens: true, mode: FenceAll, revision: true,
+			assumption: "the token is the lock key's creation revision (etcd) or zxid (ZooKeeper): the store's revision, durable (replicated) and advanced by every change, so it only grows — with gaps; the resource checks ≥ on every operation",
+			expected:   [3]verdict.Status{v, h, h}}
+	case DesignVersionEquality:
+		return row{flag: "version-equality", describe: "version equality (etcd contrib/lock)", tokens: true, mode: FenceVersion, uniqueTokens: true,
+			assumption:    "as etcd's contrib/lock demo: the version is the holder's lease ID (unique, unordered; one per grant here); the storage remembers the version of the first write, and accepts a later write only with that very version; reads are not checked",
+			expected:      [3]verdict.Status{v, na, h},
+			notApplicable: [3]string{1: "the versions are lease IDs, unique but unordered: the storage compares them for equality"},
+			starves:       "the storage remembers the first write's version and refuses every other version forever: only the first written section ever commits (a version is one grant's lease here; with one etcd session per client, only that client's)"}
 	}
 	return row{flag: fmt.Sprintf("Design(%d)", uint8(d))}
 }
@@ -150,6 +170,14 @@ func (d Design) NonAtomic() bool { return d.row().nonAtomic }
 
 // Restart is what the design's service does about crashes.
 func (d Design) Restart() Restart { return d.row().restart }
+
+// Revision reports whether the design's token is the store's revision,
+// advanced by every change of the lock, rather than the lease number.
+func (d Design) Revision() bool { return d.row().revision }
+
+// Starves says why not every client can commit all its sections in design
+// d, where that is so by design; "" where every client can.
+func (d Design) Starves() string { return d.row().starves }
 
 // UniqueTokens reports whether the design's tokens are unique and
 // unordered (Scramble) rather than the lease numbers.

@@ -166,7 +166,7 @@ func TestDesignsTable(t *testing.T) {
 		assert.Equal(t, verdict.Violated, Expected(d, AtMostOneClientHoldLock), "fencing never changes beliefs")
 	}
 	_, err := ParseDesign("tokens")
-	assert.ErrorContains(t, err, `unknown design "tokens" (want off, none, writes, all, nonatomic, restart-volatile, restart-durable or unique-cas)`)
+	assert.ErrorContains(t, err, `unknown design "tokens" (want off, none, writes, all, nonatomic, restart-volatile, restart-durable, unique-cas, revision or version-equality)`)
 	assert.Equal(t, verdict.NotApplicable, Expected(numDesigns, NoLostUpdate))
 	assert.Equal(t, verdict.NotApplicable, Expected(DesignFenceAll, "TypeInvariant"))
 }
@@ -231,4 +231,68 @@ func TestScrambleIsUniqueAndUnordered(t *testing.T) {
 	}
 	assert.Greater(t, down, 40_000, "about half the steps go down")
 	assert.Zero(t, Scramble(0))
+}
+
+// TestRevisionTokens: the token is the store's revision, advanced by the
+// grant, the expiry and the next grant: c1 gets 1, c2 gets 3 (the expiry
+// took 2). Kleppmann's story then ends as with fencing all: c1's stale
+// write is refused, nothing is lost.
+func TestRevisionTokens(t *testing.T) {
+	h := newHarness(t, DesignRevision, 2)
+	kleppmann(h)
+	assert.Equal(t, uint64(3), h.sys.Clients[1].Token())
+	assert.Equal(t, uint64(3), h.sys.Service.Lock().Revision)
+	assert.False(t, h.broken(NoLostUpdate), "%s", h.sys)
+	assert.False(t, h.broken(TokenIsMonotonical), "%s", h.sys)
+	log := h.sys.Resource.Log()
+	require.Len(t, log, 4)
+	assert.False(t, log[2].Accepted, "c1's stale write (revision 1 < 3): %v", log[2])
+	// A release advances the revision too; a refused one does not.
+	h.deliver(ClientNode(0), MsgWriteReply) // c1's section ends: it releases lease 1
+	h.deliver(ServiceNode, MsgRelease)      // refused: lease 1 is gone
+	assert.Equal(t, uint64(3), h.sys.Service.Lock().Revision)
+	h.deliver(ClientNode(1), MsgWriteReply) // c2's section ends: it releases lease 2
+	h.deliver(ServiceNode, MsgRelease)
+	assert.Equal(t, Available, h.sys.Service.Lock().Status)
+	assert.Equal(t, uint64(4), h.sys.Service.Lock().Revision)
+}
+
+// TestVersionEquality: etcd's contrib/lock storage. In Kleppmann's story
+// the newer holder writes first, the storage remembers its version, and
+// the stale write is refused — the demo's case. When the stale holder
+// writes first, its version is remembered and the newer holder is refused:
+// nothing is lost either way, but the storage now refuses every other
+// version for good.
+func TestVersionEquality(t *testing.T) {
+	c1, c2 := ClientNode(0), ClientNode(1)
+	h := newHarness(t, DesignVersionEquality, 2)
+	kleppmann(h) // c1's stale write lands first
+	log := h.sys.Resource.Log()
+	require.Len(t, log, 4)
+	assert.True(t, log[2].Accepted, "the first write is accepted and its version remembered: %v", log[2])
+	assert.False(t, log[3].Accepted, "the newer holder's write has another version: %v", log[3])
+	assert.False(t, h.broken(NoLostUpdate), "%s", h.sys)
+
+	h = newHarness(t, DesignVersionEquality, 2)
+	h.start(c1)
+	h.deliver(ServiceNode, MsgAcquire)
+	h.deliver(c1, MsgGrant)
+	h.deliver(ResourceNode, MsgRead)
+	h.deliver(c1, MsgReadReply)
+	h.fire(ServiceNode, TimerLease)
+	h.start(c2)
+	h.deliver(ServiceNode, MsgAcquire)
+	h.deliver(c2, MsgGrant)
+	h.deliver(ResourceNode, MsgRead)
+	h.deliver(c2, MsgReadReply)
+	h.fire(c2, TimerThink)
+	h.take("c2's write", func(a Action) bool { return a.Input.Kind == InputMessage && a.Input.Msg.Kind == MsgWrite && a.Input.Msg.From == c2 })
+	h.fire(c1, TimerThink)
+	h.take("c1's write", func(a Action) bool { return a.Input.Kind == InputMessage && a.Input.Msg.Kind == MsgWrite && a.Input.Msg.From == c1 })
+	log = h.sys.Resource.Log()
+	require.Len(t, log, 4)
+	assert.True(t, log[2].Accepted, "c2 writes first: %v", log[2])
+	assert.False(t, log[3].Accepted, "c1's stale write is refused, as in the demo: %v", log[3])
+	assert.Equal(t, h.sys.Clients[1].Token(), h.sys.Resource.MaxToken(), "the version remembered is c2's")
+	assert.False(t, h.broken(NoLostUpdate), "%s", h.sys)
 }

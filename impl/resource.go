@@ -28,6 +28,10 @@ const (
 	// its token is the current one. Tokens are compared for equality
 	// only: they need to be unique, not ordered.
 	FenceCAS
+	// FenceVersion is etcd's contrib/lock storage: reads are not checked;
+	// the first write is accepted and its token remembered as the
+	// version; every later write is accepted only with that version.
+	FenceVersion
 )
 
 func (f FenceMode) String() string {
@@ -40,6 +44,8 @@ func (f FenceMode) String() string {
 		return "all"
 	case FenceCAS:
 		return "cas"
+	case FenceVersion:
+		return "version"
 	}
 	return fmt.Sprintf("FenceMode(%d)", uint8(f))
 }
@@ -82,7 +88,8 @@ type Resource struct {
 	mode    FenceMode
 	counter int64
 	// maxToken is the highest token seen, as the mode defines "seen"; in
-	// FenceCAS the current token, the one the last read set.
+	// FenceCAS the current token, the one the last read set; in
+	// FenceVersion the version remembered (0: none yet).
 	maxToken uint64
 	log      []Op // every operation, in the order it took effect (or was rejected)
 	// nonAtomic makes a write two steps (DesignNonAtomic): the check, which
@@ -181,6 +188,15 @@ func (r *Resource) admit(kind OpKind, token uint64) bool {
 			return true
 		}
 		return token == r.maxToken // compare
+	case FenceVersion:
+		switch {
+		case kind == OpRead:
+			return true
+		case r.maxToken == 0:
+			r.maxToken = token // the first write: its version is remembered
+			return true
+		}
+		return token == r.maxToken
 	case FenceWrites:
 		if kind == OpRead {
 			return true

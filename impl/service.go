@@ -36,6 +36,11 @@ type ServiceConfig struct {
 	// resource, drawn deterministically so the actor stays a function of
 	// its inputs.
 	UniqueTokens bool
+	// RevisionTokens makes a grant's token the store's revision (etcd's
+	// create revision, ZooKeeper's zxid) instead of the lease number: the
+	// revision advances with every change of the lock — a grant, a
+	// release, an expiry — so tokens grow with gaps.
+	RevisionTokens bool
 	// Restart is what a restart keeps (InputRestart): nothing (the lease
 	// counter, which is the token, starts again from 0) or the counter,
 	// persisted before each grant is sent. NoRestart ignores restarts.
@@ -54,6 +59,9 @@ type LockState struct {
 	LastLease uint64
 	// Delayed is true while the lock-delay after an expiry is running.
 	Delayed bool
+	// Revision is the store's revision (ServiceConfig.RevisionTokens;
+	// else 0): the number of changes of the lock so far.
+	Revision uint64
 }
 
 // Service is the lock service. It holds a single lock: the specs and every
@@ -113,6 +121,7 @@ func (s *Service) acquire(m Message, out *Effects) {
 	}
 	l.LastLease++
 	l.Status, l.Holder, l.Lease = Acquired, m.From, l.LastLease
+	s.revise()
 	token := s.token(l.Lease)
 	out.send(Message{Kind: MsgGrant, From: ServiceNode, To: m.From, Lease: l.Lease, Token: token})
 	out.set(TimerLease, s.cfg.TTL)
@@ -129,6 +138,7 @@ func (s *Service) release(m Message, out *Effects) {
 		return
 	}
 	l.Status, l.Holder, l.Lease = Available, 0, 0
+	s.revise()
 	out.cancel(TimerLease)
 	out.event(Event{Kind: EvReleased, Node: ServiceNode, Peer: m.From, Lease: m.Lease})
 }
@@ -142,6 +152,7 @@ func (s *Service) expire(out *Effects) {
 	}
 	out.event(Event{Kind: EvExpired, Node: ServiceNode, Peer: l.Holder, Lease: l.Lease})
 	l.Status, l.Holder, l.Lease = Expired, 0, 0
+	s.revise()
 	if s.cfg.LockDelay > 0 {
 		l.Delayed = true
 		out.set(TimerLockDelay, s.cfg.LockDelay)
@@ -183,8 +194,18 @@ func (s *Service) token(lease uint64) uint64 {
 		return 0
 	case s.cfg.UniqueTokens:
 		return Scramble(lease)
+	case s.cfg.RevisionTokens:
+		return s.lock.Revision
 	}
 	return lease
+}
+
+// revise advances the store's revision after a change of the lock, when
+// tokens are revisions.
+func (s *Service) revise() {
+	if s.cfg.RevisionTokens {
+		s.lock.Revision++
+	}
 }
 
 // Scramble maps lease number l to a unique token whose order is unrelated
@@ -203,5 +224,11 @@ func (s *Service) Encode(b []byte) []byte {
 	l := &s.lock
 	b = append(b, byte(l.Status), byte(l.Holder), boolByte(l.Delayed))
 	b = binary.AppendUvarint(b, l.Lease)
-	return binary.AppendUvarint(b, l.LastLease)
+	b = binary.AppendUvarint(b, l.LastLease)
+	if s.cfg.RevisionTokens {
+		// Only with revision tokens: the other designs' encodings stay
+		// as they were.
+		b = binary.AppendUvarint(b, l.Revision)
+	}
+	return b
 }

@@ -19,7 +19,7 @@ func NewSystem(c Config) (*System, error) {
 		return nil, err
 	}
 	s := &System{
-		Service:  NewService(ServiceConfig{TTL: c.TTL, LockDelay: c.LockDelay, Fencing: c.Design.Tokens(), UniqueTokens: c.Design.UniqueTokens(), Restart: c.Design.Restart()}),
+		Service:  NewService(ServiceConfig{TTL: c.TTL, LockDelay: c.LockDelay, Fencing: c.Design.Tokens(), UniqueTokens: c.Design.UniqueTokens(), RevisionTokens: c.Design.Revision(), Restart: c.Design.Restart()}),
 		Clients:  make([]Client, c.Clients),
 		Resource: NewResource(c.Design.Mode()),
 	}

@@ -138,6 +138,8 @@ func registerModel(mode impl.FenceMode) porcupine.Model {
 				return fmt.Sprintf("counter %d", s.counter)
 			case impl.FenceCAS:
 				return fmt.Sprintf("counter %d, current token %d", s.counter, s.maxToken)
+			case impl.FenceVersion:
+				return fmt.Sprintf("counter %d, version %d", s.counter, s.maxToken)
 			}
 			return fmt.Sprintf("counter %d, highest token %d", s.counter, s.maxToken)
 		},
@@ -160,6 +162,16 @@ func fence(mode impl.FenceMode, s registerState, in resourceInput) (registerStat
 	case impl.FenceCAS:
 		// A read sets the current token; a write must carry it.
 		if in.kind == impl.OpRead {
+			s.maxToken = in.token
+			return s, true
+		}
+		return s, in.token == s.maxToken
+	case impl.FenceVersion:
+		// Reads unchecked; the first write's version is remembered.
+		switch {
+		case in.kind == impl.OpRead:
+			return s, true
+		case s.maxToken == 0:
 			s.maxToken = in.token
 			return s, true
 		}

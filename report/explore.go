@@ -2,8 +2,8 @@ package report
 
 import (
 	"fmt"
-	"slices"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/fencelab/fencelab/explore"
@@ -31,6 +31,11 @@ func ExploreMismatches(results []*explore.Result) []string {
 	for _, r := range results {
 		if missing := r.Unreached(); missing != "" {
 			diff = append(diff, fmt.Sprintf("%s not reached with %s: no holds of it counts", missing, r.Config.Design.Describe()))
+		}
+		for _, w := range r.Witnesses {
+			if w.Contradicts() {
+				diff = append(diff, fmt.Sprintf("%s reached with %s, expected unreachable: %s", w.Goal, r.Config.Design.Describe(), w.Unreachable))
+			}
 		}
 		for _, v := range r.Verdicts() {
 			if unsettled(r, v) {
@@ -113,14 +118,19 @@ func ExploreResult(w io.Writer, r *explore.Result) error {
 	fmt.Fprintln(w)
 	wt := NewTable("witness", "found", "expected", "")
 	for _, wit := range r.Witnesses {
-		mark := "✓"
+		mark, want := "✓", "reached"
+		if wit.Unreachable != "" {
+			want = "not reached"
+		}
 		switch {
 		case wit.Vacuous():
 			mark = "✗ every holds is vacuous"
-		case !wit.Reached:
+		case wit.Contradicts():
+			mark = "✗ " + wit.Unreachable
+		case !wit.Reached && !wit.Complete:
 			mark = ""
 		}
-		wt.Add(wit.Goal, wit.String(), "reached", mark)
+		wt.Add(wit.Goal, wit.String(), want, mark)
 	}
 	if err := wt.WriteText(w); err != nil {
 		return err
@@ -204,7 +214,7 @@ func ExploreMatrix(w io.Writer, results []*explore.Result) error {
 			for _, wit := range r.Witnesses {
 				if wit.Goal == name {
 					cell = wit.String()
-					if wit.Vacuous() {
+					if wit.Vacuous() || wit.Contradicts() {
 						cell += " ✗"
 					}
 				}
@@ -229,6 +239,11 @@ func witnessLegend(ws []explore.Witness) string {
 	b.WriteString("witnesses (\"sometimes\" goals; a holds counts only if they are reached):")
 	for _, w := range ws {
 		fmt.Fprintf(&b, "\n  %s: %s", w.Goal, w.What)
+	}
+	for _, w := range ws {
+		if w.Unreachable != "" {
+			fmt.Fprintf(&b, "\n  expected not reached: %s (%s)", w.Goal, w.Unreachable)
+		}
 	}
 	return b.String()
 }

@@ -153,6 +153,9 @@ func vars(s *impl.System) []trace.Var {
 		add("service.lock.lease", l.Lease)
 	}
 	add("service.lock.lastLease", l.LastLease)
+	if l.Revision != 0 {
+		add("service.revision", l.Revision)
+	}
 	if l.Delayed {
 		add("service.lock.delayed", true)
 	}
@@ -178,6 +181,8 @@ func vars(s *impl.System) []trace.Var {
 	case impl.FenceNone:
 	case impl.FenceCAS:
 		add("resource.token", r.MaxToken())
+	case impl.FenceVersion:
+		add("resource.version", r.MaxToken())
 	default:
 		add("resource.maxToken", r.MaxToken())
 	}
