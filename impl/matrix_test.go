@@ -286,9 +286,13 @@ func TestVersionEquality(t *testing.T) {
 	h.deliver(ResourceNode, MsgRead)
 	h.deliver(c2, MsgReadReply)
 	h.fire(c2, TimerThink)
-	h.take("c2's write", func(a Action) bool { return a.Input.Kind == InputMessage && a.Input.Msg.Kind == MsgWrite && a.Input.Msg.From == c2 })
+	h.take("c2's write", func(a Action) bool {
+		return a.Input.Kind == InputMessage && a.Input.Msg.Kind == MsgWrite && a.Input.Msg.From == c2
+	})
 	h.fire(c1, TimerThink)
-	h.take("c1's write", func(a Action) bool { return a.Input.Kind == InputMessage && a.Input.Msg.Kind == MsgWrite && a.Input.Msg.From == c1 })
+	h.take("c1's write", func(a Action) bool {
+		return a.Input.Kind == InputMessage && a.Input.Msg.Kind == MsgWrite && a.Input.Msg.From == c1
+	})
 	log = h.sys.Resource.Log()
 	require.Len(t, log, 4)
 	assert.True(t, log[2].Accepted, "c2 writes first: %v", log[2])
