@@ -213,6 +213,9 @@ func tlcCell(rs []Reached, vs []verdict.Verdict, want verdict.Status) cell {
 		// Several models (with and without symmetry, with liveness) check
 		// it: say how many, and the largest state space.
 		figures = []string{fmt.Sprintf("%d models, up to %s states", len(vs), thousands(int(most)))}
+		if len(vs) == 1 {
+			figures = []string{fmt.Sprintf("1 model, %s states", thousands(int(most)))}
+		}
 	}
 	return cell{text: cellText(got.String(), figures, sizes), agrees: got == want, checked: true}
 }
@@ -367,7 +370,7 @@ func (t Verdicts) Matrix(link func(design, property, checker, picture string) st
 			for i, c := range r.cells {
 				text := shortCell(c.text)
 				if c.checked && !c.agrees {
-					text = "✗ " + text + ", expected " + r.expected.String()
+					text = "✗ " + strings.TrimPrefix(text, "✗ ") + ", expected " + r.expected.String()
 				}
 				if c.picture != "" && link != nil {
 					if target := link(d, p, checkers[i], c.picture); target != "" {

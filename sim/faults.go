@@ -23,7 +23,7 @@ package sim
 //      believing in its lease by its own.
 //   R  service crash and restart: only in the rows whose service restarts
 //      (impl.Design.Restart), whose whole point it is, and there under
-//      every fault setting but none. The service is down from At for
+//      every fault setting but none (--faults crash: crashes alone). The service is down from At for
 //      Duration: like a pause, it handles nothing and what comes for it
 //      waits (its clients' connections retry); then it restarts
 //      (impl.InputRestart) and has lost what it held in memory — who
@@ -55,8 +55,13 @@ const (
 	DelayFaults FaultKinds = 1 << iota // N: latency spikes
 	PauseFaults                        // P: process pauses
 	DriftFaults                        // C: clock rates and clock steps
-	AllFaults   = DelayFaults | PauseFaults | DriftFaults
-	NoFaults    = FaultKinds(0)
+	// CrashFaults (R): crashes and restarts of the service. They come with
+	// the rows whose service restarts (see WithCrashes) under any other
+	// setting, so AllFaults, the NPC classes, leaves them out; --faults
+	// crash alone draws crashes and nothing else.
+	CrashFaults
+	AllFaults = DelayFaults | PauseFaults | DriftFaults
+	NoFaults  = FaultKinds(0)
 )
 
 type faultName struct {
@@ -66,7 +71,7 @@ type faultName struct {
 
 // faultNames are the --faults words, in the order they print.
 func faultNames() []faultName {
-	return []faultName{{DelayFaults, "delay"}, {PauseFaults, "pause"}, {DriftFaults, "drift"}}
+	return []faultName{{DelayFaults, "delay"}, {PauseFaults, "pause"}, {DriftFaults, "drift"}, {CrashFaults, "crash"}}
 }
 
 // ParseFaults reads --faults: "none" or a comma-separated subset of
@@ -86,7 +91,7 @@ func ParseFaults(s string) (FaultKinds, error) {
 			}
 		}
 		if !found {
-			return 0, fmt.Errorf("unknown fault kind %q (want delay, pause, drift, a comma-separated list of them, or none)", part)
+			return 0, fmt.Errorf("unknown fault kind %q (want delay, pause, drift, crash, a comma-separated list of them, or none)", part)
 		}
 	}
 	return k, nil
@@ -121,8 +126,7 @@ const (
 	FaultCrash FaultKind = "crash" // R: the service is down from At for Duration, then restarts having lost its memory
 )
 
-// class is the --faults class a kind belongs to; a crash belongs to none:
-// it comes with the row (impl.Design.Restart), not with --faults.
+// class is the --faults class a kind belongs to.
 func (k FaultKind) class() FaultKinds {
 	switch k {
 	case FaultSpike:
@@ -130,7 +134,7 @@ func (k FaultKind) class() FaultKinds {
 	case FaultPause:
 		return PauseFaults
 	case FaultCrash:
-		return NoFaults
+		return CrashFaults
 	}
 	return DriftFaults
 }

@@ -38,7 +38,7 @@ func TestBadInputEveryCommand(t *testing.T) {
 		{"not a number, sim", []string{"sim", "--runs", "many"}, `invalid value "many" for flag -runs`},
 		{"unknown fencing mode, explore", []string{"explore", "--fencing", "tokens"}, `unknown design "tokens"`},
 		{"unknown fencing mode, sim", []string{"sim", "--fencing", "tokens"}, `unknown design "tokens"`},
-		{"unknown fault, sim", []string{"sim", "--faults", "delay,crash"}, "crash"},
+		{"unknown fault, sim", []string{"sim", "--faults", "delay,flood"}, `unknown fault kind "flood"`},
 		{"ttl not above margin, sim", []string{"sim", "--ttl", "100ms", "--margin", "100ms"}, "margin (100ms) must be less than ttl (100ms)"},
 		{"missing schedule, sim", []string{"sim", "--fencing", "all", "--schedule", "/nonexistent.json"}, "schedule"},
 		{"missing trace file", []string{"trace", "/nonexistent.out"}, "/nonexistent.out"},

@@ -91,7 +91,7 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 	retries := fs.Int("retries", def.Retries, "rejections per section before a client gives it up")
 	fencing := fs.String("design", "", "designs to run, comma-separated rows of the matrix: "+impl.Flags()+" (fencelab designs lists them; default every design side by side)")
 	fs.StringVar(fencing, "fencing", "", "the same as --design (its name before the matrix had rows other than fencing modes)")
-	faults := fs.String("faults", def.Faults.String(), "fault kinds a seed may draw: any of delay, pause, drift (comma-separated), or none")
+	faults := fs.String("faults", def.Faults.String(), "fault kinds a seed may draw: any of delay, pause, drift (comma-separated), or none; the rows whose service restarts draw its crashes too under any setting but none (crash: crashes alone)")
 	ttl := fs.Duration("ttl", def.TTL, "lease TTL at the service")
 	margin := fs.Duration("margin", def.Margin, "safety margin: a client believes in its lease for ttl-margin of its own clock; it covers a clock rate drift of ±d when margin ≥ ttl·2d/(1+d)")
 	validity := fs.String("validity", def.Validity.String(), "when that window starts: send (when the client sends the acquire; a grant that lands after it is given back, Redlock's rule) or arrival (when the grant lands: the flaw, a late grant outlives its lease)")
