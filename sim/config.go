@@ -188,7 +188,7 @@ func stallBound(c Config, s *Schedule) time.Duration {
 	var ppm int64
 	for _, f := range s.Faults {
 		switch f.Kind {
-		case FaultPause, FaultSpike:
+		case FaultPause, FaultSpike, FaultCrash:
 			faults = durAdd(faults, f.Duration)
 		case FaultJump:
 			faults = durAdd(faults, abs(f.By))
