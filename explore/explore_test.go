@@ -430,7 +430,7 @@ func TestConfigValidate(t *testing.T) {
 		{"zero retries", func(c *Config) { c.Retries = 0 }, ""},
 		{"negative max states", func(c *Config) { c.MaxStates = -1 }, "max-states"},
 		{"unknown invariant", func(c *Config) { c.Invariants = []string{"Nope"} }, "unknown invariant"},
-		{"unknown design", func(c *Config) { c.Design = 9 }, "unknown design"},
+		{"unknown design", func(c *Config) { c.Design = impl.Design(len(impl.Designs())) }, "unknown design"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
