@@ -209,7 +209,7 @@ type Result struct {
 	// Deadlock is the deadlock check's finding: Holds when no reachable
 	// state is stuck with an unfinished client.
 	Deadlock Finding
-	// Witnesses has one entry per goal (GoalNames), in that order: the
+	// Witnesses has one entry per goal of the design, in GoalNames order: the
 	// "sometimes" properties that keep a holds from being vacuous. When a
 	// complete search did not reach one, every finding that would hold is
 	// Unknown instead ("vacuous: … not reached").
@@ -278,7 +278,7 @@ func Run(c Config) (*Result, error) {
 		res.Findings = append(res.Findings, f)
 	}
 
-	m.goals = goals()
+	m.goals = goals(c.Design)
 
 	start := time.Now()
 	out, err := Search(m, Options{MaxStates: c.MaxStates, MaxMemory: c.MaxMemory / 10 * 9, First: c.First, Goals: len(m.goals), Workers: c.Workers, Progress: c.Progress})
@@ -320,7 +320,7 @@ func Run(c Config) (*Result, error) {
 		return nil, err
 	}
 	for k, g := range m.goals {
-		w := Witness{Goal: g.name, What: g.what, Complete: out.Complete}
+		w := Witness{Goal: g.name, What: g.what, Complete: out.Complete, Unreachable: g.unreachable}
 		if found := out.Violations[len(m.invs)+k]; found != nil {
 			if err := checkWitness(m, g, found.Path); err != nil {
 				return nil, err

@@ -181,6 +181,8 @@ type naiveState struct {
 	sys      *impl.System
 	inflight []impl.Message
 	timers   []impl.PendingTimer
+	restarts int    // the service's restarts so far (designs whose service restarts)
+	held     uint64 // the clients that held the lock at a restart
 }
 
 // canonical is a naive state's identity, built independently of the
@@ -199,7 +201,9 @@ func canonical(sys *impl.System, inflight []impl.Message, timers []impl.PendingT
 }
 
 // naiveSuccessors: every idle client may start, every message in flight
-// (each copy) may be delivered, every pending timer may fire.
+// (each copy) may be delivered, every pending timer may fire, and in a
+// design whose service restarts the service may restart, UntimedRestarts
+// times at most while a client has not finished.
 func naiveSuccessors(cfg impl.Config, s *naiveState) []*naiveState {
 	var succ []*naiveState
 	step := func(n impl.NodeID, in impl.Input, msgIndex, timerIndex int) *naiveState {
@@ -208,7 +212,15 @@ func naiveSuccessors(cfg impl.Config, s *naiveState) []*naiveState {
 			panic(err)
 		}
 		sys.CopyFrom(s.sys)
-		next := &naiveState{sys: sys}
+		next := &naiveState{sys: sys, restarts: s.restarts, held: s.held}
+		if in.Kind == impl.InputRestart {
+			next.restarts++
+			for i := range s.sys.Clients {
+				if s.sys.Clients[i].Holds() {
+					next.held |= 1 << i
+				}
+			}
+		}
 		for i, m := range s.inflight {
 			if i != msgIndex {
 				next.inflight = append(next.inflight, m)
@@ -243,6 +255,9 @@ func naiveSuccessors(cfg impl.Config, s *naiveState) []*naiveState {
 	for i, tm := range s.timers {
 		succ = append(succ, step(tm.Node, impl.Input{Kind: impl.InputTimer, Timer: tm.Timer}, -1, i))
 	}
+	if cfg.Design.Restart() != impl.NoRestart && s.restarts < impl.UntimedRestarts && !s.sys.AllDone() {
+		succ = append(succ, step(impl.ServiceNode, impl.Input{Kind: impl.InputRestart}, -1, -1))
+	}
 	return succ
 }
 
@@ -271,12 +286,13 @@ func TestModelSuccessorsAreTheNaiveOnes(t *testing.T) {
 			want := map[string]bool{}
 			succ := naiveSuccessors(m.cfg, s)
 			for _, n := range succ {
-				want[canonical(n.sys, n.inflight, n.timers)] = true
+				want[canonical(n.sys, n.inflight, n.timers)+fmt.Sprint("|", n.restarts, "|", n.held)] = true
 			}
 			ms := m.New()
 			ms.Sys.CopyFrom(s.sys)
 			ms.InFlight = append(ms.InFlight, s.inflight...)
 			ms.Timers = append(ms.Timers, s.timers...)
+			ms.Restarts, ms.HeldAtRestart = s.restarts, s.held
 			ms.Canonicalize()
 			got := map[string]bool{}
 			for i := range m.Actions(ms) {
@@ -286,7 +302,7 @@ func TestModelSuccessorsAreTheNaiveOnes(t *testing.T) {
 				// Through the encoding and back, so Decode is checked too.
 				dec := m.New()
 				require.NoError(t, m.Decode(dec, m.Encode(nil, n)))
-				got[canonical(dec.Sys, dec.InFlight, dec.Timers)] = true
+				got[canonical(dec.Sys, dec.InFlight, dec.Timers)+fmt.Sprint("|", dec.Restarts, "|", dec.HeldAtRestart)] = true
 			}
 			require.Equal(t, want, got)
 			if len(succ) == 0 {
@@ -414,7 +430,7 @@ func TestConfigValidate(t *testing.T) {
 		{"zero retries", func(c *Config) { c.Retries = 0 }, ""},
 		{"negative max states", func(c *Config) { c.MaxStates = -1 }, "max-states"},
 		{"unknown invariant", func(c *Config) { c.Invariants = []string{"Nope"} }, "unknown invariant"},
-		{"unknown design", func(c *Config) { c.Design = 9 }, "unknown design"},
+		{"unknown design", func(c *Config) { c.Design = impl.Design(len(impl.Designs())) }, "unknown design"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -36,7 +36,7 @@ func TestWorkersDoNotChangeTheResult(t *testing.T) {
 		counts = []int{1, 3}
 	}
 	var configs []Config
-	for _, d := range impl.Designs() {
+	for _, d := range testDesigns() {
 		configs = append(configs, DefaultConfig(d, 2))
 		sym := DefaultConfig(d, 3)
 		sym.Symmetry = true

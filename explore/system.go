@@ -59,7 +59,7 @@ func (m *sysModel) Holds(s *impl.World, k int) bool {
 	if k < len(m.invs) {
 		return m.invs[k].Check(s.Sys) == nil
 	}
-	return !m.goals[k-len(m.invs)].reached(s.Sys)
+	return !m.goals[k-len(m.invs)].reached(s)
 }
 
 func (m *sysModel) Finished(s *impl.World) bool { return s.Done() }

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fencelab/fencelab/impl"
@@ -11,6 +12,10 @@ import (
 const (
 	SomeSectionCommits = "SomeSectionCommits"
 	EveryClientCommits = "EveryClientCommits"
+	// SectionSpansRestart is the witness of the rows whose service
+	// restarts (impl.Design.Restart): a holds there must not come from
+	// restarts that stop every section.
+	SectionSpansRestart = "SectionSpansRestart"
 )
 
 // A goal is a state the search looks for, like a violation, but whose
@@ -24,39 +29,55 @@ type goal struct {
 	name string
 	// what says in words what the goal's state is.
 	what    string
-	reached func(*impl.System) bool
+	reached func(*impl.World) bool
+	// unreachable, when set, says why the design is expected never to
+	// reach the goal (impl.Design.Starves): its not being reached is then
+	// the row's finding, and reaching it a contradiction.
+	unreachable string
 }
 
-// goals are the witnesses every run looks for, in report order. Both are
-// symmetric in the clients, so a search under symmetry finds them at the
-// same depth.
-func goals() []goal {
-	return []goal{
-		{SomeSectionCommits, "some client has committed a section", func(s *impl.System) bool {
-			for i := range s.Clients {
-				if s.Clients[i].Committed() > 0 {
+// goals are the witnesses a run of design d looks for, in report order:
+// every design's two, then the restart rows' own. They are symmetric in
+// the clients, so a search under symmetry finds them at the same depth.
+func goals(d impl.Design) []goal {
+	gs := []goal{
+		{name: SomeSectionCommits, what: "some client has committed a section", reached: func(w *impl.World) bool {
+			for i := range w.Sys.Clients {
+				if w.Sys.Clients[i].Committed() > 0 {
 					return true
 				}
 			}
 			return false
 		}},
-		{EveryClientCommits, "every client has committed all its sections", func(s *impl.System) bool {
-			for i := range s.Clients {
-				c := &s.Clients[i]
-				if !c.Done() || c.Aborted() > 0 {
-					return false
-				}
-			}
-			return true
-		}},
+		{EveryClientCommits, "every client has committed all its sections", everyClientCommits, d.Starves()},
 	}
+	if d.Restart() != impl.NoRestart {
+		gs = append(gs, goal{name: SectionSpansRestart, what: "a client held the lock when the service restarted, and every client has committed all its sections (that one's too)",
+			reached: func(w *impl.World) bool { return w.HeldAtRestart != 0 && everyClientCommits(w) }})
+	}
+	return gs
 }
 
-// GoalNames lists the witnesses every run looks for.
+func everyClientCommits(w *impl.World) bool {
+	for i := range w.Sys.Clients {
+		c := &w.Sys.Clients[i]
+		if !c.Done() || c.Aborted() > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// GoalNames lists the witnesses the runs of any design look for, each
+// once, in report order.
 func GoalNames() []string {
 	var names []string
-	for _, g := range goals() {
-		names = append(names, g.name)
+	for _, d := range impl.Designs() {
+		for _, g := range goals(d) {
+			if !slices.Contains(names, g.name) {
+				names = append(names, g.name)
+			}
+		}
 	}
 	return names
 }
@@ -72,6 +93,9 @@ type Witness struct {
 	// Complete is true when the search explored every reachable state: a
 	// goal not reached is then unreachable.
 	Complete bool
+	// Unreachable, when set, says why the design is expected never to
+	// reach the goal (impl.Design.Starves).
+	Unreachable string
 	// Shortest is the number of actions of the shortest path to the goal
 	// when Reached; Path is that path's action indices.
 	Shortest int
@@ -87,14 +111,23 @@ func (w Witness) Steps() int {
 	return w.Shortest + 1
 }
 
-// Vacuous is true when a complete search did not reach the goal: every
-// invariant then holds of a model in which that goal never happens.
-func (w Witness) Vacuous() bool { return !w.Reached && w.Complete }
+// Vacuous is true when a complete search did not reach a goal the design
+// is meant to reach: every invariant then holds of a model in which that
+// goal never happens.
+func (w Witness) Vacuous() bool { return !w.Reached && w.Complete && w.Unreachable == "" }
+
+// Contradicts is true when the design reached a goal it is expected never
+// to reach.
+func (w Witness) Contradicts() bool { return w.Reached && w.Unreachable != "" }
 
 func (w Witness) String() string {
 	switch {
+	case w.Contradicts():
+		return fmt.Sprintf("reached (shortest %d steps), expected unreachable", w.Steps())
 	case w.Reached:
 		return fmt.Sprintf("reached (shortest %d steps)", w.Steps())
+	case w.Complete && w.Unreachable != "":
+		return "not reached, as expected"
 	case w.Complete:
 		return "not reached"
 	}
@@ -121,7 +154,7 @@ func checkWitness(m *sysModel, g goal, path []int) error {
 	for _, i := range path {
 		s.Apply(i)
 	}
-	if !g.reached(s.Sys) {
+	if !g.reached(s) {
 		return fmt.Errorf("replayed %s witness ends in a state that does not reach it: %s", g.name, s.Sys)
 	}
 	return nil

@@ -257,14 +257,21 @@ func TestRandomRunsKeepTheRules(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		cfg := drawConfig(t)
 		var lastToken uint64
+		seen := map[uint64]bool{}
 		randomRun(t, cfg, func(sys *System, n NodeID, in Input, out *Effects) {
+			if in.Kind == InputRestart && cfg.Design.Restart() == RestartVolatile {
+				lastToken = 0 // the counter forgot: tokens start again from 1
+			}
 			for _, ts := range out.Set {
 				for _, c := range out.Cancel {
 					require.NotEqual(t, ts.Timer, c, "%s both set and cancelled %v handling %v", n, c, in)
 				}
 			}
 			for _, m := range out.Send {
-				if m.Kind == MsgGrant && cfg.Design.Tokens() {
+				if m.Kind == MsgGrant && cfg.Design.UniqueTokens() {
+					require.False(t, seen[m.Token], "token %d granted twice", m.Token)
+					seen[m.Token] = true
+				} else if m.Kind == MsgGrant && cfg.Design.Tokens() {
 					require.Greater(t, m.Token, lastToken)
 					lastToken = m.Token
 				}

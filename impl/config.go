@@ -5,70 +5,6 @@ import (
 	"time"
 )
 
-// Design is one row of DESIGN.md's verdict table: whether grants carry
-// tokens and, if so, what the resource checks.
-type Design uint8
-
-// Designs.
-const (
-	DesignNoFencing   Design = iota // no tokens at all
-	DesignFenceNone                 // tokens, resource ignores them
-	DesignFenceWrites               // tokens, resource checks writes only
-	DesignFenceAll                  // tokens, resource checks every operation
-)
-
-// Designs lists every design in table order.
-func Designs() []Design {
-	return []Design{DesignNoFencing, DesignFenceNone, DesignFenceWrites, DesignFenceAll}
-}
-
-// String is the design's flag value: off, none, writes, all.
-func (d Design) String() string {
-	switch d {
-	case DesignNoFencing:
-		return "off"
-	case DesignFenceNone:
-		return "none"
-	case DesignFenceWrites:
-		return "writes"
-	case DesignFenceAll:
-		return "all"
-	}
-	return fmt.Sprintf("Design(%d)", uint8(d))
-}
-
-// Describe is the design as DESIGN.md's table names it.
-func (d Design) Describe() string {
-	if d == DesignNoFencing {
-		return "no fencing (no tokens)"
-	}
-	return fmt.Sprintf("tokens, mode %s", d)
-}
-
-// Tokens reports whether grants carry fencing tokens.
-func (d Design) Tokens() bool { return d != DesignNoFencing }
-
-// Mode is the resource's check.
-func (d Design) Mode() FenceMode {
-	switch d {
-	case DesignFenceWrites:
-		return FenceWrites
-	case DesignFenceAll:
-		return FenceAll
-	}
-	return FenceNone
-}
-
-// ParseDesign reads a design's flag value.
-func ParseDesign(s string) (Design, error) {
-	for _, d := range Designs() {
-		if d.String() == s {
-			return d, nil
-		}
-	}
-	return 0, fmt.Errorf("unknown fencing mode %q (want off, none, writes or all)", s)
-}
-
 // ValidityRule is when a client's validity window starts: the moment it
 // sent the acquire (Redlock's rule; see the README's Sources) or the moment the
 // grant arrived (the flawed rule, kept to show the flaw).
@@ -151,7 +87,7 @@ const maxCount = 255
 // Validate reports the first thing wrong with c as one line for a user,
 // naming the value by its flag.
 func (c Config) Validate() error {
-	if c.Design > DesignFenceAll {
+	if !c.Design.valid() {
 		return fmt.Errorf("unknown design %d", c.Design)
 	}
 	if c.Validity > ValidityArrival {

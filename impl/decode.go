@@ -107,6 +107,10 @@ func (s *Service) Decode(b []byte) ([]byte, error) {
 	l.Status, l.Holder, l.Delayed = LockStatus(d.byte()), NodeID(d.byte()), d.bool()
 	l.Lease = d.uvarint()
 	l.LastLease = d.uvarint()
+	l.Revision = 0
+	if s.cfg.RevisionTokens {
+		l.Revision = d.uvarint()
+	}
 	return d.done("service")
 }
 
@@ -138,6 +142,19 @@ func (r *Resource) Decode(b []byte) ([]byte, error) {
 		op.Token = d.uvarint()
 		op.Value = d.varint()
 		r.log = append(r.log, op)
+	}
+	r.pending = r.pending[:0]
+	if r.nonAtomic {
+		n := d.uvarint()
+		if d.err == nil && n > uint64(len(d.b)) {
+			d.err = fmt.Errorf("%d pending writes in %d bytes", n, len(d.b))
+		}
+		for i := uint64(0); i < n && d.err == nil; i++ {
+			op := Op{Client: NodeID(d.byte()), Kind: OpWrite, Accepted: true}
+			op.Token = d.uvarint()
+			op.Value = d.varint()
+			r.pending = append(r.pending, op)
+		}
 	}
 	return d.done("resource")
 }

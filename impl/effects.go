@@ -56,6 +56,9 @@ const (
 	InputStart   InputKind = iota + 1 // the runtime starts the actor (clients begin their workload)
 	InputMessage                      // Msg was delivered
 	InputTimer                        // Timer fired
+	// InputRestart restarts the service after a crash (designs whose
+	// service restarts: Design.Restart): it loses what it kept in memory.
+	InputRestart
 )
 
 // Input is one thing for an actor to handle.
@@ -146,6 +149,8 @@ const (
 	EvGaveUp                                // client stopped retrying an acquire
 	EvFinished                              // client ran all its critical sections
 	EvGrantLate                             // client got Lease after its validity window ended (send rule): it gives it back
+	EvOpChecked                             // non-atomic resource checked Peer's write (Op): it takes effect at a later apply
+	EvRestarted                             // service restarted after a crash; Lease is the lease counter it restarted with
 )
 
 func (k EventKind) String() string {
@@ -180,6 +185,10 @@ func (k EventKind) String() string {
 		return "finished"
 	case EvGrantLate:
 		return "grant too late"
+	case EvOpChecked:
+		return "checked"
+	case EvRestarted:
+		return "restarted"
 	}
 	return fmt.Sprintf("EventKind(%d)", uint8(k))
 }
@@ -217,6 +226,13 @@ func (e Event) String() string {
 		return fmt.Sprintf("lease %d ran out by its own clock", e.Lease)
 	case EvGrantLate:
 		return fmt.Sprintf("lease %d came after its validity window, counted from the acquire's send: given back", e.Lease)
+	case EvOpChecked:
+		return fmt.Sprintf("checked %s: applied later", e.Op)
+	case EvRestarted:
+		if e.Lease == 0 {
+			return "restarted: the lock is free and the lease counter starts again from 0"
+		}
+		return fmt.Sprintf("restarted: the lock is free; the lease counter, persisted, is still %d", e.Lease)
 	default:
 		return e.Kind.String()
 	}

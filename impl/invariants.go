@@ -3,6 +3,8 @@ package impl
 import (
 	"fmt"
 	"strings"
+
+	"github.com/fencelab/fencelab/verdict"
 )
 
 // The properties of DESIGN.md, each written once over the global state and
@@ -22,23 +24,35 @@ type Breach struct {
 // Invariant is a property that must hold in every state.
 type Invariant struct {
 	Name string
-	// TokensOnly marks a property that is only meaningful when grants carry
-	// tokens (DESIGN.md's table shows "—" for it in the no-fencing row).
-	TokensOnly bool
 	// Check returns nil when the property holds in s.
 	Check func(s *System) *Breach
 }
 
-// AppliesTo reports whether inv is meaningful for design d.
-func (inv Invariant) AppliesTo(d Design) bool { return !inv.TokensOnly || d.Tokens() }
+// AppliesTo reports whether inv is meaningful for design d: DESIGN.md's
+// table does not show "—" for it (NotApplicableWhy says why it does).
+func (inv Invariant) AppliesTo(d Design) bool { return Expected(d, inv.Name) != verdict.NotApplicable }
 
 // Invariants lists every property in DESIGN.md's order.
 func Invariants() []Invariant {
 	return []Invariant{
 		{Name: AtMostOneClientHoldLock, Check: atMostOneClientHoldsLock},
-		{Name: TokenIsMonotonical, TokensOnly: true, Check: tokenIsMonotonical},
+		{Name: TokenIsMonotonical, Check: tokenIsMonotonical},
 		{Name: NoLostUpdate, Check: noLostUpdate},
 	}
+}
+
+// invariantIndex is the index of the named property in Invariants, -1 if
+// there is none.
+func invariantIndex(name string) int {
+	switch name {
+	case AtMostOneClientHoldLock:
+		return 0
+	case TokenIsMonotonical:
+		return 1
+	case NoLostUpdate:
+		return 2
+	}
+	return -1
 }
 
 // InvariantNames lists the properties' names.

@@ -24,6 +24,9 @@ const (
 	MsgReadReply                     // resource → client: OK and Value read
 	MsgWrite                         // client → resource: set the counter to Value, with Token
 	MsgWriteReply                    // resource → client: OK tells whether the write was accepted
+	// MsgApply is a non-atomic resource's message to itself (to its
+	// storage): apply the oldest write checked and not yet applied.
+	MsgApply
 )
 
 // Message is a plain value; fields a kind does not use are zero, so equal
@@ -68,6 +71,8 @@ func (m Message) String() string {
 		return fmt.Sprintf("Write(%d, token %d)", m.Value, m.Token)
 	case MsgWriteReply:
 		return fmt.Sprintf("WriteReply(%s)", okString(m.OK))
+	case MsgApply:
+		return "Apply(oldest checked write)"
 	default:
 		return m.Kind.String()
 	}

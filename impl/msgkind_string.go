@@ -16,11 +16,12 @@ func _() {
 	_ = x[MsgReadReply-6]
 	_ = x[MsgWrite-7]
 	_ = x[MsgWriteReply-8]
+	_ = x[MsgApply-9]
 }
 
-const _MsgKind_name = "AcquireReleaseGrantRejectReadReadReplyWriteWriteReply"
+const _MsgKind_name = "AcquireReleaseGrantRejectReadReadReplyWriteWriteReplyApply"
 
-var _MsgKind_index = [...]uint8{0, 7, 14, 19, 25, 29, 38, 43, 53}
+var _MsgKind_index = [...]uint8{0, 7, 14, 19, 25, 29, 38, 43, 53, 58}
 
 func (i MsgKind) String() string {
 	idx := int(i) - 1

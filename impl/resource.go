@@ -22,6 +22,16 @@ const (
 	// before use": once a newer holder has touched the resource, an older
 	// holder can do nothing there.
 	FenceAll
+	// FenceCAS is check-and-set on unique tokens (antirez's proposal for
+	// Redlock): a read, the holder's first operation, sets the
+	// resource's current token to its own; a write is accepted only if
+	// its token is the current one. Tokens are compared for equality
+	// only: they need to be unique, not ordered.
+	FenceCAS
+	// FenceVersion is etcd's contrib/lock storage: reads are not checked;
+	// the first write is accepted and its token remembered as the
+	// version; every later write is accepted only with that version.
+	FenceVersion
 )
 
 func (f FenceMode) String() string {
@@ -32,6 +42,10 @@ func (f FenceMode) String() string {
 		return "writes"
 	case FenceAll:
 		return "all"
+	case FenceCAS:
+		return "cas"
+	case FenceVersion:
+		return "version"
 	}
 	return fmt.Sprintf("FenceMode(%d)", uint8(f))
 }
@@ -71,10 +85,21 @@ func (o Op) String() string {
 
 // Resource is the shared counter a lock is meant to protect.
 type Resource struct {
-	mode     FenceMode
-	counter  int64
-	maxToken uint64 // the highest token seen, as the mode defines "seen"
-	log      []Op   // every operation, in the order handled
+	mode    FenceMode
+	counter int64
+	// maxToken is the highest token seen, as the mode defines "seen"; in
+	// FenceCAS the current token, the one the last read set; in
+	// FenceVersion the version remembered (0: none yet).
+	maxToken uint64
+	log      []Op // every operation, in the order it took effect (or was rejected)
+	// nonAtomic makes a write two steps (DesignNonAtomic): the check, which
+	// raises the highest token seen and queues the write in pending, and
+	// later the apply (MsgApply, a message the resource sends itself, as
+	// to its storage), which writes the oldest queued write, logs it and
+	// answers its client. Any other operation may be handled in between:
+	// that is the atomicity fencing all rests on, taken away.
+	nonAtomic bool
+	pending   []Op // writes checked and not yet applied, oldest first
 }
 
 // NewResource returns a counter at zero with the given check.
@@ -83,8 +108,13 @@ func NewResource(mode FenceMode) Resource { return Resource{mode: mode} }
 // Clone returns an independent copy of r.
 func (r Resource) Clone() Resource {
 	r.log = append([]Op(nil), r.log...)
+	r.pending = append([]Op(nil), r.pending...)
 	return r
 }
+
+// Pending is the writes checked and not yet applied (a non-atomic
+// resource), oldest first; callers must not modify it.
+func (r *Resource) Pending() []Op { return r.pending }
 
 // Mode is the check the resource applies.
 func (r *Resource) Mode() FenceMode { return r.mode }
@@ -92,7 +122,8 @@ func (r *Resource) Mode() FenceMode { return r.mode }
 // Counter is the counter's value.
 func (r *Resource) Counter() int64 { return r.counter }
 
-// MaxToken is the highest token the resource has seen.
+// MaxToken is the highest token the resource has seen (FenceCAS: the
+// current token).
 func (r *Resource) MaxToken() uint64 { return r.maxToken }
 
 // Log is every operation in the order handled; callers must not modify it.
@@ -115,27 +146,57 @@ func (r *Resource) Step(in Input, out *Effects) {
 		reply = Message{Kind: MsgReadReply, OK: op.Accepted, Value: op.Value}
 	case MsgWrite:
 		op = Op{Client: m.From, Kind: OpWrite, Token: m.Token, Value: m.Value, Accepted: r.admit(OpWrite, m.Token)}
+		if op.Accepted && r.nonAtomic {
+			// Checked now, applied later: the reply waits for the apply.
+			r.pending = append(r.pending, op)
+			out.send(Message{Kind: MsgApply, From: ResourceNode, To: ResourceNode})
+			out.event(Event{Kind: EvOpChecked, Node: ResourceNode, Peer: m.From, Token: m.Token, Op: op})
+			return
+		}
 		if op.Accepted {
 			r.counter = m.Value
 		}
 		reply = Message{Kind: MsgWriteReply, OK: op.Accepted}
+	case MsgApply:
+		if len(r.pending) == 0 {
+			return // every apply has a queued write: only defensive
+		}
+		op = r.pending[0]
+		r.pending = append(r.pending[:0], r.pending[1:]...)
+		r.counter = op.Value
+		reply = Message{Kind: MsgWriteReply, OK: true}
 	default:
 		return
 	}
 	r.log = append(r.log, op)
-	reply.From, reply.To, reply.Token = ResourceNode, m.From, m.Token
+	reply.From, reply.To, reply.Token = ResourceNode, op.Client, op.Token
 	out.send(reply)
 	kind := EvOpAccepted
 	if !op.Accepted {
 		kind = EvOpRejected
 	}
-	out.event(Event{Kind: kind, Node: ResourceNode, Peer: m.From, Token: m.Token, Op: op})
+	out.event(Event{Kind: kind, Node: ResourceNode, Peer: op.Client, Token: op.Token, Op: op})
 }
 
 // admit is the fencing check: it decides whether an operation with token is
 // accepted and raises the highest token seen as the mode says.
 func (r *Resource) admit(kind OpKind, token uint64) bool {
 	switch r.mode {
+	case FenceCAS:
+		if kind == OpRead {
+			r.maxToken = token // set: the holder's first operation
+			return true
+		}
+		return token == r.maxToken // compare
+	case FenceVersion:
+		switch {
+		case kind == OpRead:
+			return true
+		case r.maxToken == 0:
+			r.maxToken = token // the first write: its version is remembered
+			return true
+		}
+		return token == r.maxToken
 	case FenceWrites:
 		if kind == OpRead {
 			return true
@@ -160,6 +221,16 @@ func (r *Resource) Encode(b []byte) []byte {
 		b = append(b, byte(op.Client), byte(op.Kind), boolByte(op.Accepted))
 		b = binary.AppendUvarint(b, op.Token)
 		b = binary.AppendVarint(b, op.Value)
+	}
+	if r.nonAtomic {
+		// Only a non-atomic resource has pending writes: the other
+		// designs' encodings stay as they were.
+		b = binary.AppendUvarint(b, uint64(len(r.pending)))
+		for _, op := range r.pending {
+			b = append(b, byte(op.Client))
+			b = binary.AppendUvarint(b, op.Token)
+			b = binary.AppendVarint(b, op.Value)
+		}
 	}
 	return b
 }

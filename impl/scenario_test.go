@@ -147,6 +147,9 @@ func TestKleppmannStoryWithATimelyClock(t *testing.T) {
 			h.fire(c1, TimerThink) // c1 checks its belief and gives the section up
 			h.fire(c2, TimerThink)
 			h.deliver(ResourceNode, MsgWrite)
+			if d.NonAtomic() {
+				h.deliver(ResourceNode, MsgApply)
+			}
 			for _, name := range InvariantNames() {
 				assert.False(t, h.broken(name), "%s: %s", name, h.sys)
 			}

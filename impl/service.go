@@ -30,6 +30,21 @@ type ServiceConfig struct {
 	LockDelay time.Duration
 	// Fencing makes every grant carry a token for the resource.
 	Fencing bool
+	// UniqueTokens makes a grant's token a unique value that says nothing
+	// of its order (Scramble of the lease number) instead of the lease
+	// number itself: the "random" unique tokens of a check-and-set
+	// resource, drawn deterministically so the actor stays a function of
+	// its inputs.
+	UniqueTokens bool
+	// RevisionTokens makes a grant's token the store's revision (etcd's
+	// create revision, ZooKeeper's zxid) instead of the lease number: the
+	// revision advances with every change of the lock — a grant, a
+	// release, an expiry — so tokens grow with gaps.
+	RevisionTokens bool
+	// Restart is what a restart keeps (InputRestart): nothing (the lease
+	// counter, which is the token, starts again from 0) or the counter,
+	// persisted before each grant is sent. NoRestart ignores restarts.
+	Restart Restart
 }
 
 // LockState is the lock as the service keeps it.
@@ -44,6 +59,9 @@ type LockState struct {
 	LastLease uint64
 	// Delayed is true while the lock-delay after an expiry is running.
 	Delayed bool
+	// Revision is the store's revision (ServiceConfig.RevisionTokens;
+	// else 0): the number of changes of the lock so far.
+	Revision uint64
 }
 
 // Service is the lock service. It holds a single lock: the specs and every
@@ -77,6 +95,8 @@ func (s *Service) Step(in Input, out *Effects) {
 		case MsgRelease:
 			s.release(m, out)
 		}
+	case InputRestart:
+		s.restart(out)
 	case InputTimer:
 		switch in.Timer.Kind {
 		case TimerLease:
@@ -101,6 +121,7 @@ func (s *Service) acquire(m Message, out *Effects) {
 	}
 	l.LastLease++
 	l.Status, l.Holder, l.Lease = Acquired, m.From, l.LastLease
+	s.revise()
 	token := s.token(l.Lease)
 	out.send(Message{Kind: MsgGrant, From: ServiceNode, To: m.From, Lease: l.Lease, Token: token})
 	out.set(TimerLease, s.cfg.TTL)
@@ -117,6 +138,7 @@ func (s *Service) release(m Message, out *Effects) {
 		return
 	}
 	l.Status, l.Holder, l.Lease = Available, 0, 0
+	s.revise()
 	out.cancel(TimerLease)
 	out.event(Event{Kind: EvReleased, Node: ServiceNode, Peer: m.From, Lease: m.Lease})
 }
@@ -130,10 +152,32 @@ func (s *Service) expire(out *Effects) {
 	}
 	out.event(Event{Kind: EvExpired, Node: ServiceNode, Peer: l.Holder, Lease: l.Lease})
 	l.Status, l.Holder, l.Lease = Expired, 0, 0
+	s.revise()
 	if s.cfg.LockDelay > 0 {
 		l.Delayed = true
 		out.set(TimerLockDelay, s.cfg.LockDelay)
 	}
+}
+
+// restart is the service coming back after a crash: what it held in
+// memory is gone — who holds the lock, its lease timer, a lock-delay — so
+// the lock is free. The lease counter survives only if it is durable: it
+// was persisted in the same step as the grant, before the grant was sent
+// (an actor's step is atomic, and its messages leave after it). A volatile
+// counter starts again from 0, so the next grant is lease (and token) 1
+// again, while an old holder may still be using token 1.
+func (s *Service) restart(out *Effects) {
+	if s.cfg.Restart == NoRestart {
+		return // the design's service never crashes: only defensive
+	}
+	last := s.lock.LastLease
+	if s.cfg.Restart == RestartVolatile {
+		last = 0
+	}
+	s.lock = LockState{LastLease: last}
+	out.cancel(TimerLease)
+	out.cancel(TimerLockDelay)
+	out.event(Event{Kind: EvRestarted, Node: ServiceNode, Lease: last})
 }
 
 // isCurrent reports whether m comes from the holder and names its current
@@ -145,10 +189,34 @@ func (l *LockState) isCurrent(m Message) bool {
 // token is the fencing token a grant carries: its lease number with
 // fencing, none (0) without.
 func (s *Service) token(lease uint64) uint64 {
-	if s.cfg.Fencing {
-		return lease
+	switch {
+	case !s.cfg.Fencing:
+		return 0
+	case s.cfg.UniqueTokens:
+		return Scramble(lease)
+	case s.cfg.RevisionTokens:
+		return s.lock.Revision
 	}
-	return 0
+	return lease
+}
+
+// revise advances the store's revision after a change of the lock, when
+// tokens are revisions.
+func (s *Service) revise() {
+	if s.cfg.RevisionTokens {
+		s.lock.Revision++
+	}
+}
+
+// Scramble maps lease number l to a unique token whose order is unrelated
+// to l's: SplitMix64's finaliser, a bijection of the 64-bit integers (each
+// step — an odd multiplication, an xor with a right shift — is
+// invertible), so distinct leases never share a token, as random 64-bit
+// tokens almost never would. 0 maps to 0, and no lease is 0.
+func Scramble(l uint64) uint64 {
+	l = (l ^ (l >> 30)) * 0xbf58476d1ce4e5b9
+	l = (l ^ (l >> 27)) * 0x94d049bb133111eb
+	return l ^ (l >> 31)
 }
 
 // Encode appends the canonical encoding of s's state to b.
@@ -156,5 +224,11 @@ func (s *Service) Encode(b []byte) []byte {
 	l := &s.lock
 	b = append(b, byte(l.Status), byte(l.Holder), boolByte(l.Delayed))
 	b = binary.AppendUvarint(b, l.Lease)
-	return binary.AppendUvarint(b, l.LastLease)
+	b = binary.AppendUvarint(b, l.LastLease)
+	if s.cfg.RevisionTokens {
+		// Only with revision tokens: the other designs' encodings stay
+		// as they were.
+		b = binary.AppendUvarint(b, l.Revision)
+	}
+	return b
 }

@@ -19,10 +19,11 @@ func NewSystem(c Config) (*System, error) {
 		return nil, err
 	}
 	s := &System{
-		Service:  NewService(ServiceConfig{TTL: c.TTL, LockDelay: c.LockDelay, Fencing: c.Design.Tokens()}),
+		Service:  NewService(ServiceConfig{TTL: c.TTL, LockDelay: c.LockDelay, Fencing: c.Design.Tokens(), UniqueTokens: c.Design.UniqueTokens(), RevisionTokens: c.Design.Revision(), Restart: c.Design.Restart()}),
 		Clients:  make([]Client, c.Clients),
 		Resource: NewResource(c.Design.Mode()),
 	}
+	s.Resource.nonAtomic = c.Design.NonAtomic()
 	for i := range s.Clients {
 		s.Clients[i] = NewClient(ClientNode(i), ClientConfig{
 			Sections: c.Sections, MaxRetries: c.Retries, Validity: c.TTL - c.Margin, Rule: c.Validity, Think: c.Think,
@@ -45,8 +46,9 @@ func (s *System) CopyFrom(src *System) {
 	s.Service = src.Service
 	s.Clients = append(s.Clients[:0], src.Clients...)
 	log := append(s.Resource.log[:0], src.Resource.log...)
+	pending := append(s.Resource.pending[:0], src.Resource.pending...)
 	s.Resource = src.Resource
-	s.Resource.log = log
+	s.Resource.log, s.Resource.pending = log, pending
 }
 
 // PermuteClients renames client i to client perm[i] everywhere in the
@@ -75,6 +77,9 @@ func (s *System) PermuteClients(perm []int) {
 	}
 	for i := range s.Resource.log {
 		s.Resource.log[i].Client = rename(s.Resource.log[i].Client)
+	}
+	for i := range s.Resource.pending {
+		s.Resource.pending[i].Client = rename(s.Resource.pending[i].Client)
 	}
 }
 
@@ -142,5 +147,8 @@ func (s *System) String() string {
 		fmt.Fprintf(&b, " %s=%s/holds=%t", c.id, c.phase, c.holds)
 	}
 	fmt.Fprintf(&b, " counter=%d ops=%d", s.Resource.counter, len(s.Resource.log))
+	if len(s.Resource.pending) > 0 {
+		fmt.Fprintf(&b, " pending=%d", len(s.Resource.pending))
+	}
 	return b.String()
 }

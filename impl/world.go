@@ -27,15 +27,35 @@ import (
 //     message (delivering either of two equal messages leads to the same
 //     world); the network neither loses nor duplicates messages but may
 //     reorder them arbitrarily;
-//  3. fire a pending timer at its node.
+//  3. fire a pending timer at its node;
+//  4. in a design whose service restarts (Design.Restart), crash and
+//     restart the service, at most UntimedRestarts times in a run and
+//     only while some client has not finished. Untimed, the time it is
+//     down does not matter: requests wait for it as for a paused node.
 //
 // A backoff is always 0: its length only matters to a timed runtime.
 type World struct {
 	Sys      *System
 	InFlight []Message
 	Timers   []PendingTimer
-	out      Effects
+	// Restarts counts the service's restarts so far, and HeldAtRestart
+	// has bit i set when client i believed it held the lock at a restart
+	// (for the explorer's witness that a section under way at a restart
+	// can still commit). Both are part of the encoding only in a design
+	// whose service restarts; HeldAtRestart names clients 0 to 63.
+	Restarts      int
+	HeldAtRestart uint64
+	out           Effects
+	// maxRestarts is UntimedRestarts in a design whose service restarts,
+	// else 0.
+	maxRestarts int
 }
+
+// UntimedRestarts bounds the service's restarts in one run of the untimed
+// world: one restart is enough to hand a token out twice, and a bound
+// keeps a stuck state stuck (with restarts always enabled no state would
+// be a deadlock).
+const UntimedRestarts = 1
 
 // PendingTimer is a timer one node has set and not yet seen fire.
 type PendingTimer struct {
@@ -56,8 +76,15 @@ func NewWorld(c Config) (*World, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &World{Sys: sys}, nil
+	w := &World{Sys: sys}
+	if c.Design.Restart() != NoRestart {
+		w.maxRestarts = UntimedRestarts
+	}
+	return w, nil
 }
+
+// canRestart reports whether the restart action is enabled.
+func (w *World) canRestart() bool { return w.Restarts < w.maxRestarts && !w.Sys.AllDone() }
 
 // CopyFrom sets w to src, reusing w's memory; w and src must come from the
 // same Config.
@@ -65,6 +92,7 @@ func (w *World) CopyFrom(src *World) {
 	w.Sys.CopyFrom(src.Sys)
 	w.InFlight = append(w.InFlight[:0], src.InFlight...)
 	w.Timers = append(w.Timers[:0], src.Timers...)
+	w.Restarts, w.HeldAtRestart = src.Restarts, src.HeldAtRestart
 }
 
 // Actions is the number of actions enabled in w; none means every client
@@ -80,6 +108,9 @@ func (w *World) Actions() int {
 		if i == 0 || w.InFlight[i] != w.InFlight[i-1] {
 			n++
 		}
+	}
+	if w.canRestart() {
+		n++
 	}
 	return n
 }
@@ -107,6 +138,9 @@ func (w *World) Action(i int) Action {
 		t := w.Timers[i]
 		return Action{Node: t.Node, Input: Input{Kind: InputTimer, Timer: t.Timer}}
 	}
+	if i == len(w.Timers) && w.canRestart() {
+		return Action{Node: ServiceNode, Input: Input{Kind: InputRestart}}
+	}
 	panic(fmt.Sprintf("impl: action %d out of range", i))
 }
 
@@ -121,6 +155,13 @@ func (w *World) Apply(i int) (Action, *Effects) {
 		}
 	case InputTimer:
 		w.removeTimer(PendingTimer{Node: a.Node, Timer: a.Input.Timer})
+	case InputRestart:
+		w.Restarts++
+		for i := range min(len(w.Sys.Clients), 64) {
+			if w.Sys.Clients[i].Holds() {
+				w.HeldAtRestart |= 1 << i
+			}
+		}
 	}
 	w.out.Reset()
 	w.Sys.Step(a.Node, a.Input, &w.out)
@@ -171,6 +212,10 @@ func (w *World) Encode(b []byte) []byte {
 	for _, t := range w.Timers {
 		b = append(b, byte(t.Node), byte(t.Timer.Kind))
 	}
+	if w.maxRestarts > 0 {
+		b = append(b, byte(w.Restarts))
+		b = binary.AppendUvarint(b, w.HeldAtRestart)
+	}
 	return b
 }
 
@@ -194,9 +239,27 @@ func (w *World) Decode(b []byte) error {
 		}
 		w.InFlight = append(w.InFlight, msg)
 	}
-	if len(b) < 1 || len(b) != 1+2*int(b[0]) {
+	if len(b) < 1 || len(b) < 1+2*int(b[0]) {
 		return fmt.Errorf("decode pending timers: %w", errTruncated)
 	}
+	timers := b
+	b = b[1+2*int(b[0]):]
+	if w.maxRestarts > 0 {
+		// The restart count and who held the lock at a restart.
+		if len(b) < 2 {
+			return fmt.Errorf("decode restarts: %w", errTruncated)
+		}
+		w.Restarts = int(b[0])
+		held, k := binary.Uvarint(b[1:])
+		if k <= 0 {
+			return fmt.Errorf("decode restarts: %w", errTruncated)
+		}
+		w.HeldAtRestart, b = held, b[1+k:]
+	}
+	if len(b) != 0 {
+		return fmt.Errorf("decode pending timers: %w", errTruncated)
+	}
+	b = timers
 	w.Timers = w.Timers[:0]
 	for i := range int(b[0]) {
 		t := b[1+2*i:]
@@ -221,6 +284,14 @@ func (w *World) PermuteClients(perm []int) {
 	}
 	for i := range w.Timers {
 		w.Timers[i].Node = node(w.Timers[i].Node)
+	}
+	if held := w.HeldAtRestart; held != 0 {
+		w.HeldAtRestart = 0
+		for i, to := range perm {
+			if held&(1<<i) != 0 {
+				w.HeldAtRestart |= 1 << to
+			}
+		}
 	}
 	w.Canonicalize()
 }

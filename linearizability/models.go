@@ -133,8 +133,13 @@ func registerModel(mode impl.FenceMode) porcupine.Model {
 		},
 		DescribeState: func(state any) string {
 			s := state.(registerState)
-			if mode == impl.FenceNone {
+			switch mode {
+			case impl.FenceNone:
 				return fmt.Sprintf("counter %d", s.counter)
+			case impl.FenceCAS:
+				return fmt.Sprintf("counter %d, current token %d", s.counter, s.maxToken)
+			case impl.FenceVersion:
+				return fmt.Sprintf("counter %d, version %d", s.counter, s.maxToken)
 			}
 			return fmt.Sprintf("counter %d, highest token %d", s.counter, s.maxToken)
 		},
@@ -154,6 +159,23 @@ func fence(mode impl.FenceMode, s registerState, in resourceInput) (registerStat
 		}
 	case impl.FenceAll:
 		// every operation is checked and marks the resource
+	case impl.FenceCAS:
+		// A read sets the current token; a write must carry it.
+		if in.kind == impl.OpRead {
+			s.maxToken = in.token
+			return s, true
+		}
+		return s, in.token == s.maxToken
+	case impl.FenceVersion:
+		// Reads unchecked; the first write's version is remembered.
+		switch {
+		case in.kind == impl.OpRead:
+			return s, true
+		case s.maxToken == 0:
+			s.maxToken = in.token
+			return s, true
+		}
+		return s, in.token == s.maxToken
 	default:
 		panic(fmt.Sprintf("linearizability: unknown fencing mode %v", mode))
 	}

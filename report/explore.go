@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/fencelab/fencelab/explore"
@@ -30,6 +31,11 @@ func ExploreMismatches(results []*explore.Result) []string {
 	for _, r := range results {
 		if missing := r.Unreached(); missing != "" {
 			diff = append(diff, fmt.Sprintf("%s not reached with %s: no holds of it counts", missing, r.Config.Design.Describe()))
+		}
+		for _, w := range r.Witnesses {
+			if w.Contradicts() {
+				diff = append(diff, fmt.Sprintf("%s reached with %s, expected unreachable: %s", w.Goal, r.Config.Design.Describe(), w.Unreachable))
+			}
 		}
 		for _, v := range r.Verdicts() {
 			if unsettled(r, v) {
@@ -112,14 +118,19 @@ func ExploreResult(w io.Writer, r *explore.Result) error {
 	fmt.Fprintln(w)
 	wt := NewTable("witness", "found", "expected", "")
 	for _, wit := range r.Witnesses {
-		mark := "✓"
+		mark, want := "✓", "reached"
+		if wit.Unreachable != "" {
+			want = "not reached"
+		}
 		switch {
 		case wit.Vacuous():
 			mark = "✗ every holds is vacuous"
-		case !wit.Reached:
+		case wit.Contradicts():
+			mark = "✗ " + wit.Unreachable
+		case !wit.Reached && !wit.Complete:
 			mark = ""
 		}
-		wt.Add(wit.Goal, wit.String(), "reached", mark)
+		wt.Add(wit.Goal, wit.String(), want, mark)
 	}
 	if err := wt.WriteText(w); err != nil {
 		return err
@@ -183,13 +194,30 @@ func ExploreMatrix(w io.Writer, results []*explore.Result) error {
 	// The witnesses: a third table, each goal's shortest path per design.
 	fmt.Fprintln(w)
 	witnesses := NewTable("design")
-	witnesses.Header = append(witnesses.Header, explore.GoalNames()...)
+	// The designs look for different goals (a restart row has one of its
+	// own): a column per goal any of them looks for, "—" where a design
+	// does not.
+	var names []string
+	var all []explore.Witness
+	for _, r := range results {
+		for _, wit := range r.Witnesses {
+			if !slices.Contains(names, wit.Goal) {
+				names, all = append(names, wit.Goal), append(all, wit)
+			}
+		}
+	}
+	witnesses.Header = append(witnesses.Header, names...)
 	for _, r := range results {
 		row := []string{r.Config.Design.Describe()}
-		for _, wit := range r.Witnesses {
-			cell := wit.String()
-			if wit.Vacuous() {
-				cell += " ✗"
+		for _, name := range names {
+			cell := "—"
+			for _, wit := range r.Witnesses {
+				if wit.Goal == name {
+					cell = wit.String()
+					if wit.Vacuous() || wit.Contradicts() {
+						cell += " ✗"
+					}
+				}
 			}
 			row = append(row, cell)
 		}
@@ -198,7 +226,7 @@ func ExploreMatrix(w io.Writer, results []*explore.Result) error {
 	if err := witnesses.WriteText(w); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n%s\n", witnessLegend(results[0].Witnesses))
+	fmt.Fprintf(w, "\n%s\n", witnessLegend(all))
 	if len(ExploreMismatches(results)) == 0 {
 		fmt.Fprintln(w, "\nevery verdict agrees with DESIGN.md's table")
 	}
@@ -211,6 +239,11 @@ func witnessLegend(ws []explore.Witness) string {
 	b.WriteString("witnesses (\"sometimes\" goals; a holds counts only if they are reached):")
 	for _, w := range ws {
 		fmt.Fprintf(&b, "\n  %s: %s", w.Goal, w.What)
+	}
+	for _, w := range ws {
+		if w.Unreachable != "" {
+			fmt.Fprintf(&b, "\n  expected not reached: %s (%s)", w.Goal, w.Unreachable)
+		}
 	}
 	return b.String()
 }

@@ -30,6 +30,8 @@ const NoFaults = "any design, simulator without faults"
 type Reached struct {
 	Design, Checker string
 	Clients         int // the model's size (TLC, explorer)
+	// Model is TLC's model name.
+	Model string
 	// Mismatch says why the run's verdicts cannot be taken: TLC's model
 	// differs from the manifest ("F_all_2c: invariant NoLostUpdate").
 	Mismatch string
@@ -37,6 +39,9 @@ type Reached struct {
 	// Committed is the sections the runs committed (simulator).
 	Committed int
 	Verdicts  verdict.Set
+	// Pictures maps a violated property to its counterexample's sequence
+	// picture (a trace.mmd file), where the checker wrote one.
+	Pictures map[string]string
 }
 
 // Explored is the explorer's results as reached verdicts.
@@ -79,7 +84,7 @@ func Checked(outcomes []tlc.Outcome) ([]Reached, error) {
 		if err != nil {
 			return nil, fmt.Errorf("model %s: %w", o.Model.Name, err)
 		}
-		r := Reached{Design: d.Describe(), Checker: TLC, Clients: clientsOf(o.Model.Name), States: o.Distinct, Verdicts: o.Verdicts}
+		r := Reached{Design: d.Describe(), Checker: TLC, Clients: clientsOf(o.Model.Name), Model: o.Model.Name, States: o.Distinct, Verdicts: o.Verdicts}
 		if o.Mismatch != "" {
 			r.Mismatch = o.Model.Name + ": " + o.Got
 		}
@@ -107,16 +112,21 @@ type Verdicts []verdictRow
 type verdictRow struct {
 	design, property string
 	expected         verdict.Status
-	cells            [3]cell // TLC, explorer, simulator
+	// why says why the property does not apply, when expected is "—".
+	why   string
+	cells [3]cell // TLC, explorer, simulator
 }
 
 // cell is one checker's verdict: its text, whether the checker reached
 // one (checked), and whether it agrees with DESIGN.md. A checker that did
-// not run is not checked: it neither agrees nor contradicts.
+// not run is not checked: it neither agrees nor contradicts. picture is
+// the counterexample's sequence picture (a trace.mmd), if the checker
+// wrote one.
 type cell struct {
 	text    string
 	agrees  bool
 	checked bool
+	picture string
 }
 
 // Join lays out DESIGN.md's table with the verdicts reached, joined on
@@ -139,13 +149,21 @@ func Join(reached []Reached, notRun ...string) Verdicts {
 			return cell{text: "not run"}
 		}
 		rs, vs := on(design, checker, property)
-		return c(rs, vs, want)
+		got := c(rs, vs, want)
+		// The picture of the smallest model that has one.
+		best := 0
+		for _, r := range rs {
+			if p := r.Pictures[property]; p != "" && (got.picture == "" || r.Clients < best) {
+				got.picture, best = p, r.Clients
+			}
+		}
+		return got
 	}
 	var t Verdicts
 	dash := cell{text: "—", agrees: true}
 	for _, d := range impl.Designs() {
 		for _, inv := range impl.Invariants() {
-			r := verdictRow{design: d.Describe(), property: inv.Name, expected: impl.Expected(d, inv.Name)}
+			r := verdictRow{design: d.Describe(), property: inv.Name, expected: impl.Expected(d, inv.Name), why: impl.NotApplicableWhy(d, inv.Name)}
 			if r.expected == verdict.NotApplicable {
 				r.cells = [3]cell{dash, dash, dash}
 			} else {
@@ -195,6 +213,9 @@ func tlcCell(rs []Reached, vs []verdict.Verdict, want verdict.Status) cell {
 		// Several models (with and without symmetry, with liveness) check
 		// it: say how many, and the largest state space.
 		figures = []string{fmt.Sprintf("%d models, up to %s states", len(vs), thousands(int(most)))}
+		if len(vs) == 1 {
+			figures = []string{fmt.Sprintf("1 model, %s states", thousands(int(most)))}
+		}
 	}
 	return cell{text: cellText(got.String(), figures, sizes), agrees: got == want, checked: true}
 }
@@ -296,6 +317,86 @@ func (t Verdicts) Table() *Table {
 		tb.Add(r.design, r.property, r.expected.String(), r.cells[0].text, r.cells[1].text, r.cells[2].text)
 	}
 	return tb
+}
+
+// Matrix is t as the lock-design × fault matrix, in Markdown: one row per
+// design (and the simulator without faults), a column per property and
+// checker; each cell is the checker's verdict in short, linked to its
+// counterexample's picture where there is one (link turns a picture's
+// path into the link's target; nil: no links). A cell that contradicts
+// DESIGN.md is marked ✗; a property that does not apply to a row is "—"
+// with a numbered note below the table saying why.
+func (t Verdicts) Matrix(link func(design, property, checker, picture string) string) string {
+	var props []string
+	for _, r := range t {
+		if !slices.Contains(props, r.property) {
+			props = append(props, r.property)
+		}
+	}
+	checkers := [...]string{TLC, Explorer, Simulator}
+	header := []string{"design"}
+	for _, p := range props {
+		for _, c := range checkers {
+			header = append(header, p+" · "+c)
+		}
+	}
+	tb := NewTable(header...)
+	var notes []string
+	var designs []string
+	for _, r := range t {
+		if !slices.Contains(designs, r.design) {
+			designs = append(designs, r.design)
+		}
+	}
+	for _, d := range designs {
+		row := []string{d}
+		for _, p := range props {
+			var r *verdictRow
+			for i := range t {
+				if t[i].design == d && t[i].property == p {
+					r = &t[i]
+				}
+			}
+			if r == nil {
+				row = append(row, "", "", "")
+				continue
+			}
+			if r.expected == verdict.NotApplicable {
+				notes = append(notes, fmt.Sprintf("%s in %s: %s", p, d, r.why))
+				dash := fmt.Sprintf("— (%d)", len(notes))
+				row = append(row, dash, dash, dash)
+				continue
+			}
+			for i, c := range r.cells {
+				text := shortCell(c.text)
+				if c.checked && !c.agrees {
+					text = "✗ " + strings.TrimPrefix(text, "✗ ") + ", expected " + r.expected.String()
+				}
+				if c.picture != "" && link != nil {
+					if target := link(d, p, checkers[i], c.picture); target != "" {
+						text = fmt.Sprintf("[%s](%s)", text, target)
+					}
+				}
+				row = append(row, text)
+			}
+		}
+		tb.Add(row...)
+	}
+	var b strings.Builder
+	b.WriteString(tb.Markdown())
+	for i, n := range notes {
+		fmt.Fprintf(&b, "\n(%d) — does not apply: %s\n", i+1, n)
+	}
+	return b.String()
+}
+
+// shortCell is a cell's text without the model sizes behind it, for the
+// matrix: "violated (8 steps; 2 and 3 clients)" → "violated (8 steps)".
+func shortCell(text string) string {
+	if i := strings.LastIndex(text, "; "); i >= 0 && strings.HasSuffix(text, " clients)") {
+		return text[:i] + ")"
+	}
+	return text
 }
 
 // WriteText writes t for a terminal.

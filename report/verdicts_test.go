@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -154,4 +155,53 @@ func TestCheckedLeavesTimedModelsOut(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	assert.Equal(t, int64(10), got[0].States)
+}
+
+// TestMatrix: the matrix has a row per design, then the simulator without
+// faults, and a column per property and checker; a cell is its verdict in
+// short, linked to its picture (the smallest model's) where the link
+// function gives a target; "—" where the property does not apply, with a
+// numbered note saying why; "✗" where the verdict contradicts DESIGN.md.
+func TestMatrix(t *testing.T) {
+	off, all, cas := impl.DesignNoFencing.Describe(), impl.DesignFenceAll.Describe(), impl.DesignUniqueCAS.Describe()
+	violated := verdict.Verdict{Property: impl.NoLostUpdate, Status: verdict.Violated, Shortest: 15}
+	table := Join([]Reached{
+		{Design: off, Checker: Explorer, Clients: 3, Verdicts: verdict.Set{violated}, Pictures: map[string]string{impl.NoLostUpdate: "out/3c.mmd"}},
+		{Design: off, Checker: Explorer, Clients: 2, Verdicts: verdict.Set{violated}, Pictures: map[string]string{impl.NoLostUpdate: "out/2c.mmd"}},
+		{Design: all, Checker: Explorer, Clients: 2, Verdicts: verdict.Set{violated}},
+	})
+	var links []string
+	md := table.Matrix(func(design, property, checker, picture string) string {
+		links = append(links, design+"|"+property+"|"+checker+"|"+picture)
+		return "pics/" + picture
+	})
+	lines := strings.Split(md, "\n")
+	header := strings.Split(strings.Trim(lines[0], "| "), " | ")
+	require.Len(t, header, 1+3*len(impl.Invariants()))
+	assert.Equal(t, "AtMostOneClientHoldLock · TLC", header[1])
+	assert.Equal(t, "NoLostUpdate · simulator", header[9])
+	var rows []string
+	cells := map[string][]string{}
+	for _, l := range lines[2:] {
+		if !strings.HasPrefix(l, "|") {
+			break
+		}
+		c := strings.Split(strings.Trim(l, "| "), " | ")
+		rows = append(rows, c[0])
+		cells[c[0]] = c
+	}
+	var want []string
+	for _, d := range impl.Designs() {
+		want = append(want, d.Describe())
+	}
+	assert.Equal(t, append(want, NoFaults), rows)
+	assert.Equal(t, "[violated (16 steps)](pics/out/2c.mmd)", cells[off][8], "the 2-client picture, the sizes left out")
+	assert.Equal(t, []string{off + "|NoLostUpdate|explorer|out/2c.mmd"}, links, "only cells with a picture are linked")
+	assert.Equal(t, "✗ (16 steps), expected holds", cells[all][8], "the explorer's cell says ✗ once")
+	assert.Equal(t, "— (1)", cells[off][4])
+	assert.Equal(t, "— (2)", cells[cas][5])
+	assert.Contains(t, md, "(1) — does not apply: TokenIsMonotonical in "+off+": there are no tokens to order")
+	assert.Contains(t, md, "(2) — does not apply: TokenIsMonotonical in "+cas+": ")
+	assert.Equal(t, "n/a (untimed)", cells[NoFaults][1])
+	assert.NotContains(t, table.Matrix(nil), "](", "no link function, no links")
 }

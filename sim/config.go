@@ -122,7 +122,7 @@ func (c Config) Validate() error {
 		}
 	}
 	switch {
-	case c.Faults&^AllFaults != 0:
+	case c.Faults&^(AllFaults|CrashFaults) != 0:
 		return fmt.Errorf("unknown fault kinds %d", c.Faults)
 	case c.MaxFaults < 1 || c.MaxFaults > 1000:
 		return fmt.Errorf("max-faults must be between 1 and 1000, got %d", c.MaxFaults)
@@ -188,7 +188,7 @@ func stallBound(c Config, s *Schedule) time.Duration {
 	var ppm int64
 	for _, f := range s.Faults {
 		switch f.Kind {
-		case FaultPause, FaultSpike:
+		case FaultPause, FaultSpike, FaultCrash:
 			faults = durAdd(faults, f.Duration)
 		case FaultJump:
 			faults = durAdd(faults, abs(f.By))

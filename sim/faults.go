@@ -21,6 +21,14 @@ package sim
 //      (an NTP jump) forward or back. Timers are set and fire in the node's
 //      local time: the service expires a lease by its clock, a client stops
 //      believing in its lease by its own.
+//   R  service crash and restart: only in the rows whose service restarts
+//      (impl.Design.Restart), whose whole point it is, and there under
+//      every fault setting but none (--faults crash: crashes alone). The service is down from At for
+//      Duration: like a pause, it handles nothing and what comes for it
+//      waits (its clients' connections retry); then it restarts
+//      (impl.InputRestart) and has lost what it held in memory — who
+//      holds the lock, its timers and, unless the row persists it, its
+//      lease counter.
 
 import (
 	"cmp"
@@ -47,8 +55,13 @@ const (
 	DelayFaults FaultKinds = 1 << iota // N: latency spikes
 	PauseFaults                        // P: process pauses
 	DriftFaults                        // C: clock rates and clock steps
-	AllFaults   = DelayFaults | PauseFaults | DriftFaults
-	NoFaults    = FaultKinds(0)
+	// CrashFaults (R): crashes and restarts of the service. They come with
+	// the rows whose service restarts (see WithCrashes) under any other
+	// setting, so AllFaults, the NPC classes, leaves them out; --faults
+	// crash alone draws crashes and nothing else.
+	CrashFaults
+	AllFaults = DelayFaults | PauseFaults | DriftFaults
+	NoFaults  = FaultKinds(0)
 )
 
 type faultName struct {
@@ -58,7 +71,7 @@ type faultName struct {
 
 // faultNames are the --faults words, in the order they print.
 func faultNames() []faultName {
-	return []faultName{{DelayFaults, "delay"}, {PauseFaults, "pause"}, {DriftFaults, "drift"}}
+	return []faultName{{DelayFaults, "delay"}, {PauseFaults, "pause"}, {DriftFaults, "drift"}, {CrashFaults, "crash"}}
 }
 
 // ParseFaults reads --faults: "none" or a comma-separated subset of
@@ -78,7 +91,7 @@ func ParseFaults(s string) (FaultKinds, error) {
 			}
 		}
 		if !found {
-			return 0, fmt.Errorf("unknown fault kind %q (want delay, pause, drift, a comma-separated list of them, or none)", part)
+			return 0, fmt.Errorf("unknown fault kind %q (want delay, pause, drift, crash, a comma-separated list of them, or none)", part)
 		}
 	}
 	return k, nil
@@ -110,6 +123,7 @@ const (
 	FaultPause FaultKind = "pause" // P: Node is paused from At for Duration
 	FaultJump  FaultKind = "jump"  // C: Node's clock steps by By at At
 	FaultDrift FaultKind = "drift" // C: Node's clock runs at rate 1+PPM/1e6 for the whole run
+	FaultCrash FaultKind = "crash" // R: the service is down from At for Duration, then restarts having lost its memory
 )
 
 // class is the --faults class a kind belongs to.
@@ -119,6 +133,8 @@ func (k FaultKind) class() FaultKinds {
 		return DelayFaults
 	case FaultPause:
 		return PauseFaults
+	case FaultCrash:
+		return CrashFaults
 	}
 	return DriftFaults
 }
@@ -174,6 +190,8 @@ func (f Fault) String() string {
 		return fmt.Sprintf("%s's clock steps %s", f.Node, signed(f.By))
 	case FaultDrift:
 		return fmt.Sprintf("%s's clock runs at %s", f.Node, rate(f.PPM))
+	case FaultCrash:
+		return fmt.Sprintf("%s crashed, restarts after %v", f.Node, f.Duration)
 	}
 	return string(f.Kind)
 }
@@ -204,7 +222,7 @@ type wireFault struct {
 func (f Fault) MarshalJSON() ([]byte, error) {
 	w := wireFault{Kind: f.Kind, Node: f.Node.String(), PPM: f.PPM}
 	switch f.Kind {
-	case FaultPause, FaultSpike:
+	case FaultPause, FaultSpike, FaultCrash:
 		w.At, w.Duration = f.At.String(), f.Duration.String()
 	case FaultJump:
 		w.At, w.By = f.At.String(), f.By.String()
@@ -276,6 +294,14 @@ func (s *Schedule) Validate(c Config) error {
 			}
 		}
 		switch f.Kind {
+		case FaultCrash:
+			if c.Design.Restart() == impl.NoRestart {
+				return fmt.Errorf("%s: design %s assumes the service never crashes (the rows whose service restarts: %s)", where, c.Design, restartRows())
+			}
+			if f.Node != impl.ServiceNode {
+				return fmt.Errorf("%s: only the service crashes, not %s", where, f.Node)
+			}
+			fallthrough
 		case FaultPause, FaultSpike:
 			if err := impl.DurationBetween("duration", f.Duration, time.Nanosecond, MaxFaultLength); err != nil {
 				return fmt.Errorf("%s: %w", where, err)
@@ -293,7 +319,7 @@ func (s *Schedule) Validate(c Config) error {
 			}
 			drift[f.Node] = true
 		default:
-			return fmt.Errorf("fault %d: unknown kind %q (want pause, spike, jump or drift)", i+1, f.Kind)
+			return fmt.Errorf("fault %d: unknown kind %q (want pause, spike, jump, drift or crash)", i+1, f.Kind)
 		}
 	}
 	return nil
@@ -345,6 +371,11 @@ func (s *Schedule) Kinds() FaultKinds {
 const (
 	streamSchedule = 0x5c4ed01e
 	streamRun      = 0x52554e
+	// streamCrash draws a restart row's crashes, apart from the NPC
+	// faults, so that every row faces the very same NPC faults of a seed
+	// and the rows whose service never crashes keep the schedules they
+	// had before crashes existed.
+	streamCrash = 0xc2a54
 )
 
 // mix spreads consecutive seeds over the PCG's state (SplitMix64's
@@ -361,8 +392,59 @@ func mix(x uint64) uint64 {
 // how strong they may be (a bound within c's), then the faults themselves,
 // at times within the workload's horizon. Different runs thereby try very
 // different mixes — many mild faults, a few violent ones — instead of the
-// same average everywhere.
+// same average everywhere. In a row whose service restarts, the service's
+// crashes come on top (WithCrashes), unless c has no faults at all.
 func Generate(seed uint64, c Config) *Schedule {
+	return WithCrashes(generateNPC(seed, c), c)
+}
+
+// WithCrashes returns s with the crashes of its seed added when c's design
+// is a row whose service restarts and c has faults; else s itself. They
+// are drawn from their own stream: the NPC faults stay those of the seed.
+//
+// A crash strikes at a time drawn from the whole horizon or, one time in
+// two, from the first round of sections (a tenth of the horizon with the
+// default 10 sections): a restart that forgets the counter endangers data
+// only while a token it hands out again may still be in use, and a
+// counter that restarts far below the resource's highest token only
+// fences everyone off until it catches up. The service is down for 1ms up
+// to a fifth of the TTL: a process restarting, not a pause.
+func WithCrashes(s *Schedule, c Config) *Schedule {
+	if c.Design.Restart() == impl.NoRestart || c.Faults == NoFaults {
+		return s
+	}
+	c = c.Bounds()
+	s = s.Clone()
+	r := rand.New(rand.NewPCG(mix(s.Seed), streamCrash))
+	horizon := int64(c.horizon())
+	first := horizon / int64(c.Sections)
+	down := max(time.Millisecond, c.TTL/5)
+	for range 1 + r.IntN(c.MaxFaults) {
+		span := horizon
+		if r.IntN(2) == 0 {
+			span = first
+		}
+		at := time.Duration(r.Int64N(span + 1))
+		d := time.Millisecond + time.Duration(r.Int64N(int64(down-time.Millisecond)+1))
+		s.Faults = append(s.Faults, Fault{Kind: FaultCrash, Node: impl.ServiceNode, At: at, Duration: d})
+	}
+	s.Sort()
+	return s
+}
+
+// restartRows names the rows whose service restarts.
+func restartRows() string {
+	var names []string
+	for _, d := range impl.Designs() {
+		if d.Restart() != impl.NoRestart {
+			names = append(names, d.String())
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// generateNPC draws the NPC faults of seed (see Generate).
+func generateNPC(seed uint64, c Config) *Schedule {
 	c = c.Bounds()
 	s := &Schedule{Version: ScheduleVersion, Seed: seed, Faults: []Fault{}}
 	var allowed []FaultKinds
@@ -581,7 +663,9 @@ func (fs *faultState) reset(n impl.NodeID, s *Schedule) {
 		switch f.Kind {
 		case FaultDrift:
 			fs.clock.ppm = f.PPM
-		case FaultPause:
+		case FaultPause, FaultCrash:
+			// A crashed node is down: like a paused one, it handles
+			// nothing until it is back (see Runner.resume).
 			fs.pauses = append(fs.pauses, window{int64(f.At), satAdd(int64(f.At), int64(f.Duration))})
 		case FaultSpike:
 			fs.spikes = append(fs.spikes, f)

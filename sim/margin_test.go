@@ -89,7 +89,11 @@ func TestDefaultMarginCoversDefaultDrift(t *testing.T) {
 	require.False(t, marginCoversDrift(t, before))
 	for d, v := range rateDriftOnly(t, before, 0) {
 		assert.Positive(t, v[propAtMostOne], "%s: the worst case of the margin of before should have two holders", d)
-		if d != impl.DesignFenceAll {
+		if m := d.Mode(); m == impl.FenceNone || m == impl.FenceWrites {
+			// The designs whose resource lets a stale write through
+			// here; the others' rules refuse it (without crashes, the
+			// restart rows are fencing all; nonatomic's apply follows
+			// its check too closely for this schedule).
 			assert.Positive(t, v[propLostUpdate], "%s: and lose an update", d)
 		}
 	}

@@ -258,7 +258,7 @@ func (r *Runner) runOn(sys *impl.System, s *Schedule) {
 	}
 	for i, f := range s.Faults {
 		switch f.Kind {
-		case FaultPause:
+		case FaultPause, FaultCrash:
 			r.q.push(event{at: int64(f.At), kind: evFault, node: f.Node, fault: int32(i)})
 			r.q.push(event{at: satAdd(int64(f.At), int64(f.Duration)), kind: evResume, node: f.Node, fault: int32(i)})
 		case FaultJump:
@@ -328,6 +328,8 @@ func (r *Runner) step(e *event) {
 	case evTimer:
 		r.timers[int(e.node)*timerKinds+int(e.timer)].pending = false
 		in.Kind, in.Timer = impl.InputTimer, impl.Timer{Kind: e.timer}
+	case evResume: // the end of a crash (see resume)
+		in.Kind = impl.InputRestart
 	}
 	n := e.node
 	if r.observe != nil {
@@ -455,9 +457,13 @@ func (r *Runner) fault(e event) {
 		if r.rec != nil {
 			r.annotate(e.node, r.now, r.now, f.String(), "clock")
 		}
-	case FaultPause:
+	case FaultPause, FaultCrash:
+		action := "paused (fault)"
+		if f.Kind == FaultCrash {
+			action = "crashed (fault)"
+		}
 		if r.rec != nil && !r.recorded {
-			r.rec.Fault(e.node.String(), time.Duration(r.now), "paused (fault)", f.String())
+			r.rec.Fault(e.node.String(), time.Duration(r.now), action, f.String())
 		}
 		if r.rec != nil {
 			r.annotate(e.node, r.now, satAdd(int64(f.At), int64(f.Duration)), f.String(), "pause")
@@ -465,9 +471,15 @@ func (r *Runner) fault(e event) {
 	}
 }
 
+// resume ends a pause, or a crash: the crashed service restarts, a step
+// of its own (impl.InputRestart), before anything that waited for it.
 func (r *Runner) resume(e event) {
+	f := r.sched.Faults[e.fault]
+	if f.Kind == FaultCrash {
+		r.step(&e)
+		return
+	}
 	if r.rec != nil && !r.recorded {
-		f := r.sched.Faults[e.fault]
 		r.rec.Fault(e.node.String(), time.Duration(r.now), "resumed", fmt.Sprintf("%s's pause of %v ends", f.Node, f.Duration))
 	}
 }

@@ -113,7 +113,7 @@ func shrinkMagnitude(s *Schedule, i int, try func(*Schedule) bool) (*Schedule, b
 	var cur, res int64
 	var set func(f *Fault, v int64) // sets the magnitude; every kind below assigns it or returns
 	switch f.Kind {
-	case FaultPause, FaultSpike:
+	case FaultPause, FaultSpike, FaultCrash:
 		cur, res = int64(f.Duration), int64(shrinkResolution)
 		set = func(f *Fault, v int64) { f.Duration = time.Duration(v) }
 	case FaultJump:

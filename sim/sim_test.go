@@ -262,6 +262,8 @@ func TestParseFaults(t *testing.T) {
 		{"delay", DelayFaults, false},
 		{"pause,drift", PauseFaults | DriftFaults, false},
 		{"drift, delay ,pause", AllFaults, false},
+		{"crash", CrashFaults, false},
+		{"delay,crash", DelayFaults | CrashFaults, false},
 		{"delay,gc", 0, true},
 		{"", 0, true},
 	}

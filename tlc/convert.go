@@ -351,6 +351,24 @@ func (c *converter) arrowsAndNotes(t *trace.Trace, step trace.Step, prev, cur ma
 		c.network(t, actor, n, old, cur[NetworkVar])
 	}
 	c.resource(t, actor, step, prev, cur)
+	// A non-atomic resource's storage applies the oldest checked write
+	// (DistLockNonAtomic.tla's Apply).
+	if pend, old := cur["pending"], prev["pending"]; pend.Kind == KindSeq && old.Kind == KindSeq && len(pend.Elems) < len(old.Elems) {
+		w := old.Elems[0]
+		id, _ := w.Field("id")
+		tok, _ := w.Field("token")
+		val, _ := w.Field("value")
+		t.Notes = append(t.Notes, trace.Note{Lane: ResourceLane, Step: n, Kind: trace.NoteInfo,
+			Text: fmt.Sprintf("applies %s's write %s (token %s), checked before", laneName(id), val, tok)})
+	}
+	// A crash and restart of the service (DistLockRestart.tla).
+	if r, old := cur["restarts"], prev["restarts"]; r.Kind == KindInt && old.Kind == KindInt && r.Int > old.Int {
+		text := "crashed and restarted: the lock is free"
+		if last, ok := cur["last_lease"]; ok {
+			text += fmt.Sprintf(", the lease counter is %s", last)
+		}
+		t.Notes = append(t.Notes, trace.Note{Lane: actor, Step: n, Kind: trace.NoteFault, Text: text})
+	}
 	if lk, ok := cur["distLock"]; ok {
 		status, _ := lk.Field("status")
 		was, _ := prev["distLock"].Field("status")
@@ -526,12 +544,25 @@ func (c *converter) resource(t *trace.Trace, actor string, step trace.Step, prev
 			label = fmt.Sprintf("write %d%s", v.Int+1, tokenText)
 		}
 	}
+	pend, old := cur["pending"], prev["pending"]
 	if acc, ok := cur["accepted"]; ok && acc.Kind == KindSeq {
-		if old := prev["accepted"]; len(acc.Elems) == len(old.Elems) {
+		switch accOld := prev["accepted"]; {
+		case len(acc.Elems) != len(accOld.Elems):
+		case pend.Kind == KindSeq && len(pend.Elems) > len(old.Elems):
+			// A non-atomic resource (DistLockNonAtomic.tla): the write
+			// is checked now and takes effect at a later Apply.
+			t.Notes = append(t.Notes, trace.Note{Lane: ResourceLane, Step: step.Number, Kind: trace.NoteInfo,
+				Text: fmt.Sprintf("checks %s's %s: applied later", actor, label)})
+			label += " checked"
+		default:
 			label += " refused"
 			text := fmt.Sprintf("refuses %s's %s%s", actor, op, tokenText)
 			if high, ok := prev["max_token"]; ok {
 				text += fmt.Sprintf(": the highest token seen is %s", high)
+			} else if cur, ok := prev["current"]; ok {
+				text += fmt.Sprintf(": the resource's current token is %s", cur)
+			} else if v, ok := prev["version"]; ok {
+				text += fmt.Sprintf(": the version it remembers is %s", v)
 			}
 			t.Notes = append(t.Notes, trace.Note{Lane: ResourceLane, Step: step.Number, Kind: trace.NoteRejection, Text: text})
 		}

@@ -290,3 +290,49 @@ func TestTraceContinue(t *testing.T) {
 	assert.Equal(t, "TLC printed 2 counterexamples (it ran with -continue); this is number 2", second.Notes[0].Text)
 	assert.Equal(t, "Inv", second.Violation.Property)
 }
+
+// TestTraceMatrixRows: the pictures of the matrix's own specs tell their
+// row's story. A non-atomic resource's write is checked in one step and
+// applied by the storage in a later one (never "refused"); a restart of
+// the service is marked as a fault, with the lease counter it restarted
+// with.
+func TestTraceMatrixRows(t *testing.T) {
+	na := fixtureTrace(t, "tool_DistLockNonAtomic_2c_NoLostUpdate.out", "")
+	require.NotNil(t, na.Violation)
+	assert.Equal(t, "NoLostUpdate", na.Violation.Property)
+	assert.Contains(t, na.Lanes, "storage")
+	var checked, applied int
+	for _, n := range na.Notes {
+		switch {
+		case n.Lane == ResourceLane && strings.HasPrefix(n.Text, "checks ") && strings.HasSuffix(n.Text, ": applied later"):
+			checked++
+		case n.Lane == ResourceLane && strings.HasPrefix(n.Text, "applies "):
+			applied++
+		}
+		assert.NotEqual(t, trace.NoteRejection, n.Kind, "no write is refused in this story: %v", n)
+	}
+	assert.Equal(t, 2, checked, "both writes are checked")
+	assert.Equal(t, 2, applied, "and both applied later")
+	for _, a := range na.Arrows {
+		assert.NotContains(t, a.Label, "refused")
+	}
+
+	rs := fixtureTrace(t, "tool_DistLockRestart_volatile_2c_NoLostUpdate.out", "")
+	require.NotNil(t, rs.Violation)
+	var restarts []trace.Note
+	for _, n := range rs.Notes {
+		if n.Kind == trace.NoteFault {
+			restarts = append(restarts, n)
+		}
+	}
+	require.Len(t, restarts, 1)
+	assert.Equal(t, "service", restarts[0].Lane)
+	assert.Equal(t, "crashed and restarted: the lock is free, the lease counter is 0", restarts[0].Text)
+	var grants []string
+	for _, a := range rs.Arrows {
+		if strings.HasPrefix(a.Label, "granted") {
+			grants = append(grants, a.Label)
+		}
+	}
+	assert.Equal(t, []string{"granted (lease 1, token 1)", "granted (lease 1, token 1)"}, grants, "token 1 handed out twice")
+}

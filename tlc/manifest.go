@@ -69,8 +69,9 @@ type Model struct {
 	Name string `json:"name"`
 	Spec string `json:"spec"` // a .tla file's plain name in the specs folder (ValidFileName)
 	Cfg  string `json:"cfg"`  // a .cfg file's plain name in the specs folder (ValidFileName)
-	// Design is the row of DESIGN.md's verdict table the model checks:
-	// off (no tokens), or the fencing mode none, writes or all.
+	// Design is the row of DESIGN.md's verdict table the model checks, by
+	// its --design value (impl.ParseDesign): off (no tokens), the fencing
+	// mode none, writes or all, or another row of the matrix.
 	Design string `json:"design"`
 	// Family is "" for the untimed models, whose verdicts are DESIGN.md's
 	// verdict table (and their witnesses), FamilyTimed for
@@ -142,7 +143,7 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		case ValidFileName(mod.Cfg, ".cfg") != nil:
 			return nil, fmt.Errorf("%s: cfg: %v", where, ValidFileName(mod.Cfg, ".cfg"))
 		case !knownDesign(mod.Design):
-			return nil, fmt.Errorf("%s: design must be off, none, writes or all, got %q", where, mod.Design)
+			return nil, fmt.Errorf("%s: design must be %s, got %q", where, impl.Flags(), mod.Design)
 		case mod.Family != "" && mod.Family != FamilyTimed && mod.Family != FamilyVariant:
 			return nil, fmt.Errorf("%s: family must be empty, %q or %q, got %q", where, FamilyTimed, FamilyVariant, mod.Family)
 		case seen[mod.Name]:

@@ -17,6 +17,7 @@ import (
 	"github.com/fencelab/fencelab/sim"
 	"github.com/fencelab/fencelab/tlc"
 	"github.com/fencelab/fencelab/trace"
+	"github.com/fencelab/fencelab/verdict"
 )
 
 const demoUsage = `fencelab demo [--out DIR] [--runs N] [--clients 2,3] [--specs DIR] [--update-readme FILE]
@@ -105,8 +106,13 @@ func runDemo(e *env, args []string) error {
 	if err := writeFileAll(mdPath, table.Markdown()); err != nil {
 		return failed("%w", err)
 	}
+	matrixPath := filepath.Join(*out, "demo", "matrix.md")
+	if err := writeFileAll(matrixPath, table.Matrix(relativeLink(filepath.Dir(matrixPath)))); err != nil {
+		return failed("%w", err)
+	}
 	fmt.Fprintf(w, "\nFiles written:\n")
 	fmt.Fprintf(w, "  %-48s the table above, in Markdown\n", mdPath)
+	fmt.Fprintf(w, "  %-48s the same as the lock-design × fault matrix, each counterexample linked to its picture\n", matrixPath)
 	files := strings.Join(trace.FileNames(), ", ")
 	fmt.Fprintf(w, "  %-48s the explorer's shortest counterexamples: %s\n", filepath.Join(*out, "explore", "<design>-<n>c-<property>")+"/", files)
 	fmt.Fprintf(w, "  %-48s each design's first failing run: %s, run.txt, schedule.json, porcupine.html\n", filepath.Join(*out, "sim", "<design>")+"/", files)
@@ -124,7 +130,15 @@ func runDemo(e *env, args []string) error {
 		return badInput("TLC was not run (the TLC section above says what is missing and how to provide it); every other verdict agrees with DESIGN.md's table")
 	}
 	if *readme != "" {
-		if err := updateReadmeBlock(*readme, "verdicts", table.Markdown()); err != nil {
+		link, copied, err := matrixPictures(filepath.Dir(*readme))
+		if err != nil {
+			return failed("%w", err)
+		}
+		matrix := table.Matrix(link)
+		if err := copied(); err != nil {
+			return failed("copying the matrix's pictures: %w", err)
+		}
+		if err := updateReadmeBlock(*readme, "verdicts", matrix); err != nil {
 			return failed("%w", err)
 		}
 		fmt.Fprintf(w, "\n%s: verdict table updated from this run\n", *readme)
@@ -181,7 +195,18 @@ func demoExplore(e *env, sizes []int, outDir string) ([]report.Reached, error) {
 		}
 		all = append(all, results...)
 	}
-	return report.Explored(all), nil
+	reached := report.Explored(all)
+	for i, r := range all {
+		for _, v := range r.Verdicts() {
+			if v.Status == verdict.Violated && v.Property != explore.Deadlock {
+				if reached[i].Pictures == nil {
+					reached[i].Pictures = map[string]string{}
+				}
+				reached[i].Pictures[v.Property] = filepath.Join(outDir, fmt.Sprintf("%s-%dc-%s", r.Config.Design, r.Config.Clients, v.Property), "trace.mmd")
+			}
+		}
+	}
+	return reached, nil
 }
 
 // demoSimulate runs the simulator with every fault kind together, each
@@ -255,6 +280,17 @@ func demoTLC(e *env, specs, pin, outDir string, models []tlc.Model) (checked []r
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	for i := range checked {
+		for _, v := range checked[i].Verdicts {
+			pic := filepath.Join(outDir, checked[i].Model, "trace.mmd")
+			if _, statErr := os.Stat(pic); v.Status == verdict.Violated && statErr == nil {
+				if checked[i].Pictures == nil {
+					checked[i].Pictures = map[string]string{}
+				}
+				checked[i].Pictures[v.Property] = pic
+			}
+		}
+	}
 	return checked, nil, tlcMismatches(rows), nil
 }
 
@@ -273,6 +309,62 @@ func tlcMismatches(rows []tlc.Outcome) error {
 		return failed("%d TLC model(s) differ from the manifest: %s", len(bad), strings.Join(bad, "; "))
 	}
 	return nil
+}
+
+// relativeLink links a picture from a Markdown file in dir.
+func relativeLink(dir string) func(design, property, checker, picture string) string {
+	return func(_, _, _, picture string) string {
+		rel, err := filepath.Rel(dir, picture)
+		if err != nil {
+			return ""
+		}
+		return filepath.ToSlash(rel)
+	}
+}
+
+// matrixDir is where the README's matrix keeps its counterexample
+// pictures, beside the README: one Markdown page per cell, with the
+// Mermaid sequence picture the checker drew.
+const matrixDir = "docs/matrix"
+
+// matrixPictures copies each linked picture into docs/matrix beside the
+// README in root (emptied first, so no picture of an older run stays) and
+// links the README's cells to the copies; copied reports the first copy
+// that failed.
+func matrixPictures(root string) (link func(design, property, checker, picture string) string, copied func() error, err error) {
+	dir := filepath.Join(root, filepath.FromSlash(matrixDir))
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, nil, fmt.Errorf("emptying %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("creating %s: %w", dir, err)
+	}
+	var failure error
+	link = func(design, property, checker, picture string) string {
+		flag := design
+		for _, d := range impl.Designs() {
+			if d.Describe() == design {
+				flag = d.String()
+			}
+		}
+		if flag == design {
+			return "" // the simulator without faults: no design, no picture
+		}
+		mmd, err := os.ReadFile(picture)
+		if err != nil {
+			failure = errors.Join(failure, err)
+			return ""
+		}
+		name := fmt.Sprintf("%s-%s-%s.md", flag, property, strings.ToLower(checker))
+		page := fmt.Sprintf("# %s violated — %s (%s)\n\nThe shortest counterexample %s found, from `fencelab demo`'s run that wrote the README's matrix.\n\n```mermaid\n%s```\n",
+			property, design, checker, checker, mmd)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(page), 0o644); err != nil {
+			failure = errors.Join(failure, err)
+			return ""
+		}
+		return matrixDir + "/" + name
+	}
+	return link, func() error { return failure }, nil
 }
 
 // writeFileAll writes content to path, creating its folder.

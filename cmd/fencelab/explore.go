@@ -22,7 +22,7 @@ const fourClients = "4 with symmetry, measured on 2 cores: all 5.3 million state
 // fencingEvery runs every design and prints the matrix.
 const fencingEvery = "every"
 
-const exploreUsage = "fencelab explore [--clients 2] [--fencing off|none|writes|all|every] [--invariant NAME[,NAME]] [--sections 1] [--retries 1] [--lock-delay 0] [--validity arrival] [--symmetry=true] [--first] [--workers 0] [--max-states 0] [--max-memory auto] [--out out/explore]"
+const exploreUsage = "fencelab explore [--clients 2] [--design DESIGN|every] [--invariant NAME[,NAME]] [--sections 1] [--retries 1] [--lock-delay 0] [--validity arrival] [--symmetry=true] [--first] [--workers 0] [--max-states 0] [--max-memory auto] [--out out/explore]"
 
 func exploreCommand() command {
 	return command{
@@ -35,7 +35,8 @@ func exploreCommand() command {
 func runExplore(e *env, args []string) error {
 	fs := newFlagSet("explore")
 	clients := fs.Int("clients", 2, "number of clients, 2 to 4 ("+fourClients+")")
-	fencing := fs.String("fencing", fencingEvery, "design: off (no tokens), none, writes, all, or every to run them all and print the matrix")
+	fencing := fs.String("design", fencingEvery, "the design, a row of the matrix ("+impl.Flags()+"; fencelab designs lists them), or every to run them all and print the matrix")
+	fs.StringVar(fencing, "fencing", fencingEvery, "the same as --design (its name before the matrix had rows other than fencing modes)")
 	invariants := fs.String("invariant", "", "comma-separated invariants to check (default: all that apply): "+strings.Join(impl.InvariantNames(), ", "))
 	sections := fs.Int("sections", 1, "critical sections per client, at least 1")
 	retries := fs.Int("retries", 1, "rejections per section a client answers by asking again, 0 or more")
@@ -77,7 +78,7 @@ func runExplore(e *env, args []string) error {
 	} else {
 		d, err := impl.ParseDesign(*fencing)
 		if err != nil {
-			return badInput("unknown fencing mode %q (want off, none, writes, all or %s)", *fencing, fencingEvery)
+			return badInput("unknown design %q (want %s, or %s)", *fencing, impl.Flags(), fencingEvery)
 		}
 		designs = []impl.Design{d}
 	}

@@ -27,7 +27,7 @@ type command struct {
 
 // commands lists the subcommands in the order help shows them.
 func commands() []command {
-	return []command{demoCommand(), exploreCommand(), simCommand(), boundsCommand(), sweepCommand(), tlcCommand(), conformCommand(), traceCommand()}
+	return []command{demoCommand(), designsCommand(), exploreCommand(), simCommand(), boundsCommand(), sweepCommand(), tlcCommand(), conformCommand(), traceCommand()}
 }
 
 func main() {

@@ -37,11 +37,11 @@ that do not tell it elided and marked), a run summary, the schedule and
 Porcupine's page; and it prints the commands that replay it, whole and
 shrunk. --out then holds this invocation's files only.
 
-  --replay SEED / --schedule FILE  run one run (one --fencing design), print
+  --replay SEED / --schedule FILE  run one run (one --design), print
                                    its timeline and write its files
   --worst-case PROPERTY            run the adversarial schedule of the fault
                                    bounds (AtMostOneClientHoldLock or
-                                   NoLostUpdate; one --fencing design): the
+                                   NoLostUpdate; one --design): the
                                    worst case of DESIGN.md's derivation,
                                    with its slack beside the derived one
   --shrink                         with --replay or --schedule: also shrink
@@ -89,8 +89,9 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 	clients := fs.Int("clients", def.Clients, "clients contending for the lock")
 	sections := fs.Int("sections", def.Sections, "critical sections per client (acquire, read, think, write read+1, release)")
 	retries := fs.Int("retries", def.Retries, "rejections per section before a client gives it up")
-	fencing := fs.String("fencing", "", "designs to run, comma-separated: off (no tokens), none, writes, all (default all four side by side)")
-	faults := fs.String("faults", def.Faults.String(), "fault kinds a seed may draw: any of delay, pause, drift (comma-separated), or none")
+	fencing := fs.String("design", "", "designs to run, comma-separated rows of the matrix: "+impl.Flags()+" (fencelab designs lists them; default every design side by side)")
+	fs.StringVar(fencing, "fencing", "", "the same as --design (its name before the matrix had rows other than fencing modes)")
+	faults := fs.String("faults", def.Faults.String(), "fault kinds a seed may draw: any of delay, pause, drift (comma-separated), or none; the rows whose service restarts draw its crashes too under any setting but none (crash: crashes alone)")
 	ttl := fs.Duration("ttl", def.TTL, "lease TTL at the service")
 	margin := fs.Duration("margin", def.Margin, "safety margin: a client believes in its lease for ttl-margin of its own clock; it covers a clock rate drift of ±d when margin ≥ ttl·2d/(1+d)")
 	validity := fs.String("validity", def.Validity.String(), "when that window starts: send (when the client sends the acquire; a grant that lands after it is given back, Redlock's rule) or arrival (when the grant lands: the flaw, a late grant outlives its lease)")
@@ -107,9 +108,9 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 	maxDrift := fs.Float64("max-drift", float64(def.MaxDriftPPM)/1e6, "largest clock rate error, as a fraction (0.1: clocks run at 0.9× to 1.1×)")
 	fs.StringVar(&o.out, "out", filepath.Join("out", "sim"), "folder for each design's first failing run, shrunk (or the run of --replay/--schedule): its trace files, run summary, schedule and Porcupine page")
 	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "goroutines running runs (results do not depend on it)")
-	replay := fs.String("replay", "", "run only seed `SEED` (with one --fencing design), print its timeline and write its files to --out")
-	fs.StringVar(&o.worstCase, "worst-case", "", "run the adversarial schedule of the fault bounds for `PROPERTY` (AtMostOneClientHoldLock or NoLostUpdate; one --fencing design): 2 clients, 1 section, the worst case of DESIGN.md's derivation")
-	fs.StringVar(&o.schedule, "schedule", "", "run the fault schedule in `FILE` (with one --fencing design), print its timeline and write its files to --out")
+	replay := fs.String("replay", "", "run only seed `SEED` (with one --design), print its timeline and write its files to --out")
+	fs.StringVar(&o.worstCase, "worst-case", "", "run the adversarial schedule of the fault bounds for `PROPERTY` (AtMostOneClientHoldLock or NoLostUpdate; one --design): 2 clients, 1 section, the worst case of DESIGN.md's derivation")
+	fs.StringVar(&o.schedule, "schedule", "", "run the fault schedule in `FILE` (with one --design), print its timeline and write its files to --out")
 	fs.BoolVar(&o.shrink, "shrink", false, "with --replay or --schedule: shrink the run's failing schedule and save it (a batch always shrinks each design's first failing run)")
 	fs.BoolVar(&o.npc, "npc", false, "print the NPC table: every design under each fault kind alone")
 	fs.DurationVar(&o.porcupine, "porcupine-timeout", 10*time.Second, "time limit of one Porcupine check (a run that hits it counts as unknown)")
@@ -180,12 +181,12 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 	case o.npc && o.shrink:
 		return nil, badInput("--shrink cannot be combined with --npc")
 	case one && len(o.designs) != 1:
-		return nil, badInput("--replay, --schedule and --worst-case run one run: name one design with --fencing (off, none, writes or all)")
+		return nil, badInput("--replay, --schedule and --worst-case run one run: name one design with --design (%s)", impl.Flags())
 	}
 	return o, nil
 }
 
-// parseDesigns reads --fencing: empty for all four, else a comma-separated
+// parseDesigns reads --design: empty for every design, else a comma-separated
 // list, each at most once, kept in table order.
 func parseDesigns(s string) ([]impl.Design, error) {
 	if strings.TrimSpace(s) == "" {
@@ -231,7 +232,7 @@ func (o *simOptions) config(d impl.Design) sim.Config {
 // (fs.Visit is sorted by name), so the command is the same every time.
 func (o *simOptions) replayFlags() []string {
 	skip := map[string]bool{"runs": true, "seed": true, "workers": true, "out": true, "npc": true,
-		"shrink": true, "replay": true, "schedule": true, "worst-case": true, "fencing": true, "porcupine-timeout": true}
+		"shrink": true, "replay": true, "schedule": true, "worst-case": true, "fencing": true, "design": true, "porcupine-timeout": true}
 	var out []string
 	o.fs.Visit(func(f *flag.Flag) {
 		if !skip[f.Name] {
@@ -242,7 +243,7 @@ func (o *simOptions) replayFlags() []string {
 }
 
 func (o *simOptions) replayCommand(d impl.Design, how string) string {
-	parts := append([]string{"fencelab sim --fencing", d.String(), how}, o.replayFlags()...)
+	parts := append([]string{"fencelab sim --design", d.String(), how}, o.replayFlags()...)
 	return strings.Join(parts, " ")
 }
 

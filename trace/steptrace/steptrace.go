@@ -116,6 +116,8 @@ func Action(in impl.Input) string {
 		return fmt.Sprintf("recv %s from %s", in.Msg, in.Msg.From)
 	case impl.InputTimer:
 		return fmt.Sprintf("%s timer fired", in.Timer.Kind)
+	case impl.InputRestart:
+		return "restart after a crash"
 	}
 	return fmt.Sprintf("input %d", in.Kind)
 }
@@ -128,8 +130,10 @@ func noteKind(k impl.EventKind) (trace.NoteKind, bool) {
 		return trace.NoteExpiry, true
 	case impl.EvRejected, impl.EvOpRejected, impl.EvReleaseRefused:
 		return trace.NoteRejection, true
-	case impl.EvSectionAborted, impl.EvGaveUp:
+	case impl.EvSectionAborted, impl.EvGaveUp, impl.EvOpChecked:
 		return trace.NoteInfo, true
+	case impl.EvRestarted:
+		return trace.NoteFault, true
 	}
 	return "", false
 }
@@ -149,6 +153,9 @@ func vars(s *impl.System) []trace.Var {
 		add("service.lock.lease", l.Lease)
 	}
 	add("service.lock.lastLease", l.LastLease)
+	if l.Revision != 0 {
+		add("service.revision", l.Revision)
+	}
 	if l.Delayed {
 		add("service.lock.delayed", true)
 	}
@@ -170,7 +177,13 @@ func vars(s *impl.System) []trace.Var {
 	}
 	r := &s.Resource
 	add("resource.counter", r.Counter())
-	if r.Mode() != impl.FenceNone {
+	switch r.Mode() {
+	case impl.FenceNone:
+	case impl.FenceCAS:
+		add("resource.token", r.MaxToken())
+	case impl.FenceVersion:
+		add("resource.version", r.MaxToken())
+	default:
 		add("resource.maxToken", r.MaxToken())
 	}
 	for i, op := range r.Log() {
@@ -179,6 +192,9 @@ func vars(s *impl.System) []trace.Var {
 			verdict = "rejected"
 		}
 		add(fmt.Sprintf("resource.log[%d]", i+1), fmt.Sprintf("%s %s", op, verdict))
+	}
+	for i, op := range r.Pending() {
+		add(fmt.Sprintf("resource.pending[%d]", i+1), fmt.Sprintf("%s checked, not applied", op))
 	}
 	return vs
 }

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/fencelab/fencelab/impl"
+)
+
+const designsUsage = "fencelab designs"
+
+func designsCommand() command {
+	return command{name: "designs", summary: "list the rows of the lock-design × fault matrix, each with the assumption it rests on", run: runDesigns}
+}
+
+// runDesigns prints every design, one line each: its --design value, its
+// name in the tables and the assumption its verdicts rest on.
+func runDesigns(e *env, args []string) error {
+	fs := newFlagSet("designs")
+	rest, err := parseFlags(e, fs, designsUsage, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return badInput("unexpected argument %q (usage: %s)", rest[0], designsUsage)
+	}
+	width := 0
+	for _, d := range impl.Designs() {
+		width = max(width, len(d.String()))
+	}
+	for _, d := range impl.Designs() {
+		if _, err := fmt.Fprintf(e.stdout, "%-*s  %s — rests on: %s\n", width, d, d.Describe(), d.Assumption()); err != nil {
+			return err
+		}
+	}
+	return nil
+}

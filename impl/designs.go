@@ -1,0 +1,231 @@
+package impl
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fencelab/fencelab/verdict"
+)
+
+// Design is one row of the lock-design × fault matrix (DESIGN.md's table
+// of verdicts): where tokens come from and whether they survive a restart
+// of the service, what the resource checks, and whether it checks and
+// applies an operation in one step. Every fact about a row — its flag
+// value, its name in the tables, the assumption it rests on, how the
+// actors are built for it and the verdicts DESIGN.md expects of it — is in
+// row, below, and nowhere else.
+type Design uint8
+
+// Designs, in table order. The first four differ only in what the
+// resource checks; the next three take one assumption of DesignFenceAll
+// away; the last ones are other designs people deploy.
+const (
+	DesignNoFencing       Design = iota // no tokens at all
+	DesignFenceNone                     // tokens, resource ignores them
+	DesignFenceWrites                   // tokens, resource checks writes only
+	DesignFenceAll                      // tokens, resource checks every operation
+	DesignNonAtomic                     // as all, but a write is checked, then applied in a later step
+	DesignRestartVolatile               // as all, the service restarts and forgets its token counter
+	DesignRestartDurable                // as all, the service restarts; the counter is persisted before each grant
+	DesignUniqueCAS                     // unique unordered tokens, check-and-set at the resource
+	DesignRevision                      // etcd/ZooKeeper revision tokens, resource checks >= on every operation
+	DesignVersionEquality               // etcd contrib/lock: the storage remembers a version, a write must equal it
+	numDesigns
+)
+
+// Designs lists every design in table order.
+func Designs() []Design {
+	ds := make([]Design, numDesigns)
+	for i := range ds {
+		ds[i] = Design(i)
+	}
+	return ds
+}
+
+// Restart is what a design's service does about crashes.
+type Restart uint8
+
+// Restart kinds.
+const (
+	// NoRestart: the service never crashes — the assumption of every row
+	// that does not say otherwise.
+	NoRestart Restart = iota
+	// RestartVolatile: the service may crash and restart, and its token
+	// counter lives in memory: after a restart it counts from 0 again.
+	RestartVolatile
+	// RestartDurable: the service may crash and restart; its token
+	// counter is persisted before each grant is sent, so a restart keeps
+	// it. The lock itself (who holds it) is lost in both.
+	RestartDurable
+)
+
+// row is everything a design is. expected and notApplicable are indexed
+// in Invariants order.
+type row struct {
+	flag     string // the --design value
+	describe string // the name in DESIGN.md's and the README's tables
+	// assumption is what the row's verdicts rest on, in one sentence
+	// (fencelab designs prints it).
+	assumption string
+	tokens     bool
+	mode       FenceMode
+	// nonAtomic makes the resource check a write's token in one step and
+	// apply the write in a later one.
+	nonAtomic bool
+	restart   Restart
+	// uniqueTokens makes the service's tokens unique and unordered.
+	uniqueTokens bool
+	// revision makes the token the store's revision, which every change
+	// of the lock (a grant, a release, an expiry) advances.
+	revision bool
+	// starves says why not every client can commit all its sections in
+	// this row, when it is so by design ("" otherwise): the explorer's
+	// EveryClientCommits is then expected unreached, and TLC's witness
+	// NotEveryClientCommits expected to hold.
+	starves  string
+	expected [3]verdict.Status
+	// notApplicable says why a property expected NotApplicable does not
+	// apply to the row.
+	notApplicable [3]string
+}
+
+const (
+	v  = verdict.Violated
+	h  = verdict.Holds
+	na = verdict.NotApplicable
+)
+
+func (d Design) row() row {
+	switch d {
+	case DesignNoFencing:
+		return row{flag: "off", describe: "no fencing (no tokens)",
+			assumption:    "no tokens: safety rests on timing alone — every lease outlives its holder's pauses, delays and clock errors — which the asynchronous model never grants",
+			expected:      [3]verdict.Status{v, na, v},
+			notApplicable: [3]string{1: "there are no tokens to order"}}
+	case DesignFenceNone:
+		return row{flag: "none", describe: "tokens, mode none", tokens: true, mode: FenceNone,
+			assumption: "tokens are handed out but the resource ignores them: safety rests on timing alone",
+			expected:   [3]verdict.Status{v, v, v}}
+	case DesignFenceWrites:
+		return row{flag: "writes", describe: "tokens, mode writes", tokens: true, mode: FenceWrites,
+			assumption: "the resource checks writes only: a newer holder's read does not fence an older holder's write",
+			expected:   [3]verdict.Status{v, v, v}}
+	case DesignFenceAll:
+		return row{flag: "all", describe: "tokens, mode all", tokens: true, mode: FenceAll,
+			assumption: "the token counter never goes back (the service never restarts, or persists it) and the resource checks and applies each operation in one atomic step",
+			expected:   [3]verdict.Status{v, h, h}}
+	case DesignNonAtomic:
+		return row{flag: "nonatomic", describe: "tokens, mode all, non-atomic resource", tokens: true, mode: FenceAll, nonAtomic: true,
+			assumption: "as all, but the resource checks a write's token in one step and applies the write in a later one, so another operation can come between: the atomicity all rests on, taken away",
+			expected:   [3]verdict.Status{v, v, v}}
+	case DesignRestartVolatile:
+		return row{flag: "restart-volatile", describe: "tokens, mode all, service restarts, volatile counter", tokens: true, mode: FenceAll, restart: RestartVolatile,
+			assumption: "as all, but the service may crash and restart, and its token counter lives in memory: after a restart it hands out token 1 again",
+			expected:   [3]verdict.Status{v, h, v}}
+	case DesignRestartDurable:
+		return row{flag: "restart-durable", describe: "tokens, mode all, service restarts, durable counter", tokens: true, mode: FenceAll, restart: RestartDurable,
+			assumption: "as all, the service may crash and restart (forgetting who holds the lock), and its token counter is persisted before each grant is sent",
+			expected:   [3]verdict.Status{v, h, h}}
+	case DesignUniqueCAS:
+		return row{flag: "unique-cas", describe: "unique tokens, check-and-set at the resource", tokens: true, mode: FenceCAS, uniqueTokens: true,
+			assumption:    "tokens are unique (never handed out twice) and the resource compares and sets in one atomic step: a holder's read sets the resource's token, a write is accepted only with that token (antirez's proposal for Redlock)",
+			expected:      [3]verdict.Status{v, na, h},
+			notApplicable: [3]string{1: "the tokens are unique but unordered: the resource compares them for equality, and their order means nothing"}}
+	case DesignRevision:
+		return row{flag: "revision", describe: "revision tokens, resource checks ≥", tokens: true, mode: FenceAll, revision: true,
+			assumption: "the token is the lock key's creation revision (etcd) or zxid (ZooKeeper): the store's revision, durable (replicated) and advanced by every change, so it only grows — with gaps; the resource checks ≥ on every operation",
+			expected:   [3]verdict.Status{v, h, h}}
+	case DesignVersionEquality:
+		return row{flag: "version-equality", describe: "version equality (etcd contrib/lock)", tokens: true, mode: FenceVersion, uniqueTokens: true,
+			assumption:    "as etcd's contrib/lock demo: the version is the holder's lease ID (unique, unordered; one per grant here); the storage remembers the version of the first write, and accepts a later write only with that very version; reads are not checked",
+			expected:      [3]verdict.Status{v, na, h},
+			notApplicable: [3]string{1: "the versions are lease IDs, unique but unordered: the storage compares them for equality"},
+			starves:       "the storage remembers the first write's version and refuses every other version forever: only the first written section ever commits (a version is one grant's lease here; with one etcd session per client, only that client's)"}
+	}
+	return row{flag: fmt.Sprintf("Design(%d)", uint8(d))}
+}
+
+// valid reports whether d is one of Designs.
+func (d Design) valid() bool { return d < numDesigns }
+
+// String is the design's flag value: off, none, writes, all, nonatomic,
+// restart-volatile, restart-durable.
+func (d Design) String() string { return d.row().flag }
+
+// Describe is the design as DESIGN.md's table names it.
+func (d Design) Describe() string { return d.row().describe }
+
+// Assumption is what the design's verdicts rest on, in one sentence.
+func (d Design) Assumption() string { return d.row().assumption }
+
+// Tokens reports whether grants carry fencing tokens.
+func (d Design) Tokens() bool { return d.row().tokens }
+
+// Mode is the resource's check.
+func (d Design) Mode() FenceMode { return d.row().mode }
+
+// NonAtomic reports whether the resource checks a write and applies it in
+// a later step.
+func (d Design) NonAtomic() bool { return d.row().nonAtomic }
+
+// Restart is what the design's service does about crashes.
+func (d Design) Restart() Restart { return d.row().restart }
+
+// Revision reports whether the design's token is the store's revision,
+// advanced by every change of the lock, rather than the lease number.
+func (d Design) Revision() bool { return d.row().revision }
+
+// Starves says why not every client can commit all its sections in design
+// d, where that is so by design; "" where every client can.
+func (d Design) Starves() string { return d.row().starves }
+
+// UniqueTokens reports whether the design's tokens are unique and
+// unordered (Scramble) rather than the lease numbers.
+func (d Design) UniqueTokens() bool { return d.row().uniqueTokens }
+
+// Flags lists every design's flag value, for error messages: "off, none,
+// writes, all, …".
+func Flags() string {
+	var names []string
+	for _, d := range Designs() {
+		names = append(names, d.String())
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// ParseDesign reads a design's flag value.
+func ParseDesign(s string) (Design, error) {
+	for _, d := range Designs() {
+		if d.String() == s {
+			return d, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown design %q (want %s)", s, Flags())
+}
+
+// Expected is DESIGN.md's table of verdicts under the asynchronous model
+// (TLC and the explorer) and under the simulator's default faults: what
+// property does in design d — verdict.Holds, verdict.Violated or
+// verdict.NotApplicable (DESIGN.md's "—"; NotApplicableWhy says why). It is
+// the one copy of the table in code; tests of every runtime compare
+// against it. Without faults every applicable property holds in every
+// design.
+func Expected(d Design, property string) verdict.Status {
+	k := invariantIndex(property)
+	if k < 0 || !d.valid() {
+		return verdict.NotApplicable
+	}
+	return d.row().expected[k]
+}
+
+// NotApplicableWhy says why property does not apply to design d ("" when
+// it does).
+func NotApplicableWhy(d Design, property string) string {
+	if Expected(d, property) != verdict.NotApplicable {
+		return ""
+	}
+	if k := invariantIndex(property); k >= 0 {
+		return d.row().notApplicable[k]
+	}
+	return "not a property of the table"
+}
