@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,7 +39,7 @@ func TestVarsAreTheTranslations(t *testing.T) {
 // TestAbstractInitial: the initial world of every design is the specs'
 // Init, variable by variable.
 func TestAbstractInitial(t *testing.T) {
-	for _, d := range impl.Designs() {
+	for _, d := range Designs() {
 		for _, n := range []int{1, 2, 3} {
 			c := UntimedConfigs()[0]
 			c.Design, c.Clients = d, n
@@ -87,6 +88,18 @@ func TestAbstractRefuses(t *testing.T) {
 	w.Timers = []impl.PendingTimer{{Node: impl.ServiceNode, Timer: impl.Timer{Kind: impl.TimerLockDelay}}}
 	_, err = Abstract(w, c.Design)
 	assert.ErrorContains(t, err, "lock-delay")
+
+	// The matrix's rows with specs of their own have no abstraction here.
+	for _, d := range impl.Designs() {
+		if slices.Contains(Designs(), d) {
+			continue
+		}
+		c.Design = d
+		w, err = impl.NewWorld(c)
+		require.NoError(t, err)
+		_, err = Abstract(w, d)
+		assert.ErrorContains(t, err, "does not step like impl.World", d.String())
+	}
 }
 
 // mappingKey names a Go step as Mappings does.
@@ -181,7 +194,7 @@ func TestRecordFollowsWalk(t *testing.T) {
 // TestSimPathIsTheWorlds: every simulator step of a run (default faults)
 // is a step of the untimed world, found by SimPath.
 func TestSimPathIsTheWorlds(t *testing.T) {
-	for _, d := range impl.Designs() {
+	for _, d := range Designs() {
 		g, err := SimRuns(SimConfig(d), 5, 1)
 		require.NoError(t, err)
 		for _, tr := range g.Traces {

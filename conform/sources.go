@@ -28,7 +28,7 @@ type Group struct {
 // explorer's default, explore.DefaultValidity).
 func UntimedConfigs() []impl.Config {
 	var cs []impl.Config
-	for _, d := range impl.Designs() {
+	for _, d := range Designs() {
 		for _, n := range []int{2, 3} {
 			for _, s := range []int{1, 2} {
 				c := explore.DefaultConfig(d, n).Config

@@ -47,7 +47,7 @@ func TestWalksAccepted(t *testing.T) {
 func TestCounterexamplesAndSimAccepted(t *testing.T) {
 	k := checker(t)
 	failing := 0
-	for _, d := range impl.Designs() {
+	for _, d := range Designs() {
 		g, err := Counterexamples(d, 2)
 		require.NoError(t, err)
 		require.NotEmpty(t, g.Traces, d)
@@ -160,7 +160,7 @@ func TestMutantsRejected(t *testing.T) {
 	k := checker(t)
 	for _, mu := range mutants() {
 		total := 0
-		for _, d := range impl.Designs() {
+		for _, d := range Designs() {
 			c := UntimedConfigs()[2] // 3 clients, 1 section: room for one more acquirer
 			require.Equal(t, 3, c.Clients)
 			c.Design = d

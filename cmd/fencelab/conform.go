@@ -117,7 +117,7 @@ func runConform(e *env, args []string) error {
 	if *withExplore {
 		sources = append(sources, conformSource{"explore", func() ([]conform.Group, error) {
 			var gs []conform.Group
-			for _, d := range impl.Designs() {
+			for _, d := range conform.Designs() {
 				for _, n := range []int{2, 3} {
 					g, err := conform.Counterexamples(d, n)
 					if err != nil {
@@ -132,7 +132,7 @@ func runConform(e *env, args []string) error {
 	if *simRuns > 0 || *simFailing > 0 {
 		sources = append(sources, conformSource{"sim", func() ([]conform.Group, error) {
 			var gs []conform.Group
-			for _, d := range impl.Designs() {
+			for _, d := range conform.Designs() {
 				g, err := conform.SimRuns(conform.SimConfig(d), *simRuns, *simFailing)
 				if err != nil {
 					return nil, err
