@@ -93,6 +93,14 @@ func runDemo(e *env, args []string) error {
 		return err
 	}
 
+	var conformed error
+	if tlcMissing == nil {
+		section(w, "conformance: the Go code and the specs checked against each other")
+		if conformed, err = demoConformanceSection(e, *specs, *pin, filepath.Join(*out, "tlc"), models); err != nil {
+			return err
+		}
+	}
+
 	section(w, "DESIGN.md's table, three ways")
 	var notRun []string
 	if tlcMissing != nil {
@@ -125,6 +133,9 @@ func runDemo(e *env, args []string) error {
 	}
 	if tlcMismatch != nil {
 		return tlcMismatch
+	}
+	if conformed != nil {
+		return conformed
 	}
 	if tlcMissing != nil {
 		return badInput("TLC was not run (the TLC section above says what is missing and how to provide it); every other verdict agrees with DESIGN.md's table")

@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/fencelab/fencelab/conform"
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/report"
 	"github.com/fencelab/fencelab/tlc"
 )
 
@@ -25,14 +28,6 @@ type designConformance struct {
 	replayed, departed int
 }
 
-// String is the demo table's cell: "25/25 walks, 6/6 replays".
-func (c designConformance) String() string {
-	if c.traces == 0 && c.replayed+c.departed == 0 {
-		return "not run"
-	}
-	return fmt.Sprintf("%d/%d walks, %d/%d replays", c.traces-c.rejected, c.traces, c.replayed, c.replayed+c.departed)
-}
-
 func (c designConformance) ok() bool { return c.rejected == 0 && c.departed == 0 }
 
 // demoConformance checks, per design of the untimed specs, demoWalks walks
@@ -42,7 +37,7 @@ func (c designConformance) ok() bool { return c.rejected == 0 && c.departed == 0
 func demoConformance(ctx context.Context, runner *tlc.Runner, specs, tlcOut string, models []tlc.Model) (map[impl.Design]*designConformance, error) {
 	out := map[impl.Design]*designConformance{}
 	k := &conform.Checker{TLC: runner, SpecsDir: specs}
-	for _, d := range []impl.Design{impl.DesignNoFencing, impl.DesignFenceNone, impl.DesignFenceWrites, impl.DesignFenceAll} {
+	for _, d := range conform.Designs() {
 		c := explore.DefaultConfig(d, 2).Config // the explorer's untimed configuration, 1 section
 		g, err := conform.Walks(c, demoWalks, 200)
 		if err != nil {
@@ -87,4 +82,43 @@ func demoConformance(ctx context.Context, runner *tlc.Runner, specs, tlcOut stri
 		}
 	}
 	return out, nil
+}
+
+// demoConformanceSection prints the demo's conformance table: per design
+// of the untimed specs, the walks TLC validated and the counterexamples of
+// the demo's own TLC run replayed in Go. The error it returns first is a
+// failed check (a walk rejected, a replay that departs), which the demo
+// reports after its tables; the second stops the demo.
+func demoConformanceSection(e *env, specs, pin, tlcOut string, models []tlc.Model) (failedCheck, err error) {
+	ctx, stop := interruptible()
+	defer stop()
+	runner, err := newTLCRunner(ctx, e, pin, 10*time.Minute, len(models))
+	if err != nil {
+		return nil, err
+	}
+	runner.Workers = "1"
+	got, err := demoConformance(ctx, runner, specs, tlcOut, models)
+	if ctx.Err() != nil {
+		return nil, stopped(ctx)
+	}
+	if err != nil {
+		return nil, failed("conformance: %v", err)
+	}
+	t := report.NewTable("design", "Go walks TLC accepted", "TLC counterexamples replayed in Go")
+	var bad []string
+	for _, d := range conform.Designs() {
+		c := got[d]
+		t.Add(d.Describe(), fmt.Sprintf("%d of %d", c.traces-c.rejected, c.traces), fmt.Sprintf("%d of %d", c.replayed, c.replayed+c.departed))
+		if !c.ok() {
+			bad = append(bad, d.String())
+		}
+	}
+	if err := t.WriteText(e.stdout); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(e.stdout, "\n(%d seeded walks per design, 2 clients, 1 section; fencelab conform checks many more runs)\n", demoWalks)
+	if len(bad) > 0 {
+		return failed("conformance fails for %s: run fencelab conform for the rejected traces and departing replays", strings.Join(bad, ", ")), nil
+	}
+	return nil, nil
 }
