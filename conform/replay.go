@@ -52,7 +52,7 @@ func ModelConfig(spec, cfg string) (impl.Config, error) {
 			return impl.Config{}, fmt.Errorf("the cfg has no Check string")
 		}
 		if c.Design, err = impl.ParseDesign(check.Str); err != nil || !c.Design.Tokens() {
-			return impl.Config{}, fmt.Errorf("Check %q is not a fencing mode", check.Str)
+			return impl.Config{}, fmt.Errorf("constant Check %q is not a fencing mode", check.Str)
 		}
 		if rule, ok := consts["TokenRule"]; ok && rule.Str != "lease" {
 			return impl.Config{}, fmt.Errorf("mutant service (TokenRule %q): %w", rule.Str, ErrNotGoSystem)
@@ -65,7 +65,7 @@ func ModelConfig(spec, cfg string) (impl.Config, error) {
 	}
 	if v, ok := consts["Validity"]; ok {
 		if c.Validity, err = impl.ParseValidityRule(v.Str); err != nil {
-			return impl.Config{}, fmt.Errorf("Validity: %w", err)
+			return impl.Config{}, fmt.Errorf("constant Validity: %w", err)
 		}
 	}
 	clients, ok := consts["Clients"]
