@@ -73,6 +73,10 @@ func replayCounterexamples(ctx context.Context, w io.Writer, runner *tlc.Runner,
 		case errors.As(err, &re):
 			sum.failed++
 			fmt.Fprintf(tw, "%s\t\tDEPARTS from TLC's counterexample at %v\n", mod.Name, re)
+		case err != nil && from != "":
+			// An output the user pointed at that is not TLC's complete
+			// output is bad input, as any unreadable file is.
+			return sum, badInput("--replay-from %s: %v", from, err)
 		case err != nil:
 			return sum, failed("%s: %v", mod.Name, err)
 		default:

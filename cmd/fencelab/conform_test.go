@@ -105,4 +105,15 @@ func TestConformRuns(t *testing.T) {
 	assert.Equal(t, exitFailure, code, "stdout: %s\nstderr: %s", stdout, stderr)
 	assert.Regexp(t, `DistLock_2c_NoLostUpdate +DEPARTS from TLC's counterexample at the initial state: counter is 0 in Go, 5 in TLC's state`, stdout)
 	assert.Contains(t, stderr, "1 TLC counterexamples depart from the Go system")
+
+	// An output that is not TLC's (cut short, or not TLC's at all) is bad
+	// input: one line, exit 2.
+	for _, bad := range []string{changed[:len(changed)/2], "hello\n", ""} {
+		require.NoError(t, os.WriteFile(path, []byte(bad), 0o644))
+		code, _, stderr = runCLI(t, "conform", "--pin", "../../tla2tools.version", "--specs", "../../specs", "--out", out,
+			"--walks", "0", "--sim-runs", "0", "--sim-failing", "0", "--explore=false", "--replay-from", from)
+		assert.Equal(t, exitBadInput, code, stderr)
+		assert.Contains(t, stderr, "--replay-from "+from+": model DistLock_2c_NoLostUpdate: TLC's output")
+		assert.Equal(t, 1, countLines(stderr)-1, "one line after the jar's: %s", stderr)
+	}
 }
