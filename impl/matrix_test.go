@@ -274,17 +274,7 @@ func TestVersionEquality(t *testing.T) {
 	assert.False(t, h.broken(NoLostUpdate), "%s", h.sys)
 
 	h = newHarness(t, DesignVersionEquality, 2)
-	h.start(c1)
-	h.deliver(ServiceNode, MsgAcquire)
-	h.deliver(c1, MsgGrant)
-	h.deliver(ResourceNode, MsgRead)
-	h.deliver(c1, MsgReadReply)
-	h.fire(ServiceNode, TimerLease)
-	h.start(c2)
-	h.deliver(ServiceNode, MsgAcquire)
-	h.deliver(c2, MsgGrant)
-	h.deliver(ResourceNode, MsgRead)
-	h.deliver(c2, MsgReadReply)
+	bothRead(h)
 	h.fire(c2, TimerThink)
 	h.take("c2's write", func(a Action) bool {
 		return a.Input.Kind == InputMessage && a.Input.Msg.Kind == MsgWrite && a.Input.Msg.From == c2

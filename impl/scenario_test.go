@@ -73,10 +73,10 @@ func (h *harness) broken(name string) bool {
 	return inv.Check(h.sys) != nil
 }
 
-// kleppmann plays the GC-pause story: c1 gets the lock and reads, its lease
-// expires at the service while it is paused, c2 gets the lock, reads and
-// writes, then c1 wakes up and writes its stale value.
-func kleppmann(h *harness) {
+// bothRead plays the start of the GC-pause story: c1 gets the lock and
+// reads, its lease expires at the service while it is paused, and c2 gets
+// the lock and reads; both now believe they hold it and both have read.
+func bothRead(h *harness) {
 	c1, c2 := ClientNode(0), ClientNode(1)
 	h.start(c1)
 	h.deliver(ServiceNode, MsgAcquire)
@@ -89,6 +89,14 @@ func kleppmann(h *harness) {
 	h.deliver(c2, MsgGrant)
 	h.deliver(ResourceNode, MsgRead)
 	h.deliver(c2, MsgReadReply)
+}
+
+// kleppmann plays the GC-pause story: c1 gets the lock and reads, its lease
+// expires at the service while it is paused, c2 gets the lock, reads and
+// writes, then c1 wakes up and writes its stale value.
+func kleppmann(h *harness) {
+	c1, c2 := ClientNode(0), ClientNode(1)
+	bothRead(h)
 	h.fire(c1, TimerThink) // c1 still believes it holds the lock and writes
 	h.fire(c2, TimerThink)
 	h.deliver(ResourceNode, MsgWrite) // c1's stale write lands first
