@@ -18,15 +18,22 @@ import (
 //
 //	go test -run '^$' -bench 'Explore/all/3c' -count 5 ./explore
 //	go test -run '^$' -bench 'Explore/all/4c' -benchtime 1x -count 3 ./explore
+//
+// The /por models add partial-order reduction (sleep sets): the same
+// states, fewer transitions.
 func BenchmarkExplore(b *testing.B) {
 	sym3 := DefaultConfig(impl.DesignFenceAll, 3)
 	sym3.Symmetry = true
 	sym4 := DefaultConfig(impl.DesignFenceAll, 4)
 	sym4.Symmetry = true
+	por3, por4 := sym3, sym4
+	por3.SleepSets, por4.SleepSets = true, true
 	for _, cfg := range []Config{
 		DefaultConfig(impl.DesignFenceAll, 3),
 		sym3,
 		sym4,
+		por3,
+		por4,
 		DefaultConfig(impl.DesignFenceNone, 3),
 		DefaultConfig(impl.DesignFenceAll, 2),
 	} {
@@ -35,6 +42,9 @@ func BenchmarkExplore(b *testing.B) {
 			name := fmt.Sprintf("%s/%dc", cfg.Design, cfg.Clients)
 			if cfg.Symmetry {
 				name += "/symmetry"
+			}
+			if cfg.SleepSets {
+				name += "/por"
 			}
 			name += fmt.Sprintf("/workers=%d", workers)
 			b.Run(name, func(b *testing.B) {

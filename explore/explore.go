@@ -75,6 +75,11 @@ type Config struct {
 	// invariant (still a shortest counterexample); the properties it did
 	// not settle are Unknown.
 	First bool
+	// SleepSets prunes transitions by partial-order reduction (sleep sets
+	// over impl.Commute, see Commuter): the same states, verdicts and
+	// shortest-trace lengths, fewer successors computed (Generated); a
+	// trace may be another shortest one.
+	SleepSets bool
 	// Workers is the number of goroutines of the search (0: one per CPU).
 	// It changes nothing in the Result but Elapsed.
 	Workers int `json:"-"`
@@ -162,6 +167,9 @@ func (c Config) Describe() string {
 	if c.Symmetry {
 		sym = ", client symmetry"
 	}
+	if c.SleepSets {
+		sym += ", sleep sets"
+	}
 	return fmt.Sprintf("%s, %d clients, %s each, %s, %s%s", c.Design.Describe(), c.Clients,
 		plural(c.Sections, "section"), plural(c.Retries, "retry"), delay, sym)
 }
@@ -218,6 +226,8 @@ type Result struct {
 	// fingerprint table, of the parent links and the peak memory of the
 	// breadth-first frontier; PeakBytes the most the search held at once.
 	TableBytes, LinkBytes, FrontierBytes, PeakBytes int
+	// stateSum is Outcome.stateSum: the same states reached, the same sum.
+	stateSum uint64
 }
 
 // All lists the findings on every property, the deadlock check last.
@@ -281,13 +291,14 @@ func Run(c Config) (*Result, error) {
 	m.goals = goals(c.Design)
 
 	start := time.Now()
-	out, err := Search(m, Options{MaxStates: c.MaxStates, MaxMemory: c.MaxMemory / 10 * 9, First: c.First, Goals: len(m.goals), Workers: c.Workers, Progress: c.Progress})
+	out, err := Search(m, Options{MaxStates: c.MaxStates, MaxMemory: c.MaxMemory / 10 * 9, First: c.First, Goals: len(m.goals), Workers: c.Workers, SleepSets: c.SleepSets, Progress: c.Progress})
 	res.Elapsed = time.Since(start)
 	if err != nil {
 		return nil, fmt.Errorf("explore %s: %w", c.Describe(), err)
 	}
 	res.Distinct, res.Generated, res.Depth, res.Complete, res.Stopped = out.Distinct, out.Generated, out.Depth, out.Complete, out.Stopped
 	res.TableBytes, res.LinkBytes, res.FrontierBytes, res.PeakBytes = out.TableBytes, out.LinkBytes, out.FrontierBytes, out.PeakBytes
+	res.stateSum = out.stateSum
 
 	find := func(name string, found *Found) (Finding, error) {
 		f := Finding{Verdict: verdict.Verdict{Property: name, Covered: verdict.Thousands(out.Distinct) + " states"}}

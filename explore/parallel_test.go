@@ -46,11 +46,19 @@ func TestWorkersDoNotChangeTheResult(t *testing.T) {
 		first.Symmetry, first.First = true, true
 		configs = append(configs, first)
 	}
+	for _, d := range testDesigns()[:4] {
+		por := DefaultConfig(d, 2)
+		por.SleepSets = true
+		configs = append(configs, por)
+	}
+	porSym := DefaultConfig(impl.DesignFenceAll, 3)
+	porSym.Symmetry, porSym.SleepSets, porSym.MaxStates = true, true, 20011
+	configs = append(configs, porSym)
 	send := DefaultConfig(impl.DesignFenceNone, 2)
 	send.Validity = impl.ValiditySend
 	configs = append(configs, send)
 	for _, cfg := range configs {
-		t.Run(fmt.Sprintf("%s/%d/first=%v", cfg.Describe(), cfg.MaxStates, cfg.First), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%d/first=%v/por=%v", cfg.Describe(), cfg.MaxStates, cfg.First, cfg.SleepSets), func(t *testing.T) {
 			var want string
 			for _, w := range counts {
 				cfg.Workers = w

@@ -69,6 +69,13 @@ type Options struct {
 	// CPU, runtime.GOMAXPROCS). Every figure of the Outcome but the
 	// workers' buffers, and every path, is the same for any number.
 	Workers int
+	// SleepSets prunes transitions by partial-order reduction (see
+	// Commuter, which the model must implement): the same states, depths,
+	// verdicts and shortest-path lengths, fewer successors computed. The
+	// paths reported may differ from the full search's (another shortest
+	// path of the same length), and are the same for any number of
+	// workers.
+	SleepSets bool
 	// Progress, if set, is called after each breadth-first level with the
 	// depth reached, the distinct states so far and the states queued for
 	// the next level. It must not change anything the search reads.
@@ -128,6 +135,10 @@ type Outcome struct {
 	// PeakBytes is the most the search held at once, the workers' buffers
 	// included (it depends on the number of workers).
 	PeakBytes int
+	// stateSum is the sum of the distinct states' fingerprints: two
+	// searches that reach the same states have the same (the tests of
+	// sleep sets compare it).
+	stateSum uint64
 }
 
 // levelChunk is how many states of a level the search expands and merges
@@ -169,9 +180,20 @@ type candidate struct {
 	fp     uint64
 	state  uint32 // the state of the level it was reached from
 	action uint8
+	// generated is how many successors its state had computed up to and
+	// including it (action+1 without sleep sets).
+	generated uint16
+	// known marks, with sleep sets, a successor that was in the table
+	// when it was computed: it carries only its sleep set, for the merge
+	// to intersect with that of the state if the state is of the next
+	// level.
+	known bool
 	// violates has bit k set when the successor violates property k (only
 	// properties not yet found violated when the level began are checked).
 	violates uint64
+	// sleepEnd is where its sleep set ends in the batch's sleeps (it
+	// starts where the previous candidate's ends).
+	sleepEnd uint32
 }
 
 // batch is a worker's output for a run of consecutive states of a level:
@@ -183,6 +205,7 @@ type batch struct {
 	actions []int32
 	cands   []candidate
 	encs    level
+	sleeps  []uint64
 	err     error
 	// fresh[c] is whether cands[c] was new to the table when the merge
 	// inserted it (insertLevel): false for a state seen at an earlier
@@ -191,13 +214,19 @@ type batch struct {
 }
 
 func (b *batch) bytes() int {
-	return 4*cap(b.actions) + 24*cap(b.cands) + b.encs.bytes() + cap(b.fresh)
+	return 4*cap(b.actions) + 40*cap(b.cands) + b.encs.bytes() + 8*cap(b.sleeps) + cap(b.fresh)
 }
 
-// expander is one worker's scratch: two states and an encoding buffer.
+// expander is one worker's scratch: two states and an encoding buffer,
+// and with sleep sets the actions' actors and keys and the actions asleep.
 type expander[S any] struct {
 	cur, next S
 	buf       []byte
+	actors    []int32
+	keys      []uint64
+	renamed   []uint64
+	asleep    []bool
+	proposal  []uint64
 }
 
 // Search explores every state of m reachable from its initial state,
@@ -222,6 +251,14 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
+	}
+	var commuter Commuter[S]
+	if opt.SleepSets {
+		c, ok := m.(Commuter[S])
+		if !ok {
+			return nil, errors.New("sleep sets need a model that names its actions and knows which commute (Commuter)")
+		}
+		commuter = c
 	}
 	out := &Outcome{Violations: make([]*Found, len(props))}
 	table := newFPTable()
@@ -253,6 +290,7 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 	m.Init(e.cur)
 	e.buf = m.Encode(e.buf[:0], e.cur)
 	table.insert(fingerprint(e.buf))
+	out.stateSum = fingerprint(e.buf)
 	parents.add(0, 0)
 	out.Distinct, out.Generated = 1, 1
 	for k := range props {
@@ -267,6 +305,15 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 	// level's with its duplicates.
 	var frontier, next level
 	frontier.add(e.buf)
+	// With sleep sets: the sleep sets of the two levels, and where each
+	// state of the next level is in it, by fingerprint, so that a state
+	// reached again in the same level gets the intersection.
+	var frontierSleep, nextSleep sleepLevel
+	var nextIndex map[uint64]uint32
+	if commuter != nil {
+		frontierSleep.add(nil)
+		nextIndex = make(map[uint64]uint32)
+	}
 	if opt.First && violated > 0 {
 		out.Stopped = StoppedAtFirst
 	}
@@ -274,10 +321,12 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 	var batches []*batch
 	levelStart := 0 // the index of this level's first state
 	memory := func(extra int) int {
-		return table.bytes() + parents.bytes() + frontier.bytes() + next.bytes() + extra
+		return table.bytes() + parents.bytes() + frontier.bytes() + next.bytes() + frontierSleep.bytes() + nextSleep.bytes() + 16*len(nextIndex) + extra
 	}
 	for frontier.len() > 0 && out.Stopped == NotStopped {
 		next.reset()
+		nextSleep.reset()
+		clear(nextIndex)
 	chunks:
 		for lo := 0; lo < frontier.len(); lo += levelChunk {
 			// Expand: cut the chunk into runs, more of them than workers
@@ -297,7 +346,7 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 			check := pending
 			if workers == 1 || runs == 1 {
 				for r := range runs {
-					expand(m, e, &frontier, table, check, batches[r])
+					expand(m, commuter, e, &frontier, &frontierSleep, table, check, batches[r])
 				}
 			} else {
 				var nextRun atomic.Int64
@@ -307,7 +356,7 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 					go func(e *expander[S]) {
 						defer wg.Done()
 						for r := int(nextRun.Add(1)) - 1; r < runs; r = int(nextRun.Add(1)) - 1 {
-							expand(m, e, &frontier, table, check, batches[r])
+							expand(m, commuter, e, &frontier, &frontierSleep, table, check, batches[r])
 						}
 					}(exps[w])
 				}
@@ -341,12 +390,28 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 					out.Generated += acts
 					for ; c < len(b.cands) && int(b.cands[c].state) == j; c++ {
 						cand := &b.cands[c]
+						var sleep []uint64
+						if commuter != nil {
+							lo := uint32(0)
+							if c > 0 {
+								lo = b.cands[c-1].sleepEnd
+							}
+							sleep = b.sleeps[lo:cand.sleepEnd]
+						}
 						if !b.fresh[c] {
+							if i, ok := nextIndex[cand.fp]; ok {
+								nextSleep.intersect(int(i), sleep)
+							}
 							continue
 						}
 						index := out.Distinct
 						out.Distinct++
+						out.stateSum += cand.fp
 						parents.add(uint32(levelStart+j), int(cand.action))
+						if commuter != nil {
+							nextIndex[cand.fp] = uint32(next.len())
+							nextSleep.add(sleep)
+						}
 						next.add(b.encs.state(c))
 						if len(next.data) > 1<<32-1 {
 							return nil, errLevelTooLarge
@@ -368,7 +433,7 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 							out.Stopped = StoppedAtMaxMemory
 						}
 						if out.Stopped != NotStopped {
-							out.Generated = generated + int(cand.action) + 1
+							out.Generated = generated + int(cand.generated)
 							break chunks
 						}
 					}
@@ -384,6 +449,7 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 		out.FrontierBytes = max(out.FrontierBytes, frontier.bytes()+next.bytes())
 		levelStart += frontier.len()
 		frontier, next = next, frontier
+		frontierSleep, nextSleep = nextSleep, frontierSleep
 		if frontier.len() > 0 {
 			out.Depth++
 		}
@@ -426,7 +492,7 @@ func insertLevel(t *fpTable, bs []*batch, workers int) error {
 	if workers <= 1 {
 		for _, b := range bs {
 			for c := range b.cands {
-				b.fresh[c] = t.insert(b.cands[c].fp)
+				b.fresh[c] = !b.cands[c].known && t.insert(b.cands[c].fp)
 			}
 		}
 		return nil
@@ -439,7 +505,7 @@ func insertLevel(t *fpTable, bs []*batch, workers int) error {
 			for _, b := range bs {
 				for c := range b.cands {
 					if fp := b.cands[c].fp; int(fp>>(64-tableShardBits))%workers == w {
-						b.fresh[c] = t.insert(fp)
+						b.fresh[c] = !b.cands[c].known && t.insert(fp)
 					}
 				}
 			}
@@ -451,8 +517,11 @@ func insertLevel(t *fpTable, bs []*batch, workers int) error {
 
 // expand computes the successors of states b.lo to b.hi of this level into
 // b, keeping those not in the table, with the properties in check checked.
-func expand[S any](m Model[S], e *expander[S], this *level, table *fpTable, check uint64, b *batch) {
-	b.actions, b.cands, b.err = b.actions[:0], b.cands[:0], nil
+// With sleep sets (commuter not nil) it skips the actions asleep in a
+// state and gives each successor its sleep set: the actions asleep, and
+// those taken before it, that commute with the one taken.
+func expand[S any](m Model[S], commuter Commuter[S], e *expander[S], this *level, sleep *sleepLevel, table *fpTable, check uint64, b *batch) {
+	b.actions, b.cands, b.sleeps, b.err = b.actions[:0], b.cands[:0], b.sleeps[:0], nil
 	b.encs.reset()
 	for j := b.lo; j < b.hi; j++ {
 		if err := m.Decode(e.cur, this.state(j)); err != nil {
@@ -466,37 +535,86 @@ func expand[S any](m Model[S], e *expander[S], this *level, table *fpTable, chec
 			return
 		case n == 0 && !m.Finished(e.cur):
 			b.actions = append(b.actions, -1)
-		default:
-			b.actions = append(b.actions, int32(n))
+			continue
 		}
+		if commuter != nil {
+			e.actors = commuter.Actors(e.actors[:0], e.cur)
+			e.keys = commuter.Keys(e.keys[:0], e.cur, 0)
+			e.asleep = slices.Grow(e.asleep[:0], n)[:n]
+			for i, k := range e.keys {
+				_, e.asleep[i] = slices.BinarySearch(sleep.of(j), k)
+			}
+		}
+		generated := 0
 		for i := range n {
+			if commuter != nil && e.asleep[i] {
+				continue
+			}
+			generated++
 			// Each action starts from a copy of the state; the last one
-			// may consume cur itself.
+			// may consume cur itself, unless sleep sets still need it.
 			succ := e.cur
-			if i < n-1 {
+			if i < n-1 || commuter != nil {
 				m.Copy(e.next, e.cur)
 				succ = e.next
 			}
 			m.Apply(succ, i)
-			e.buf = m.Encode(e.buf[:0], succ)
+			var renaming uint64
+			if commuter != nil {
+				e.buf, renaming = commuter.EncodeRenamed(e.buf[:0], succ)
+			} else {
+				e.buf = m.Encode(e.buf[:0], succ)
+			}
 			fp := fingerprint(e.buf)
-			if table.contains(fp) {
+			known := table.contains(fp)
+			if known && commuter == nil {
 				continue
 			}
 			var v uint64
-			for k := 0; check>>k != 0; k++ {
+			for k := 0; !known && check>>k != 0; k++ {
 				if check&(1<<k) != 0 && !m.Holds(succ, k) {
 					v |= 1 << k
 				}
 			}
-			b.cands = append(b.cands, candidate{fp: fp, state: uint32(j), action: uint8(i), violates: v})
-			b.encs.add(e.buf)
+			if commuter != nil {
+				b.sleeps = append(b.sleeps, e.sleepSet(commuter, i, renaming)...)
+			}
+			b.cands = append(b.cands, candidate{fp: fp, state: uint32(j), action: uint8(i), generated: uint16(generated),
+				known: known, violates: v, sleepEnd: uint32(len(b.sleeps))})
+			if known {
+				b.encs.add(nil) // keeps the encodings numbered as the candidates
+			} else {
+				b.encs.add(e.buf)
+			}
 			if len(b.encs.data) > 1<<32-1 {
 				b.err = errLevelTooLarge
 				return
 			}
 		}
+		b.actions = append(b.actions, int32(generated))
 	}
+}
+
+// sleepSet is the sleep set of the successor of e.cur by action i, sorted,
+// named as the successor's encoding (renaming) names actions: every action
+// asleep in e.cur or taken before i that commutes with i.
+func (e *expander[S]) sleepSet(commuter Commuter[S], i int, renaming uint64) []uint64 {
+	keys := e.keys
+	if renaming != 0 {
+		e.renamed = commuter.Keys(e.renamed[:0], e.cur, renaming)
+		keys = e.renamed
+	}
+	e.proposal = e.proposal[:0]
+	if e.actors[i] < 0 {
+		return e.proposal
+	}
+	for j := range keys {
+		if j != i && (j < i || e.asleep[j]) && e.actors[j] >= 0 && e.actors[j] != e.actors[i] {
+			e.proposal = append(e.proposal, keys[j])
+		}
+	}
+	slices.Sort(e.proposal)
+	return e.proposal
 }
 
 // shortestPath rebuilds the actions that lead from the initial state to

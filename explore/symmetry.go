@@ -93,6 +93,14 @@ func (y *symScratch) sorts(perm []int) bool {
 
 // canonical appends the canonical encoding of s's class to b.
 func (y *symmetry) canonical(b []byte, s *impl.World) []byte {
+	b, _ = y.canonicalRenaming(b, s)
+	return b
+}
+
+// canonicalRenaming appends the canonical encoding of s's class to b and
+// returns the renaming of the clients that gives it, packed (packRenaming;
+// 0 for none).
+func (y *symmetry) canonicalRenaming(b []byte, s *impl.World) ([]byte, uint64) {
 	sc := y.pool.Get().(*symScratch)
 	defer y.pool.Put(sc)
 	for i := range s.Sys.Clients {
@@ -111,13 +119,14 @@ func (y *symmetry) canonical(b []byte, s *impl.World) []byte {
 	if !tie {
 		// One renaming sorts the clients.
 		if identity {
-			return s.Encode(b)
+			return s.Encode(b), 0
 		}
 		sc.world.CopyFrom(s)
 		sc.world.PermuteClients(sc.perm)
-		return sc.world.Encode(b)
+		return sc.world.Encode(b), packRenaming(sc.perm)
 	}
 	found := false
+	var best []int
 	for _, perm := range y.perms {
 		if !sc.sorts(perm) {
 			continue
@@ -127,8 +136,33 @@ func (y *symmetry) canonical(b []byte, s *impl.World) []byte {
 		sc.cand = sc.world.Encode(sc.cand[:0])
 		if !found || bytes.Compare(sc.cand, sc.best) < 0 {
 			sc.best, sc.cand = sc.cand, sc.best
-			found = true
+			found, best = true, perm
 		}
 	}
-	return append(b, sc.best...)
+	return append(b, sc.best...), packRenaming(best)
+}
+
+// packRenaming packs a renaming of at most 15 clients (client i becomes
+// perm[i]) into a number, 4 bits a client above a set top bit; the
+// identity packs to 0.
+func packRenaming(perm []int) uint64 {
+	identity := true
+	var r uint64
+	for i, to := range perm {
+		identity = identity && i == to
+		r |= uint64(to) << (4 * i)
+	}
+	if identity {
+		return 0
+	}
+	return r | 1<<63
+}
+
+// unpackRenaming is packRenaming's inverse for n clients.
+func unpackRenaming(r uint64, n int) []int {
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = int(r >> (4 * i) & 0xf)
+	}
+	return perm
 }

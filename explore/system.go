@@ -63,3 +63,43 @@ func (m *sysModel) Holds(s *impl.World, k int) bool {
 }
 
 func (m *sysModel) Finished(s *impl.World) bool { return s.Done() }
+
+// Actors: the node that takes each action; a restart commutes with no
+// action (impl.Commute is the relation, and this its form by actor).
+func (m *sysModel) Actors(dst []int32, s *impl.World) []int32 {
+	for i := range s.Actions() {
+		a := s.Action(i)
+		actor := int32(a.Node)
+		if a.Input.Kind == impl.InputRestart {
+			actor = -1
+		}
+		dst = append(dst, actor)
+	}
+	return dst
+}
+
+// Keys: each action's fingerprint, with the clients renamed as the
+// canonical encoding renamed them (renaming is a packed permutation, see
+// symmetry.canonicalRenaming).
+func (m *sysModel) Keys(dst []uint64, s *impl.World, renaming uint64) []uint64 {
+	var perm []int
+	if renaming != 0 {
+		perm = unpackRenaming(renaming, len(s.Sys.Clients))
+	}
+	var buf [64]byte
+	for i := range s.Actions() {
+		a := s.Action(i)
+		if perm != nil {
+			a = a.PermuteClients(perm)
+		}
+		dst = append(dst, fingerprint(a.Encode(buf[:0])))
+	}
+	return dst
+}
+
+func (m *sysModel) EncodeRenamed(b []byte, s *impl.World) ([]byte, uint64) {
+	if m.sym != nil {
+		return m.sym.canonicalRenaming(b, s)
+	}
+	return s.Encode(b), 0
+}

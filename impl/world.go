@@ -272,18 +272,12 @@ func (w *World) Decode(b []byte) error {
 // the messages in flight and the pending timers — and restores the
 // canonical order (see System.PermuteClients).
 func (w *World) PermuteClients(perm []int) {
-	node := func(n NodeID) NodeID {
-		if n.IsClient() {
-			return ClientNode(perm[n.ClientIndex()])
-		}
-		return n
-	}
 	w.Sys.PermuteClients(perm)
 	for i := range w.InFlight {
-		w.InFlight[i].From, w.InFlight[i].To = node(w.InFlight[i].From), node(w.InFlight[i].To)
+		w.InFlight[i].From, w.InFlight[i].To = w.InFlight[i].From.permuted(perm), w.InFlight[i].To.permuted(perm)
 	}
 	for i := range w.Timers {
-		w.Timers[i].Node = node(w.Timers[i].Node)
+		w.Timers[i].Node = w.Timers[i].Node.permuted(perm)
 	}
 	if held := w.HeldAtRestart; held != 0 {
 		w.HeldAtRestart = 0
@@ -294,6 +288,46 @@ func (w *World) PermuteClients(perm []int) {
 		}
 	}
 	w.Canonicalize()
+}
+
+// permuted is n with client i renamed to perm[i].
+func (n NodeID) permuted(perm []int) NodeID {
+	if n.IsClient() {
+		return ClientNode(perm[n.ClientIndex()])
+	}
+	return n
+}
+
+// PermuteClients is a with client i renamed to perm[i], as
+// World.PermuteClients renames the world it is enabled in.
+func (a Action) PermuteClients(perm []int) Action {
+	a.Node = a.Node.permuted(perm)
+	a.Input.Msg.From, a.Input.Msg.To = a.Input.Msg.From.permuted(perm), a.Input.Msg.To.permuted(perm)
+	return a
+}
+
+// Encode appends an encoding of a to b: equal actions, and only equal
+// actions, encode to equal bytes.
+func (a Action) Encode(b []byte) []byte {
+	b = append(b, byte(a.Node), byte(a.Input.Kind), byte(a.Input.Timer.Kind))
+	if a.Input.Kind == InputMessage {
+		b = a.Input.Msg.Encode(b)
+	}
+	return b
+}
+
+// Commute reports whether actions a and b, both enabled in one world, are
+// independent: taken in either order they lead to the same world, and
+// neither disables the other. That is the relation partial-order
+// reduction rests on (the explorer's sleep sets). Actions of different
+// nodes commute: a node's step reads and changes its own state only,
+// consumes only its own input (a message to it, a timer of its own, its
+// start), sets and cancels only its own timers, and adds messages to a
+// multiset, which does not care about order. A restart commutes with
+// nothing: whether it is enabled reads every client (the run must not be
+// over) and it records which clients hold the lock.
+func Commute(a, b Action) bool {
+	return a.Node != b.Node && a.Input.Kind != InputRestart && b.Input.Kind != InputRestart
 }
 
 // Canonicalize restores the canonical form after InFlight or Timers were

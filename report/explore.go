@@ -162,6 +162,9 @@ func ExploreMatrix(w io.Writer, results []*explore.Result) error {
 	if c.Symmetry {
 		delay += ", client symmetry"
 	}
+	if c.SleepSets {
+		delay += ", sleep sets"
+	}
 	fmt.Fprintf(w, "explore: every design, %d clients, %s each, %s, %s\n\n",
 		c.Clients, pluralWord(c.Sections, "section", "sections"), pluralWord(c.Retries, "retry", "retries"), delay)
 	// Two tables, the search's figures and then the verdicts, rather than

@@ -186,9 +186,10 @@ func demoExplore(e *env, sizes []int, outDir string) ([]report.Reached, error) {
 	for i, clients := range sizes {
 		var results []*explore.Result
 		for _, d := range impl.Designs() {
-			// With client symmetry, as fencelab explore by default.
+			// With client symmetry and sleep sets, as fencelab explore
+			// by default.
 			c := explore.DefaultConfig(d, clients)
-			c.Symmetry = true
+			c.Symmetry, c.SleepSets = true, true
 			res, err := explore.Run(c)
 			if err != nil {
 				return nil, fmt.Errorf("explore: %w", err)

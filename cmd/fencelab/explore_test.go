@@ -63,7 +63,7 @@ func TestExploreOneDesign(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "explore", "--clients", "2", "--fencing", "none", "--out", out)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Empty(t, stderr)
-	assert.Contains(t, stdout, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay, client symmetry\n1,873 distinct states, 5,330 generated, depth 22, ")
+	assert.Contains(t, stdout, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay, client symmetry, sleep sets\n1,873 distinct states, 2,603 generated, depth 22, ")
 	for _, line := range []string{
 		"AtMostOneClientHoldLock  violated (8 steps)   violated  ✓",
 		"TokenIsMonotonical       violated (10 steps)  violated  ✓",
@@ -104,11 +104,11 @@ func TestExploreMatrix(t *testing.T) {
 	for _, row := range []string{
 		// With client symmetry, the default; the first four rows are
 		// those of before the matrix had more.
-		`no fencing \(no tokens\)\s+1,859\s+5,330\s+22\s`,
-		`tokens, mode none\s+1,873\s+5,330\s+22\s`,
-		`tokens, mode writes\s+1,873\s+5,330\s+22\s`,
-		`tokens, mode all\s+1,409\s+3,974\s+22\s`,
-		`tokens, mode all, non-atomic resource\s+1,909\s+5,472\s+24\s`,
+		`no fencing \(no tokens\)\s+1,859\s+2,603\s+22\s`,
+		`tokens, mode none\s+1,873\s+2,603\s+22\s`,
+		`tokens, mode writes\s+1,873\s+2,603\s+22\s`,
+		`tokens, mode all\s+1,409\s+1,932\s+22\s`,
+		`tokens, mode all, non-atomic resource\s+1,909\s+2,586\s+24\s`,
 		`every verdict agrees with DESIGN.md's table`,
 	} {
 		assert.Regexp(t, row, stdout)
@@ -179,7 +179,7 @@ func TestExploreHelp(t *testing.T) {
 func TestExploreSymmetry(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "explore", "--fencing", "none", "--symmetry", "--out", "")
 	require.Equal(t, exitOK, code, stderr)
-	assert.Contains(t, stdout, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay, client symmetry\n1,873 distinct states, 5,330 generated, depth 22, ")
+	assert.Contains(t, stdout, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay, client symmetry, sleep sets\n1,873 distinct states, 2,603 generated, depth 22, ")
 	assert.Contains(t, stdout, "NoLostUpdate             violated (16 steps)  violated  ✓")
 }
 
@@ -190,7 +190,21 @@ func TestExploreSymmetryIsTheDefault(t *testing.T) {
 	assert.Equal(t, stripTimes(on), stripTimes(def))
 	code, off, stderr := runCLI(t, "explore", "--fencing", "none", "--symmetry=false", "--out", "")
 	require.Equal(t, exitOK, code, stderr)
-	assert.Contains(t, off, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay\n3,744 distinct states, 10,655 generated, depth 22, ")
+	assert.Contains(t, off, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay, sleep sets\n3,744 distinct states, 5,004 generated, depth 22, ")
+}
+
+// TestExploreSleepSetsAreTheDefault: --por is on unless turned off; off,
+// the search takes every transition (more generated) and reaches the same
+// states, depth and verdicts.
+func TestExploreSleepSetsAreTheDefault(t *testing.T) {
+	_, def, _ := runCLI(t, "explore", "--fencing", "none", "--out", "")
+	_, on, _ := runCLI(t, "explore", "--fencing", "none", "--por", "--out", "")
+	assert.Equal(t, stripTimes(on), stripTimes(def))
+	code, off, stderr := runCLI(t, "explore", "--fencing", "none", "--por=false", "--out", "")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, off, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay, client symmetry\n1,873 distinct states, 5,330 generated, depth 22, ")
+	verdicts := func(out string) string { return out[strings.Index(out, "property "):strings.Index(out, "witnesses (")] }
+	assert.Equal(t, verdicts(stripTimes(def)), verdicts(stripTimes(off)))
 }
 
 // stripTimes removes the run-dependent figures from explore's output: the
@@ -237,6 +251,6 @@ func TestExploreMaxMemory(t *testing.T) {
 func TestExploreSendRule(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "explore", "--fencing", "all", "--validity", "send", "--symmetry=false", "--out", "")
 	require.Equal(t, exitOK, code, stderr)
-	assert.Contains(t, stdout, "explore: tokens, mode all, 2 clients, 1 section each, 1 retry, no lock-delay, validity from the send\n43,545 distinct states, 157,049 generated, depth 28, ")
+	assert.Contains(t, stdout, "explore: tokens, mode all, 2 clients, 1 section each, 1 retry, no lock-delay, validity from the send, sleep sets\n43,545 distinct states, 65,726 generated, depth 28, ")
 	assert.Contains(t, stdout, "AtMostOneClientHoldLock  violated (8 steps)  violated  ✓")
 }
