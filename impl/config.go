@@ -75,6 +75,16 @@ type Config struct {
 	LockDelay time.Duration
 }
 
+// ServiceLockDelay is the lock-delay the service applies: LockDelay, or,
+// in a design whose service always has one (Design.LockDelay) and none is
+// given, one TTL (Consul's default is 15 s for sessions of at least 10 s).
+func (c Config) ServiceLockDelay() time.Duration {
+	if c.LockDelay == 0 && c.Design.LockDelay() {
+		return c.TTL
+	}
+	return c.LockDelay
+}
+
 // MaxDuration bounds every duration of a Config, so that the simulator's
 // sums of durations (a stall bound adds TTLs, pauses and lock-delays, and
 // scales them by clock rates) stay far from int64 overflow.
