@@ -146,7 +146,7 @@ func (d Design) row() row {
 			notApplicable: [3]string{1: "the versions are lease IDs, unique but unordered: the storage compares them for equality"},
 			starves:       "the storage remembers the first write's version and refuses every other version forever: only the first written section ever commits (a version is one grant's lease here; with one etcd session per client, only that client's)"}
 	case DesignSequencer:
-		return row{flag: "sequencer", describe: "sequencer checked with the lock service, lock-delay (Chubby, Consul)", tokens: true, mode: FenceSequencer, lockDelay: true,
+		return row{flag: "sequencer", describe: "sequencer checked with the service (Chubby, Consul)", tokens: true, mode: FenceSequencer, lockDelay: true,
 			assumption: "the resource asks the lock service whether each operation's sequencer is the current holder's and applies it only if so, one operation at a time, so operations take effect in the order the service said yes (Chubby's CheckSequencer); the lock-delay after an expiry protects only resources that do not check, and only under timing bounds",
 			expected:   [3]verdict.Status{v, h, h}}
 	}
