@@ -418,7 +418,7 @@ func TestSequencerServiceAnswers(t *testing.T) {
 // even when the configuration gives no lock-delay; another row's does not.
 func TestSequencerHasALockDelay(t *testing.T) {
 	c := Config{Design: DesignSequencer, Clients: 1, Sections: 1, TTL: 10, Margin: 1}
-	assert.Equal(t, c.TTL, c.ServiceLockDelay())
+	assert.Equal(t, c.TTL/5, c.ServiceLockDelay())
 	c.LockDelay = 3
 	assert.Equal(t, c.LockDelay, c.ServiceLockDelay())
 	c = Config{Design: DesignFenceAll, Clients: 1, Sections: 1, TTL: 10, Margin: 1}

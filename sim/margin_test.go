@@ -78,8 +78,8 @@ func rateDriftOnly(t *testing.T, c Config, seeds int) map[impl.Design][numProps]
 // client clock 10% slow believes until 1.0s). With rate drift alone no
 // run breaks any property in any design; with the margin of before, the
 // worst case has two holders and loses updates — but in the row whose
-// service has a lock-delay (one TTL), which covers what the margin does
-// not, as the condition says.
+// service has a lock-delay (a fifth of the TTL), which covers what the
+// margin does not, as the condition says.
 func TestDefaultMarginCoversDefaultDrift(t *testing.T) {
 	c := DefaultConfig()
 	require.True(t, marginCoversDrift(t, c), "margin %v does not cover ±%d ppm on ttl %v", c.Margin, c.MaxDriftPPM, c.TTL)
