@@ -88,8 +88,11 @@ func Mappings() []Mapping {
 		{"client", "Writing", "TimerValidity", "Release", "stops believing (LoseLease)"},
 		{"service", "", "MsgAcquire", ServiceLabel, "free: grants lease last_lease+1, sets lease timer; held: rejects"},
 		{"service", "", "MsgRelease", ServiceLabel, "compare-and-delete on holder and lease; cancels the lease timer"},
-		{"service", "", "TimerLease", ServiceLabel, "expiry: Expired"},
-		{"resource", "", "MsgRead", ResourceLabel, "the check, logs, replies with the counter"},
-		{"resource", "", "MsgWrite", ResourceLabel, "the check, the counter, logs, replies"},
+		{"service", "", "TimerLease", ServiceLabel, "expiry: Expired; Check \"sequencer\": sets the lock-delay timer"},
+		{"service", "", "TimerLockDelay", ServiceLabel, "Check \"sequencer\": the lock-delay ends, the lock may be granted again"},
+		{"service", "", "MsgCheck", ServiceLabel, "Check \"sequencer\": answers whether the token is the current holder's"},
+		{"resource", "", "MsgRead", ResourceLabel, "the check, logs, replies with the counter; Check \"sequencer\": queues it, asks about the head's token"},
+		{"resource", "", "MsgWrite", ResourceLabel, "the check, the counter, logs, replies; Check \"sequencer\": queues it, asks about the head's token"},
+		{"resource", "", "MsgCheckReply", ResourceLabel, "Check \"sequencer\": applies or refuses the head as answered, logs, replies, asks about the next"},
 	}
 }

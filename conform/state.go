@@ -31,12 +31,13 @@ import (
 )
 
 // Designs are the designs DistLock.tla and DistLockFencing.tla model, the
-// designs whose runs are checked against a spec: no tokens, and tokens the
-// resource checks not at all, on writes or on every operation. The
+// designs whose runs are checked against a spec: no tokens, tokens the
+// resource checks not at all, on writes or on every operation, and the
+// sequencer the resource checks with the service (Check "sequencer"). The
 // matrix's other rows have specs of their own (DESIGN.md, "Where the specs
 // depart from Go"), which do not step like impl.World.
 func Designs() []impl.Design {
-	return []impl.Design{impl.DesignNoFencing, impl.DesignFenceNone, impl.DesignFenceWrites, impl.DesignFenceAll}
+	return []impl.Design{impl.DesignNoFencing, impl.DesignFenceNone, impl.DesignFenceWrites, impl.DesignFenceAll, impl.DesignSequencer}
 }
 
 // Spec names the spec a design's runs are checked against: DistLock.tla
@@ -54,12 +55,13 @@ func Spec(d impl.Design) string {
 type State map[string]string
 
 // Vars lists the spec's variables that a trace pins, in module order.
-// DistLock.tla has neither max_token nor token.
+// DistLock.tla has neither max_token nor token, nor the resource's queue
+// of Check "sequencer".
 func Vars(d impl.Design) []string {
 	v := []string{"distLock", "network", "timers", "lock_held", "lease", "counter", "max_token", "ops",
-		"pc", "retries", "late", "token", "read_val", "committed", "aborted", "last_lease"}
+		"pc", "retries", "late", "token", "read_val", "committed", "aborted", "last_lease", "queue"}
 	if !d.Tokens() {
-		v = slices.DeleteFunc(v, func(s string) bool { return s == "max_token" || s == "token" })
+		v = slices.DeleteFunc(v, func(s string) bool { return s == "max_token" || s == "token" || s == "queue" })
 	}
 	return v
 }
@@ -82,14 +84,16 @@ func (s State) Record(d impl.Design) string {
 // as the variables of d's spec.
 // Node names are strings ("c1", "service", "resource", "none" for
 // nobody), as the trace modules bind the specs' constants. It fails when
-// w holds something the spec cannot: a lock-delay (the untimed specs have
-// none), or two equal messages in flight (the spec's network is a set).
+// w holds something the spec cannot: a lock-delay outside the sequencer
+// row (the other untimed designs' specs have none; in that row the pending
+// lock-delay timer is Go's Delayed), or two equal messages in flight (the
+// spec's network is a set).
 func Abstract(w *impl.World, d impl.Design) (State, error) {
 	if !slices.Contains(Designs(), d) {
 		return nil, fmt.Errorf("design %s: its spec does not step like impl.World (conform.Designs lists those that do)", d)
 	}
 	sys := w.Sys
-	if sys.Service.Lock().Delayed {
+	if sys.Service.Lock().Delayed && !d.LockDelay() {
 		return nil, fmt.Errorf("the lock-delay is running: the untimed specs have no lock-delay")
 	}
 	for i := 1; i < len(w.InFlight); i++ {
@@ -98,7 +102,7 @@ func Abstract(w *impl.World, d impl.Design) (State, error) {
 		}
 	}
 	for _, t := range w.Timers {
-		if t.Timer.Kind == impl.TimerLockDelay {
+		if t.Timer.Kind == impl.TimerLockDelay && !d.LockDelay() {
 			return nil, fmt.Errorf("a lock-delay timer is pending: the untimed specs have no lock-delay")
 		}
 	}
@@ -150,6 +154,19 @@ func Abstract(w *impl.World, d impl.Design) (State, error) {
 		}
 	}
 	s["ops"] = "<<" + strings.Join(ops, ", ") + ">>"
+	if d.Tokens() {
+		// The operations queued at a sequencer-checking resource, as the
+		// messages that brought them (empty in every other design).
+		queued := make([]string, len(r.Queued()))
+		for i, op := range r.Queued() {
+			m := impl.Message{Kind: impl.MsgRead, From: op.Client, To: impl.ResourceNode, Token: op.Token}
+			if op.Kind == impl.OpWrite {
+				m.Kind, m.Value = impl.MsgWrite, op.Value
+			}
+			queued[i] = message(m)
+		}
+		s["queue"] = "<<" + strings.Join(queued, ", ") + ">>"
+	}
 
 	perClient := func(f func(c *impl.Client) string) string {
 		fields := make([]string, len(sys.Clients))
@@ -203,6 +220,10 @@ func msgType(k impl.MsgKind) string {
 		return "write"
 	case impl.MsgWriteReply:
 		return "write_reply"
+	case impl.MsgCheck:
+		return "check"
+	case impl.MsgCheckReply:
+		return "check_reply"
 	}
 	return fmt.Sprintf("kind%d", uint8(k))
 }

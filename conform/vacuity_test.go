@@ -14,7 +14,8 @@ import (
 )
 
 // TestBrokenSystemsFailMakeTLC (TLC): a resource that refuses everything,
-// or a service that never grants, makes make tlc fail — their witness
+// a service that never grants, or one that never says a sequencer is the
+// holder's (check "sequencer"), makes make tlc fail — their witness
 // models then hold (no client ever commits), which the manifest says
 // they must not. Each broken spec is the committed one with one
 // definition changed in the PlusCal and its translation alike; the same
@@ -38,7 +39,10 @@ func TestBrokenSystemsFailMakeTLC(t *testing.T) {
 			[]string{"DistLockFencing_all_2c_Witness"}},
 		{"a service that never grants (it answers every grant with a rejection)", "DistLockFencing.tla",
 			"GrantMsg(m.from, last_lease + 1)", "RejectMsg(m.from)",
-			[]string{"DistLockFencing_all_2c_Witness"}},
+			[]string{"DistLockFencing_all_2c_Witness", "DistLockFencing_sequencer_2c_Witness"}},
+		{"a service that never says a sequencer is current (check sequencer)", "DistLockFencing.tla",
+			`distLock.status = "Acquired" /\ distLock.token = m.token`, "FALSE",
+			[]string{"DistLockFencing_sequencer_2c_Witness"}},
 		{"a service that never grants, without fencing", "DistLock.tla",
 			"GrantMsg(m.from, last_lease + 1)", "RejectMsg(m.from)",
 			[]string{"DistLock_2c_Witness"}},

@@ -157,7 +157,7 @@ func (c Config) model() *sysModel {
 // Describe summarises c on one line.
 func (c Config) Describe() string {
 	delay := "no lock-delay"
-	if c.LockDelay > 0 {
+	if c.ServiceLockDelay() > 0 {
 		delay = "lock-delay"
 	}
 	if c.Validity != DefaultValidity {

@@ -21,5 +21,6 @@ func TestPinnedFiguresMatrix3ClientsSymmetry(t *testing.T) {
 		{impl.DesignUniqueCAS, 3, 191384, 779269, 34, [3]int{7, 0, -1}},
 		{impl.DesignRevision, 3, 75272, 303209, 34, [3]int{7, -1, -1}},
 		{impl.DesignVersionEquality, 3, 191384, 779269, 34, [3]int{7, 0, -1}},
+		{impl.DesignSequencer, 3, 556802, 2337669, 49, [3]int{8, -1, -1}},
 	})
 }

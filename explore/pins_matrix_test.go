@@ -1,9 +1,13 @@
 package explore
 
 import (
+	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/tlc"
 )
 
 // TestPinnedFiguresMatrix2Clients: the rows of issue 12 that take an
@@ -28,7 +32,12 @@ import (
 //   - version-equality: etcd's contrib/lock storage; no update is lost,
 //     but only because the first write's version shuts every other lease
 //     out for good: EveryClientCommits is not reached (checkPinned's Run
-//     counts the holds only because the row expects exactly that).
+//     counts the holds only because the row expects exactly that);
+//   - sequencer: the resource asks the service about each operation's
+//     token (two more steps an operation, and operations queue at the
+//     resource) and the service has a lock-delay (one more step before
+//     the second grant: 8 actions to two holders, not 7); both data
+//     properties hold.
 func TestPinnedFiguresMatrix2Clients(t *testing.T) {
 	checkPinned(t, func(*Config) {}, []pinnedModel{
 		{impl.DesignNonAtomic, 2, 3816, 10939, 24, [3]int{7, 13, 17}},
@@ -37,5 +46,26 @@ func TestPinnedFiguresMatrix2Clients(t *testing.T) {
 		{impl.DesignUniqueCAS, 2, 3744, 10655, 22, [3]int{7, 0, -1}},
 		{impl.DesignRevision, 2, 2816, 7943, 22, [3]int{7, -1, -1}},
 		{impl.DesignVersionEquality, 2, 3744, 10655, 22, [3]int{7, 0, -1}},
+		{impl.DesignSequencer, 2, 14046, 42681, 32, [3]int{8, -1, -1}},
+	})
+}
+
+// TestSequencerStatesAreTLCs: the sequencer row's 2-client model with
+// client symmetry has the distinct states TLC reports for
+// DistLockFencing_sequencer_2c (specs/models.json), the same depth less
+// TLC's initial state, and AtMostOneClientHoldLock's shortest trace is
+// DistLockFencing_sequencer_2c_AtMostOneClientHoldLock's 9 states.
+func TestSequencerStatesAreTLCs(t *testing.T) {
+	m, err := tlc.LoadManifest(filepath.Join("..", "specs", "models.json"))
+	require.NoError(t, err)
+	want := int64(-1)
+	for _, mod := range m.Models {
+		if mod.Name == "DistLockFencing_sequencer_2c" {
+			want = mod.DistinctStates
+		}
+	}
+	require.Positive(t, want, "DistLockFencing_sequencer_2c and its count are in the manifest")
+	checkPinned(t, func(c *Config) { c.Symmetry = true }, []pinnedModel{
+		{impl.DesignSequencer, 2, int(want), 21343, 32, [3]int{8, -1, -1}},
 	})
 }

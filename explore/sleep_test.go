@@ -47,6 +47,12 @@ func TestSleepSetsKeepEveryStateAndVerdict(t *testing.T) {
 			if raceEnabled && (sh.clients > 2 || sh.sections > 1) {
 				continue
 			}
+			if d == impl.DesignSequencer && sh.sections > 1 {
+				// 4.8 million states with two sections (two round
+				// trips to the service an operation): minutes, twice;
+				// its other shapes take every action of the row.
+				continue
+			}
 			t.Run(fmt.Sprintf("%s/%dc/%ds/sym=%v/%s", d, sh.clients, sh.sections, sh.symmetry, sh.validity), func(t *testing.T) {
 				c := DefaultConfig(d, sh.clients)
 				c.Sections, c.Symmetry, c.Validity = sh.sections, sh.symmetry, sh.validity

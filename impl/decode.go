@@ -156,6 +156,19 @@ func (r *Resource) Decode(b []byte) ([]byte, error) {
 			r.pending = append(r.pending, op)
 		}
 	}
+	r.queued = r.queued[:0]
+	if r.mode == FenceSequencer {
+		n := d.uvarint()
+		if d.err == nil && n > uint64(len(d.b)) {
+			d.err = fmt.Errorf("%d queued operations in %d bytes", n, len(d.b))
+		}
+		for i := uint64(0); i < n && d.err == nil; i++ {
+			op := Op{Client: NodeID(d.byte()), Kind: OpKind(d.byte())}
+			op.Token = d.uvarint()
+			op.Value = d.varint()
+			r.queued = append(r.queued, op)
+		}
+	}
 	return d.done("resource")
 }
 

@@ -30,6 +30,7 @@ const (
 	DesignUniqueCAS                     // unique unordered tokens, check-and-set at the resource
 	DesignRevision                      // etcd/ZooKeeper revision tokens, resource checks >= on every operation
 	DesignVersionEquality               // etcd contrib/lock: the storage remembers a version, a write must equal it
+	DesignSequencer                     // Chubby/Consul: the resource asks the service whether the sequencer is the holder's; a lock-delay after an expiry
 	numDesigns
 )
 
@@ -78,6 +79,9 @@ type row struct {
 	// revision makes the token the store's revision, which every change
 	// of the lock (a grant, a release, an expiry) advances.
 	revision bool
+	// lockDelay gives the service a lock-delay after an expiry whatever
+	// Config.LockDelay says (Config.ServiceLockDelay).
+	lockDelay bool
 	// starves says why not every client can commit all its sections in
 	// this row, when it is so by design ("" otherwise): the explorer's
 	// EveryClientCommits is then expected unreached, and TLC's witness
@@ -141,6 +145,10 @@ func (d Design) row() row {
 			expected:      [3]verdict.Status{v, na, h},
 			notApplicable: [3]string{1: "the versions are lease IDs, unique but unordered: the storage compares them for equality"},
 			starves:       "the storage remembers the first write's version and refuses every other version forever: only the first written section ever commits (a version is one grant's lease here; with one etcd session per client, only that client's)"}
+	case DesignSequencer:
+		return row{flag: "sequencer", describe: "sequencer checked with the service (Chubby, Consul)", tokens: true, mode: FenceSequencer, lockDelay: true,
+			assumption: "the resource asks the lock service whether each operation's sequencer is the current holder's and applies it only if so, one operation at a time, so operations take effect in the order the service said yes (Chubby's CheckSequencer); the lock-delay after an expiry protects only resources that do not check, and only under timing bounds",
+			expected:   [3]verdict.Status{v, h, h}}
 	}
 	return row{flag: fmt.Sprintf("Design(%d)", uint8(d))}
 }
@@ -148,8 +156,7 @@ func (d Design) row() row {
 // valid reports whether d is one of Designs.
 func (d Design) valid() bool { return d < numDesigns }
 
-// String is the design's flag value: off, none, writes, all, nonatomic,
-// restart-volatile, restart-durable.
+// String is the design's flag value (Flags lists them).
 func (d Design) String() string { return d.row().flag }
 
 // Describe is the design as DESIGN.md's table names it.
@@ -174,6 +181,10 @@ func (d Design) Restart() Restart { return d.row().restart }
 // Revision reports whether the design's token is the store's revision,
 // advanced by every change of the lock, rather than the lease number.
 func (d Design) Revision() bool { return d.row().revision }
+
+// LockDelay reports whether the design's service always holds an expired
+// lock back for a lock-delay (Config.ServiceLockDelay).
+func (d Design) LockDelay() bool { return d.row().lockDelay }
 
 // Starves says why not every client can commit all its sections in design
 // d, where that is so by design; "" where every client can.

@@ -151,6 +151,9 @@ const (
 	EvGrantLate                             // client got Lease after its validity window ended (send rule): it gives it back
 	EvOpChecked                             // non-atomic resource checked Peer's write (Op): it takes effect at a later apply
 	EvRestarted                             // service restarted after a crash; Lease is the lease counter it restarted with
+	EvSequencerAsked                        // sequencer-checking resource asked the service whether Token is the holder's
+	EvSequencerCurrent                      // service answered: Token is the current holder's
+	EvSequencerStale                        // service answered: Token is not the current holder's
 )
 
 func (k EventKind) String() string {
@@ -189,6 +192,12 @@ func (k EventKind) String() string {
 		return "checked"
 	case EvRestarted:
 		return "restarted"
+	case EvSequencerAsked:
+		return "sequencer asked"
+	case EvSequencerCurrent:
+		return "sequencer current"
+	case EvSequencerStale:
+		return "sequencer stale"
 	}
 	return fmt.Sprintf("EventKind(%d)", uint8(k))
 }
@@ -228,6 +237,12 @@ func (e Event) String() string {
 		return fmt.Sprintf("lease %d came after its validity window, counted from the acquire's send: given back", e.Lease)
 	case EvOpChecked:
 		return fmt.Sprintf("checked %s: applied later", e.Op)
+	case EvSequencerAsked:
+		return fmt.Sprintf("asked the service whether token %d is the holder's", e.Token)
+	case EvSequencerCurrent:
+		return fmt.Sprintf("token %d is the current holder's", e.Token)
+	case EvSequencerStale:
+		return fmt.Sprintf("token %d is not the current holder's", e.Token)
 	case EvRestarted:
 		if e.Lease == 0 {
 			return "restarted: the lock is free and the lease counter starts again from 0"

@@ -27,6 +27,11 @@ const (
 	// MsgApply is a non-atomic resource's message to itself (to its
 	// storage): apply the oldest write checked and not yet applied.
 	MsgApply
+	// MsgCheck is a sequencer-checking resource's question to the service
+	// (Chubby's CheckSequencer): is Token the current holder's? MsgCheckReply
+	// is the answer, OK, with the Token asked about.
+	MsgCheck
+	MsgCheckReply
 )
 
 // Message is a plain value; fields a kind does not use are zero, so equal
@@ -73,6 +78,13 @@ func (m Message) String() string {
 		return fmt.Sprintf("WriteReply(%s)", okString(m.OK))
 	case MsgApply:
 		return "Apply(oldest checked write)"
+	case MsgCheck:
+		return fmt.Sprintf("Check(token %d)", m.Token)
+	case MsgCheckReply:
+		if m.OK {
+			return fmt.Sprintf("CheckReply(token %d current)", m.Token)
+		}
+		return fmt.Sprintf("CheckReply(token %d not current)", m.Token)
 	default:
 		return m.Kind.String()
 	}

@@ -17,11 +17,13 @@ func _() {
 	_ = x[MsgWrite-7]
 	_ = x[MsgWriteReply-8]
 	_ = x[MsgApply-9]
+	_ = x[MsgCheck-10]
+	_ = x[MsgCheckReply-11]
 }
 
-const _MsgKind_name = "AcquireReleaseGrantRejectReadReadReplyWriteWriteReplyApply"
+const _MsgKind_name = "AcquireReleaseGrantRejectReadReadReplyWriteWriteReplyApplyCheckCheckReply"
 
-var _MsgKind_index = [...]uint8{0, 7, 14, 19, 25, 29, 38, 43, 53, 58}
+var _MsgKind_index = [...]uint8{0, 7, 14, 19, 25, 29, 38, 43, 53, 58, 63, 73}
 
 func (i MsgKind) String() string {
 	idx := int(i) - 1

@@ -32,6 +32,15 @@ const (
 	// the first write is accepted and its token remembered as the
 	// version; every later write is accepted only with that version.
 	FenceVersion
+	// FenceSequencer is Chubby's sequencer check (Burrows, OSDI 2006,
+	// §2.4): the resource keeps no token of its own but asks the lock
+	// service whether an operation's token (its sequencer) is the current
+	// holder's (MsgCheck, answered by MsgCheckReply) and applies the
+	// operation only if it is. It handles one operation at a time: while
+	// it waits for an answer, the operations that arrive queue behind the
+	// one being checked, so the order in which the service says yes is the
+	// order in which operations take effect.
+	FenceSequencer
 )
 
 func (f FenceMode) String() string {
@@ -46,6 +55,8 @@ func (f FenceMode) String() string {
 		return "cas"
 	case FenceVersion:
 		return "version"
+	case FenceSequencer:
+		return "sequencer"
 	}
 	return fmt.Sprintf("FenceMode(%d)", uint8(f))
 }
@@ -100,6 +111,10 @@ type Resource struct {
 	// that is the atomicity fencing all rests on, taken away.
 	nonAtomic bool
 	pending   []Op // writes checked and not yet applied, oldest first
+	// queued is a sequencer-checking resource's operations in arrival
+	// order (FenceSequencer): the first is the one whose sequencer the
+	// service is being asked about, the rest wait their turn.
+	queued []Op
 }
 
 // NewResource returns a counter at zero with the given check.
@@ -109,12 +124,17 @@ func NewResource(mode FenceMode) Resource { return Resource{mode: mode} }
 func (r Resource) Clone() Resource {
 	r.log = append([]Op(nil), r.log...)
 	r.pending = append([]Op(nil), r.pending...)
+	r.queued = append([]Op(nil), r.queued...)
 	return r
 }
 
 // Pending is the writes checked and not yet applied (a non-atomic
 // resource), oldest first; callers must not modify it.
 func (r *Resource) Pending() []Op { return r.pending }
+
+// Queued is a sequencer-checking resource's operations not yet answered,
+// the one being checked first; callers must not modify it.
+func (r *Resource) Queued() []Op { return r.queued }
 
 // Mode is the check the resource applies.
 func (r *Resource) Mode() FenceMode { return r.mode }
@@ -138,6 +158,33 @@ func (r *Resource) Step(in Input, out *Effects) {
 	var op Op
 	var reply Message
 	switch m.Kind {
+	case MsgRead, MsgWrite:
+		if r.mode == FenceSequencer {
+			r.enqueue(m, out)
+			return
+		}
+	}
+	switch m.Kind {
+	case MsgCheckReply:
+		if len(r.queued) == 0 || r.queued[0].Token != m.Token {
+			return // every answer is the head's: only defensive
+		}
+		op = r.queued[0]
+		r.queued = append(r.queued[:0], r.queued[1:]...)
+		op.Accepted = m.OK
+		switch {
+		case op.Kind == OpRead && op.Accepted:
+			op.Value = r.counter
+		case op.Kind == OpWrite && op.Accepted:
+			r.counter = op.Value
+		}
+		reply = Message{Kind: MsgReadReply, OK: op.Accepted, Value: op.Value}
+		if op.Kind == OpWrite {
+			reply = Message{Kind: MsgWriteReply, OK: op.Accepted}
+		}
+		if len(r.queued) > 0 {
+			r.askService(r.queued[0].Token, out)
+		}
 	case MsgRead:
 		op = Op{Client: m.From, Kind: OpRead, Token: m.Token, Accepted: r.admit(OpRead, m.Token)}
 		if op.Accepted {
@@ -176,6 +223,26 @@ func (r *Resource) Step(in Input, out *Effects) {
 		kind = EvOpRejected
 	}
 	out.event(Event{Kind: kind, Node: ResourceNode, Peer: op.Client, Token: op.Token, Op: op})
+}
+
+// enqueue takes in a read or write of a sequencer-checking resource: it
+// joins the queue, and if nothing was being checked the service is asked
+// about its sequencer at once.
+func (r *Resource) enqueue(m Message, out *Effects) {
+	op := Op{Client: m.From, Kind: OpRead, Token: m.Token}
+	if m.Kind == MsgWrite {
+		op.Kind, op.Value = OpWrite, m.Value
+	}
+	r.queued = append(r.queued, op)
+	if len(r.queued) == 1 {
+		r.askService(op.Token, out)
+	}
+}
+
+// askService asks the lock service whether token is the current holder's.
+func (r *Resource) askService(token uint64, out *Effects) {
+	out.send(Message{Kind: MsgCheck, From: ResourceNode, To: ServiceNode, Token: token})
+	out.event(Event{Kind: EvSequencerAsked, Node: ResourceNode, Token: token})
 }
 
 // admit is the fencing check: it decides whether an operation with token is
@@ -228,6 +295,14 @@ func (r *Resource) Encode(b []byte) []byte {
 		b = binary.AppendUvarint(b, uint64(len(r.pending)))
 		for _, op := range r.pending {
 			b = append(b, byte(op.Client))
+			b = binary.AppendUvarint(b, op.Token)
+			b = binary.AppendVarint(b, op.Value)
+		}
+	}
+	if r.mode == FenceSequencer {
+		b = binary.AppendUvarint(b, uint64(len(r.queued)))
+		for _, op := range r.queued {
+			b = append(b, byte(op.Client), byte(op.Kind))
 			b = binary.AppendUvarint(b, op.Token)
 			b = binary.AppendVarint(b, op.Value)
 		}

@@ -59,6 +59,18 @@ func (h *harness) deliver(to NodeID, kind MsgKind) {
 	})
 }
 
+// operate delivers the first operation of the given kind to the resource
+// and, where the resource checks sequencers with the service, the question
+// to the service and its answer, so that the operation is handled.
+func (h *harness) operate(kind MsgKind) {
+	h.t.Helper()
+	h.deliver(ResourceNode, kind)
+	if h.sys.Resource.Mode() == FenceSequencer {
+		h.deliver(ServiceNode, MsgCheck)
+		h.deliver(ResourceNode, MsgCheckReply)
+	}
+}
+
 // fire fires n's pending timer of kind k.
 func (h *harness) fire(n NodeID, k TimerKind) {
 	h.t.Helper()
@@ -143,18 +155,21 @@ func TestKleppmannStoryWithATimelyClock(t *testing.T) {
 			h.start(c1)
 			h.deliver(ServiceNode, MsgAcquire)
 			h.deliver(c1, MsgGrant)
-			h.deliver(ResourceNode, MsgRead)
+			h.operate(MsgRead)
 			h.deliver(c1, MsgReadReply)
 			h.fire(c1, TimerValidity) // c1's own clock: the lease is over
 			h.fire(ServiceNode, TimerLease)
+			if d.LockDelay() {
+				h.fire(ServiceNode, TimerLockDelay)
+			}
 			h.start(c2)
 			h.deliver(ServiceNode, MsgAcquire)
 			h.deliver(c2, MsgGrant)
-			h.deliver(ResourceNode, MsgRead)
+			h.operate(MsgRead)
 			h.deliver(c2, MsgReadReply)
 			h.fire(c1, TimerThink) // c1 checks its belief and gives the section up
 			h.fire(c2, TimerThink)
-			h.deliver(ResourceNode, MsgWrite)
+			h.operate(MsgWrite)
 			if d.NonAtomic() {
 				h.deliver(ResourceNode, MsgApply)
 			}

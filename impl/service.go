@@ -94,6 +94,8 @@ func (s *Service) Step(in Input, out *Effects) {
 			s.acquire(m, out)
 		case MsgRelease:
 			s.release(m, out)
+		case MsgCheck:
+			s.checkSequencer(m, out)
 		}
 	case InputRestart:
 		s.restart(out)
@@ -178,6 +180,20 @@ func (s *Service) restart(out *Effects) {
 	out.cancel(TimerLease)
 	out.cancel(TimerLockDelay)
 	out.event(Event{Kind: EvRestarted, Node: ServiceNode, Lease: last})
+}
+
+// checkSequencer answers a resource's question (Chubby's CheckSequencer):
+// is m.Token the token of the lease held now? A lease released, expired or
+// superseded is not, whatever its holder believes.
+func (s *Service) checkSequencer(m Message, out *Effects) {
+	l := &s.lock
+	current := l.Status == Acquired && s.token(l.Lease) == m.Token
+	out.send(Message{Kind: MsgCheckReply, From: ServiceNode, To: m.From, Token: m.Token, OK: current})
+	kind := EvSequencerStale
+	if current {
+		kind = EvSequencerCurrent
+	}
+	out.event(Event{Kind: kind, Node: ServiceNode, Peer: m.From, Token: m.Token})
 }
 
 // isCurrent reports whether m comes from the holder and names its current

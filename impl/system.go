@@ -19,7 +19,7 @@ func NewSystem(c Config) (*System, error) {
 		return nil, err
 	}
 	s := &System{
-		Service:  NewService(ServiceConfig{TTL: c.TTL, LockDelay: c.LockDelay, Fencing: c.Design.Tokens(), UniqueTokens: c.Design.UniqueTokens(), RevisionTokens: c.Design.Revision(), Restart: c.Design.Restart()}),
+		Service:  NewService(ServiceConfig{TTL: c.TTL, LockDelay: c.ServiceLockDelay(), Fencing: c.Design.Tokens(), UniqueTokens: c.Design.UniqueTokens(), RevisionTokens: c.Design.Revision(), Restart: c.Design.Restart()}),
 		Clients:  make([]Client, c.Clients),
 		Resource: NewResource(c.Design.Mode()),
 	}
@@ -47,8 +47,9 @@ func (s *System) CopyFrom(src *System) {
 	s.Clients = append(s.Clients[:0], src.Clients...)
 	log := append(s.Resource.log[:0], src.Resource.log...)
 	pending := append(s.Resource.pending[:0], src.Resource.pending...)
+	queued := append(s.Resource.queued[:0], src.Resource.queued...)
 	s.Resource = src.Resource
-	s.Resource.log, s.Resource.pending = log, pending
+	s.Resource.log, s.Resource.pending, s.Resource.queued = log, pending, queued
 }
 
 // PermuteClients renames client i to client perm[i] everywhere in the
@@ -80,6 +81,9 @@ func (s *System) PermuteClients(perm []int) {
 	}
 	for i := range s.Resource.pending {
 		s.Resource.pending[i].Client = rename(s.Resource.pending[i].Client)
+	}
+	for i := range s.Resource.queued {
+		s.Resource.queued[i].Client = rename(s.Resource.queued[i].Client)
 	}
 }
 
@@ -149,6 +153,9 @@ func (s *System) String() string {
 	fmt.Fprintf(&b, " counter=%d ops=%d", s.Resource.counter, len(s.Resource.log))
 	if len(s.Resource.pending) > 0 {
 		fmt.Fprintf(&b, " pending=%d", len(s.Resource.pending))
+	}
+	if len(s.Resource.queued) > 0 {
+		fmt.Fprintf(&b, " queued=%d", len(s.Resource.queued))
 	}
 	return b.String()
 }

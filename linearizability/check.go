@@ -104,7 +104,7 @@ func CheckSections(sections []Section, timeout time.Duration) Result {
 // Client < 0 or Return < Call.
 func CheckResource(ops []ResourceOp, mode impl.FenceMode, timeout time.Duration) Result {
 	switch mode {
-	case impl.FenceNone, impl.FenceWrites, impl.FenceAll, impl.FenceCAS, impl.FenceVersion:
+	case impl.FenceNone, impl.FenceWrites, impl.FenceAll, impl.FenceCAS, impl.FenceVersion, impl.FenceSequencer:
 	default:
 		panic(fmt.Sprintf("linearizability: unknown fencing mode %v", mode))
 	}

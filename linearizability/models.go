@@ -83,13 +83,20 @@ type registerState struct {
 // table rather than by calling impl, so that a mistake in impl/resource.go
 // shows up as Illegal instead of being copied into the specification. For
 // every state and input exactly one output is right, so a wrong accept, a
-// wrong reject or a wrong value read is always caught.
+// wrong reject or a wrong value read is always caught — except in mode
+// sequencer, whose decision is the lock service's (who held the lock when
+// the resource asked), which a register does not see: there the model
+// takes the decision as given and judges the values, so a read must return
+// the counter and a rejected write must change nothing.
 func registerModel(mode impl.FenceMode) porcupine.Model {
 	return porcupine.Model{
 		Init: func() any { return registerState{} },
 		Step: func(state, input, output any) (bool, any) {
 			s, in, out := state.(registerState), input.(resourceInput), output.(resourceOutput)
 			next, accept := fence(mode, s, in)
+			if mode == impl.FenceSequencer {
+				accept = out.accepted
+			}
 			if out.accepted != accept {
 				return false, state
 			}
@@ -134,7 +141,7 @@ func registerModel(mode impl.FenceMode) porcupine.Model {
 		DescribeState: func(state any) string {
 			s := state.(registerState)
 			switch mode {
-			case impl.FenceNone:
+			case impl.FenceNone, impl.FenceSequencer:
 				return fmt.Sprintf("counter %d", s.counter)
 			case impl.FenceCAS:
 				return fmt.Sprintf("counter %d, current token %d", s.counter, s.maxToken)
@@ -151,7 +158,7 @@ func registerModel(mode impl.FenceMode) porcupine.Model {
 // raises it; the counter is the caller's business).
 func fence(mode impl.FenceMode, s registerState, in resourceInput) (registerState, bool) {
 	switch mode {
-	case impl.FenceNone:
+	case impl.FenceNone, impl.FenceSequencer:
 		return s, true
 	case impl.FenceWrites:
 		if in.kind == impl.OpRead {

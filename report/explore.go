@@ -156,6 +156,11 @@ func ExploreMatrix(w io.Writer, results []*explore.Result) error {
 	if c.LockDelay > 0 {
 		delay = "lock-delay"
 	}
+	for _, r := range results {
+		if r.Config.ServiceLockDelay() != c.LockDelay {
+			delay += " (" + r.Config.Design.String() + ": its service's own)"
+		}
+	}
 	if c.Validity != explore.DefaultValidity {
 		delay += ", validity from the " + c.Validity.String()
 	}

@@ -183,7 +183,7 @@ func stallBound(c Config, s *Schedule) time.Duration {
 	// negative number that makes every run a stall.
 	oneWay := durAdd(c.Latency, c.Jitter, c.Processing)
 	attempt := durAdd(durMul(oneWay, 2), durMul(c.Backoff, 3)/2)
-	base := durAdd(durMul(attempt, int64(c.Retries)+1), c.TTL, c.LockDelay, c.Think, durMul(oneWay, 6))
+	base := durAdd(durMul(attempt, int64(c.Retries)+1), c.TTL, c.ServiceLockDelay(), c.Think, durMul(oneWay, 6))
 	var faults time.Duration
 	var ppm int64
 	for _, f := range s.Faults {

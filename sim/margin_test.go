@@ -11,12 +11,13 @@ import (
 	"github.com/fencelab/fencelab/impl"
 )
 
-// marginCoversDrift reports whether c's margin covers its rate drift
-// bound alone — no step, delay or pause — by DESIGN.md's condition
-// (package bounds): AtMostOneClientHoldLock holds.
+// marginCoversDrift reports whether c's margin, with its design's
+// lock-delay, covers its rate drift bound alone — no step, delay or pause
+// — by DESIGN.md's condition (package bounds): AtMostOneClientHoldLock
+// holds.
 func marginCoversDrift(t *testing.T, c Config) bool {
 	t.Helper()
-	vs, err := bounds.Check(bounds.Bounds{Drift: float64(c.MaxDriftPPM) / 1e6, TTL: c.TTL, Margin: c.Margin, LockDelay: c.LockDelay})
+	vs, err := bounds.Check(bounds.Bounds{Drift: float64(c.MaxDriftPPM) / 1e6, TTL: c.TTL, Margin: c.Margin, LockDelay: c.ServiceLockDelay()})
 	require.NoError(t, err)
 	return vs[0].Safe
 }
@@ -76,7 +77,9 @@ func rateDriftOnly(t *testing.T, c Config, seeds int) map[impl.Design][numProps]
 // not — a service clock 10% fast expires the lease at 0.909s while a
 // client clock 10% slow believes until 1.0s). With rate drift alone no
 // run breaks any property in any design; with the margin of before, the
-// worst case has two holders and loses updates.
+// worst case has two holders and loses updates — but in the row whose
+// service has a lock-delay (a fifth of the TTL), which covers what the
+// margin does not, as the condition says.
 func TestDefaultMarginCoversDefaultDrift(t *testing.T) {
 	c := DefaultConfig()
 	require.True(t, marginCoversDrift(t, c), "margin %v does not cover ±%d ppm on ttl %v", c.Margin, c.MaxDriftPPM, c.TTL)
@@ -88,6 +91,14 @@ func TestDefaultMarginCoversDefaultDrift(t *testing.T) {
 	before.Margin = 100 * time.Millisecond
 	require.False(t, marginCoversDrift(t, before))
 	for d, v := range rateDriftOnly(t, before, 0) {
+		own := before
+		own.Design = d
+		if d.LockDelay() {
+			require.True(t, marginCoversDrift(t, own), "%s: the lock-delay covers the margin's shortfall", d)
+			assert.Equal(t, [numProps]int{}, v, "%s: the lock-delay covers the margin's shortfall", d)
+			continue
+		}
+		require.False(t, marginCoversDrift(t, own), "%s", d)
 		assert.Positive(t, v[propAtMostOne], "%s: the worst case of the margin of before should have two holders", d)
 		if m := d.Mode(); m == impl.FenceNone || m == impl.FenceWrites {
 			// The designs whose resource lets a stale write through

@@ -34,7 +34,7 @@ func (c Config) OneWay() time.Duration { return c.Processing + c.Latency + c.Jit
 // InsideBounds draws at most one of each.
 func (c Config) Assumptions() bounds.Bounds {
 	c = c.Bounds()
-	b := bounds.Bounds{TTL: c.TTL, Margin: c.Margin, LockDelay: c.LockDelay, Delay: c.OneWay()}
+	b := bounds.Bounds{TTL: c.TTL, Margin: c.Margin, LockDelay: c.ServiceLockDelay(), Delay: c.OneWay()}
 	if c.Faults&DriftFaults != 0 {
 		b.Drift, b.Jump = float64(c.MaxDriftPPM)/1e6, c.MaxJump
 	}
@@ -195,8 +195,8 @@ func NewWorstCase(c Config, b bounds.Bounds, property string) (*WorstCase, error
 	}
 	expiry := max(svc.global(free), at)
 	free = expiry // the lock is granted again from here: the expiry, or the lock-delay's end
-	if wc.LockDelay > 0 {
-		free = max(svc.global(svc.local(expiry)+int64(wc.LockDelay)), expiry)
+	if d := wc.ServiceLockDelay(); d > 0 {
+		free = max(svc.global(svc.local(expiry)+int64(d)), expiry)
 	}
 
 	// c1: grant, read, reply; its clock steps back after the reply.

@@ -14,7 +14,13 @@
 (*            token seen;                                                  *)
 (*   "all"    every operation, read or write, first raises the highest     *)
 (*            token seen and is refused if its token is below it ("mark    *)
-(*            before use").                                                *)
+(*            before use");                                                *)
+(*   "sequencer" Chubby's sequencer check: the resource asks the service   *)
+(*            whether the token is the current holder's (a "check" and    *)
+(*            its "check_reply") and applies the operation only if so,     *)
+(*            one operation at a time (the others queue); the service     *)
+(*            has a lock-delay after an expiry (untimed: its timer may     *)
+(*            fire at any moment).                                         *)
 (*                                                                         *)
 (* A critical section is two separate operations on a counter: read it,    *)
 (* then write read+1, each carrying the token.  A client whose operation   *)
@@ -68,7 +74,7 @@ CONSTANTS
     Sections,    \* how many critical sections each client runs
     Timeouts,    \* TRUE: lease and validity timers may fire
     GiveUp,      \* TRUE: past MaxRetries a client gives the section up
-    Check,       \* the resource's token check: "none", "writes" or "all"
+    Check,       \* the resource's token check: "none", "writes", "all" or "sequencer"
     TokenRule    \* "lease": a grant's token is its lease number (Go);
                  \* "pairs": a mutant service, leases 2k-1 and 2k share a token
 
@@ -80,7 +86,7 @@ ASSUME /\ Service \notin Clients
        /\ Sections \in Nat \ {0}
        /\ Timeouts \in BOOLEAN
        /\ GiveUp \in BOOLEAN
-       /\ Check \in {"none", "writes", "all"}
+       /\ Check \in {"none", "writes", "all", "sequencer"}
        /\ TokenRule \in {"lease", "pairs"}
 
 \* The token of the grant with lease number l.
@@ -97,6 +103,9 @@ RejectMsg(c)      == Msg("reject", Service, c, 0, 0, 0, FALSE)
 ReadMsg(c, t)     == Msg("read", c, Resource, 0, t, 0, FALSE)
 WriteMsg(c, t, v) == Msg("write", c, Resource, 0, t, v, FALSE)
 ReplyMsg(type, c, t, v, ok) == Msg(type, Resource, c, 0, t, v, ok)
+\* Check "sequencer": is t the current holder's token?  And the answer.
+CheckMsg(t)          == Msg("check", Resource, Service, 0, t, 0, FALSE)
+CheckReplyMsg(t, ok) == Msg("check_reply", Service, Resource, 0, t, 0, ok)
 
 \* A pending timer: its node and its kind (Go's impl.PendingTimer).
 Timer(n, k) == [node |-> n, kind |-> k]
@@ -104,6 +113,11 @@ LeaseTimer == Timer(Service, "lease")
 ValidityTimer(c) == Timer(c, "validity")
 BackoffTimer(c) == Timer(c, "backoff")
 ThinkTimer(c) == Timer(c, "think")
+LockDelayTimer == Timer(Service, "lock-delay")
+
+\* The service of check "sequencer" holds an expired lock back for a
+\* lock-delay (Chubby, Consul); pending, its timer is Go's Delayed.
+LockDelay == Check = "sequencer"
 
 \* The timers after a client sends an acquire (Go's acquire): under the send
 \* rule the validity window starts now.
@@ -324,7 +338,7 @@ Serve:
     while (TRUE) {
         either {
             with (m \in {x \in network : x.to = Service /\ x.type = "acquire"}) {
-                if (distLock.status = "Acquired") {
+                if (distLock.status = "Acquired" \/ LockDelayTimer \in timers) {
                     network := (network \ {m}) \cup {RejectMsg(m.from)};
                 } else {
                     \* Every grant carries a token; under TokenRule "lease"
@@ -348,8 +362,18 @@ Serve:
             };
         } or {
             await Timeouts /\ LeaseTimer \in timers;
-            timers := timers \ {LeaseTimer};
+            timers := (timers \ {LeaseTimer}) \cup (IF LockDelay THEN {LockDelayTimer} ELSE {});
             distLock := [status |-> "Expired", id |-> InvalidId, lease |-> 0, token |-> 0];
+        } or {
+            \* The lock-delay ends: the expired lock may be granted again.
+            await LockDelayTimer \in timers;
+            timers := timers \ {LockDelayTimer};
+        } or {
+            \* Chubby's CheckSequencer: is the token the current holder's?
+            with (m \in {x \in network : x.to = Service /\ x.type = "check"}) {
+                network := (network \ {m}) \cup
+                           {CheckReplyMsg(m.token, distLock.status = "Acquired" /\ distLock.token = m.token)};
+            };
         } or {
             \* Every client has finished and nothing is left in flight: the
             \* system stutters (no Go step), so a finished run is no deadlock.
@@ -362,11 +386,35 @@ Serve:
 }
 
 \* The resource handles one operation per step: the fencing check, the
-\* counter, its log, and the reply.
+\* counter, its log, and the reply.  Check "sequencer": an operation joins
+\* the queue, and the service is asked about the head's token; its answer
+\* decides the head, and the next is asked about.
 fair process (resource = Resource)
+variables
+    queue = <<>>;  \* check "sequencer": the operations not yet answered
 {
 Access:
     while (TRUE) {
+      if (Check = "sequencer") {
+        either {
+            with (m \in {x \in network : x.to = Resource /\ x.type \in {"read", "write"}}) {
+                network := (network \ {m}) \cup (IF queue = <<>> THEN {CheckMsg(m.token)} ELSE {});
+                queue := Append(queue, m);
+            };
+        } or {
+            with (r \in {x \in network : x.to = Resource /\ x.type = "check_reply"},
+                  m = Head(queue),
+                  v = IF m.type = "read" THEN (IF r.ok THEN counter ELSE 0) ELSE m.value) {
+                if (m.type = "write" /\ r.ok) { counter := m.value };
+                ops := Append(ops, [op |-> m.type, id |-> m.from, token |-> m.token, ok |-> r.ok,
+                                    value |-> v, lease |-> lease[m.from]]);
+                network := (network \ {r}) \cup {ReplyMsg(m.type \o "_reply", m.from, m.token,
+                                                          IF m.type = "read" THEN v ELSE 0, r.ok)}
+                           \cup (IF Len(queue) > 1 THEN {CheckMsg(queue[2].token)} ELSE {});
+                queue := Tail(queue);
+            };
+        };
+      } else
         with (m \in {x \in network : x.to = Resource},
               ok = Admits(m.type, m.token, max_token),
               v = IF m.type = "read" THEN (IF ok THEN counter ELSE 0) ELSE m.value) {
@@ -380,14 +428,14 @@ Access:
     };
 }
 } *)
-\* BEGIN TRANSLATION (chksum(pcal) = "3e57b712" /\ chksum(tla) = "1030547e")
+\* BEGIN TRANSLATION (chksum(pcal) = "5ef78185" /\ chksum(tla) = "e39b5d57")
 VARIABLES distLock, network, timers, lock_held, lease, counter, max_token, 
           ops, pc, retries, late, token, read_val, committed, aborted, 
-          last_lease
+          last_lease, queue
 
 vars == << distLock, network, timers, lock_held, lease, counter, max_token, 
            ops, pc, retries, late, token, read_val, committed, aborted, 
-           last_lease >>
+           last_lease, queue >>
 
 ProcSet == (Clients) \cup {Service} \cup {Resource}
 
@@ -409,6 +457,8 @@ Init == (* Global variables *)
         /\ aborted = [self \in Clients |-> 0]
         (* Process service *)
         /\ last_lease = 0
+        (* Process resource *)
+        /\ queue = <<>>
         /\ pc = [self \in ProcSet |-> CASE self \in Clients -> "Acquire"
                                         [] self = Service -> "Serve"
                                         [] self = Resource -> "Access"]
@@ -419,7 +469,8 @@ Acquire(self) == /\ pc[self] = "Acquire"
                  /\ pc' = [pc EXCEPT ![self] = "Receive"]
                  /\ UNCHANGED << distLock, lock_held, lease, counter, 
                                  max_token, ops, retries, late, token, 
-                                 read_val, committed, aborted, last_lease >>
+                                 read_val, committed, aborted, last_lease, 
+                                 queue >>
 
 Receive(self) == /\ pc[self] = "Receive"
                  /\ \/ /\ \E m \in {x \in network : x.to = self /\ x.type = "grant"}:
@@ -497,7 +548,8 @@ Receive(self) == /\ pc[self] = "Receive"
                        /\ late' = [late EXCEPT ![self] = Validity = "send"]
                        /\ pc' = [pc EXCEPT ![self] = "Receive"]
                        /\ UNCHANGED <<network, lock_held, lease, retries, token, read_val, committed, aborted>>
-                 /\ UNCHANGED << distLock, counter, max_token, ops, last_lease >>
+                 /\ UNCHANGED << distLock, counter, max_token, ops, last_lease, 
+                                 queue >>
 
 Backoff(self) == /\ pc[self] = "Backoff"
                  /\ BackoffTimer(self) \in timers
@@ -507,7 +559,7 @@ Backoff(self) == /\ pc[self] = "Backoff"
                  /\ pc' = [pc EXCEPT ![self] = "Receive"]
                  /\ UNCHANGED << distLock, lock_held, lease, counter, 
                                  max_token, ops, retries, token, read_val, 
-                                 committed, aborted, last_lease >>
+                                 committed, aborted, last_lease, queue >>
 
 ReadCounter(self) == /\ pc[self] = "ReadCounter"
                      /\ \/ /\ \E m \in {x \in network : x.to = self /\ x.type = "read_reply"}:
@@ -541,7 +593,7 @@ ReadCounter(self) == /\ pc[self] = "ReadCounter"
                            /\ pc' = [pc EXCEPT ![self] = "ReadCounter"]
                            /\ UNCHANGED <<network, lease, retries, late, token, read_val, committed, aborted>>
                      /\ UNCHANGED << distLock, counter, max_token, ops, 
-                                     last_lease >>
+                                     last_lease, queue >>
 
 WriteCounter(self) == /\ pc[self] = "WriteCounter"
                       /\ \/ /\ ThinkTimer(self) \in timers
@@ -575,7 +627,7 @@ WriteCounter(self) == /\ pc[self] = "WriteCounter"
                             /\ pc' = [pc EXCEPT ![self] = "WriteCounter"]
                             /\ UNCHANGED <<network, lease, retries, late, token, read_val, committed, aborted>>
                       /\ UNCHANGED << distLock, counter, max_token, ops, 
-                                      last_lease >>
+                                      last_lease, queue >>
 
 Release(self) == /\ pc[self] = "Release"
                  /\ \/ /\ \E m \in {x \in network : x.to = self /\ x.type = "write_reply"}:
@@ -600,7 +652,8 @@ Release(self) == /\ pc[self] = "Release"
                        /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
                        /\ pc' = [pc EXCEPT ![self] = "Release"]
                        /\ UNCHANGED <<network, lease, retries, late, token, read_val, committed, aborted>>
-                 /\ UNCHANGED << distLock, counter, max_token, ops, last_lease >>
+                 /\ UNCHANGED << distLock, counter, max_token, ops, last_lease, 
+                                 queue >>
 
 client(self) == Acquire(self) \/ Receive(self) \/ Backoff(self)
                    \/ ReadCounter(self) \/ WriteCounter(self)
@@ -608,7 +661,7 @@ client(self) == Acquire(self) \/ Receive(self) \/ Backoff(self)
 
 Serve == /\ pc[Service] = "Serve"
          /\ \/ /\ \E m \in {x \in network : x.to = Service /\ x.type = "acquire"}:
-                    IF distLock.status = "Acquired"
+                    IF distLock.status = "Acquired" \/ LockDelayTimer \in timers
                        THEN /\ network' = ((network \ {m}) \cup {RejectMsg(m.from)})
                             /\ UNCHANGED << distLock, timers, last_lease >>
                        ELSE /\ distLock' = [status |-> "Acquired", id |-> m.from,
@@ -625,9 +678,16 @@ Serve == /\ pc[Service] = "Serve"
                                /\ UNCHANGED << distLock, timers >>
                /\ UNCHANGED last_lease
             \/ /\ Timeouts /\ LeaseTimer \in timers
-               /\ timers' = timers \ {LeaseTimer}
+               /\ timers' = ((timers \ {LeaseTimer}) \cup (IF LockDelay THEN {LockDelayTimer} ELSE {}))
                /\ distLock' = [status |-> "Expired", id |-> InvalidId, lease |-> 0, token |-> 0]
                /\ UNCHANGED <<network, last_lease>>
+            \/ /\ LockDelayTimer \in timers
+               /\ timers' = timers \ {LockDelayTimer}
+               /\ UNCHANGED <<distLock, network, last_lease>>
+            \/ /\ \E m \in {x \in network : x.to = Service /\ x.type = "check"}:
+                    network' = ((network \ {m}) \cup
+                                {CheckReplyMsg(m.token, distLock.status = "Acquired" /\ distLock.token = m.token)})
+               /\ UNCHANGED <<distLock, timers, last_lease>>
             \/ /\ /\ \A c \in Clients : pc[c] = "Done"
                   /\ network = {}
                   /\ timers = {}
@@ -635,23 +695,43 @@ Serve == /\ pc[Service] = "Serve"
                /\ UNCHANGED <<distLock, network, timers, last_lease>>
          /\ pc' = [pc EXCEPT ![Service] = "Serve"]
          /\ UNCHANGED << lock_held, lease, counter, max_token, ops, retries, 
-                         late, token, read_val, committed, aborted >>
+                         late, token, read_val, committed, aborted, queue >>
 
 service == Serve
 
 Access == /\ pc[Resource] = "Access"
-          /\ \E m \in {x \in network : x.to = Resource}:
-               LET ok == Admits(m.type, m.token, max_token) IN
-                 LET v == IF m.type = "read" THEN (IF ok THEN counter ELSE 0) ELSE m.value IN
-                   /\ max_token' = IF ok THEN Raised(m.type, m.token, max_token) ELSE max_token
-                   /\ IF m.type = "write" /\ ok
-                         THEN /\ counter' = m.value
-                         ELSE /\ TRUE
-                              /\ UNCHANGED counter
-                   /\ ops' = Append(ops, [op |-> m.type, id |-> m.from, token |-> m.token, ok |-> ok,
-                                          value |-> v, lease |-> lease[m.from]])
-                   /\ network' = ((network \ {m}) \cup {ReplyMsg(m.type \o "_reply", m.from, m.token,
-                                                                 IF m.type = "read" THEN v ELSE 0, ok)})
+          /\ IF Check = "sequencer"
+                THEN /\ \/ /\ \E m \in {x \in network : x.to = Resource /\ x.type \in {"read", "write"}}:
+                                /\ network' = ((network \ {m}) \cup (IF queue = <<>> THEN {CheckMsg(m.token)} ELSE {}))
+                                /\ queue' = Append(queue, m)
+                           /\ UNCHANGED <<counter, ops>>
+                        \/ /\ \E r \in {x \in network : x.to = Resource /\ x.type = "check_reply"}:
+                                LET m == Head(queue) IN
+                                  LET v == IF m.type = "read" THEN (IF r.ok THEN counter ELSE 0) ELSE m.value IN
+                                    /\ IF m.type = "write" /\ r.ok
+                                          THEN /\ counter' = m.value
+                                          ELSE /\ TRUE
+                                               /\ UNCHANGED counter
+                                    /\ ops' = Append(ops, [op |-> m.type, id |-> m.from, token |-> m.token, ok |-> r.ok,
+                                                           value |-> v, lease |-> lease[m.from]])
+                                    /\ network' = ((network \ {r}) \cup {ReplyMsg(m.type \o "_reply", m.from, m.token,
+                                                                                  IF m.type = "read" THEN v ELSE 0, r.ok)}
+                                                   \cup (IF Len(queue) > 1 THEN {CheckMsg(queue[2].token)} ELSE {}))
+                                    /\ queue' = Tail(queue)
+                     /\ UNCHANGED max_token
+                ELSE /\ \E m \in {x \in network : x.to = Resource}:
+                          LET ok == Admits(m.type, m.token, max_token) IN
+                            LET v == IF m.type = "read" THEN (IF ok THEN counter ELSE 0) ELSE m.value IN
+                              /\ max_token' = IF ok THEN Raised(m.type, m.token, max_token) ELSE max_token
+                              /\ IF m.type = "write" /\ ok
+                                    THEN /\ counter' = m.value
+                                    ELSE /\ TRUE
+                                         /\ UNCHANGED counter
+                              /\ ops' = Append(ops, [op |-> m.type, id |-> m.from, token |-> m.token, ok |-> ok,
+                                                     value |-> v, lease |-> lease[m.from]])
+                              /\ network' = ((network \ {m}) \cup {ReplyMsg(m.type \o "_reply", m.from, m.token,
+                                                                            IF m.type = "read" THEN v ELSE 0, ok)})
+                     /\ queue' = queue
           /\ pc' = [pc EXCEPT ![Resource] = "Access"]
           /\ UNCHANGED << distLock, timers, lock_held, lease, retries, late, 
                           token, read_val, committed, aborted, last_lease >>
@@ -686,7 +766,8 @@ Leases == 0 .. last_lease
 \* The operations the resource accepted, in acceptance order.
 accepted == SelectSeq(ops, LAMBDA e : e.ok)
 
-MsgTypes == {"acquire", "release", "grant", "reject", "read", "read_reply", "write", "write_reply"}
+MsgTypes == {"acquire", "release", "grant", "reject", "read", "read_reply", "write", "write_reply",
+             "check", "check_reply"}
 Nodes == Clients \cup {Service, Resource}
 
 TypeInvariant ==
@@ -696,7 +777,7 @@ TypeInvariant ==
     /\ \A m \in network :
            /\ m.type \in MsgTypes /\ m.from \in Nodes /\ m.to \in Nodes
            /\ m.lease \in Leases /\ m.token \in Leases /\ m.value \in Nat /\ m.ok \in BOOLEAN
-    /\ timers \subseteq {LeaseTimer} \cup {Timer(c, k) : c \in Clients, k \in {"validity", "backoff", "think"}}
+    /\ timers \subseteq {LeaseTimer, LockDelayTimer} \cup {Timer(c, k) : c \in Clients, k \in {"validity", "backoff", "think"}}
     /\ lock_held \in [Clients -> BOOLEAN]
     /\ counter \in Nat
     /\ max_token \in Leases

@@ -273,7 +273,13 @@ func (o *simOptions) writeHeader(w io.Writer, faults string) {
 	fmt.Fprintf(w, "fencelab sim: %d runs per design (seeds %d–%d), %d clients × %d sections\n",
 		o.runs, o.seed, o.seed+uint64(o.runs)-1, c.Clients, c.Sections)
 	fmt.Fprintf(w, "faults %s; ttl %v, margin %v counted from the %s\n", faults, c.TTL, c.Margin, validityFrom(c.Validity))
-	fmt.Fprintf(w, "think %v, lock-delay %v, backoff %v, latency %v + jitter %v, %s\n\n", c.Think, c.LockDelay, c.Backoff, c.Latency, c.Jitter, links)
+	fmt.Fprintf(w, "think %v, lock-delay %v, backoff %v, latency %v + jitter %v, %s\n", c.Think, c.LockDelay, c.Backoff, c.Latency, c.Jitter, links)
+	for _, d := range o.designs {
+		if own := (impl.Config{Design: d, TTL: c.TTL, LockDelay: c.LockDelay}).ServiceLockDelay(); own != c.LockDelay {
+			fmt.Fprintf(w, "design %s: its service's own lock-delay, %v\n", d, own)
+		}
+	}
+	fmt.Fprintln(w)
 }
 
 // validityFrom names the moment a client's validity window starts.

@@ -128,7 +128,7 @@ func noteKind(k impl.EventKind) (trace.NoteKind, bool) {
 	switch k {
 	case impl.EvExpired, impl.EvLeaseLost, impl.EvGrantLate:
 		return trace.NoteExpiry, true
-	case impl.EvRejected, impl.EvOpRejected, impl.EvReleaseRefused:
+	case impl.EvRejected, impl.EvOpRejected, impl.EvReleaseRefused, impl.EvSequencerStale:
 		return trace.NoteRejection, true
 	case impl.EvSectionAborted, impl.EvGaveUp, impl.EvOpChecked:
 		return trace.NoteInfo, true
@@ -178,7 +178,8 @@ func vars(s *impl.System) []trace.Var {
 	r := &s.Resource
 	add("resource.counter", r.Counter())
 	switch r.Mode() {
-	case impl.FenceNone:
+	case impl.FenceNone, impl.FenceSequencer:
+		// No token of its own: a sequencer-checking resource asks the service.
 	case impl.FenceCAS:
 		add("resource.token", r.MaxToken())
 	case impl.FenceVersion:
@@ -195,6 +196,13 @@ func vars(s *impl.System) []trace.Var {
 	}
 	for i, op := range r.Pending() {
 		add(fmt.Sprintf("resource.pending[%d]", i+1), fmt.Sprintf("%s checked, not applied", op))
+	}
+	for i, op := range r.Queued() {
+		state := "waits its turn"
+		if i == 0 {
+			state = "its sequencer asked about"
+		}
+		add(fmt.Sprintf("resource.queued[%d]", i+1), fmt.Sprintf("%s %s", op.Kind, state))
 	}
 	return vs
 }
