@@ -172,3 +172,27 @@ func TestQuickCompilerForShortRuns(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, quick, string(out), "trace validation")
 }
+
+// TestLivenessCheckedOnTheWholeGraph: every model run asks TLC to check
+// its temporal properties once, at the end (-lncheck final), so that where
+// a liveness violation is found does not depend on the wall clock.
+func TestLivenessCheckedOnTheWholeGraph(t *testing.T) {
+	dir := t.TempDir()
+	specs := filepath.Join(dir, "specs")
+	require.NoError(t, os.MkdirAll(specs, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(specs, "S.tla"), []byte("---- MODULE S ----\n====\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(specs, "m.cfg"), []byte("PROPERTY Live\n"), 0o644))
+	fake := filepath.Join(dir, "java")
+	// The fake java prints the -lncheck value it was given.
+	script := "#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ \"$1\" = -lncheck ]; then echo \"lncheck $2\"; fi; shift; done\n"
+	require.NoError(t, os.WriteFile(fake, []byte(script), 0o755))
+	r := &Runner{Java: fake, Jar: "tla2tools.jar"}
+	for _, m := range []Model{
+		{Name: "m", Spec: "S.tla", Cfg: "m.cfg", Expected: ResultLiveness, Property: "Live"},
+		{Name: "m", Spec: "S.tla", Cfg: "m.cfg", Expected: ResultOK, DistinctStates: 1 << 20},
+	} {
+		res, err := r.Run(context.Background(), specs, m)
+		require.NoError(t, err)
+		assert.Equal(t, "lncheck final\n", string(res.Output), "expected %s", m.Expected)
+	}
+}
