@@ -29,6 +29,7 @@ func runBatch(t *testing.T, faults FaultKinds, runs int) *Summary {
 }
 
 func TestNoFaultsEveryPropertyHolds(t *testing.T) {
+	t.Parallel()
 	sum := runBatch(t, NoFaults, 1000)
 	for _, d := range sum.Designs {
 		t.Run(d.Design.String(), func(t *testing.T) {
@@ -72,6 +73,7 @@ func expectShape(t *testing.T, sum *Summary, min [numProps]int) {
 }
 
 func TestDefaultFaultsMatchDesign(t *testing.T) {
+	t.Parallel()
 	sum := runBatch(t, AllFaults, 1000)
 	// A clear fraction: at least 1% of the runs lose an update in every
 	// unfenced design (measured: off and none 6.6%, writes 2.0% over
@@ -85,6 +87,7 @@ func TestDefaultFaultsMatchDesign(t *testing.T) {
 // arrival rule's flaw is TestArrivalRuleShowsTheFlaw). Delay still loses
 // updates: a write can land after the lease ended.
 func TestNPCEachFaultKindAlone(t *testing.T) {
+	t.Parallel()
 	for _, k := range Singles() {
 		t.Run(k.String(), func(t *testing.T) {
 			sum := runBatch(t, k, 600)
@@ -109,9 +112,11 @@ func TestNPCEachFaultKindAlone(t *testing.T) {
 // NoLostUpdate iff Porcupine finds its critical sections Illegal, and that
 // the resource's operations always fit the fenced register.
 func TestPorcupineAgreesWithNoLostUpdate(t *testing.T) {
+	t.Parallel()
 	const runs = 1500
 	for _, d := range impl.Designs() {
 		t.Run(d.String(), func(t *testing.T) {
+			t.Parallel()
 			c := DefaultConfig()
 			c.Design = d
 			r, err := NewRunner(c)

@@ -81,6 +81,7 @@ func rateDriftOnly(t *testing.T, c Config, seeds int) map[impl.Design][numProps]
 // service has a lock-delay (a fifth of the TTL), which covers what the
 // margin does not, as the condition says.
 func TestDefaultMarginCoversDefaultDrift(t *testing.T) {
+	t.Parallel()
 	c := DefaultConfig()
 	require.True(t, marginCoversDrift(t, c), "margin %v does not cover ±%d ppm on ttl %v", c.Margin, c.MaxDriftPPM, c.TTL)
 	for d, v := range rateDriftOnly(t, c, 200) {

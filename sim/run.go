@@ -133,6 +133,13 @@ type Runner struct {
 	now          int64
 	lastProgress int64
 	finished     int
+	// What checkFast has read of the resource's log, which only grows:
+	// its first logRead operations, the token of the last accepted one
+	// among them (tokenRead: there is one) and the accepted writes.
+	logRead   int
+	lastToken uint64
+	tokenRead bool
+	writes    int64
 
 	// Set only while recording a run for people (Record): the trace, its
 	// target property and the annotations for Porcupine's picture.
@@ -236,6 +243,7 @@ func (r *Runner) reset(sys *impl.System, s *Schedule) {
 	r.sys, r.sched = sys, s
 	r.res = Result{Seed: s.Seed, Design: r.cfg.Design}
 	r.now, r.lastProgress, r.finished = 0, 0, 0
+	r.logRead, r.lastToken, r.tokenRead, r.writes = 0, 0, false, 0
 	r.stall = stallBound(r.cfg, s)
 	r.q.reset()
 	for i := range r.nodes {
@@ -507,10 +515,50 @@ func (r *Runner) annotate(n impl.NodeID, start, end int64, text, tag string) {
 func (r *Runner) checkFast(n impl.NodeID, held bool) {
 	switch {
 	case n == impl.ResourceNode:
-		r.check(propToken)
-		r.check(propLostUpdate)
+		r.checkResource()
 	case n.IsClient() && !held && r.sys.Clients[n.ClientIndex()].Holds():
 		r.check(propAtMostOne)
+	}
+}
+
+// checkResource checks the resource's properties after its step. Each
+// reads the whole log (impl.Invariants), which grows by an operation per
+// resource step: checked after every one, a run's checks would read the
+// log quadratically often. Both held before this step (or are already
+// violated and not checked again), so only the operations the step
+// appended can break them, and only as the full check sees it: an accepted
+// token below the one accepted before it (TokenIsMonotonical), an accepted
+// write that is not the next count, or a counter that is not the count of
+// accepted writes (NoLostUpdate). Those are read here, and the property's
+// own check decides — and explains — whenever one is seen.
+func (r *Runner) checkResource() {
+	log := r.sys.Resource.Log()
+	tokenBack, countOff := false, false
+	for i := r.logRead; i < len(log); i++ {
+		op := &log[i]
+		if !op.Accepted {
+			continue
+		}
+		if r.tokenRead && op.Token < r.lastToken {
+			tokenBack = true
+		}
+		r.lastToken, r.tokenRead = op.Token, true
+		if op.Kind == impl.OpWrite {
+			r.writes++
+			if op.Value != r.writes {
+				countOff = true
+			}
+		}
+	}
+	r.logRead = len(log)
+	if r.sys.Resource.Counter() != r.writes {
+		countOff = true
+	}
+	if tokenBack {
+		r.check(propToken)
+	}
+	if countOff {
+		r.check(propLostUpdate)
 	}
 }
 

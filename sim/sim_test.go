@@ -21,8 +21,10 @@ func config(d impl.Design, faults FaultKinds) Config {
 }
 
 func TestSameSeedSameRun(t *testing.T) {
+	t.Parallel()
 	for _, d := range impl.Designs() {
 		t.Run(d.String(), func(t *testing.T) {
+			t.Parallel()
 			c := config(d, AllFaults)
 			r1, err := NewRunner(c)
 			require.NoError(t, err)
@@ -45,6 +47,7 @@ func TestSameSeedSameRun(t *testing.T) {
 }
 
 func TestBatchDoesNotDependOnWorkers(t *testing.T) {
+	t.Parallel()
 	c := DefaultConfig()
 	one, err := Batch{Config: c, Designs: impl.Designs(), Seed: 7, Runs: 300, Workers: 1}.Run()
 	require.NoError(t, err)
@@ -61,8 +64,10 @@ func TestBatchDoesNotDependOnWorkers(t *testing.T) {
 // every step (as Record does): the first violation of each property must be
 // the same step, time and explanation.
 func TestFastChecksAreEquivalent(t *testing.T) {
+	t.Parallel()
 	for _, d := range impl.Designs() {
 		t.Run(d.String(), func(t *testing.T) {
+			t.Parallel()
 			c := config(d, AllFaults)
 			r, err := NewRunner(c)
 			require.NoError(t, err)

@@ -25,7 +25,7 @@ func TestEveryJavaRunHasAPrivateTmpdir(t *testing.T) {
 	r := &Runner{Java: fake, Jar: "tla2tools.jar"}
 	var dirs []string
 	for range 2 {
-		out, code, err := r.java(context.Background(), dir, "tlc2.TLC")
+		out, code, err := r.java(context.Background(), dir, false, "tlc2.TLC")
 		require.NoError(t, err)
 		require.Equal(t, 0, code)
 		lines := strings.Fields(string(out))
@@ -127,5 +127,72 @@ func TestWorkersPerModel(t *testing.T) {
 		log, err := os.ReadFile(filepath.Join(dir, "log"))
 		require.NoError(t, err)
 		assert.Equal(t, "workers "+tc.want+"\n", string(log), "workers %q, expected %s", tc.workers, tc.expected)
+	}
+}
+
+// TestQuickCompilerForShortRuns: trace validation and a
+// model of fewer than longRunStates states start the JVM with C1 alone
+// (shortRunJIT); a model the manifest counts at longRunStates states or
+// more keeps both compilers. Every run keeps the parallel GC.
+func TestQuickCompilerForShortRuns(t *testing.T) {
+	dir := t.TempDir()
+	specs := filepath.Join(dir, "specs")
+	require.NoError(t, os.MkdirAll(specs, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(specs, "S.tla"), []byte("---- MODULE S ----\n====\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(specs, "m.cfg"), []byte("INVARIANT Inv\n"), 0o644))
+	fake := filepath.Join(dir, "java")
+	// The fake java prints its JVM flags: the arguments before -cp.
+	script := "#!/bin/sh\nwhile [ $# -gt 0 ] && [ \"$1\" != -cp ]; do case $1 in -XX*) echo \"$1\";; esac; shift; done\n"
+	require.NoError(t, os.WriteFile(fake, []byte(script), 0o755))
+	r := &Runner{Java: fake, Jar: "tla2tools.jar"}
+	quick := "-XX:+UseParallelGC\n" + shortRunJIT + "\n"
+	full := "-XX:+UseParallelGC\n"
+	tests := []struct {
+		name string
+		m    Model
+		want string
+	}{
+		{"violated", Model{Expected: ResultInvariant, Property: "Inv"}, quick},
+		{"small, holds", Model{Expected: ResultOK, DistinctStates: 3716}, quick},
+		{"just below", Model{Expected: ResultOK, DistinctStates: longRunStates - 1}, quick},
+		{"at the bound", Model{Expected: ResultOK, DistinctStates: longRunStates}, full},
+		{"big", Model{Expected: ResultOK, DistinctStates: 300984}, full},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := tc.m
+			m.Name, m.Spec, m.Cfg = "m", "S.tla", "m.cfg"
+			assert.Equal(t, tc.want == full, LongModel(m))
+			res, err := r.Run(context.Background(), specs, m)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, string(res.Output))
+		})
+	}
+	out, _, err := r.TLC(context.Background(), specs, "-config", "m.cfg", "S.tla")
+	require.NoError(t, err)
+	assert.Equal(t, quick, string(out), "trace validation")
+}
+
+// TestLivenessCheckedOnTheWholeGraph: every model run asks TLC to check
+// its temporal properties once, at the end (-lncheck final), so that where
+// a liveness violation is found does not depend on the wall clock.
+func TestLivenessCheckedOnTheWholeGraph(t *testing.T) {
+	dir := t.TempDir()
+	specs := filepath.Join(dir, "specs")
+	require.NoError(t, os.MkdirAll(specs, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(specs, "S.tla"), []byte("---- MODULE S ----\n====\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(specs, "m.cfg"), []byte("PROPERTY Live\n"), 0o644))
+	fake := filepath.Join(dir, "java")
+	// The fake java prints the -lncheck value it was given.
+	script := "#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ \"$1\" = -lncheck ]; then echo \"lncheck $2\"; fi; shift; done\n"
+	require.NoError(t, os.WriteFile(fake, []byte(script), 0o755))
+	r := &Runner{Java: fake, Jar: "tla2tools.jar"}
+	for _, m := range []Model{
+		{Name: "m", Spec: "S.tla", Cfg: "m.cfg", Expected: ResultLiveness, Property: "Live"},
+		{Name: "m", Spec: "S.tla", Cfg: "m.cfg", Expected: ResultOK, DistinctStates: 1 << 20},
+	} {
+		res, err := r.Run(context.Background(), specs, m)
+		require.NoError(t, err)
+		assert.Equal(t, "lncheck final\n", string(res.Output), "expected %s", m.Expected)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fencelab/fencelab/conform"
@@ -37,23 +38,29 @@ func (c designConformance) ok() bool { return c.rejected == 0 && c.departed == 0
 func demoConformance(ctx context.Context, runner *tlc.Runner, specs, tlcOut string, models []tlc.Model) (map[impl.Design]*designConformance, error) {
 	out := map[impl.Design]*designConformance{}
 	k := &conform.Checker{TLC: runner, SpecsDir: specs}
-	for _, d := range conform.Designs() {
-		c := explore.DefaultConfig(d, 2).Config // the explorer's untimed configuration, 1 section
-		g, err := conform.Walks(c, demoWalks, 200)
-		if err != nil {
-			return nil, err
+	// One TLC run per design, each a JVM that spends most of its time
+	// starting and parsing: modelsAtOnce of them at a time, as the
+	// models. The Checker keeps nothing between runs.
+	designs := conform.Designs()
+	checked := make([]*designConformance, len(designs))
+	errs := make([]error, len(designs))
+	slots := make(chan struct{}, modelsAtOnce())
+	var wg sync.WaitGroup
+	for i, d := range designs {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			checked[i], errs[i] = validateWalks(ctx, k, d)
+		}()
+	}
+	wg.Wait()
+	for i, d := range designs {
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
-		run, err := k.Check(ctx, c, g.Traces)
-		if err != nil {
-			return nil, fmt.Errorf("trace validation, %s: %w", d, err)
-		}
-		dc := &designConformance{traces: run.Traces}
-		for _, v := range run.Verdict {
-			if !v.Accepted {
-				dc.rejected++
-			}
-		}
-		out[d] = dc
+		out[d] = checked[i]
 	}
 	for _, mod := range models {
 		if mod.Expected == tlc.ResultOK {
@@ -82,6 +89,26 @@ func demoConformance(ctx context.Context, runner *tlc.Runner, specs, tlcOut stri
 		}
 	}
 	return out, nil
+}
+
+// validateWalks has TLC validate demoWalks seeded walks of design d.
+func validateWalks(ctx context.Context, k *conform.Checker, d impl.Design) (*designConformance, error) {
+	c := explore.DefaultConfig(d, 2).Config // the explorer's untimed configuration, 1 section
+	g, err := conform.Walks(c, demoWalks, 200)
+	if err != nil {
+		return nil, err
+	}
+	run, err := k.Check(ctx, c, g.Traces)
+	if err != nil {
+		return nil, fmt.Errorf("trace validation, %s: %w", d, err)
+	}
+	dc := &designConformance{traces: run.Traces}
+	for _, v := range run.Verdict {
+		if !v.Accepted {
+			dc.rejected++
+		}
+	}
+	return dc, nil
 }
 
 // demoConformanceSection prints the demo's conformance table: per design
