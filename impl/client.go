@@ -48,6 +48,11 @@ type ClientConfig struct {
 	Rule ValidityRule
 	// Think is the time between reading the counter and writing read+1.
 	Think time.Duration
+	// Renewals bounds the renewals a client sends per section (0: it never
+	// renews); RenewEvery is the time between a grant (or a granted
+	// renewal) and the next renewal. See Design.Renews.
+	Renewals   int
+	RenewEvery time.Duration
 }
 
 // Client uses the lock to guard a read-modify-write of the resource.
@@ -70,6 +75,17 @@ type Client struct {
 	retries   uint8 // rejections in the current section
 	committed uint8
 	aborted   uint8
+	// Renewal (ClientConfig.Renewals > 0), all reset when a section ends.
+	// renewals counts the renewals sent in the current section. Under the
+	// send rule a renewal's window starts at its send, while the window
+	// before it still runs, so the belief has two validity timers:
+	// onRenewalWindow says the belief's window is TimerRenewalValidity's
+	// (a granted renewal switched to it) rather than TimerValidity's, and
+	// renewalLate that the window of the renewal in flight ended before
+	// its answer came: a grant of it then extends nothing.
+	renewals        uint8
+	onRenewalWindow bool
+	renewalLate     bool
 }
 
 // NewClient returns client id, not yet started.
@@ -154,6 +170,9 @@ func (c *Client) onMessage(in Input, out *Effects) {
 		if c.cfg.Rule == ValidityArrival {
 			out.set(TimerValidity, c.cfg.Validity)
 		}
+		if c.cfg.Renewals > 0 {
+			out.set(TimerRenew, c.cfg.RenewEvery)
+		}
 		out.event(Event{Kind: EvHolding, Node: c.id, Lease: m.Lease, Token: m.Token})
 		c.send(out, Message{Kind: MsgRead, To: ResourceNode, Token: c.token})
 	case MsgReject:
@@ -183,7 +202,61 @@ func (c *Client) onMessage(in Input, out *Effects) {
 		if c.phase == Writing {
 			c.endSection(m.OK, out)
 		}
+	case MsgRenewed:
+		c.renewed(m, out)
 	}
+}
+
+// renewed handles the service's answer to a renewal. Only the answer for
+// the lease the client still believes in counts; an answer that comes
+// after the section ended, or after the belief did, changes nothing (a
+// renewal is not a grant: a belief that ended stays ended).
+func (c *Client) renewed(m Message, out *Effects) {
+	if !c.holds || m.Lease != c.lease {
+		return
+	}
+	if !m.OK {
+		// The service no longer has this lease as ours: it expired
+		// before the renewal reached it. Stop believing (Redisson
+		// stops its watchdog; etcd closes the session's Done channel).
+		c.holds = false
+		out.event(Event{Kind: EvRenewalRefused, Node: c.id, Lease: c.lease})
+		return
+	}
+	if c.renewalLate {
+		return // its window ended in flight: the belief stays on the old one
+	}
+	switch c.cfg.Rule {
+	case ValiditySend:
+		// The renewal's window, started at its send, takes over.
+		out.cancel(c.beliefTimer())
+		c.onRenewalWindow = !c.onRenewalWindow
+	case ValidityArrival:
+		out.set(TimerValidity, c.cfg.Validity)
+	}
+	out.event(Event{Kind: EvBeliefExtended, Node: c.id, Lease: c.lease, Token: c.token})
+	if int(c.renewals) < c.cfg.Renewals {
+		out.set(TimerRenew, c.cfg.RenewEvery)
+	}
+}
+
+// beliefTimer is the validity timer whose firing ends the belief: the
+// acquire's (or a renewal's, under the arrival rule) TimerValidity, or,
+// under the send rule, the other kind once a renewal switched to it.
+func (c *Client) beliefTimer() TimerKind {
+	if c.onRenewalWindow {
+		return TimerRenewalValidity
+	}
+	return TimerValidity
+}
+
+// renewalTimer is the validity timer of a renewal in flight (send rule):
+// the kind the belief's window does not use.
+func (c *Client) renewalTimer() TimerKind {
+	if c.onRenewalWindow {
+		return TimerValidity
+	}
+	return TimerRenewalValidity
 }
 
 func (c *Client) onTimer(in Input, out *Effects) {
@@ -192,13 +265,30 @@ func (c *Client) onTimer(in Input, out *Effects) {
 		if c.phase == BackingOff {
 			c.acquire(out)
 		}
-	case TimerValidity:
-		if c.holds {
+	case TimerValidity, TimerRenewalValidity:
+		switch {
+		case in.Timer.Kind != c.beliefTimer():
+			// A renewal's window ended before its answer came.
+			c.renewalLate = true
+		case c.holds:
 			c.holds = false
 			out.event(Event{Kind: EvLeaseLost, Node: c.id, Lease: c.lease})
-		} else if c.phase == Acquiring && c.cfg.Rule == ValiditySend {
+		case c.phase == Acquiring && c.cfg.Rule == ValiditySend:
 			c.late = true
 		}
+	case TimerRenew:
+		// Redisson's watchdog: renew while the section lasts, whatever
+		// the section does meanwhile. A client that no longer believes
+		// has nothing to renew.
+		if !c.holds || int(c.renewals) >= c.cfg.Renewals {
+			return
+		}
+		c.renewals++
+		if c.cfg.Rule == ValiditySend {
+			c.renewalLate = false
+			out.set(c.renewalTimer(), c.cfg.Validity)
+		}
+		c.send(out, Message{Kind: MsgRenew, To: ServiceNode, Lease: c.lease})
 	case TimerThink:
 		if c.phase != Thinking {
 			return
@@ -259,7 +349,14 @@ func (c *Client) endSection(committed bool, out *Effects) {
 	// on, and the next acquire sets it again (an actor never sets and
 	// cancels one timer in one step).
 	cancel := c.lease != 0 && c.cfg.Rule == ValidityArrival
+	if c.lease != 0 && c.cfg.Renewals > 0 {
+		out.cancel(TimerRenew)
+		if c.cfg.Rule == ValiditySend {
+			out.cancel(TimerRenewalValidity)
+		}
+	}
 	c.holds, c.lease, c.token, c.read, c.retries, c.late = false, 0, 0, 0, 0, false
+	c.renewals, c.onRenewalWindow, c.renewalLate = 0, false, false
 	if int(c.committed)+int(c.aborted) >= c.cfg.Sections {
 		c.phase = Finished
 		out.event(Event{Kind: EvFinished, Node: c.id})
@@ -283,12 +380,21 @@ func (c *Client) Encode(b []byte) []byte {
 	b = append(b, byte(c.phase), boolByte(c.holds), boolByte(c.late), c.retries, c.committed, c.aborted)
 	b = binary.AppendUvarint(b, c.lease)
 	b = binary.AppendUvarint(b, c.token)
-	return binary.AppendVarint(b, c.read)
+	b = binary.AppendVarint(b, c.read)
+	if c.cfg.Renewals > 0 {
+		// Only in renewing designs: the others' encodings stay as they
+		// were.
+		b = append(b, c.renewals, boolByte(c.onRenewalWindow), boolByte(c.renewalLate))
+	}
+	return b
 }
 
 // Retries counts the rejections answered by asking again in the current
 // section (the conformance check's abstraction reads it).
 func (c *Client) Retries() int { return int(c.retries) }
+
+// Renewals counts the renewals sent in the current section.
+func (c *Client) Renewals() int { return int(c.renewals) }
 
 // Late reports, under the send rule, that the window of the acquire in
 // flight ended before its answer came.

@@ -31,6 +31,8 @@ const (
 	DesignRevision                      // etcd/ZooKeeper revision tokens, resource checks >= on every operation
 	DesignVersionEquality               // etcd contrib/lock: the storage remembers a version, a write must equal it
 	DesignSequencer                     // Chubby/Consul: the resource asks the service whether the sequencer is the holder's; a lock-delay after an expiry
+	DesignRenewal                       // no tokens; the holder renews its lease while its section lasts (Redisson's watchdog)
+	DesignRenewalAll                    // as renewal, with tokens checked as in all
 	numDesigns
 )
 
@@ -82,6 +84,9 @@ type row struct {
 	// lockDelay gives the service a lock-delay after an expiry whatever
 	// Config.LockDelay says (Config.ServiceLockDelay).
 	lockDelay bool
+	// renews makes the holder renew its lease every RenewEvery while its
+	// section lasts, and the service extend a lease only for its holder.
+	renews bool
 	// starves says why not every client can commit all its sections in
 	// this row, when it is so by design ("" otherwise): the explorer's
 	// EveryClientCommits is then expected unreached, and TLC's witness
@@ -149,6 +154,15 @@ func (d Design) row() row {
 		return row{flag: "sequencer", describe: "sequencer checked with the service (Chubby, Consul)", tokens: true, mode: FenceSequencer, lockDelay: true,
 			assumption: "the resource asks the lock service whether each operation's sequencer is the current holder's and applies it only if so, one operation at a time, so operations take effect in the order the service said yes (Chubby's CheckSequencer); the lock-delay after an expiry protects only resources that do not check, and only under timing bounds",
 			expected:   [3]verdict.Status{v, h, h}}
+	case DesignRenewal:
+		return row{flag: "renewal", describe: "no fencing, lease renewed (Redisson's watchdog)", renews: true,
+			assumption:    "no tokens; the holder renews its lease every TTL/3 while its section lasts and the service extends only the holder's current lease: a section may outlast the TTL, but a pause longer than what is left of the lease stops the renewals with the work, and the paused holder resumes still believing",
+			expected:      [3]verdict.Status{v, na, v},
+			notApplicable: [3]string{1: "there are no tokens to order"}}
+	case DesignRenewalAll:
+		return row{flag: "renewal-all", describe: "tokens, mode all, lease renewed", tokens: true, mode: FenceAll, renews: true,
+			assumption: "as all, and the holder renews its lease while its section lasts: renewal keeps a long section's lease, the tokens keep a paused holder's late operations out",
+			expected:   [3]verdict.Status{v, h, h}}
 	}
 	return row{flag: fmt.Sprintf("Design(%d)", uint8(d))}
 }
@@ -185,6 +199,10 @@ func (d Design) Revision() bool { return d.row().revision }
 // LockDelay reports whether the design's service always holds an expired
 // lock back for a lock-delay (Config.ServiceLockDelay).
 func (d Design) LockDelay() bool { return d.row().lockDelay }
+
+// Renews reports whether the design's clients renew their lease while a
+// section lasts (and its service answers renewals).
+func (d Design) Renews() bool { return d.row().renews }
 
 // Starves says why not every client can commit all its sections in design
 // d, where that is so by design; "" where every client can.

@@ -17,6 +17,13 @@ const (
 	TimerValidity                       // client: stop believing it holds the lock (TTL minus margin)
 	TimerBackoff                        // client: retry the acquire after a rejection
 	TimerThink                          // client: done thinking; write read+1
+	TimerRenew                          // client (renewing designs): send the next renewal of the lease it holds
+	// TimerRenewalValidity is a renewing client's second validity timer
+	// (send rule): a renewal's window starts when the renewal is sent,
+	// while the window before it still runs; a granted renewal makes it
+	// the belief's timer, and the next renewal's window uses the other
+	// kind.
+	TimerRenewalValidity
 )
 
 func (k TimerKind) String() string {
@@ -31,6 +38,10 @@ func (k TimerKind) String() string {
 		return "backoff"
 	case TimerThink:
 		return "think"
+	case TimerRenew:
+		return "renew"
+	case TimerRenewalValidity:
+		return "renewal validity"
 	}
 	return fmt.Sprintf("TimerKind(%d)", uint8(k))
 }
@@ -154,6 +165,10 @@ const (
 	EvSequencerAsked                        // sequencer-checking resource asked the service whether Token is the holder's
 	EvSequencerCurrent                      // service answered: Token is the current holder's
 	EvSequencerStale                        // service answered: Token is not the current holder's
+	EvRenewed                               // service extended Peer's Lease by a fresh TTL
+	EvRenewRefused                          // service refused Peer's renewal: Lease is not the current one, or not Peer's
+	EvBeliefExtended                        // client's renewal of Lease was granted: it believes for another window
+	EvRenewalRefused                        // client heard its renewal of Lease refused: it stops believing
 )
 
 func (k EventKind) String() string {
@@ -198,6 +213,14 @@ func (k EventKind) String() string {
 		return "sequencer current"
 	case EvSequencerStale:
 		return "sequencer stale"
+	case EvRenewed:
+		return "renewed"
+	case EvRenewRefused:
+		return "renewal refused"
+	case EvBeliefExtended:
+		return "belief extended"
+	case EvRenewalRefused:
+		return "renewal refused, belief ended"
 	}
 	return fmt.Sprintf("EventKind(%d)", uint8(k))
 }
@@ -222,7 +245,7 @@ func (e Event) String() string {
 		return fmt.Sprintf("granted lease %d to %s", e.Lease, e.Peer)
 	case EvRejected:
 		return fmt.Sprintf("rejected %s's acquire", e.Peer)
-	case EvReleased, EvReleaseRefused, EvExpired:
+	case EvReleased, EvReleaseRefused, EvExpired, EvRenewed, EvRenewRefused:
 		return fmt.Sprintf("%s lease %d of %s", e.Kind, e.Lease, e.Peer)
 	case EvOpAccepted, EvOpRejected:
 		return fmt.Sprintf("%s %s", e.Kind, e.Op)
@@ -233,6 +256,10 @@ func (e Event) String() string {
 		return fmt.Sprintf("holds the lock (lease %d)", e.Lease)
 	case EvLeaseLost:
 		return fmt.Sprintf("lease %d ran out by its own clock", e.Lease)
+	case EvBeliefExtended:
+		return fmt.Sprintf("renewal of lease %d granted: it believes for another window", e.Lease)
+	case EvRenewalRefused:
+		return fmt.Sprintf("renewal of lease %d refused: the lease is gone, it stops believing", e.Lease)
 	case EvGrantLate:
 		return fmt.Sprintf("lease %d came after its validity window, counted from the acquire's send: given back", e.Lease)
 	case EvOpChecked:

@@ -57,6 +57,16 @@ type World struct {
 // be a deadlock).
 const UntimedRestarts = 1
 
+// UntimedRenewals bounds a renewing client's renewals per section in the
+// untimed world, so that its state space stays finite (a renewal timer
+// always pending would let a section renew forever). One is enough:
+// untimed, a lease timer may fire at any moment, renewed or not — setting
+// a pending timer again changes nothing the world keeps — so a second
+// renewal adds states (the counter, and under the send rule the window
+// switching back) but no story the first cannot tell: a renewal granted,
+// refused, or answered after the section or the belief ended.
+const UntimedRenewals = 1
+
 // PendingTimer is a timer one node has set and not yet seen fire.
 type PendingTimer struct {
 	Node  NodeID
@@ -79,6 +89,11 @@ func NewWorld(c Config) (*World, error) {
 	w := &World{Sys: sys}
 	if c.Design.Restart() != NoRestart {
 		w.maxRestarts = UntimedRestarts
+	}
+	if c.Design.Renews() {
+		for i := range sys.Clients {
+			sys.Clients[i].cfg.Renewals = UntimedRenewals
+		}
 	}
 	return w, nil
 }
