@@ -16,6 +16,11 @@ const (
 	// restarts (impl.Design.Restart): a holds there must not come from
 	// restarts that stop every section.
 	SectionSpansRestart = "SectionSpansRestart"
+	// SectionCommitsAfterRenewal is the witness of the renewing rows
+	// (impl.Design.Renews): a renewal is granted and the section it
+	// extended still commits, so their verdicts are not those of clients
+	// that never renew.
+	SectionCommitsAfterRenewal = "SectionCommitsAfterRenewal"
 )
 
 // A goal is a state the search looks for, like a violation, but whose
@@ -37,7 +42,7 @@ type goal struct {
 }
 
 // goals are the witnesses a run of design d looks for, in report order:
-// every design's two, then the restart rows' own. They are symmetric in
+// every design's two, then the restart rows' and the renewing rows' own. They are symmetric in
 // the clients, so a search under symmetry finds them at the same depth.
 func goals(d impl.Design) []goal {
 	gs := []goal{
@@ -55,7 +60,25 @@ func goals(d impl.Design) []goal {
 		gs = append(gs, goal{name: SectionSpansRestart, what: "a client held the lock when the service restarted, and every client has committed all its sections (that one's too)",
 			reached: func(w *impl.World) bool { return w.HeldAtRestart != 0 && everyClientCommits(w) }})
 	}
+	if d.Renews() {
+		gs = append(gs, goal{name: SectionCommitsAfterRenewal, what: "a client's renewal was granted and extended its belief, and the resource accepted that section's write (its accepting reply in flight)",
+			reached: sectionCommitsAfterRenewal})
+	}
 	return gs
+}
+
+// sectionCommitsAfterRenewal: some client, its belief extended by a
+// granted renewal, is told its section's write was accepted.
+func sectionCommitsAfterRenewal(w *impl.World) bool {
+	for _, m := range w.InFlight {
+		if m.Kind != impl.MsgWriteReply || !m.OK || !m.To.IsClient() {
+			continue
+		}
+		if c := &w.Sys.Clients[m.To.ClientIndex()]; c.Extended() && c.Phase() == impl.Writing {
+			return true
+		}
+	}
+	return false
 }
 
 func everyClientCommits(w *impl.World) bool {

@@ -86,6 +86,10 @@ type Client struct {
 	renewals        uint8
 	onRenewalWindow bool
 	renewalLate     bool
+	// extended records that a renewal was granted in the current
+	// section and extended the belief (the witness that a section can
+	// commit on a renewed lease).
+	extended bool
 }
 
 // NewClient returns client id, not yet started.
@@ -220,6 +224,7 @@ func (c *Client) renewed(m Message, out *Effects) {
 		// before the renewal reached it. Stop believing (Redisson
 		// stops its watchdog; etcd closes the session's Done channel).
 		c.holds = false
+		c.stopRenewing(out)
 		out.event(Event{Kind: EvRenewalRefused, Node: c.id, Lease: c.lease})
 		return
 	}
@@ -234,9 +239,24 @@ func (c *Client) renewed(m Message, out *Effects) {
 	case ValidityArrival:
 		out.set(TimerValidity, c.cfg.Validity)
 	}
+	c.extended = true
 	out.event(Event{Kind: EvBeliefExtended, Node: c.id, Lease: c.lease, Token: c.token})
 	if int(c.renewals) < c.cfg.Renewals {
 		out.set(TimerRenew, c.cfg.RenewEvery)
+	}
+}
+
+// stopRenewing cancels the renewal timers when the belief ends before the
+// section does: a client that no longer believes has nothing to renew,
+// and a renewal in flight will extend nothing (its window's timer, under
+// the send rule, would only end a window nobody is on).
+func (c *Client) stopRenewing(out *Effects) {
+	if c.cfg.Renewals == 0 {
+		return
+	}
+	out.cancel(TimerRenew)
+	if c.cfg.Rule == ValiditySend {
+		out.cancel(c.renewalTimer())
 	}
 }
 
@@ -272,6 +292,7 @@ func (c *Client) onTimer(in Input, out *Effects) {
 			c.renewalLate = true
 		case c.holds:
 			c.holds = false
+			c.stopRenewing(out)
 			out.event(Event{Kind: EvLeaseLost, Node: c.id, Lease: c.lease})
 		case c.phase == Acquiring && c.cfg.Rule == ValiditySend:
 			c.late = true
@@ -356,7 +377,7 @@ func (c *Client) endSection(committed bool, out *Effects) {
 		}
 	}
 	c.holds, c.lease, c.token, c.read, c.retries, c.late = false, 0, 0, 0, 0, false
-	c.renewals, c.onRenewalWindow, c.renewalLate = 0, false, false
+	c.renewals, c.onRenewalWindow, c.renewalLate, c.extended = 0, false, false, false
 	if int(c.committed)+int(c.aborted) >= c.cfg.Sections {
 		c.phase = Finished
 		out.event(Event{Kind: EvFinished, Node: c.id})
@@ -384,7 +405,7 @@ func (c *Client) Encode(b []byte) []byte {
 	if c.cfg.Renewals > 0 {
 		// Only in renewing designs: the others' encodings stay as they
 		// were.
-		b = append(b, c.renewals, boolByte(c.onRenewalWindow), boolByte(c.renewalLate))
+		b = append(b, c.renewals, boolByte(c.onRenewalWindow), boolByte(c.renewalLate), boolByte(c.extended))
 	}
 	return b
 }
@@ -395,6 +416,10 @@ func (c *Client) Retries() int { return int(c.retries) }
 
 // Renewals counts the renewals sent in the current section.
 func (c *Client) Renewals() int { return int(c.renewals) }
+
+// Extended reports whether a renewal granted in the current section
+// extended the client's belief.
+func (c *Client) Extended() bool { return c.extended }
 
 // Late reports, under the send rule, that the window of the acquire in
 // flight ended before its answer came.

@@ -122,9 +122,9 @@ func (c *Client) Decode(b []byte) ([]byte, error) {
 	c.lease = d.uvarint()
 	c.token = d.uvarint()
 	c.read = d.varint()
-	c.renewals, c.onRenewalWindow, c.renewalLate = 0, false, false
+	c.renewals, c.onRenewalWindow, c.renewalLate, c.extended = 0, false, false, false
 	if c.cfg.Renewals > 0 {
-		c.renewals, c.onRenewalWindow, c.renewalLate = d.byte(), d.bool(), d.bool()
+		c.renewals, c.onRenewalWindow, c.renewalLate, c.extended = d.byte(), d.bool(), d.bool(), d.bool()
 	}
 	return d.done("client")
 }

@@ -48,6 +48,7 @@ func TestClientRenewal(t *testing.T) {
 			assert.Equal(t, []Timer{{Kind: TimerValidity}}, out.Cancel, "the acquire's window is no longer the belief's")
 			assert.Equal(t, []TimerSet{renewTimer}, out.Set, "within the budget: the next renewal")
 			assert.Equal(t, []EventKind{EvBeliefExtended}, kinds(out.Events))
+			assert.True(t, d.c.Extended())
 			out = d.fire(TimerRenew)
 			assert.Equal(t, []TimerSet{window(TimerValidity)}, out.Set, "the second renewal's window uses the free kind")
 			out = d.msg(renewed(4, true))
@@ -85,6 +86,7 @@ func TestClientRenewal(t *testing.T) {
 			assert.False(t, d.c.Holds())
 			assert.Equal(t, []EventKind{EvRenewalRefused}, kinds(out.Events))
 			assert.Empty(t, out.Set)
+			assert.False(t, d.c.Extended())
 		}},
 		{"an answer for another lease, or after the belief ended, changes nothing", arrival, func(t *testing.T, d *clientDriver) {
 			held(d)
@@ -122,6 +124,7 @@ func TestClientRenewal(t *testing.T) {
 			assert.Contains(t, out.Cancel, Timer{Kind: TimerRenew})
 			assert.Contains(t, out.Cancel, Timer{Kind: TimerRenewalValidity})
 			assert.Zero(t, d.c.Renewals())
+			assert.False(t, d.c.Extended())
 			out = d.msg(renewed(4, true))
 			assert.Empty(t, out.Set, "the old section's renewal answered after it ended")
 			assert.Empty(t, out.Events)
@@ -147,7 +150,7 @@ func TestNonRenewingClientIgnoresRenewal(t *testing.T) {
 	assert.Empty(t, out.Send)
 	c := NewClient(ClientNode(0), ClientConfig{Sections: 1})
 	r := NewClient(ClientNode(0), ClientConfig{Sections: 1, Renewals: 1})
-	assert.Len(t, r.Encode(nil), len(c.Encode(nil))+3, "the renewal's three bytes only in renewing designs")
+	assert.Len(t, r.Encode(nil), len(c.Encode(nil))+4, "the renewal's four bytes only in renewing designs")
 }
 
 // TestRenewalInTheUntimedWorld: every run of the renewing rows' untimed
