@@ -89,8 +89,19 @@ func Cfg(c impl.Config, verbose bool) string {
 	b.WriteString("    Timeouts = TRUE\n    GiveUp = TRUE\n")
 	if c.Design.Tokens() {
 		fmt.Fprintf(&b, "    Check = %q\n    TokenRule = \"lease\"\n", c.Design.Mode().String())
+	} else {
+		fmt.Fprintf(&b, "    Renewals = %d\n", Renewals(c.Design))
 	}
 	fmt.Fprintf(&b, "    Verbose = %s\n", strings.ToUpper(fmt.Sprint(verbose)))
 	b.WriteString("CHECK_DEADLOCK FALSE\n")
 	return b.String()
+}
+
+// Renewals is DistLock.tla's constant Renewals for design d: the untimed
+// world's budget of renewals a section in the renewing row, else 0.
+func Renewals(d impl.Design) int {
+	if d.Renews() {
+		return impl.UntimedRenewals
+	}
+	return 0
 }

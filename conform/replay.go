@@ -46,6 +46,12 @@ func ModelConfig(spec, cfg string) (impl.Config, error) {
 	c := impl.Config{Design: impl.DesignNoFencing, Validity: impl.ValidityArrival}
 	switch spec {
 	case "DistLock.tla":
+		if r, ok := consts["Renewals"]; ok && r.Kind == tlc.KindInt && r.Int > 0 {
+			c.Design = impl.DesignRenewal
+			if r.Int != int64(impl.UntimedRenewals) {
+				return impl.Config{}, fmt.Errorf("constant Renewals = %d: Go's untimed world renews at most %d a section: %w", r.Int, impl.UntimedRenewals, ErrNotGoSystem)
+			}
+		}
 	case "DistLockFencing.tla":
 		check, ok := consts["Check"]
 		if !ok || check.Kind != tlc.KindString {

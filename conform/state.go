@@ -33,11 +33,12 @@ import (
 // Designs are the designs DistLock.tla and DistLockFencing.tla model, the
 // designs whose runs are checked against a spec: no tokens, tokens the
 // resource checks not at all, on writes or on every operation, and the
-// sequencer the resource checks with the service (Check "sequencer"). The
-// matrix's other rows have specs of their own (DESIGN.md, "Where the specs
-// depart from Go"), which do not step like impl.World.
+// sequencer the resource checks with the service (Check "sequencer"); and
+// no tokens with renewal (DistLock.tla's Renewals). The matrix's other
+// rows have specs of their own (DESIGN.md, "Where the specs depart from
+// Go"), which do not step like impl.World.
 func Designs() []impl.Design {
-	return []impl.Design{impl.DesignNoFencing, impl.DesignFenceNone, impl.DesignFenceWrites, impl.DesignFenceAll, impl.DesignSequencer}
+	return []impl.Design{impl.DesignNoFencing, impl.DesignFenceNone, impl.DesignFenceWrites, impl.DesignFenceAll, impl.DesignSequencer, impl.DesignRenewal}
 }
 
 // Spec names the spec a design's runs are checked against: DistLock.tla
@@ -56,14 +57,15 @@ type State map[string]string
 
 // Vars lists the spec's variables that a trace pins, in module order.
 // DistLock.tla has neither max_token nor token, nor the resource's queue
-// of Check "sequencer".
+// of Check "sequencer"; it alone has the renewal's renewals and renewed.
 func Vars(d impl.Design) []string {
 	v := []string{"distLock", "network", "timers", "lock_held", "lease", "counter", "max_token", "ops",
-		"pc", "retries", "late", "token", "read_val", "committed", "aborted", "last_lease", "queue"}
+		"pc", "retries", "late", "token", "read_val", "committed", "aborted", "renewals", "renewed", "last_lease", "queue"}
+	drop := []string{"renewals", "renewed"}
 	if !d.Tokens() {
-		v = slices.DeleteFunc(v, func(s string) bool { return s == "max_token" || s == "token" || s == "queue" })
+		drop = []string{"max_token", "token", "queue"}
 	}
-	return v
+	return slices.DeleteFunc(v, func(s string) bool { return slices.Contains(drop, s) })
 }
 
 // Record renders s as a TLA+ record, one field per variable.
@@ -102,8 +104,11 @@ func Abstract(w *impl.World, d impl.Design) (State, error) {
 		}
 	}
 	for _, t := range w.Timers {
-		if t.Timer.Kind == impl.TimerLockDelay && !d.LockDelay() {
+		switch {
+		case t.Timer.Kind == impl.TimerLockDelay && !d.LockDelay():
 			return nil, fmt.Errorf("a lock-delay timer is pending: the untimed specs have no lock-delay")
+		case t.Timer.Kind == impl.TimerRenewalValidity:
+			return nil, fmt.Errorf("a renewal's validity timer is pending (send rule): DistLock.tla models renewal under the arrival rule only")
 		}
 	}
 	s := State{}
@@ -185,6 +190,10 @@ func Abstract(w *impl.World, d impl.Design) (State, error) {
 	s["read_val"] = perClient(func(c *impl.Client) string { return strconv.FormatInt(c.Read(), 10) })
 	s["committed"] = perClient(func(c *impl.Client) string { return strconv.Itoa(c.Committed()) })
 	s["aborted"] = perClient(func(c *impl.Client) string { return strconv.Itoa(c.Aborted()) })
+	if !d.Tokens() {
+		s["renewals"] = perClient(func(c *impl.Client) string { return strconv.Itoa(c.Renewals()) })
+		s["renewed"] = perClient(func(c *impl.Client) string { return boolean(c.Extended()) })
+	}
 
 	pcs := make([]string, 0, len(sys.Clients)+2)
 	for i := range sys.Clients {
@@ -224,6 +233,10 @@ func msgType(k impl.MsgKind) string {
 		return "check"
 	case impl.MsgCheckReply:
 		return "check_reply"
+	case impl.MsgRenew:
+		return "renew"
+	case impl.MsgRenewed:
+		return "renewed"
 	}
 	return fmt.Sprintf("kind%d", uint8(k))
 }

@@ -28,6 +28,9 @@ func NewSystem(c Config) (*System, error) {
 	cc := ClientConfig{Sections: c.Sections, MaxRetries: c.Retries, Validity: c.TTL - c.Margin, Rule: c.Validity, Think: c.Think}
 	if c.Design.Renews() {
 		cc.Renewals, cc.RenewEvery = TimedRenewals, RenewEvery(c.TTL)
+		if c.Renewals > 0 {
+			cc.Renewals = c.Renewals
+		}
 	}
 	for i := range s.Clients {
 		s.Clients[i] = NewClient(ClientNode(i), cc)

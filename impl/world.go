@@ -92,7 +92,7 @@ func NewWorld(c Config) (*World, error) {
 	}
 	if c.Design.Renews() {
 		for i := range sys.Clients {
-			sys.Clients[i].cfg.Renewals = UntimedRenewals
+			sys.Clients[i].cfg.Renewals = min(sys.Clients[i].cfg.Renewals, UntimedRenewals)
 		}
 	}
 	return w, nil

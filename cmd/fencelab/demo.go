@@ -179,19 +179,6 @@ func parseSizes(s string) ([]int, error) {
 	return sizes, nil
 }
 
-// demoMaxClients is the largest model the demo explores of design d. The
-// renewing rows stop at 2 clients: their renewal timer, renewal and
-// answer in flight multiply each client's states (about 23 times off's
-// with 2 clients), and with 3 clients the search is 30 million states,
-// nine minutes where the whole demo has three (renewal, measured once on
-// 2 shared cores: 30,176,039 states, off's verdicts and shortest traces).
-func demoMaxClients(d impl.Design) int {
-	if d.Renews() {
-		return 2
-	}
-	return impl.MaxClients
-}
-
 // demoExplore runs the explorer on every design for each model size and
 // prints one matrix per size.
 func demoExplore(e *env, sizes []int, outDir string) ([]report.Reached, error) {
@@ -199,7 +186,7 @@ func demoExplore(e *env, sizes []int, outDir string) ([]report.Reached, error) {
 	for i, clients := range sizes {
 		var results []*explore.Result
 		for _, d := range impl.Designs() {
-			if clients > demoMaxClients(d) {
+			if clients > explore.RoutineClients(d) {
 				continue
 			}
 			// With client symmetry and sleep sets, as fencelab explore
