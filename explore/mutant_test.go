@@ -92,7 +92,7 @@ func TestMutantsReachNoWitness(t *testing.T) {
 // SectionCommitsAfterRenewal is not reached, so the row's witness tells a
 // renewal that works from one that does nothing.
 func TestServiceRefusingRenewalsReachesNoRenewalWitness(t *testing.T) {
-	for _, d := range []impl.Design{impl.DesignRenewal, impl.DesignRenewalAll} {
+	for _, d := range []impl.Design{impl.DesignRenewal} {
 		c := DefaultConfig(d, 2)
 		m := &mutantModel{sysModel: c.model(), noRenew: true}
 		m.goals = goals(d)

@@ -32,7 +32,6 @@ const (
 	DesignVersionEquality               // etcd contrib/lock: the storage remembers a version, a write must equal it
 	DesignSequencer                     // Chubby/Consul: the resource asks the service whether the sequencer is the holder's; a lock-delay after an expiry
 	DesignRenewal                       // no tokens; the holder renews its lease while its section lasts (Redisson's watchdog)
-	DesignRenewalAll                    // as renewal, with tokens checked as in all
 	numDesigns
 )
 
@@ -159,10 +158,6 @@ func (d Design) row() row {
 			assumption:    "no tokens; the holder renews its lease every TTL/3 while its section lasts and the service extends only the holder's current lease: a section may outlast the TTL, but a pause longer than what is left of the lease stops the renewals with the work, and the paused holder resumes still believing",
 			expected:      [3]verdict.Status{v, na, v},
 			notApplicable: [3]string{1: "there are no tokens to order"}}
-	case DesignRenewalAll:
-		return row{flag: "renewal-all", describe: "tokens, mode all, lease renewed", tokens: true, mode: FenceAll, renews: true,
-			assumption: "as all, and the holder renews its lease while its section lasts: renewal keeps a long section's lease, the tokens keep a paused holder's late operations out",
-			expected:   [3]verdict.Status{v, h, h}}
 	}
 	return row{flag: fmt.Sprintf("Design(%d)", uint8(d))}
 }

@@ -38,7 +38,6 @@ func TestRenewalKeepsLongSections(t *testing.T) {
 		{impl.DesignNoFencing, 0},
 		{impl.DesignFenceAll, 0},
 		{impl.DesignRenewal, 4},
-		{impl.DesignRenewalAll, 4},
 	} {
 		t.Run(tc.design.String(), func(t *testing.T) {
 			c := longSections(tc.design)
@@ -79,11 +78,11 @@ func thinkEnd(t *testing.T, c Config) (time.Duration, impl.NodeID) {
 // TestPauseBreaksRenewal: the same long sections, and one GC pause of the
 // first holder. A pause longer than what is left of the lease stops the
 // renewals with the work: the lease expires, the other client is granted
-// the lock, and the paused one resumes still believing — two holders, in
-// both renewing rows. Struck between its belief check and its write's
-// leaving (Kleppmann's pause), the write lands after the new holder's read:
-// without fencing an update is lost; with fencing all the stale write is
-// refused. Struck in the middle of the think instead, the resumed client's
+// the lock, and the paused one resumes still believing: two holders.
+// Struck between its belief check and its write's leaving (Kleppmann's
+// pause), the write lands after the new holder's read: an update is lost
+// (nothing fences it off). Struck in the middle of the think instead, the
+// resumed client's
 // overdue validity timer fires before its think timer: it abandons the
 // section — two holders for the pause's length, no update lost.
 func TestPauseBreaksRenewal(t *testing.T) {
@@ -92,18 +91,15 @@ func TestPauseBreaksRenewal(t *testing.T) {
 		return &Schedule{Version: ScheduleVersion, Seed: 1, Faults: []Fault{{Kind: FaultPause, Node: holder, At: at, Duration: 3 * time.Second / 2}}}
 	}
 	for _, tc := range []struct {
-		name     string
-		design   impl.Design
-		at       time.Duration
-		lostUpd  bool
-		fencedOp bool
+		name    string
+		at      time.Duration
+		lostUpd bool
 	}{
-		{"renewal, paused at the write", impl.DesignRenewal, at + 50*time.Microsecond, true, false},
-		{"renewal-all, paused at the write", impl.DesignRenewalAll, at + 50*time.Microsecond, false, true},
-		{"renewal, paused mid-section", impl.DesignRenewal, at - time.Second, false, false},
+		{"paused at the write", at + 50*time.Microsecond, true},
+		{"paused mid-section", at - time.Second, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := longSections(tc.design)
+			c := longSections(impl.DesignRenewal)
 			c.Faults = PauseFaults
 			r, err := NewRunner(c)
 			require.NoError(t, err)
@@ -111,7 +107,6 @@ func TestPauseBreaksRenewal(t *testing.T) {
 			require.Empty(t, res.Stall)
 			assert.True(t, res.Violated(impl.AtMostOneClientHoldLock), "the paused holder still believes while the other holds")
 			assert.Equal(t, tc.lostUpd, res.Violated(impl.NoLostUpdate), "NoLostUpdate violated")
-			assert.Equal(t, tc.fencedOp, res.Fenced > 0, "the stale write fenced off")
 			assert.Positive(t, res.Committed, "the other client's sections commit")
 		})
 	}
@@ -121,20 +116,18 @@ func TestPauseBreaksRenewal(t *testing.T) {
 // (sections of 20 ms, far below the TTL) and faults, with and without
 // renewal. Renewal changes little here — a renewal is due only after TTL/3,
 // which only a section stretched by a fault reaches — and it removes no
-// violation kind: two holders and lost updates remain without fencing,
-// and fencing all keeps the data properties with or without it.
+// violation kind: two holders and lost updates remain (fewer lost
+// updates: a section a delay stretched past TTL/3 has its lease renewed).
 func TestRenewalUnderDefaultFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("4,000 runs")
 	}
 	c := DefaultConfig()
-	sum, err := Batch{Config: c, Designs: []impl.Design{impl.DesignNoFencing, impl.DesignRenewal, impl.DesignFenceAll, impl.DesignRenewalAll}, Seed: 1, Runs: 1000}.Run()
+	sum, err := Batch{Config: c, Designs: []impl.Design{impl.DesignNoFencing, impl.DesignRenewal}, Seed: 1, Runs: 1000}.Run()
 	require.NoError(t, err)
 	want := map[impl.Design][numProps]int{
-		impl.DesignNoFencing:  {55, 0, 86},
-		impl.DesignRenewal:    {51, 0, 36},
-		impl.DesignFenceAll:   {55, 0, 0},
-		impl.DesignRenewalAll: {51, 0, 0},
+		impl.DesignNoFencing: {55, 0, 86},
+		impl.DesignRenewal:   {51, 0, 36},
 	}
 	for _, d := range sum.Designs {
 		var got [numProps]int
