@@ -276,6 +276,8 @@ func violates(w *impl.World, property string, sections int) bool {
 		return !everyClientCommitted(w, sections)
 	case "AllClientsFinish":
 		return !w.Done()
+	case "NoSectionCommitsAfterRenewal":
+		return w.SectionCommitsAfterRenewal()
 	}
 	inv, err := impl.LookupInvariant(property)
 	if err != nil {
@@ -294,12 +296,13 @@ func everyClientCommitted(w *impl.World, sections int) bool {
 }
 
 // Replayable reports whether Go has a check for property: the three
-// invariants, the witness and the two liveness properties. TokensAreUnique
+// invariants, the witnesses (the renewing row's too) and the two liveness
+// properties. TokensAreUnique
 // has none: Go's service cannot hand one token to two grants, so only the
 // specs' mutant token rule violates it.
 func Replayable(property string) bool {
 	switch property {
-	case "NotEveryClientCommits", "EveryClientCommits", "AllClientsFinish":
+	case "NotEveryClientCommits", "EveryClientCommits", "AllClientsFinish", "NoSectionCommitsAfterRenewal":
 		return true
 	}
 	_, err := impl.LookupInvariant(property)

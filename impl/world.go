@@ -57,6 +57,23 @@ type World struct {
 // be a deadlock).
 const UntimedRestarts = 1
 
+// SectionCommitsAfterRenewal reports whether some client whose belief a
+// granted renewal extended is told its section's write was accepted (its
+// accepting reply in flight): the witness of the renewing rows that a
+// renewal works at all (the explorer's goal, TLC's
+// NoSectionCommitsAfterRenewal violated).
+func (w *World) SectionCommitsAfterRenewal() bool {
+	for _, m := range w.InFlight {
+		if m.Kind != MsgWriteReply || !m.OK || !m.To.IsClient() || m.To.ClientIndex() >= len(w.Sys.Clients) {
+			continue
+		}
+		if c := &w.Sys.Clients[m.To.ClientIndex()]; c.Extended() && c.Phase() == Writing {
+			return true
+		}
+	}
+	return false
+}
+
 // UntimedRenewals bounds a renewing client's renewals per section in the
 // untimed world, so that its state space stays finite (a renewal timer
 // always pending would let a section renew forever). One is enough:
