@@ -114,6 +114,29 @@ const DefaultValidity = impl.ValidityArrival
 // UntimedConfig returns c with nominal durations where it has none, so that
 // a model given by its counts alone passes the shared Validate: the
 // untimed model does not read them.
+// DefaultNodes is the explorer's number of lock nodes for the Redlock
+// rows: three, the smallest N where a majority is not every node. The
+// majority argument is the same for any N: two majorities share a node,
+// and what breaks Redlock is one shared node forgetting a key (a restart)
+// or letting it go early (its clock) — so N = 3 reaches every kind of
+// state N = 5 has, with far fewer interleavings (DESIGN.md).
+const DefaultNodes = 3
+
+// Nodes is the lock nodes (impl.Config.Nodes) for design d when the user
+// asked for n (--nodes; 0: the default): DefaultNodes for a Redlock row.
+// In a run of several designs (every) n applies to the Redlock rows only,
+// the others keep their one service; asked of one other design, n stays,
+// for Validate to refuse.
+func Nodes(d impl.Design, n int, several bool) int {
+	switch {
+	case !d.Redlock() && several:
+		return 0
+	case d.Redlock() && n == 0:
+		return DefaultNodes
+	}
+	return n
+}
+
 func UntimedConfig(c impl.Config) impl.Config {
 	if c.TTL == 0 {
 		c.TTL, c.Margin, c.Think = 10*time.Second, time.Second, time.Second

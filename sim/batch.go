@@ -323,7 +323,7 @@ func (b Batch) Run() (*Summary, error) {
 	}
 	for _, d := range b.Designs {
 		c := b.Config
-		c.Design = d
+		c.Config = c.Config.ForDesign(d)
 		if err := c.Validate(); err != nil {
 			return nil, err
 		}
@@ -341,7 +341,7 @@ func (b Batch) Run() (*Summary, error) {
 		runners := make([]*Runner, len(b.Designs))
 		for i, d := range b.Designs {
 			c := b.Config
-			c.Design = d
+			c.Config = c.Config.ForDesign(d)
 			runners[i], _ = NewRunner(c) // validated above
 		}
 		wg.Add(1)

@@ -34,7 +34,7 @@ func TestBadInputEveryCommand(t *testing.T) {
 		{"one client, explore", []string{"explore", "--clients", "1"}, "clients must be between 2 and 4 for the explorer, got 1"},
 		{"negative sections, explore", []string{"explore", "--sections", "-1"}, "sections must be between 1 and 255"},
 		{"zero runs, sim", []string{"sim", "--runs", "0"}, "runs must be positive"},
-		{"negative clients, sim", []string{"sim", "--clients", "-2"}, "clients must be between 1 and 253, got -2"},
+		{"negative clients, sim", []string{"sim", "--clients", "-2"}, "clients must be between 1 and 246, got -2"},
 		{"not a number, sim", []string{"sim", "--runs", "many"}, `invalid value "many" for flag -runs`},
 		{"unknown fencing mode, explore", []string{"explore", "--fencing", "tokens"}, `unknown design "tokens"`},
 		{"unknown fencing mode, sim", []string{"sim", "--fencing", "tokens"}, `unknown design "tokens"`},
@@ -92,8 +92,8 @@ func TestSameBadValueSameWords(t *testing.T) {
 		commands []string
 		want     string
 	}{
-		{[]string{"--clients", "0"}, []string{"sim", "explore", "demo"}, "clients must be between 1 and 253, got 0"},
-		{[]string{"--clients", "300"}, []string{"sim", "explore", "demo"}, "clients must be between 1 and 253, got 300"},
+		{[]string{"--clients", "0"}, []string{"sim", "explore", "demo"}, "clients must be between 1 and 246, got 0"},
+		{[]string{"--clients", "300"}, []string{"sim", "explore", "demo"}, "clients must be between 1 and 246, got 300"},
 		{[]string{"--sections", "0"}, []string{"sim", "explore"}, "sections must be between 1 and 255, got 0"},
 		{[]string{"--sections", "256"}, []string{"sim", "explore"}, "sections must be between 1 and 255, got 256"},
 		{[]string{"--retries", "-1"}, []string{"sim", "explore"}, "retries must be between 0 and 255, got -1"},
