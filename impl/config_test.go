@@ -43,7 +43,7 @@ func TestConfigValidate(t *testing.T) {
 		{"Redlock's default nodes", func(c *Config) { c.Design, c.Nodes = DesignRedlock, 0 }, ""},
 		{"one Redlock node", func(c *Config) { c.Design, c.Nodes = DesignRedlock, 1 }, ""},
 		{"most Redlock nodes", func(c *Config) { c.Design, c.Nodes = DesignRedlockUnique, MaxLockNodes }, ""},
-		{"too many Redlock nodes", func(c *Config) { c.Design, c.Nodes = DesignRedlock, MaxLockNodes + 1 }, "nodes must be between 0 and 9, got 10"},
+		{"too many Redlock nodes", func(c *Config) { c.Design, c.Nodes = DesignRedlock, MaxLockNodes+1 }, "nodes must be between 0 and 9, got 10"},
 		{"negative Redlock nodes", func(c *Config) { c.Design, c.Nodes = DesignRedlock, -1 }, "nodes must be between 0 and 9, got -1"},
 	}
 	for _, tc := range tests {
