@@ -91,7 +91,19 @@ type Config struct {
 // critical section per client, one retry after a rejection, and the
 // client's validity window started by the grant's arrival (DefaultValidity).
 func DefaultConfig(d impl.Design, clients int) Config {
-	return Config{Config: UntimedConfig(impl.Config{Design: d, Clients: clients, Sections: 1, Retries: 1, Validity: DefaultValidity})}
+	return Config{Config: UntimedConfig(impl.Config{Design: d, Clients: clients, Sections: 1, Retries: DefaultRetries(d), Validity: DefaultValidity, Nodes: Nodes(d, 0, false)})}
+}
+
+// DefaultRetries is the explorer's retries per section for design d: one,
+// or none in the Redlock rows, whose every attempt is N acquires, N
+// answers and N releases in flight: with one retry their state space is 18
+// times larger (2 clients, 3 nodes: 7.4 million states instead of 420,541)
+// and the verdicts and shortest counterexamples the same.
+func DefaultRetries(d impl.Design) int {
+	if d.Redlock() {
+		return 0
+	}
+	return 1
 }
 
 // DefaultValidity is the untimed model's validity rule: the arrival rule,

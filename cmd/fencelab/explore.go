@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -39,7 +40,7 @@ func runExplore(e *env, args []string) error {
 	fs.StringVar(fencing, "fencing", fencingEvery, "the same as --design (its name before the matrix had rows other than fencing modes)")
 	invariants := fs.String("invariant", "", "comma-separated invariants to check (default: all that apply): "+strings.Join(impl.InvariantNames(), ", "))
 	sections := fs.Int("sections", 1, "critical sections per client, at least 1")
-	retries := fs.Int("retries", 1, "rejections per section a client answers by asking again, 0 or more")
+	retries := fs.Int("retries", 1, "rejections per section a client answers by asking again, 0 or more (unless given, 0 in the Redlock rows: one retry makes their state space 18 times larger)")
 	lockDelay := fs.Duration("lock-delay", 0, "lock-delay after an expiry (0: none); the untimed model only asks whether there is one: its end may come at any moment")
 	nodes := fs.Int("nodes", 0, "independent lock nodes of the Redlock rows, 1 to 9 (0: the explorer's default, 3); every other row has one service")
 	validity := fs.String("validity", explore.DefaultValidity.String(), "when a client's validity window starts: arrival (of the grant) or send (of the acquire; a grant that lands after its window is given back). Untimed, any timer may fire at any moment: both reach the same verdicts, send with about 14 times the states")
@@ -94,10 +95,16 @@ func runExplore(e *env, args []string) error {
 			names = append(names, strings.TrimSpace(n))
 		}
 	}
+	retriesGiven := false
+	fs.Visit(func(f *flag.Flag) { retriesGiven = retriesGiven || f.Name == "retries" })
 	var configs []explore.Config
 	for _, d := range designs {
+		retries := *retries
+		if !retriesGiven {
+			retries = explore.DefaultRetries(d)
+		}
 		c := explore.Config{
-			Config:   explore.UntimedConfig(impl.Config{Design: d, Clients: *clients, Sections: *sections, Retries: *retries, LockDelay: *lockDelay, Validity: rule, Nodes: explore.Nodes(d, *nodes, len(designs) > 1)}),
+			Config:   explore.UntimedConfig(impl.Config{Design: d, Clients: *clients, Sections: *sections, Retries: retries, LockDelay: *lockDelay, Validity: rule, Nodes: explore.Nodes(d, *nodes, len(designs) > 1)}),
 			Symmetry: *symmetry, SleepSets: *por, MaxStates: *maxStates, First: *first, Workers: *workers,
 			MaxMemory: memLimit,
 		}
