@@ -54,6 +54,7 @@ CONSTANTS
     MaxRetries,  \* how many failed acquires a client answers by asking again in a section
     Sections,    \* how many critical sections each client runs
     Timeouts,    \* TRUE: lease and validity timers may fire
+    GiveUp,      \* TRUE: past MaxRetries a client gives the section up
     MaxRestarts, \* how many node restarts a run may have (Go: impl.UntimedRestarts)
     Fencing      \* "none" (row redlock) or "unique" (row redlock-unique)
 
@@ -65,6 +66,7 @@ ASSUME /\ LockNodes # {}
        /\ MaxRetries \in Nat
        /\ Sections \in Nat \ {0}
        /\ Timeouts \in BOOLEAN
+       /\ GiveUp \in BOOLEAN
        /\ MaxRestarts \in Nat
        /\ Fencing \in {"none", "unique"}
 
@@ -192,12 +194,12 @@ Receive:
                     grants := 0;
                     goto ReadCounter;
                 };
-            } else if (retries < MaxRetries) {
+            } else if (retries < MaxRetries \/ ~GiveUp) {
                 \* No majority, or too late: release on every node, back off.
                 network := (network \ {m}) \cup ReleaseAll(self, v);
                 timers := (IF Validity = "send" THEN timers \ {ValidityTimer(self)} ELSE timers)
                           \cup {BackoffTimer(self)};
-                retries := retries + 1;
+                if (retries < MaxRetries) { retries := retries + 1 };
                 answers := 0;
                 grants := 0;
                 goto Backoff;
@@ -427,11 +429,14 @@ Receive(self) == /\ pc[self] = "Receive"
                                                                    read_val, 
                                                                    committed, 
                                                                    aborted >>
-                                              ELSE /\ IF retries[self] < MaxRetries
+                                              ELSE /\ IF retries[self] < MaxRetries \/ ~GiveUp
                                                          THEN /\ network' = ((network \ {m}) \cup ReleaseAll(self, v))
                                                               /\ timers' = (IF Validity = "send" THEN timers \ {ValidityTimer(self)} ELSE timers)
                                                                            \cup {BackoffTimer(self)}
-                                                              /\ retries' = [retries EXCEPT ![self] = retries[self] + 1]
+                                                              /\ IF retries[self] < MaxRetries
+                                                                    THEN /\ retries' = [retries EXCEPT ![self] = retries[self] + 1]
+                                                                    ELSE /\ TRUE
+                                                                         /\ UNCHANGED retries
                                                               /\ answers' = [answers EXCEPT ![self] = 0]
                                                               /\ grants' = [grants EXCEPT ![self] = 0]
                                                               /\ pc' = [pc EXCEPT ![self] = "Backoff"]
