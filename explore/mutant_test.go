@@ -50,7 +50,7 @@ func TestMutantsReachNoWitness(t *testing.T) {
 		name            string
 		refuse, noGrant bool
 	}{{"refusing resource", true, false}, {"service that never grants", false, true}} {
-		for _, d := range impl.Designs() {
+		for _, d := range rowDesigns() {
 			c := DefaultConfig(d, 2)
 			m := &mutantModel{sysModel: c.model(), refuse: mut.refuse, noGrant: mut.noGrant}
 			m.goals = goals(d)

@@ -312,6 +312,19 @@ func (a Action) PermuteClients(perm []int) Action {
 	return a
 }
 
+// PermuteAction is action a of w with client i renamed to perm[i], as
+// World.PermuteClients renames w: in a Redlock row a message's value names
+// its client too (Action.PermuteClients alone renames nodes only).
+func (w *World) PermuteAction(a Action, perm []int) Action {
+	a = a.PermuteClients(perm)
+	if w.Sys.Redlock() && a.Input.Kind == InputMessage {
+		rename := func(n NodeID) NodeID { return n.permuted(perm) }
+		m := &a.Input.Msg
+		m.Lease, m.Token = renameValue(m.Lease, rename), renameValue(m.Token, rename)
+	}
+	return a
+}
+
 // Encode appends an encoding of a to b: equal actions, and only equal
 // actions, encode to equal bytes.
 func (a Action) Encode(b []byte) []byte {

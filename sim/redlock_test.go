@@ -81,3 +81,33 @@ func TestRedlockNodesHaveTheirOwnClocks(t *testing.T) {
 	}
 	assert.Equal(t, c.Clients+1+5, c.NumNodes())
 }
+
+// TestRedlockBatchRunsAreItsReplays: a batch runs each Redlock seed with
+// the faults Generate draws for the row — over its five lock nodes — so
+// that a seed's replay is the batch's run, whatever the batch's own
+// configuration and the other rows beside it.
+func TestRedlockBatchRunsAreItsReplays(t *testing.T) {
+	c := DefaultConfig()
+	c.Sections = 5
+	sum, err := Batch{Config: c, Designs: []impl.Design{impl.DesignFenceAll, impl.DesignRedlock}, Seed: 1, Runs: 60, Workers: 3}.Run()
+	require.NoError(t, err)
+	c.Design = impl.DesignRedlock
+	r, err := NewRunner(c)
+	require.NoError(t, err)
+	var want [numProps]int
+	committed := 0
+	for seed := uint64(1); seed <= 60; seed++ {
+		res := r.Run(Generate(seed, c))
+		for k := range numProps {
+			if res.violations[k].Step > 0 {
+				want[k]++
+			}
+		}
+		committed += res.Committed
+	}
+	got := sum.Designs[1]
+	require.Equal(t, impl.DesignRedlock, got.Design)
+	assert.Equal(t, want, got.violations)
+	assert.Equal(t, committed, got.Committed)
+	assert.Positive(t, want[propAtMostOne], "60 runs of 5 sections show two holders")
+}
