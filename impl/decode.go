@@ -122,6 +122,11 @@ func (c *Client) Decode(b []byte) ([]byte, error) {
 	c.lease = d.uvarint()
 	c.token = d.uvarint()
 	c.read = d.varint()
+	c.answers, c.grants = 0, 0
+	if c.cfg.Nodes > 0 {
+		c.lease, c.token = withOwner(c.lease, c.id), withOwner(c.token, c.id)
+		c.answers, c.grants = d.byte(), d.byte()
+	}
 	return d.done("client")
 }
 
@@ -179,6 +184,11 @@ func (s *System) Decode(b []byte) ([]byte, error) {
 	b, err := s.Service.Decode(b)
 	if err != nil {
 		return nil, err
+	}
+	for k := range s.LockNodes {
+		if b, err = s.LockNodes[k].Decode(b); err != nil {
+			return nil, fmt.Errorf("%s: %w", LockNode(k+1), err)
+		}
 	}
 	for i := range s.Clients {
 		if b, err = s.Clients[i].Decode(b); err != nil {

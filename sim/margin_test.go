@@ -92,6 +92,12 @@ func TestDefaultMarginCoversDefaultDrift(t *testing.T) {
 	before.Margin = 100 * time.Millisecond
 	require.False(t, marginCoversDrift(t, before))
 	for d, v := range rateDriftOnly(t, before, 0) {
+		if d.Redlock() {
+			// The worst case drifts the service's clock, one node of
+			// Redlock's five: a majority still keeps the lock.
+			assert.Equal(t, [numProps]int{}, v, "%s: one fast node of five must break nothing", d)
+			continue
+		}
 		own := before
 		own.Design = d
 		if d.LockDelay() {
