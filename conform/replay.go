@@ -184,12 +184,12 @@ func replay(c impl.Config, out *tlc.Output, property string, apply stepper) (*Re
 	}
 	r := &Replayed{Property: property, At: -1}
 	// worlds[k] is the Go world at TLC state k+1, for a lasso's loop.
-	worlds := []*impl.World{cloneWorld(w)}
+	worlds := []*impl.World{w.Clone()}
 	first := -1 // the first step at which Go violates property
 	if violates(w, property, c.Sections) {
 		first = 0
 	}
-	trial := cloneWorld(w)
+	trial := w.Clone()
 	for k, st := range out.States[1:] {
 		step := k + 1
 		if st.Action == "Stuttering" || st.LoopTo > 0 && len(st.Vars) == 0 {
@@ -222,7 +222,7 @@ func replay(c impl.Config, out *tlc.Output, property string, apply stepper) (*Re
 		apply(w, r.Path, matched[0])
 		r.Path = append(r.Path, matched[0])
 		r.Steps = step
-		worlds = append(worlds, cloneWorld(w))
+		worlds = append(worlds, w.Clone())
 		if first < 0 && violates(w, property, c.Sections) {
 			first = step
 		}
@@ -345,12 +345,6 @@ func Replayable(property string) bool {
 	}
 	_, err := impl.LookupInvariant(property)
 	return err == nil
-}
-
-func cloneWorld(w *impl.World) *impl.World {
-	c := &impl.World{Sys: w.Sys.Clone()}
-	c.CopyFrom(w)
-	return c
 }
 
 // sameState compares w's abstraction with the state TLC printed, variable

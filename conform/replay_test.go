@@ -154,11 +154,11 @@ func mutantStepper(t *testing.T, c impl.Config, mu mutant) stepper {
 		at, err := impl.NewWorld(c)
 		require.NoError(t, err)
 		for _, k := range path {
-			before := cloneWorld(at)
+			before := at.Clone()
 			a, _ := at.Apply(k)
 			brk(before, at, a)
 		}
-		before := cloneWorld(w)
+		before := w.Clone()
 		a, eff := w.Apply(i)
 		brk(before, w, a)
 		return a, eff
@@ -172,7 +172,7 @@ func mutantActs(t *testing.T, c impl.Config, path []int, brk func(before, w *imp
 	w, err := impl.NewWorld(c)
 	require.NoError(t, err)
 	for k, i := range path {
-		before := cloneWorld(w)
+		before := w.Clone()
 		a, _ := w.Apply(i)
 		if brk(before, w, a) {
 			return k + 1

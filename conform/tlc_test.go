@@ -88,11 +88,6 @@ func changeMsg(w *impl.World, pred func(m *impl.Message) bool, change func(m *im
 	return false
 }
 
-// isReply reports whether m is the resource's answer to a client.
-func isReply(m *impl.Message) bool {
-	return m.From == impl.ResourceNode && (m.Kind == impl.MsgReadReply || m.Kind == impl.MsgWriteReply)
-}
-
 func mutants() []mutant {
 	return []mutant{
 		{"a service that, after an expiry, grants one more acquirer while the lock is held", func(c impl.Config) func(before, w *impl.World, a impl.Action) bool {
@@ -120,13 +115,10 @@ func mutants() []mutant {
 				if a.Node != impl.ResourceNode {
 					return false
 				}
-				if !changeMsg(w, func(m *impl.Message) bool { return isReply(m) && m.OK }, func(m *impl.Message) {
-					m.OK, m.Value = false, 0
-				}) {
-					return false // the step answered nobody (a sequencer's question to the service)
-				}
 				w.Sys.Resource = before.Sys.Resource.Clone()
-				return true
+				return changeMsg(w, func(m *impl.Message) bool { return m.From == impl.ResourceNode && m.To != impl.ResourceNode && m.OK }, func(m *impl.Message) {
+					m.OK, m.Value = false, 0
+				})
 			}
 		}},
 		{"a resource that accepts an older grant's token as if it were the newest", func(impl.Config) func(before, w *impl.World, a impl.Action) bool {
@@ -134,7 +126,9 @@ func mutants() []mutant {
 				if a.Node != impl.ResourceNode {
 					return false
 				}
-				return changeMsg(w, func(m *impl.Message) bool { return isReply(m) && !m.OK }, func(m *impl.Message) {
+				// A reply (not a non-atomic resource's MsgApply to itself,
+				// whose OK means nothing).
+				return changeMsg(w, func(m *impl.Message) bool { return m.From == impl.ResourceNode && m.To != impl.ResourceNode && !m.OK }, func(m *impl.Message) {
 					m.OK = true
 					if m.Kind == impl.MsgReadReply {
 						m.Value = w.Sys.Resource.Counter()
