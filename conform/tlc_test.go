@@ -115,7 +115,16 @@ func mutants() []mutant {
 				if a.Node != impl.ResourceNode {
 					return false
 				}
+				checked := len(w.Sys.Resource.Pending()) > len(before.Sys.Resource.Pending())
 				w.Sys.Resource = before.Sys.Resource.Clone()
+				if checked {
+					// A non-atomic resource checked a write and sent
+					// itself an apply: it refuses the write instead.
+					op := a.Input.Msg
+					return changeMsg(w, func(m *impl.Message) bool { return m.Kind == impl.MsgApply }, func(m *impl.Message) {
+						*m = impl.Message{Kind: impl.MsgWriteReply, From: impl.ResourceNode, To: op.From, Token: op.Token}
+					})
+				}
 				return changeMsg(w, func(m *impl.Message) bool { return m.From == impl.ResourceNode && m.To != impl.ResourceNode && m.OK }, func(m *impl.Message) {
 					m.OK, m.Value = false, 0
 				})
