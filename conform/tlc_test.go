@@ -88,6 +88,11 @@ func changeMsg(w *impl.World, pred func(m *impl.Message) bool, change func(m *im
 	return false
 }
 
+// isReply reports whether m is the resource's answer to a client.
+func isReply(m *impl.Message) bool {
+	return m.From == impl.ResourceNode && (m.Kind == impl.MsgReadReply || m.Kind == impl.MsgWriteReply)
+}
+
 func mutants() []mutant {
 	return []mutant{
 		{"a service that, after an expiry, grants one more acquirer while the lock is held", func(c impl.Config) func(before, w *impl.World, a impl.Action) bool {
@@ -115,19 +120,22 @@ func mutants() []mutant {
 				if a.Node != impl.ResourceNode {
 					return false
 				}
-				checked := len(w.Sys.Resource.Pending()) > len(before.Sys.Resource.Pending())
-				w.Sys.Resource = before.Sys.Resource.Clone()
-				if checked {
+				if len(w.Sys.Resource.Pending()) > len(before.Sys.Resource.Pending()) {
 					// A non-atomic resource checked a write and sent
 					// itself an apply: it refuses the write instead.
 					op := a.Input.Msg
+					w.Sys.Resource = before.Sys.Resource.Clone()
 					return changeMsg(w, func(m *impl.Message) bool { return m.Kind == impl.MsgApply }, func(m *impl.Message) {
 						*m = impl.Message{Kind: impl.MsgWriteReply, From: impl.ResourceNode, To: op.From, Token: op.Token}
 					})
 				}
-				return changeMsg(w, func(m *impl.Message) bool { return m.From == impl.ResourceNode && m.To != impl.ResourceNode && m.OK }, func(m *impl.Message) {
+				if !changeMsg(w, func(m *impl.Message) bool { return isReply(m) && m.OK }, func(m *impl.Message) {
 					m.OK, m.Value = false, 0
-				})
+				}) {
+					return false // the step answered nobody (a sequencer's question to the service)
+				}
+				w.Sys.Resource = before.Sys.Resource.Clone()
+				return true
 			}
 		}},
 		{"a resource that accepts an older grant's token as if it were the newest", func(impl.Config) func(before, w *impl.World, a impl.Action) bool {
@@ -135,9 +143,7 @@ func mutants() []mutant {
 				if a.Node != impl.ResourceNode {
 					return false
 				}
-				// A reply (not a non-atomic resource's MsgApply to itself,
-				// whose OK means nothing).
-				return changeMsg(w, func(m *impl.Message) bool { return m.From == impl.ResourceNode && m.To != impl.ResourceNode && !m.OK }, func(m *impl.Message) {
+				return changeMsg(w, func(m *impl.Message) bool { return isReply(m) && !m.OK }, func(m *impl.Message) {
 					m.OK = true
 					if m.Kind == impl.MsgReadReply {
 						m.Value = w.Sys.Resource.Counter()
