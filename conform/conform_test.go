@@ -111,9 +111,19 @@ func TestAbstractRefuses(t *testing.T) {
 	_, err = Abstract(w, c.Design)
 	assert.ErrorContains(t, err, "UniqueTokens")
 
-	// Every design has a spec.
+	// Every design with one lock service has a spec here; the Redlock
+	// rows (DistLockRedlock.tla) have no abstraction yet, and say so.
 	for _, d := range impl.Designs() {
-		assert.Contains(t, Designs(), d)
+		if !d.Redlock() {
+			assert.Contains(t, Designs(), d)
+			continue
+		}
+		c := UntimedConfigs()[0]
+		c.Design = d
+		w, err := impl.NewWorld(c)
+		require.NoError(t, err)
+		_, err = Abstract(w, d)
+		assert.ErrorContains(t, err, "no spec models it", d.String())
 	}
 }
 

@@ -31,10 +31,20 @@ import (
 )
 
 // Designs are the designs whose runs are checked against a spec: every
-// row of the matrix. DistLock.tla models the row without tokens,
-// DistLockFencing.tla every row with tokens, each selected by its
-// constants (SpecConstants).
-func Designs() []impl.Design { return impl.Designs() }
+// row of the matrix with one lock service. DistLock.tla models the row
+// without tokens, DistLockFencing.tla every row with tokens, each
+// selected by its constants (SpecConstants). The Redlock rows (N lock
+// nodes) have DistLockRedlock.tla, which trace validation and the replay
+// do not cover yet.
+func Designs() []impl.Design {
+	var ds []impl.Design
+	for _, d := range impl.Designs() {
+		if !d.Redlock() {
+			ds = append(ds, d)
+		}
+	}
+	return ds
+}
 
 // Spec names the spec a design's runs are checked against: DistLock.tla
 // without tokens, DistLockFencing.tla with.
