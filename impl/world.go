@@ -87,6 +87,15 @@ func NewWorld(c Config) (*World, error) {
 // canRestart reports whether the restart action is enabled.
 func (w *World) canRestart() bool { return w.Restarts < w.maxRestarts && !w.Sys.AllDone() }
 
+// Clone returns an independent copy of w, from the same Config (a World
+// assembled by hand from a System has no restart action: its bound comes
+// from NewWorld).
+func (w *World) Clone() *World {
+	c := &World{Sys: w.Sys.Clone(), maxRestarts: w.maxRestarts}
+	c.CopyFrom(w)
+	return c
+}
+
 // CopyFrom sets w to src, reusing w's memory; w and src must come from the
 // same Config.
 func (w *World) CopyFrom(src *World) {
