@@ -88,7 +88,9 @@ func Cfg(c impl.Config, verbose bool) string {
 	// (Timeouts = FALSE, GiveUp = FALSE) are not Go's.
 	b.WriteString("    Timeouts = TRUE\n    GiveUp = TRUE\n")
 	if c.Design.Tokens() {
-		fmt.Fprintf(&b, "    Check = %q\n    TokenRule = \"lease\"\n", c.Design.Mode().String())
+		k := SpecConstants(c.Design)
+		fmt.Fprintf(&b, "    Check = %q\n    TokenRule = %q\n    ServiceRestart = %q\n    NonAtomic = %s\n",
+			k.Check, k.TokenRule, k.ServiceRestart, boolean(k.NonAtomic))
 	} else {
 		fmt.Fprintf(&b, "    Renewals = %d\n", Renewals(c.Design))
 	}

@@ -32,8 +32,9 @@ import (
 var ErrNotGoSystem = errors.New("not a system the Go code runs")
 
 // ModelConfig is the Go configuration a model of the specs stands for,
-// read from the CONSTANTS of its cfg: design (the spec and Check), number
-// of clients, sections, retries and validity rule. It fails, wrapping
+// read from the CONSTANTS of its cfg: design (the spec, and the constants
+// SpecConstants writes), number of clients, sections, retries and validity
+// rule. It fails, wrapping
 // ErrNotGoSystem, for the constants that change the system into one the
 // Go code does not implement (a mutant token rule; clients that never
 // give up); Timeouts = FALSE is a Go system, TLC merely never fires its
@@ -53,15 +54,25 @@ func ModelConfig(spec, cfg string) (impl.Config, error) {
 			}
 		}
 	case "DistLockFencing.tla":
-		check, ok := consts["Check"]
-		if !ok || check.Kind != tlc.KindString {
-			return impl.Config{}, fmt.Errorf("the cfg has no Check string")
+		var k Constants
+		for name, dst := range map[string]*string{"Check": &k.Check, "TokenRule": &k.TokenRule, "ServiceRestart": &k.ServiceRestart} {
+			v, ok := consts[name]
+			if !ok || v.Kind != tlc.KindString {
+				return impl.Config{}, fmt.Errorf("the cfg has no %s string", name)
+			}
+			*dst = v.Str
 		}
-		if c.Design, err = impl.ParseDesign(check.Str); err != nil || !c.Design.Tokens() {
-			return impl.Config{}, fmt.Errorf("constant Check %q is not a fencing mode", check.Str)
+		if k.TokenRule == "pairs" {
+			return impl.Config{}, fmt.Errorf("mutant service (TokenRule %q): %w", k.TokenRule, ErrNotGoSystem)
 		}
-		if rule, ok := consts["TokenRule"]; ok && rule.Str != "lease" {
-			return impl.Config{}, fmt.Errorf("mutant service (TokenRule %q): %w", rule.Str, ErrNotGoSystem)
+		v, ok := consts["NonAtomic"]
+		if !ok || v.Kind != tlc.KindBool {
+			return impl.Config{}, fmt.Errorf("the cfg has no boolean NonAtomic")
+		}
+		k.NonAtomic = v.Bool
+		if c.Design, ok = DesignOf(k); !ok {
+			return impl.Config{}, fmt.Errorf("constants Check %q, TokenRule %q, ServiceRestart %q, NonAtomic %v are no design's (fencelab designs lists them)",
+				k.Check, k.TokenRule, k.ServiceRestart, k.NonAtomic)
 		}
 	default:
 		return impl.Config{}, fmt.Errorf("another spec (%s): %w", spec, ErrNotGoSystem)
@@ -179,12 +190,12 @@ func replay(c impl.Config, out *tlc.Output, property string, apply stepper) (*Re
 	}
 	r := &Replayed{Property: property, At: -1}
 	// worlds[k] is the Go world at TLC state k+1, for a lasso's loop.
-	worlds := []*impl.World{cloneWorld(w)}
+	worlds := []*impl.World{w.Clone()}
 	first := -1 // the first step at which Go violates property
 	if violates(w, property, c.Sections) {
 		first = 0
 	}
-	trial := cloneWorld(w)
+	trial := w.Clone()
 	for k, st := range out.States[1:] {
 		step := k + 1
 		if st.Action == "Stuttering" || st.LoopTo > 0 && len(st.Vars) == 0 {
@@ -217,7 +228,7 @@ func replay(c impl.Config, out *tlc.Output, property string, apply stepper) (*Re
 		apply(w, r.Path, matched[0])
 		r.Path = append(r.Path, matched[0])
 		r.Steps = step
-		worlds = append(worlds, cloneWorld(w))
+		worlds = append(worlds, w.Clone())
 		if first < 0 && violates(w, property, c.Sections) {
 			first = step
 		}
@@ -278,12 +289,46 @@ func violates(w *impl.World, property string, sections int) bool {
 		return !w.Done()
 	case "NoSectionCommitsAfterRenewal":
 		return w.SectionCommitsAfterRenewal()
+	case "NoSectionCommits":
+		return someSectionCommitted(w)
+	case "NoSectionCommitsAcrossRestart":
+		return w.HeldAtRestart != 0 && everyClientCommitted(w, sections)
+	case "TokensAreUnique":
+		return tokenShared(w)
 	}
 	inv, err := impl.LookupInvariant(property)
 	if err != nil {
 		return false
 	}
 	return inv.Check(w.Sys) != nil
+}
+
+func someSectionCommitted(w *impl.World) bool {
+	for i := range w.Sys.Clients {
+		if w.Sys.Clients[i].Committed() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// tokenShared reports whether the resource accepted operations of two
+// clients with one token: TokensAreUnique's breach in Go, whose log has no
+// lease (the spec's ghost lease of an operation is a function of its
+// token in every design, so equal tokens have equal leases and only the
+// clients can differ). A restarted volatile counter does it.
+func tokenShared(w *impl.World) bool {
+	by := map[uint64]impl.NodeID{}
+	for _, op := range w.Sys.Resource.Log() {
+		if !op.Accepted {
+			continue
+		}
+		if c, ok := by[op.Token]; ok && c != op.Client {
+			return true
+		}
+		by[op.Token] = op.Client
+	}
+	return false
 }
 
 func everyClientCommitted(w *impl.World, sections int) bool {
@@ -296,23 +341,19 @@ func everyClientCommitted(w *impl.World, sections int) bool {
 }
 
 // Replayable reports whether Go has a check for property: the three
-// invariants, the witnesses (the renewing row's too) and the two liveness
-// properties. TokensAreUnique
-// has none: Go's service cannot hand one token to two grants, so only the
-// specs' mutant token rule violates it.
+// invariants, the witnesses (NotEveryClientCommits, NoSectionCommits,
+// NoSectionCommitsAcrossRestart, the renewing row's
+// NoSectionCommitsAfterRenewal), the two liveness properties and
+// TokensAreUnique (a restarted volatile counter hands one token to two
+// grants).
 func Replayable(property string) bool {
 	switch property {
-	case "NotEveryClientCommits", "EveryClientCommits", "AllClientsFinish", "NoSectionCommitsAfterRenewal":
+	case "NotEveryClientCommits", "EveryClientCommits", "AllClientsFinish",
+		"NoSectionCommits", "NoSectionCommitsAcrossRestart", "TokensAreUnique", "NoSectionCommitsAfterRenewal":
 		return true
 	}
 	_, err := impl.LookupInvariant(property)
 	return err == nil
-}
-
-func cloneWorld(w *impl.World) *impl.World {
-	c := &impl.World{Sys: w.Sys.Clone()}
-	c.CopyFrom(w)
-	return c
 }
 
 // sameState compares w's abstraction with the state TLC printed, variable

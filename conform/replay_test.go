@@ -110,13 +110,17 @@ func replayableModels(t *testing.T) []replayCase {
 // exactly when the broken actor acts on the counterexample's path, and
 // then with a ReplayError naming the step at or before the one it broke.
 // The resource that refuses everything acts on most counterexamples (every
-// one with an operation accepted); the other mutants act on none: no
-// shortest counterexample has an acquire rejected after an expiry, an
-// operation refused, or a think timer firing after the belief ended — for
-// them only trace validation applies (TestMutantsRejected).
+// one with an operation accepted), the one that accepts a stale token on
+// the one counterexample with an operation refused; the other mutants act
+// on none: no shortest counterexample has an acquire rejected after an
+// expiry or a think timer firing after the belief ended — for them only
+// trace validation applies (TestMutantsRejected).
 func TestReplayCatchesMutants(t *testing.T) {
 	cases := replayableModels(t)
-	wantActs := map[string]bool{"a resource that refuses everything": true}
+	wantActs := map[string]bool{"a resource that refuses everything": true,
+		// DistLockFencing_all_2c_Liveness_Unfair's counterexample (TLC's
+		// since the rows were folded in) has an operation refused.
+		"a resource that accepts an older grant's token as if it were the newest": true}
 	for _, mu := range mutants() {
 		broken, acted, replayed := 0, 0, 0
 		for _, rc := range cases {
@@ -154,11 +158,11 @@ func mutantStepper(t *testing.T, c impl.Config, mu mutant) stepper {
 		at, err := impl.NewWorld(c)
 		require.NoError(t, err)
 		for _, k := range path {
-			before := cloneWorld(at)
+			before := at.Clone()
 			a, _ := at.Apply(k)
 			brk(before, at, a)
 		}
-		before := cloneWorld(w)
+		before := w.Clone()
 		a, eff := w.Apply(i)
 		brk(before, w, a)
 		return a, eff
@@ -172,7 +176,7 @@ func mutantActs(t *testing.T, c impl.Config, path []int, brk func(before, w *imp
 	w, err := impl.NewWorld(c)
 	require.NoError(t, err)
 	for k, i := range path {
-		before := cloneWorld(w)
+		before := w.Clone()
 		a, _ := w.Apply(i)
 		if brk(before, w, a) {
 			return k + 1
@@ -343,9 +347,21 @@ func findCase(t *testing.T, name string) replayCase {
 // of a system Go does not run, or a malformed one, is refused.
 func TestModelConfig(t *testing.T) {
 	const base = "SPECIFICATION Spec\nCONSTANTS\n    Clients = {c1, c2, c3}\n    Service = service\n    MaxRetries = 2\n    Sections = 2\n    Timeouts = TRUE\n    GiveUp = TRUE\n"
-	c, err := ModelConfig("DistLockFencing.tla", base+"    Check = \"writes\"\n    TokenRule = \"lease\"\nINVARIANT NoLostUpdate\n")
+	row := func(check, rule, restart, nonAtomic string) string {
+		return fmt.Sprintf("    Check = %q\n    TokenRule = %q\n    ServiceRestart = %q\n    NonAtomic = %s\n", check, rule, restart, nonAtomic)
+	}
+	c, err := ModelConfig("DistLockFencing.tla", base+row("writes", "lease", "never", "FALSE")+"INVARIANT NoLostUpdate\n")
 	require.NoError(t, err)
 	assert.Equal(t, impl.DesignFenceWrites, c.Design)
+	for _, d := range impl.Designs() {
+		if !d.Tokens() {
+			continue
+		}
+		k := SpecConstants(d)
+		c, err := ModelConfig("DistLockFencing.tla", base+row(k.Check, k.TokenRule, k.ServiceRestart, boolean(k.NonAtomic)))
+		require.NoError(t, err, d.String())
+		assert.Equal(t, d, c.Design)
+	}
 	assert.Equal(t, []int{3, 2, 2}, []int{c.Clients, c.Sections, c.Retries})
 	assert.Equal(t, impl.ValidityArrival, c.Validity)
 	c, err = ModelConfig("DistLock.tla", base+"    Validity = \"send\"\n")
@@ -357,12 +373,15 @@ func TestModelConfig(t *testing.T) {
 		name, spec, cfg string
 		notGo           bool
 	}{
-		{"mutant token rule", "DistLockFencing.tla", base + "    Check = \"all\"\n    TokenRule = \"pairs\"\n", true},
+		{"mutant token rule", "DistLockFencing.tla", base + row("all", "pairs", "never", "FALSE"), true},
+		{"no design's constants", "DistLockFencing.tla", base + row("cas", "lease", "never", "FALSE"), false},
+		{"no ServiceRestart", "DistLockFencing.tla", base + "    Check = \"all\"\n    TokenRule = \"lease\"\n    NonAtomic = FALSE\n", false},
+		{"NonAtomic not a boolean", "DistLockFencing.tla", base + row("all", "lease", "never", "1"), false},
 		{"clients that never give up", "DistLock.tla", strings.Replace(base, "GiveUp = TRUE", "GiveUp = FALSE", 1), true},
 		{"the timed spec", "DistLockTimed.tla", base, true},
 		{"no Check", "DistLockFencing.tla", base, false},
-		{"Check off is no fencing mode", "DistLockFencing.tla", base + "    Check = \"off\"\n", false},
-		{"unknown Check", "DistLockFencing.tla", base + "    Check = \"most\"\n", false},
+		{"Check off is no fencing mode", "DistLockFencing.tla", base + row("off", "lease", "never", "FALSE"), false},
+		{"unknown Check", "DistLockFencing.tla", base + row("most", "lease", "never", "FALSE"), false},
 		{"no Clients", "DistLock.tla", strings.Replace(base, "Clients = {c1, c2, c3}", "", 1), false},
 		{"Clients not a set", "DistLock.tla", strings.Replace(base, "{c1, c2, c3}", "3", 1), false},
 		{"too many clients", "DistLock.tla", strings.Replace(base, "{c1, c2, c3}", "{"+strings.Repeat("c, ", 300)+"c}", 1), false},

@@ -123,6 +123,15 @@ func mutants() []mutant {
 				if a.Node != impl.ResourceNode {
 					return false
 				}
+				if len(w.Sys.Resource.Pending()) > len(before.Sys.Resource.Pending()) {
+					// A non-atomic resource checked a write and sent
+					// itself an apply: it refuses the write instead.
+					op := a.Input.Msg
+					w.Sys.Resource = before.Sys.Resource.Clone()
+					return changeMsg(w, func(m *impl.Message) bool { return m.Kind == impl.MsgApply }, func(m *impl.Message) {
+						*m = impl.Message{Kind: impl.MsgWriteReply, From: impl.ResourceNode, To: op.From, Token: op.Token}
+					})
+				}
 				if !changeMsg(w, func(m *impl.Message) bool { return isReply(m) && m.OK }, func(m *impl.Message) {
 					m.OK, m.Value = false, 0
 				}) {

@@ -131,6 +131,8 @@ func describe(a impl.Action) string {
 		return fmt.Sprintf("%s handles %s from %s", a.Node, a.Input.Msg, a.Input.Msg.From)
 	case impl.InputTimer:
 		return fmt.Sprintf("%s's %s timer fires", a.Node, a.Input.Timer.Kind)
+	case impl.InputRestart:
+		return a.Node.String() + " crashes and restarts"
 	}
 	return a.Node.String() + " (no input)"
 }

@@ -24,6 +24,10 @@ type mutantModel struct {
 func (m *mutantModel) Apply(s *impl.World, i int) {
 	a := s.Action(i)
 	res, svc := s.Sys.Resource.Clone(), s.Sys.Service.Clone()
+	if a.Node.IsLockNode() {
+		// Any lock node (a Redlock row has several): the one acting.
+		svc = s.Sys.LockNode(a.Node.LockIndex()).Clone()
+	}
 	timers := append([]impl.PendingTimer(nil), s.Timers...)
 	s.Apply(i)
 	changed := false
@@ -33,12 +37,12 @@ func (m *mutantModel) Apply(s *impl.World, i int) {
 		case m.refuse && a.Node == impl.ResourceNode && msg.From == impl.ResourceNode && msg.OK:
 			msg.OK, msg.Value = false, 0
 			s.Sys.Resource, changed = res, true
-		case m.noGrant && a.Node == impl.ServiceNode && msg.Kind == impl.MsgGrant:
-			*msg = impl.Message{Kind: impl.MsgReject, From: impl.ServiceNode, To: msg.To}
-			s.Sys.Service, s.Timers, changed = svc, timers, true
-		case m.noRenew && a.Node == impl.ServiceNode && msg.Kind == impl.MsgRenewed && msg.OK:
+		case m.noGrant && a.Node.IsLockNode() && msg.From == a.Node && msg.Kind == impl.MsgGrant:
+			*msg = impl.Message{Kind: impl.MsgReject, From: a.Node, To: msg.To}
+			*s.Sys.LockNode(a.Node.LockIndex()), s.Timers, changed = svc, timers, true
+		case m.noRenew && a.Node.IsLockNode() && msg.From == a.Node && msg.Kind == impl.MsgRenewed && msg.OK:
 			msg.OK = false
-			s.Sys.Service, s.Timers, changed = svc, timers, true
+			*s.Sys.LockNode(a.Node.LockIndex()), s.Timers, changed = svc, timers, true
 		}
 	}
 	if changed {
@@ -55,7 +59,7 @@ func TestMutantsReachNoWitness(t *testing.T) {
 		name            string
 		refuse, noGrant bool
 	}{{"refusing resource", true, false}, {"service that never grants", false, true}} {
-		for _, d := range impl.Designs() {
+		for _, d := range rowDesigns() {
 			c := DefaultConfig(d, 2)
 			m := &mutantModel{sysModel: c.model(), refuse: mut.refuse, noGrant: mut.noGrant}
 			m.goals = goals(d)

@@ -38,6 +38,7 @@ func TestSleepSetsKeepEveryStateAndVerdict(t *testing.T) {
 	}
 	shapes := []shape{
 		{2, 1, false, DefaultValidity},
+		{2, 1, true, DefaultValidity},
 		{2, 2, true, DefaultValidity},
 		{2, 1, false, impl.ValiditySend},
 		{3, 1, true, DefaultValidity},
@@ -59,6 +60,12 @@ func TestSleepSetsKeepEveryStateAndVerdict(t *testing.T) {
 				// 4.8 million states with two sections (two round
 				// trips to the service an operation): minutes, twice;
 				// its other shapes take every action of the row.
+				continue
+			}
+			if d.Redlock() && (sh.clients > 2 || sh.sections > 1 || !sh.symmetry && sh.validity != DefaultValidity) {
+				// Past millions of states; the Redlock rows take the
+				// 2-client shapes of the default rule (the renaming of
+				// their values is exercised only with symmetry).
 				continue
 			}
 			t.Run(fmt.Sprintf("%s/%dc/%ds/sym=%v/%s", d, sh.clients, sh.sections, sh.symmetry, sh.validity), func(t *testing.T) {

@@ -59,7 +59,7 @@ func TestCanonicalIsInvariantUnderRenaming(t *testing.T) {
 // the classes of the full search's states.
 func TestSymmetryKeepsVerdictsAndShortestTraces(t *testing.T) {
 	var rows []Config
-	for _, d := range impl.Designs() {
+	for _, d := range rowDesigns() {
 		rows = append(rows, DefaultConfig(d, 2))
 	}
 	if !raceEnabled {

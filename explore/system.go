@@ -90,7 +90,7 @@ func (m *sysModel) Keys(dst []uint64, s *impl.World, renaming uint64) []uint64 {
 	for i := range s.Actions() {
 		a := s.Action(i)
 		if perm != nil {
-			a = a.PermuteClients(perm)
+			a = s.PermuteAction(a, perm)
 		}
 		dst = append(dst, fingerprint(a.Encode(buf[:0])))
 	}

@@ -16,7 +16,7 @@ import (
 // EveryClientCommits in a row that starves every client but the first by
 // design, where a complete search must not reach it.
 func TestWitnessesReached(t *testing.T) {
-	for _, d := range impl.Designs() {
+	for _, d := range rowDesigns() {
 		res, err := Run(DefaultConfig(d, 2))
 		require.NoError(t, err)
 		want := []string{SomeSectionCommits, EveryClientCommits}

@@ -53,6 +53,16 @@ type ClientConfig struct {
 	// renewal) and the next renewal. See Design.Renews.
 	Renewals   int
 	RenewEvery time.Duration
+	// Nodes, when positive, makes the client a Redlock client of that
+	// many independent lock nodes (LockNode 0 to Nodes-1): it sends its
+	// acquire, with its own unique value, to every node, waits for every
+	// answer, and holds the lock if a majority granted and its validity
+	// window is still open; otherwise it releases on every node and
+	// backs off. Its release goes to every node. 0: the one service.
+	Nodes int
+	// ValueTokens makes a Redlock client use its value as its token at
+	// the resource (antirez's proposal).
+	ValueTokens bool
 }
 
 // Client uses the lock to guard a read-modify-write of the resource.
@@ -90,6 +100,9 @@ type Client struct {
 	// section and extended the belief (the witness that a section can
 	// commit on a renewed lease).
 	extended bool
+	// A Redlock client's count of the answers to its acquires in flight,
+	// and of the grants among them.
+	answers, grants uint8
 }
 
 // NewClient returns client id, not yet started.
@@ -152,12 +165,16 @@ func (c *Client) Step(in Input, out *Effects) {
 
 func (c *Client) onMessage(in Input, out *Effects) {
 	m := in.Msg
+	if c.cfg.Nodes > 0 && (m.Kind == MsgGrant || m.Kind == MsgReject) && c.phase == Acquiring {
+		c.answer(in, out)
+		return
+	}
 	switch m.Kind {
 	case MsgGrant:
 		if c.phase != Acquiring {
 			// A grant it no longer waits for cannot arrive on a network
 			// that neither loses nor duplicates; give it back anyway.
-			c.send(out, Message{Kind: MsgRelease, To: ServiceNode, Lease: m.Lease})
+			c.send(out, Message{Kind: MsgRelease, To: m.From, Lease: m.Lease})
 			return
 		}
 		if c.late {
@@ -170,15 +187,7 @@ func (c *Client) onMessage(in Input, out *Effects) {
 			c.retry(out, func() { c.acquire(out) })
 			return
 		}
-		c.phase, c.holds, c.lease, c.token = Reading, true, m.Lease, m.Token
-		if c.cfg.Rule == ValidityArrival {
-			out.set(TimerValidity, c.cfg.Validity)
-		}
-		if c.cfg.Renewals > 0 {
-			out.set(TimerRenew, c.cfg.RenewEvery)
-		}
-		out.event(Event{Kind: EvHolding, Node: c.id, Lease: m.Lease, Token: m.Token})
-		c.send(out, Message{Kind: MsgRead, To: ResourceNode, Token: c.token})
+		c.hold(m.Lease, m.Token, out)
 	case MsgReject:
 		if c.phase != Acquiring {
 			return
@@ -279,6 +288,71 @@ func (c *Client) renewalTimer() TimerKind {
 	return TimerRenewalValidity
 }
 
+// hold makes the client believe it holds lease, and read.
+func (c *Client) hold(lease, token uint64, out *Effects) {
+	c.phase, c.holds, c.lease, c.token = Reading, true, lease, token
+	if c.cfg.Rule == ValidityArrival {
+		out.set(TimerValidity, c.cfg.Validity)
+	}
+	if c.cfg.Renewals > 0 {
+		out.set(TimerRenew, c.cfg.RenewEvery)
+	}
+	out.event(Event{Kind: EvHolding, Node: c.id, Lease: lease, Token: token})
+	c.send(out, Message{Kind: MsgRead, To: ResourceNode, Token: token})
+}
+
+// answer is a Redlock client's step on a node's answer to its acquire:
+// it counts the answers, and on the last one decides. With a majority of
+// grants and its validity window still open (the send rule's timer not
+// fired: TTL − elapsed − drift allowance, untimed any moment) it holds the
+// lock under its value; otherwise it releases on every node — those that
+// granted hold its value — and retries after a backoff, within the
+// section's retry budget like a rejection.
+func (c *Client) answer(in Input, out *Effects) {
+	c.answers++
+	if in.Msg.Kind == MsgGrant {
+		c.grants++
+	}
+	if int(c.answers) < c.cfg.Nodes {
+		return
+	}
+	value := c.value()
+	won := int(c.grants) >= c.cfg.Nodes/2+1 && !c.late
+	c.answers, c.grants = 0, 0
+	if won {
+		var token uint64
+		if c.cfg.ValueTokens {
+			token = value
+		}
+		c.hold(value, token, out)
+		return
+	}
+	if c.late {
+		out.event(Event{Kind: EvGrantLate, Node: c.id, Lease: value})
+	}
+	c.releaseAll(value, out)
+	c.retry(out, func() {
+		c.phase = BackingOff
+		out.set(TimerBackoff, in.Backoff)
+		if c.cfg.Rule == ValiditySend {
+			out.cancel(TimerValidity)
+		}
+	})
+}
+
+// value is a Redlock client's value for its current attempt (see
+// redlockValue).
+func (c *Client) value() uint64 {
+	return redlockValue(c.id, int(c.committed)+int(c.aborted), int(c.retries))
+}
+
+// releaseAll sends a release of lease to every lock node.
+func (c *Client) releaseAll(lease uint64, out *Effects) {
+	for k := range max(c.cfg.Nodes, 1) {
+		c.send(out, Message{Kind: MsgRelease, To: LockNode(k), Lease: lease})
+	}
+}
+
 func (c *Client) onTimer(in Input, out *Effects) {
 	switch in.Timer.Kind {
 	case TimerBackoff:
@@ -333,7 +407,15 @@ func (c *Client) acquire(out *Effects) {
 	if c.cfg.Rule == ValiditySend {
 		out.set(TimerValidity, c.cfg.Validity)
 	}
-	c.send(out, Message{Kind: MsgAcquire, To: ServiceNode})
+	if c.cfg.Nodes == 0 {
+		c.send(out, Message{Kind: MsgAcquire, To: ServiceNode})
+		return
+	}
+	// SET key value NX PX ttl on every node, one value for all.
+	value := c.value()
+	for k := range c.cfg.Nodes {
+		c.send(out, Message{Kind: MsgAcquire, To: LockNode(k), Lease: value})
+	}
 }
 
 // retry handles an acquire that did not yield the lock: within the
@@ -363,7 +445,7 @@ func (c *Client) endSection(committed bool, out *Effects) {
 		}
 	}
 	if c.lease != 0 {
-		c.send(out, Message{Kind: MsgRelease, To: ServiceNode, Lease: c.lease})
+		c.releaseAll(c.lease, out)
 	}
 	// The validity timer: under the arrival rule it runs only while a
 	// lease is used; under the send rule it may run from the last acquire
@@ -399,15 +481,23 @@ func (c *Client) send(out *Effects, m Message) {
 // Encode appends the canonical encoding of c's state to b.
 func (c *Client) Encode(b []byte) []byte {
 	b = append(b, byte(c.phase), boolByte(c.holds), boolByte(c.late), c.retries, c.committed, c.aborted)
-	b = binary.AppendUvarint(b, c.lease)
-	b = binary.AppendUvarint(b, c.token)
-	b = binary.AppendVarint(b, c.read)
-	if c.cfg.Renewals > 0 {
-		// Only in renewing designs: the others' encodings stay as they
-		// were.
-		b = append(b, c.renewals, boolByte(c.onRenewalWindow), boolByte(c.renewalLate), boolByte(c.extended))
+	// A Redlock value names its client: leaving the client out keeps a
+	// client's own encoding free of names (symmetry relies on it).
+	if c.cfg.Nodes == 0 {
+		b = binary.AppendUvarint(b, c.lease)
+		b = binary.AppendUvarint(b, c.token)
+		b = binary.AppendVarint(b, c.read)
+		if c.cfg.Renewals > 0 {
+			// Only in renewing designs: the others' encodings stay as
+			// they were.
+			b = append(b, c.renewals, boolByte(c.onRenewalWindow), boolByte(c.renewalLate), boolByte(c.extended))
+		}
+		return b
 	}
-	return b
+	b = binary.AppendUvarint(b, localValue(c.lease))
+	b = binary.AppendUvarint(b, localValue(c.token))
+	b = binary.AppendVarint(b, c.read)
+	return append(b, c.answers, c.grants)
 }
 
 // Retries counts the rejections answered by asking again in the current
@@ -424,3 +514,7 @@ func (c *Client) Extended() bool { return c.extended }
 // Late reports, under the send rule, that the window of the acquire in
 // flight ended before its answer came.
 func (c *Client) Late() bool { return c.late }
+
+// Answers is a Redlock client's count of the answers to its acquires in
+// flight so far, and of the grants among them.
+func (c *Client) Answers() (answers, grants int) { return int(c.answers), int(c.grants) }

@@ -80,6 +80,10 @@ type Config struct {
 	// runs the simulator with the untimed world's bound, so that a
 	// simulated run is a run of the world.
 	Renewals int
+	// Nodes is the number of independent lock nodes of a Redlock row
+	// (Design.Redlock); 0 means the design's default (DefaultNodes). Every
+	// other row has the one service: 0 or 1.
+	Nodes int
 }
 
 // ServiceLockDelay is the lock-delay the service applies: LockDelay, or,
@@ -96,6 +100,29 @@ func (c Config) ServiceLockDelay() time.Duration {
 	}
 	return c.LockDelay
 }
+
+// ForDesign is c for design d: in a run of several rows, Nodes (--nodes)
+// is the Redlock rows' number of lock nodes, and every other row keeps its
+// one service.
+func (c Config) ForDesign(d Design) Config {
+	c.Design = d
+	if !d.Redlock() {
+		c.Nodes = 0
+	}
+	return c
+}
+
+// LockNodes is the number of lock nodes of c: Nodes, or the design's
+// default.
+func (c Config) LockNodes() int {
+	if c.Nodes == 0 {
+		return c.Design.DefaultNodes()
+	}
+	return c.Nodes
+}
+
+// Majority is how many lock nodes must grant: more than half of them.
+func (c Config) Majority() int { return c.LockNodes()/2 + 1 }
 
 // MaxDuration bounds every duration of a Config, so that the simulator's
 // sums of durations (a stall bound adds TTLs, pauses and lock-delays, and
@@ -126,6 +153,14 @@ func (c Config) Validate() error {
 	}
 	if err := between("renewals", c.Renewals, 0, maxCount); err != nil {
 		return err
+	}
+	switch {
+	case c.Design.Redlock():
+		if err := between("nodes", c.Nodes, 0, MaxLockNodes); err != nil {
+			return err
+		}
+	case c.Nodes > 1 || c.Nodes < 0:
+		return fmt.Errorf("nodes must be 1 for design %s (one lock service; the Redlock rows take up to %d), got %d", c.Design, MaxLockNodes, c.Nodes)
 	}
 	for _, d := range []struct {
 		flag  string

@@ -21,9 +21,9 @@ func TestConfigValidate(t *testing.T) {
 		{"unknown design", func(c *Config) { c.Design = numDesigns }, fmt.Sprintf("unknown design %d", numDesigns)},
 		{"the arrival rule", func(c *Config) { c.Validity = ValidityArrival }, ""},
 		{"unknown validity rule", func(c *Config) { c.Validity = ValidityArrival + 1 }, "validity must be send or arrival, got ValidityRule(2)"},
-		{"no clients", func(c *Config) { c.Clients = 0 }, "clients must be between 1 and 253, got 0"},
+		{"no clients", func(c *Config) { c.Clients = 0 }, "clients must be between 1 and 246, got 0"},
 		{"most clients", func(c *Config) { c.Clients = MaxClients }, ""},
-		{"too many clients", func(c *Config) { c.Clients = MaxClients + 1 }, "clients must be between 1 and 253, got 254"},
+		{"too many clients", func(c *Config) { c.Clients = MaxClients + 1 }, "clients must be between 1 and 246, got 247"},
 		{"no sections", func(c *Config) { c.Sections = 0 }, "sections must be between 1 and 255, got 0"},
 		{"most sections", func(c *Config) { c.Sections = 255 }, ""},
 		{"too many sections", func(c *Config) { c.Sections = 256 }, "sections must be between 1 and 255, got 256"},
@@ -38,6 +38,14 @@ func TestConfigValidate(t *testing.T) {
 		{"negative lock-delay", func(c *Config) { c.LockDelay = -time.Second }, "lock-delay must not be negative, got -1s"},
 		{"huge lock-delay", func(c *Config) { c.LockDelay = 1 << 62 }, "lock-delay must be at most 24h0m0s"},
 		{"longest lock-delay", func(c *Config) { c.LockDelay = MaxDuration }, ""},
+		{"one service", func(c *Config) { c.Nodes = 1 }, ""},
+		{"nodes of a single-service row", func(c *Config) { c.Nodes = 3 }, "nodes must be 1 for design all (one lock service; the Redlock rows take up to 9), got 3"},
+		{"negative nodes of a single-service row", func(c *Config) { c.Nodes = -1 }, "nodes must be 1 for design all"},
+		{"Redlock's default nodes", func(c *Config) { c.Design, c.Nodes = DesignRedlock, 0 }, ""},
+		{"one Redlock node", func(c *Config) { c.Design, c.Nodes = DesignRedlock, 1 }, ""},
+		{"most Redlock nodes", func(c *Config) { c.Design, c.Nodes = DesignRedlockUnique, MaxLockNodes }, ""},
+		{"too many Redlock nodes", func(c *Config) { c.Design, c.Nodes = DesignRedlock, MaxLockNodes+1 }, "nodes must be between 0 and 9, got 10"},
+		{"negative Redlock nodes", func(c *Config) { c.Design, c.Nodes = DesignRedlock, -1 }, "nodes must be between 0 and 9, got -1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -123,8 +123,13 @@ func (c *Client) Decode(b []byte) ([]byte, error) {
 	c.token = d.uvarint()
 	c.read = d.varint()
 	c.renewals, c.onRenewalWindow, c.renewalLate, c.extended = 0, false, false, false
-	if c.cfg.Renewals > 0 {
+	if c.cfg.Nodes == 0 && c.cfg.Renewals > 0 {
 		c.renewals, c.onRenewalWindow, c.renewalLate, c.extended = d.byte(), d.bool(), d.bool(), d.bool()
+	}
+	c.answers, c.grants = 0, 0
+	if c.cfg.Nodes > 0 {
+		c.lease, c.token = withOwner(c.lease, c.id), withOwner(c.token, c.id)
+		c.answers, c.grants = d.byte(), d.byte()
 	}
 	return d.done("client")
 }
@@ -183,6 +188,11 @@ func (s *System) Decode(b []byte) ([]byte, error) {
 	b, err := s.Service.Decode(b)
 	if err != nil {
 		return nil, err
+	}
+	for k := range s.LockNodes {
+		if b, err = s.LockNodes[k].Decode(b); err != nil {
+			return nil, fmt.Errorf("%s: %w", LockNode(k+1), err)
+		}
 	}
 	for i := range s.Clients {
 		if b, err = s.Clients[i].Decode(b); err != nil {

@@ -31,6 +31,8 @@ const (
 	DesignRevision                      // etcd/ZooKeeper revision tokens, resource checks >= on every operation
 	DesignVersionEquality               // etcd contrib/lock: the storage remembers a version, a write must equal it
 	DesignSequencer                     // Chubby/Consul: the resource asks the service whether the sequencer is the holder's; a lock-delay after an expiry
+	DesignRedlock                       // Redlock: N independent lock nodes, majority grant, no fencing
+	DesignRedlockUnique                 // Redlock with its unique values as tokens, check-and-set at the resource
 	DesignRenewal                       // no tokens; the holder renews its lease while its section lasts (Redisson's watchdog)
 	numDesigns
 )
@@ -83,6 +85,12 @@ type row struct {
 	// lockDelay gives the service a lock-delay after an expiry whatever
 	// Config.LockDelay says (Config.ServiceLockDelay).
 	lockDelay bool
+	// redlock makes the lock service N independent lock nodes (Config's
+	// Nodes), each a Redis master: a client sets its own unique value on
+	// every node (SET NX PX), holds the lock when a majority granted, and
+	// releases on every node (delete if the value matches). With tokens,
+	// the value is the token (antirez's proposal).
+	redlock bool
 	// renews makes the holder renew its lease every RenewEvery while its
 	// section lasts, and the service extend a lease only for its holder.
 	renews bool
@@ -153,6 +161,16 @@ func (d Design) row() row {
 		return row{flag: "sequencer", describe: "sequencer checked with the service (Chubby, Consul)", tokens: true, mode: FenceSequencer, lockDelay: true,
 			assumption: "the resource asks the lock service whether each operation's sequencer is the current holder's and applies it only if so, one operation at a time, so operations take effect in the order the service said yes (Chubby's CheckSequencer); the lock-delay after an expiry protects only resources that do not check, and only under timing bounds",
 			expected:   [3]verdict.Status{v, h, h}}
+	case DesignRedlock:
+		return row{flag: "redlock", describe: "Redlock, no fencing", redlock: true, restart: RestartVolatile,
+			assumption:    "a majority of N independent lock nodes granted and the client's validity (TTL − time since its first send − drift allowance) has not run out: safety rests on every node's clock and memory — a node whose clock jumps forward, or that restarts without persistence, lets a second client win a majority",
+			expected:      [3]verdict.Status{v, na, v},
+			notApplicable: [3]string{1: "there are no tokens to order"}}
+	case DesignRedlockUnique:
+		return row{flag: "redlock-unique", describe: "Redlock, unique values as tokens, check-and-set", redlock: true, restart: RestartVolatile, tokens: true, mode: FenceCAS, uniqueTokens: true,
+			assumption:    "as redlock, and the resource checks the client's unique value with an atomic check-and-set (antirez's proposal): a holder's read sets the resource's token, a write is accepted only with it",
+			expected:      [3]verdict.Status{v, na, h},
+			notApplicable: [3]string{1: "the tokens are the clients' unique values, unordered: the resource compares them for equality, and their order means nothing"}}
 	case DesignRenewal:
 		return row{flag: "renewal", describe: "no fencing, lease renewed (Redisson's watchdog)", renews: true,
 			assumption:    "no tokens; the holder renews its lease every TTL/3 while its section lasts and the service extends only the holder's current lease: a section may outlast the TTL, but a pause longer than what is left of the lease stops the renewals with the work, and the paused holder resumes still believing",
@@ -202,6 +220,19 @@ func (d Design) Renews() bool { return d.row().renews }
 // Starves says why not every client can commit all its sections in design
 // d, where that is so by design; "" where every client can.
 func (d Design) Starves() string { return d.row().starves }
+
+// Redlock reports whether the design's lock is N independent lock nodes
+// granting by majority (Config.Nodes) rather than one service.
+func (d Design) Redlock() bool { return d.row().redlock }
+
+// DefaultNodes is the number of lock nodes of design d when Config.Nodes
+// is 0: Redlock's five, or the one service.
+func (d Design) DefaultNodes() int {
+	if d.Redlock() {
+		return 5
+	}
+	return 1
+}
 
 // UniqueTokens reports whether the design's tokens are unique and
 // unordered (Scramble) rather than the lease numbers.

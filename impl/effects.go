@@ -165,6 +165,7 @@ const (
 	EvSequencerAsked                        // sequencer-checking resource asked the service whether Token is the holder's
 	EvSequencerCurrent                      // service answered: Token is the current holder's
 	EvSequencerStale                        // service answered: Token is not the current holder's
+	EvKeyLost                               // a Redlock node restarted without persistence: its key, held by Peer under Lease if any, is gone
 	EvRenewed                               // service extended Peer's Lease by a fresh TTL
 	EvRenewRefused                          // service refused Peer's renewal: Lease is not the current one, or not Peer's
 	EvBeliefExtended                        // client's renewal of Lease was granted: it believes for another window
@@ -213,6 +214,8 @@ func (k EventKind) String() string {
 		return "sequencer current"
 	case EvSequencerStale:
 		return "sequencer stale"
+	case EvKeyLost:
+		return "key lost"
 	case EvRenewed:
 		return "renewed"
 	case EvRenewRefused:
@@ -242,25 +245,31 @@ func (e Event) String() string {
 		if e.Token != 0 {
 			return fmt.Sprintf("granted lease %d (token %d) to %s", e.Lease, e.Token, e.Peer)
 		}
-		return fmt.Sprintf("granted lease %d to %s", e.Lease, e.Peer)
+		return fmt.Sprintf("granted %s to %s", leaseWord(e.Lease), e.Peer)
 	case EvRejected:
 		return fmt.Sprintf("rejected %s's acquire", e.Peer)
 	case EvReleased, EvReleaseRefused, EvExpired, EvRenewed, EvRenewRefused:
-		return fmt.Sprintf("%s lease %d of %s", e.Kind, e.Lease, e.Peer)
+		return fmt.Sprintf("%s %s of %s", e.Kind, leaseWord(e.Lease), e.Peer)
 	case EvOpAccepted, EvOpRejected:
 		return fmt.Sprintf("%s %s", e.Kind, e.Op)
 	case EvHolding:
+		if isValue(e.Lease) {
+			return fmt.Sprintf("holds the lock: a majority granted value %s", FormatLease(e.Lease))
+		}
 		if e.Token != 0 {
 			return fmt.Sprintf("holds the lock (lease %d, token %d)", e.Lease, e.Token)
 		}
 		return fmt.Sprintf("holds the lock (lease %d)", e.Lease)
 	case EvLeaseLost:
-		return fmt.Sprintf("lease %d ran out by its own clock", e.Lease)
+		return fmt.Sprintf("%s ran out by its own clock", leaseWord(e.Lease))
 	case EvBeliefExtended:
 		return fmt.Sprintf("renewal of lease %d granted: it believes for another window", e.Lease)
 	case EvRenewalRefused:
 		return fmt.Sprintf("renewal of lease %d refused: the lease is gone, it stops believing", e.Lease)
 	case EvGrantLate:
+		if isValue(e.Lease) {
+			return fmt.Sprintf("value %s: the answers came after its validity window, counted from the first send: released on every node", FormatLease(e.Lease))
+		}
 		return fmt.Sprintf("lease %d came after its validity window, counted from the acquire's send: given back", e.Lease)
 	case EvOpChecked:
 		return fmt.Sprintf("checked %s: applied later", e.Op)
@@ -275,6 +284,11 @@ func (e Event) String() string {
 			return "restarted: the lock is free and the lease counter starts again from 0"
 		}
 		return fmt.Sprintf("restarted: the lock is free; the lease counter, persisted, is still %d", e.Lease)
+	case EvKeyLost:
+		if e.Lease == 0 {
+			return "restarted without persistence: it held no key"
+		}
+		return fmt.Sprintf("restarted without persistence: the key of %s (value %s) is gone", e.Peer, FormatLease(e.Lease))
 	default:
 		return e.Kind.String()
 	}

@@ -66,25 +66,28 @@ func (m Message) Encode(b []byte) []byte {
 func (m Message) String() string {
 	switch m.Kind {
 	case MsgAcquire, MsgReject:
+		if isValue(m.Lease) {
+			return fmt.Sprintf("%s(value %s)", m.Kind, FormatLease(m.Lease))
+		}
 		return m.Kind.String()
 	case MsgRelease, MsgRenew:
-		return fmt.Sprintf("%s(lease %d)", m.Kind, m.Lease)
+		return fmt.Sprintf("%s(%s)", m.Kind, leaseWord(m.Lease))
 	case MsgRenewed:
-		return fmt.Sprintf("Renewed(lease %d, %s)", m.Lease, okString(m.OK))
+		return fmt.Sprintf("Renewed(%s, %s)", leaseWord(m.Lease), okString(m.OK))
 	case MsgGrant:
 		if m.Token == 0 {
-			return fmt.Sprintf("Grant(lease %d)", m.Lease)
+			return fmt.Sprintf("Grant(%s)", leaseWord(m.Lease))
 		}
 		return fmt.Sprintf("Grant(lease %d, token %d)", m.Lease, m.Token)
 	case MsgRead:
-		return fmt.Sprintf("Read(token %d)", m.Token)
+		return fmt.Sprintf("Read(token %s)", FormatLease(m.Token))
 	case MsgReadReply:
 		if !m.OK {
 			return "ReadReply(rejected)"
 		}
 		return fmt.Sprintf("ReadReply(%d)", m.Value)
 	case MsgWrite:
-		return fmt.Sprintf("Write(%d, token %d)", m.Value, m.Token)
+		return fmt.Sprintf("Write(%d, token %s)", m.Value, FormatLease(m.Token))
 	case MsgWriteReply:
 		return fmt.Sprintf("WriteReply(%s)", okString(m.OK))
 	case MsgApply:
@@ -99,6 +102,14 @@ func (m Message) String() string {
 	default:
 		return m.Kind.String()
 	}
+}
+
+// leaseWord names a lease, or a Redlock value, in a message.
+func leaseWord(v uint64) string {
+	if isValue(v) {
+		return "value " + FormatLease(v)
+	}
+	return fmt.Sprintf("lease %d", v)
 }
 
 func okString(ok bool) string {

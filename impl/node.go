@@ -4,6 +4,8 @@ import "fmt"
 
 // NodeID names a process. The service and the resource have fixed IDs; the
 // clients follow, so a NodeID fits in one byte of a canonical encoding.
+// The Redlock rows' further lock nodes (the service is the first of them)
+// take the highest IDs, so that every other row's nodes keep theirs.
 type NodeID uint8
 
 // Fixed nodes.
@@ -11,27 +13,59 @@ const (
 	ServiceNode  NodeID = 0
 	ResourceNode NodeID = 1
 	firstClient  NodeID = 2
+	// firstLockNode is the second lock node's ID (LockNode(1)); lock
+	// nodes 1 to MaxLockNodes-1 fill the IDs up to 255.
+	firstLockNode NodeID = 255 - (MaxLockNodes - 2)
 )
 
+// MaxLockNodes is the most independent lock nodes a Redlock row may have
+// (--nodes).
+const MaxLockNodes = 9
+
 // MaxClients is the largest number of clients a NodeID can name.
-const MaxClients = 255 - int(firstClient)
+const MaxClients = int(firstLockNode - firstClient)
 
 // ClientNode is the NodeID of client i (0-based); it prints as c<i+1>.
 func ClientNode(i int) NodeID { return firstClient + NodeID(i) }
 
+// LockNode is the NodeID of lock node k (0-based): the service itself for
+// k = 0, so that a one-node lock is the service of every other row. It
+// prints as service, service2, service3, ...
+func LockNode(k int) NodeID {
+	if k == 0 {
+		return ServiceNode
+	}
+	return firstLockNode + NodeID(k-1)
+}
+
 // IsClient reports whether n is a client.
-func (n NodeID) IsClient() bool { return n >= firstClient }
+func (n NodeID) IsClient() bool { return n >= firstClient && n < firstLockNode }
+
+// IsLockNode reports whether n is a lock node: the service or one of the
+// Redlock rows' further nodes.
+func (n NodeID) IsLockNode() bool { return n == ServiceNode || n >= firstLockNode }
 
 // ClientIndex is the 0-based index of client n.
 func (n NodeID) ClientIndex() int { return int(n - firstClient) }
 
-// String is the lane name used in traces: service, resource, c1, c2, ...
+// LockIndex is the 0-based index of lock node n (LockNode's inverse).
+func (n NodeID) LockIndex() int {
+	if n == ServiceNode {
+		return 0
+	}
+	return int(n-firstLockNode) + 1
+}
+
+// String is the lane name used in traces: service, resource, c1, c2, ...,
+// and service2, service3, ... for further lock nodes.
 func (n NodeID) String() string {
 	switch {
 	case n == ServiceNode:
 		return "service"
 	case n == ResourceNode:
 		return "resource"
+	case n.IsLockNode():
+		return fmt.Sprintf("service%d", n.LockIndex()+1)
 	default:
 		return fmt.Sprintf("c%d", n.ClientIndex()+1)
 	}

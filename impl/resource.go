@@ -91,7 +91,7 @@ type Op struct {
 
 // String describes o, e.g. "c1 write 1 (token 2)".
 func (o Op) String() string {
-	return fmt.Sprintf("%s %s %d (token %d)", o.Client, o.Kind, o.Value, o.Token)
+	return fmt.Sprintf("%s %s %d (token %s)", o.Client, o.Kind, o.Value, FormatLease(o.Token))
 }
 
 // Resource is the shared counter a lock is meant to protect.

@@ -149,6 +149,9 @@ func TestKleppmannStory(t *testing.T) {
 // moment, finds them.
 func TestKleppmannStoryWithATimelyClock(t *testing.T) {
 	for _, d := range Designs() {
+		if d.Redlock() {
+			continue // several lock nodes: TestRedlock* tell their stories
+		}
 		t.Run(d.String(), func(t *testing.T) {
 			h := newHarness(t, d, 2)
 			c1, c2 := ClientNode(0), ClientNode(1)

@@ -41,6 +41,15 @@ type ServiceConfig struct {
 	// revision advances with every change of the lock — a grant, a
 	// release, an expiry — so tokens grow with gaps.
 	RevisionTokens bool
+	// Node is the service's own node: ServiceNode, or one of the Redlock
+	// rows' further lock nodes (LockNode).
+	Node NodeID
+	// ClientValues makes the service a Redis master of Redlock: the
+	// acquire carries the client's own unique value (in Lease), which the
+	// grant stores as the key's value (SET key value NX PX ttl) and a
+	// release must name (delete only if the value matches). The service
+	// counts no leases and hands out no tokens of its own.
+	ClientValues bool
 	// Restart is what a restart keeps (InputRestart): nothing (the lease
 	// counter, which is the token, starts again from 0) or the counter,
 	// persisted before each grant is sent. NoRestart ignores restarts.
@@ -81,6 +90,10 @@ func NewService(cfg ServiceConfig) Service {
 // Clone returns an independent copy of s (a Service holds no references).
 func (s Service) Clone() Service { return s }
 
+// CountsLeases reports whether the service numbers its grants (LastLease):
+// every service but a Redlock node, which stores the client's value.
+func (s *Service) CountsLeases() bool { return !s.cfg.ClientValues }
+
 // Lock is a copy of the lock's state, for invariants and traces.
 func (s *Service) Lock() LockState { return s.lock }
 
@@ -107,7 +120,7 @@ func (s *Service) Step(in Input, out *Effects) {
 			s.expire(out)
 		case TimerLockDelay:
 			s.lock.Delayed = false
-			out.event(Event{Kind: EvLockDelayEnded, Node: ServiceNode})
+			out.event(Event{Kind: EvLockDelayEnded, Node: s.cfg.Node})
 		}
 	}
 }
@@ -119,17 +132,21 @@ func (s *Service) Step(in Input, out *Effects) {
 func (s *Service) acquire(m Message, out *Effects) {
 	l := &s.lock
 	if l.Status == Acquired || l.Delayed || l.LastLease == math.MaxUint64 {
-		out.send(Message{Kind: MsgReject, From: ServiceNode, To: m.From})
-		out.event(Event{Kind: EvRejected, Node: ServiceNode, Peer: m.From})
+		out.send(Message{Kind: MsgReject, From: s.cfg.Node, To: m.From})
+		out.event(Event{Kind: EvRejected, Node: s.cfg.Node, Peer: m.From})
 		return
 	}
-	l.LastLease++
-	l.Status, l.Holder, l.Lease = Acquired, m.From, l.LastLease
+	if s.cfg.ClientValues {
+		l.Status, l.Holder, l.Lease = Acquired, m.From, m.Lease
+	} else {
+		l.LastLease++
+		l.Status, l.Holder, l.Lease = Acquired, m.From, l.LastLease
+	}
 	s.revise()
 	token := s.token(l.Lease)
-	out.send(Message{Kind: MsgGrant, From: ServiceNode, To: m.From, Lease: l.Lease, Token: token})
+	out.send(Message{Kind: MsgGrant, From: s.cfg.Node, To: m.From, Lease: l.Lease, Token: token})
 	out.set(TimerLease, s.cfg.TTL)
-	out.event(Event{Kind: EvGranted, Node: ServiceNode, Peer: m.From, Lease: l.Lease, Token: token})
+	out.event(Event{Kind: EvGranted, Node: s.cfg.Node, Peer: m.From, Lease: l.Lease, Token: token})
 }
 
 // release is a compare-and-delete: only the current holder, naming its
@@ -138,13 +155,13 @@ func (s *Service) acquire(m Message, out *Effects) {
 func (s *Service) release(m Message, out *Effects) {
 	l := &s.lock
 	if !l.isCurrent(m) {
-		out.event(Event{Kind: EvReleaseRefused, Node: ServiceNode, Peer: m.From, Lease: m.Lease})
+		out.event(Event{Kind: EvReleaseRefused, Node: s.cfg.Node, Peer: m.From, Lease: m.Lease})
 		return
 	}
 	l.Status, l.Holder, l.Lease = Available, 0, 0
 	s.revise()
 	out.cancel(TimerLease)
-	out.event(Event{Kind: EvReleased, Node: ServiceNode, Peer: m.From, Lease: m.Lease})
+	out.event(Event{Kind: EvReleased, Node: s.cfg.Node, Peer: m.From, Lease: m.Lease})
 }
 
 // renew extends the current lease by a fresh TTL, only if the renewal
@@ -172,7 +189,7 @@ func (s *Service) expire(out *Effects) {
 	if l.Status != Acquired {
 		return // released meanwhile; runtimes cancel the timer, so this is only defensive
 	}
-	out.event(Event{Kind: EvExpired, Node: ServiceNode, Peer: l.Holder, Lease: l.Lease})
+	out.event(Event{Kind: EvExpired, Node: s.cfg.Node, Peer: l.Holder, Lease: l.Lease})
 	l.Status, l.Holder, l.Lease = Expired, 0, 0
 	s.revise()
 	if s.cfg.LockDelay > 0 {
@@ -192,6 +209,17 @@ func (s *Service) restart(out *Effects) {
 	if s.cfg.Restart == NoRestart {
 		return // the design's service never crashes: only defensive
 	}
+	if s.cfg.ClientValues {
+		// A Redis master without persistence (no fsync): the key is gone.
+		ev := Event{Kind: EvKeyLost, Node: s.cfg.Node}
+		if s.lock.Status == Acquired {
+			ev.Peer, ev.Lease = s.lock.Holder, s.lock.Lease
+		}
+		s.lock = LockState{}
+		out.cancel(TimerLease)
+		out.event(ev)
+		return
+	}
 	last := s.lock.LastLease
 	if s.cfg.Restart == RestartVolatile {
 		last = 0
@@ -199,7 +227,7 @@ func (s *Service) restart(out *Effects) {
 	s.lock = LockState{LastLease: last}
 	out.cancel(TimerLease)
 	out.cancel(TimerLockDelay)
-	out.event(Event{Kind: EvRestarted, Node: ServiceNode, Lease: last})
+	out.event(Event{Kind: EvRestarted, Node: s.cfg.Node, Lease: last})
 }
 
 // checkSequencer answers a resource's question (Chubby's CheckSequencer):
@@ -226,7 +254,9 @@ func (l *LockState) isCurrent(m Message) bool {
 // fencing, none (0) without.
 func (s *Service) token(lease uint64) uint64 {
 	switch {
-	case !s.cfg.Fencing:
+	case !s.cfg.Fencing, s.cfg.ClientValues:
+		// Redlock's node hands out no token: a client with fencing uses
+		// its own unique value.
 		return 0
 	case s.cfg.UniqueTokens:
 		return Scramble(lease)

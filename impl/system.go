@@ -9,9 +9,12 @@ import (
 // System is the global state every invariant is written over: all actors.
 // Runtimes add what is in flight (messages, timers) themselves.
 type System struct {
-	Service  Service
-	Clients  []Client
-	Resource Resource
+	// Service is the lock service, or in a Redlock row the first of its
+	// independent lock nodes (LockNode(0)); LockNodes are the others.
+	Service   Service
+	LockNodes []Service
+	Clients   []Client
+	Resource  Resource
 }
 
 // NewSystem builds the initial state for c.
@@ -19,13 +22,25 @@ func NewSystem(c Config) (*System, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	sc := ServiceConfig{TTL: c.TTL, LockDelay: c.ServiceLockDelay(), Fencing: c.Design.Tokens(), UniqueTokens: c.Design.UniqueTokens(), RevisionTokens: c.Design.Revision(), Restart: c.Design.Restart(), ClientValues: c.Design.Redlock()}
 	s := &System{
-		Service:  NewService(ServiceConfig{TTL: c.TTL, LockDelay: c.ServiceLockDelay(), Fencing: c.Design.Tokens(), UniqueTokens: c.Design.UniqueTokens(), RevisionTokens: c.Design.Revision(), Restart: c.Design.Restart()}),
+		Service:  NewService(sc),
 		Clients:  make([]Client, c.Clients),
 		Resource: NewResource(c.Design.Mode()),
 	}
+	var nodes int // a Redlock client's lock nodes; 0: the one service
+	if c.Design.Redlock() {
+		nodes = c.LockNodes()
+		for k := 1; k < nodes; k++ {
+			sc.Node = LockNode(k)
+			s.LockNodes = append(s.LockNodes, NewService(sc))
+		}
+	}
 	s.Resource.nonAtomic = c.Design.NonAtomic()
-	cc := ClientConfig{Sections: c.Sections, MaxRetries: c.Retries, Validity: c.TTL - c.Margin, Rule: c.Validity, Think: c.Think}
+	cc := ClientConfig{
+		Sections: c.Sections, MaxRetries: c.Retries, Validity: c.TTL - c.Margin, Rule: c.Validity, Think: c.Think,
+		Nodes: nodes, ValueTokens: c.Design.Redlock() && c.Design.Tokens(),
+	}
 	if c.Design.Renews() {
 		cc.Renewals, cc.RenewEvery = TimedRenewals, RenewEvery(c.TTL)
 		if c.Renewals > 0 {
@@ -53,6 +68,9 @@ func RenewEvery(ttl time.Duration) time.Duration { return ttl / 3 }
 func (s *System) Clone() *System {
 	c := &System{Service: s.Service.Clone(), Clients: make([]Client, len(s.Clients)), Resource: s.Resource.Clone()}
 	copy(c.Clients, s.Clients)
+	if len(s.LockNodes) > 0 {
+		c.LockNodes = append([]Service(nil), s.LockNodes...)
+	}
 	return c
 }
 
@@ -61,6 +79,9 @@ func (s *System) Clone() *System {
 // cloning. s and src must come from the same Config.
 func (s *System) CopyFrom(src *System) {
 	s.Service = src.Service
+	if len(src.LockNodes) > 0 {
+		s.LockNodes = append(s.LockNodes[:0], src.LockNodes...)
+	}
 	s.Clients = append(s.Clients[:0], src.Clients...)
 	log := append(s.Resource.log[:0], src.Resource.log...)
 	pending := append(s.Resource.pending[:0], src.Resource.pending...)
@@ -84,17 +105,28 @@ func (s *System) PermuteClients(perm []int) {
 		}
 		return ClientNode(perm[n.ClientIndex()])
 	}
-	if l := &s.Service.lock; l.Status == Acquired {
-		l.Holder = rename(l.Holder)
+	// A Redlock value names its client (renameValue); in every other row
+	// leases and tokens name nobody.
+	value := func(v uint64) uint64 { return v }
+	if s.Redlock() {
+		value = func(v uint64) uint64 { return renameValue(v, rename) }
+	}
+	for k := range s.NumLockNodes() {
+		if l := &s.LockNode(k).lock; l.Status == Acquired {
+			l.Holder, l.Lease = rename(l.Holder), value(l.Lease)
+		}
 	}
 	var buf [8]Client // no allocation for the few clients of a model
 	old := append(buf[:0], s.Clients...)
 	for i, c := range old {
 		c.id = ClientNode(perm[i])
+		c.lease, c.token = value(c.lease), value(c.token)
 		s.Clients[perm[i]] = c
 	}
+	s.Resource.maxToken = value(s.Resource.maxToken)
 	for i := range s.Resource.log {
 		s.Resource.log[i].Client = rename(s.Resource.log[i].Client)
+		s.Resource.log[i].Token = value(s.Resource.log[i].Token)
 	}
 	for i := range s.Resource.pending {
 		s.Resource.pending[i].Client = rename(s.Resource.pending[i].Client)
@@ -104,10 +136,29 @@ func (s *System) PermuteClients(perm []int) {
 	}
 }
 
-// Nodes lists every node in lane order: service, clients, resource.
+// Redlock reports whether s is a Redlock row's system: its lock nodes
+// store the clients' values.
+func (s *System) Redlock() bool { return s.Service.cfg.ClientValues }
+
+// NumLockNodes is the number of lock nodes: 1, the service, or a Redlock
+// row's N.
+func (s *System) NumLockNodes() int { return 1 + len(s.LockNodes) }
+
+// LockNode is lock node k (0: the service).
+func (s *System) LockNode(k int) *Service {
+	if k == 0 {
+		return &s.Service
+	}
+	return &s.LockNodes[k-1]
+}
+
+// Nodes lists every node in lane order: the service (and a Redlock row's
+// further lock nodes), clients, resource.
 func (s *System) Nodes() []NodeID {
-	nodes := make([]NodeID, 0, len(s.Clients)+2)
-	nodes = append(nodes, ServiceNode)
+	nodes := make([]NodeID, 0, len(s.Clients)+1+s.NumLockNodes())
+	for k := range s.NumLockNodes() {
+		nodes = append(nodes, LockNode(k))
+	}
 	for i := range s.Clients {
 		nodes = append(nodes, ClientNode(i))
 	}
@@ -129,6 +180,10 @@ func (s *System) Step(n NodeID, in Input, out *Effects) {
 	switch {
 	case n == ServiceNode:
 		s.Service.Step(in, out)
+	case n.IsLockNode():
+		if k := n.LockIndex(); k < s.NumLockNodes() {
+			s.LockNode(k).Step(in, out)
+		}
 	case n == ResourceNode:
 		s.Resource.Step(in, out)
 	case n.ClientIndex() < len(s.Clients):
@@ -149,6 +204,9 @@ func (s *System) AllDone() bool {
 // Encode appends the canonical encoding of every actor's state to b.
 func (s *System) Encode(b []byte) []byte {
 	b = s.Service.Encode(b)
+	for k := range s.LockNodes {
+		b = s.LockNodes[k].Encode(b)
+	}
 	for i := range s.Clients {
 		b = s.Clients[i].Encode(b)
 	}
@@ -158,10 +216,15 @@ func (s *System) Encode(b []byte) []byte {
 // String summarises s on one line, for debugging and test failures.
 func (s *System) String() string {
 	var b strings.Builder
-	l := s.Service.lock
-	fmt.Fprintf(&b, "lock=%s", l.Status)
-	if l.Status == Acquired {
-		fmt.Fprintf(&b, "(%s, lease %d)", l.Holder, l.Lease)
+	for k := range s.NumLockNodes() {
+		l := s.LockNode(k).lock
+		if k > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "lock=%s", l.Status)
+		if l.Status == Acquired {
+			fmt.Fprintf(&b, "(%s, lease %s)", l.Holder, FormatLease(l.Lease))
+		}
 	}
 	for i := range s.Clients {
 		c := &s.Clients[i]

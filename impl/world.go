@@ -29,9 +29,10 @@ import (
 //     reorder them arbitrarily;
 //  3. fire a pending timer at its node;
 //  4. in a design whose service restarts (Design.Restart), crash and
-//     restart the service, at most UntimedRestarts times in a run and
-//     only while some client has not finished. Untimed, the time it is
-//     down does not matter: requests wait for it as for a paused node.
+//     restart a lock node (the service, or in a Redlock row any of its
+//     nodes, in LockNode order), at most UntimedRestarts times in a run
+//     and only while some client has not finished. Untimed, the time it
+//     is down does not matter: requests wait for it as for a paused node.
 //
 // A backoff is always 0: its length only matters to a timed runtime.
 type World struct {
@@ -118,6 +119,15 @@ func NewWorld(c Config) (*World, error) {
 // canRestart reports whether the restart action is enabled.
 func (w *World) canRestart() bool { return w.Restarts < w.maxRestarts && !w.Sys.AllDone() }
 
+// Clone returns an independent copy of w, from the same Config (a World
+// assembled by hand from a System has no restart action: its bound comes
+// from NewWorld).
+func (w *World) Clone() *World {
+	c := &World{Sys: w.Sys.Clone(), maxRestarts: w.maxRestarts}
+	c.CopyFrom(w)
+	return c
+}
+
 // CopyFrom sets w to src, reusing w's memory; w and src must come from the
 // same Config.
 func (w *World) CopyFrom(src *World) {
@@ -142,7 +152,7 @@ func (w *World) Actions() int {
 		}
 	}
 	if w.canRestart() {
-		n++
+		n += w.Sys.NumLockNodes()
 	}
 	return n
 }
@@ -170,8 +180,8 @@ func (w *World) Action(i int) Action {
 		t := w.Timers[i]
 		return Action{Node: t.Node, Input: Input{Kind: InputTimer, Timer: t.Timer}}
 	}
-	if i == len(w.Timers) && w.canRestart() {
-		return Action{Node: ServiceNode, Input: Input{Kind: InputRestart}}
+	if k := i - len(w.Timers); k < w.Sys.NumLockNodes() && w.canRestart() {
+		return Action{Node: LockNode(k), Input: Input{Kind: InputRestart}}
 	}
 	panic(fmt.Sprintf("impl: action %d out of range", i))
 }
@@ -306,7 +316,12 @@ func (w *World) Decode(b []byte) error {
 func (w *World) PermuteClients(perm []int) {
 	w.Sys.PermuteClients(perm)
 	for i := range w.InFlight {
-		w.InFlight[i].From, w.InFlight[i].To = w.InFlight[i].From.permuted(perm), w.InFlight[i].To.permuted(perm)
+		m := &w.InFlight[i]
+		m.From, m.To = m.From.permuted(perm), m.To.permuted(perm)
+		if w.Sys.Redlock() {
+			rename := func(n NodeID) NodeID { return n.permuted(perm) }
+			m.Lease, m.Token = renameValue(m.Lease, rename), renameValue(m.Token, rename)
+		}
 	}
 	for i := range w.Timers {
 		w.Timers[i].Node = w.Timers[i].Node.permuted(perm)
@@ -335,6 +350,19 @@ func (n NodeID) permuted(perm []int) NodeID {
 func (a Action) PermuteClients(perm []int) Action {
 	a.Node = a.Node.permuted(perm)
 	a.Input.Msg.From, a.Input.Msg.To = a.Input.Msg.From.permuted(perm), a.Input.Msg.To.permuted(perm)
+	return a
+}
+
+// PermuteAction is action a of w with client i renamed to perm[i], as
+// World.PermuteClients renames w: in a Redlock row a message's value names
+// its client too (Action.PermuteClients alone renames nodes only).
+func (w *World) PermuteAction(a Action, perm []int) Action {
+	a = a.PermuteClients(perm)
+	if w.Sys.Redlock() && a.Input.Kind == InputMessage {
+		rename := func(n NodeID) NodeID { return n.permuted(perm) }
+		m := &a.Input.Msg
+		m.Lease, m.Token = renameValue(m.Lease, rename), renameValue(m.Token, rename)
+	}
 	return a
 }
 

@@ -135,3 +135,17 @@ func TestCarryOutOrder(t *testing.T) {
 	e.CarryOut(ClientNode(0), &h)
 	assert.Equal(t, []string{"cancel", "set", "set", "send", "send"}, h.order)
 }
+
+// TestCloneKeepsTheRestart: a clone of a world whose service restarts
+// can still restart it, as the original can, and is independent of it.
+func TestCloneKeepsTheRestart(t *testing.T) {
+	c := Config{Design: DesignRestartVolatile, Clients: 2, Sections: 1, Retries: 1, TTL: 10, Margin: 1}
+	w, err := NewWorld(c)
+	require.NoError(t, err)
+	cl := w.Clone()
+	require.Equal(t, w.Actions(), cl.Actions())
+	assert.Equal(t, InputRestart, cl.Action(cl.Actions()-1).Input.Kind)
+	cl.Apply(cl.Actions() - 1)
+	assert.Equal(t, 1, cl.Restarts)
+	assert.Equal(t, 0, w.Restarts, "the original is untouched")
+}

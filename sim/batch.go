@@ -323,7 +323,7 @@ func (b Batch) Run() (*Summary, error) {
 	}
 	for _, d := range b.Designs {
 		c := b.Config
-		c.Design = d
+		c.Config = c.Config.ForDesign(d)
 		if err := c.Validate(); err != nil {
 			return nil, err
 		}
@@ -341,7 +341,7 @@ func (b Batch) Run() (*Summary, error) {
 		runners := make([]*Runner, len(b.Designs))
 		for i, d := range b.Designs {
 			c := b.Config
-			c.Design = d
+			c.Config = c.Config.ForDesign(d)
 			runners[i], _ = NewRunner(c) // validated above
 		}
 		wg.Add(1)
@@ -375,11 +375,26 @@ func (b Batch) runChunk(runners []*Runner, k int) []DesignSummary {
 	hi := min(lo+chunk, b.Runs)
 	for i := lo; i < hi; i++ {
 		seed := b.Seed + uint64(i)
-		npc := generateNPC(seed, b.Config)
+		// The NPC faults of one lock service's nodes, whatever
+		// b.Config's own design.
+		single := b.Config
+		single.Config = single.Config.ForDesign(impl.DesignFenceAll)
+		npc := generateNPC(seed, single)
+		var npcRedlock *Schedule
 		for j, r := range runners {
 			// Every row faces the seed's NPC faults; a row whose
-			// service restarts, its crashes on top.
-			res := r.Run(WithCrashes(npc, r.cfg))
+			// service restarts, its crashes on top. The Redlock rows
+			// have more nodes to strike: they share the seed's faults
+			// drawn over their nodes (as Generate draws them for one
+			// run, so a replay is the batch's run).
+			faults := npc
+			if r.cfg.Design.Redlock() {
+				if npcRedlock == nil {
+					npcRedlock = generateNPC(seed, r.cfg)
+				}
+				faults = npcRedlock
+			}
+			res := r.Run(WithCrashes(faults, r.cfg))
 			r.Check(&res, b.Porcupine)
 			out[j].Add(&res)
 		}

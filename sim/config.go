@@ -153,14 +153,34 @@ func (c Config) Bounds() Config {
 	return c
 }
 
-// Nodes is the number of nodes: the service, the clients and the resource.
-func (c Config) Nodes() int { return c.Clients + 2 }
+// NumNodes is the number of nodes: the service (and a Redlock row's further
+// lock nodes), the clients and the resource.
+func (c Config) NumNodes() int { return c.Clients + 1 + c.LockNodes() }
+
+// nodeAt is node i of the run, in the simulator's dense numbering: the
+// service, the resource and the clients keep their NodeIDs (0 to
+// Clients+1), so every row but Redlock draws its faults as before; a
+// Redlock row's further lock nodes follow them.
+func (c Config) nodeAt(i int) impl.NodeID {
+	if i < c.Clients+2 {
+		return impl.NodeID(i)
+	}
+	return impl.LockNode(i - c.Clients - 1)
+}
+
+// index is nodeAt's inverse.
+func (c Config) index(n impl.NodeID) int {
+	if n != impl.ServiceNode && n.IsLockNode() {
+		return c.Clients + 1 + n.LockIndex()
+	}
+	return int(n)
+}
 
 // horizon is how long the workload takes without faults, roughly: every
 // section one after the other, each a think time and a few message
 // delays. Faults are placed within it, where they can strike; it is at
 // most MaxAt, the latest time a schedule may place a fault at (a workload
-// of 253 clients × 255 sections of a day each would otherwise pass the
+// of 246 clients × 255 sections of a day each would otherwise pass the
 // int64 limit).
 func (c Config) horizon() time.Duration {
 	oneWay := durAdd(c.Latency, c.Jitter, c.Processing)

@@ -60,27 +60,40 @@ func TestOneCrashLosesAnUpdateOnlyWithAVolatileCounter(t *testing.T) {
 }
 
 // TestCrashesComeWithTheirRowOnly: a seed's schedule is the same NPC
-// faults in every row; the restart rows add crashes of the service on
-// top, drawn from their own stream, and none without faults.
+// faults in every row of one lock service (the Redlock rows, with more
+// nodes to strike, share theirs); the restart rows add crashes of the
+// service (Redlock: of any lock node) on top, drawn from their own
+// stream, and none without faults.
 func TestCrashesComeWithTheirRowOnly(t *testing.T) {
 	base := DefaultConfig()
+	redlock := base
+	redlock.Design = impl.DesignRedlock
 	for seed := uint64(1); seed <= 200; seed++ {
 		npc := Generate(seed, base)
+		npcRedlock := generateNPC(seed, redlock)
 		for _, d := range impl.Designs() {
 			c := base
 			c.Design = d
 			s := Generate(seed, c)
+			want := npc
+			if d.Redlock() {
+				want = npcRedlock
+			}
 			var crashes, others []Fault
 			for _, f := range s.Faults {
 				if f.Kind == FaultCrash {
 					crashes = append(crashes, f)
-					assert.Equal(t, impl.ServiceNode, f.Node)
+					if d.Redlock() {
+						assert.True(t, f.Node.IsLockNode() && f.Node.LockIndex() < c.LockNodes(), "%s crashed", f.Node)
+					} else {
+						assert.Equal(t, impl.ServiceNode, f.Node)
+					}
 					assert.Positive(t, f.Duration)
 				} else {
 					others = append(others, f)
 				}
 			}
-			assert.Equal(t, npc.Faults, others, "seed %d, %s: the NPC faults of the seed", seed, d)
+			assert.Equal(t, want.Faults, others, "seed %d, %s: the NPC faults of the seed", seed, d)
 			if d.Restart() == impl.NoRestart {
 				assert.Empty(t, crashes, "seed %d, %s", seed, d)
 			} else {
@@ -103,7 +116,7 @@ func TestCrashScheduleJSON(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, oneCrash(), back)
 	for _, tc := range []struct{ name, json, want string }{
-		{"a client", `{"version":1,"seed":1,"faults":[{"kind":"crash","node":"c1","at":"1s","duration":"1s"}]}`, "only the service crashes"},
+		{"a client", `{"version":1,"seed":1,"faults":[{"kind":"crash","node":"c1","at":"1s","duration":"1s"}]}`, "only the service (or a Redlock row's lock node) crashes"},
 		{"no downtime", `{"version":1,"seed":1,"faults":[{"kind":"crash","node":"service","at":"1s"}]}`, "duration must be positive"},
 	} {
 		_, err := ReadSchedule(strings.NewReader(tc.json), c)

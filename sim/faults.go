@@ -271,7 +271,12 @@ func parseNode(s string) (impl.NodeID, error) {
 			return impl.ClientNode(i - 1), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown node %q (want service, resource or c1, c2, ...)", s)
+	if rest, ok := strings.CutPrefix(s, "service"); ok {
+		if k, err := strconv.Atoi(rest); err == nil && k >= 2 && k <= impl.MaxLockNodes && impl.LockNode(k-1).String() == s {
+			return impl.LockNode(k - 1), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown node %q (want service, resource, c1, c2, ... or, in a Redlock row, service2, service3, ...)", s)
 }
 
 // Validate reports the first thing in s that a run of c cannot use.
@@ -288,6 +293,9 @@ func (s *Schedule) Validate(c Config) error {
 		if f.Node.IsClient() && f.Node.ClientIndex() >= c.Clients {
 			return fmt.Errorf("%s: node %s does not exist with %d clients", where, f.Node, c.Clients)
 		}
+		if f.Node.IsLockNode() && f.Node.LockIndex() >= c.LockNodes() {
+			return fmt.Errorf("%s: node %s does not exist with %d lock nodes", where, f.Node, c.LockNodes())
+		}
 		if f.Kind != FaultDrift {
 			if err := impl.DurationBetween("at", f.At, 0, MaxAt); err != nil {
 				return fmt.Errorf("%s: %w", where, err)
@@ -298,8 +306,8 @@ func (s *Schedule) Validate(c Config) error {
 			if c.Design.Restart() == impl.NoRestart {
 				return fmt.Errorf("%s: design %s assumes the service never crashes (the rows whose service restarts: %s)", where, c.Design, restartRows())
 			}
-			if f.Node != impl.ServiceNode {
-				return fmt.Errorf("%s: only the service crashes, not %s", where, f.Node)
+			if !f.Node.IsLockNode() {
+				return fmt.Errorf("%s: only the service (or a Redlock row's lock node) crashes, not %s", where, f.Node)
 			}
 			fallthrough
 		case FaultPause, FaultSpike:
@@ -426,7 +434,13 @@ func WithCrashes(s *Schedule, c Config) *Schedule {
 		}
 		at := time.Duration(r.Int64N(span + 1))
 		d := time.Millisecond + time.Duration(r.Int64N(int64(down-time.Millisecond)+1))
-		s.Faults = append(s.Faults, Fault{Kind: FaultCrash, Node: impl.ServiceNode, At: at, Duration: d})
+		node := impl.ServiceNode
+		if c.Design.Redlock() {
+			// Any of the independent nodes; drawn in these rows only,
+			// so the restart rows' crashes stay those of before.
+			node = impl.LockNode(r.IntN(c.LockNodes()))
+		}
+		s.Faults = append(s.Faults, Fault{Kind: FaultCrash, Node: node, At: at, Duration: d})
 	}
 	s.Sort()
 	return s
@@ -459,7 +473,7 @@ func generateNPC(seed uint64, c Config) *Schedule {
 	r := rand.New(rand.NewPCG(mix(seed), streamSchedule))
 	on := 1 + r.IntN(1<<len(allowed)-1) // a non-empty subset of allowed
 	horizon := int64(c.horizon())
-	node := func() impl.NodeID { return impl.NodeID(r.IntN(c.Nodes())) }
+	node := func() impl.NodeID { return c.nodeAt(r.IntN(c.NumNodes())) }
 	at := func() time.Duration { return time.Duration(r.Int64N(horizon + 1)) }
 	count := func() int { return 1 + r.IntN(c.MaxFaults) }
 	// upTo draws uniformly from [lo, hi], or returns hi when hi <= lo.
@@ -502,9 +516,9 @@ func generateNPC(seed uint64, c Config) *Schedule {
 		case DriftFaults:
 			if c.MaxDriftPPM > 0 {
 				ppm := r.Int64N(c.MaxDriftPPM + 1)
-				for n := range c.Nodes() {
+				for n := range c.NumNodes() {
 					if p := r.Int64N(2*ppm+1) - ppm; p != 0 {
-						s.Faults = append(s.Faults, Fault{Kind: FaultDrift, Node: impl.NodeID(n), PPM: p})
+						s.Faults = append(s.Faults, Fault{Kind: FaultDrift, Node: c.nodeAt(n), PPM: p})
 					}
 				}
 			}

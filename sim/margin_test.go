@@ -101,6 +101,12 @@ func TestDefaultMarginCoversDefaultDrift(t *testing.T) {
 			assert.Equal(t, [numProps]int{}, v, "%s", d)
 			continue
 		}
+		if d.Redlock() {
+			// The worst case drifts the service's clock, one node of
+			// Redlock's five: a majority still keeps the lock.
+			assert.Equal(t, [numProps]int{}, v, "%s: one fast node of five must break nothing", d)
+			continue
+		}
 		own := before
 		own.Design = d
 		if d.LockDelay() {

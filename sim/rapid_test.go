@@ -78,7 +78,7 @@ func TestRapidShrinksToKleppmann(t *testing.T) {
 	pause := rapid.Custom(func(rt *rapid.T) Fault {
 		return Fault{
 			Kind:     FaultPause,
-			Node:     impl.NodeID(rapid.IntRange(0, c.Nodes()-1).Draw(rt, "node")),
+			Node:     c.nodeAt(rapid.IntRange(0, c.NumNodes()-1).Draw(rt, "node")),
 			At:       time.Duration(horizon-rapid.Int64Range(0, horizon).Draw(rt, "ms_before_horizon")) * time.Millisecond,
 			Duration: time.Duration(rapid.Int64Range(1, 3*c.TTL.Milliseconds()).Draw(rt, "duration_ms")) * time.Millisecond,
 		}

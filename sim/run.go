@@ -173,7 +173,7 @@ func NewRunner(c Config) (*Runner, error) {
 	for i, inv := range r.invs {
 		r.applies[i] = inv.AppliesTo(c.Design)
 	}
-	n := c.Nodes()
+	n := c.NumNodes()
 	r.nodes = make([]faultState, n)
 	r.timers = make([]timerSlot, n*timerKinds)
 	r.links = make([]int64, n*n)
@@ -247,7 +247,7 @@ func (r *Runner) reset(sys *impl.System, s *Schedule) {
 	r.stall = stallBound(r.cfg, s)
 	r.q.reset()
 	for i := range r.nodes {
-		r.nodes[i].reset(impl.NodeID(i), s)
+		r.nodes[i].reset(r.cfg.nodeAt(i), s)
 	}
 	clear(r.timers)
 	clear(r.links)
@@ -298,14 +298,14 @@ func (r *Runner) runOn(sys *impl.System, s *Schedule) {
 			r.resume(e)
 			continue
 		case evTimer:
-			slot := &r.timers[int(e.node)*timerKinds+int(e.timer)]
+			slot := r.slot(e.node, impl.Timer{Kind: e.timer})
 			if !slot.pending || slot.gen != e.gen {
 				continue // cancelled or replaced
 			}
 		}
 		// A paused node handles nothing: its message or timer waits until
 		// it resumes, behind whatever became due before it.
-		if t := r.nodes[e.node].resumeAt(r.now, r.now); t != r.now {
+		if t := r.node(e.node).resumeAt(r.now, r.now); t != r.now {
 			e.at = t
 			r.q.push(e)
 			continue
@@ -330,11 +330,12 @@ func (r *Runner) step(e *event) {
 	case evDeliver:
 		in.Kind, in.Msg = impl.InputMessage, e.msg
 		// The backoff is drawn only for the one input that uses it.
-		if e.msg.Kind == impl.MsgReject && e.node.IsClient() {
+		// A Redlock client backs off after its last answer, a grant too.
+		if e.node.IsClient() && (e.msg.Kind == impl.MsgReject || r.cfg.Design.Redlock() && e.msg.Kind == impl.MsgGrant) {
 			in.Backoff = backoff(&r.cfg, r.draws.next(len(r.links)+e.node.ClientIndex()))
 		}
 	case evTimer:
-		r.timers[int(e.node)*timerKinds+int(e.timer)].pending = false
+		r.slot(e.node, impl.Timer{Kind: e.timer}).pending = false
 		in.Kind, in.Timer = impl.InputTimer, impl.Timer{Kind: e.timer}
 	case evResume: // the end of a crash (see resume)
 		in.Kind = impl.InputRestart
@@ -381,14 +382,17 @@ func (e *runnerEffects) Set(n impl.NodeID, ts impl.TimerSet) { (*Runner)(e).setT
 func (e *runnerEffects) Send(n impl.NodeID, m *impl.Message) { (*Runner)(e).send(n, m) }
 
 func (r *Runner) slot(n impl.NodeID, t impl.Timer) *timerSlot {
-	return &r.timers[int(n)*timerKinds+int(t.Kind)]
+	return &r.timers[r.cfg.index(n)*timerKinds+int(t.Kind)]
 }
+
+// node is n's faults and clock.
+func (r *Runner) node(n impl.NodeID) *faultState { return &r.nodes[r.cfg.index(n)] }
 
 // setTimer arms a timer for After of the node's local time from now; it
 // fires at the global time the node's clock reaches that reading.
 func (r *Runner) setTimer(n impl.NodeID, ts impl.TimerSet) {
 	slot := r.slot(n, ts.Timer)
-	clk := &r.nodes[n].clock
+	clk := &r.node(n).clock
 	slot.deadline = satAdd(clk.local(r.now), int64(ts.After))
 	slot.gen++
 	slot.pending = true
@@ -399,9 +403,9 @@ func (r *Runner) setTimer(n impl.NodeID, ts impl.TimerSet) {
 // sender resumes, if a pause begins in between), takes the normal latency
 // plus any spike due, and on a FIFO link never overtakes the message before.
 func (r *Runner) send(from impl.NodeID, m *impl.Message) {
-	fs := &r.nodes[from]
+	fs := r.node(from)
 	dep := fs.resumeAt(r.now, satAdd(r.now, int64(r.cfg.Processing)))
-	link := int(from)*len(r.nodes) + int(m.To)
+	link := r.cfg.index(from)*len(r.nodes) + r.cfg.index(m.To)
 	arr := satAdd(dep, latency(&r.cfg, r.draws.next(link)))
 	if d, ok := fs.spike(dep); ok {
 		arr = satAdd(arr, int64(d))
@@ -445,7 +449,7 @@ func (r *Runner) event(ev *impl.Event) {
 // start of a pause (which acts through resumeAt; the event only marks it).
 func (r *Runner) fault(e event) {
 	f := r.sched.Faults[e.fault]
-	fs := &r.nodes[e.node]
+	fs := r.node(e.node)
 	switch f.Kind {
 	case FaultJump:
 		// Timers are deadlines in local time: after the step each pending
@@ -453,7 +457,7 @@ func (r *Runner) fault(e event) {
 		// a step forward, later after a step back.
 		fs.clock.jump(r.now, int64(f.By))
 		for k := 1; k < timerKinds; k++ {
-			slot := &r.timers[int(e.node)*timerKinds+k]
+			slot := r.slot(e.node, impl.Timer{Kind: impl.TimerKind(k)})
 			if slot.pending {
 				slot.gen++
 				r.q.push(event{at: max(fs.clock.global(slot.deadline), r.now), kind: evTimer, node: e.node, timer: impl.TimerKind(k), gen: slot.gen})

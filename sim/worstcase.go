@@ -176,7 +176,7 @@ func NewWorstCase(c Config, b bounds.Bounds, property string) (*WorstCase, error
 
 	// The run's latency draws, link by link, as Runner.send makes them.
 	var d draws
-	nodes := wc.Nodes()
+	nodes := wc.NumNodes()
 	d.reset(s.Seed, nodes*nodes+wc.Clients)
 	proc := int64(wc.Processing)
 	leg := func(from, to impl.NodeID) int64 {

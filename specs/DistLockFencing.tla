@@ -50,6 +50,30 @@
 (* resource never reads; Go's log has no lease) so that "equal tokens =>   *)
 (* the same grant" can be stated.                                          *)
 (*                                                                         *)
+(* The matrix's rows that take an assumption of "all" away, or deploy     *)
+(* another design (issue 12; impl/designs.go, DESIGN.md), are constants   *)
+(* of this one spec, each stepping as impl.World does for its design:     *)
+(*                                                                         *)
+(*   nonatomic         NonAtomic = TRUE: a write is checked (and the      *)
+(*                     highest token raised) in one resource step and     *)
+(*                     applied in a later one (Go's MsgApply);            *)
+(*   restart-volatile  ServiceRestart = "volatile": the service may crash *)
+(*                     and restart, forgetting the lock, its timers and   *)
+(*                     its lease counter (the token);                     *)
+(*   restart-durable   ServiceRestart = "durable": the same, the counter  *)
+(*                     persisted before each grant is sent;               *)
+(*   unique-cas        TokenRule = "unique", Check = "cas": unique,       *)
+(*                     unordered tokens; a read sets the resource's       *)
+(*                     current token, a write must carry it;              *)
+(*   revision          TokenRule = "revision", Check = "all": the token   *)
+(*                     is the store's revision, advanced by every grant,  *)
+(*                     honoured release and expiry;                       *)
+(*   version-equality  TokenRule = "unique", Check = "version": the first *)
+(*                     write's version is remembered, a later write must  *)
+(*                     carry it; reads are not checked.                   *)
+(*                                                                         *)
+(* Every other row has NonAtomic = FALSE and ServiceRestart = "never".    *)
+(*                                                                         *)
 (* Fixes of seed 000's two defects:                                        *)
 (*   (a) a rejected client waited forever there (a deadlock unless         *)
 (*       deadlock checking was off); here it retries, at most MaxRetries   *)
@@ -74,9 +98,15 @@ CONSTANTS
     Sections,    \* how many critical sections each client runs
     Timeouts,    \* TRUE: lease and validity timers may fire
     GiveUp,      \* TRUE: past MaxRetries a client gives the section up
-    Check,       \* the resource's token check: "none", "writes", "all" or "sequencer"
-    TokenRule    \* "lease": a grant's token is its lease number (Go);
-                 \* "pairs": a mutant service, leases 2k-1 and 2k share a token
+    Check,       \* the resource's token check: "none", "writes", "all",
+                 \* "sequencer", "cas" (check-and-set) or "version" (version equality)
+    TokenRule,   \* "lease": a grant's token is its lease number (Go);
+                 \* "pairs": a mutant service, leases 2k-1 and 2k share a token;
+                 \* "unique": Go's unique unordered tokens (impl.Scramble);
+                 \* "revision": the store's revision (etcd, ZooKeeper)
+    ServiceRestart, \* "never"; "volatile" or "durable": the service may crash
+                    \* and restart, its lease counter lost or persisted
+    NonAtomic    \* TRUE: the resource checks a write, and applies it later
 
 ASSUME /\ Service \notin Clients
        /\ Resource \notin Clients \cup {Service}
@@ -86,11 +116,40 @@ ASSUME /\ Service \notin Clients
        /\ Sections \in Nat \ {0}
        /\ Timeouts \in BOOLEAN
        /\ GiveUp \in BOOLEAN
-       /\ Check \in {"none", "writes", "all", "sequencer"}
-       /\ TokenRule \in {"lease", "pairs"}
+       /\ Check \in {"none", "writes", "all", "sequencer", "cas", "version"}
+       /\ TokenRule \in {"lease", "pairs", "unique", "revision"}
+       /\ ServiceRestart \in {"never", "volatile", "durable"}
+       /\ NonAtomic \in BOOLEAN
+       \* Go's store revision does not survive its service's restart; no row
+       \* combines them.
+       /\ TokenRule = "revision" => ServiceRestart = "never"
 
-\* The token of the grant with lease number l.
-TokenOf(l) == IF TokenRule = "lease" THEN l ELSE (l + 1) \div 2
+\* How many times the service may crash and restart in a run: Go's
+\* impl.UntimedRestarts (one restart is enough to hand a token out twice;
+\* a bound keeps a stuck state a deadlock), none if it never restarts.
+MaxRestarts == IF ServiceRestart = "never" THEN 0 ELSE 1
+
+\* TokenRule "unique": Go's token of lease l is impl.Scramble(l), a 64-bit
+\* bijection whose order says nothing of l's.  TLC's integers are 32-bit,
+\* so the spec uses the ranks of Scramble(1), ..., Scramble(16) among
+\* themselves: the same equalities and the same order as Go's tokens,
+\* hence the same behaviours and state counts (conform.Abstract maps a
+\* Go token to its rank; a test checks this table against impl.Scramble).
+\* A lease beyond 16 is an error in TLC, never a silent wrong token.
+UniqueTokens == <<8, 15, 4, 11, 10, 12, 3, 13, 9, 2, 6, 7, 16, 5, 1, 14>>
+
+\* The token of the grant with lease number l, the store's revision being
+\* rev after the grant (Go's Service.token).
+TokenOf(l, rev) ==
+    CASE TokenRule = "lease"    -> l
+      [] TokenRule = "pairs"    -> (l + 1) \div 2
+      [] TokenRule = "unique"   -> UniqueTokens[l]
+      [] TokenRule = "revision" -> rev
+
+\* The store's revision after a change of the lock (a grant, an honoured
+\* release, an expiry): it advances only when tokens are revisions (Go's
+\* Service.revise), else it stays 0.
+Revised(rev) == IF TokenRule = "revision" THEN rev + 1 ELSE rev
 
 \* A message, with every field of Go's impl.Message (fields a type does not
 \* use are 0 or FALSE, as in Go, so equal messages are equal records).
@@ -98,7 +157,7 @@ Msg(type, from, to, l, t, v, ok) ==
     [type |-> type, from |-> from, to |-> to, lease |-> l, token |-> t, value |-> v, ok |-> ok]
 AcquireMsg(c)     == Msg("acquire", c, Service, 0, 0, 0, FALSE)
 ReleaseMsg(c, l)  == Msg("release", c, Service, l, 0, 0, FALSE)
-GrantMsg(c, l)    == Msg("grant", Service, c, l, TokenOf(l), 0, FALSE)
+GrantMsg(c, l, t) == Msg("grant", Service, c, l, t, 0, FALSE)
 RejectMsg(c)      == Msg("reject", Service, c, 0, 0, 0, FALSE)
 ReadMsg(c, t)     == Msg("read", c, Resource, 0, t, 0, FALSE)
 WriteMsg(c, t, v) == Msg("write", c, Resource, 0, t, v, FALSE)
@@ -140,18 +199,25 @@ EndTimers(c, l, ended, ts) ==
     ELSE IF l # 0 THEN ts \ {ValidityTimer(c)} ELSE ts
 
 \* Whether the resource accepts operation op ("read" or "write") carrying
-\* token t when the highest token it has seen is high.
+\* token t when the highest token it has seen is high (Go's admit).  In
+\* "cas" high is the current token, the one the last read set; in
+\* "version" the version remembered (0: none yet).
 Admits(op, t, high) ==
-    CASE Check = "none"   -> TRUE
-      [] Check = "writes" -> op = "read" \/ t >= high
-      [] Check = "all"    -> t >= high
+    CASE Check = "none"    -> TRUE
+      [] Check = "writes"  -> op = "read" \/ t >= high
+      [] Check = "all"     -> t >= high
+      [] Check = "cas"     -> op = "read" \/ t = high
+      [] Check = "version" -> op = "read" \/ high = 0 \/ t = high
 
 \* The highest token seen after accepting op with token t.  In "none" the
-\* resource keeps no highest token at all, so it stays 0.
+\* resource keeps no highest token at all, so it stays 0.  In "cas" a read
+\* sets the current token; in "version" the first write's is remembered.
 Raised(op, t, high) ==
-    CASE Check = "none"   -> high
-      [] Check = "writes" -> IF op = "write" /\ t > high THEN t ELSE high
-      [] Check = "all"    -> IF t > high THEN t ELSE high
+    CASE Check = "none"    -> high
+      [] Check = "writes"  -> IF op = "write" /\ t > high THEN t ELSE high
+      [] Check = "all"     -> IF t > high THEN t ELSE high
+      [] Check = "cas"     -> IF op = "read" THEN t ELSE high
+      [] Check = "version" -> IF op = "write" /\ high = 0 THEN t ELSE high
 
 (* --algorithm DistLockFencing {
 variables
@@ -174,7 +240,17 @@ variables
     \* field, the grant the operation was sent under.
     counter = 0,
     max_token = 0,
-    ops = <<>>;
+    ops = <<>>,
+    \* NonAtomic: the writes checked and not yet applied, oldest first (Go's
+    \* Resource.pending).  Each has one MsgApply in flight in Go, all of them
+    \* equal messages; the spec's network is a set, so the applies in flight
+    \* are this queue's length, not messages.
+    pending = <<>>,
+    \* ServiceRestart: impl.World's Restarts, the service's restarts so far,
+    \* and HeldAtRestart, the clients that believed they held the lock at a
+    \* restart (the witness NoSectionCommitsAcrossRestart reads it).
+    restarts = 0,
+    held_at_restart = {};
 
 \* A section ends (Go's endSection), committed if ok: the client stops
 \* believing and forgets its grant.  The caller sends EndMsgs and sets
@@ -332,7 +408,8 @@ Release:
 \* its lease timer fires (the TTL: untimed, at any moment while held).
 fair process (service = Service)
 variables
-    last_lease = 0;  \* the highest lease number granted; leases are 1, 2, ...
+    last_lease = 0,  \* the highest lease number granted; leases are 1, 2, ...
+    revision = 0;    \* TokenRule "revision": the store's revision, else 0
 {
 Serve:
     while (TRUE) {
@@ -343,11 +420,13 @@ Serve:
                 } else {
                     \* Every grant carries a token; under TokenRule "lease"
                     \* it is larger than every token before.
-                    distLock := [status |-> "Acquired", id |-> m.from,
-                                 lease |-> last_lease + 1, token |-> TokenOf(last_lease + 1)];
-                    network := (network \ {m}) \cup {GrantMsg(m.from, last_lease + 1)};
+                    distLock := [status |-> "Acquired", id |-> m.from, lease |-> last_lease + 1,
+                                 token |-> TokenOf(last_lease + 1, Revised(revision))];
+                    network := (network \ {m}) \cup
+                               {GrantMsg(m.from, last_lease + 1, TokenOf(last_lease + 1, Revised(revision)))};
                     timers := timers \cup {LeaseTimer};
                     last_lease := last_lease + 1;
+                    revision := Revised(revision);
                 };
             };
         } or {
@@ -358,12 +437,14 @@ Serve:
                 if (distLock.status = "Acquired" /\ distLock.id = m.from /\ distLock.lease = m.lease) {
                     distLock := [status |-> "Available", id |-> InvalidId, lease |-> 0, token |-> 0];
                     timers := timers \ {LeaseTimer};
+                    revision := Revised(revision);
                 };
             };
         } or {
             await Timeouts /\ LeaseTimer \in timers;
             timers := (timers \ {LeaseTimer}) \cup (IF LockDelay THEN {LockDelayTimer} ELSE {});
             distLock := [status |-> "Expired", id |-> InvalidId, lease |-> 0, token |-> 0];
+            revision := Revised(revision);
         } or {
             \* The lock-delay ends: the expired lock may be granted again.
             await LockDelayTimer \in timers;
@@ -374,6 +455,20 @@ Serve:
                 network := (network \ {m}) \cup
                            {CheckReplyMsg(m.token, distLock.status = "Acquired" /\ distLock.token = m.token)};
             };
+        } or {
+            \* ServiceRestart: the service crashes and restarts (Go's
+            \* InputRestart, impl.World's restart action: at most MaxRestarts
+            \* times, only while some client has not finished).  Lost: who
+            \* holds the lock (it is Available), the lease timer, and unless
+            \* "durable" the lease counter, which is the token.  Messages in
+            \* flight wait for it, as in Go.
+            await restarts < MaxRestarts /\ \E c \in Clients : pc[c] /= "Done";
+            distLock := [status |-> "Available", id |-> InvalidId, lease |-> 0, token |-> 0];
+            timers := timers \ {LeaseTimer, LockDelayTimer};
+            if (ServiceRestart = "volatile") { last_lease := 0 };
+            revision := 0;
+            restarts := restarts + 1;
+            held_at_restart := held_at_restart \cup {c \in Clients : lock_held[c]};
         } or {
             \* Every client has finished and nothing is left in flight: the
             \* system stutters (no Go step), so a finished run is no deadlock.
@@ -386,9 +481,11 @@ Serve:
 }
 
 \* The resource handles one operation per step: the fencing check, the
-\* counter, its log, and the reply.  Check "sequencer": an operation joins
-\* the queue, and the service is asked about the head's token; its answer
-\* decides the head, and the next is asked about.
+\* counter, its log, and the reply.  NonAtomic: an accepted write is only
+\* checked (and queued) by its step; a later step applies the oldest.
+\* Check "sequencer": an operation joins the queue, and the service is
+\* asked about the head's token; its answer decides the head, and the
+\* next is asked about.
 fair process (resource = Resource)
 variables
     queue = <<>>;  \* check "sequencer": the operations not yet answered
@@ -415,27 +512,46 @@ Access:
             };
         };
       } else
-        with (m \in {x \in network : x.to = Resource},
-              ok = Admits(m.type, m.token, max_token),
-              v = IF m.type = "read" THEN (IF ok THEN counter ELSE 0) ELSE m.value) {
-            max_token := IF ok THEN Raised(m.type, m.token, max_token) ELSE max_token;
-            if (m.type = "write" /\ ok) { counter := m.value };
-            ops := Append(ops, [op |-> m.type, id |-> m.from, token |-> m.token, ok |-> ok,
-                                value |-> v, lease |-> lease[m.from]]);
-            network := (network \ {m}) \cup {ReplyMsg(m.type \o "_reply", m.from, m.token,
-                                                      IF m.type = "read" THEN v ELSE 0, ok)};
+        either {
+            with (m \in {x \in network : x.to = Resource},
+                  ok = Admits(m.type, m.token, max_token),
+                  v = IF m.type = "read" THEN (IF ok THEN counter ELSE 0) ELSE m.value) {
+                max_token := IF ok THEN Raised(m.type, m.token, max_token) ELSE max_token;
+                if (NonAtomic /\ m.type = "write" /\ ok) {
+                    \* Checked now, applied later (Go: the resource sends
+                    \* itself MsgApply); the reply waits for the apply.
+                    pending := Append(pending, [id |-> m.from, token |-> m.token, value |-> m.value,
+                                                lease |-> lease[m.from]]);
+                    network := network \ {m};
+                } else {
+                    if (m.type = "write" /\ ok) { counter := m.value };
+                    ops := Append(ops, [op |-> m.type, id |-> m.from, token |-> m.token, ok |-> ok,
+                                        value |-> v, lease |-> lease[m.from]]);
+                    network := (network \ {m}) \cup {ReplyMsg(m.type \o "_reply", m.from, m.token,
+                                                              IF m.type = "read" THEN v ELSE 0, ok)};
+                };
+            };
+        } or {
+            \* NonAtomic: an apply arrives (Go's MsgApply) and the oldest
+            \* checked write takes effect, whatever came in between.
+            await pending /= <<>>;
+            counter := Head(pending).value;
+            ops := Append(ops, [op |-> "write", id |-> Head(pending).id, token |-> Head(pending).token,
+                                ok |-> TRUE, value |-> Head(pending).value, lease |-> Head(pending).lease]);
+            network := network \cup {ReplyMsg("write_reply", Head(pending).id, Head(pending).token, 0, TRUE)};
+            pending := Tail(pending);
         };
     };
 }
 } *)
-\* BEGIN TRANSLATION (chksum(pcal) = "5ef78185" /\ chksum(tla) = "e39b5d57")
+\* BEGIN TRANSLATION (chksum(pcal) = "c7935cfc" /\ chksum(tla) = "c8f0a951")
 VARIABLES distLock, network, timers, lock_held, lease, counter, max_token, 
-          ops, pc, retries, late, token, read_val, committed, aborted, 
-          last_lease, queue
+          ops, pending, restarts, held_at_restart, pc, retries, late, token, 
+          read_val, committed, aborted, last_lease, revision, queue
 
 vars == << distLock, network, timers, lock_held, lease, counter, max_token, 
-           ops, pc, retries, late, token, read_val, committed, aborted, 
-           last_lease, queue >>
+           ops, pending, restarts, held_at_restart, pc, retries, late, token, 
+           read_val, committed, aborted, last_lease, revision, queue >>
 
 ProcSet == (Clients) \cup {Service} \cup {Resource}
 
@@ -448,6 +564,9 @@ Init == (* Global variables *)
         /\ counter = 0
         /\ max_token = 0
         /\ ops = <<>>
+        /\ pending = <<>>
+        /\ restarts = 0
+        /\ held_at_restart = {}
         (* Process client *)
         /\ retries = [self \in Clients |-> 0]
         /\ late = [self \in Clients |-> FALSE]
@@ -457,6 +576,7 @@ Init == (* Global variables *)
         /\ aborted = [self \in Clients |-> 0]
         (* Process service *)
         /\ last_lease = 0
+        /\ revision = 0
         (* Process resource *)
         /\ queue = <<>>
         /\ pc = [self \in ProcSet |-> CASE self \in Clients -> "Acquire"
@@ -468,9 +588,10 @@ Acquire(self) == /\ pc[self] = "Acquire"
                  /\ timers' = AcquireTimers(self, timers)
                  /\ pc' = [pc EXCEPT ![self] = "Receive"]
                  /\ UNCHANGED << distLock, lock_held, lease, counter, 
-                                 max_token, ops, retries, late, token, 
+                                 max_token, ops, pending, restarts, 
+                                 held_at_restart, retries, late, token, 
                                  read_val, committed, aborted, last_lease, 
-                                 queue >>
+                                 revision, queue >>
 
 Receive(self) == /\ pc[self] = "Receive"
                  /\ \/ /\ \E m \in {x \in network : x.to = self /\ x.type = "grant"}:
@@ -548,8 +669,9 @@ Receive(self) == /\ pc[self] = "Receive"
                        /\ late' = [late EXCEPT ![self] = Validity = "send"]
                        /\ pc' = [pc EXCEPT ![self] = "Receive"]
                        /\ UNCHANGED <<network, lock_held, lease, retries, token, read_val, committed, aborted>>
-                 /\ UNCHANGED << distLock, counter, max_token, ops, last_lease, 
-                                 queue >>
+                 /\ UNCHANGED << distLock, counter, max_token, ops, pending, 
+                                 restarts, held_at_restart, last_lease, 
+                                 revision, queue >>
 
 Backoff(self) == /\ pc[self] = "Backoff"
                  /\ BackoffTimer(self) \in timers
@@ -558,8 +680,10 @@ Backoff(self) == /\ pc[self] = "Backoff"
                  /\ late' = [late EXCEPT ![self] = FALSE]
                  /\ pc' = [pc EXCEPT ![self] = "Receive"]
                  /\ UNCHANGED << distLock, lock_held, lease, counter, 
-                                 max_token, ops, retries, token, read_val, 
-                                 committed, aborted, last_lease, queue >>
+                                 max_token, ops, pending, restarts, 
+                                 held_at_restart, retries, token, read_val, 
+                                 committed, aborted, last_lease, revision, 
+                                 queue >>
 
 ReadCounter(self) == /\ pc[self] = "ReadCounter"
                      /\ \/ /\ \E m \in {x \in network : x.to = self /\ x.type = "read_reply"}:
@@ -593,7 +717,8 @@ ReadCounter(self) == /\ pc[self] = "ReadCounter"
                            /\ pc' = [pc EXCEPT ![self] = "ReadCounter"]
                            /\ UNCHANGED <<network, lease, retries, late, token, read_val, committed, aborted>>
                      /\ UNCHANGED << distLock, counter, max_token, ops, 
-                                     last_lease, queue >>
+                                     pending, restarts, held_at_restart, 
+                                     last_lease, revision, queue >>
 
 WriteCounter(self) == /\ pc[self] = "WriteCounter"
                       /\ \/ /\ ThinkTimer(self) \in timers
@@ -627,7 +752,8 @@ WriteCounter(self) == /\ pc[self] = "WriteCounter"
                             /\ pc' = [pc EXCEPT ![self] = "WriteCounter"]
                             /\ UNCHANGED <<network, lease, retries, late, token, read_val, committed, aborted>>
                       /\ UNCHANGED << distLock, counter, max_token, ops, 
-                                      last_lease, queue >>
+                                      pending, restarts, held_at_restart, 
+                                      last_lease, revision, queue >>
 
 Release(self) == /\ pc[self] = "Release"
                  /\ \/ /\ \E m \in {x \in network : x.to = self /\ x.type = "write_reply"}:
@@ -652,8 +778,9 @@ Release(self) == /\ pc[self] = "Release"
                        /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
                        /\ pc' = [pc EXCEPT ![self] = "Release"]
                        /\ UNCHANGED <<network, lease, retries, late, token, read_val, committed, aborted>>
-                 /\ UNCHANGED << distLock, counter, max_token, ops, last_lease, 
-                                 queue >>
+                 /\ UNCHANGED << distLock, counter, max_token, ops, pending, 
+                                 restarts, held_at_restart, last_lease, 
+                                 revision, queue >>
 
 client(self) == Acquire(self) \/ Receive(self) \/ Backoff(self)
                    \/ ReadCounter(self) \/ WriteCounter(self)
@@ -663,39 +790,57 @@ Serve == /\ pc[Service] = "Serve"
          /\ \/ /\ \E m \in {x \in network : x.to = Service /\ x.type = "acquire"}:
                     IF distLock.status = "Acquired" \/ LockDelayTimer \in timers
                        THEN /\ network' = ((network \ {m}) \cup {RejectMsg(m.from)})
-                            /\ UNCHANGED << distLock, timers, last_lease >>
-                       ELSE /\ distLock' = [status |-> "Acquired", id |-> m.from,
-                                            lease |-> last_lease + 1, token |-> TokenOf(last_lease + 1)]
-                            /\ network' = ((network \ {m}) \cup {GrantMsg(m.from, last_lease + 1)})
+                            /\ UNCHANGED << distLock, timers, last_lease, 
+                                            revision >>
+                       ELSE /\ distLock' = [status |-> "Acquired", id |-> m.from, lease |-> last_lease + 1,
+                                            token |-> TokenOf(last_lease + 1, Revised(revision))]
+                            /\ network' = ((network \ {m}) \cup
+                                           {GrantMsg(m.from, last_lease + 1, TokenOf(last_lease + 1, Revised(revision)))})
                             /\ timers' = (timers \cup {LeaseTimer})
                             /\ last_lease' = last_lease + 1
+                            /\ revision' = Revised(revision)
+               /\ UNCHANGED <<restarts, held_at_restart>>
             \/ /\ \E m \in {x \in network : x.to = Service /\ x.type = "release"}:
                     /\ network' = network \ {m}
                     /\ IF distLock.status = "Acquired" /\ distLock.id = m.from /\ distLock.lease = m.lease
                           THEN /\ distLock' = [status |-> "Available", id |-> InvalidId, lease |-> 0, token |-> 0]
                                /\ timers' = timers \ {LeaseTimer}
+                               /\ revision' = Revised(revision)
                           ELSE /\ TRUE
-                               /\ UNCHANGED << distLock, timers >>
-               /\ UNCHANGED last_lease
+                               /\ UNCHANGED << distLock, timers, revision >>
+               /\ UNCHANGED <<restarts, held_at_restart, last_lease>>
             \/ /\ Timeouts /\ LeaseTimer \in timers
                /\ timers' = ((timers \ {LeaseTimer}) \cup (IF LockDelay THEN {LockDelayTimer} ELSE {}))
                /\ distLock' = [status |-> "Expired", id |-> InvalidId, lease |-> 0, token |-> 0]
-               /\ UNCHANGED <<network, last_lease>>
+               /\ revision' = Revised(revision)
+               /\ UNCHANGED <<network, restarts, held_at_restart, last_lease>>
             \/ /\ LockDelayTimer \in timers
                /\ timers' = timers \ {LockDelayTimer}
-               /\ UNCHANGED <<distLock, network, last_lease>>
+               /\ UNCHANGED <<distLock, network, restarts, held_at_restart, last_lease, revision>>
             \/ /\ \E m \in {x \in network : x.to = Service /\ x.type = "check"}:
                     network' = ((network \ {m}) \cup
                                 {CheckReplyMsg(m.token, distLock.status = "Acquired" /\ distLock.token = m.token)})
-               /\ UNCHANGED <<distLock, timers, last_lease>>
+               /\ UNCHANGED <<distLock, timers, restarts, held_at_restart, last_lease, revision>>
+            \/ /\ restarts < MaxRestarts /\ \E c \in Clients : pc[c] /= "Done"
+               /\ distLock' = [status |-> "Available", id |-> InvalidId, lease |-> 0, token |-> 0]
+               /\ timers' = timers \ {LeaseTimer, LockDelayTimer}
+               /\ IF ServiceRestart = "volatile"
+                     THEN /\ last_lease' = 0
+                     ELSE /\ TRUE
+                          /\ UNCHANGED last_lease
+               /\ revision' = 0
+               /\ restarts' = restarts + 1
+               /\ held_at_restart' = (held_at_restart \cup {c \in Clients : lock_held[c]})
+               /\ UNCHANGED network
             \/ /\ /\ \A c \in Clients : pc[c] = "Done"
                   /\ network = {}
                   /\ timers = {}
                /\ TRUE
-               /\ UNCHANGED <<distLock, network, timers, last_lease>>
+               /\ UNCHANGED <<distLock, network, timers, restarts, held_at_restart, last_lease, revision>>
          /\ pc' = [pc EXCEPT ![Service] = "Serve"]
-         /\ UNCHANGED << lock_held, lease, counter, max_token, ops, retries, 
-                         late, token, read_val, committed, aborted, queue >>
+         /\ UNCHANGED << lock_held, lease, counter, max_token, ops, pending, 
+                         retries, late, token, read_val, committed, aborted, 
+                         queue >>
 
 service == Serve
 
@@ -718,23 +863,37 @@ Access == /\ pc[Resource] = "Access"
                                                                                   IF m.type = "read" THEN v ELSE 0, r.ok)}
                                                    \cup (IF Len(queue) > 1 THEN {CheckMsg(queue[2].token)} ELSE {}))
                                     /\ queue' = Tail(queue)
-                     /\ UNCHANGED max_token
-                ELSE /\ \E m \in {x \in network : x.to = Resource}:
-                          LET ok == Admits(m.type, m.token, max_token) IN
-                            LET v == IF m.type = "read" THEN (IF ok THEN counter ELSE 0) ELSE m.value IN
-                              /\ max_token' = IF ok THEN Raised(m.type, m.token, max_token) ELSE max_token
-                              /\ IF m.type = "write" /\ ok
-                                    THEN /\ counter' = m.value
-                                    ELSE /\ TRUE
-                                         /\ UNCHANGED counter
-                              /\ ops' = Append(ops, [op |-> m.type, id |-> m.from, token |-> m.token, ok |-> ok,
-                                                     value |-> v, lease |-> lease[m.from]])
-                              /\ network' = ((network \ {m}) \cup {ReplyMsg(m.type \o "_reply", m.from, m.token,
-                                                                            IF m.type = "read" THEN v ELSE 0, ok)})
+                     /\ UNCHANGED << max_token, pending >>
+                ELSE /\ \/ /\ \E m \in {x \in network : x.to = Resource}:
+                                LET ok == Admits(m.type, m.token, max_token) IN
+                                  LET v == IF m.type = "read" THEN (IF ok THEN counter ELSE 0) ELSE m.value IN
+                                    /\ max_token' = IF ok THEN Raised(m.type, m.token, max_token) ELSE max_token
+                                    /\ IF NonAtomic /\ m.type = "write" /\ ok
+                                          THEN /\ pending' = Append(pending, [id |-> m.from, token |-> m.token, value |-> m.value,
+                                                                              lease |-> lease[m.from]])
+                                               /\ network' = network \ {m}
+                                               /\ UNCHANGED << counter, ops >>
+                                          ELSE /\ IF m.type = "write" /\ ok
+                                                     THEN /\ counter' = m.value
+                                                     ELSE /\ TRUE
+                                                          /\ UNCHANGED counter
+                                               /\ ops' = Append(ops, [op |-> m.type, id |-> m.from, token |-> m.token, ok |-> ok,
+                                                                      value |-> v, lease |-> lease[m.from]])
+                                               /\ network' = ((network \ {m}) \cup {ReplyMsg(m.type \o "_reply", m.from, m.token,
+                                                                                             IF m.type = "read" THEN v ELSE 0, ok)})
+                                               /\ UNCHANGED pending
+                        \/ /\ pending /= <<>>
+                           /\ counter' = Head(pending).value
+                           /\ ops' = Append(ops, [op |-> "write", id |-> Head(pending).id, token |-> Head(pending).token,
+                                                  ok |-> TRUE, value |-> Head(pending).value, lease |-> Head(pending).lease])
+                           /\ network' = (network \cup {ReplyMsg("write_reply", Head(pending).id, Head(pending).token, 0, TRUE)})
+                           /\ pending' = Tail(pending)
+                           /\ UNCHANGED max_token
                      /\ queue' = queue
           /\ pc' = [pc EXCEPT ![Resource] = "Access"]
-          /\ UNCHANGED << distLock, timers, lock_held, lease, retries, late, 
-                          token, read_val, committed, aborted, last_lease >>
+          /\ UNCHANGED << distLock, timers, lock_held, lease, restarts, 
+                          held_at_restart, retries, late, token, read_val, 
+                          committed, aborted, last_lease, revision >>
 
 resource == Access
 
@@ -760,8 +919,15 @@ Termination == <>(\A self \in ProcSet: pc[self] = "Done")
 (* Properties.                                                             *)
 (***************************************************************************)
 
-\* Lease numbers and tokens handed out so far are 1 .. last_lease.
-Leases == 0 .. last_lease
+\* Lease numbers handed out so far are 1 .. last_lease; after a volatile
+\* restart an old holder may still use a lease above it.
+Leases == IF ServiceRestart = "volatile" THEN Nat ELSE 0 .. last_lease
+
+\* The tokens handed out so far are among these.
+Tokens ==
+    CASE TokenRule \in {"lease", "pairs"} -> Leases
+      [] TokenRule = "unique"            -> 0 .. Len(UniqueTokens)
+      [] TokenRule = "revision"          -> 0 .. revision
 
 \* The operations the resource accepted, in acceptance order.
 accepted == SelectSeq(ops, LAMBDA e : e.ok)
@@ -772,27 +938,33 @@ Nodes == Clients \cup {Service, Resource}
 
 TypeInvariant ==
     /\ distLock \in {[status |-> s, id |-> InvalidId, lease |-> 0, token |-> 0] : s \in {"Available", "Expired"}}
-                    \cup {[status |-> "Acquired", id |-> c, lease |-> l, token |-> TokenOf(l)] :
-                              c \in Clients, l \in Leases \ {0}}
+                    \cup {[status |-> "Acquired", id |-> c, lease |-> l, token |-> TokenOf(l, revision)] :
+                              c \in Clients, l \in (0 .. last_lease) \ {0}}
     /\ \A m \in network :
            /\ m.type \in MsgTypes /\ m.from \in Nodes /\ m.to \in Nodes
-           /\ m.lease \in Leases /\ m.token \in Leases /\ m.value \in Nat /\ m.ok \in BOOLEAN
+           /\ m.lease \in Leases /\ m.token \in Tokens /\ m.value \in Nat /\ m.ok \in BOOLEAN
     /\ timers \subseteq {LeaseTimer, LockDelayTimer} \cup {Timer(c, k) : c \in Clients, k \in {"validity", "backoff", "think"}}
     /\ lock_held \in [Clients -> BOOLEAN]
     /\ counter \in Nat
-    /\ max_token \in Leases
+    /\ max_token \in Tokens
     /\ \A i \in DOMAIN ops :
-           ops[i] \in [op : {"read", "write"}, id : Clients, token : Leases, ok : BOOLEAN,
+           ops[i] \in [op : {"read", "write"}, id : Clients, token : Tokens, ok : BOOLEAN,
                        value : Nat, lease : Leases]
+    /\ \A i \in DOMAIN pending :
+           pending[i] \in [id : Clients, token : Tokens, value : Nat, lease : Leases]
+    /\ NonAtomic \/ pending = <<>>
+    /\ restarts \in 0 .. MaxRestarts
+    /\ held_at_restart \subseteq Clients
     /\ retries \in [Clients -> 0..MaxRetries]
     /\ late \in [Clients -> BOOLEAN]
     /\ lease \in [Clients -> Leases]
-    /\ token \in [Clients -> Leases]
+    /\ token \in [Clients -> Tokens]
     /\ read_val \in [Clients -> Nat]
     /\ committed \in [Clients -> 0..Sections]
     /\ aborted \in [Clients -> 0..Sections]
     /\ \A c \in Clients : committed[c] + aborted[c] <= Sections
     /\ last_lease \in Nat
+    /\ revision \in Nat
 
 \* No two distinct clients believe at the same time that they hold the lock.
 AtMostOneClientHoldLock ==
@@ -808,10 +980,13 @@ TokenIsMonotonical ==
 
 \* The companion of TokenIsMonotonical, whose <= lets two different grants
 \* carry the same token: operations the resource accepted with equal tokens
-\* come from the same grant (equal tokens => the same lease).
+\* come from the same grant (equal tokens => the same lease and client: a
+\* volatile restart numbers leases from 1 again, so two grants may share a
+\* lease number too, and id tells them apart).
 TokensAreUnique ==
     \A i, j \in DOMAIN accepted :
-        accepted[i].token = accepted[j].token => accepted[i].lease = accepted[j].lease
+        accepted[i].token = accepted[j].token =>
+            accepted[i].lease = accepted[j].lease /\ accepted[i].id = accepted[j].id
 
 \* The counter equals the number of writes the resource accepted: no
 \* accepted write was computed from a stale read.
@@ -835,6 +1010,19 @@ EveryClientCommits == <>(\A c \in Clients : committed[c] = Sections)
 \* not hold them vacuously (a resource that refuses everything, or a
 \* service that never grants, would make this invariant hold).
 NotEveryClientCommits == ~(\A c \in Clients : committed[c] = Sections)
+
+\* A witness, expected VIOLATED where NotEveryClientCommits holds by design
+\* (Check "version": only the first written section ever commits): some
+\* section commits, so the holds there are not vacuous altogether.
+NoSectionCommits == \A c \in Clients : committed[c] = 0
+
+\* A witness, expected VIOLATED in a model of a restarting service expected
+\* to hold: a client that held the lock when the service restarted still
+\* committed its section, and so did every other client (the explorer's
+\* SectionSpansRestart), so a restart does not make the properties hold
+\* vacuously by stopping every section.
+NoSectionCommitsAcrossRestart ==
+    ~(held_at_restart /= {} /\ \A c \in Clients : committed[c] = Sections)
 
 \* Go's untimed world delivers the messages in flight in any order, so the
 \* weak fairness of the processes alone lets the service answer a retrying

@@ -351,17 +351,24 @@ func (c *converter) arrowsAndNotes(t *trace.Trace, step trace.Step, prev, cur ma
 		c.network(t, actor, n, old, cur[NetworkVar])
 	}
 	c.resource(t, actor, step, prev, cur)
-	// A non-atomic resource's storage applies the oldest checked write
-	// (DistLockNonAtomic.tla's Apply).
-	if pend, old := cur["pending"], prev["pending"]; pend.Kind == KindSeq && old.Kind == KindSeq && len(pend.Elems) < len(old.Elems) {
-		w := old.Elems[0]
+	// A non-atomic resource (DistLockFencing.tla, NonAtomic): a write
+	// checked and queued in pending, and later the oldest applied.
+	if pend, old := cur["pending"], prev["pending"]; pend.Kind == KindSeq && old.Kind == KindSeq && len(pend.Elems) != len(old.Elems) {
+		var w Value
+		var text string
+		if len(pend.Elems) > len(old.Elems) {
+			w, text = pend.Elems[len(pend.Elems)-1], "checks %s's write %s (token %s): applied later"
+		} else {
+			w, text = old.Elems[0], "applies %s's write %s (token %s), checked before"
+		}
 		id, _ := w.Field("id")
 		tok, _ := w.Field("token")
 		val, _ := w.Field("value")
 		t.Notes = append(t.Notes, trace.Note{Lane: ResourceLane, Step: n, Kind: trace.NoteInfo,
-			Text: fmt.Sprintf("applies %s's write %s (token %s), checked before", laneName(id), val, tok)})
+			Text: fmt.Sprintf(text, laneName(id), val, tok)})
 	}
-	// A crash and restart of the service (DistLockRestart.tla).
+	// A crash and restart of the service (DistLockFencing.tla,
+	// ServiceRestart).
 	if r, old := cur["restarts"], prev["restarts"]; r.Kind == KindInt && old.Kind == KindInt && r.Int > old.Int {
 		text := "crashed and restarted: the lock is free"
 		if last, ok := cur["last_lease"]; ok {
@@ -549,8 +556,9 @@ func (c *converter) resource(t *trace.Trace, actor string, step trace.Step, prev
 		switch accOld := prev["accepted"]; {
 		case len(acc.Elems) != len(accOld.Elems):
 		case pend.Kind == KindSeq && len(pend.Elems) > len(old.Elems):
-			// A non-atomic resource (DistLockNonAtomic.tla): the write
-			// is checked now and takes effect at a later Apply.
+			// A non-atomic resource whose operations are a client's
+			// steps (a spec without a resource process): the write is
+			// checked now and takes effect at a later Apply.
 			t.Notes = append(t.Notes, trace.Note{Lane: ResourceLane, Step: step.Number, Kind: trace.NoteInfo,
 				Text: fmt.Sprintf("checks %s's %s: applied later", actor, label)})
 			label += " checked"

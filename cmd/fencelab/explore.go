@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,7 +23,7 @@ const fourClients = "4 with symmetry, measured on 2 cores: all 5.3 million state
 // fencingEvery runs every design and prints the matrix.
 const fencingEvery = "every"
 
-const exploreUsage = "fencelab explore [--clients 2] [--design DESIGN|every] [--invariant NAME[,NAME]] [--sections 1] [--retries 1] [--lock-delay 0] [--validity arrival] [--symmetry=true] [--por=true] [--first] [--workers 0] [--max-states 0] [--max-memory auto] [--out out/explore]"
+const exploreUsage = "fencelab explore [--clients 2] [--design DESIGN|every] [--invariant NAME[,NAME]] [--sections 1] [--retries 1] [--lock-delay 0] [--nodes 0] [--validity arrival] [--symmetry=true] [--por=true] [--first] [--workers 0] [--max-states 0] [--max-memory auto] [--out out/explore]"
 
 func exploreCommand() command {
 	return command{
@@ -39,8 +40,9 @@ func runExplore(e *env, args []string) error {
 	fs.StringVar(fencing, "fencing", fencingEvery, "the same as --design (its name before the matrix had rows other than fencing modes)")
 	invariants := fs.String("invariant", "", "comma-separated invariants to check (default: all that apply): "+strings.Join(impl.InvariantNames(), ", "))
 	sections := fs.Int("sections", 1, "critical sections per client, at least 1")
-	retries := fs.Int("retries", 1, "rejections per section a client answers by asking again, 0 or more")
+	retries := fs.Int("retries", 1, "rejections per section a client answers by asking again, 0 or more (unless given, 0 in the Redlock rows: one retry makes their state space 18 times larger)")
 	lockDelay := fs.Duration("lock-delay", 0, "lock-delay after an expiry (0: none); the untimed model only asks whether there is one: its end may come at any moment")
+	nodes := fs.Int("nodes", 0, "independent lock nodes of the Redlock rows, 1 to 9 (0: the explorer's default, 3); every other row has one service")
 	validity := fs.String("validity", explore.DefaultValidity.String(), "when a client's validity window starts: arrival (of the grant) or send (of the acquire; a grant that lands after its window is given back). Untimed, any timer may fire at any moment: both reach the same verdicts, send with about 14 times the states")
 	symmetry := fs.Bool("symmetry", true, "store one state per class of states that differ only by client names (as TLC's SYMMETRY): fewer states, same verdicts and shortest traces; --symmetry=false explores every state")
 	por := fs.Bool("por", true, "partial-order reduction by sleep sets: skip a transition when it only reorders actions of different nodes that an explored one took first; the same states, verdicts and shortest-trace lengths, fewer transitions (a trace may be another shortest one); --por=false takes every transition")
@@ -93,10 +95,16 @@ func runExplore(e *env, args []string) error {
 			names = append(names, strings.TrimSpace(n))
 		}
 	}
+	retriesGiven := false
+	fs.Visit(func(f *flag.Flag) { retriesGiven = retriesGiven || f.Name == "retries" })
 	var configs []explore.Config
 	for _, d := range designs {
+		retries := *retries
+		if !retriesGiven {
+			retries = explore.DefaultRetries(d)
+		}
 		c := explore.Config{
-			Config:   explore.UntimedConfig(impl.Config{Design: d, Clients: *clients, Sections: *sections, Retries: *retries, LockDelay: *lockDelay, Validity: rule}),
+			Config:   explore.UntimedConfig(impl.Config{Design: d, Clients: *clients, Sections: *sections, Retries: retries, LockDelay: *lockDelay, Validity: rule, Nodes: explore.Nodes(d, *nodes, len(designs) > 1)}),
 			Symmetry: *symmetry, SleepSets: *por, MaxStates: *maxStates, First: *first, Workers: *workers,
 			MaxMemory: memLimit,
 		}

@@ -34,8 +34,15 @@ func TestBadInputEveryCommand(t *testing.T) {
 		{"one client, explore", []string{"explore", "--clients", "1"}, "clients must be between 2 and 4 for the explorer, got 1"},
 		{"negative sections, explore", []string{"explore", "--sections", "-1"}, "sections must be between 1 and 255"},
 		{"zero runs, sim", []string{"sim", "--runs", "0"}, "runs must be positive"},
-		{"negative clients, sim", []string{"sim", "--clients", "-2"}, "clients must be between 1 and 253, got -2"},
+		{"negative clients, sim", []string{"sim", "--clients", "-2"}, "clients must be between 1 and 246, got -2"},
 		{"not a number, sim", []string{"sim", "--runs", "many"}, `invalid value "many" for flag -runs`},
+		{"nodes of one service, explore", []string{"explore", "--design", "all", "--nodes", "3"}, "nodes must be 1 for design all (one lock service; the Redlock rows take up to 9), got 3"},
+		{"too many nodes, explore", []string{"explore", "--design", "redlock", "--nodes", "10"}, "nodes must be between 0 and 9, got 10"},
+		{"too many nodes, every design, explore", []string{"explore", "--nodes", "12"}, "nodes must be between 0 and 9, got 12"},
+		{"negative nodes, sim", []string{"sim", "--design", "redlock-unique", "--nodes", "-1"}, "nodes must be between 0 and 9, got -1"},
+		{"nodes of one service, sim", []string{"sim", "--design", "unique-cas", "--nodes", "5"}, "nodes must be 1 for design unique-cas"},
+		{"too many nodes, every design, sim", []string{"sim", "--nodes", "99"}, "nodes must be between 0 and 9, got 99"},
+		{"a lock node the row does not have, sim", []string{"sim", "--design", "redlock", "--nodes", "3", "--schedule", "../../docs/schedules/redlock-restart.json"}, "node service5 does not exist with 3 lock nodes"},
 		{"unknown fencing mode, explore", []string{"explore", "--fencing", "tokens"}, `unknown design "tokens"`},
 		{"unknown fencing mode, sim", []string{"sim", "--fencing", "tokens"}, `unknown design "tokens"`},
 		{"unknown fault, sim", []string{"sim", "--faults", "delay,flood"}, `unknown fault kind "flood"`},
@@ -92,8 +99,8 @@ func TestSameBadValueSameWords(t *testing.T) {
 		commands []string
 		want     string
 	}{
-		{[]string{"--clients", "0"}, []string{"sim", "explore", "demo"}, "clients must be between 1 and 253, got 0"},
-		{[]string{"--clients", "300"}, []string{"sim", "explore", "demo"}, "clients must be between 1 and 253, got 300"},
+		{[]string{"--clients", "0"}, []string{"sim", "explore", "demo"}, "clients must be between 1 and 246, got 0"},
+		{[]string{"--clients", "300"}, []string{"sim", "explore", "demo"}, "clients must be between 1 and 246, got 300"},
 		{[]string{"--sections", "0"}, []string{"sim", "explore"}, "sections must be between 1 and 255, got 0"},
 		{[]string{"--sections", "256"}, []string{"sim", "explore"}, "sections must be between 1 and 255, got 256"},
 		{[]string{"--retries", "-1"}, []string{"sim", "explore"}, "retries must be between 0 and 255, got -1"},

@@ -89,6 +89,7 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 	clients := fs.Int("clients", def.Clients, "clients contending for the lock")
 	sections := fs.Int("sections", def.Sections, "critical sections per client (acquire, read, think, write read+1, release)")
 	retries := fs.Int("retries", def.Retries, "rejections per section before a client gives it up")
+	nodes := fs.Int("nodes", 0, "independent lock nodes of the Redlock rows, 1 to 9 (0: 5, Redlock's); the other rows have one service")
 	fencing := fs.String("design", "", "designs to run, comma-separated rows of the matrix: "+impl.Flags()+" (fencelab designs lists them; default every design side by side)")
 	fs.StringVar(fencing, "fencing", "", "the same as --design (its name before the matrix had rows other than fencing modes)")
 	faults := fs.String("faults", def.Faults.String(), "fault kinds a seed may draw: any of delay, pause, drift (comma-separated), or none; the rows whose service restarts draw its crashes too under any setting but none (crash: crashes alone)")
@@ -123,7 +124,7 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 	}
 
 	c := def
-	c.Clients, c.Sections, c.Retries = *clients, *sections, *retries
+	c.Clients, c.Sections, c.Retries, c.Nodes = *clients, *sections, *retries, *nodes
 	c.TTL, c.Margin, c.Think, c.LockDelay, c.Backoff = *ttl, *margin, *think, *lockDelay, *backoff
 	c.Latency, c.Jitter, c.Reorder = *latency, *jitter, *reorder
 	c.MaxFaults, c.MaxPause, c.MaxSpike, c.MaxJump = *maxFaults, *maxPause, *maxSpike, *maxJump
@@ -156,6 +157,15 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 	}
 	if err := impl.DurationBetween("porcupine-timeout", o.porcupine, time.Nanosecond, impl.MaxDuration); err != nil {
 		return nil, badInput("%v", err)
+	}
+	for _, d := range o.designs {
+		if len(o.designs) == 1 {
+			// Asked of one row alone, --nodes must suit it.
+			c.Design = d
+		}
+		if err := c.Config.ForDesign(d).Validate(); err != nil && len(o.designs) > 1 {
+			return nil, badInput("%v", err)
+		}
 	}
 	if err := c.Validate(); err != nil {
 		return nil, badInput("%v", err)
@@ -223,7 +233,7 @@ func runSim(e *env, args []string) error {
 // config is o's configuration for design d.
 func (o *simOptions) config(d impl.Design) sim.Config {
 	c := o.cfg
-	c.Design = d
+	c.Config = c.Config.ForDesign(d)
 	return c
 }
 

@@ -8,190 +8,190 @@ v4 == [c1 |-> 0, c2 |-> 0]
 v5 == 0
 v6 == <<>>
 v7 == [c1 |-> "Acquire", c2 |-> "Acquire", service |-> "Serve", resource |-> "Access"]
-s1 == <<v1, v2, v2, v3, v4, v5, v5, v6, v7, v4, v3, v4, v4, v4, v4, v5, v6>>
+s1 == <<v1, v2, v2, v3, v4, v5, v5, v6, v6, v5, v2, v7, v4, v3, v4, v4, v4, v4, v5, v5, v6>>
 v8 == {[type |-> "acquire", from |-> "c1", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE]}
 v9 == [c1 |-> "Receive", c2 |-> "Acquire", service |-> "Serve", resource |-> "Access"]
-s2 == <<v1, v8, v2, v3, v4, v5, v5, v6, v9, v4, v3, v4, v4, v4, v4, v5, v6>>
+s2 == <<v1, v8, v2, v3, v4, v5, v5, v6, v6, v5, v2, v9, v4, v3, v4, v4, v4, v4, v5, v5, v6>>
 v10 == {[type |-> "acquire", from |-> "c1", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "acquire", from |-> "c2", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE]}
 v11 == [c1 |-> "Receive", c2 |-> "Receive", service |-> "Serve", resource |-> "Access"]
-s3 == <<v1, v10, v2, v3, v4, v5, v5, v6, v11, v4, v3, v4, v4, v4, v4, v5, v6>>
+s3 == <<v1, v10, v2, v3, v4, v5, v5, v6, v6, v5, v2, v11, v4, v3, v4, v4, v4, v4, v5, v5, v6>>
 v12 == [status |-> "Acquired", id |-> "c1", lease |-> 1, token |-> 1]
 v13 == {[type |-> "acquire", from |-> "c2", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "grant", from |-> "service", to |-> "c1", lease |-> 1, token |-> 1, value |-> 0, ok |-> FALSE]}
 v14 == {[node |-> "service", kind |-> "lease"]}
 v15 == 1
-s4 == <<v12, v13, v14, v3, v4, v5, v5, v6, v11, v4, v3, v4, v4, v4, v4, v15, v6>>
+s4 == <<v12, v13, v14, v3, v4, v5, v5, v6, v6, v5, v2, v11, v4, v3, v4, v4, v4, v4, v15, v5, v6>>
 v16 == {[type |-> "grant", from |-> "service", to |-> "c1", lease |-> 1, token |-> 1, value |-> 0, ok |-> FALSE], [type |-> "reject", from |-> "service", to |-> "c2", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE]}
-s5 == <<v12, v16, v14, v3, v4, v5, v5, v6, v11, v4, v3, v4, v4, v4, v4, v15, v6>>
+s5 == <<v12, v16, v14, v3, v4, v5, v5, v6, v6, v5, v2, v11, v4, v3, v4, v4, v4, v4, v15, v5, v6>>
 v17 == [status |-> "Expired", id |-> "none", lease |-> 0, token |-> 0]
-s6 == <<v17, v16, v2, v3, v4, v5, v5, v6, v11, v4, v3, v4, v4, v4, v4, v15, v6>>
+s6 == <<v17, v16, v2, v3, v4, v5, v5, v6, v6, v5, v2, v11, v4, v3, v4, v4, v4, v4, v15, v5, v6>>
 v18 == {[type |-> "grant", from |-> "service", to |-> "c1", lease |-> 1, token |-> 1, value |-> 0, ok |-> FALSE]}
 v19 == {[node |-> "c2", kind |-> "backoff"]}
 v20 == [c1 |-> "Receive", c2 |-> "Backoff", service |-> "Serve", resource |-> "Access"]
 v21 == [c1 |-> 0, c2 |-> 1]
-s7 == <<v17, v18, v19, v3, v4, v5, v5, v6, v20, v21, v3, v4, v4, v4, v4, v15, v6>>
+s7 == <<v17, v18, v19, v3, v4, v5, v5, v6, v6, v5, v2, v20, v21, v3, v4, v4, v4, v4, v15, v5, v6>>
 v22 == {[type |-> "read", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE]}
 v23 == {[node |-> "c1", kind |-> "validity"], [node |-> "c2", kind |-> "backoff"]}
 v24 == [c1 |-> TRUE, c2 |-> FALSE]
 v25 == [c1 |-> 1, c2 |-> 0]
 v26 == [c1 |-> "ReadCounter", c2 |-> "Backoff", service |-> "Serve", resource |-> "Access"]
-s8 == <<v17, v22, v23, v24, v25, v5, v5, v6, v26, v21, v3, v25, v4, v4, v4, v15, v6>>
-s9 == <<v17, v22, v19, v3, v25, v5, v5, v6, v26, v21, v3, v25, v4, v4, v4, v15, v6>>
+s8 == <<v17, v22, v23, v24, v25, v5, v5, v6, v6, v5, v2, v26, v21, v3, v25, v4, v4, v4, v15, v5, v6>>
+s9 == <<v17, v22, v19, v3, v25, v5, v5, v6, v6, v5, v2, v26, v21, v3, v25, v4, v4, v4, v15, v5, v6>>
 v27 == {[type |-> "acquire", from |-> "c2", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "read", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE]}
 v28 == [c1 |-> "ReadCounter", c2 |-> "Receive", service |-> "Serve", resource |-> "Access"]
-s10 == <<v17, v27, v2, v3, v25, v5, v5, v6, v28, v21, v3, v25, v4, v4, v4, v15, v6>>
+s10 == <<v17, v27, v2, v3, v25, v5, v5, v6, v6, v5, v2, v28, v21, v3, v25, v4, v4, v4, v15, v5, v6>>
 v29 == {[type |-> "acquire", from |-> "c2", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
 v30 == <<[op |-> "read", id |-> "c1", token |-> 1, ok |-> TRUE, value |-> 0, lease |-> 1]>>
-s11 == <<v17, v29, v2, v3, v25, v5, v15, v30, v28, v21, v3, v25, v4, v4, v4, v15, v6>>
+s11 == <<v17, v29, v2, v3, v25, v5, v15, v30, v6, v5, v2, v28, v21, v3, v25, v4, v4, v4, v15, v5, v6>>
 v31 == [status |-> "Acquired", id |-> "c2", lease |-> 2, token |-> 2]
 v32 == {[type |-> "grant", from |-> "service", to |-> "c2", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
 v33 == 2
-s12 == <<v31, v32, v14, v3, v25, v5, v15, v30, v28, v21, v3, v25, v4, v4, v4, v33, v6>>
-s13 == <<v17, v32, v2, v3, v25, v5, v15, v30, v28, v21, v3, v25, v4, v4, v4, v33, v6>>
+s12 == <<v31, v32, v14, v3, v25, v5, v15, v30, v6, v5, v2, v28, v21, v3, v25, v4, v4, v4, v33, v5, v6>>
+s13 == <<v17, v32, v2, v3, v25, v5, v15, v30, v6, v5, v2, v28, v21, v3, v25, v4, v4, v4, v33, v5, v6>>
 v34 == {[type |-> "grant", from |-> "service", to |-> "c2", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c1", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
 v35 == [c1 |-> "Done", c2 |-> "Receive", service |-> "Serve", resource |-> "Access"]
-s14 == <<v17, v34, v2, v3, v4, v5, v15, v30, v35, v21, v3, v4, v4, v4, v25, v33, v6>>
+s14 == <<v17, v34, v2, v3, v4, v5, v15, v30, v6, v5, v2, v35, v21, v3, v4, v4, v4, v25, v33, v5, v6>>
 v36 == {[type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c1", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
 v37 == {[node |-> "c2", kind |-> "validity"]}
 v38 == [c1 |-> FALSE, c2 |-> TRUE]
 v39 == [c1 |-> 0, c2 |-> 2]
 v40 == [c1 |-> "Done", c2 |-> "ReadCounter", service |-> "Serve", resource |-> "Access"]
-s15 == <<v17, v36, v37, v38, v39, v5, v15, v30, v40, v21, v3, v39, v4, v4, v25, v33, v6>>
-s16 == <<v17, v36, v2, v3, v39, v5, v15, v30, v40, v21, v3, v39, v4, v4, v25, v33, v6>>
+s15 == <<v17, v36, v37, v38, v39, v5, v15, v30, v6, v5, v2, v40, v21, v3, v39, v4, v4, v25, v33, v5, v6>>
+s16 == <<v17, v36, v2, v3, v39, v5, v15, v30, v6, v5, v2, v40, v21, v3, v39, v4, v4, v25, v33, v5, v6>>
 v41 == {[type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 2, value |-> 0, ok |-> TRUE], [type |-> "release", from |-> "c1", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
 v42 == <<[op |-> "read", id |-> "c1", token |-> 1, ok |-> TRUE, value |-> 0, lease |-> 1], [op |-> "read", id |-> "c2", token |-> 2, ok |-> TRUE, value |-> 0, lease |-> 2]>>
-s17 == <<v17, v41, v2, v3, v39, v5, v33, v42, v40, v21, v3, v39, v4, v4, v25, v33, v6>>
+s17 == <<v17, v41, v2, v3, v39, v5, v33, v42, v6, v5, v2, v40, v21, v3, v39, v4, v4, v25, v33, v5, v6>>
 v43 == {[type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 2, value |-> 0, ok |-> TRUE]}
-s18 == <<v17, v43, v2, v3, v39, v5, v33, v42, v40, v21, v3, v39, v4, v4, v25, v33, v6>>
+s18 == <<v17, v43, v2, v3, v39, v5, v33, v42, v6, v5, v2, v40, v21, v3, v39, v4, v4, v25, v33, v5, v6>>
 v44 == {[type |-> "release", from |-> "c2", to |-> "service", lease |-> 2, token |-> 0, value |-> 0, ok |-> FALSE]}
 v45 == [c1 |-> "Done", c2 |-> "Done", service |-> "Serve", resource |-> "Access"]
 v46 == [c1 |-> 1, c2 |-> 1]
-s19 == <<v17, v44, v2, v3, v4, v5, v33, v42, v45, v4, v3, v4, v4, v4, v46, v33, v6>>
-s20 == <<v17, v2, v2, v3, v4, v5, v33, v42, v45, v4, v3, v4, v4, v4, v46, v33, v6>>
+s19 == <<v17, v44, v2, v3, v4, v5, v33, v42, v6, v5, v2, v45, v4, v3, v4, v4, v4, v46, v33, v5, v6>>
+s20 == <<v17, v2, v2, v3, v4, v5, v33, v42, v6, v5, v2, v45, v4, v3, v4, v4, v4, v46, v33, v5, v6>>
 v47 == {[node |-> "c1", kind |-> "validity"], [node |-> "service", kind |-> "lease"]}
-s21 == <<v12, v27, v47, v24, v25, v5, v5, v6, v28, v4, v3, v25, v4, v4, v4, v15, v6>>
+s21 == <<v12, v27, v47, v24, v25, v5, v5, v6, v6, v5, v2, v28, v4, v3, v25, v4, v4, v4, v15, v5, v6>>
 v48 == {[node |-> "c1", kind |-> "validity"]}
-s22 == <<v17, v27, v48, v24, v25, v5, v5, v6, v28, v4, v3, v25, v4, v4, v4, v15, v6>>
-s23 == <<v17, v29, v48, v24, v25, v5, v15, v30, v28, v4, v3, v25, v4, v4, v4, v15, v6>>
-s24 == <<v17, v29, v2, v3, v25, v5, v15, v30, v28, v4, v3, v25, v4, v4, v4, v15, v6>>
+s22 == <<v17, v27, v48, v24, v25, v5, v5, v6, v6, v5, v2, v28, v4, v3, v25, v4, v4, v4, v15, v5, v6>>
+s23 == <<v17, v29, v48, v24, v25, v5, v15, v30, v6, v5, v2, v28, v4, v3, v25, v4, v4, v4, v15, v5, v6>>
+s24 == <<v17, v29, v2, v3, v25, v5, v15, v30, v6, v5, v2, v28, v4, v3, v25, v4, v4, v4, v15, v5, v6>>
 v49 == {[type |-> "acquire", from |-> "c2", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c1", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
-s25 == <<v17, v49, v2, v3, v4, v5, v15, v30, v35, v4, v3, v4, v4, v4, v25, v15, v6>>
+s25 == <<v17, v49, v2, v3, v4, v5, v15, v30, v6, v5, v2, v35, v4, v3, v4, v4, v4, v25, v15, v5, v6>>
 v50 == {[type |-> "acquire", from |-> "c2", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE]}
-s26 == <<v17, v50, v2, v3, v4, v5, v15, v30, v35, v4, v3, v4, v4, v4, v25, v15, v6>>
+s26 == <<v17, v50, v2, v3, v4, v5, v15, v30, v6, v5, v2, v35, v4, v3, v4, v4, v4, v25, v15, v5, v6>>
 v51 == {[type |-> "grant", from |-> "service", to |-> "c2", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE]}
-s27 == <<v31, v51, v14, v3, v4, v5, v15, v30, v35, v4, v3, v4, v4, v4, v25, v33, v6>>
-s28 == <<v17, v51, v2, v3, v4, v5, v15, v30, v35, v4, v3, v4, v4, v4, v25, v33, v6>>
+s27 == <<v31, v51, v14, v3, v4, v5, v15, v30, v6, v5, v2, v35, v4, v3, v4, v4, v4, v25, v33, v5, v6>>
+s28 == <<v17, v51, v2, v3, v4, v5, v15, v30, v6, v5, v2, v35, v4, v3, v4, v4, v4, v25, v33, v5, v6>>
 v52 == {[type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE]}
-s29 == <<v17, v52, v37, v38, v39, v5, v15, v30, v40, v4, v3, v39, v4, v4, v25, v33, v6>>
-s30 == <<v17, v43, v37, v38, v39, v5, v33, v42, v40, v4, v3, v39, v4, v4, v25, v33, v6>>
-s31 == <<v17, v43, v2, v3, v39, v5, v33, v42, v40, v4, v3, v39, v4, v4, v25, v33, v6>>
+s29 == <<v17, v52, v37, v38, v39, v5, v15, v30, v6, v5, v2, v40, v4, v3, v39, v4, v4, v25, v33, v5, v6>>
+s30 == <<v17, v43, v37, v38, v39, v5, v33, v42, v6, v5, v2, v40, v4, v3, v39, v4, v4, v25, v33, v5, v6>>
+s31 == <<v17, v43, v2, v3, v39, v5, v33, v42, v6, v5, v2, v40, v4, v3, v39, v4, v4, v25, v33, v5, v6>>
 v53 == [c1 |-> "Acquire", c2 |-> "Receive", service |-> "Serve", resource |-> "Access"]
-s32 == <<v1, v50, v2, v3, v4, v5, v5, v6, v53, v4, v3, v4, v4, v4, v4, v5, v6>>
+s32 == <<v1, v50, v2, v3, v4, v5, v5, v6, v6, v5, v2, v53, v4, v3, v4, v4, v4, v4, v5, v5, v6>>
 v54 == [status |-> "Acquired", id |-> "c2", lease |-> 1, token |-> 1]
 v55 == {[type |-> "grant", from |-> "service", to |-> "c2", lease |-> 1, token |-> 1, value |-> 0, ok |-> FALSE]}
-s33 == <<v54, v55, v14, v3, v4, v5, v5, v6, v53, v4, v3, v4, v4, v4, v4, v15, v6>>
+s33 == <<v54, v55, v14, v3, v4, v5, v5, v6, v6, v5, v2, v53, v4, v3, v4, v4, v4, v4, v15, v5, v6>>
 v56 == {[type |-> "acquire", from |-> "c1", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "grant", from |-> "service", to |-> "c2", lease |-> 1, token |-> 1, value |-> 0, ok |-> FALSE]}
-s34 == <<v54, v56, v14, v3, v4, v5, v5, v6, v11, v4, v3, v4, v4, v4, v4, v15, v6>>
+s34 == <<v54, v56, v14, v3, v4, v5, v5, v6, v6, v5, v2, v11, v4, v3, v4, v4, v4, v4, v15, v5, v6>>
 v57 == {[type |-> "grant", from |-> "service", to |-> "c2", lease |-> 1, token |-> 1, value |-> 0, ok |-> FALSE], [type |-> "reject", from |-> "service", to |-> "c1", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE]}
-s35 == <<v54, v57, v14, v3, v4, v5, v5, v6, v11, v4, v3, v4, v4, v4, v4, v15, v6>>
+s35 == <<v54, v57, v14, v3, v4, v5, v5, v6, v6, v5, v2, v11, v4, v3, v4, v4, v4, v4, v15, v5, v6>>
 v58 == {[node |-> "c1", kind |-> "backoff"], [node |-> "service", kind |-> "lease"]}
 v59 == [c1 |-> "Backoff", c2 |-> "Receive", service |-> "Serve", resource |-> "Access"]
-s36 == <<v54, v55, v58, v3, v4, v5, v5, v6, v59, v25, v3, v4, v4, v4, v4, v15, v6>>
+s36 == <<v54, v55, v58, v3, v4, v5, v5, v6, v6, v5, v2, v59, v25, v3, v4, v4, v4, v4, v15, v5, v6>>
 v60 == {[node |-> "c1", kind |-> "backoff"]}
-s37 == <<v17, v55, v60, v3, v4, v5, v5, v6, v59, v25, v3, v4, v4, v4, v4, v15, v6>>
-s38 == <<v17, v56, v2, v3, v4, v5, v5, v6, v11, v25, v3, v4, v4, v4, v4, v15, v6>>
+s37 == <<v17, v55, v60, v3, v4, v5, v5, v6, v6, v5, v2, v59, v25, v3, v4, v4, v4, v4, v15, v5, v6>>
+s38 == <<v17, v56, v2, v3, v4, v5, v5, v6, v6, v5, v2, v11, v25, v3, v4, v4, v4, v4, v15, v5, v6>>
 v61 == [status |-> "Acquired", id |-> "c1", lease |-> 2, token |-> 2]
 v62 == {[type |-> "grant", from |-> "service", to |-> "c1", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "grant", from |-> "service", to |-> "c2", lease |-> 1, token |-> 1, value |-> 0, ok |-> FALSE]}
-s39 == <<v61, v62, v14, v3, v4, v5, v5, v6, v11, v25, v3, v4, v4, v4, v4, v33, v6>>
+s39 == <<v61, v62, v14, v3, v4, v5, v5, v6, v6, v5, v2, v11, v25, v3, v4, v4, v4, v4, v33, v5, v6>>
 v63 == {[type |-> "grant", from |-> "service", to |-> "c2", lease |-> 1, token |-> 1, value |-> 0, ok |-> FALSE], [type |-> "read", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE]}
 v64 == [c1 |-> 2, c2 |-> 0]
-s40 == <<v61, v63, v47, v24, v64, v5, v5, v6, v28, v25, v3, v64, v4, v4, v4, v33, v6>>
+s40 == <<v61, v63, v47, v24, v64, v5, v5, v6, v6, v5, v2, v28, v25, v3, v64, v4, v4, v4, v33, v5, v6>>
 v65 == {[type |-> "grant", from |-> "service", to |-> "c2", lease |-> 1, token |-> 1, value |-> 0, ok |-> FALSE], [type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 2, value |-> 0, ok |-> TRUE]}
 v66 == <<[op |-> "read", id |-> "c1", token |-> 2, ok |-> TRUE, value |-> 0, lease |-> 2]>>
-s41 == <<v61, v65, v47, v24, v64, v5, v33, v66, v28, v25, v3, v64, v4, v4, v4, v33, v6>>
+s41 == <<v61, v65, v47, v24, v64, v5, v33, v66, v6, v5, v2, v28, v25, v3, v64, v4, v4, v4, v33, v5, v6>>
 v67 == {[node |-> "c1", kind |-> "think"], [node |-> "c1", kind |-> "validity"], [node |-> "service", kind |-> "lease"]}
 v68 == [c1 |-> "WriteCounter", c2 |-> "Receive", service |-> "Serve", resource |-> "Access"]
-s42 == <<v61, v55, v67, v24, v64, v5, v33, v66, v68, v25, v3, v64, v4, v4, v4, v33, v6>>
+s42 == <<v61, v55, v67, v24, v64, v5, v33, v66, v6, v5, v2, v68, v25, v3, v64, v4, v4, v4, v33, v5, v6>>
 v69 == {[type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE]}
 v70 == {[node |-> "c1", kind |-> "think"], [node |-> "c1", kind |-> "validity"], [node |-> "c2", kind |-> "validity"], [node |-> "service", kind |-> "lease"]}
 v71 == [c1 |-> TRUE, c2 |-> TRUE]
 v72 == [c1 |-> 2, c2 |-> 1]
 v73 == [c1 |-> "WriteCounter", c2 |-> "ReadCounter", service |-> "Serve", resource |-> "Access"]
-s43 == <<v61, v69, v70, v71, v72, v5, v33, v66, v73, v25, v3, v72, v4, v4, v4, v33, v6>>
+s43 == <<v61, v69, v70, v71, v72, v5, v33, v66, v6, v5, v2, v73, v25, v3, v72, v4, v4, v4, v33, v5, v6>>
 v74 == {[type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE], [type |-> "write", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 2, value |-> 1, ok |-> FALSE]}
 v75 == {[node |-> "c1", kind |-> "validity"], [node |-> "c2", kind |-> "validity"], [node |-> "service", kind |-> "lease"]}
 v76 == [c1 |-> "Release", c2 |-> "ReadCounter", service |-> "Serve", resource |-> "Access"]
-s44 == <<v61, v74, v75, v71, v72, v5, v33, v66, v76, v25, v3, v72, v4, v4, v4, v33, v6>>
+s44 == <<v61, v74, v75, v71, v72, v5, v33, v66, v6, v5, v2, v76, v25, v3, v72, v4, v4, v4, v33, v5, v6>>
 v77 == {[node |-> "c1", kind |-> "validity"], [node |-> "c2", kind |-> "validity"]}
-s45 == <<v17, v74, v77, v71, v72, v5, v33, v66, v76, v25, v3, v72, v4, v4, v4, v33, v6>>
-s46 == <<v17, v74, v48, v24, v72, v5, v33, v66, v76, v25, v3, v72, v4, v4, v4, v33, v6>>
+s45 == <<v17, v74, v77, v71, v72, v5, v33, v66, v6, v5, v2, v76, v25, v3, v72, v4, v4, v4, v33, v5, v6>>
+s46 == <<v17, v74, v48, v24, v72, v5, v33, v66, v6, v5, v2, v76, v25, v3, v72, v4, v4, v4, v33, v5, v6>>
 v78 == {[type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE], [type |-> "write_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 2, value |-> 0, ok |-> TRUE]}
 v79 == <<[op |-> "read", id |-> "c1", token |-> 2, ok |-> TRUE, value |-> 0, lease |-> 2], [op |-> "write", id |-> "c1", token |-> 2, ok |-> TRUE, value |-> 1, lease |-> 2]>>
-s47 == <<v17, v78, v48, v24, v72, v15, v33, v79, v76, v25, v3, v72, v4, v4, v4, v33, v6>>
-s48 == <<v17, v78, v2, v3, v72, v15, v33, v79, v76, v25, v3, v72, v4, v4, v4, v33, v6>>
+s47 == <<v17, v78, v48, v24, v72, v15, v33, v79, v6, v5, v2, v76, v25, v3, v72, v4, v4, v4, v33, v5, v6>>
+s48 == <<v17, v78, v2, v3, v72, v15, v33, v79, v6, v5, v2, v76, v25, v3, v72, v4, v4, v4, v33, v5, v6>>
 v80 == {[type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c1", to |-> "service", lease |-> 2, token |-> 0, value |-> 0, ok |-> FALSE]}
-s49 == <<v17, v80, v2, v3, v21, v15, v33, v79, v40, v4, v3, v21, v4, v25, v4, v33, v6>>
+s49 == <<v17, v80, v2, v3, v21, v15, v33, v79, v6, v5, v2, v40, v4, v3, v21, v4, v25, v4, v33, v5, v6>>
 v81 == {[type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c1", to |-> "service", lease |-> 2, token |-> 0, value |-> 0, ok |-> FALSE]}
 v82 == <<[op |-> "read", id |-> "c1", token |-> 2, ok |-> TRUE, value |-> 0, lease |-> 2], [op |-> "write", id |-> "c1", token |-> 2, ok |-> TRUE, value |-> 1, lease |-> 2], [op |-> "read", id |-> "c2", token |-> 1, ok |-> FALSE, value |-> 0, lease |-> 1]>>
-s50 == <<v17, v81, v2, v3, v21, v15, v33, v82, v40, v4, v3, v21, v4, v25, v4, v33, v6>>
+s50 == <<v17, v81, v2, v3, v21, v15, v33, v82, v6, v5, v2, v40, v4, v3, v21, v4, v25, v4, v33, v5, v6>>
 v83 == {[type |-> "release", from |-> "c1", to |-> "service", lease |-> 2, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c2", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
-s51 == <<v17, v83, v2, v3, v4, v15, v33, v82, v45, v4, v3, v4, v4, v25, v21, v33, v6>>
+s51 == <<v17, v83, v2, v3, v4, v15, v33, v82, v6, v5, v2, v45, v4, v3, v4, v4, v25, v21, v33, v5, v6>>
 v84 == {[type |-> "release", from |-> "c1", to |-> "service", lease |-> 2, token |-> 0, value |-> 0, ok |-> FALSE]}
-s52 == <<v17, v84, v2, v3, v4, v15, v33, v82, v45, v4, v3, v4, v4, v25, v21, v33, v6>>
-s53 == <<v17, v2, v2, v3, v4, v15, v33, v82, v45, v4, v3, v4, v4, v25, v21, v33, v6>>
+s52 == <<v17, v84, v2, v3, v4, v15, v33, v82, v6, v5, v2, v45, v4, v3, v4, v4, v25, v21, v33, v5, v6>>
+s53 == <<v17, v2, v2, v3, v4, v15, v33, v82, v6, v5, v2, v45, v4, v3, v4, v4, v25, v21, v33, v5, v6>>
 v85 == {[node |-> "c1", kind |-> "backoff"], [node |-> "c2", kind |-> "validity"], [node |-> "service", kind |-> "lease"]}
 v86 == [c1 |-> "Backoff", c2 |-> "ReadCounter", service |-> "Serve", resource |-> "Access"]
-s54 == <<v54, v69, v85, v38, v21, v5, v5, v6, v86, v25, v3, v21, v4, v4, v4, v15, v6>>
+s54 == <<v54, v69, v85, v38, v21, v5, v5, v6, v6, v5, v2, v86, v25, v3, v21, v4, v4, v4, v15, v5, v6>>
 v87 == {[node |-> "c1", kind |-> "backoff"], [node |-> "c2", kind |-> "validity"]}
-s55 == <<v17, v69, v87, v38, v21, v5, v5, v6, v86, v25, v3, v21, v4, v4, v4, v15, v6>>
+s55 == <<v17, v69, v87, v38, v21, v5, v5, v6, v6, v5, v2, v86, v25, v3, v21, v4, v4, v4, v15, v5, v6>>
 v88 == {[type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
 v89 == <<[op |-> "read", id |-> "c2", token |-> 1, ok |-> TRUE, value |-> 0, lease |-> 1]>>
-s56 == <<v17, v88, v87, v38, v21, v5, v15, v89, v86, v25, v3, v21, v4, v4, v4, v15, v6>>
+s56 == <<v17, v88, v87, v38, v21, v5, v15, v89, v6, v5, v2, v86, v25, v3, v21, v4, v4, v4, v15, v5, v6>>
 v90 == {[type |-> "acquire", from |-> "c1", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
 v91 == [c1 |-> "Receive", c2 |-> "ReadCounter", service |-> "Serve", resource |-> "Access"]
-s57 == <<v17, v90, v37, v38, v21, v5, v15, v89, v91, v25, v3, v21, v4, v4, v4, v15, v6>>
+s57 == <<v17, v90, v37, v38, v21, v5, v15, v89, v6, v5, v2, v91, v25, v3, v21, v4, v4, v4, v15, v5, v6>>
 v92 == {[node |-> "c2", kind |-> "think"], [node |-> "c2", kind |-> "validity"]}
 v93 == [c1 |-> "Receive", c2 |-> "WriteCounter", service |-> "Serve", resource |-> "Access"]
-s58 == <<v17, v8, v92, v38, v21, v5, v15, v89, v93, v25, v3, v21, v4, v4, v4, v15, v6>>
+s58 == <<v17, v8, v92, v38, v21, v5, v15, v89, v6, v5, v2, v93, v25, v3, v21, v4, v4, v4, v15, v5, v6>>
 v94 == {[type |-> "acquire", from |-> "c1", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "write", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 1, ok |-> FALSE]}
 v95 == [c1 |-> "Receive", c2 |-> "Release", service |-> "Serve", resource |-> "Access"]
-s59 == <<v17, v94, v37, v38, v21, v5, v15, v89, v95, v25, v3, v21, v4, v4, v4, v15, v6>>
+s59 == <<v17, v94, v37, v38, v21, v5, v15, v89, v6, v5, v2, v95, v25, v3, v21, v4, v4, v4, v15, v5, v6>>
 v96 == {[type |-> "grant", from |-> "service", to |-> "c1", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "write", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 1, ok |-> FALSE]}
 v97 == {[node |-> "c2", kind |-> "validity"], [node |-> "service", kind |-> "lease"]}
-s60 == <<v61, v96, v97, v38, v21, v5, v15, v89, v95, v25, v3, v21, v4, v4, v4, v33, v6>>
-s61 == <<v17, v96, v37, v38, v21, v5, v15, v89, v95, v25, v3, v21, v4, v4, v4, v33, v6>>
-s62 == <<v17, v96, v2, v3, v21, v5, v15, v89, v95, v25, v3, v21, v4, v4, v4, v33, v6>>
+s60 == <<v61, v96, v97, v38, v21, v5, v15, v89, v6, v5, v2, v95, v25, v3, v21, v4, v4, v4, v33, v5, v6>>
+s61 == <<v17, v96, v37, v38, v21, v5, v15, v89, v6, v5, v2, v95, v25, v3, v21, v4, v4, v4, v33, v5, v6>>
+s62 == <<v17, v96, v2, v3, v21, v5, v15, v89, v6, v5, v2, v95, v25, v3, v21, v4, v4, v4, v33, v5, v6>>
 v98 == {[type |-> "grant", from |-> "service", to |-> "c1", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "write_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
 v99 == <<[op |-> "read", id |-> "c2", token |-> 1, ok |-> TRUE, value |-> 0, lease |-> 1], [op |-> "write", id |-> "c2", token |-> 1, ok |-> TRUE, value |-> 1, lease |-> 1]>>
-s63 == <<v17, v98, v2, v3, v21, v15, v15, v99, v95, v25, v3, v21, v4, v4, v4, v33, v6>>
+s63 == <<v17, v98, v2, v3, v21, v15, v15, v99, v6, v5, v2, v95, v25, v3, v21, v4, v4, v4, v33, v5, v6>>
 v100 == {[type |-> "read", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "write_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
 v101 == [c1 |-> "ReadCounter", c2 |-> "Release", service |-> "Serve", resource |-> "Access"]
-s64 == <<v17, v100, v48, v24, v72, v15, v15, v99, v101, v25, v3, v72, v4, v4, v4, v33, v6>>
-s65 == <<v17, v100, v2, v3, v72, v15, v15, v99, v101, v25, v3, v72, v4, v4, v4, v33, v6>>
+s64 == <<v17, v100, v48, v24, v72, v15, v15, v99, v6, v5, v2, v101, v25, v3, v72, v4, v4, v4, v33, v5, v6>>
+s65 == <<v17, v100, v2, v3, v72, v15, v15, v99, v6, v5, v2, v101, v25, v3, v72, v4, v4, v4, v33, v5, v6>>
 v102 == {[type |-> "read", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c2", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
 v103 == [c1 |-> "ReadCounter", c2 |-> "Done", service |-> "Serve", resource |-> "Access"]
-s66 == <<v17, v102, v2, v3, v64, v15, v15, v99, v103, v25, v3, v64, v4, v21, v4, v33, v6>>
+s66 == <<v17, v102, v2, v3, v64, v15, v15, v99, v6, v5, v2, v103, v25, v3, v64, v4, v21, v4, v33, v5, v6>>
 v104 == {[type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 2, value |-> 1, ok |-> TRUE], [type |-> "release", from |-> "c2", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
 v105 == <<[op |-> "read", id |-> "c2", token |-> 1, ok |-> TRUE, value |-> 0, lease |-> 1], [op |-> "write", id |-> "c2", token |-> 1, ok |-> TRUE, value |-> 1, lease |-> 1], [op |-> "read", id |-> "c1", token |-> 2, ok |-> TRUE, value |-> 1, lease |-> 2]>>
-s67 == <<v17, v104, v2, v3, v64, v15, v33, v105, v103, v25, v3, v64, v4, v21, v4, v33, v6>>
-s68 == <<v17, v83, v2, v3, v4, v15, v33, v105, v45, v4, v3, v4, v4, v21, v25, v33, v6>>
+s67 == <<v17, v104, v2, v3, v64, v15, v33, v105, v6, v5, v2, v103, v25, v3, v64, v4, v21, v4, v33, v5, v6>>
+s68 == <<v17, v83, v2, v3, v4, v15, v33, v105, v6, v5, v2, v45, v4, v3, v4, v4, v21, v25, v33, v5, v6>>
 v106 == {[type |-> "release", from |-> "c2", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
-s69 == <<v17, v106, v2, v3, v4, v15, v33, v105, v45, v4, v3, v4, v4, v21, v25, v33, v6>>
-s70 == <<v17, v2, v2, v3, v4, v15, v33, v105, v45, v4, v3, v4, v4, v21, v25, v33, v6>>
+s69 == <<v17, v106, v2, v3, v4, v15, v33, v105, v6, v5, v2, v45, v4, v3, v4, v4, v21, v25, v33, v5, v6>>
+s70 == <<v17, v2, v2, v3, v4, v15, v33, v105, v6, v5, v2, v45, v4, v3, v4, v4, v21, v25, v33, v5, v6>>
 v107 == {[node |-> "c2", kind |-> "backoff"], [node |-> "service", kind |-> "lease"]}
-s71 == <<v12, v18, v107, v3, v4, v5, v5, v6, v20, v21, v3, v4, v4, v4, v4, v15, v6>>
-s72 == <<v12, v13, v14, v3, v4, v5, v5, v6, v11, v21, v3, v4, v4, v4, v4, v15, v6>>
-s73 == <<v12, v16, v14, v3, v4, v5, v5, v6, v11, v21, v3, v4, v4, v4, v4, v15, v6>>
-s74 == <<v17, v16, v2, v3, v4, v5, v5, v6, v11, v21, v3, v4, v4, v4, v4, v15, v6>>
+s71 == <<v12, v18, v107, v3, v4, v5, v5, v6, v6, v5, v2, v20, v21, v3, v4, v4, v4, v4, v15, v5, v6>>
+s72 == <<v12, v13, v14, v3, v4, v5, v5, v6, v6, v5, v2, v11, v21, v3, v4, v4, v4, v4, v15, v5, v6>>
+s73 == <<v12, v16, v14, v3, v4, v5, v5, v6, v6, v5, v2, v11, v21, v3, v4, v4, v4, v4, v15, v5, v6>>
+s74 == <<v17, v16, v2, v3, v4, v5, v5, v6, v6, v5, v2, v11, v21, v3, v4, v4, v4, v4, v15, v5, v6>>
 v108 == {[type |-> "read", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE], [type |-> "reject", from |-> "service", to |-> "c2", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE]}
-s75 == <<v17, v108, v48, v24, v25, v5, v5, v6, v28, v21, v3, v25, v4, v4, v4, v15, v6>>
+s75 == <<v17, v108, v48, v24, v25, v5, v5, v6, v6, v5, v2, v28, v21, v3, v25, v4, v4, v4, v15, v5, v6>>
 v109 == {[type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE], [type |-> "reject", from |-> "service", to |-> "c2", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE]}
-s76 == <<v17, v109, v48, v24, v25, v5, v15, v30, v28, v21, v3, v25, v4, v4, v4, v15, v6>>
+s76 == <<v17, v109, v48, v24, v25, v5, v15, v30, v6, v5, v2, v28, v21, v3, v25, v4, v4, v4, v15, v5, v6>>
 v110 == {[type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
-s77 == <<v17, v110, v48, v24, v25, v5, v15, v30, v103, v4, v3, v25, v4, v4, v21, v15, v6>>
-s78 == <<v17, v110, v2, v3, v25, v5, v15, v30, v103, v4, v3, v25, v4, v4, v21, v15, v6>>
+s77 == <<v17, v110, v48, v24, v25, v5, v15, v30, v6, v5, v2, v103, v4, v3, v25, v4, v4, v21, v15, v5, v6>>
+s78 == <<v17, v110, v2, v3, v25, v5, v15, v30, v6, v5, v2, v103, v4, v3, v25, v4, v4, v21, v15, v5, v6>>
 v111 == {[type |-> "release", from |-> "c1", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
-s79 == <<v17, v111, v2, v3, v4, v5, v15, v30, v45, v4, v3, v4, v4, v4, v46, v15, v6>>
-s80 == <<v17, v2, v2, v3, v4, v5, v15, v30, v45, v4, v3, v4, v4, v4, v46, v15, v6>>
+s79 == <<v17, v111, v2, v3, v4, v5, v15, v30, v6, v5, v2, v45, v4, v3, v4, v4, v4, v46, v15, v5, v6>>
+s80 == <<v17, v2, v2, v3, v4, v5, v15, v30, v6, v5, v2, v45, v4, v3, v4, v4, v4, v46, v15, v5, v6>>
 Traces == <<
 \* 1: walk seed 1
 <<[label |-> "Init", proc |-> "none", state |-> s1],

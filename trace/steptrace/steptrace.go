@@ -132,7 +132,7 @@ func noteKind(k impl.EventKind) (trace.NoteKind, bool) {
 		return trace.NoteRejection, true
 	case impl.EvSectionAborted, impl.EvGaveUp, impl.EvOpChecked:
 		return trace.NoteInfo, true
-	case impl.EvRestarted:
+	case impl.EvRestarted, impl.EvKeyLost:
 		return trace.NoteFault, true
 	}
 	return "", false
@@ -146,18 +146,24 @@ func noteKind(k impl.EventKind) (trace.NoteKind, bool) {
 func vars(s *impl.System) []trace.Var {
 	var vs []trace.Var
 	add := func(path string, v any) { vs = append(vs, trace.Var{Path: path, Value: fmt.Sprint(v)}) }
-	l := s.Service.Lock()
-	add("service.lock.status", l.Status)
-	if l.Status == impl.Acquired {
-		add("service.lock.holder", l.Holder)
-		add("service.lock.lease", l.Lease)
-	}
-	add("service.lock.lastLease", l.LastLease)
-	if l.Revision != 0 {
-		add("service.revision", l.Revision)
-	}
-	if l.Delayed {
-		add("service.lock.delayed", true)
+	for k := range s.NumLockNodes() {
+		n := s.LockNode(k)
+		p := impl.LockNode(k).String()
+		l := n.Lock()
+		add(p+".lock.status", l.Status)
+		if l.Status == impl.Acquired {
+			add(p+".lock.holder", l.Holder)
+			add(p+".lock.lease", impl.FormatLease(l.Lease))
+		}
+		if n.CountsLeases() {
+			add(p+".lock.lastLease", l.LastLease)
+		}
+		if l.Revision != 0 {
+			add(p+".revision", l.Revision)
+		}
+		if l.Delayed {
+			add(p+".lock.delayed", true)
+		}
 	}
 	for i := range s.Clients {
 		c := &s.Clients[i]
@@ -165,10 +171,13 @@ func vars(s *impl.System) []trace.Var {
 		add(p+".phase", c.Phase())
 		add(p+".holds", c.Holds())
 		if c.Lease() != 0 {
-			add(p+".lease", c.Lease())
+			add(p+".lease", impl.FormatLease(c.Lease()))
 		}
 		if c.Token() != 0 {
-			add(p+".token", c.Token())
+			add(p+".token", impl.FormatLease(c.Token()))
+		}
+		if a, g := c.Answers(); a != 0 {
+			add(p+".answers", fmt.Sprintf("%d, %d granted", a, g))
 		}
 		if c.Phase() == impl.Thinking || c.Phase() == impl.Writing {
 			add(p+".read", c.Read())
@@ -181,7 +190,7 @@ func vars(s *impl.System) []trace.Var {
 	case impl.FenceNone, impl.FenceSequencer:
 		// No token of its own: a sequencer-checking resource asks the service.
 	case impl.FenceCAS:
-		add("resource.token", r.MaxToken())
+		add("resource.token", impl.FormatLease(r.MaxToken()))
 	case impl.FenceVersion:
 		add("resource.version", r.MaxToken())
 	default:
