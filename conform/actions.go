@@ -43,9 +43,17 @@ type Action struct {
 	Process string
 }
 
+// The client's renewal steps in DistLock.tla: actions of their own, in any
+// phase, outside the algorithm (a renewal's answer may come in any phase).
+const (
+	RenewLabel   = "Renew"
+	RenewedLabel = "Renewed"
+)
+
 // SpecAction is the spec action of Go step a taken in world w (before the
-// step): a client's action is the label of its phase, the service's is
-// Serve and the resource's Access. The spec's state after the step, not
+// step): a client's action is the label of its phase (its renewal steps
+// Renew and Renewed, whatever its phase), the service's is Serve and the
+// resource's Access. The spec's state after the step, not
 // the label, tells which input the step handled (which message left the
 // network, which timer left timers).
 func SpecAction(w *impl.World, a impl.Action) Action {
@@ -54,6 +62,10 @@ func SpecAction(w *impl.World, a impl.Action) Action {
 		return Action{Label: ServiceLabel, Process: a.Node.String()}
 	case a.Node == impl.ResourceNode:
 		return Action{Label: ResourceLabel, Process: a.Node.String()}
+	case a.Input.Kind == impl.InputTimer && a.Input.Timer.Kind == impl.TimerRenew:
+		return Action{Label: RenewLabel, Process: a.Node.String()}
+	case a.Input.Kind == impl.InputMessage && a.Input.Msg.Kind == impl.MsgRenewed:
+		return Action{Label: RenewedLabel, Process: a.Node.String()}
 	}
 	return Action{Label: PhaseLabel(w.Sys.Clients[a.Node.ClientIndex()].Phase()), Process: a.Node.String()}
 }
@@ -81,17 +93,27 @@ func Mappings() []Mapping {
 		{"client", "Acquiring", "TimerValidity", "Receive", "send rule: late (the window ended before the answer)"},
 		{"client", "BackingOff", "TimerBackoff", "Backoff", "sends acquire again"},
 		{"client", "Reading", "MsgReadReply", "ReadCounter", "accepted and holding: Thinking, sets think; else ends the section (release, next acquire)"},
-		{"client", "Reading", "TimerValidity", "ReadCounter", "stops believing (LoseLease)"},
+		{"client", "Reading", "TimerValidity", "ReadCounter", "stops believing (LoseLease); renewal: cancels the renewal timer"},
 		{"client", "Thinking", "TimerThink", "WriteCounter", "holding: sends write read+1; else ends the section without writing"},
-		{"client", "Thinking", "TimerValidity", "WriteCounter", "stops believing (LoseLease)"},
+		{"client", "Thinking", "TimerValidity", "WriteCounter", "stops believing (LoseLease); renewal: cancels the renewal timer"},
 		{"client", "Writing", "MsgWriteReply", "Release", "ends the section, committed if accepted: release, next acquire"},
-		{"client", "Writing", "TimerValidity", "Release", "stops believing (LoseLease)"},
+		{"client", "Writing", "TimerValidity", "Release", "stops believing (LoseLease); renewal: cancels the renewal timer"},
+		{"client", "Reading", "TimerRenew", RenewLabel, "renewal (Renewals > 0): believing and within the budget, sends renew of its lease"},
+		{"client", "Thinking", "TimerRenew", RenewLabel, "renewal (Renewals > 0): believing and within the budget, sends renew of its lease"},
+		{"client", "Writing", "TimerRenew", RenewLabel, "renewal (Renewals > 0): believing and within the budget, sends renew of its lease"},
+		{"client", "Acquiring", "MsgRenewed", RenewedLabel, "renewal's answer: for the lease it believes in, granted: validity and (within the budget) renewal timers set, renewed; refused: stops believing, renewal timer cancelled; else dropped"},
+		{"client", "BackingOff", "MsgRenewed", RenewedLabel, "renewal's answer: for the lease it believes in, granted: validity and (within the budget) renewal timers set, renewed; refused: stops believing, renewal timer cancelled; else dropped"},
+		{"client", "Reading", "MsgRenewed", RenewedLabel, "renewal's answer: for the lease it believes in, granted: validity and (within the budget) renewal timers set, renewed; refused: stops believing, renewal timer cancelled; else dropped"},
+		{"client", "Thinking", "MsgRenewed", RenewedLabel, "renewal's answer: for the lease it believes in, granted: validity and (within the budget) renewal timers set, renewed; refused: stops believing, renewal timer cancelled; else dropped"},
+		{"client", "Writing", "MsgRenewed", RenewedLabel, "renewal's answer: for the lease it believes in, granted: validity and (within the budget) renewal timers set, renewed; refused: stops believing, renewal timer cancelled; else dropped"},
+		{"client", "Finished", "MsgRenewed", RenewedLabel, "renewal's answer: for the lease it believes in, granted: validity and (within the budget) renewal timers set, renewed; refused: stops believing, renewal timer cancelled; else dropped"},
 		{"service", "", "MsgAcquire", ServiceLabel, "free: grants lease last_lease+1 (its token TokenOf), sets lease timer; held: rejects"},
 		{"service", "", "MsgRelease", ServiceLabel, "compare-and-delete on holder and lease; cancels the lease timer (and advances the revision)"},
 		{"service", "", "TimerLease", ServiceLabel, "expiry: Expired; revision tokens: the revision advances; Check \"sequencer\": sets the lock-delay timer"},
 		{"service", "", "TimerLockDelay", ServiceLabel, "Check \"sequencer\": the lock-delay ends, the lock may be granted again"},
 		{"service", "", "MsgCheck", ServiceLabel, "Check \"sequencer\": answers whether the token is the current holder's"},
 		{"service", "", "InputRestart", ServiceLabel, "a restarting service (at most MaxRestarts, while a client is unfinished): the lock Available, the lease timer gone, volatile: last_lease 0; held_at_restart"},
+		{"service", "", "MsgRenew", ServiceLabel, "renewal: the holder's current lease: lease timer set again, renewed ok; else renewed refused"},
 		{"resource", "", "MsgRead", ResourceLabel, "the check (cas: sets the current token), logs, replies with the counter; Check \"sequencer\": queues it, asks about the head's token"},
 		{"resource", "", "MsgWrite", ResourceLabel, "the check, the counter, logs, replies; non-atomic and accepted: only checked, queued in pending; Check \"sequencer\": queues it, asks about the head's token"},
 		{"resource", "", "MsgCheckReply", ResourceLabel, "Check \"sequencer\": applies or refuses the head as answered, logs, replies, asks about the next"},

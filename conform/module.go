@@ -91,8 +91,19 @@ func Cfg(c impl.Config, verbose bool) string {
 		k := SpecConstants(c.Design)
 		fmt.Fprintf(&b, "    Check = %q\n    TokenRule = %q\n    ServiceRestart = %q\n    NonAtomic = %s\n",
 			k.Check, k.TokenRule, k.ServiceRestart, boolean(k.NonAtomic))
+	} else {
+		fmt.Fprintf(&b, "    Renewals = %d\n", Renewals(c.Design))
 	}
 	fmt.Fprintf(&b, "    Verbose = %s\n", strings.ToUpper(fmt.Sprint(verbose)))
 	b.WriteString("CHECK_DEADLOCK FALSE\n")
 	return b.String()
+}
+
+// Renewals is DistLock.tla's constant Renewals for design d: the untimed
+// world's budget of renewals a section in the renewing row, else 0.
+func Renewals(d impl.Design) int {
+	if d.Renews() {
+		return impl.UntimedRenewals
+	}
+	return 0
 }

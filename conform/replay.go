@@ -47,6 +47,12 @@ func ModelConfig(spec, cfg string) (impl.Config, error) {
 	c := impl.Config{Design: impl.DesignNoFencing, Validity: impl.ValidityArrival}
 	switch spec {
 	case "DistLock.tla":
+		if r, ok := consts["Renewals"]; ok && r.Kind == tlc.KindInt && r.Int > 0 {
+			c.Design = impl.DesignRenewal
+			if r.Int != int64(impl.UntimedRenewals) {
+				return impl.Config{}, fmt.Errorf("constant Renewals = %d: Go's untimed world renews at most %d a section: %w", r.Int, impl.UntimedRenewals, ErrNotGoSystem)
+			}
+		}
 	case "DistLockFencing.tla":
 		var k Constants
 		for name, dst := range map[string]*string{"Check": &k.Check, "TokenRule": &k.TokenRule, "ServiceRestart": &k.ServiceRestart} {
@@ -281,6 +287,8 @@ func violates(w *impl.World, property string, sections int) bool {
 		return !everyClientCommitted(w, sections)
 	case "AllClientsFinish":
 		return !w.Done()
+	case "NoSectionCommitsAfterRenewal":
+		return w.SectionCommitsAfterRenewal()
 	case "NoSectionCommits":
 		return someSectionCommitted(w)
 	case "NoSectionCommitsAcrossRestart":
@@ -334,13 +342,14 @@ func everyClientCommitted(w *impl.World, sections int) bool {
 
 // Replayable reports whether Go has a check for property: the three
 // invariants, the witnesses (NotEveryClientCommits, NoSectionCommits,
-// NoSectionCommitsAcrossRestart), the two liveness properties and
+// NoSectionCommitsAcrossRestart, the renewing row's
+// NoSectionCommitsAfterRenewal), the two liveness properties and
 // TokensAreUnique (a restarted volatile counter hands one token to two
 // grants).
 func Replayable(property string) bool {
 	switch property {
 	case "NotEveryClientCommits", "EveryClientCommits", "AllClientsFinish",
-		"NoSectionCommits", "NoSectionCommitsAcrossRestart", "TokensAreUnique":
+		"NoSectionCommits", "NoSectionCommitsAcrossRestart", "TokensAreUnique", "NoSectionCommitsAfterRenewal":
 		return true
 	}
 	_, err := impl.LookupInvariant(property)

@@ -84,10 +84,17 @@ func Counterexamples(d impl.Design, n int) (Group, error) {
 
 // SimConfig is the simulator's configuration of the runs validated for
 // design d: its default faults and rule (send), 2 clients, 2 sections, 2
-// retries, so that runs stay a few dozen steps long.
+// retries, so that runs stay a few dozen steps long. A renewing design's
+// runs take the arrival rule — DistLock.tla models renewal under it only
+// (the send rule gives a renewal a second validity timer) — and the
+// untimed world's budget of renewals, so that each run is a run of the
+// world.
 func SimConfig(d impl.Design) sim.Config {
 	c := sim.DefaultConfig()
 	c.Design, c.Clients, c.Sections, c.Retries = d, 2, 2, 2
+	if d.Renews() {
+		c.Validity, c.Renewals = impl.ValidityArrival, impl.UntimedRenewals
+	}
 	return c
 }
 

@@ -31,11 +31,11 @@ import (
 )
 
 // Designs are the designs whose runs are checked against a spec: every
-// row of the matrix with one lock service. DistLock.tla models the row
-// without tokens, DistLockFencing.tla every row with tokens, each
-// selected by its constants (SpecConstants). The Redlock rows (N lock
-// nodes) have DistLockRedlock.tla, which trace validation and the replay
-// do not cover yet.
+// row of the matrix with one lock service. DistLock.tla models the rows
+// without tokens (off, and renewal with its Renewals), DistLockFencing.tla
+// every row with tokens, each selected by its constants (SpecConstants).
+// The Redlock rows (N lock nodes) have DistLockRedlock.tla, which trace
+// validation and the replay do not cover yet.
 func Designs() []impl.Design {
 	var ds []impl.Design
 	for _, d := range impl.Designs() {
@@ -177,21 +177,17 @@ type State map[string]string
 // Vars lists the spec's variables that a trace pins, in module order.
 // DistLock.tla has none of max_token, token and the variables of the
 // matrix's rows (pending, restarts, held_at_restart, revision, and the
-// resource's queue of Check "sequencer").
+// resource's queue of Check "sequencer"); it alone has the renewal's
+// renewals and renewed.
 func Vars(d impl.Design) []string {
 	v := []string{"distLock", "network", "timers", "lock_held", "lease", "counter", "max_token", "ops",
 		"pending", "restarts", "held_at_restart",
-		"pc", "retries", "late", "token", "read_val", "committed", "aborted", "last_lease", "revision", "queue"}
+		"pc", "retries", "late", "token", "read_val", "committed", "aborted", "renewals", "renewed", "last_lease", "revision", "queue"}
+	drop := []string{"renewals", "renewed"}
 	if !d.Tokens() {
-		v = slices.DeleteFunc(v, func(s string) bool {
-			switch s {
-			case "max_token", "token", "pending", "restarts", "held_at_restart", "revision", "queue":
-				return true
-			}
-			return false
-		})
+		drop = []string{"max_token", "token", "pending", "restarts", "held_at_restart", "revision", "queue"}
 	}
-	return v
+	return slices.DeleteFunc(v, func(s string) bool { return slices.Contains(drop, s) })
 }
 
 // Record renders s as a TLA+ record, one field per variable.
@@ -252,8 +248,11 @@ func Abstract(w *impl.World, d impl.Design) (State, error) {
 		return t
 	}
 	for _, t := range w.Timers {
-		if t.Timer.Kind == impl.TimerLockDelay && !d.LockDelay() {
+		switch {
+		case t.Timer.Kind == impl.TimerLockDelay && !d.LockDelay():
 			return nil, fmt.Errorf("a lock-delay timer is pending: the untimed specs have no lock-delay")
+		case t.Timer.Kind == impl.TimerRenewalValidity:
+			return nil, fmt.Errorf("a renewal's validity timer is pending (send rule): DistLock.tla models renewal under the arrival rule only")
 		}
 	}
 	s := State{}
@@ -358,6 +357,10 @@ func Abstract(w *impl.World, d impl.Design) (State, error) {
 	s["read_val"] = perClient(func(c *impl.Client) string { return strconv.FormatInt(c.Read(), 10) })
 	s["committed"] = perClient(func(c *impl.Client) string { return strconv.Itoa(c.Committed()) })
 	s["aborted"] = perClient(func(c *impl.Client) string { return strconv.Itoa(c.Aborted()) })
+	if !d.Tokens() {
+		s["renewals"] = perClient(func(c *impl.Client) string { return strconv.Itoa(c.Renewals()) })
+		s["renewed"] = perClient(func(c *impl.Client) string { return boolean(c.Extended()) })
+	}
 
 	pcs := make([]string, 0, len(sys.Clients)+2)
 	for i := range sys.Clients {
@@ -400,6 +403,10 @@ func msgType(k impl.MsgKind) string {
 		return "check"
 	case impl.MsgCheckReply:
 		return "check_reply"
+	case impl.MsgRenew:
+		return "renew"
+	case impl.MsgRenewed:
+		return "renewed"
 	}
 	return fmt.Sprintf("kind%d", uint8(k))
 }

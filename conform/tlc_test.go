@@ -19,6 +19,9 @@ func TestWalksAccepted(t *testing.T) {
 	k := checker(t)
 	configs := UntimedConfigs()
 	for _, c := range UntimedConfigs() {
+		if c.Design.Renews() {
+			continue // DistLock.tla models renewal under the arrival rule only
+		}
 		c.Validity = impl.ValiditySend
 		configs = append(configs, c)
 	}

@@ -17,6 +17,8 @@ import (
 type mutantModel struct {
 	*sysModel
 	refuse, noGrant bool
+	// noRenew refuses every renewal (a service that never extends).
+	noRenew bool
 }
 
 func (m *mutantModel) Apply(s *impl.World, i int) {
@@ -37,6 +39,9 @@ func (m *mutantModel) Apply(s *impl.World, i int) {
 			s.Sys.Resource, changed = res, true
 		case m.noGrant && a.Node.IsLockNode() && msg.From == a.Node && msg.Kind == impl.MsgGrant:
 			*msg = impl.Message{Kind: impl.MsgReject, From: a.Node, To: msg.To}
+			*s.Sys.LockNode(a.Node.LockIndex()), s.Timers, changed = svc, timers, true
+		case m.noRenew && a.Node.IsLockNode() && msg.From == a.Node && msg.Kind == impl.MsgRenewed && msg.OK:
+			msg.OK = false
 			*s.Sys.LockNode(a.Node.LockIndex()), s.Timers, changed = svc, timers, true
 		}
 	}
@@ -80,6 +85,29 @@ func TestMutantsReachNoWitness(t *testing.T) {
 					continue
 				}
 				assert.NotNil(t, out.Violations[k], "%s: %s", d, h.goals[k].name)
+			}
+		}
+	}
+}
+
+// TestServiceRefusingRenewalsReachesNoRenewalWitness: in the renewing rows
+// a service that refuses every renewal still lets sections commit (the
+// first two witnesses), but none on a renewed lease:
+// SectionCommitsAfterRenewal is not reached, so the row's witness tells a
+// renewal that works from one that does nothing.
+func TestServiceRefusingRenewalsReachesNoRenewalWitness(t *testing.T) {
+	for _, d := range []impl.Design{impl.DesignRenewal} {
+		c := DefaultConfig(d, 2)
+		m := &mutantModel{sysModel: c.model(), noRenew: true}
+		m.goals = goals(d)
+		out, err := Search[*impl.World](m, Options{Goals: len(m.goals), Workers: 1})
+		require.NoError(t, err)
+		require.True(t, out.Complete)
+		for k, g := range m.goals {
+			if g.name == SectionCommitsAfterRenewal {
+				assert.Nil(t, out.Violations[k], "%s: %s reached with every renewal refused", d, g.name)
+			} else {
+				assert.NotNil(t, out.Violations[k], "%s: %s", d, g.name)
 			}
 		}
 	}

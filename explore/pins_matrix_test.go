@@ -38,6 +38,13 @@ import (
 //     resource) and the service has a lock-delay (one more step before
 //     the second grant: 8 actions to two holders, not 7); both data
 //     properties hold.
+//   - renewal: the holder renews its lease (at most impl.UntimedRenewals
+//     a section); untimed, a renewed lease still expires at any moment, so
+//     the verdicts and shortest traces are off's (the shortest ones renew
+//     nothing), with about 23 times the states — the renewal timer, the
+//     renewal and its answer in flight — and the witness that a renewal is
+//     granted and its section still commits (SectionCommitsAfterRenewal,
+//     11 steps).
 func TestPinnedFiguresMatrix2Clients(t *testing.T) {
 	checkPinned(t, func(*Config) {}, []pinnedModel{
 		{impl.DesignNonAtomic, 2, 3816, 10939, 24, [3]int{7, 13, 17}},
@@ -47,6 +54,7 @@ func TestPinnedFiguresMatrix2Clients(t *testing.T) {
 		{impl.DesignRevision, 2, 2816, 7943, 22, [3]int{7, -1, -1}},
 		{impl.DesignVersionEquality, 2, 3744, 10655, 22, [3]int{7, 0, -1}},
 		{impl.DesignSequencer, 2, 14046, 42681, 32, [3]int{8, -1, -1}},
+		{impl.DesignRenewal, 2, 84590, 350627, 27, [3]int{7, 0, 15}},
 	})
 }
 

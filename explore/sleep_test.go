@@ -48,6 +48,14 @@ func TestSleepSetsKeepEveryStateAndVerdict(t *testing.T) {
 			if raceEnabled && (sh.clients > 2 || sh.sections > 1) {
 				continue
 			}
+			if d.Renews() && sh != shapes[0] {
+				// The renewal's timer, renewal and answer multiply each
+				// client's states (30 million with 3 clients, about 2.4
+				// million under the send rule without symmetry):
+				// minutes, twice; the first shape takes every action
+				// of the row.
+				continue
+			}
 			if d == impl.DesignSequencer && sh.sections > 1 {
 				// 4.8 million states with two sections (two round
 				// trips to the service an operation): minutes, twice;

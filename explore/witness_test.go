@@ -11,7 +11,8 @@ import (
 
 // TestWitnessesReached: in every design's model its goals are reached —
 // both of every design, and a section spanning a restart in the rows
-// whose service restarts — so the holds verdicts stand; except
+// whose service restarts, a section committing on a renewed lease in the
+// renewing rows — so the holds verdicts stand; except
 // EveryClientCommits in a row that starves every client but the first by
 // design, where a complete search must not reach it.
 func TestWitnessesReached(t *testing.T) {
@@ -21,6 +22,9 @@ func TestWitnessesReached(t *testing.T) {
 		want := []string{SomeSectionCommits, EveryClientCommits}
 		if d.Restart() != impl.NoRestart {
 			want = append(want, SectionSpansRestart)
+		}
+		if d.Renews() {
+			want = append(want, SectionCommitsAfterRenewal)
 		}
 		var got []string
 		for _, w := range res.Witnesses {

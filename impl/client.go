@@ -48,6 +48,11 @@ type ClientConfig struct {
 	Rule ValidityRule
 	// Think is the time between reading the counter and writing read+1.
 	Think time.Duration
+	// Renewals bounds the renewals a client sends per section (0: it never
+	// renews); RenewEvery is the time between a grant (or a granted
+	// renewal) and the next renewal. See Design.Renews.
+	Renewals   int
+	RenewEvery time.Duration
 	// Nodes, when positive, makes the client a Redlock client of that
 	// many independent lock nodes (LockNode 0 to Nodes-1): it sends its
 	// acquire, with its own unique value, to every node, waits for every
@@ -80,6 +85,21 @@ type Client struct {
 	retries   uint8 // rejections in the current section
 	committed uint8
 	aborted   uint8
+	// Renewal (ClientConfig.Renewals > 0), all reset when a section ends.
+	// renewals counts the renewals sent in the current section. Under the
+	// send rule a renewal's window starts at its send, while the window
+	// before it still runs, so the belief has two validity timers:
+	// onRenewalWindow says the belief's window is TimerRenewalValidity's
+	// (a granted renewal switched to it) rather than TimerValidity's, and
+	// renewalLate that the window of the renewal in flight ended before
+	// its answer came: a grant of it then extends nothing.
+	renewals        uint8
+	onRenewalWindow bool
+	renewalLate     bool
+	// extended records that a renewal was granted in the current
+	// section and extended the belief (the witness that a section can
+	// commit on a renewed lease).
+	extended bool
 	// A Redlock client's count of the answers to its acquires in flight,
 	// and of the grants among them.
 	answers, grants uint8
@@ -195,7 +215,77 @@ func (c *Client) onMessage(in Input, out *Effects) {
 		if c.phase == Writing {
 			c.endSection(m.OK, out)
 		}
+	case MsgRenewed:
+		c.renewed(m, out)
 	}
+}
+
+// renewed handles the service's answer to a renewal. Only the answer for
+// the lease the client still believes in counts; an answer that comes
+// after the section ended, or after the belief did, changes nothing (a
+// renewal is not a grant: a belief that ended stays ended).
+func (c *Client) renewed(m Message, out *Effects) {
+	if !c.holds || m.Lease != c.lease {
+		return
+	}
+	if !m.OK {
+		// The service no longer has this lease as ours: it expired
+		// before the renewal reached it. Stop believing (Redisson
+		// stops its watchdog; etcd closes the session's Done channel).
+		c.holds = false
+		c.stopRenewing(out)
+		out.event(Event{Kind: EvRenewalRefused, Node: c.id, Lease: c.lease})
+		return
+	}
+	if c.renewalLate {
+		return // its window ended in flight: the belief stays on the old one
+	}
+	switch c.cfg.Rule {
+	case ValiditySend:
+		// The renewal's window, started at its send, takes over.
+		out.cancel(c.beliefTimer())
+		c.onRenewalWindow = !c.onRenewalWindow
+	case ValidityArrival:
+		out.set(TimerValidity, c.cfg.Validity)
+	}
+	c.extended = true
+	out.event(Event{Kind: EvBeliefExtended, Node: c.id, Lease: c.lease, Token: c.token})
+	if int(c.renewals) < c.cfg.Renewals {
+		out.set(TimerRenew, c.cfg.RenewEvery)
+	}
+}
+
+// stopRenewing cancels the renewal timers when the belief ends before the
+// section does: a client that no longer believes has nothing to renew,
+// and a renewal in flight will extend nothing (its window's timer, under
+// the send rule, would only end a window nobody is on).
+func (c *Client) stopRenewing(out *Effects) {
+	if c.cfg.Renewals == 0 {
+		return
+	}
+	out.cancel(TimerRenew)
+	if c.cfg.Rule == ValiditySend {
+		out.cancel(c.renewalTimer())
+	}
+}
+
+// beliefTimer is the validity timer whose firing ends the belief: the
+// acquire's (or a renewal's, under the arrival rule) TimerValidity, or,
+// under the send rule, the other kind once a renewal switched to it.
+func (c *Client) beliefTimer() TimerKind {
+	if c.onRenewalWindow {
+		return TimerRenewalValidity
+	}
+	return TimerValidity
+}
+
+// renewalTimer is the validity timer of a renewal in flight (send rule):
+// the kind the belief's window does not use.
+func (c *Client) renewalTimer() TimerKind {
+	if c.onRenewalWindow {
+		return TimerValidity
+	}
+	return TimerRenewalValidity
 }
 
 // hold makes the client believe it holds lease, and read.
@@ -203,6 +293,9 @@ func (c *Client) hold(lease, token uint64, out *Effects) {
 	c.phase, c.holds, c.lease, c.token = Reading, true, lease, token
 	if c.cfg.Rule == ValidityArrival {
 		out.set(TimerValidity, c.cfg.Validity)
+	}
+	if c.cfg.Renewals > 0 {
+		out.set(TimerRenew, c.cfg.RenewEvery)
 	}
 	out.event(Event{Kind: EvHolding, Node: c.id, Lease: lease, Token: token})
 	c.send(out, Message{Kind: MsgRead, To: ResourceNode, Token: token})
@@ -266,13 +359,31 @@ func (c *Client) onTimer(in Input, out *Effects) {
 		if c.phase == BackingOff {
 			c.acquire(out)
 		}
-	case TimerValidity:
-		if c.holds {
+	case TimerValidity, TimerRenewalValidity:
+		switch {
+		case in.Timer.Kind != c.beliefTimer():
+			// A renewal's window ended before its answer came.
+			c.renewalLate = true
+		case c.holds:
 			c.holds = false
+			c.stopRenewing(out)
 			out.event(Event{Kind: EvLeaseLost, Node: c.id, Lease: c.lease})
-		} else if c.phase == Acquiring && c.cfg.Rule == ValiditySend {
+		case c.phase == Acquiring && c.cfg.Rule == ValiditySend:
 			c.late = true
 		}
+	case TimerRenew:
+		// Redisson's watchdog: renew while the section lasts, whatever
+		// the section does meanwhile. A client that no longer believes
+		// has nothing to renew.
+		if !c.holds || int(c.renewals) >= c.cfg.Renewals {
+			return
+		}
+		c.renewals++
+		if c.cfg.Rule == ValiditySend {
+			c.renewalLate = false
+			out.set(c.renewalTimer(), c.cfg.Validity)
+		}
+		c.send(out, Message{Kind: MsgRenew, To: ServiceNode, Lease: c.lease})
 	case TimerThink:
 		if c.phase != Thinking {
 			return
@@ -341,7 +452,14 @@ func (c *Client) endSection(committed bool, out *Effects) {
 	// on, and the next acquire sets it again (an actor never sets and
 	// cancels one timer in one step).
 	cancel := c.lease != 0 && c.cfg.Rule == ValidityArrival
+	if c.lease != 0 && c.cfg.Renewals > 0 {
+		out.cancel(TimerRenew)
+		if c.cfg.Rule == ValiditySend {
+			out.cancel(TimerRenewalValidity)
+		}
+	}
 	c.holds, c.lease, c.token, c.read, c.retries, c.late = false, 0, 0, 0, 0, false
+	c.renewals, c.onRenewalWindow, c.renewalLate, c.extended = 0, false, false, false
 	if int(c.committed)+int(c.aborted) >= c.cfg.Sections {
 		c.phase = Finished
 		out.event(Event{Kind: EvFinished, Node: c.id})
@@ -368,7 +486,13 @@ func (c *Client) Encode(b []byte) []byte {
 	if c.cfg.Nodes == 0 {
 		b = binary.AppendUvarint(b, c.lease)
 		b = binary.AppendUvarint(b, c.token)
-		return binary.AppendVarint(b, c.read)
+		b = binary.AppendVarint(b, c.read)
+		if c.cfg.Renewals > 0 {
+			// Only in renewing designs: the others' encodings stay as
+			// they were.
+			b = append(b, c.renewals, boolByte(c.onRenewalWindow), boolByte(c.renewalLate), boolByte(c.extended))
+		}
+		return b
 	}
 	b = binary.AppendUvarint(b, localValue(c.lease))
 	b = binary.AppendUvarint(b, localValue(c.token))
@@ -379,6 +503,13 @@ func (c *Client) Encode(b []byte) []byte {
 // Retries counts the rejections answered by asking again in the current
 // section (the conformance check's abstraction reads it).
 func (c *Client) Retries() int { return int(c.retries) }
+
+// Renewals counts the renewals sent in the current section.
+func (c *Client) Renewals() int { return int(c.renewals) }
+
+// Extended reports whether a renewal granted in the current section
+// extended the client's belief.
+func (c *Client) Extended() bool { return c.extended }
 
 // Late reports, under the send rule, that the window of the acquire in
 // flight ended before its answer came.

@@ -73,6 +73,13 @@ type Config struct {
 	// LockDelay, when positive, holds an expired lock back that long
 	// before it is granted again (0: none).
 	LockDelay time.Duration
+	// Renewals, in a renewing design (Design.Renews), bounds the renewals
+	// a client sends per section; 0 is the runtime's own bound
+	// (TimedRenewals in the simulator, UntimedRenewals in the untimed
+	// world, which never exceeds it). No flag sets it: package conform
+	// runs the simulator with the untimed world's bound, so that a
+	// simulated run is a run of the world.
+	Renewals int
 	// Nodes is the number of independent lock nodes of a Redlock row
 	// (Design.Redlock); 0 means the design's default (DefaultNodes). Every
 	// other row has the one service: 0 or 1.
@@ -142,6 +149,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := between("retries", c.Retries, 0, maxCount); err != nil {
+		return err
+	}
+	if err := between("renewals", c.Renewals, 0, maxCount); err != nil {
 		return err
 	}
 	switch {

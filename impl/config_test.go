@@ -1,6 +1,7 @@
 package impl
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -17,7 +18,7 @@ func TestConfigValidate(t *testing.T) {
 		want   string // "" for valid
 	}{
 		{"valid", func(*Config) {}, ""},
-		{"unknown design", func(c *Config) { c.Design = numDesigns }, "unknown design 13"},
+		{"unknown design", func(c *Config) { c.Design = numDesigns }, fmt.Sprintf("unknown design %d", numDesigns)},
 		{"the arrival rule", func(c *Config) { c.Validity = ValidityArrival }, ""},
 		{"unknown validity rule", func(c *Config) { c.Validity = ValidityArrival + 1 }, "validity must be send or arrival, got ValidityRule(2)"},
 		{"no clients", func(c *Config) { c.Clients = 0 }, "clients must be between 1 and 246, got 0"},

@@ -122,6 +122,10 @@ func (c *Client) Decode(b []byte) ([]byte, error) {
 	c.lease = d.uvarint()
 	c.token = d.uvarint()
 	c.read = d.varint()
+	c.renewals, c.onRenewalWindow, c.renewalLate, c.extended = 0, false, false, false
+	if c.cfg.Nodes == 0 && c.cfg.Renewals > 0 {
+		c.renewals, c.onRenewalWindow, c.renewalLate, c.extended = d.byte(), d.bool(), d.bool(), d.bool()
+	}
 	c.answers, c.grants = 0, 0
 	if c.cfg.Nodes > 0 {
 		c.lease, c.token = withOwner(c.lease, c.id), withOwner(c.token, c.id)

@@ -48,8 +48,11 @@ func drawConfig(t *rapid.T) Config {
 func TestDecodeInvertsEncode(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		cfg := drawConfig(t)
-		fresh, err := NewSystem(cfg)
+		// The world's system: a renewing client's budget is the
+		// untimed world's (UntimedRenewals), not NewSystem's.
+		w, err := NewWorld(cfg)
 		require.NoError(t, err)
+		fresh := w.Sys
 		randomRun(t, cfg, func(sys *System, _ NodeID, _ Input, _ *Effects) {
 			enc := sys.Encode(nil)
 			rest, err := fresh.Decode(append(enc, 0xAB))

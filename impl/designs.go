@@ -33,6 +33,7 @@ const (
 	DesignSequencer                     // Chubby/Consul: the resource asks the service whether the sequencer is the holder's; a lock-delay after an expiry
 	DesignRedlock                       // Redlock: N independent lock nodes, majority grant, no fencing
 	DesignRedlockUnique                 // Redlock with its unique values as tokens, check-and-set at the resource
+	DesignRenewal                       // no tokens; the holder renews its lease while its section lasts (Redisson's watchdog)
 	numDesigns
 )
 
@@ -90,6 +91,9 @@ type row struct {
 	// releases on every node (delete if the value matches). With tokens,
 	// the value is the token (antirez's proposal).
 	redlock bool
+	// renews makes the holder renew its lease every RenewEvery while its
+	// section lasts, and the service extend a lease only for its holder.
+	renews bool
 	// starves says why not every client can commit all its sections in
 	// this row, when it is so by design ("" otherwise): the explorer's
 	// EveryClientCommits is then expected unreached, and TLC's witness
@@ -167,6 +171,11 @@ func (d Design) row() row {
 			assumption:    "as redlock, and the resource checks the client's unique value with an atomic check-and-set (antirez's proposal): a holder's read sets the resource's token, a write is accepted only with it",
 			expected:      [3]verdict.Status{v, na, h},
 			notApplicable: [3]string{1: "the tokens are the clients' unique values, unordered: the resource compares them for equality, and their order means nothing"}}
+	case DesignRenewal:
+		return row{flag: "renewal", describe: "no fencing, lease renewed (Redisson's watchdog)", renews: true,
+			assumption:    "no tokens; the holder renews its lease every TTL/3 while its section lasts and the service extends only the holder's current lease: a section may outlast the TTL, but a pause longer than what is left of the lease stops the renewals with the work, and the paused holder resumes still believing",
+			expected:      [3]verdict.Status{v, na, v},
+			notApplicable: [3]string{1: "there are no tokens to order"}}
 	}
 	return row{flag: fmt.Sprintf("Design(%d)", uint8(d))}
 }
@@ -203,6 +212,10 @@ func (d Design) Revision() bool { return d.row().revision }
 // LockDelay reports whether the design's service always holds an expired
 // lock back for a lock-delay (Config.ServiceLockDelay).
 func (d Design) LockDelay() bool { return d.row().lockDelay }
+
+// Renews reports whether the design's clients renew their lease while a
+// section lasts (and its service answers renewals).
+func (d Design) Renews() bool { return d.row().renews }
 
 // Starves says why not every client can commit all its sections in design
 // d, where that is so by design; "" where every client can.

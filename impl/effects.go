@@ -17,6 +17,13 @@ const (
 	TimerValidity                       // client: stop believing it holds the lock (TTL minus margin)
 	TimerBackoff                        // client: retry the acquire after a rejection
 	TimerThink                          // client: done thinking; write read+1
+	TimerRenew                          // client (renewing designs): send the next renewal of the lease it holds
+	// TimerRenewalValidity is a renewing client's second validity timer
+	// (send rule): a renewal's window starts when the renewal is sent,
+	// while the window before it still runs; a granted renewal makes it
+	// the belief's timer, and the next renewal's window uses the other
+	// kind.
+	TimerRenewalValidity
 )
 
 func (k TimerKind) String() string {
@@ -31,6 +38,10 @@ func (k TimerKind) String() string {
 		return "backoff"
 	case TimerThink:
 		return "think"
+	case TimerRenew:
+		return "renew"
+	case TimerRenewalValidity:
+		return "renewal validity"
 	}
 	return fmt.Sprintf("TimerKind(%d)", uint8(k))
 }
@@ -155,6 +166,10 @@ const (
 	EvSequencerCurrent                      // service answered: Token is the current holder's
 	EvSequencerStale                        // service answered: Token is not the current holder's
 	EvKeyLost                               // a Redlock node restarted without persistence: its key, held by Peer under Lease if any, is gone
+	EvRenewed                               // service extended Peer's Lease by a fresh TTL
+	EvRenewRefused                          // service refused Peer's renewal: Lease is not the current one, or not Peer's
+	EvBeliefExtended                        // client's renewal of Lease was granted: it believes for another window
+	EvRenewalRefused                        // client heard its renewal of Lease refused: it stops believing
 )
 
 func (k EventKind) String() string {
@@ -201,6 +216,14 @@ func (k EventKind) String() string {
 		return "sequencer stale"
 	case EvKeyLost:
 		return "key lost"
+	case EvRenewed:
+		return "renewed"
+	case EvRenewRefused:
+		return "renewal refused"
+	case EvBeliefExtended:
+		return "belief extended"
+	case EvRenewalRefused:
+		return "renewal refused, belief ended"
 	}
 	return fmt.Sprintf("EventKind(%d)", uint8(k))
 }
@@ -225,7 +248,7 @@ func (e Event) String() string {
 		return fmt.Sprintf("granted %s to %s", leaseWord(e.Lease), e.Peer)
 	case EvRejected:
 		return fmt.Sprintf("rejected %s's acquire", e.Peer)
-	case EvReleased, EvReleaseRefused, EvExpired:
+	case EvReleased, EvReleaseRefused, EvExpired, EvRenewed, EvRenewRefused:
 		return fmt.Sprintf("%s %s of %s", e.Kind, leaseWord(e.Lease), e.Peer)
 	case EvOpAccepted, EvOpRejected:
 		return fmt.Sprintf("%s %s", e.Kind, e.Op)
@@ -239,6 +262,10 @@ func (e Event) String() string {
 		return fmt.Sprintf("holds the lock (lease %d)", e.Lease)
 	case EvLeaseLost:
 		return fmt.Sprintf("%s ran out by its own clock", leaseWord(e.Lease))
+	case EvBeliefExtended:
+		return fmt.Sprintf("renewal of lease %d granted: it believes for another window", e.Lease)
+	case EvRenewalRefused:
+		return fmt.Sprintf("renewal of lease %d refused: the lease is gone, it stops believing", e.Lease)
 	case EvGrantLate:
 		if isValue(e.Lease) {
 			return fmt.Sprintf("value %s: the answers came after its validity window, counted from the first send: released on every node", FormatLease(e.Lease))

@@ -166,7 +166,7 @@ func TestDesignsTable(t *testing.T) {
 		assert.Equal(t, verdict.Violated, Expected(d, AtMostOneClientHoldLock), "fencing never changes beliefs")
 	}
 	_, err := ParseDesign("tokens")
-	assert.ErrorContains(t, err, `unknown design "tokens" (want off, none, writes, all, nonatomic, restart-volatile, restart-durable, unique-cas, revision, version-equality, sequencer, redlock or redlock-unique)`)
+	assert.ErrorContains(t, err, `unknown design "tokens" (want off, none, writes, all, nonatomic, restart-volatile, restart-durable, unique-cas, revision, version-equality, sequencer, redlock, redlock-unique or renewal)`)
 	assert.Equal(t, verdict.NotApplicable, Expected(numDesigns, NoLostUpdate))
 	assert.Equal(t, verdict.NotApplicable, Expected(DesignFenceAll, "TypeInvariant"))
 }

@@ -12,9 +12,10 @@ type MsgKind uint8
 
 // Messages between clients and the service, and between clients and the
 // resource. There is no acknowledgement of a release: like Redis's
-// compare-and-delete, the client does not wait for it. Leases are not
-// renewed, as in the specs: a client whose lease runs out stops believing
-// it holds the lock, and the resource's fencing is what has to cope.
+// compare-and-delete, the client does not wait for it. Leases are renewed
+// only in the designs that say so (Design.Renews): a client whose lease
+// runs out stops believing it holds the lock, and the resource's fencing
+// is what has to cope.
 const (
 	MsgAcquire    MsgKind = iota + 1 // client → service: grant me the lock
 	MsgRelease                       // client → service: release the lock if Lease is still mine
@@ -32,6 +33,14 @@ const (
 	// is the answer, OK, with the Token asked about.
 	MsgCheck
 	MsgCheckReply
+	// MsgRenew is a renewing client's request (Design.Renews): extend
+	// Lease, if it is still the current lease and mine (Redisson's
+	// watchdog, etcd's KeepAlive). Appended after the others so that the
+	// canonical order of the other designs' messages is unchanged.
+	MsgRenew
+	// MsgRenewed is the service's answer to MsgRenew: OK tells whether
+	// Lease was extended by a fresh TTL.
+	MsgRenewed
 )
 
 // Message is a plain value; fields a kind does not use are zero, so equal
@@ -61,8 +70,10 @@ func (m Message) String() string {
 			return fmt.Sprintf("%s(value %s)", m.Kind, FormatLease(m.Lease))
 		}
 		return m.Kind.String()
-	case MsgRelease:
+	case MsgRelease, MsgRenew:
 		return fmt.Sprintf("%s(%s)", m.Kind, leaseWord(m.Lease))
+	case MsgRenewed:
+		return fmt.Sprintf("Renewed(%s, %s)", leaseWord(m.Lease), okString(m.OK))
 	case MsgGrant:
 		if m.Token == 0 {
 			return fmt.Sprintf("Grant(%s)", leaseWord(m.Lease))

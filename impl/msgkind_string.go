@@ -19,11 +19,13 @@ func _() {
 	_ = x[MsgApply-9]
 	_ = x[MsgCheck-10]
 	_ = x[MsgCheckReply-11]
+	_ = x[MsgRenew-12]
+	_ = x[MsgRenewed-13]
 }
 
-const _MsgKind_name = "AcquireReleaseGrantRejectReadReadReplyWriteWriteReplyApplyCheckCheckReply"
+const _MsgKind_name = "AcquireReleaseGrantRejectReadReadReplyWriteWriteReplyApplyCheckCheckReplyRenewRenewed"
 
-var _MsgKind_index = [...]uint8{0, 7, 14, 19, 25, 29, 38, 43, 53, 58, 63, 73}
+var _MsgKind_index = [...]uint8{0, 7, 14, 19, 25, 29, 38, 43, 53, 58, 63, 73, 78, 85}
 
 func (i MsgKind) String() string {
 	idx := int(i) - 1

@@ -109,6 +109,8 @@ func (s *Service) Step(in Input, out *Effects) {
 			s.release(m, out)
 		case MsgCheck:
 			s.checkSequencer(m, out)
+		case MsgRenew:
+			s.renew(m, out)
 		}
 	case InputRestart:
 		s.restart(out)
@@ -160,6 +162,24 @@ func (s *Service) release(m Message, out *Effects) {
 	s.revise()
 	out.cancel(TimerLease)
 	out.event(Event{Kind: EvReleased, Node: s.cfg.Node, Peer: m.From, Lease: m.Lease})
+}
+
+// renew extends the current lease by a fresh TTL, only if the renewal
+// comes from the holder and names its current lease — Redisson's watchdog
+// renewal is a Lua script that extends the key only while it still holds
+// the client's value (hexists, then pexpire), and etcd's KeepAlive of an
+// expired lease fails. After an expiry the lease is gone for good: a late
+// renewal is refused, never a grant. The answer tells the client either
+// way.
+func (s *Service) renew(m Message, out *Effects) {
+	ok := s.lock.isCurrent(m)
+	out.send(Message{Kind: MsgRenewed, From: ServiceNode, To: m.From, Lease: m.Lease, OK: ok})
+	if !ok {
+		out.event(Event{Kind: EvRenewRefused, Node: ServiceNode, Peer: m.From, Lease: m.Lease})
+		return
+	}
+	out.set(TimerLease, s.cfg.TTL)
+	out.event(Event{Kind: EvRenewed, Node: ServiceNode, Peer: m.From, Lease: m.Lease})
 }
 
 // expire ends the current lease when its timer fires, whatever the holder

@@ -86,6 +86,27 @@ func (sm *serviceMachine) release(t *rapid.T) {
 	assert.Equal(t, EvReleaseRefused, sm.out.Events[0].Kind)
 }
 
+// renew: a renewal is granted — a fresh TTL, the lock unchanged — only for
+// the holder naming its current lease; every other renewal (another
+// client, an old or future lease, a lock released or expired) is refused
+// and changes nothing. Either way the renewer is answered.
+func (sm *serviceMachine) renew(t *rapid.T) {
+	c, lease := sm.client(t), sm.someLease(t)
+	sm.step(Input{Kind: InputMessage, Msg: Message{Kind: MsgRenew, From: c, To: ServiceNode, Lease: lease}})
+	r := &sm.ref
+	ok := r.status == Acquired && r.holder == c && r.lease == lease
+	assert.Equal(t, []Message{{Kind: MsgRenewed, From: ServiceNode, To: c, Lease: lease, OK: ok}}, sm.out.Send)
+	assert.Empty(t, sm.out.Cancel)
+	require.Len(t, sm.out.Events, 1)
+	if ok {
+		assert.Equal(t, []TimerSet{{Timer: Timer{Kind: TimerLease}, After: 10}}, sm.out.Set)
+		assert.Equal(t, EvRenewed, sm.out.Events[0].Kind)
+		return
+	}
+	assert.Empty(t, sm.out.Set)
+	assert.Equal(t, EvRenewRefused, sm.out.Events[0].Kind)
+}
+
 func (sm *serviceMachine) expire(t *rapid.T) {
 	r := &sm.ref
 	if !r.leaseTimer {
@@ -138,6 +159,7 @@ func TestServiceAgainstReferenceModel(t *testing.T) {
 		t.Repeat(map[string]func(*rapid.T){
 			"acquire":  sm.acquire,
 			"release":  sm.release,
+			"renew":    sm.renew,
 			"expire":   sm.expire,
 			"endDelay": sm.endDelay,
 			"":         sm.check,

@@ -3,6 +3,7 @@ package impl
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // System is the global state every invariant is written over: all actors.
@@ -36,14 +37,32 @@ func NewSystem(c Config) (*System, error) {
 		}
 	}
 	s.Resource.nonAtomic = c.Design.NonAtomic()
+	cc := ClientConfig{
+		Sections: c.Sections, MaxRetries: c.Retries, Validity: c.TTL - c.Margin, Rule: c.Validity, Think: c.Think,
+		Nodes: nodes, ValueTokens: c.Design.Redlock() && c.Design.Tokens(),
+	}
+	if c.Design.Renews() {
+		cc.Renewals, cc.RenewEvery = TimedRenewals, RenewEvery(c.TTL)
+		if c.Renewals > 0 {
+			cc.Renewals = c.Renewals
+		}
+	}
 	for i := range s.Clients {
-		s.Clients[i] = NewClient(ClientNode(i), ClientConfig{
-			Sections: c.Sections, MaxRetries: c.Retries, Validity: c.TTL - c.Margin, Rule: c.Validity, Think: c.Think,
-			Nodes: nodes, ValueTokens: c.Design.Redlock() && c.Design.Tokens(),
-		})
+		s.Clients[i] = NewClient(ClientNode(i), cc)
 	}
 	return s, nil
 }
+
+// TimedRenewals bounds a renewing client's renewals per section in a timed
+// runtime: a section may last that many renewal periods past its grant
+// (85 TTLs), far beyond any think time the simulator draws; only the
+// counter's byte bounds it.
+const TimedRenewals = maxCount
+
+// RenewEvery is a renewing client's renewal period for lease ttl: a third
+// of it, as Redisson's watchdog (internalLockLeaseTime / 3) and etcd's
+// KeepAlive (TTL / 3) do.
+func RenewEvery(ttl time.Duration) time.Duration { return ttl / 3 }
 
 // Clone returns an independent copy of s.
 func (s *System) Clone() *System {

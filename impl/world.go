@@ -58,6 +58,33 @@ type World struct {
 // be a deadlock).
 const UntimedRestarts = 1
 
+// SectionCommitsAfterRenewal reports whether some client whose belief a
+// granted renewal extended is told its section's write was accepted (its
+// accepting reply in flight): the witness of the renewing rows that a
+// renewal works at all (the explorer's goal, TLC's
+// NoSectionCommitsAfterRenewal violated).
+func (w *World) SectionCommitsAfterRenewal() bool {
+	for _, m := range w.InFlight {
+		if m.Kind != MsgWriteReply || !m.OK || !m.To.IsClient() || m.To.ClientIndex() >= len(w.Sys.Clients) {
+			continue
+		}
+		if c := &w.Sys.Clients[m.To.ClientIndex()]; c.Extended() && c.Phase() == Writing {
+			return true
+		}
+	}
+	return false
+}
+
+// UntimedRenewals bounds a renewing client's renewals per section in the
+// untimed world, so that its state space stays finite (a renewal timer
+// always pending would let a section renew forever). One is enough:
+// untimed, a lease timer may fire at any moment, renewed or not — setting
+// a pending timer again changes nothing the world keeps — so a second
+// renewal adds states (the counter, and under the send rule the window
+// switching back) but no story the first cannot tell: a renewal granted,
+// refused, or answered after the section or the belief ended.
+const UntimedRenewals = 1
+
 // PendingTimer is a timer one node has set and not yet seen fire.
 type PendingTimer struct {
 	Node  NodeID
@@ -80,6 +107,11 @@ func NewWorld(c Config) (*World, error) {
 	w := &World{Sys: sys}
 	if c.Design.Restart() != NoRestart {
 		w.maxRestarts = UntimedRestarts
+	}
+	if c.Design.Renews() {
+		for i := range sys.Clients {
+			sys.Clients[i].cfg.Renewals = min(sys.Clients[i].cfg.Renewals, UntimedRenewals)
+		}
 	}
 	return w, nil
 }

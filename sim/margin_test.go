@@ -92,6 +92,15 @@ func TestDefaultMarginCoversDefaultDrift(t *testing.T) {
 	before.Margin = 100 * time.Millisecond
 	require.False(t, marginCoversDrift(t, before))
 	for d, v := range rateDriftOnly(t, before, 0) {
+		if d.Renews() {
+			// The holder renews every TTL/3, long before the end of
+			// its window: the service's lease is extended each time,
+			// so no section here runs to the window's end where the
+			// drift bites (the same condition holds per renewal
+			// window; TestPauseBreaksRenewal breaks a renewing lease).
+			assert.Equal(t, [numProps]int{}, v, "%s", d)
+			continue
+		}
 		if d.Redlock() {
 			// The worst case drifts the service's clock, one node of
 			// Redlock's five: a majority still keeps the lock.

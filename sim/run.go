@@ -100,7 +100,7 @@ func (r *Result) Verdicts() verdict.Set {
 }
 
 // timerKinds bounds impl.TimerKind values, so a node's timers are an array.
-const timerKinds = int(impl.TimerThink) + 1
+const timerKinds = int(impl.TimerRenewalValidity) + 1 // the last kind
 
 // timerSlot is one pending timer of a node. At most one is pending per
 // impl.Timer; setting it again replaces it, which bumps gen so that the

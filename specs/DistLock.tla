@@ -52,6 +52,21 @@
 (* and no timer lengths (untimed); FairSpec adds the fairness of delivery  *)
 (* that Go's untimed world does not have, for EveryClientCommits.          *)
 (*                                                                         *)
+(* Renewal (design renewal, Renewals > 0; Redisson's watchdog, etcd's      *)
+(* KeepAlive): a holder's renewal timer, set with the grant, sends a       *)
+(* renewal of its lease, at most Renewals a section; the service extends   *)
+(* the lease (its lease timer set again) only for the holder naming its    *)
+(* current lease, and answers either way; a granted answer extends the     *)
+(* holder's belief (its validity timer set again), a refused one ends it,  *)
+(* and any other answer (another lease, a belief or section already ended) *)
+(* changes nothing.  The client's two renewal steps, Renew and Renewed,    *)
+(* are actions of their own outside the algorithm (a renewal's answer may  *)
+(* reach a client in any phase, Done included), taken by RenewalSpec.      *)
+(* Untimed, setting a pending timer again changes nothing, so a renewed    *)
+(* lease may still expire at any moment: renewal's verdicts are those      *)
+(* without it.  Only the arrival rule is modelled with renewal (Go's send  *)
+(* rule gives a renewal a second validity timer).                          *)
+(*                                                                         *)
 (* Constants that vary the system (not the protocol): Timeouts = FALSE     *)
 (* keeps the lease and validity timers from firing (no expiry, no belief   *)
 (* loss), and GiveUp = FALSE makes a client past its retry budget ask      *)
@@ -76,7 +91,8 @@ CONSTANTS
     MaxRetries,  \* how many times a rejected client asks again in a section
     Sections,    \* how many critical sections each client runs
     Timeouts,    \* TRUE: lease and validity timers may fire
-    GiveUp       \* TRUE: past MaxRetries a client gives the section up
+    GiveUp,      \* TRUE: past MaxRetries a client gives the section up
+    Renewals     \* renewals a holder sends per section (0: it never renews)
 
 ASSUME /\ Service \notin Clients
        /\ Resource \notin Clients \cup {Service}
@@ -86,6 +102,8 @@ ASSUME /\ Service \notin Clients
        /\ Sections \in Nat \ {0}
        /\ Timeouts \in BOOLEAN
        /\ GiveUp \in BOOLEAN
+       /\ Renewals \in Nat
+       /\ Renewals > 0 => Validity = "arrival"
 
 \* A message, with every field of Go's impl.Message (fields a type does not
 \* use are 0 or FALSE, as in Go, so equal messages are equal records).
@@ -99,6 +117,8 @@ RejectMsg(c)      == Msg("reject", Service, c, 0, 0, 0, FALSE)
 ReadMsg(c, t)     == Msg("read", c, Resource, 0, t, 0, FALSE)
 WriteMsg(c, t, v) == Msg("write", c, Resource, 0, t, v, FALSE)
 ReplyMsg(type, c, t, v, ok) == Msg(type, Resource, c, 0, t, v, ok)
+RenewMsg(c, l)    == Msg("renew", c, Service, l, 0, 0, FALSE)
+RenewedMsg(c, l, ok) == Msg("renewed", Service, c, l, 0, 0, ok)
 
 \* A pending timer: its node and its kind (Go's impl.PendingTimer).
 Timer(n, k) == [node |-> n, kind |-> k]
@@ -106,6 +126,10 @@ LeaseTimer == Timer(Service, "lease")
 ValidityTimer(c) == Timer(c, "validity")
 BackoffTimer(c) == Timer(c, "backoff")
 ThinkTimer(c) == Timer(c, "think")
+RenewalTimer(c) == Timer(c, "renew")
+
+\* The renewal timer a grant sets, in a design that renews.
+GrantRenewalTimers(c) == IF Renewals > 0 THEN {RenewalTimer(c)} ELSE {}
 
 \* The timers after a client sends an acquire (Go's acquire): under the send
 \* rule the validity window starts now.
@@ -125,7 +149,7 @@ EndMsgs(c, l, ended) ==
 EndTimers(c, l, ended, ts) ==
     IF Validity = "send"
     THEN IF ended < Sections THEN ts \cup {ValidityTimer(c)} ELSE ts \ {ValidityTimer(c)}
-    ELSE IF l # 0 THEN ts \ {ValidityTimer(c)} ELSE ts
+    ELSE IF l # 0 THEN ts \ {ValidityTimer(c), RenewalTimer(c)} ELSE ts
 
 (* --algorithm DistLock {
 variables
@@ -159,6 +183,8 @@ macro end_section(ok) {
     late := FALSE;
     lease[self] := 0;
     read_val := 0;
+    renewals := 0;
+    renewed := FALSE;
 }
 
 \* Weak fairness: a client that can handle an input eventually does.  Its
@@ -171,7 +197,9 @@ variables
     late = FALSE,      \* send rule: the window ended while acquiring
     read_val = 0,      \* what this client read from the counter
     committed = 0,     \* sections whose write was accepted
-    aborted = 0;       \* sections given up, abandoned or fenced off
+    aborted = 0,       \* sections given up, abandoned or fenced off
+    renewals = 0,      \* renewals sent in this section
+    renewed = FALSE;   \* a renewal granted in this section extended the belief
 {
 \* The runtime starts the client: it asks for the lock.
 Acquire:
@@ -184,7 +212,8 @@ Receive:
             if (~late) {
                 \* It holds the lock; the read is sent at once.
                 network := (network \ {m}) \cup {ReadMsg(self, 0)};
-                timers := IF Validity = "arrival" THEN timers \cup {ValidityTimer(self)} ELSE timers;
+                timers := (IF Validity = "arrival" THEN timers \cup {ValidityTimer(self)} ELSE timers)
+                          \cup GrantRenewalTimers(self);
                 lock_held[self] := TRUE;
                 lease[self] := m.lease;
                 goto ReadCounter;
@@ -254,7 +283,8 @@ ReadCounter:
         };
     } or {
         await Timeouts /\ ValidityTimer(self) \in timers;
-        timers := timers \ {ValidityTimer(self)};
+        \* A client that no longer believes stops renewing.
+        timers := timers \ {ValidityTimer(self), RenewalTimer(self)};
         lock_held[self] := FALSE;
         goto ReadCounter;
     };
@@ -275,7 +305,8 @@ WriteCounter:
         };
     } or {
         await Timeouts /\ ValidityTimer(self) \in timers;
-        timers := timers \ {ValidityTimer(self)};
+        \* A client that no longer believes stops renewing.
+        timers := timers \ {ValidityTimer(self), RenewalTimer(self)};
         lock_held[self] := FALSE;
         goto WriteCounter;
     };
@@ -292,7 +323,8 @@ Release:
         };
     } or {
         await Timeouts /\ ValidityTimer(self) \in timers;
-        timers := timers \ {ValidityTimer(self)};
+        \* A client that no longer believes stops renewing.
+        timers := timers \ {ValidityTimer(self), RenewalTimer(self)};
         lock_held[self] := FALSE;
         goto Release;
     };
@@ -328,6 +360,20 @@ Serve:
                 };
             };
         } or {
+            with (m \in {x \in network : x.to = Service /\ x.type = "renew"}) {
+                \* A renewal extends the lease (a fresh TTL: the lease timer
+                \* set again) only for the current holder naming its current
+                \* lease, as Redisson's renewal script extends the key only
+                \* while it holds the client's value; after an expiry or a
+                \* release it is refused, never a grant.  Answered either way.
+                if (distLock.status = "Acquired" /\ distLock.id = m.from /\ distLock.lease = m.lease) {
+                    network := (network \ {m}) \cup {RenewedMsg(m.from, m.lease, TRUE)};
+                    timers := timers \cup {LeaseTimer};
+                } else {
+                    network := (network \ {m}) \cup {RenewedMsg(m.from, m.lease, FALSE)};
+                };
+            };
+        } or {
             await Timeouts /\ LeaseTimer \in timers;
             timers := timers \ {LeaseTimer};
             distLock := [status |-> "Expired", id |-> InvalidId, lease |-> 0];
@@ -358,12 +404,14 @@ Access:
     };
 }
 } *)
-\* BEGIN TRANSLATION (chksum(pcal) = "3254f894" /\ chksum(tla) = "dd49fc49")
+\* BEGIN TRANSLATION (chksum(pcal) = "c244463" /\ chksum(tla) = "382f7850")
 VARIABLES distLock, network, timers, lock_held, lease, counter, ops, pc, 
-          retries, late, read_val, committed, aborted, last_lease
+          retries, late, read_val, committed, aborted, renewals, renewed, 
+          last_lease
 
 vars == << distLock, network, timers, lock_held, lease, counter, ops, pc, 
-           retries, late, read_val, committed, aborted, last_lease >>
+           retries, late, read_val, committed, aborted, renewals, renewed, 
+           last_lease >>
 
 ProcSet == (Clients) \cup {Service} \cup {Resource}
 
@@ -381,6 +429,8 @@ Init == (* Global variables *)
         /\ read_val = [self \in Clients |-> 0]
         /\ committed = [self \in Clients |-> 0]
         /\ aborted = [self \in Clients |-> 0]
+        /\ renewals = [self \in Clients |-> 0]
+        /\ renewed = [self \in Clients |-> FALSE]
         (* Process service *)
         /\ last_lease = 0
         /\ pc = [self \in ProcSet |-> CASE self \in Clients -> "Acquire"
@@ -393,18 +443,20 @@ Acquire(self) == /\ pc[self] = "Acquire"
                  /\ pc' = [pc EXCEPT ![self] = "Receive"]
                  /\ UNCHANGED << distLock, lock_held, lease, counter, ops, 
                                  retries, late, read_val, committed, aborted, 
-                                 last_lease >>
+                                 renewals, renewed, last_lease >>
 
 Receive(self) == /\ pc[self] = "Receive"
                  /\ \/ /\ \E m \in {x \in network : x.to = self /\ x.type = "grant"}:
                             IF ~late[self]
                                THEN /\ network' = ((network \ {m}) \cup {ReadMsg(self, 0)})
                                     /\ timers' = (IF Validity = "arrival" THEN timers \cup {ValidityTimer(self)} ELSE timers)
+                                                 \cup GrantRenewalTimers(self)
                                     /\ lock_held' = [lock_held EXCEPT ![self] = TRUE]
                                     /\ lease' = [lease EXCEPT ![self] = m.lease]
                                     /\ pc' = [pc EXCEPT ![self] = "ReadCounter"]
                                     /\ UNCHANGED << retries, late, read_val, 
-                                                    committed, aborted >>
+                                                    committed, aborted, 
+                                                    renewals, renewed >>
                                ELSE /\ IF retries[self] < MaxRetries \/ ~GiveUp
                                           THEN /\ network' = ((network \ {m}) \cup {ReleaseMsg(self, m.lease), AcquireMsg(self)})
                                                /\ timers' = AcquireTimers(self, timers)
@@ -417,7 +469,9 @@ Receive(self) == /\ pc[self] = "Receive"
                                                /\ UNCHANGED << lock_held, 
                                                                lease, read_val, 
                                                                committed, 
-                                                               aborted >>
+                                                               aborted, 
+                                                               renewals, 
+                                                               renewed >>
                                           ELSE /\ network' = ((network \ {m}) \cup {ReleaseMsg(self, m.lease)}
                                                               \cup EndMsgs(self, 0, committed[self] + aborted[self] + 1))
                                                /\ timers' = EndTimers(self, 0, committed[self] + aborted[self] + 1, timers)
@@ -431,6 +485,8 @@ Receive(self) == /\ pc[self] = "Receive"
                                                /\ late' = [late EXCEPT ![self] = FALSE]
                                                /\ lease' = [lease EXCEPT ![self] = 0]
                                                /\ read_val' = [read_val EXCEPT ![self] = 0]
+                                               /\ renewals' = [renewals EXCEPT ![self] = 0]
+                                               /\ renewed' = [renewed EXCEPT ![self] = FALSE]
                                                /\ IF committed'[self] + aborted'[self] < Sections
                                                      THEN /\ pc' = [pc EXCEPT ![self] = "Receive"]
                                                      ELSE /\ pc' = [pc EXCEPT ![self] = "Done"]
@@ -446,7 +502,7 @@ Receive(self) == /\ pc[self] = "Receive"
                                     /\ pc' = [pc EXCEPT ![self] = "Backoff"]
                                     /\ UNCHANGED << lock_held, lease, late, 
                                                     read_val, committed, 
-                                                    aborted >>
+                                                    aborted, renewals, renewed >>
                                ELSE /\ network' = ((network \ {m}) \cup EndMsgs(self, 0, committed[self] + aborted[self] + 1))
                                     /\ timers' = EndTimers(self, 0, committed[self] + aborted[self] + 1, timers)
                                     /\ IF FALSE
@@ -459,6 +515,8 @@ Receive(self) == /\ pc[self] = "Receive"
                                     /\ late' = [late EXCEPT ![self] = FALSE]
                                     /\ lease' = [lease EXCEPT ![self] = 0]
                                     /\ read_val' = [read_val EXCEPT ![self] = 0]
+                                    /\ renewals' = [renewals EXCEPT ![self] = 0]
+                                    /\ renewed' = [renewed EXCEPT ![self] = FALSE]
                                     /\ IF committed'[self] + aborted'[self] < Sections
                                           THEN /\ pc' = [pc EXCEPT ![self] = "Receive"]
                                           ELSE /\ pc' = [pc EXCEPT ![self] = "Done"]
@@ -466,7 +524,7 @@ Receive(self) == /\ pc[self] = "Receive"
                        /\ timers' = timers \ {ValidityTimer(self)}
                        /\ late' = [late EXCEPT ![self] = Validity = "send"]
                        /\ pc' = [pc EXCEPT ![self] = "Receive"]
-                       /\ UNCHANGED <<network, lock_held, lease, retries, read_val, committed, aborted>>
+                       /\ UNCHANGED <<network, lock_held, lease, retries, read_val, committed, aborted, renewals, renewed>>
                  /\ UNCHANGED << distLock, counter, ops, last_lease >>
 
 Backoff(self) == /\ pc[self] = "Backoff"
@@ -477,7 +535,7 @@ Backoff(self) == /\ pc[self] = "Backoff"
                  /\ pc' = [pc EXCEPT ![self] = "Receive"]
                  /\ UNCHANGED << distLock, lock_held, lease, counter, ops, 
                                  retries, read_val, committed, aborted, 
-                                 last_lease >>
+                                 renewals, renewed, last_lease >>
 
 ReadCounter(self) == /\ pc[self] = "ReadCounter"
                      /\ \/ /\ \E m \in {x \in network : x.to = self /\ x.type = "read_reply"}:
@@ -488,7 +546,8 @@ ReadCounter(self) == /\ pc[self] = "ReadCounter"
                                         /\ pc' = [pc EXCEPT ![self] = "WriteCounter"]
                                         /\ UNCHANGED << lock_held, lease, 
                                                         retries, late, 
-                                                        committed, aborted >>
+                                                        committed, aborted, 
+                                                        renewals, renewed >>
                                    ELSE /\ network' = ((network \ {m}) \cup EndMsgs(self, lease[self], committed[self] + aborted[self] + 1))
                                         /\ timers' = EndTimers(self, lease[self], committed[self] + aborted[self] + 1, timers)
                                         /\ IF FALSE
@@ -501,14 +560,16 @@ ReadCounter(self) == /\ pc[self] = "ReadCounter"
                                         /\ late' = [late EXCEPT ![self] = FALSE]
                                         /\ lease' = [lease EXCEPT ![self] = 0]
                                         /\ read_val' = [read_val EXCEPT ![self] = 0]
+                                        /\ renewals' = [renewals EXCEPT ![self] = 0]
+                                        /\ renewed' = [renewed EXCEPT ![self] = FALSE]
                                         /\ IF committed'[self] + aborted'[self] < Sections
                                               THEN /\ pc' = [pc EXCEPT ![self] = "Receive"]
                                               ELSE /\ pc' = [pc EXCEPT ![self] = "Done"]
                         \/ /\ Timeouts /\ ValidityTimer(self) \in timers
-                           /\ timers' = timers \ {ValidityTimer(self)}
+                           /\ timers' = timers \ {ValidityTimer(self), RenewalTimer(self)}
                            /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
                            /\ pc' = [pc EXCEPT ![self] = "ReadCounter"]
-                           /\ UNCHANGED <<network, lease, retries, late, read_val, committed, aborted>>
+                           /\ UNCHANGED <<network, lease, retries, late, read_val, committed, aborted, renewals, renewed>>
                      /\ UNCHANGED << distLock, counter, ops, last_lease >>
 
 WriteCounter(self) == /\ pc[self] = "WriteCounter"
@@ -519,7 +580,8 @@ WriteCounter(self) == /\ pc[self] = "WriteCounter"
                                        /\ pc' = [pc EXCEPT ![self] = "Release"]
                                        /\ UNCHANGED << lock_held, lease, 
                                                        retries, late, read_val, 
-                                                       committed, aborted >>
+                                                       committed, aborted, 
+                                                       renewals, renewed >>
                                   ELSE /\ network' = (network \cup EndMsgs(self, lease[self], committed[self] + aborted[self] + 1))
                                        /\ timers' = EndTimers(self, lease[self], committed[self] + aborted[self] + 1, timers \ {ThinkTimer(self)})
                                        /\ IF FALSE
@@ -532,14 +594,16 @@ WriteCounter(self) == /\ pc[self] = "WriteCounter"
                                        /\ late' = [late EXCEPT ![self] = FALSE]
                                        /\ lease' = [lease EXCEPT ![self] = 0]
                                        /\ read_val' = [read_val EXCEPT ![self] = 0]
+                                       /\ renewals' = [renewals EXCEPT ![self] = 0]
+                                       /\ renewed' = [renewed EXCEPT ![self] = FALSE]
                                        /\ IF committed'[self] + aborted'[self] < Sections
                                              THEN /\ pc' = [pc EXCEPT ![self] = "Receive"]
                                              ELSE /\ pc' = [pc EXCEPT ![self] = "Done"]
                          \/ /\ Timeouts /\ ValidityTimer(self) \in timers
-                            /\ timers' = timers \ {ValidityTimer(self)}
+                            /\ timers' = timers \ {ValidityTimer(self), RenewalTimer(self)}
                             /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
                             /\ pc' = [pc EXCEPT ![self] = "WriteCounter"]
-                            /\ UNCHANGED <<network, lease, retries, late, read_val, committed, aborted>>
+                            /\ UNCHANGED <<network, lease, retries, late, read_val, committed, aborted, renewals, renewed>>
                       /\ UNCHANGED << distLock, counter, ops, last_lease >>
 
 Release(self) == /\ pc[self] = "Release"
@@ -556,14 +620,16 @@ Release(self) == /\ pc[self] = "Release"
                             /\ late' = [late EXCEPT ![self] = FALSE]
                             /\ lease' = [lease EXCEPT ![self] = 0]
                             /\ read_val' = [read_val EXCEPT ![self] = 0]
+                            /\ renewals' = [renewals EXCEPT ![self] = 0]
+                            /\ renewed' = [renewed EXCEPT ![self] = FALSE]
                             /\ IF committed'[self] + aborted'[self] < Sections
                                   THEN /\ pc' = [pc EXCEPT ![self] = "Receive"]
                                   ELSE /\ pc' = [pc EXCEPT ![self] = "Done"]
                     \/ /\ Timeouts /\ ValidityTimer(self) \in timers
-                       /\ timers' = timers \ {ValidityTimer(self)}
+                       /\ timers' = timers \ {ValidityTimer(self), RenewalTimer(self)}
                        /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
                        /\ pc' = [pc EXCEPT ![self] = "Release"]
-                       /\ UNCHANGED <<network, lease, retries, late, read_val, committed, aborted>>
+                       /\ UNCHANGED <<network, lease, retries, late, read_val, committed, aborted, renewals, renewed>>
                  /\ UNCHANGED << distLock, counter, ops, last_lease >>
 
 client(self) == Acquire(self) \/ Receive(self) \/ Backoff(self)
@@ -587,6 +653,13 @@ Serve == /\ pc[Service] = "Serve"
                           ELSE /\ TRUE
                                /\ UNCHANGED << distLock, timers >>
                /\ UNCHANGED last_lease
+            \/ /\ \E m \in {x \in network : x.to = Service /\ x.type = "renew"}:
+                    IF distLock.status = "Acquired" /\ distLock.id = m.from /\ distLock.lease = m.lease
+                       THEN /\ network' = ((network \ {m}) \cup {RenewedMsg(m.from, m.lease, TRUE)})
+                            /\ timers' = (timers \cup {LeaseTimer})
+                       ELSE /\ network' = ((network \ {m}) \cup {RenewedMsg(m.from, m.lease, FALSE)})
+                            /\ UNCHANGED timers
+               /\ UNCHANGED <<distLock, last_lease>>
             \/ /\ Timeouts /\ LeaseTimer \in timers
                /\ timers' = timers \ {LeaseTimer}
                /\ distLock' = [status |-> "Expired", id |-> InvalidId, lease |-> 0]
@@ -598,7 +671,7 @@ Serve == /\ pc[Service] = "Serve"
                /\ UNCHANGED <<distLock, network, timers, last_lease>>
          /\ pc' = [pc EXCEPT ![Service] = "Serve"]
          /\ UNCHANGED << lock_held, lease, counter, ops, retries, late, 
-                         read_val, committed, aborted >>
+                         read_val, committed, aborted, renewals, renewed >>
 
 service == Serve
 
@@ -614,7 +687,8 @@ Access == /\ pc[Resource] = "Access"
                                                                IF m.type = "read" THEN v ELSE 0, TRUE)})
           /\ pc' = [pc EXCEPT ![Resource] = "Access"]
           /\ UNCHANGED << distLock, timers, lock_held, lease, retries, late, 
-                          read_val, committed, aborted, last_lease >>
+                          read_val, committed, aborted, renewals, renewed, 
+                          last_lease >>
 
 resource == Access
 
@@ -645,7 +719,7 @@ Leases == 0 .. last_lease
 \* The writes the resource accepted (without fencing, every write).
 writes == Len(SelectSeq(ops, LAMBDA e : e.op = "write" /\ e.ok))
 
-MsgTypes == {"acquire", "release", "grant", "reject", "read", "read_reply", "write", "write_reply"}
+MsgTypes == {"acquire", "release", "grant", "reject", "read", "read_reply", "write", "write_reply", "renew", "renewed"}
 Nodes == Clients \cup {Service, Resource}
 
 TypeInvariant ==
@@ -654,7 +728,7 @@ TypeInvariant ==
     /\ \A m \in network :
            /\ m.type \in MsgTypes /\ m.from \in Nodes /\ m.to \in Nodes
            /\ m.lease \in Leases /\ m.token = 0 /\ m.value \in Nat /\ m.ok \in BOOLEAN
-    /\ timers \subseteq {LeaseTimer} \cup {Timer(c, k) : c \in Clients, k \in {"validity", "backoff", "think"}}
+    /\ timers \subseteq {LeaseTimer} \cup {Timer(c, k) : c \in Clients, k \in {"validity", "backoff", "think", "renew"}}
     /\ lock_held \in [Clients -> BOOLEAN]
     /\ counter \in Nat
     /\ \A i \in DOMAIN ops :
@@ -666,6 +740,8 @@ TypeInvariant ==
     /\ committed \in [Clients -> 0..Sections]
     /\ aborted \in [Clients -> 0..Sections]
     /\ \A c \in Clients : committed[c] + aborted[c] <= Sections
+    /\ renewals \in [Clients -> 0..Renewals]
+    /\ renewed \in [Clients -> BOOLEAN]
     /\ last_lease \in Nat
 
 \* No two distinct clients believe at the same time that they hold the lock.
@@ -713,4 +789,58 @@ UnfairSpec == Init /\ [][Next]_vars
 
 \* Clients are interchangeable; used by the safety-only models.
 Symmetry == Permutations(Clients)
+-----------------------------------------------------------------------------
+(***************************************************************************)
+(* Renewal (Renewals > 0): the client's two renewal steps, each one step   *)
+(* of Go's client (impl/client.go: its TimerRenew and MsgRenewed), outside *)
+(* the algorithm because a renewal's answer may reach the client in any    *)
+(* phase, Done included.  With Renewals = 0 neither is ever enabled.       *)
+(***************************************************************************)
+\* The renewal timer fires: believing, and within its budget, the client
+\* sends a renewal of its lease (the next timer is set by a granted answer).
+Renew(self) ==
+    /\ RenewalTimer(self) \in timers
+    /\ timers' = timers \ {RenewalTimer(self)}
+    /\ IF lock_held[self] /\ renewals[self] < Renewals
+       THEN /\ network' = network \cup {RenewMsg(self, lease[self])}
+            /\ renewals' = [renewals EXCEPT ![self] = @ + 1]
+       ELSE UNCHANGED << network, renewals >>
+    /\ UNCHANGED << distLock, lock_held, lease, counter, ops, pc, retries, late,
+                    read_val, committed, aborted, renewed, last_lease >>
+
+\* The service's answer to a renewal arrives.  Only an answer for the lease
+\* the client still believes in counts: granted, the belief goes on (the
+\* validity timer set again; untimed, a pending timer stays as it is) and,
+\* within the budget, the next renewal is timed; refused, the lease is gone
+\* and the belief ends.  Any other answer is dropped.
+Renewed(self) ==
+    \E m \in {x \in network : x.to = self /\ x.type = "renewed"} :
+        /\ network' = network \ {m}
+        /\ IF lock_held[self] /\ m.lease = lease[self]
+           THEN IF m.ok
+                THEN /\ timers' = timers \cup {ValidityTimer(self)}
+                                 \cup (IF renewals[self] < Renewals THEN {RenewalTimer(self)} ELSE {})
+                     /\ renewed' = [renewed EXCEPT ![self] = TRUE]
+                     /\ UNCHANGED lock_held
+                ELSE /\ timers' = timers \ {RenewalTimer(self)}
+                     /\ lock_held' = [lock_held EXCEPT ![self] = FALSE]
+                     /\ UNCHANGED renewed
+           ELSE UNCHANGED << timers, lock_held, renewed >>
+        /\ UNCHANGED << distLock, lease, counter, ops, pc, retries, late, read_val,
+                        committed, aborted, renewals, last_lease >>
+
+RenewalNext == \E c \in Clients : Renew(c) \/ Renewed(c)
+\* The spec of the renewing models: the algorithm's steps and the client's
+\* renewal steps (safety only: no fairness).
+RenewalSpec == Init /\ [][Next \/ RenewalNext]_vars
+
+\* A witness of the renewing models, expected VIOLATED: a client whose
+\* belief a granted renewal extended is told its section's write was
+\* accepted (the explorer's SectionCommitsAfterRenewal).  A service that
+\* refuses every renewal would make it hold.
+NoSectionCommitsAfterRenewal ==
+    ~\E c \in Clients :
+        /\ renewed[c]
+        /\ pc[c] = "Release"
+        /\ \E m \in network : m.to = c /\ m.type = "write_reply" /\ m.ok
 =============================================================================

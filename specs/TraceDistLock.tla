@@ -35,6 +35,8 @@ Step(line) ==
       [] line.label = "ReadCounter"  -> ReadCounter(line.proc)
       [] line.label = "WriteCounter" -> WriteCounter(line.proc)
       [] line.label = "Release"      -> Release(line.proc)
+      [] line.label = "Renew"        -> Renew(line.proc)
+      [] line.label = "Renewed"      -> Renewed(line.proc)
       [] line.label = "Serve"        -> Serve
       [] line.label = "Access"       -> Access
       [] OTHER                       -> FALSE

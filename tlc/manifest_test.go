@@ -188,7 +188,8 @@ func TestCommittedManifest(t *testing.T) {
 		}
 	}
 	for _, p := range []string{"AtMostOneClientHoldLock", "NoLostUpdate", "TokenIsMonotonical", "AllClientsFinish",
-		"NotEveryClientCommits", "TokensAreUnique", "EveryClientCommits", "NoSectionCommitsAcrossRestart", "NoSectionCommits"} {
+		"NotEveryClientCommits", "TokensAreUnique", "EveryClientCommits", "NoSectionCommitsAcrossRestart", "NoSectionCommits",
+		"NoSectionCommitsAfterRenewal"} {
 		// (TypeInvariant is shown violated by a mutated spec in tlc_test.go.)
 		assert.True(t, violated[p], "%s is shown violated by some model", p)
 	}

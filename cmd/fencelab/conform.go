@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/conform"
+	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/tlc"
 	"github.com/fencelab/fencelab/trace"
@@ -119,6 +120,9 @@ func runConform(e *env, args []string) error {
 			var gs []conform.Group
 			for _, d := range conform.Designs() {
 				for _, n := range []int{2, 3} {
+					if n > explore.RoutineClients(d) {
+						continue
+					}
 					g, err := conform.Counterexamples(d, n)
 					if err != nil {
 						return nil, err

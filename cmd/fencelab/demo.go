@@ -186,6 +186,9 @@ func demoExplore(e *env, sizes []int, outDir string) ([]report.Reached, error) {
 	for i, clients := range sizes {
 		var results []*explore.Result
 		for _, d := range impl.Designs() {
+			if clients > explore.RoutineClients(d) {
+				continue
+			}
 			if d.Redlock() && clients > 2 {
 				// N nodes' answers and releases in flight: 3 clients are
 				// past 3 million states at depth 17 of about 50 (2

@@ -126,9 +126,9 @@ func Action(in impl.Input) string {
 // that explain a counterexample.
 func noteKind(k impl.EventKind) (trace.NoteKind, bool) {
 	switch k {
-	case impl.EvExpired, impl.EvLeaseLost, impl.EvGrantLate:
+	case impl.EvExpired, impl.EvLeaseLost, impl.EvGrantLate, impl.EvRenewalRefused:
 		return trace.NoteExpiry, true
-	case impl.EvRejected, impl.EvOpRejected, impl.EvReleaseRefused, impl.EvSequencerStale:
+	case impl.EvRejected, impl.EvOpRejected, impl.EvReleaseRefused, impl.EvSequencerStale, impl.EvRenewRefused:
 		return trace.NoteRejection, true
 	case impl.EvSectionAborted, impl.EvGaveUp, impl.EvOpChecked:
 		return trace.NoteInfo, true
