@@ -88,7 +88,7 @@ func TestConformRuns(t *testing.T) {
 	assert.Regexp(t, `sim +off +2 +2 +send +3 +3 +0`, stdout)
 	assert.Regexp(t, `DistLock_2c_AtMostOneClientHoldLock +7 +violated at step 7`, stdout)
 	assert.Regexp(t, `DistLockTimed_off_2c_NoLostUpdate_outside +— +skipped: timed spec`, stdout)
-	assert.Regexp(t, `conformance: all 60 traces accepted by the specs; all \d+ counterexamples replayed in Go`, stdout)
+	assert.Regexp(t, `conformance: all 178 traces accepted by the specs; all \d+ counterexamples replayed in Go`, stdout)
 	entries, err := os.ReadDir(out)
 	require.NoError(t, err)
 	assert.Empty(t, entries, "nothing rejected, nothing rendered")
