@@ -140,7 +140,7 @@ func TestTLCStaleTranslationIsNoticed(t *testing.T) {
 
 // constants are DistLock.tla's constants for the hand-written mutant
 // models, all but MaxRetries: 2 clients, one section, the table's system.
-const constants = "  Clients = {c1, c2}\n  Service = service\n  Resource = resource\n  Validity = \"arrival\"\n  InvalidId = none\n  Sections = 1\n  Timeouts = TRUE\n  GiveUp = TRUE\n"
+const constants = "  Clients = {c1, c2}\n  Service = service\n  Resource = resource\n  Validity = \"arrival\"\n  InvalidId = none\n  Sections = 1\n  Timeouts = TRUE\n  GiveUp = TRUE\n  Renewals = 0\n"
 
 // TypeInvariant has teeth: a service that answers "refused" violates it.
 func TestTLCTypeInvariantCanFail(t *testing.T) {
