@@ -38,7 +38,7 @@ func TestBrokenSystemsFailMakeTLC(t *testing.T) {
 			"Admits(m.type, m.token, max_token)", "FALSE",
 			[]string{"DistLockFencing_all_2c_Witness"}},
 		{"a service that never grants (it answers every grant with a rejection)", "DistLockFencing.tla",
-			"GrantMsg(m.from, last_lease + 1)", "RejectMsg(m.from)",
+			"GrantMsg(m.from, last_lease + 1, TokenOf(last_lease + 1, Revised(revision)))", "RejectMsg(m.from)",
 			[]string{"DistLockFencing_all_2c_Witness", "DistLockFencing_sequencer_2c_Witness"}},
 		{"a service that never says a sequencer is current (check sequencer)", "DistLockFencing.tla",
 			`distLock.status = "Acquired" /\ distLock.token = m.token`, "FALSE",
