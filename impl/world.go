@@ -316,12 +316,7 @@ func (w *World) Decode(b []byte) error {
 func (w *World) PermuteClients(perm []int) {
 	w.Sys.PermuteClients(perm)
 	for i := range w.InFlight {
-		m := &w.InFlight[i]
-		m.From, m.To = m.From.permuted(perm), m.To.permuted(perm)
-		if w.Sys.Redlock() {
-			rename := func(n NodeID) NodeID { return n.permuted(perm) }
-			m.Lease, m.Token = renameValue(m.Lease, rename), renameValue(m.Token, rename)
-		}
+		w.permuteMessage(&w.InFlight[i], perm)
 	}
 	for i := range w.Timers {
 		w.Timers[i].Node = w.Timers[i].Node.permuted(perm)
@@ -345,23 +340,22 @@ func (n NodeID) permuted(perm []int) NodeID {
 	return n
 }
 
-// PermuteClients is a with client i renamed to perm[i], as
-// World.PermuteClients renames the world it is enabled in.
-func (a Action) PermuteClients(perm []int) Action {
-	a.Node = a.Node.permuted(perm)
-	a.Input.Msg.From, a.Input.Msg.To = a.Input.Msg.From.permuted(perm), a.Input.Msg.To.permuted(perm)
-	return a
+// permuteMessage renames client i to perm[i] in m: its ends and, in a
+// Redlock row, its value, which names its client too.
+func (w *World) permuteMessage(m *Message, perm []int) {
+	m.From, m.To = m.From.permuted(perm), m.To.permuted(perm)
+	if w.Sys.Redlock() {
+		rename := func(n NodeID) NodeID { return n.permuted(perm) }
+		m.Lease, m.Token = renameValue(m.Lease, rename), renameValue(m.Token, rename)
+	}
 }
 
 // PermuteAction is action a of w with client i renamed to perm[i], as
-// World.PermuteClients renames w: in a Redlock row a message's value names
-// its client too (Action.PermuteClients alone renames nodes only).
+// World.PermuteClients renames w.
 func (w *World) PermuteAction(a Action, perm []int) Action {
-	a = a.PermuteClients(perm)
-	if w.Sys.Redlock() && a.Input.Kind == InputMessage {
-		rename := func(n NodeID) NodeID { return n.permuted(perm) }
-		m := &a.Input.Msg
-		m.Lease, m.Token = renameValue(m.Lease, rename), renameValue(m.Token, rename)
+	a.Node = a.Node.permuted(perm)
+	if a.Input.Kind == InputMessage {
+		w.permuteMessage(&a.Input.Msg, perm)
 	}
 	return a
 }
