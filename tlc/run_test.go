@@ -25,7 +25,7 @@ func TestEveryJavaRunHasAPrivateTmpdir(t *testing.T) {
 	r := &Runner{Java: fake, Jar: "tla2tools.jar"}
 	var dirs []string
 	for range 2 {
-		out, code, err := r.java(context.Background(), dir, false, "tlc2.TLC")
+		out, code, err := r.java(context.Background(), dir, shortRun(), "tlc2.TLC")
 		require.NoError(t, err)
 		require.Equal(t, 0, code)
 		lines := strings.Fields(string(out))
@@ -130,11 +130,12 @@ func TestWorkersPerModel(t *testing.T) {
 	}
 }
 
-// TestQuickCompilerForShortRuns: trace validation and a
-// model of fewer than longRunStates states start the JVM with C1 alone
-// (shortRunJIT); a model the manifest counts at longRunStates states or
-// more keeps both compilers. Every run keeps the parallel GC.
-func TestQuickCompilerForShortRuns(t *testing.T) {
+// TestJVMOptions: trace validation and a model of fewer than
+// longRunStates states start the JVM with C1 alone (shortRunJIT); a model
+// the manifest counts at longRunStates states or more keeps both
+// compilers. Every run but a slow model's has its heap bounded; every run
+// keeps the parallel GC.
+func TestJVMOptions(t *testing.T) {
 	dir := t.TempDir()
 	specs := filepath.Join(dir, "specs")
 	require.NoError(t, os.MkdirAll(specs, 0o755))
@@ -142,11 +143,13 @@ func TestQuickCompilerForShortRuns(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(specs, "m.cfg"), []byte("INVARIANT Inv\n"), 0o644))
 	fake := filepath.Join(dir, "java")
 	// The fake java prints its JVM flags: the arguments before -cp.
-	script := "#!/bin/sh\nwhile [ $# -gt 0 ] && [ \"$1\" != -cp ]; do case $1 in -XX*) echo \"$1\";; esac; shift; done\n"
+	script := "#!/bin/sh\nwhile [ $# -gt 0 ] && [ \"$1\" != -cp ]; do case $1 in -X*) echo \"$1\";; esac; shift; done\n"
 	require.NoError(t, os.WriteFile(fake, []byte(script), 0o755))
 	r := &Runner{Java: fake, Jar: "tla2tools.jar"}
-	quick := "-XX:+UseParallelGC\n" + shortRunJIT + "\n"
-	full := "-XX:+UseParallelGC\n"
+	const gc = "-XX:+UseParallelGC\n"
+	quick := gc + shortRunJIT + "\n" + boundedHeap + "\n"
+	full := gc + boundedHeap + "\n"
+	slow := gc
 	tests := []struct {
 		name string
 		m    Model
@@ -157,12 +160,14 @@ func TestQuickCompilerForShortRuns(t *testing.T) {
 		{"just below", Model{Expected: ResultOK, DistinctStates: longRunStates - 1}, quick},
 		{"at the bound", Model{Expected: ResultOK, DistinctStates: longRunStates}, full},
 		{"big", Model{Expected: ResultOK, DistinctStates: 300984}, full},
+		{"slow", Model{Expected: ResultOK, DistinctStates: 5295957, Slow: true}, slow},
+		{"slow, violated", Model{Expected: ResultInvariant, Property: "Inv", Slow: true}, gc + shortRunJIT + "\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			m := tc.m
 			m.Name, m.Spec, m.Cfg = "m", "S.tla", "m.cfg"
-			assert.Equal(t, tc.want == full, LongModel(m))
+			assert.Equal(t, tc.want == full || tc.want == slow, LongModel(m))
 			res, err := r.Run(context.Background(), specs, m)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, string(res.Output))

@@ -105,7 +105,7 @@ func TestTimeoutKillsTheWholeProcessGroup(t *testing.T) {
 			// 2 s: time for the fake to record its pids on a loaded machine.
 			r := &Runner{Java: java, Jar: "tla2tools.jar", Timeout: 2 * time.Second}
 			start := time.Now()
-			_, _, err := r.java(context.Background(), dir, false, "tlc2.TLC")
+			_, _, err := r.java(context.Background(), dir, shortRun(), "tlc2.TLC")
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.wantErr)
 			assert.Less(t, time.Since(start), 60*time.Second, "the limit is enforced")

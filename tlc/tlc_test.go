@@ -77,7 +77,7 @@ func mutant(t *testing.T, r *Runner, file string, retranslate bool, edits ...str
 		require.NoError(t, os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644))
 	}
 	if retranslate {
-		out, code, err := r.java(context.Background(), dir, false, "pcal.trans", "-nocfg", file)
+		out, code, err := r.java(context.Background(), dir, shortRun(), "pcal.trans", "-nocfg", file)
 		require.NoError(t, err)
 		require.Equal(t, 0, code, string(out))
 	}

@@ -99,7 +99,7 @@ func runConform(e *env, args []string) error {
 		return badInput("conformance: not run (no tla2tools.jar: %v)", err)
 	}
 	fmt.Fprintf(e.stderr, "fencelab conform: %s (from %s)\n", jar.Path, jar.Source)
-	checker := &conform.Checker{TLC: &tlc.Runner{Java: java, Jar: jar.Path, Timeout: *timeout}, SpecsDir: *specs}
+	checker := &conform.Checker{TLC: &tlc.Runner{Java: java, Jar: jar.Path, Timeout: *timeout, Classes: tlc.DefaultClassArchive()}, SpecsDir: *specs}
 
 	var sources []conformSource
 	if *walks > 0 {

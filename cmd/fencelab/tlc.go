@@ -226,7 +226,7 @@ func newTLCRunner(ctx context.Context, e *env, pin string, timeout time.Duration
 		return nil, err
 	}
 	fmt.Fprintf(e.stderr, "fencelab tlc: %s (from %s), %d model(s)\n", jar.Path, jar.Source, models)
-	return &tlc.Runner{Java: java, Jar: jar.Path, Workers: "auto", Timeout: timeout}, nil
+	return &tlc.Runner{Java: java, Jar: jar.Path, Workers: "auto", Timeout: timeout, Classes: tlc.DefaultClassArchive()}, nil
 }
 
 // checkModels checks the committed translations of the models' specs and
