@@ -18,7 +18,7 @@ import (
 )
 
 // matrixRows are the models of DESIGN.md's table that no pinned test
-// (pins_test.go, pins_symmetry_test.go, pins_norace_test.go) explores:
+// (pins_*_test.go) explores:
 // the 2-client rows with client symmetry. The pinned tests check every
 // other row of the matrix — 2 clients, and 3 clients with and without
 // symmetry — with the same checks as this one (checkMatrixRow) besides
@@ -45,8 +45,7 @@ func TestMatrix(t *testing.T) {
 	for _, cfg := range matrixRows() {
 		t.Run(fmt.Sprintf("%s/%dc/symmetry=%v", cfg.Design, cfg.Clients, cfg.Symmetry), func(t *testing.T) {
 			t.Parallel()
-			res, err := Run(cfg)
-			require.NoError(t, err)
+			res, _ := runShared(t, cfg)
 			checkMatrixRow(t, cfg, res)
 		})
 	}
@@ -145,12 +144,11 @@ func naiveBFS(m *sysModel) (distinct, generated, depth int, firstViolation []int
 // naive search, and every counterexample is as short as the shallowest
 // violating state: the traces are shortest.
 func TestRunAgreesWithNaiveBFS(t *testing.T) {
-	for _, d := range rowDesigns() {
+	for _, d := range naiveDesigns() {
 		t.Run(d.String(), func(t *testing.T) {
 			t.Parallel()
 			cfg := DefaultConfig(d, 2)
-			res, err := Run(cfg)
-			require.NoError(t, err)
+			res, _ := runShared(t, cfg)
 			m := &sysModel{cfg: cfg.Config}
 			for _, inv := range impl.Invariants() {
 				if inv.AppliesTo(d) {

@@ -3,6 +3,7 @@ package explore
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -27,8 +28,8 @@ func sameResult(t *testing.T, r *Result) string {
 // Result — counts, depth, verdicts, paths and traces, byte for byte — on
 // complete searches, on searches stopped mid-level by the state limit,
 // and with --first. The race build compares 1 with 3 workers (an uneven
-// split of every level, three goroutines inserting into the table), the
-// plain build every count.
+// split of every level, three goroutines inserting into the table) on two
+// rows (workerDesigns), the plain build every count on every row.
 func TestWorkersDoNotChangeTheResult(t *testing.T) {
 	t.Parallel()
 	counts := []int{1, 2, 3, 8}
@@ -36,7 +37,7 @@ func TestWorkersDoNotChangeTheResult(t *testing.T) {
 		counts = []int{1, 3}
 	}
 	var configs []Config
-	for _, d := range testDesigns() {
+	for _, d := range workerDesigns() {
 		configs = append(configs, DefaultConfig(d, 2))
 		sym := DefaultConfig(d, 3)
 		sym.Symmetry = true
@@ -50,7 +51,10 @@ func TestWorkersDoNotChangeTheResult(t *testing.T) {
 		first.Symmetry, first.First = true, true
 		configs = append(configs, first)
 	}
-	for _, d := range testDesigns()[:4] {
+	for _, d := range impl.Designs()[:4] {
+		if !slices.Contains(workerDesigns(), d) {
+			continue
+		}
 		por := DefaultConfig(d, 2)
 		por.SleepSets = true
 		configs = append(configs, por)
@@ -105,8 +109,7 @@ func TestGridWorkersAndFirst(t *testing.T) {
 func TestRunFirst(t *testing.T) {
 	t.Parallel()
 	for _, d := range rowDesigns() {
-		full, err := Run(DefaultConfig(d, 2))
-		require.NoError(t, err)
+		full, _ := runShared(t, DefaultConfig(d, 2))
 		cfg := DefaultConfig(d, 2)
 		cfg.First = true
 		res, err := Run(cfg)

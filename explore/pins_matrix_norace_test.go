@@ -24,3 +24,22 @@ func TestPinnedFiguresMatrix3ClientsSymmetry(t *testing.T) {
 		{impl.DesignSequencer, 3, 556802, 2337669, 49, [3]int{8, -1, -1}},
 	})
 }
+
+// TestPinnedFiguresRedlock: the Redlock rows, 3 independent lock nodes, 2
+// clients, no retry (DefaultConfig), client symmetry — the model of
+// specs/DistLockRedlock.tla, whose TLC distinct states
+// (DistLockRedlock_unique_2c: 420,541 at depth 35) are these. A node lets
+// c1's key go early (its lease timer, untimed, fires at any moment: the
+// clock jump) or restarts and forgets it, and c2 wins a majority: two
+// holders in 16 steps (15 actions) in both rows; without fencing an update
+// is lost (24 steps); with the unique values checked by check-and-set none
+// is. The restart witness is reached too (checkPinned: Run counts a holds
+// only with its witnesses). Plain build only: under the race detector
+// each search costs about 20 s of CPU (TestPinnedFiguresRedlockTwoNodes
+// runs the rows in every build).
+func TestPinnedFiguresRedlock(t *testing.T) {
+	checkPinned(t, func(c *Config) { c.Symmetry = true }, []pinnedModel{
+		{impl.DesignRedlock, 2, 420541, 2204844, 34, [3]int{15, 0, 23}},
+		{impl.DesignRedlockUnique, 2, 420541, 2204844, 34, [3]int{15, 0, -1}},
+	})
+}

@@ -19,3 +19,14 @@ func TestPinnedFigures3Clients(t *testing.T) {
 		{impl.DesignFenceAll, 3, 450986, 1817092, 34, [3]int{7, -1, -1}},
 	})
 }
+
+// TestPinnedFigures3ClientsSymmetryUnfenced: the unfenced rows' 3-client
+// models with client symmetry (with TestPinnedFigures3ClientsSymmetry's
+// mode all, the four rows of before the matrix had more).
+func TestPinnedFigures3ClientsSymmetryUnfenced(t *testing.T) {
+	checkPinned(t, func(c *Config) { c.Symmetry = true }, []pinnedModel{
+		{impl.DesignNoFencing, 3, 186620, 772272, 34, [3]int{7, 0, 15}},
+		{impl.DesignFenceNone, 3, 191384, 779269, 34, [3]int{7, 9, 15}},
+		{impl.DesignFenceWrites, 3, 191384, 779269, 34, [3]int{7, 9, 15}},
+	})
+}

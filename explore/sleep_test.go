@@ -71,7 +71,7 @@ func TestSleepSetsKeepEveryStateAndVerdict(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%dc/%ds/sym=%v/%s", d, sh.clients, sh.sections, sh.symmetry, sh.validity), func(t *testing.T) {
 				c := DefaultConfig(d, sh.clients)
 				c.Sections, c.Symmetry, c.Validity = sh.sections, sh.symmetry, sh.validity
-				full, fullLevels := levelCounts(t, c)
+				full, fullLevels := runShared(t, c)
 				c.SleepSets = true
 				por, porLevels := levelCounts(t, c)
 

@@ -17,8 +17,7 @@ import (
 // design, where a complete search must not reach it.
 func TestWitnessesReached(t *testing.T) {
 	for _, d := range rowDesigns() {
-		res, err := Run(DefaultConfig(d, 2))
-		require.NoError(t, err)
+		res, _ := runShared(t, DefaultConfig(d, 2))
 		want := []string{SomeSectionCommits, EveryClientCommits}
 		if d.Restart() != impl.NoRestart {
 			want = append(want, SectionSpansRestart)
