@@ -11,8 +11,21 @@ import (
 )
 
 // The expected results of issue 4, asserted with fixed seeds. Counts are
-// moderate so that the package's tests stay within a few minutes under
-// -race; TestManyRunsAllStaysSafe runs 100,000 when FENCELAB_LONG is set.
+// moderate; TestManyRunsAllStaysSafe runs 100,000 when FENCELAB_LONG is
+// set.
+
+// runs is plain runs in the plain build and race under the race detector,
+// which makes the simulator twenty times slower and adds nothing to its
+// single-threaded runs: what it looks for is in the batch's workers and
+// Porcupine's goroutines, which a few hundred runs exercise. The race
+// counts still show every violation DESIGN.md's table expects (the tests
+// assert it); the plain build (go test ./...) runs the full counts.
+func runs(plain, race int) int {
+	if raceEnabled {
+		return race
+	}
+	return plain
+}
 
 func runBatch(t *testing.T, faults FaultKinds, runs int) *Summary {
 	t.Helper()
@@ -30,10 +43,11 @@ func runBatch(t *testing.T, faults FaultKinds, runs int) *Summary {
 
 func TestNoFaultsEveryPropertyHolds(t *testing.T) {
 	t.Parallel()
-	sum := runBatch(t, NoFaults, 1000)
+	n := runs(1000, 100)
+	sum := runBatch(t, NoFaults, n)
 	for _, d := range sum.Designs {
 		t.Run(d.Design.String(), func(t *testing.T) {
-			assert.Equal(t, 1000, d.Runs)
+			assert.Equal(t, n, d.Runs)
 			assert.Equal(t, [numProps]int{}, d.violations, "no fault, no violation")
 			assert.Zero(t, d.Stalls)
 			assert.Zero(t, d.SectionsIllegal+d.SectionsUnknown+d.RegisterIllegal+d.RegisterUnknown, "every history linearizable")
@@ -74,11 +88,12 @@ func expectShape(t *testing.T, sum *Summary, min [numProps]int) {
 
 func TestDefaultFaultsMatchDesign(t *testing.T) {
 	t.Parallel()
-	sum := runBatch(t, AllFaults, 1000)
+	n := runs(1000, 500)
+	sum := runBatch(t, AllFaults, n)
 	// A clear fraction: at least 1% of the runs lose an update in every
 	// unfenced design (measured: off and none 6.6%, writes 2.0% over
 	// seeds 1-500), and two clients believe they hold the lock in some.
-	expectShape(t, sum, [numProps]int{propAtMostOne: 10, propToken: 10, propLostUpdate: 10})
+	expectShape(t, sum, [numProps]int{propAtMostOne: n / 100, propToken: n / 100, propLostUpdate: n / 100})
 }
 
 // TestNPCEachFaultKindAlone: each fault kind alone breaks what DESIGN.md's
@@ -113,7 +128,7 @@ func TestNPCEachFaultKindAlone(t *testing.T) {
 // the resource's operations always fit the fenced register.
 func TestPorcupineAgreesWithNoLostUpdate(t *testing.T) {
 	t.Parallel()
-	const runs = 1500
+	n := runs(1500, 300)
 	for _, d := range impl.Designs() {
 		t.Run(d.String(), func(t *testing.T) {
 			t.Parallel()
@@ -122,7 +137,7 @@ func TestPorcupineAgreesWithNoLostUpdate(t *testing.T) {
 			r, err := NewRunner(c)
 			require.NoError(t, err)
 			lost, illegalRuns, unknownRuns := 0, 0, 0
-			for seed := uint64(1); seed <= runs; seed++ {
+			for seed := uint64(1); seed <= uint64(n); seed++ {
 				res := r.Run(Generate(seed, c))
 				r.Check(&res, 0)
 				require.NotEqual(t, verdict.Unknown, res.Sections.Status, "seed %d: the check must finish", seed)
@@ -146,7 +161,7 @@ func TestPorcupineAgreesWithNoLostUpdate(t *testing.T) {
 					unknownRuns++
 				}
 			}
-			t.Logf("%s: %d runs, %d lost an update, %d Illegal, %d Unknown", d, runs, lost, illegalRuns, unknownRuns)
+			t.Logf("%s: %d runs, %d lost an update, %d Illegal, %d Unknown", d, n, lost, illegalRuns, unknownRuns)
 			if impl.Expected(d, impl.NoLostUpdate) == verdict.Violated {
 				assert.Positive(t, lost, "the agreement must be tested on failing runs too")
 			}

@@ -84,7 +84,7 @@ func TestDefaultMarginCoversDefaultDrift(t *testing.T) {
 	t.Parallel()
 	c := DefaultConfig()
 	require.True(t, marginCoversDrift(t, c), "margin %v does not cover ±%d ppm on ttl %v", c.Margin, c.MaxDriftPPM, c.TTL)
-	for d, v := range rateDriftOnly(t, c, 200) {
+	for d, v := range rateDriftOnly(t, c, runs(200, 40)) {
 		assert.Equal(t, [numProps]int{}, v, "%s: rate drift within the bound must break nothing", d)
 	}
 

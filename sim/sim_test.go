@@ -30,7 +30,7 @@ func TestSameSeedSameRun(t *testing.T) {
 			require.NoError(t, err)
 			r2, err := NewRunner(c)
 			require.NoError(t, err)
-			for seed := uint64(1); seed <= 200; seed++ {
+			for seed := uint64(1); seed <= uint64(runs(200, 40)); seed++ {
 				s := Generate(seed, c)
 				assert.Equal(t, s, Generate(seed, c), "a seed generates one schedule")
 				a := r1.Run(s)
@@ -49,9 +49,10 @@ func TestSameSeedSameRun(t *testing.T) {
 func TestBatchDoesNotDependOnWorkers(t *testing.T) {
 	t.Parallel()
 	c := DefaultConfig()
-	one, err := Batch{Config: c, Designs: impl.Designs(), Seed: 7, Runs: 300, Workers: 1}.Run()
+	n := runs(300, 60)
+	one, err := Batch{Config: c, Designs: impl.Designs(), Seed: 7, Runs: n, Workers: 1}.Run()
 	require.NoError(t, err)
-	four, err := Batch{Config: c, Designs: impl.Designs(), Seed: 7, Runs: 300, Workers: 4}.Run()
+	four, err := Batch{Config: c, Designs: impl.Designs(), Seed: 7, Runs: n, Workers: 4}.Run()
 	require.NoError(t, err)
 	assert.Equal(t, one, four)
 	for i := range one.Designs {
@@ -75,7 +76,7 @@ func TestFastChecksAreEquivalent(t *testing.T) {
 			require.NoError(t, err)
 			every.checkEvery = true
 			violations := 0
-			for seed := uint64(1); seed <= 400; seed++ {
+			for seed := uint64(1); seed <= uint64(runs(400, 100)); seed++ {
 				s := Generate(seed, c)
 				fast := r.Run(s)
 				full := every.Run(s)
