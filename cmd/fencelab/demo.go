@@ -20,7 +20,7 @@ import (
 	"github.com/fencelab/fencelab/verdict"
 )
 
-const demoUsage = `fencelab demo [--out DIR] [--runs N] [--clients 2,3] [--specs DIR] [--update-readme FILE]
+const demoUsage = `fencelab demo [--out DIR] [--runs N] [--seed 1] [--clients 2,3] [--nodes 0] [--specs DIR] [--update-readme FILE]
 
 Reaches every verdict of DESIGN.md's table three ways and prints them side
 by side: the explorer on the Go implementation (2 and 3 clients), the
@@ -41,8 +41,10 @@ func runDemo(e *env, args []string) error {
 	fs := newFlagSet("demo")
 	out := fs.String("out", "out", "folder for everything the demo writes")
 	runs := fs.Int("runs", 1000, "simulator runs per design and fault setting")
+	seed := fs.Uint64("seed", 1, "the simulator's first seed; run i uses seed+i")
 	// 2 and 3 clients finish in seconds and match TLC's model sizes.
 	clients := fs.String("clients", "2,3", "the explorer's model sizes, comma-separated, each 2 to 4")
+	nodes := fs.Int("nodes", 0, "independent lock nodes of the explorer's Redlock rows, 1 to 9 (0: 3, as in TLC's models); the simulator keeps its own, 5")
 	specs := fs.String("specs", "specs", "folder with the specs, the cfgs and models.json")
 	pin := fs.String("pin", "tla2tools.version", "the pinned TLA+ tools release")
 	readme := fs.String("update-readme", "", "also rewrite the verdict table in this README from this run (needs TLC)")
@@ -55,13 +57,18 @@ func runDemo(e *env, args []string) error {
 	}
 	// The simulator's flags are validated as fencelab sim validates them,
 	// so a bad --runs reads the same from both commands.
-	opts, err := parseSimFlags(e, []string{"--runs", strconv.Itoa(*runs), "--out", filepath.Join(*out, "sim")})
+	opts, err := parseSimFlags(e, []string{"--runs", strconv.Itoa(*runs), "--seed", strconv.FormatUint(*seed, 10), "--out", filepath.Join(*out, "sim")})
 	if err != nil {
 		return err
 	}
 	sizes, err := parseSizes(*clients)
 	if err != nil {
 		return err
+	}
+	// Validated as fencelab explore --design redlock --nodes validates it.
+	redlock := explore.DefaultConfig(impl.DesignRedlock, sizes[0])
+	if redlock.Nodes = explore.Nodes(impl.DesignRedlock, *nodes, true); redlock.Validate() != nil {
+		return badInput("%v", redlock.Validate())
 	}
 	models, err := loadModels(*specs, "", false)
 	if err != nil {
@@ -76,7 +83,7 @@ func runDemo(e *env, args []string) error {
 	fmt.Fprintln(w, "Every verdict of DESIGN.md's table, reached three ways.")
 
 	section(w, "1/3 explorer: every interleaving of the Go implementation")
-	explored, err := demoExplore(e, sizes, filepath.Join(*out, "explore"))
+	explored, err := demoExplore(e, sizes, *nodes, filepath.Join(*out, "explore"))
 	if err != nil {
 		return err
 	}
@@ -179,9 +186,10 @@ func parseSizes(s string) ([]int, error) {
 	return sizes, nil
 }
 
-// demoExplore runs the explorer on every design for each model size and
+// demoExplore runs the explorer on every design for each model size (the
+// Redlock rows with nodes lock nodes, 0 for the explorer's default) and
 // prints one matrix per size.
-func demoExplore(e *env, sizes []int, outDir string) ([]report.Reached, error) {
+func demoExplore(e *env, sizes []int, nodes int, outDir string) ([]report.Reached, error) {
 	var all []*explore.Result
 	for i, clients := range sizes {
 		var results []*explore.Result
@@ -199,6 +207,7 @@ func demoExplore(e *env, sizes []int, outDir string) ([]report.Reached, error) {
 			// by default.
 			c := explore.DefaultConfig(d, clients)
 			c.Symmetry, c.SleepSets = true, true
+			c.Nodes = explore.Nodes(d, nodes, true)
 			res, err := explore.Run(c)
 			if err != nil {
 				return nil, fmt.Errorf("explore: %w", err)
