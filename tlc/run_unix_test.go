@@ -19,12 +19,14 @@ import (
 )
 
 // fakeJava writes a shell script standing in for java: it records its own
-// pid and its children's in pids (one a line) and then does body.
+// pid and its children's in pids (one a line; body finds the file in
+// $PIDS, set by the script itself so that tests need not share the
+// environment) and then does body.
 func fakeJava(t *testing.T, dir, body string) (java, pids string) {
 	t.Helper()
 	java = filepath.Join(dir, "java")
 	pids = filepath.Join(dir, "pids")
-	script := "#!/bin/sh\necho $$ >> '" + pids + "'\n" + body + "\n"
+	script := "#!/bin/sh\nPIDS='" + pids + "'\necho $$ >> \"$PIDS\"\n" + body + "\n"
 	require.NoError(t, os.WriteFile(java, []byte(script), 0o755))
 	return java, pids
 }
@@ -95,24 +97,29 @@ func TestTimeoutKillsTheWholeProcessGroup(t *testing.T) {
 		{"child ignores SIGTERM and SIGINT", "(trap '' TERM INT; sleep 1000) &\necho $! >> \"$PIDS\"\nsleep 1000", 2, "did not finish within"},
 		{"grandchild holds stderr", "(sleep 1000 >&2 & echo $! >> \"$PIDS\"; sleep 1000) &\necho $! >> \"$PIDS\"\nexit 0", 3, "kept its output open"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			tmp := t.TempDir()
-			t.Setenv("TMPDIR", tmp)
-			java, pids := fakeJava(t, dir, tc.body)
-			t.Setenv("PIDS", pids)
-			// 2 s: time for the fake to record its pids on a loaded machine.
-			r := &Runner{Java: java, Jar: "tla2tools.jar", Timeout: 2 * time.Second}
-			start := time.Now()
-			_, _, err := r.java(context.Background(), dir, shortRun(), "tlc2.TLC")
-			require.Error(t, err)
-			assert.Contains(t, err.Error(), tc.wantErr)
-			assert.Less(t, time.Since(start), 60*time.Second, "the limit is enforced")
-			assertAllGone(t, pids, tc.pids)
-			noTempFolders(t, tmp)
-		})
-	}
+	// The cases wait out their limit side by side; they share the
+	// temporary folder (TMPDIR is the process's), checked empty once all
+	// have ended.
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	t.Run("cases", func(t *testing.T) {
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				dir := t.TempDir()
+				java, pids := fakeJava(t, dir, tc.body)
+				// 2 s: time for the fake to record its pids on a loaded machine.
+				r := &Runner{Java: java, Jar: "tla2tools.jar", Timeout: 2 * time.Second}
+				start := time.Now()
+				_, _, err := r.java(context.Background(), dir, shortRun(), "tlc2.TLC")
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.wantErr)
+				assert.Less(t, time.Since(start), 60*time.Second, "the limit is enforced")
+				assertAllGone(t, pids, tc.pids)
+			})
+		}
+	})
+	noTempFolders(t, tmp)
 }
 
 // TestCancelStopsTLCAndCleansUp: cancelling the context (what SIGINT and
@@ -126,7 +133,6 @@ func TestCancelStopsTLCAndCleansUp(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	java, pids := fakeJava(t, dir, "sleep 1000 &\necho $! >> \"$PIDS\"\nsleep 1000")
-	t.Setenv("PIDS", pids)
 	r := &Runner{Java: java, Jar: "tla2tools.jar", Timeout: time.Hour}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	go func() {
