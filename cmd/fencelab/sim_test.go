@@ -383,7 +383,13 @@ func TestSimExtremeButValid(t *testing.T) {
 	base := []string{"sim", "--out", dir, "--ttl", day, "--margin", "23h", "--think", day, "--lock-delay", day,
 		"--latency", day, "--jitter", day, "--backoff", day, "--max-pause", day, "--max-spike", day, "--max-jump", day,
 		"--sections", "2", "--retries", "255"}
-	code, out, errOut := runCLI(t, append(base, "--runs", "20")...)
+	// 20 runs of every design; 5 under the race detector (twenty times
+	// slower, and each run as extreme).
+	runs := "20"
+	if raceEnabled {
+		runs = "5"
+	}
+	code, out, errOut := runCLI(t, append(base, "--runs", runs)...)
 	assert.NotEqual(t, exitBadInput, code, errOut)
 	assert.NotContains(t, errOut, "panic")
 	assert.Contains(t, out, "stalls")
