@@ -88,7 +88,7 @@ func expectShape(t *testing.T, sum *Summary, min [numProps]int) {
 
 func TestDefaultFaultsMatchDesign(t *testing.T) {
 	t.Parallel()
-	n := runs(1000, 500)
+	n := runs(1000, 300)
 	sum := runBatch(t, AllFaults, n)
 	// A clear fraction: at least 1% of the runs lose an update in every
 	// unfenced design (measured: off and none 6.6%, writes 2.0% over

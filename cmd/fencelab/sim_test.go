@@ -480,7 +480,7 @@ func TestProgressWhenStderrIsNotATerminal(t *testing.T) {
 // columns (report.MaxWidth, sim.TimelineWidth): long timeline lines are
 // wrapped, the lanes drawn on; only file paths and replay commands, which
 // must stay whole to be copied, may be longer. The race build checks the
-// batch's table without faults and a cheaper shrink (the unfenced designs'
+// batch's table without faults, a smaller NPC table and a cheaper shrink (the unfenced designs'
 // failing runs take thousands of runs to shrink); the plain build the
 // batch with its shrunk failures too.
 func TestSimOutputFitsATerminal(t *testing.T) {
@@ -494,6 +494,7 @@ func TestSimOutputFitsATerminal(t *testing.T) {
 	}
 	if raceEnabled {
 		commands[0] = []string{"--runs", "50", "--faults", "none"}
+		commands[1] = []string{"--npc", "--runs", "10"}
 		commands[3] = []string{"--fencing", "off", "--faults", "pause", "--replay", "44", "--shrink"}
 	}
 	for _, args := range commands {
