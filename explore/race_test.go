@@ -9,9 +9,9 @@ import "github.com/fencelab/fencelab/impl"
 const raceEnabled = true
 
 // testDesigns is the designs the sleep-set comparison loops over under
-// the race detector: the four rows of before issue 12. Six more rows of
-// 3-client searches would take the race build toward go test's ten
-// minutes; the plain build checks them all.
+// the race detector: the four rows of before issue 12, with 2 clients
+// (sleep_test.go); the plain build checks every row, 3 clients and 2
+// sections too.
 func testDesigns() []impl.Design { return impl.Designs()[:4] }
 
 // workerDesigns is the designs TestWorkersDoNotChangeTheResult compares
