@@ -167,7 +167,13 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 			return nil, badInput("%v", err)
 		}
 	}
-	if err := c.Validate(); err != nil {
+	check := c
+	if len(o.designs) > 1 {
+		// Of several rows, --nodes is the Redlock rows' (ForDesign), each
+		// row checked above: the rest is checked as the first row's.
+		check.Config = c.Config.ForDesign(o.designs[0])
+	}
+	if err := check.Validate(); err != nil {
 		return nil, badInput("%v", err)
 	}
 	o.cfg = c

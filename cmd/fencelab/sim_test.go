@@ -561,3 +561,18 @@ func TestSimWorstCase(t *testing.T) {
 	code, _, stderr = runCLI(t, "sim", "--fencing", "off", "--worst-case", "NoLostUpdate", "--replay", "1", "--out", t.TempDir())
 	assertBadInput(t, code, stderr, "cannot be combined with --replay")
 }
+
+// TestSimNodesOfEveryRow: with every row, --nodes is the Redlock rows'
+// number of lock nodes (as in fencelab explore), not a bad value for the
+// rows with one service; asked of one such row alone, it is.
+func TestSimNodesOfEveryRow(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(t, "sim", "--nodes", "3", "--runs", "2", "--out", filepath.Join(dir, "every"))
+	assert.NotEqual(t, 2, code, "stderr: %s", stderr)
+	assert.NotContains(t, stderr, "nodes must")
+	assert.Contains(t, stdout, "redlock-unique")
+	code, _, stderr = runCLI(t, "sim", "--design", "all", "--nodes", "3", "--runs", "2", "--out", filepath.Join(dir, "all"))
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "nodes must be 1 for design all")
+}
