@@ -6,7 +6,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
+	"github.com/fencelab/fencelab/bounds"
 	"github.com/fencelab/fencelab/impl"
 )
 
@@ -137,4 +139,68 @@ func TestRenewalUnderDefaultFaults(t *testing.T) {
 		assert.Equal(t, want[d.Design], got, "%s: runs violating each property", d.Design)
 		assert.Positive(t, d.Committed, d.Design.String())
 	}
+}
+
+// TestRenewalKeepsTheTimedBound is DESIGN.md's "With renewal" in the
+// simulator: renewal changes nothing in the condition under which an
+// unfenced lease lock is safe. Over bounds drawn by rapid, on sections
+// twice the TTL (so that a section commits only on a renewed lease), for
+// each property: where bounds.Check calls it safe, random runs drawn
+// inside the bounds (InsideBounds, GenerateInside) never violate it; where
+// the derived slack is below −Shortfall (outside by more than the message
+// legs the simulator cannot make instantaneous), the worst case built
+// after a renewal (NewWorstCase) violates it. Not vacuous: the random runs
+// inside renew (beliefs extended) and commit sections, and every worst
+// case that violates renewed first.
+func TestRenewalKeepsTheTimedBound(t *testing.T) {
+	const runs = 8
+	base := longSections(impl.DesignRenewal)
+	require.Equal(t, impl.ValiditySend, base.Validity, "the send rule, Go's (the arrival rule is the flaw)")
+	var safeRuns, extended, committed, outside int
+	rapid.Check(t, func(rt *rapid.T) {
+		b := bounds.Bounds{
+			Drift:     float64(rapid.IntRange(0, 100).Draw(rt, "drift‰")) / 1000,
+			Jump:      time.Duration(rapid.IntRange(0, 50).Draw(rt, "jumpMs")) * ms,
+			Pause:     time.Duration(rapid.IntRange(0, 400).Draw(rt, "pauseMs")) * ms,
+			Delay:     base.OneWay() + time.Duration(rapid.IntRange(0, 50).Draw(rt, "spikeMs"))*ms,
+			TTL:       time.Second,
+			Margin:    time.Duration(rapid.IntRange(0, 400).Draw(rt, "marginMs")) * ms,
+			LockDelay: time.Duration(rapid.IntRange(0, 1000).Draw(rt, "lockDelayMs")) * ms,
+		}
+		verdicts, err := bounds.Check(b)
+		require.NoError(rt, err)
+		c, err := InsideBounds(base, b)
+		require.NoError(rt, err)
+		r, err := NewRunner(c)
+		require.NoError(rt, err)
+		for _, v := range verdicts {
+			switch {
+			case v.Safe:
+				for seed := range uint64(runs) {
+					res := r.Run(GenerateInside(seed+1, c, b))
+					require.False(rt, res.Violated(v.Property), "%v: %s violated inside the bounds (slack %v), seed %d", b, v.Property, v.Slack, seed+1)
+					safeRuns++
+					extended += res.Extended
+					committed += res.Committed
+				}
+			case v.Slack < -c.Shortfall():
+				wc, err := NewWorstCase(base, b, v.Property)
+				if err != nil {
+					rt.Logf("%v: no worst case: %v", b, err)
+					continue
+				}
+				wr, err := NewRunner(wc.Config)
+				require.NoError(rt, err)
+				res := wr.Run(wc.Schedule)
+				require.True(rt, res.Violated(v.Property), "%v: the worst case keeps %s outside the bounds (slack %v, run's %v)", b, v.Property, v.Slack, wc.Slack)
+				require.Positive(rt, res.Extended, "%v: the worst case renewed before it broke %s", b, v.Property)
+				outside++
+			}
+		}
+	})
+	t.Logf("inside: %d runs, %d beliefs extended by a renewal, %d sections committed; outside: %d worst cases violated", safeRuns, extended, committed, outside)
+	assert.Positive(t, safeRuns, "some bounds drawn were inside")
+	assert.Positive(t, extended, "the runs inside renewed")
+	assert.Positive(t, committed, "the runs inside committed sections (each on a renewed lease: a section is twice the TTL)")
+	assert.Positive(t, outside, "some bounds drawn were outside, and violated")
 }

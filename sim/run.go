@@ -56,6 +56,10 @@ type Result struct {
 	Committed int           // sections whose write took effect
 	Aborted   int           // sections that ended without effect, given-up ones included
 	Fenced    int           // operations the resource rejected for a stale token
+	// Extended counts the renewals whose grant extended a client's belief
+	// (renewing designs; impl.EvBeliefExtended): the witness that a run
+	// renewed at all.
+	Extended int
 	// The Porcupine verdicts on the run's history (filled by Check;
 	// verdict.NotChecked until then): the sections against an atomic
 	// counter (linearizability.SectionsLinearizable), the operations
@@ -434,6 +438,8 @@ func (r *Runner) event(ev *impl.Event) {
 		r.lastProgress = r.now
 	case impl.EvOpRejected:
 		r.res.Fenced++
+	case impl.EvBeliefExtended:
+		r.res.Extended++
 	case impl.EvExpired:
 		if r.rec != nil {
 			r.annotate(ev.Peer, r.now, r.now, fmt.Sprintf("the service expired lease %d of %s", ev.Lease, ev.Peer), "expiry")

@@ -121,7 +121,16 @@ func GenerateInside(seed uint64, c Config, b bounds.Bounds) *Schedule {
 //     on top of the normal latency; c2 reads at once, and commits.
 //
 // Config is the one knob of the workload the worst case sets: 2 clients,
-// 1 section, and the think time that places c1's check. The network's
+// 1 section, and the think time that places c1's check.
+//
+// In a renewing design (impl.Design.Renews) the worst case comes after a
+// renewal: each client renews once a section (Config.Renewals = 1), c1
+// RenewEvery after its grant arrives, and the steps above count from that
+// renewal — the service restarts the lease as it lands and steps forward
+// then, c1's window starts at its send, c1's clock steps back after the
+// answer, and the think time is RenewEvery longer. To the derivation a
+// granted renewal is an acquire sent at the renewal's send (DESIGN.md,
+// "With renewal"), so the bound is the same. The network's
 // normal latencies are the run's own draws (seed 1), computed here exactly.
 type WorstCase struct {
 	Property string
@@ -183,13 +192,48 @@ func NewWorstCase(c Config, b bounds.Bounds, property string) (*WorstCase, error
 		return proc + latency(&wc, d.next(int(from)*nodes+int(to)))
 	}
 
-	// c1 sends at 0; the service grants as the request lands.
+	// c1 sends at 0; the service grants as the request lands; c1 handles
+	// the grant, reads, and the reply comes.
 	g := leg(c1, impl.ServiceNode)
 	svc := clock{ppm: ppm}
-	free := svc.local(g) + int64(wc.TTL) // the lease timer's deadline
-	at := g
+	a1 := g + leg(impl.ServiceNode, c1)
+	r1 := a1 + leg(c1, impl.ResourceNode)
+	rr1 := r1 + leg(impl.ResourceNode, c1)
+	cl1 := clock{ppm: -ppm}
+	window := int64(wc.TTL - wc.Margin)
+	if window <= 0 || cl1.global(window) <= a1 {
+		return nil, fmt.Errorf("the window (ttl − margin = %v) ends before a grant can arrive in the simulator", wc.TTL-wc.Margin)
+	}
+	// The last window of c1's belief starts at its local reading from
+	// (the acquire's send) and the service's lease at lease (the grant);
+	// c1's clock steps back once both its think timer and that window are
+	// set, after settled.
+	var from int64
+	lease, settled := g, rr1
+	renewEvery := int64(0)
+	if wc.Design.Renews() {
+		// A renewing design: c1 renews once, RenewEvery of its clock after
+		// the grant arrives, and the service restarts the lease as the
+		// renewal lands. To the derivation that renewal is an acquire
+		// (DESIGN.md, "With renewal"): the worst case above, from the
+		// renewal's send. One renewal, so that none follows it: the
+		// belief then ends with that renewal's window.
+		wc.Renewals = 1
+		renewEvery = int64(impl.RenewEvery(wc.TTL))
+		send := cl1.global(cl1.local(a1) + renewEvery)
+		handled := send + leg(c1, impl.ServiceNode)
+		answered := handled + leg(impl.ServiceNode, c1)
+		if svc.local(handled) >= svc.local(g)+int64(wc.TTL) || answered >= cl1.global(window) {
+			return nil, fmt.Errorf("the window (ttl − margin = %v) ends before a renewal, a third of the ttl after the grant, can be answered in the simulator", wc.TTL-wc.Margin)
+		}
+		from, lease, settled = cl1.local(send), handled, max(rr1, answered)
+	}
+
+	// The service's clock steps forward right after the lease (re)starts.
+	free := svc.local(lease) + int64(wc.TTL) // the lease timer's deadline
+	at := lease
 	if b.Jump > 0 {
-		at = g + 1
+		at = lease + 1
 		svc.jump(at, int64(b.Jump))
 		s.Faults = append(s.Faults, Fault{Kind: FaultJump, Node: impl.ServiceNode, At: time.Duration(at), By: b.Jump})
 	}
@@ -199,23 +243,15 @@ func NewWorstCase(c Config, b bounds.Bounds, property string) (*WorstCase, error
 		free = max(svc.global(svc.local(expiry)+int64(d)), expiry)
 	}
 
-	// c1: grant, read, reply; its clock steps back after the reply.
-	a1 := g + leg(impl.ServiceNode, c1)
-	r1 := a1 + leg(c1, impl.ResourceNode)
-	rr1 := r1 + leg(impl.ResourceNode, c1)
-	cl1 := clock{ppm: -ppm}
-	window := int64(wc.TTL - wc.Margin)
+	// c1's clock steps back once its timers are set.
 	d1 := cl1.local(rr1) // local time from the send (at 0) to the reply
-	jumped := rr1
+	jumped := settled
 	if b.Jump > 0 {
-		jumped = rr1 + 1
+		jumped = settled + 1
 		cl1.jump(jumped, -int64(b.Jump))
 		s.Faults = append(s.Faults, Fault{Kind: FaultJump, Node: c1, At: time.Duration(jumped), By: -b.Jump})
 	}
-	due := max(cl1.global(window), jumped) // c1's validity timer
-	if due <= a1 {
-		return nil, fmt.Errorf("the window (ttl − margin = %v) ends before a grant can arrive in the simulator", wc.TTL-wc.Margin)
-	}
+	due := max(cl1.global(from+window), jumped) // c1's validity timer (its renewal's, if renewed)
 
 	// c2: its acquire lands one nanosecond after the lock is free.
 	g2 := free + 1
@@ -230,13 +266,19 @@ func NewWorstCase(c Config, b bounds.Bounds, property string) (*WorstCase, error
 	rr2 := r2 + leg(impl.ResourceNode, c2)
 	cl2 := clock{ppm: -ppm}
 	d2 := cl2.local(rr2) - cl2.local(start)
+	// c2's window, from its start by its clock: a renewing c2 renews
+	// RenewEvery after its grant, and its long think needs that renewal.
+	end2 := window
+	if renewEvery > 0 {
+		end2 = cl2.local(cl2.global(cl2.local(a2)+renewEvery)) - cl2.local(start) + window
+	}
 
 	pause := int64(b.Pause)
 	w := &WorstCase{Property: property, Config: wc, Schedule: s}
 	if property == impl.AtMostOneClientHoldLock {
 		// The check comes after the window: c1 only believes, as long as
 		// the pause lets it.
-		wc.Think = wc.TTL - wc.Margin
+		wc.Think = wc.TTL - wc.Margin + time.Duration(renewEvery)
 		if pause > 0 {
 			s.Faults = append(s.Faults, Fault{Kind: FaultPause, Node: c1, At: time.Duration(due), Duration: b.Pause})
 		}
@@ -245,7 +287,7 @@ func NewWorstCase(c Config, b bounds.Bounds, property string) (*WorstCase, error
 		// c1's think ends 1ns of its clock before its window (later if c2's
 		// legs took longer than c1's: c2 must still pass its own check).
 		// Its clock rounds the deadline: a few nanoseconds.
-		think := window - 1 - max(d1, d2)
+		think := min(from+window-d1, end2-d2) - 1
 		wc.Think = time.Duration(max(think, 0))
 		check := max(cl1.global(d1+int64(wc.Think)), jumped)
 		resume := check

@@ -17,10 +17,18 @@ const ms = time.Millisecond
 // boundary, the worst-case run violates exactly when its own slack is
 // negative, and that slack lies at most Shortfall below the derived one —
 // so it violates whenever the derived slack is below −Shortfall, and never
-// inside the boundary. Fencing all keeps NoLostUpdate in every one.
+// inside the boundary. Fencing all keeps NoLostUpdate in every one. The
+// same for the renewing design, whose worst case comes after a granted
+// renewal (and a renewal's window is no worse than an acquire's).
 func TestWorstCaseMeetsTheDerivation(t *testing.T) {
+	for _, d := range []impl.Design{impl.DesignNoFencing, impl.DesignRenewal} {
+		t.Run(d.String(), func(t *testing.T) { worstCaseMeetsTheDerivation(t, d) })
+	}
+}
+
+func worstCaseMeetsTheDerivation(t *testing.T, design impl.Design) {
 	base := DefaultConfig()
-	base.Design = impl.DesignNoFencing
+	base.Design = design
 	var cases []bounds.Bounds
 	for _, drift := range []float64{0, 0.1} {
 		for _, jump := range []time.Duration{0, 20 * ms} {
@@ -62,6 +70,10 @@ func TestWorstCaseMeetsTheDerivation(t *testing.T) {
 				assert.True(t, violated, "outside the boundary by more than the shortfall")
 			}
 			seen[violated]++
+			if design.Renews() {
+				assert.Positive(t, res.Extended, "%+v %s: c1 renewed, and its renewal extended its belief", b, v.Property)
+				continue
+			}
 
 			all := wc.Config
 			all.Design = impl.DesignFenceAll

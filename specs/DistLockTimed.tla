@@ -72,6 +72,50 @@
 (* DistLockFencing.tla with Check = "all").  A refused read abandons the   *)
 (* section; a refused write is dropped.                                    *)
 (*                                                                         *)
+(* Renewal (design `renewal', Renewals > 0), as Go renews under the send   *)
+(* rule.  While its window is open, a client may send a renewal naming its *)
+(* lease and note its clock (`rsent'), one at a time and at most Renewals  *)
+(* times a section.  The service handles it at any later moment: if the   *)
+(* lease it names is the current one and unexpired (the service's clock   *)
+(* has advanced less than TTL since the last grant or renewal) it restarts *)
+(* the lease from then -- lastGrant becomes its clock, so the lock-delay   *)
+(* too counts from the renewal -- and grants; otherwise it refuses.  The   *)
+(* client takes the answer in the same step.  Granted while the renewal's  *)
+(* own window is open: the client's window is now the renewal's, from its *)
+(* send (`sent').  Granted after that: nothing changes.  Refused: the      *)
+(* belief ends, and with it the section (a client that does not believe    *)
+(* does not write).  A client that is done ignores the answer; the lease   *)
+(* is restarted all the same.  Why this is sound for safety:               *)
+(*   - Go renews TTL/3 of its clock after a grant or a granted renewal.    *)
+(*     Here a client may renew at ANY moment its window is open, and after *)
+(*     a grant that extended nothing (Go stops renewing then): more        *)
+(*     behaviours than Go's.  Not with its window ended and its timer not  *)
+(*     yet handled (a pause): Go may send that renewal, but it handles the *)
+(*     overdue timer before the answer can come, so the renewal extends    *)
+(*     nothing; it only restarts the lease, which postpones the next       *)
+(*     grant.  Leaving it out loses no violation.                          *)
+(*   - The renewal may be handled late by any amount, like the acquire,    *)
+(*     and for the same reason: the window counts from the renewal's send, *)
+(*     no later than the service's restart, so to the derivation a granted *)
+(*     renewal is an acquire sent at its send and granted when handled.    *)
+(*     The answer is taken at once: a later answer would only keep the     *)
+(*     client on its older window, which ends first, so it loses no        *)
+(*     violation either.                                                   *)
+(*   - Go renews up to 255 times a section, the models at most Renewals    *)
+(*     (1): by the point above a further renewal tells the first's story   *)
+(*     again from a later send, with the same bounds.                      *)
+(*   - MaxStart must now reach the earliest grant after the LATEST         *)
+(*     renewal, handled at once: its window is open only until the tick    *)
+(*     ceil((TTL - M + J)/(Q - R)) - 1, and the next grant comes           *)
+(*     ceil((TTL + L - J)/(Q + R)) ticks after it at the earliest.  A      *)
+(*     renewal handled later only postpones that grant.                    *)
+(* `asked' keeps the acquire's send (the ORIGINAL window's start) and      *)
+(* `beyond' records that the first write accepted was sent past that       *)
+(* window: the witness that renewal is not vacuous.  With Renewals = 0     *)
+(* nothing here is ever enabled and every new variable is constant or      *)
+(* equals an old one (asked = sent), so the models without renewal keep    *)
+(* their state counts.                                                     *)
+(*                                                                         *)
 (* Every model has two clients and one critical section each.              *)
 (***************************************************************************)
 EXTENDS Integers, TLC
@@ -88,18 +132,20 @@ CONSTANTS
     M,          \* the client's margin: it believes for TTL - M of its clock units since the send
     L,          \* the lock-delay: after a lease expires the service waits L more units before granting again
     MaxStart,   \* a client asks for the lock at some tick in 0 .. MaxStart
-    Fencing     \* "off" or "all"
+    Fencing,    \* "off" or "all"
+    Renewals    \* renewals a holder may send per section (0: it never renews)
 
 ASSUME /\ Service \notin Clients
        /\ Q \in Nat /\ R \in Nat /\ R < Q
        /\ J \in Nat /\ P \in Nat /\ D \in Nat /\ MaxStart \in Nat
        /\ TTL \in Nat /\ M \in Nat /\ M < TTL /\ L \in Nat
        /\ Fencing \in {"off", "all"}
+       /\ Renewals \in Nat
 
 Nodes == Clients \cup {Service}
 
 \* No write in flight.
-NoWrite == [v |-> -1, t |-> 0, a |-> 0]
+NoWrite == [v |-> -1, t |-> 0, a |-> 0, x |-> FALSE]
 
 VARIABLES
     now,       \* real time, in ticks
@@ -110,18 +156,30 @@ VARIABLES
     req,       \* whether each client's acquire is in flight
     resp,      \* the answer in flight to each client: "none", or a grant or refusal with its token
     pc,        \* each client's place: Idle, Wait, Read, Think, Done
-    sent,      \* each client's clock when it sent its acquire
+    sent,      \* each client's clock when its window started: its acquire's send, or a granted renewal's
     held,      \* whether each client believes it holds the lock
     late,      \* ticks each client's validity timer has been due but not handled
     token,     \* each client's token (0: none)
     rval,      \* what each client read
-    wr,        \* each client's write in flight: value v, token t, age a in ticks (NoWrite: none)
+    wr,        \* each client's write in flight: value v, token t, age a in ticks, x sent past its original window (NoWrite: none)
     counter,   \* the shared resource
     writes,    \* how many writes the resource accepted
-    maxTok     \* the highest token the resource has seen
+    maxTok,    \* the highest token the resource has seen
+    \* Renewal (Renewals > 0; with Renewals = 0 each stays as Init sets it,
+    \* but asked, which equals sent).
+    renewals,  \* renewals each client sent in its section
+    rsent,     \* each client's clock when it sent its renewal in flight (0: none)
+    rreq,      \* the lease (token) each client's renewal in flight names (0: none)
+    asked,     \* each client's clock when it sent its acquire: its original window's start (the witness's)
+    beyond     \* the first write accepted was sent past its section's original window (the witness's)
 
 vars == <<now, rate, off, lastGrant, nextTok, req, resp, pc, sent, held, late,
-          token, rval, wr, counter, writes, maxTok>>
+          token, rval, wr, counter, writes, maxTok,
+          renewals, rsent, rreq, asked, beyond>>
+
+\* The renewal state a client forgets when it is done (its renewal in
+\* flight, rreq, is the network's, not the client's).
+clientRenewal == <<renewals, rsent, asked>>
 
 Clock(n) == rate[n] * now + off[n]
 
@@ -130,7 +188,8 @@ Clock(n) == rate[n] * now + off[n]
 Free == nextTok = 1 \/ Clock(Service) - lastGrant >= TTL + L
 
 \* A client's validity timer: due once its clock has advanced TTL - M since
-\* it sent its acquire, while it waits for the grant or holds the lock.
+\* its window started (its acquire's send, or a granted renewal's), while
+\* it waits for the grant or holds the lock.
 Due(c) == pc[c] \in {"Wait", "Read", "Think"} /\ Clock(c) - sent[c] >= TTL - M
 
 InFlight(c) == wr[c] /= NoWrite
@@ -157,6 +216,11 @@ Init ==
     /\ counter = 0
     /\ writes = 0
     /\ maxTok = 0
+    /\ renewals = [c \in Clients |-> 0]
+    /\ rsent = [c \in Clients |-> 0]
+    /\ rreq = [c \in Clients |-> 0]
+    /\ asked = [c \in Clients |-> 0]
+    /\ beyond = FALSE
 
 -----------------------------------------------------------------------------
 (* Time and clocks.                                                        *)
@@ -177,7 +241,7 @@ Tick ==
     /\ late' = [c \in Clients |-> IF Due(c) THEN late[c] + 1 ELSE 0]
     /\ wr' = [c \in Clients |-> IF InFlight(c) THEN [wr[c] EXCEPT !.a = @ + 1] ELSE wr[c]]
     /\ UNCHANGED <<rate, off, lastGrant, nextTok, req, resp, pc, sent, held, token,
-                   rval, counter, writes, maxTok>>
+                   rval, counter, writes, maxTok, clientRenewal, rreq, beyond>>
 
 \* A clock is stepped, once, by up to J units either way -- while it
 \* measures an interval that matters: a client's from its send until it is
@@ -195,7 +259,7 @@ StepClock(n) ==
     /\ Measuring(n)
     /\ \E s \in (-J .. J) \ {0} : off' = [off EXCEPT ![n] = s]
     /\ UNCHANGED <<now, rate, lastGrant, nextTok, req, resp, pc, sent, held, late,
-                   token, rval, wr, counter, writes, maxTok>>
+                   token, rval, wr, counter, writes, maxTok, clientRenewal, rreq, beyond>>
 
 -----------------------------------------------------------------------------
 (* The service.                                                            *)
@@ -221,7 +285,7 @@ Serve(c) ==
          ELSE /\ resp' = [resp EXCEPT ![c] = [st |-> "refused", t |-> 0]]
               /\ UNCHANGED <<rate, lastGrant, nextTok>>
     /\ UNCHANGED <<now, off, pc, sent, held, late, token, rval, wr, counter,
-                   writes, maxTok>>
+                   writes, maxTok, clientRenewal, rreq, beyond>>
 
 -----------------------------------------------------------------------------
 (* A client.                                                               *)
@@ -236,12 +300,14 @@ Acquire(c) ==
     /\ \E r \in Q - R .. Q + R :
            /\ rate' = [rate EXCEPT ![c] = r]
            /\ sent' = [sent EXCEPT ![c] = r * now]
+           /\ asked' = [asked EXCEPT ![c] = r * now]
     /\ UNCHANGED <<now, off, lastGrant, nextTok, resp, held, late, token, rval,
-                   wr, counter, writes, maxTok>>
+                   wr, counter, writes, maxTok, renewals, rsent, rreq, beyond>>
 
 \* The client is done: its belief ends, and whatever it knew about its
 \* clock and its section is forgotten (nothing depends on it any more, so
-\* forgetting it only merges states that behave alike).
+\* forgetting it only merges states that behave alike) -- an answer to its
+\* renewal too: it would change nothing.
 Finish(c) ==
     /\ pc' = [pc EXCEPT ![c] = "Done"]
     /\ held' = [held EXCEPT ![c] = FALSE]
@@ -251,6 +317,9 @@ Finish(c) ==
     /\ late' = [late EXCEPT ![c] = 0]
     /\ token' = [token EXCEPT ![c] = 0]
     /\ rval' = [rval EXCEPT ![c] = 0]
+    /\ renewals' = [renewals EXCEPT ![c] = 0]
+    /\ rsent' = [rsent EXCEPT ![c] = 0]
+    /\ asked' = [asked EXCEPT ![c] = 0]
 
 \* The answer arrives.  A grant handled within the validity window starts
 \* the belief; a refusal, or a grant handled too late (it is treated as
@@ -263,11 +332,55 @@ Receive(c) ==
          THEN /\ pc' = [pc EXCEPT ![c] = "Read"]
               /\ held' = [held EXCEPT ![c] = TRUE]
               /\ token' = [token EXCEPT ![c] = resp[c].t]
-              /\ UNCHANGED <<rate, off, sent, late, rval>>
+              /\ UNCHANGED <<rate, off, sent, late, rval, clientRenewal>>
          ELSE IF pc[c] = "Wait"
          THEN Finish(c)
-         ELSE UNCHANGED <<pc, held, rate, off, sent, late, token, rval>>
-    /\ UNCHANGED <<now, lastGrant, nextTok, req, wr, counter, writes, maxTok>>
+         ELSE UNCHANGED <<pc, held, rate, off, sent, late, token, rval, clientRenewal>>
+    /\ UNCHANGED <<now, lastGrant, nextTok, req, wr, counter, writes, maxTok, rreq, beyond>>
+
+\* The client renews: while it believes and its window is open, with no
+\* renewal of its own unanswered, within Renewals a section -- at any
+\* such moment (see the header: Go's period of TTL/3 is one of them).  It
+\* notes its clock: a granted renewal's window counts from here.
+Renew(c) ==
+    /\ pc[c] \in {"Read", "Think"}
+    /\ held[c]
+    /\ ~Due(c)
+    /\ renewals[c] < Renewals
+    /\ rreq[c] = 0
+    /\ renewals' = [renewals EXCEPT ![c] = @ + 1]
+    /\ rsent' = [rsent EXCEPT ![c] = Clock(c)]
+    /\ rreq' = [rreq EXCEPT ![c] = token[c]]
+    /\ UNCHANGED <<now, rate, off, lastGrant, nextTok, req, resp, pc, sent, held, late,
+                   token, rval, wr, counter, writes, maxTok, asked, beyond>>
+
+\* The renewal of client c arrives (any time after it was sent) and is
+\* handled: granted, and the lease restarted from the service's clock now,
+\* only if it names the current lease (the last one granted) and that
+\* lease has not expired; refused otherwise -- after an expiry the lease is
+\* gone for good, a renewal is never a grant.  The client takes the
+\* answer in the same step (see the header: a later answer only keeps it
+\* longer on its older window, which ends first).  Granted while the
+\* renewal's own window is open: the belief's window is now the
+\* renewal's, from its send.  Granted after that: nothing changes (the
+\* belief stays on the old window, which ended before).  Refused: the
+\* belief ends, and the section with it.  A client that is done
+\* ignores the answer.
+ServeRenewal(c) ==
+    /\ rreq[c] /= 0
+    /\ rreq' = [rreq EXCEPT ![c] = 0]
+    /\ LET current == rreq[c] = nextTok - 1 /\ Clock(Service) - lastGrant < TTL
+       IN /\ lastGrant' = IF current THEN Clock(Service) ELSE lastGrant
+          /\ IF pc[c] = "Done"
+               THEN UNCHANGED <<pc, held, rate, off, sent, late, token, rval, clientRenewal>>
+             ELSE IF ~current
+               THEN Finish(c)
+             ELSE /\ rsent' = [rsent EXCEPT ![c] = 0]
+                  /\ sent' = IF Clock(c) - rsent[c] < TTL - M
+                               THEN [sent EXCEPT ![c] = rsent[c]]
+                               ELSE sent
+                  /\ UNCHANGED <<pc, held, rate, off, late, token, rval, renewals, asked>>
+    /\ UNCHANGED <<now, nextTok, req, resp, wr, counter, writes, maxTok, beyond>>
 
 \* The critical section, 1: read the counter (atomically at the resource).
 Read(c) ==
@@ -277,31 +390,34 @@ Read(c) ==
          THEN /\ rval' = [rval EXCEPT ![c] = counter]
               /\ maxTok' = Raised(token[c])
               /\ pc' = [pc EXCEPT ![c] = "Think"]
-              /\ UNCHANGED <<held, rate, off, sent, late, token>>
+              /\ UNCHANGED <<held, rate, off, sent, late, token, clientRenewal>>
          ELSE \* Refused: a newer token has been seen; abandon the section.
               /\ Finish(c)
               /\ UNCHANGED maxTok
-    /\ UNCHANGED <<now, lastGrant, nextTok, req, resp, wr, counter, writes>>
+    /\ UNCHANGED <<now, lastGrant, nextTok, req, resp, wr, counter, writes, rreq, beyond>>
 
 \* The critical section, 2: after thinking (any time), check the belief
 \* and send read + 1.  From here the write is out of the client's hands
 \* (it lands within P + D, see Tick).  The client is then done with the
 \* lock and stops believing -- where a release would go; a client that
 \* never gets here believes until its validity timer is handled, which is
-\* the longest belief there is.
+\* the longest belief there is.  The write notes (x, for the witness)
+\* whether it leaves past the section's original window while the current
+\* one is open: only a granted renewal makes that possible.
 Check(c) ==
     /\ pc[c] = "Think"
     /\ held[c]
-    /\ wr' = [wr EXCEPT ![c] = [v |-> rval[c] + 1, t |-> token[c], a |-> 0]]
+    /\ wr' = [wr EXCEPT ![c] = [v |-> rval[c] + 1, t |-> token[c], a |-> 0,
+                                x |-> Clock(c) - asked[c] >= TTL - M /\ ~Due(c)]]
     /\ Finish(c)
-    /\ UNCHANGED <<now, lastGrant, nextTok, req, resp, counter, writes, maxTok>>
+    /\ UNCHANGED <<now, lastGrant, nextTok, req, resp, counter, writes, maxTok, rreq, beyond>>
 
 \* The validity timer is handled: the belief ends, and so does whatever the
 \* client was doing (waiting for the grant, or a section not yet sent).
 Expire(c) ==
     /\ Due(c)
     /\ Finish(c)
-    /\ UNCHANGED <<now, lastGrant, nextTok, req, resp, wr, counter, writes, maxTok>>
+    /\ UNCHANGED <<now, lastGrant, nextTok, req, resp, wr, counter, writes, maxTok, rreq, beyond>>
 
 \* The write lands at the resource.
 Land(c) ==
@@ -311,9 +427,10 @@ Land(c) ==
          THEN /\ counter' = wr[c].v
               /\ writes' = writes + 1
               /\ maxTok' = Raised(wr[c].t)
-         ELSE UNCHANGED <<counter, writes, maxTok>>
+              /\ beyond' = (beyond \/ (writes = 0 /\ wr[c].x))
+         ELSE UNCHANGED <<counter, writes, maxTok, beyond>>
     /\ UNCHANGED <<now, rate, off, lastGrant, nextTok, req, resp, pc, sent, held, late,
-                   token, rval>>
+                   token, rval, clientRenewal, rreq>>
 
 \* Every client is done and every write has landed: the run is over (a
 \* stuttering step, so that deadlock checking stays on for everything else).
@@ -326,6 +443,7 @@ Next ==
     \/ \E n \in Nodes : StepClock(n)
     \/ \E c \in Clients : Serve(c) \/ Acquire(c) \/ Receive(c) \/ Read(c)
                           \/ Check(c) \/ Expire(c) \/ Land(c)
+                          \/ Renew(c) \/ ServeRenewal(c)
     \/ Terminating
 
 Spec == Init /\ [][Next]_vars
@@ -351,10 +469,15 @@ TypeInvariant ==
     /\ late \in [Clients -> 0 .. P]
     /\ token \in [Clients -> Tokens]
     /\ rval \in [Clients -> Nat]
-    /\ \A c \in Clients : wr[c] = NoWrite \/ wr[c] \in [v : Nat \ {0}, t : Tokens, a : 0 .. P + D]
+    /\ \A c \in Clients : wr[c] = NoWrite \/ wr[c] \in [v : Nat \ {0}, t : Tokens, a : 0 .. P + D, x : BOOLEAN]
     /\ counter \in Nat
     /\ writes \in Nat
     /\ maxTok \in Tokens
+    /\ renewals \in [Clients -> 0 .. Renewals]
+    /\ rsent \in [Clients -> Int]
+    /\ rreq \in [Clients -> Tokens]
+    /\ asked \in [Clients -> Int]
+    /\ beyond \in BOOLEAN
 
 \* No two distinct clients believe at the same time that they hold the lock.
 AtMostOneClientHoldLock ==
@@ -371,6 +494,14 @@ NoLostUpdate == counter = writes
 \* commit, which shows that a model where the properties hold does hand
 \* the lock from one client to the other (it is not safe by starving).
 NeverBothCommit == writes < 2
+
+\* A witness of renewal, expected VIOLATED: it fails only if the first
+\* write accepted was sent past its section's original validity window
+\* (only a granted renewal lets a client believe, and write, then) and
+\* the other client's section commits after it: the renewed lease ends
+\* and the lock is handed on, so a renewing model where the properties
+\* hold does renew, and hand over a renewed lease.
+NeverBothCommitPastWindow == ~(beyond /\ writes = 2)
 
 \* Clients are interchangeable; every model checks safety only.
 Symmetry == Permutations(Clients)

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 	"time"
 
@@ -28,10 +29,12 @@ func small(t testing.TB, grid string, runs, workers int) *Sweep {
 // violation inside the boundary (worst case and random runs), the worst
 // case violates in every cell outside it by more than the simulator's
 // shortfall — including the cells just outside — and fencing all keeps
-// NoLostUpdate everywhere.
+// NoLostUpdate everywhere. The renewing design has the same boundary (its
+// worst case comes after a renewal).
 func TestSweepAgreesWithTheDerivation(t *testing.T) {
 	for _, grid := range []string{"pause:0..400ms/9,lock-delay:0..800ms/9", "drift:0..0.2/9,margin:0..400ms/9"} {
 		s := small(t, grid, 40, 2)
+		s.Designs = append(s.Designs, impl.DesignRenewal)
 		res, err := s.Run()
 		require.NoError(t, err)
 		assert.Empty(t, res.Disagreements(), grid)
@@ -53,10 +56,7 @@ func TestSweepAgreesWithTheDerivation(t *testing.T) {
 				}
 				// Just outside: the neighbour one cell up the y axis is inside.
 				if c.J+1 < s.Y.Cells {
-					k := 0
-					if c.Design == impl.DesignFenceAll {
-						k = 1
-					}
+					k := slices.Index(s.Designs, c.Design)
 					for _, n := range res.CellAt(k, c.I, c.J+1).Outcomes {
 						if n.Derived.Property != o.Derived.Property || !n.Derived.Safe {
 							continue

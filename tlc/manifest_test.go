@@ -189,7 +189,7 @@ func TestCommittedManifest(t *testing.T) {
 	}
 	for _, p := range []string{"AtMostOneClientHoldLock", "NoLostUpdate", "TokenIsMonotonical", "AllClientsFinish",
 		"NotEveryClientCommits", "TokensAreUnique", "EveryClientCommits", "NoSectionCommitsAcrossRestart", "NoSectionCommits",
-		"NoSectionCommitsAfterRenewal"} {
+		"NoSectionCommitsAfterRenewal", "NeverBothCommit", "NeverBothCommitPastWindow"} {
 		// (TypeInvariant is shown violated by a mutated spec in tlc_test.go.)
 		assert.True(t, violated[p], "%s is shown violated by some model", p)
 	}
@@ -262,6 +262,27 @@ func TestCommittedManifest(t *testing.T) {
 	}
 	assert.Equal(t, "ok", expected["DistLockTimed_all_2c_NoLostUpdate_inside"])
 	assert.Equal(t, "ok", expected["DistLockTimed_all_2c_NoLostUpdate_outside"])
+	// With renewal the bound is the same (DESIGN.md, "With renewal"): one
+	// tick inside it holds, one tick outside it is violated, and inside a
+	// section commits a write sent past its original window (only a
+	// granted renewal allows that) before the lock is handed on.
+	renewal := "DistLockTimed_renewal_2c_AtMostOneClientHoldLock_"
+	assert.Equal(t, "ok", expected[renewal+"inside"])
+	assert.Equal(t, "invariant AtMostOneClientHoldLock", expected[renewal+"outside"])
+	assert.Equal(t, "invariant NeverBothCommitPastWindow", expected[renewal+"inside_Witness"])
+	assert.Equal(t, cfgConstants(t, filepath.Join(specs, renewal+"inside.cfg")), cfgConstants(t, filepath.Join(specs, renewal+"inside_Witness.cfg")), renewal+"inside")
+	// Every timed model says whether its clients renew, and only the
+	// renewal row's do.
+	for _, mod := range m.Models {
+		if mod.Family != FamilyTimed {
+			continue
+		}
+		want := "Renewals = 0\n"
+		if mod.Design == impl.DesignRenewal.String() {
+			want = "Renewals = 1\n"
+		}
+		assert.Contains(t, cfgConstants(t, filepath.Join(specs, mod.Cfg)), want, mod.Name)
+	}
 	for _, n := range []string{"2c", "3c"} {
 		assert.Equal(t, "invariant AtMostOneClientHoldLock", expected["DistLock_"+n+"_AtMostOneClientHoldLock"])
 		assert.Equal(t, "invariant NoLostUpdate", expected["DistLock_"+n+"_NoLostUpdate"])
