@@ -306,8 +306,8 @@ Acquire(c) ==
 
 \* The client is done: its belief ends, and whatever it knew about its
 \* clock and its section is forgotten (nothing depends on it any more, so
-\* forgetting it only merges states that behave alike) -- an answer to its
-\* renewal too: it would change nothing.
+\* forgetting it only merges states that behave alike).  A renewal it
+\* sent stays in flight: the service may still restart the lease.
 Finish(c) ==
     /\ pc' = [pc EXCEPT ![c] = "Done"]
     /\ held' = [held EXCEPT ![c] = FALSE]

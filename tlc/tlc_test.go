@@ -176,3 +176,23 @@ func TestTLCSeed000DeadlockIsFound(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "Deadlock", tr.Violation.Property)
 }
+
+// The timed spec's renewal has teeth: a service that grants a renewal
+// without restarting the lease lets the renewed holder believe past it, and
+// the model that holds one tick inside the bound (its constants, with the
+// other client asking by tick 4, enough here) is violated.
+func TestTLCTimedRenewalMustRestartTheLease(t *testing.T) {
+	r := tlcRunner(t)
+	dir := mutant(t, r, "DistLockTimed.tla", false,
+		`lastGrant' = IF current THEN Clock(Service) ELSE lastGrant`, `lastGrant' = lastGrant`)
+	inside := manifestModel(t, "DistLockTimed_renewal_2c_AtMostOneClientHoldLock_inside")
+	cfg, err := os.ReadFile(filepath.Join(specsDir, inside.Cfg))
+	require.NoError(t, err)
+	require.Contains(t, string(cfg), "MaxStart = 5\n")
+	mutated := strings.Replace(string(cfg), "MaxStart = 5\n", "MaxStart = 4\n", 1)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "norestart.cfg"), []byte(mutated), 0o644))
+	m := Model{Name: "norestart", Spec: "DistLockTimed.tla", Cfg: "norestart.cfg", Expected: ResultInvariant, Property: "AtMostOneClientHoldLock"}
+	res, err := r.Run(context.Background(), dir, m)
+	require.NoError(t, err)
+	assert.Empty(t, res.Mismatch, string(res.Output))
+}
