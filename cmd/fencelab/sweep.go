@@ -45,7 +45,7 @@ func runSweep(e *env, args []string) error {
 	def := defSim.Assumptions()
 	fs := newFlagSet("sweep")
 	grid := fs.String("grid", "pause:0..400ms/17,lock-delay:0..800ms/17", "the two axes, `x,y`: name:from..to/cells each")
-	fencing := fs.String("fencing", "off,all", "designs to sweep, comma-separated: off, none, writes, all")
+	fencing := fs.String("fencing", "off,all", "designs to sweep, comma-separated: off, none, writes, all, renewal (its worst case comes after a renewal)")
 	runs := fs.Int("runs", 50, "random runs per cell and design")
 	seed := fs.Uint64("seed", 1, "seed of a cell's first random run; run i uses seed+i")
 	clients := fs.Int("clients", 2, "clients in the random runs")
