@@ -160,7 +160,8 @@ func (c Config) Shortfall() time.Duration { return 4*c.OneWay() + 4*c.Jitter + 1
 // (the rest of c's workload is the worst case's own). It fails when c's
 // network cannot keep b (see InsideBounds) or b leaves the simulator no
 // room for the worst case: a window (ttl − margin) that ends before a grant
-// can arrive.
+// can arrive or, in a renewing design, before a renewal sent a third of
+// the ttl after the grant can be answered.
 func NewWorstCase(c Config, b bounds.Bounds, property string) (*WorstCase, error) {
 	if property != impl.AtMostOneClientHoldLock && property != impl.NoLostUpdate {
 		return nil, fmt.Errorf("no worst case for %q (want %s or %s)", property, impl.AtMostOneClientHoldLock, impl.NoLostUpdate)
@@ -201,7 +202,7 @@ func NewWorstCase(c Config, b bounds.Bounds, property string) (*WorstCase, error
 	rr1 := r1 + leg(impl.ResourceNode, c1)
 	cl1 := clock{ppm: -ppm}
 	window := int64(wc.TTL - wc.Margin)
-	if window <= 0 || cl1.global(window) <= a1 {
+	if cl1.global(window) <= a1 {
 		return nil, fmt.Errorf("the window (ttl − margin = %v) ends before a grant can arrive in the simulator", wc.TTL-wc.Margin)
 	}
 	// The last window of c1's belief starts at its local reading from
