@@ -86,3 +86,28 @@ func worstCaseMeetsTheDerivation(t *testing.T, design impl.Design) {
 	assert.Positive(t, seen[true])
 	assert.Positive(t, seen[false])
 }
+
+// TestWorstCaseNeedsRoomForTheRenewal: a window shorter than the renewal
+// period leaves a renewing client no renewal to build the worst case on
+// (its belief ends first); the same bounds are fine without renewal.
+func TestWorstCaseNeedsRoomForTheRenewal(t *testing.T) {
+	base := DefaultConfig()
+	b := bounds.Bounds{Drift: 0.1, Jump: 20 * ms, Pause: 100 * ms, Delay: base.OneWay() + 50*ms, TTL: time.Second, Margin: 700 * ms}
+	for _, tc := range []struct {
+		design impl.Design
+		err    string
+	}{
+		{impl.DesignNoFencing, ""},
+		{impl.DesignRenewal, "before a renewal"},
+	} {
+		base.Design = tc.design
+		for _, p := range []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate} {
+			_, err := NewWorstCase(base, b, p)
+			if tc.err == "" {
+				assert.NoError(t, err, "%s %s", tc.design, p)
+			} else {
+				assert.ErrorContains(t, err, tc.err, "%s %s", tc.design, p)
+			}
+		}
+	}
+}
