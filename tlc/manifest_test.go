@@ -158,6 +158,15 @@ func TestCommittedManifest(t *testing.T) {
 		if mod.Expected != ResultOK {
 			violated[mod.Property] = true
 		}
+		if narrowsSearch(string(cfg)) {
+			// A witness's trace need only exist, so it may be looked for
+			// among some of the behaviours; a model that checks a
+			// property must search them all (a counterexample, the
+			// shortest).
+			_, tableProp := tableProperty[mod.Property]
+			assert.True(t, mod.Expected == ResultInvariant && !tableProp && mod.Property != "TypeInvariant",
+				"%s narrows its search (CONSTRAINT): only a witness may", mod.Name)
+		}
 		expected[mod.Name] = mod.ExpectedText()
 		design, err := impl.ParseDesign(mod.Design)
 		require.NoError(t, err, mod.Name)
@@ -493,4 +502,16 @@ func TestFilesStayInsideTheSpecsFolder(t *testing.T) {
 func TestCheckFilesNoSpecsFolder(t *testing.T) {
 	err := CheckFiles(filepath.Join(t.TempDir(), "nope"), []Model{{Name: "m", Spec: "S.tla", Cfg: "m.cfg"}})
 	assert.ErrorContains(t, err, "the specs folder")
+}
+
+// narrowsSearch reports whether a cfg limits the states TLC explores
+// (CONSTRAINT or ACTION_CONSTRAINT).
+func narrowsSearch(cfg string) bool {
+	for _, line := range strings.Split(cfg, "\n") {
+		f := strings.Fields(line)
+		if len(f) > 0 && (f[0] == "CONSTRAINT" || f[0] == "CONSTRAINTS" || f[0] == "ACTION_CONSTRAINT" || f[0] == "ACTION_CONSTRAINTS") {
+			return true
+		}
+	}
+	return false
 }
