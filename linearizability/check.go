@@ -2,6 +2,7 @@ package linearizability
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -73,22 +74,8 @@ type Result struct {
 // A timeout <= 0 means DefaultTimeout. The check runs in one goroutine.
 // It panics if a section has Client < 0 or Return < Call.
 func CheckSections(sections []Section, timeout time.Duration) Result {
-	ops := make([]porcupine.Operation, 0, len(sections))
-	var notes []porcupine.Annotation
-	for i, s := range sections {
-		mustBeWellFormed("section", i, s.Client, s.Call, s.Return)
-		if !s.Committed {
-			notes = append(notes, abortedNote(s))
-			continue
-		}
-		ops = append(ops, porcupine.Operation{
-			ClientId: s.Client,
-			Input:    sectionInput{client: s.Client, token: s.Token},
-			Call:     s.Call,
-			Output:   s.Read,
-			Return:   s.Return,
-		})
-	}
+	var b buffers
+	ops, notes := b.sections(sections, true)
 	return check(SectionsLinearizable, sectionsModel(), ops, timeout, notes)
 }
 
@@ -103,29 +90,83 @@ func CheckSections(sections []Section, timeout time.Duration) Result {
 // It panics on an unknown mode or operation kind, or an operation with
 // Client < 0 or Return < Call.
 func CheckResource(ops []ResourceOp, mode impl.FenceMode, timeout time.Duration) Result {
+	mustBeMode(mode)
+	var b buffers
+	return check(RegisterLinearizable, registerModel(mode), b.register(ops), timeout, nil)
+}
+
+func mustBeMode(mode impl.FenceMode) {
 	switch mode {
 	case impl.FenceNone, impl.FenceWrites, impl.FenceAll, impl.FenceCAS, impl.FenceVersion, impl.FenceSequencer:
 	default:
 		panic(fmt.Sprintf("linearizability: unknown fencing mode %v", mode))
 	}
-	pops := make([]porcupine.Operation, len(ops))
+}
+
+// buffers hold a history as Porcupine's operations: the operations and the
+// structs their Input and Output point to. The one-shot checks use fresh
+// ones (their Result keeps the operations for drawing); a Checker reuses
+// its own.
+type buffers struct {
+	sectionOps  []sectionOp
+	registerOps []registerOp
+	ops         []porcupine.Operation
+	states      stateArena // a Checker's register searches' states
+}
+
+// sections turns the committed sections into operations of the counter;
+// with notes, it also returns the aborted ones as annotations for the
+// picture. It panics on a malformed section.
+func (b *buffers) sections(sections []Section, notes bool) ([]porcupine.Operation, []porcupine.Annotation) {
+	var aborted []porcupine.Annotation
+	b.sectionOps = b.sectionOps[:0]
+	for i, s := range sections {
+		mustBeWellFormed("section", i, s.Client, s.Call, s.Return)
+		if !s.Committed {
+			if notes {
+				aborted = append(aborted, abortedNote(s))
+			}
+			continue
+		}
+		b.sectionOps = append(b.sectionOps, sectionOp{client: s.Client, token: s.Token, read: s.Read})
+	}
+	// The structs are all in place before the operations point into them.
+	b.ops = b.ops[:0]
+	k := 0
+	for _, s := range sections {
+		if !s.Committed {
+			continue
+		}
+		op := &b.sectionOps[k]
+		k++
+		b.ops = append(b.ops, porcupine.Operation{ClientId: s.Client, Input: op, Call: s.Call, Output: op, Return: s.Return})
+	}
+	return b.ops, aborted
+}
+
+// register turns the resource's operations into operations of the
+// register. It panics on an unknown operation kind or a malformed
+// operation.
+func (b *buffers) register(ops []ResourceOp) []porcupine.Operation {
+	b.registerOps = slices.Grow(b.registerOps[:0], len(ops))[:len(ops)]
+	b.ops = slices.Grow(b.ops[:0], len(ops))[:len(ops)]
 	for i, op := range ops {
 		mustBeWellFormed("resource operation", i, op.Client, op.Call, op.Return)
-		in := resourceInput{client: op.Client, kind: op.Kind, token: op.Token}
-		out := resourceOutput{accepted: op.Accepted}
+		r := &b.registerOps[i]
+		*r = registerOp{in: resourceInput{client: op.Client, kind: op.Kind, token: op.Token}, out: resourceOutput{accepted: op.Accepted}}
 		switch op.Kind {
 		case impl.OpRead:
 			if op.Accepted {
-				out.value = op.Value
+				r.out.value = op.Value
 			}
 		case impl.OpWrite:
-			in.value = op.Value
+			r.in.value = op.Value
 		default:
 			panic(fmt.Sprintf("linearizability: resource operation %d has unknown kind %v", i, op.Kind))
 		}
-		pops[i] = porcupine.Operation{ClientId: op.Client, Input: in, Call: op.Call, Output: out, Return: op.Return}
+		b.ops[i] = porcupine.Operation{ClientId: op.Client, Input: r, Call: op.Call, Output: r, Return: op.Return}
 	}
-	return check(RegisterLinearizable, registerModel(mode), pops, timeout, nil)
+	return b.ops
 }
 
 func check(property string, model porcupine.Model, ops []porcupine.Operation, timeout time.Duration, notes []porcupine.Annotation) Result {

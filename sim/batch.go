@@ -339,10 +339,12 @@ func (b Batch) Run() (*Summary, error) {
 	var wg sync.WaitGroup
 	for range workers {
 		runners := make([]*Runner, len(b.Designs))
+		checker := linearizability.NewChecker()
 		for i, d := range b.Designs {
 			c := b.Config
 			c.Config = c.Config.ForDesign(d)
 			runners[i], _ = NewRunner(c) // validated above
+			runners[i].checker = checker
 		}
 		wg.Add(1)
 		go func() {

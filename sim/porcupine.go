@@ -14,8 +14,9 @@ import (
 // (linearizability.RegisterLinearizable). Every run is checked, faults or
 // not.
 func (r *Runner) Check(res *Result, timeout time.Duration) {
-	sections, register := r.checkHistory(timeout)
-	res.Sections, res.Register = sections.Verdict, register.Verdict
+	h := &r.hist.h
+	res.Sections = r.checker.Sections(h.Sections, timeout)
+	res.Register = r.checker.Resource(h.Ops, r.cfg.Design.Mode(), timeout)
 }
 
 // checkHistory is Check keeping the results, for drawing.

@@ -131,6 +131,10 @@ type Runner struct {
 	eff    impl.Effects
 	draws  draws // streams: one per link (from×to), then one per client's backoffs
 	hist   recorder
+	// checker judges the histories (Check); a batch's worker shares one
+	// among its runners, so that a seed's runs of several designs can
+	// share a judgement of equal histories.
+	checker *linearizability.Checker
 
 	sched        *Schedule
 	res          Result
@@ -170,7 +174,7 @@ func NewRunner(c Config) (*Runner, error) {
 		return nil, err
 	}
 	c = c.Bounds()
-	r := &Runner{cfg: c, invs: impl.Invariants()}
+	r := &Runner{cfg: c, invs: impl.Invariants(), checker: linearizability.NewChecker()}
 	if len(r.invs) != numProps {
 		return nil, fmt.Errorf("sim knows %d properties, impl has %d", numProps, len(r.invs))
 	}
