@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/fencelab/fencelab/impl"
+import (
+	"math"
+
+	"github.com/fencelab/fencelab/impl"
+)
 
 // evKind is what a queued event does.
 type evKind uint8
@@ -8,7 +12,7 @@ type evKind uint8
 const (
 	evStart   evKind = iota + 1 // a client starts its workload
 	evDeliver                   // msg arrives at node
-	evTimer                     // node's timer fires (if gen is still current)
+	evTimer                     // node's timer fires (the queue's timer firings only)
 	evFault                     // schedule fault number fault takes effect at node
 	evResume                    // node's pause that began with fault ends
 )
@@ -19,8 +23,7 @@ type event struct {
 	at    int64  // global virtual time, ns
 	seq   uint64 // insertion order: the deterministic tie-break
 	msg   impl.Message
-	gen   uint32 // evTimer: the timer's generation when it was set
-	fault int32  // evFault, evResume: index in the schedule
+	fault int32 // evFault, evResume: index in the schedule
 	kind  evKind
 	node  impl.NodeID
 	timer impl.TimerKind
@@ -29,16 +32,35 @@ type event struct {
 // queue is a binary min-heap of events by (at, seq). The heap holds
 // 16-byte keys — the time, and the sequence number and the event's slot
 // packed in one word — while the events themselves stay put in a slab of
-// reused slots: sifting moves keys, not 70-byte events. container/heap
+// reused slots: sifting moves keys, not 64-byte events. container/heap
 // would box every event in an interface (an allocation per push); this
 // typed heap allocates nothing once it has grown to a run's working size.
 // seq is unique, so the order is total and a run never depends on how the
 // heap happens to break ties.
+//
+// Timer firings have a heap of their own (timers), keyed the same way
+// with the timer's slot (node × kind) in place of an event slot, and
+// indexed (tpos), so that a timer set again, cancelled or moved by a clock
+// step has its firing taken out at once. Left in the queue, stale until
+// their time, they were most of a run's pending events: every section
+// leaves a lease and a validity timer cancelled with most of a TTL to run.
+// Pop takes the earlier of the two heaps' tops, so the order of the live
+// events is exactly that of one queue holding everything; what a stale
+// firing did when it was popped and skipped is kept in stale (see
+// staleLeft).
 type queue struct {
 	heap  []qkey
 	slots []event
 	free  []uint32
 	seq   uint64
+
+	timers []qkey
+	tpos   []int32 // per timer slot: its firing's index in timers, -1 if none is queued
+	// last is the key of the last event popped; stale the greatest key of
+	// a timer firing taken out (hasStale: there is one).
+	last     qkey
+	stale    qkey
+	hasStale bool
 }
 
 // qkey orders an event: by at, then by seq (the high 32 bits of key); the
@@ -48,11 +70,15 @@ type qkey struct {
 	key uint64
 }
 
-func (q *queue) reset() {
+// reset empties q for a run with timerSlots timers.
+func (q *queue) reset(timerSlots int) {
 	q.heap, q.slots, q.free, q.seq = q.heap[:0], q.slots[:0], q.free[:0], 0
+	q.timers = q.timers[:0]
+	q.tpos = resize(q.tpos, timerSlots, -1)
+	q.last, q.stale, q.hasStale = qkey{at: math.MinInt64}, qkey{}, false // last: before any event
 }
 
-func (q *queue) len() int { return len(q.heap) }
+func (q *queue) len() int { return len(q.heap) + len(q.timers) }
 
 func less(a, b qkey) bool {
 	if a.at != b.at {
@@ -63,10 +89,7 @@ func less(a, b qkey) bool {
 
 // push adds e, stamping it with the next sequence number.
 func (q *queue) push(e event) {
-	if q.seq >= 1<<32 {
-		panic("sim: more than 2^32 events in one run") // MaxSteps keeps runs far below
-	}
-	e.seq = q.seq
+	e.seq = q.nextSeq()
 	var slot uint32
 	if n := len(q.free); n > 0 {
 		slot = q.free[n-1]
@@ -76,50 +99,147 @@ func (q *queue) push(e event) {
 		slot = uint32(len(q.slots))
 		q.slots = append(q.slots, e)
 	}
-	k := qkey{at: e.at, key: q.seq<<32 | uint64(slot)}
+	q.heap = append(q.heap, qkey{at: e.at, key: e.seq<<32 | uint64(slot)})
+	siftUp(q.heap, len(q.heap)-1, nil)
+}
+
+// nextSeq is the next sequence number: events and timer firings draw from
+// one count, in the order they are queued.
+func (q *queue) nextSeq() uint64 {
+	if q.seq >= 1<<32 {
+		panic("sim: more than 2^32 events in one run") // MaxSteps keeps runs far below
+	}
 	q.seq++
-	q.heap = append(q.heap, k)
-	h := q.heap
-	i := len(h) - 1
+	return q.seq - 1
+}
+
+// setTimer queues the firing of timer slot t at at, in place of the one
+// queued for it, if any.
+func (q *queue) setTimer(t int, at int64) {
+	q.cancelTimer(t)
+	q.timers = append(q.timers, qkey{at: at, key: q.nextSeq()<<32 | uint64(t)})
+	i := len(q.timers) - 1
+	q.tpos[t] = int32(i)
+	siftUp(q.timers, i, q.tpos)
+}
+
+// cancelTimer takes out the firing queued for timer slot t, if any.
+func (q *queue) cancelTimer(t int) {
+	i := int(q.tpos[t])
+	if i < 0 {
+		return
+	}
+	if k := q.timers[i]; !q.hasStale || less(q.stale, k) {
+		q.stale, q.hasStale = k, true
+	}
+	q.removeTimer(i)
+}
+
+// removeTimer takes the firing at index i out of the timer heap.
+func (q *queue) removeTimer(i int) {
+	h := q.timers
+	q.tpos[uint32(h[i].key)] = -1
+	last := len(h) - 1
+	k := h[last]
+	q.timers = h[:last]
+	if i == last {
+		return
+	}
+	h = q.timers
+	h[i] = k
+	q.tpos[uint32(k.key)] = int32(i)
+	if i > 0 && less(k, h[(i-1)/2]) {
+		siftUp(h, i, q.tpos)
+	} else {
+		siftDown(h, i, q.tpos)
+	}
+}
+
+// staleLeft reports whether a timer firing taken out would still be queued
+// if stale firings stayed in the queue until their time, as they once did
+// (the events after the last one popped), and the time of the latest. A
+// stale firing popped set the run's time and could end the run as a stall,
+// so a run without live events left plays them out (Runner.runOn) and
+// ends as it did.
+func (q *queue) staleLeft() (int64, bool) {
+	if !q.hasStale || !less(q.last, q.stale) {
+		return 0, false
+	}
+	return q.stale.at, true
+}
+
+// dropStale marks every stale firing played out.
+func (q *queue) dropStale() { q.last = q.stale }
+
+// siftUp moves h[i] up to its place; pos, if not nil, is kept the index
+// of every key moved (by the slot in its low 32 bits).
+func siftUp(h []qkey, i int, pos []int32) {
+	k := h[i]
 	for i > 0 {
 		p := (i - 1) / 2
 		if !less(k, h[p]) {
 			break
 		}
 		h[i] = h[p]
+		if pos != nil {
+			pos[uint32(h[i].key)] = int32(i)
+		}
 		i = p
 	}
 	h[i] = k
+	if pos != nil {
+		pos[uint32(k.key)] = int32(i)
+	}
 }
 
-// pop removes and returns the earliest event.
-func (q *queue) pop() event {
+// siftDown moves h[i] down to its place, keeping pos as siftUp does.
+func siftDown(h []qkey, i int, pos []int32) {
+	n := len(h)
+	k := h[i]
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && less(h[r], h[l]) {
+			m = r
+		}
+		if !less(h[m], k) {
+			break
+		}
+		h[i] = h[m]
+		if pos != nil {
+			pos[uint32(h[i].key)] = int32(i)
+		}
+		i = m
+	}
+	h[i] = k
+	if pos != nil {
+		pos[uint32(k.key)] = int32(i)
+	}
+}
+
+// pop removes and returns the earliest event or timer firing. For a
+// firing, timer is its timer slot and only e.at and e.seq are set; for any
+// other event timer is -1.
+func (q *queue) pop() (e event, timer int) {
+	if len(q.timers) > 0 && (len(q.heap) == 0 || less(q.timers[0], q.heap[0])) {
+		k := q.timers[0]
+		q.removeTimer(0)
+		q.last = k
+		return event{at: k.at, seq: k.key >> 32}, int(uint32(k.key))
+	}
 	h := q.heap
 	top := h[0]
 	last := len(h) - 1
-	k := h[last]
-	h = h[:last]
-	q.heap = h
+	h[0] = h[last]
+	q.heap = h[:last]
 	if last > 0 {
-		i := 0
-		for {
-			l := 2*i + 1
-			if l >= last {
-				break
-			}
-			m := l
-			if r := l + 1; r < last && less(h[r], h[l]) {
-				m = r
-			}
-			if !less(h[m], k) {
-				break
-			}
-			h[i] = h[m]
-			i = m
-		}
-		h[i] = k
+		siftDown(q.heap, 0, nil)
 	}
+	q.last = top
 	slot := uint32(top.key)
 	q.free = append(q.free, slot)
-	return q.slots[slot]
+	return q.slots[slot], -1
 }

@@ -107,11 +107,10 @@ func (r *Result) Verdicts() verdict.Set {
 const timerKinds = int(impl.TimerRenewalValidity) + 1 // the last kind
 
 // timerSlot is one pending timer of a node. At most one is pending per
-// impl.Timer; setting it again replaces it, which bumps gen so that the
-// queued firing of the old one is recognised as stale and skipped.
+// impl.Timer; setting it again replaces it, and its queued firing with it
+// (queue.setTimer).
 type timerSlot struct {
 	deadline int64 // in the node's local time
-	gen      uint32
 	pending  bool
 }
 
@@ -253,7 +252,7 @@ func (r *Runner) reset(sys *impl.System, s *Schedule) {
 	r.now, r.lastProgress, r.finished = 0, 0, 0
 	r.logRead, r.lastToken, r.tokenRead, r.writes = 0, 0, false, 0
 	r.stall = stallBound(r.cfg, s)
-	r.q.reset()
+	r.q.reset(len(r.timers))
 	for i := range r.nodes {
 		r.nodes[i].reset(r.cfg.nodeAt(i), s)
 	}
@@ -284,20 +283,39 @@ func (r *Runner) runOn(sys *impl.System, s *Schedule) {
 	stallAfter := int64(r.stall)
 	for r.finished < r.cfg.Clients {
 		if r.q.len() == 0 {
-			r.res.Stall = fmt.Sprintf("no events left at %v with %d of %d clients unfinished", time.Duration(r.now), r.cfg.Clients-r.finished, r.cfg.Clients)
+			// A queue that kept stale timer firings would still hold the
+			// ones after the last event (queue.staleLeft): popped in turn,
+			// each would move the time on, or find the run stalled — as
+			// soon as the latest would, the time being all they are.
+			at, stale := r.q.staleLeft()
+			switch {
+			case stale && r.res.Steps >= r.cfg.MaxSteps:
+				r.res.Stall = fmt.Sprintf("%d steps without every client finishing", r.res.Steps)
+			case stale && at-r.lastProgress > stallAfter:
+				r.now = satAdd(r.lastProgress, stallAfter)
+				r.res.Stall = fmt.Sprintf("no progress for %v (since %v)", r.stall, time.Duration(r.lastProgress))
+			default:
+				if stale {
+					r.now = at
+				}
+				r.res.Stall = fmt.Sprintf("no events left at %v with %d of %d clients unfinished", time.Duration(r.now), r.cfg.Clients-r.finished, r.cfg.Clients)
+			}
 			break
 		}
 		if r.res.Steps >= r.cfg.MaxSteps {
 			r.res.Stall = fmt.Sprintf("%d steps without every client finishing", r.res.Steps)
 			break
 		}
-		e := r.q.pop()
+		e, timer := r.q.pop()
 		if e.at-r.lastProgress > stallAfter {
 			r.now = satAdd(r.lastProgress, stallAfter)
 			r.res.Stall = fmt.Sprintf("no progress for %v (since %v)", r.stall, time.Duration(r.lastProgress))
 			break
 		}
 		r.now = e.at
+		if timer >= 0 {
+			e.kind, e.node, e.timer = evTimer, r.cfg.nodeAt(timer/timerKinds), impl.TimerKind(timer%timerKinds)
+		}
 		switch e.kind {
 		case evFault:
 			r.fault(e)
@@ -305,17 +323,16 @@ func (r *Runner) runOn(sys *impl.System, s *Schedule) {
 		case evResume:
 			r.resume(e)
 			continue
-		case evTimer:
-			slot := r.slot(e.node, impl.Timer{Kind: e.timer})
-			if !slot.pending || slot.gen != e.gen {
-				continue // cancelled or replaced
-			}
 		}
 		// A paused node handles nothing: its message or timer waits until
 		// it resumes, behind whatever became due before it.
 		if t := r.node(e.node).resumeAt(r.now, r.now); t != r.now {
-			e.at = t
-			r.q.push(e)
+			if timer >= 0 {
+				r.q.setTimer(timer, t)
+			} else {
+				e.at = t
+				r.q.push(e)
+			}
 			continue
 		}
 		r.step(&e)
@@ -343,7 +360,7 @@ func (r *Runner) step(e *event) {
 			in.Backoff = backoff(&r.cfg, r.draws.next(len(r.links)+e.node.ClientIndex()))
 		}
 	case evTimer:
-		r.slot(e.node, impl.Timer{Kind: e.timer}).pending = false
+		r.slot(e.node, impl.Timer{Kind: e.timer}).pending = false // its firing was popped
 		in.Kind, in.Timer = impl.InputTimer, impl.Timer{Kind: e.timer}
 	case evResume: // the end of a crash (see resume)
 		in.Kind = impl.InputRestart
@@ -380,9 +397,10 @@ func (r *Runner) step(e *event) {
 type runnerEffects Runner
 
 func (e *runnerEffects) Cancel(n impl.NodeID, t impl.Timer) {
-	slot := (*Runner)(e).slot(n, t)
-	slot.pending = false
-	slot.gen++
+	r := (*Runner)(e)
+	i := r.timerIndex(n, t.Kind)
+	r.timers[i].pending = false
+	r.q.cancelTimer(i)
 }
 
 func (e *runnerEffects) Set(n impl.NodeID, ts impl.TimerSet) { (*Runner)(e).setTimer(n, ts) }
@@ -390,7 +408,13 @@ func (e *runnerEffects) Set(n impl.NodeID, ts impl.TimerSet) { (*Runner)(e).setT
 func (e *runnerEffects) Send(n impl.NodeID, m *impl.Message) { (*Runner)(e).send(n, m) }
 
 func (r *Runner) slot(n impl.NodeID, t impl.Timer) *timerSlot {
-	return &r.timers[r.cfg.index(n)*timerKinds+int(t.Kind)]
+	return &r.timers[r.timerIndex(n, t.Kind)]
+}
+
+// timerIndex is the index of n's timer of kind k in Runner.timers and the
+// queue's timer slots.
+func (r *Runner) timerIndex(n impl.NodeID, k impl.TimerKind) int {
+	return r.cfg.index(n)*timerKinds + int(k)
 }
 
 // node is n's faults and clock.
@@ -399,12 +423,12 @@ func (r *Runner) node(n impl.NodeID) *faultState { return &r.nodes[r.cfg.index(n
 // setTimer arms a timer for After of the node's local time from now; it
 // fires at the global time the node's clock reaches that reading.
 func (r *Runner) setTimer(n impl.NodeID, ts impl.TimerSet) {
-	slot := r.slot(n, ts.Timer)
+	i := r.timerIndex(n, ts.Kind)
+	slot := &r.timers[i]
 	clk := &r.node(n).clock
 	slot.deadline = satAdd(clk.local(r.now), int64(ts.After))
-	slot.gen++
 	slot.pending = true
-	r.q.push(event{at: max(clk.global(slot.deadline), r.now), kind: evTimer, node: n, timer: ts.Kind, gen: slot.gen})
+	r.q.setTimer(i, max(clk.global(slot.deadline), r.now))
 }
 
 // send puts m on the wire: it leaves Processing after the step (or when the
@@ -467,10 +491,9 @@ func (r *Runner) fault(e event) {
 		// a step forward, later after a step back.
 		fs.clock.jump(r.now, int64(f.By))
 		for k := 1; k < timerKinds; k++ {
-			slot := r.slot(e.node, impl.Timer{Kind: impl.TimerKind(k)})
-			if slot.pending {
-				slot.gen++
-				r.q.push(event{at: max(fs.clock.global(slot.deadline), r.now), kind: evTimer, node: e.node, timer: impl.TimerKind(k), gen: slot.gen})
+			i := r.timerIndex(e.node, impl.TimerKind(k))
+			if r.timers[i].pending {
+				r.q.setTimer(i, max(fs.clock.global(r.timers[i].deadline), r.now))
 			}
 		}
 		if r.rec != nil && !r.recorded {

@@ -369,7 +369,7 @@ func TestQueueOrder(t *testing.T) {
 	}
 	var got [][2]int64
 	for q.len() > 0 {
-		e := q.pop()
+		e, _ := q.pop()
 		got = append(got, [2]int64{e.at, int64(e.fault)})
 	}
 	assert.Equal(t, [][2]int64{{0, 4}, {1, 7}, {2, 9}, {3, 1}, {3, 3}, {5, 0}, {5, 5}, {5, 6}, {9, 2}, {9, 8}}, got,
