@@ -69,6 +69,20 @@ func TestCheckerAgreesWithOneShotChecks(t *testing.T) {
 			want = CheckResource(ops, mode, generous).Verdict
 			assert.Equal(t, want, c.Resource(ops, mode, generous), "mode %v, operations %+v", mode, ops)
 			seen[want.Status]++
+			// Again, as the next design of a batch may record it: the same
+			// operations, or with other tokens or another answer, under
+			// this mode or another.
+			if len(ops) > 0 {
+				i := rapid.IntRange(0, len(ops)-1).Draw(t, "changed")
+				switch rapid.IntRange(0, 2).Draw(t, "change") {
+				case 1:
+					ops[i].Token = rapid.Uint64Range(0, 4).Draw(t, "token")
+				case 2:
+					ops[i].Accepted = !ops[i].Accepted
+				}
+			}
+			mode = rapid.SampledFrom(allModes()).Draw(t, "mode again")
+			assert.Equal(t, CheckResource(ops, mode, generous).Verdict, c.Resource(ops, mode, generous), "again: mode %v, operations %+v", mode, ops)
 		}
 	})
 	assert.Positive(t, seen[verdict.Holds], "no history was linearizable")
@@ -83,7 +97,7 @@ func TestCheckerUnknownOnTimeout(t *testing.T) {
 	// As in TestCheckSectionsUnknownOnTimeout: 2^31 states are not searched
 	// in a millisecond.
 	require.Equal(t, verdict.Unknown, c.Sections(hardSections(30), time.Millisecond).Status)
-	require.False(t, c.haveLast, "an Unknown verdict is no judgement to reuse")
+	require.False(t, c.lastSections.have, "an Unknown verdict is no judgement to reuse")
 	ss := hardSections(8)
 	assert.Equal(t, CheckSections(ss, generous).Verdict, c.Sections(ss, generous))
 	ops := []ResourceOp{{Client: 0, Kind: impl.OpWrite, Token: 1, Value: 1, Accepted: true, Call: 0, Return: 10}}
