@@ -53,6 +53,10 @@ type queue struct {
 	slots []event
 	free  []uint32
 	seq   uint64
+	// held is 1 + the slot of the event pop returned last, 0 if none: it
+	// is freed at the next pop. firing is where pop puts a timer firing.
+	held   uint32
+	firing event
 
 	timers []qkey
 	tpos   []int32 // per timer slot: its firing's index in timers, -1 if none is queued
@@ -72,7 +76,7 @@ type qkey struct {
 
 // reset empties q for a run with timerSlots timers.
 func (q *queue) reset(timerSlots int) {
-	q.heap, q.slots, q.free, q.seq = q.heap[:0], q.slots[:0], q.free[:0], 0
+	q.heap, q.slots, q.free, q.seq, q.held = q.heap[:0], q.slots[:0], q.free[:0], 0, 0
 	q.timers = q.timers[:0]
 	q.tpos = resize(q.tpos, timerSlots, -1)
 	q.last, q.stale, q.hasStale = qkey{at: math.MinInt64}, qkey{}, false // last: before any event
@@ -89,18 +93,30 @@ func less(a, b qkey) bool {
 
 // push adds e, stamping it with the next sequence number.
 func (q *queue) push(e event) {
-	e.seq = q.nextSeq()
+	p := q.add(e.at)
+	e.seq = p.seq
+	*p = e
+}
+
+// add queues a new event at at, stamped with the next sequence number, and
+// returns it for the caller to fill in: built in place, an event is not
+// copied (a copy of a struct just written field by field stalls on the
+// stores it must read back).
+func (q *queue) add(at int64) *event {
+	seq := q.nextSeq()
 	var slot uint32
 	if n := len(q.free); n > 0 {
 		slot = q.free[n-1]
 		q.free = q.free[:n-1]
-		q.slots[slot] = e
 	} else {
 		slot = uint32(len(q.slots))
-		q.slots = append(q.slots, e)
+		q.slots = append(q.slots, event{})
 	}
-	q.heap = append(q.heap, qkey{at: e.at, key: e.seq<<32 | uint64(slot)})
+	q.heap = append(q.heap, qkey{at: at, key: seq<<32 | uint64(slot)})
 	siftUp(q.heap, len(q.heap)-1, nil)
+	e := &q.slots[slot]
+	*e = event{at: at, seq: seq}
+	return e
 }
 
 // nextSeq is the next sequence number: events and timer firings draw from
@@ -220,15 +236,21 @@ func siftDown(h []qkey, i int, pos []int32) {
 	}
 }
 
-// pop removes and returns the earliest event or timer firing. For a
-// firing, timer is its timer slot and only e.at and e.seq are set; for any
-// other event timer is -1.
-func (q *queue) pop() (e event, timer int) {
+// pop removes and returns the earliest event or timer firing, in place:
+// e stays valid, and its slot unused, until the next pop. For a firing,
+// timer is its timer slot and only e.at and e.seq are set; for any other
+// event timer is -1.
+func (q *queue) pop() (e *event, timer int) {
+	if q.held > 0 {
+		q.free = append(q.free, q.held-1)
+		q.held = 0
+	}
 	if len(q.timers) > 0 && (len(q.heap) == 0 || less(q.timers[0], q.heap[0])) {
 		k := q.timers[0]
 		q.removeTimer(0)
 		q.last = k
-		return event{at: k.at, seq: k.key >> 32}, int(uint32(k.key))
+		q.firing = event{at: k.at, seq: k.key >> 32}
+		return &q.firing, int(uint32(k.key))
 	}
 	h := q.heap
 	top := h[0]
@@ -240,6 +262,6 @@ func (q *queue) pop() (e event, timer int) {
 	}
 	q.last = top
 	slot := uint32(top.key)
-	q.free = append(q.free, slot)
-	return q.slots[slot], -1
+	q.held = slot + 1
+	return &q.slots[slot], -1
 }

@@ -126,3 +126,19 @@ func TestTimerQueueReplacesAndCancels(t *testing.T) {
 	assert.True(t, ok, "the firing at 10, taken out, would still be queued")
 	assert.Equal(t, int64(10), at)
 }
+
+// TestPoppedEventStaysUntilNextPop: the event pop returns is the queue's
+// own slot, and what the step that handles it queues must not overwrite it.
+func TestPoppedEventStaysUntilNextPop(t *testing.T) {
+	var q queue
+	q.reset(0)
+	q.push(event{at: 1, fault: 1})
+	e, _ := q.pop()
+	for i := range 5 {
+		q.push(event{at: int64(10 + i), fault: int32(10 + i)})
+	}
+	assert.Equal(t, int64(1), e.at)
+	assert.Equal(t, int32(1), e.fault)
+	next, _ := q.pop()
+	assert.Equal(t, int32(10), next.fault)
+}

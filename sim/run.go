@@ -318,10 +318,10 @@ func (r *Runner) runOn(sys *impl.System, s *Schedule) {
 		}
 		switch e.kind {
 		case evFault:
-			r.fault(e)
+			r.fault(*e)
 			continue
 		case evResume:
-			r.resume(e)
+			r.resume(*e)
 			continue
 		}
 		// A paused node handles nothing: its message or timer waits until
@@ -331,11 +331,11 @@ func (r *Runner) runOn(sys *impl.System, s *Schedule) {
 				r.q.setTimer(timer, t)
 			} else {
 				e.at = t
-				r.q.push(e)
+				r.q.push(*e)
 			}
 			continue
 		}
-		r.step(&e)
+		r.step(e)
 	}
 	r.res.End = time.Duration(r.now)
 	r.res.Counter = sys.Resource.Counter()
@@ -452,7 +452,8 @@ func (r *Runner) send(from impl.NodeID, m *impl.Message) {
 		arr = max(arr, *last)
 		*last = arr
 	}
-	r.q.push(event{at: arr, kind: evDeliver, node: m.To, msg: *m})
+	e := r.q.add(arr)
+	e.kind, e.node, e.msg = evDeliver, m.To, *m
 }
 
 // event notes progress for the stall detector and, when recording, marks
