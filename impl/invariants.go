@@ -77,14 +77,22 @@ func LookupInvariant(name string) (Invariant, error) {
 // atMostOneClientHoldsLock: no two distinct clients believe they hold the
 // lock at once. It is about beliefs, which fencing does not change.
 func atMostOneClientHoldsLock(s *System) *Breach {
-	var holders []NodeID
+	// Counted first: the check runs after every step that makes a holder,
+	// and a single holder needs no list.
+	n := 0
+	for i := range s.Clients {
+		if s.Clients[i].holds {
+			n++
+		}
+	}
+	if n < 2 {
+		return nil
+	}
+	holders := make([]NodeID, 0, n)
 	for i := range s.Clients {
 		if s.Clients[i].holds {
 			holders = append(holders, s.Clients[i].id)
 		}
-	}
-	if len(holders) < 2 {
-		return nil
 	}
 	names := make([]string, len(holders))
 	for i, h := range holders {
