@@ -353,7 +353,10 @@ func (r *Runner) step(e *event) {
 	case evStart:
 		in.Kind = impl.InputStart
 	case evDeliver:
-		in.Kind, in.Msg = impl.InputMessage, e.msg
+		// Not one tuple assignment: that copies the message through a
+		// temporary, and reading back a copy just stored stalls.
+		in.Kind = impl.InputMessage
+		in.Msg = e.msg
 		// The backoff is drawn only for the one input that uses it.
 		// A Redlock client backs off after its last answer, a grant too.
 		if e.node.IsClient() && (e.msg.Kind == impl.MsgReject || r.cfg.Design.Redlock() && e.msg.Kind == impl.MsgGrant) {
@@ -453,7 +456,8 @@ func (r *Runner) send(from impl.NodeID, m *impl.Message) {
 		*last = arr
 	}
 	e := r.q.add(arr)
-	e.kind, e.node, e.msg = evDeliver, m.To, *m
+	e.kind, e.node = evDeliver, m.To
+	e.msg = *m // not in the tuple: see step
 }
 
 // event notes progress for the stall detector and, when recording, marks
