@@ -101,14 +101,8 @@ func TestErrorDetailReachesTheJudge(t *testing.T) {
 // as given.
 func TestWorkersPerModel(t *testing.T) {
 	dir := t.TempDir()
-	specs := filepath.Join(dir, "specs")
-	require.NoError(t, os.MkdirAll(specs, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(specs, "S.tla"), []byte("---- MODULE S ----\n====\n"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(specs, "m.cfg"), []byte("INVARIANT Inv\n"), 0o644))
-	fake := filepath.Join(dir, "java")
-	// The fake java prints the -workers value it was given.
-	script := "#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ \"$1\" = -workers ]; then echo \"workers $2\" >> " + filepath.Join(dir, "log") + "; fi; shift; done\n"
-	require.NoError(t, os.WriteFile(fake, []byte(script), 0o755))
+	// The fake java writes down the -workers value it was given.
+	specs, fake := specsAndFakeJava(t, dir, "INVARIANT Inv", "while [ $# -gt 0 ]; do if [ \"$1\" = -workers ]; then echo \"workers $2\" >> "+filepath.Join(dir, "log")+"; fi; shift; done")
 	tests := []struct {
 		workers, expected, want string
 	}{
@@ -136,15 +130,8 @@ func TestWorkersPerModel(t *testing.T) {
 // compilers. Every run but a slow model's has its heap bounded; every run
 // keeps the parallel GC.
 func TestJVMOptions(t *testing.T) {
-	dir := t.TempDir()
-	specs := filepath.Join(dir, "specs")
-	require.NoError(t, os.MkdirAll(specs, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(specs, "S.tla"), []byte("---- MODULE S ----\n====\n"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(specs, "m.cfg"), []byte("INVARIANT Inv\n"), 0o644))
-	fake := filepath.Join(dir, "java")
 	// The fake java prints its JVM flags: the arguments before -cp.
-	script := "#!/bin/sh\nwhile [ $# -gt 0 ] && [ \"$1\" != -cp ]; do case $1 in -X*) echo \"$1\";; esac; shift; done\n"
-	require.NoError(t, os.WriteFile(fake, []byte(script), 0o755))
+	specs, fake := specsAndFakeJava(t, t.TempDir(), "INVARIANT Inv", "while [ $# -gt 0 ] && [ \"$1\" != -cp ]; do case $1 in -X*) echo \"$1\";; esac; shift; done")
 	r := &Runner{Java: fake, Jar: "tla2tools.jar"}
 	const gc = "-XX:+UseParallelGC\n"
 	quick := gc + shortRunJIT + "\n" + boundedHeap + "\n"
@@ -182,15 +169,8 @@ func TestJVMOptions(t *testing.T) {
 // its temporal properties once, at the end (-lncheck final), so that where
 // a liveness violation is found does not depend on the wall clock.
 func TestLivenessCheckedOnTheWholeGraph(t *testing.T) {
-	dir := t.TempDir()
-	specs := filepath.Join(dir, "specs")
-	require.NoError(t, os.MkdirAll(specs, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(specs, "S.tla"), []byte("---- MODULE S ----\n====\n"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(specs, "m.cfg"), []byte("PROPERTY Live\n"), 0o644))
-	fake := filepath.Join(dir, "java")
 	// The fake java prints the -lncheck value it was given.
-	script := "#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ \"$1\" = -lncheck ]; then echo \"lncheck $2\"; fi; shift; done\n"
-	require.NoError(t, os.WriteFile(fake, []byte(script), 0o755))
+	specs, fake := specsAndFakeJava(t, t.TempDir(), "PROPERTY Live", "while [ $# -gt 0 ]; do if [ \"$1\" = -lncheck ]; then echo \"lncheck $2\"; fi; shift; done")
 	r := &Runner{Java: fake, Jar: "tla2tools.jar"}
 	for _, m := range []Model{
 		{Name: "m", Spec: "S.tla", Cfg: "m.cfg", Expected: ResultLiveness, Property: "Live"},
@@ -200,4 +180,18 @@ func TestLivenessCheckedOnTheWholeGraph(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "lncheck final\n", string(res.Output), "expected %s", m.Expected)
 	}
+}
+
+// specsAndFakeJava writes, under dir, a specs folder with an empty module
+// S.tla and the cfg m.cfg, and a fake java running the shell script body;
+// it returns the folder and the java.
+func specsAndFakeJava(t *testing.T, dir, cfg, body string) (specs, java string) {
+	t.Helper()
+	specs = filepath.Join(dir, "specs")
+	require.NoError(t, os.MkdirAll(specs, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(specs, "S.tla"), []byte("---- MODULE S ----\n====\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(specs, "m.cfg"), []byte(cfg+"\n"), 0o644))
+	java = filepath.Join(dir, "java")
+	require.NoError(t, os.WriteFile(java, []byte("#!/bin/sh\n"+body+"\n"), 0o755))
+	return specs, java
 }
