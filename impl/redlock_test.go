@@ -146,11 +146,7 @@ func TestRedlockTimelyNodesKeepOneHolder(t *testing.T) {
 			h := newRedlockHarness(t, d, 3)
 			c1, c2 := ClientNode(0), ClientNode(1)
 			redlockSplit(h)
-			h.deliverFrom(ResourceNode, MsgRead, c1)
-			h.deliverFrom(c1, MsgReadReply, ResourceNode)
-			h.fire(c1, TimerThink)
-			h.deliverFrom(ResourceNode, MsgWrite, c1)
-			h.deliverFrom(c1, MsgWriteReply, ResourceNode)
+			redlockSection(h, c1)
 			assert.Equal(t, 1, h.sys.Clients[0].Committed())
 			for _, n := range []NodeID{LockNode(0), LockNode(1)} {
 				h.deliverFrom(n, MsgRelease, c1)
@@ -164,11 +160,7 @@ func TestRedlockTimelyNodesKeepOneHolder(t *testing.T) {
 			}
 			require.True(t, h.sys.Clients[1].Holds())
 			assert.False(t, h.broken(AtMostOneClientHoldLock))
-			h.deliverFrom(ResourceNode, MsgRead, c2)
-			h.deliverFrom(c2, MsgReadReply, ResourceNode)
-			h.fire(c2, TimerThink)
-			h.deliverFrom(ResourceNode, MsgWrite, c2)
-			h.deliverFrom(c2, MsgWriteReply, ResourceNode)
+			redlockSection(h, c2)
 			assert.Equal(t, 1, h.sys.Clients[1].Committed())
 			assert.Equal(t, int64(2), h.sys.Resource.Counter())
 			assert.False(t, h.broken(NoLostUpdate))
@@ -240,4 +232,15 @@ func TestRedlockMajority(t *testing.T) {
 			assert.Equal(t, Message{Kind: MsgRelease, From: c.ID(), To: m.To, Lease: v}, m)
 		}
 	})
+}
+
+// redlockSection runs client c's critical section at the resource, with no
+// fault in between: the read, its reply, the think timer, the write and
+// its reply.
+func redlockSection(h *harness, c NodeID) {
+	h.deliverFrom(ResourceNode, MsgRead, c)
+	h.deliverFrom(c, MsgReadReply, ResourceNode)
+	h.fire(c, TimerThink)
+	h.deliverFrom(ResourceNode, MsgWrite, c)
+	h.deliverFrom(c, MsgWriteReply, ResourceNode)
 }
