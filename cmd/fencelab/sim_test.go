@@ -564,12 +564,14 @@ func TestSimWorstCase(t *testing.T) {
 
 // TestSimNodesOfEveryRow: with every row, --nodes is the Redlock rows'
 // number of lock nodes (as in fencelab explore), not a bad value for the
-// rows with one service; asked of one such row alone, it is.
+// rows with one service; asked of one such row alone, it is. Without
+// faults no run fails, so the check costs no shrinking: every row runs
+// and every verdict is as expected.
 func TestSimNodesOfEveryRow(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	code, stdout, stderr := runCLI(t, "sim", "--nodes", "3", "--runs", "2", "--out", filepath.Join(dir, "every"))
-	assert.NotEqual(t, 2, code, "stderr: %s", stderr)
+	code, stdout, stderr := runCLI(t, "sim", "--nodes", "3", "--runs", "1", "--faults", "none", "--out", filepath.Join(dir, "every"))
+	assert.Equal(t, 0, code, "stderr: %s", stderr)
 	assert.NotContains(t, stderr, "nodes must")
 	assert.Contains(t, stdout, "redlock-unique")
 	code, _, stderr = runCLI(t, "sim", "--design", "all", "--nodes", "3", "--runs", "2", "--out", filepath.Join(dir, "all"))
