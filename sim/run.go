@@ -374,7 +374,7 @@ func (r *Runner) step(e *event) {
 	}
 	held := n.IsClient() && r.sys.Clients[n.ClientIndex()].Holds()
 	r.eff.Reset()
-	r.sys.Step(n, in, &r.eff)
+	r.sys.Step(n, &in, &r.eff)
 	r.res.Steps++
 	recording := r.rec != nil && !r.recorded
 	if recording {
