@@ -122,14 +122,21 @@ type Runner struct {
 	applies [numProps]bool
 	stall   time.Duration
 
-	sys    *impl.System
-	q      queue
-	nodes  []faultState
-	timers []timerSlot // node × timerKinds
-	links  []int64     // last arrival per link from×to, for FIFO
-	eff    impl.Effects
-	draws  draws // streams: one per link (from×to), then one per client's backoffs
-	hist   recorder
+	sys *impl.System
+	// initial is the configuration's initial state, and fresh the system
+	// each run of Run starts as a copy of it: a run reuses the memory of
+	// the one before (the resource's log above all) instead of building
+	// and growing a new System.
+	initial, fresh *impl.System
+	// redlock is the design's Redlock(), read at every delivery.
+	redlock bool
+	q       queue
+	nodes   []faultState
+	timers  []timerSlot // node × timerKinds
+	links   []int64     // last arrival per link from×to, for FIFO
+	eff     impl.Effects
+	draws   draws // streams: one per link (from×to), then one per client's backoffs
+	hist    recorder
 	// checker judges the histories (Check); a batch's worker shares one
 	// among its runners, so that a seed's runs of several designs can
 	// share a judgement of equal histories.
@@ -173,7 +180,11 @@ func NewRunner(c Config) (*Runner, error) {
 		return nil, err
 	}
 	c = c.Bounds()
-	r := &Runner{cfg: c, invs: impl.Invariants(), checker: linearizability.NewChecker()}
+	initial, err := impl.NewSystem(c.Config)
+	if err != nil {
+		return nil, err
+	}
+	r := &Runner{cfg: c, invs: impl.Invariants(), checker: linearizability.NewChecker(), initial: initial, redlock: c.Design.Redlock()}
 	if len(r.invs) != numProps {
 		return nil, fmt.Errorf("sim knows %d properties, impl has %d", numProps, len(r.invs))
 	}
@@ -239,11 +250,12 @@ func (r *Runner) RunObserved(s *Schedule, visit func(impl.Action)) Result {
 }
 
 func (r *Runner) run(s *Schedule) {
-	sys, err := impl.NewSystem(r.cfg.Config)
-	if err != nil {
-		panic(err) // validated in NewRunner
+	if r.fresh == nil {
+		r.fresh = r.initial.Clone()
+	} else {
+		r.fresh.CopyFrom(r.initial)
 	}
-	r.runOn(sys, s)
+	r.runOn(r.fresh, s)
 }
 
 func (r *Runner) reset(sys *impl.System, s *Schedule) {
@@ -359,7 +371,7 @@ func (r *Runner) step(e *event) {
 		in.Msg = e.msg
 		// The backoff is drawn only for the one input that uses it.
 		// A Redlock client backs off after its last answer, a grant too.
-		if e.node.IsClient() && (e.msg.Kind == impl.MsgReject || r.cfg.Design.Redlock() && e.msg.Kind == impl.MsgGrant) {
+		if e.node.IsClient() && (e.msg.Kind == impl.MsgReject || r.redlock && e.msg.Kind == impl.MsgGrant) {
 			in.Backoff = backoff(&r.cfg, r.draws.next(len(r.links)+e.node.ClientIndex()))
 		}
 	case evTimer:
