@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/linearizability"
 )
 
 // Benchmarks measure speed; no test asserts a wall-clock time.
@@ -24,16 +25,32 @@ func benchRuns(b *testing.B, d impl.Design, faults FaultKinds, porcupine bool) {
 	c := config(d, faults)
 	r, err := NewRunner(c)
 	require.NoError(b, err)
-	scheds := make([]*Schedule, 1024)
-	for i := range scheds {
-		scheds[i] = Generate(uint64(i+1), c)
+	// Every iteration runs a seed of its own (1, 2, 3, ...): a Checker
+	// remembers the verdicts of thousands of histories, and seeds run
+	// again would find theirs remembered. The schedules are drawn in
+	// blocks, outside the timed part.
+	const block = 1024
+	scheds := make([]*Schedule, 0, block)
+	seed := uint64(1)
+	draw := func() {
+		scheds = scheds[:0]
+		for range block {
+			scheds = append(scheds, Generate(seed, c))
+			seed++
+		}
 	}
+	draw()
 	var steps int64
 	var virtual time.Duration
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		res := r.Run(scheds[i%len(scheds)])
+		if i > 0 && i%block == 0 {
+			b.StopTimer()
+			draw()
+			b.StartTimer()
+		}
+		res := r.Run(scheds[i%block])
 		if porcupine {
 			r.Check(&res, 0)
 		}
@@ -44,6 +61,10 @@ func benchRuns(b *testing.B, d impl.Design, faults FaultKinds, porcupine bool) {
 	b.ReportMetric(float64(steps)/secs, "events/s")
 	b.ReportMetric(virtual.Seconds()/secs, "sim-s/s")
 	b.ReportMetric(float64(steps)/float64(b.N), "events/run")
+	if porcupine {
+		b.ReportMetric(float64(b.N)/secs, "runs/s")
+		reportMemo(b, r.checker.MemoStats())
+	}
 }
 
 // BenchmarkRun is the simulator alone: one run (default workload, default
@@ -186,11 +207,13 @@ func BenchmarkFirstUnfencedViolation(b *testing.B) {
 // with Porcupine, on every core.
 func BenchmarkBatch(b *testing.B) {
 	var sum *Summary
+	var memo linearizability.MemoStats
 	for b.Loop() {
 		var err error
+		memo = linearizability.MemoStats{}
 		// The four designs of before issue 12's matrix, so that the
 		// figure stays comparable across it.
-		sum, err = Batch{Config: DefaultConfig(), Designs: impl.Designs()[:4], Seed: 1, Runs: 1000}.Run()
+		sum, err = Batch{Config: DefaultConfig(), Designs: impl.Designs()[:4], Seed: 1, Runs: 1000, memo: &memo}.Run()
 		require.NoError(b, err)
 	}
 	runs, steps, virtual := sum.Totals()
@@ -199,6 +222,7 @@ func BenchmarkBatch(b *testing.B) {
 	b.ReportMetric(float64(steps)/per, "events/s")
 	b.ReportMetric(virtual.Seconds()/per, "sim-s/s")
 	b.ReportMetric(float64(runtime.GOMAXPROCS(0)), "cores")
+	reportMemo(b, memo)
 }
 
 // TestSteadyStateAllocations: a Runner reuses its queue, timers, history
@@ -240,4 +264,15 @@ func TestManyRunsAllStaysSafe(t *testing.T) {
 	assert.Zero(t, d.Stalls)
 	assert.Zero(t, d.SectionsIllegal+d.RegisterIllegal)
 	assert.Empty(t, d.Unexpected(AllFaults))
+}
+
+// reportMemo reports the share of the Porcupine checks a Checker's memory
+// answered, per kind of check (sim.Batch's workers' Checkers summed).
+func reportMemo(b *testing.B, s linearizability.MemoStats) {
+	if s.SectionsLookups > 0 {
+		b.ReportMetric(100*float64(s.SectionsHits)/float64(s.SectionsLookups), "sections-hit%")
+	}
+	if s.RegisterLookups > 0 {
+		b.ReportMetric(100*float64(s.RegisterHits)/float64(s.RegisterLookups), "register-hit%")
+	}
 }
