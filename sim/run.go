@@ -130,6 +130,9 @@ type Runner struct {
 	initial, fresh *impl.System
 	// redlock is the design's Redlock(), read at every delivery.
 	redlock bool
+	// index is Config.index of every NodeID, looked up on every send and
+	// timer.
+	index [256]uint8
 	q       queue
 	nodes   []faultState
 	timers  []timerSlot // node × timerKinds
@@ -192,6 +195,9 @@ func NewRunner(c Config) (*Runner, error) {
 		r.applies[i] = inv.AppliesTo(c.Design)
 	}
 	n := c.NumNodes()
+	for i := range n {
+		r.index[c.nodeAt(i)] = uint8(i) // n ≤ 256: a NodeID is a byte
+	}
 	r.nodes = make([]faultState, n)
 	r.timers = make([]timerSlot, n*timerKinds)
 	r.links = make([]int64, n*n)
@@ -429,11 +435,11 @@ func (r *Runner) slot(n impl.NodeID, t impl.Timer) *timerSlot {
 // timerIndex is the index of n's timer of kind k in Runner.timers and the
 // queue's timer slots.
 func (r *Runner) timerIndex(n impl.NodeID, k impl.TimerKind) int {
-	return r.cfg.index(n)*timerKinds + int(k)
+	return int(r.index[n])*timerKinds + int(k)
 }
 
 // node is n's faults and clock.
-func (r *Runner) node(n impl.NodeID) *faultState { return &r.nodes[r.cfg.index(n)] }
+func (r *Runner) node(n impl.NodeID) *faultState { return &r.nodes[r.index[n]] }
 
 // setTimer arms a timer for After of the node's local time from now; it
 // fires at the global time the node's clock reaches that reading.
@@ -452,7 +458,7 @@ func (r *Runner) setTimer(n impl.NodeID, ts impl.TimerSet) {
 func (r *Runner) send(from impl.NodeID, m *impl.Message) {
 	fs := r.node(from)
 	dep := fs.resumeAt(r.now, satAdd(r.now, int64(r.cfg.Processing)))
-	link := r.cfg.index(from)*len(r.nodes) + r.cfg.index(m.To)
+	link := int(r.index[from])*len(r.nodes) + int(r.index[m.To])
 	arr := satAdd(dep, latency(&r.cfg, r.draws.next(link)))
 	if d, ok := fs.spike(dep); ok {
 		arr = satAdd(arr, int64(d))
