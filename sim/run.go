@@ -132,14 +132,14 @@ type Runner struct {
 	redlock bool
 	// index is Config.index of every NodeID, looked up on every send and
 	// timer.
-	index [256]uint8
-	q       queue
-	nodes   []faultState
-	timers  []timerSlot // node × timerKinds
-	links   []int64     // last arrival per link from×to, for FIFO
-	eff     impl.Effects
-	draws   draws // streams: one per link (from×to), then one per client's backoffs
-	hist    recorder
+	index  [256]uint8
+	q      queue
+	nodes  []faultState
+	timers []timerSlot // node × timerKinds
+	links  []int64     // last arrival per link from×to, for FIFO
+	eff    impl.Effects
+	draws  draws // streams: one per link (from×to), then one per client's backoffs
+	hist   recorder
 	// checker judges the histories (Check); a batch's worker shares one
 	// among its runners, so that a seed's runs of several designs can
 	// share a judgement of equal histories.
