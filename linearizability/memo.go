@@ -99,7 +99,7 @@ func (m *memo) keep(v verdict.Verdict) {
 		m.size -= len(old)
 	}
 	if _, ok := m.verdicts[string(m.key)]; ok {
-		return // judged again after a search that timed out: already kept
+		return // kept before (keep without a lookup first): kept once
 	}
 	if m.order == nil {
 		m.order = make([]string, m.histories)

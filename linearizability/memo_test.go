@@ -76,32 +76,34 @@ func TestMemoKeepsHistoriesApart(t *testing.T) {
 			statuses[c.Sections(ss, generous).Status]++
 			at := func(ss []Section, k int) interval { return interval{&ss[done[k]].Call, &ss[done[k]].Return} }
 
-			// What the search reads.
-			changed := slices.Clone(ss)
-			i := rapid.IntRange(0, len(done)-1).Draw(t, "section")
-			what := rapid.SampledFrom([]string{"read", "order", "committed"}).Draw(t, "change")
-			switch what {
-			case "read":
-				changed[done[i]].Read += rapid.SampledFrom([]int64{-1, 1}).Draw(t, "by")
-			case "order":
-				if len(done) < 2 {
-					t.Skip("one section has no order")
-				}
-				j := rapid.IntRange(0, len(done)-2).Draw(t, "other")
-				if j >= i {
-					j++
-				}
-				before := [2]bool{precedes(at(ss, i), at(ss, j)), precedes(at(ss, j), at(ss, i))}
-				reorder(at(changed, i), at(changed, j))
-				after := [2]bool{precedes(at(changed, i), at(changed, j)), precedes(at(changed, j), at(changed, i))}
-				require.NotEqual(t, before, after, "reorder changed no order")
-			case "committed":
-				changed[done[i]].Committed = false
+			// What the search reads, one change at a time.
+			whats := []string{"read", "committed"}
+			if len(done) > 1 {
+				whats = append(whats, "order")
 			}
-			hits := c.MemoStats().SectionsHits
-			assert.Equal(t, CheckSections(changed, generous).Verdict, c.Sections(changed, generous), "%s changed: %+v", what, changed)
-			assert.Equal(t, hits, c.MemoStats().SectionsHits, "a history with another %s was found in the memory", what)
-			missed["sections "+what]++
+			for _, what := range whats {
+				changed := slices.Clone(ss)
+				i := rapid.IntRange(0, len(done)-1).Draw(t, "section")
+				switch what {
+				case "read":
+					changed[done[i]].Read += rapid.SampledFrom([]int64{-1, 1}).Draw(t, "by")
+				case "order":
+					j := rapid.IntRange(0, len(done)-2).Draw(t, "other")
+					if j >= i {
+						j++
+					}
+					before := [2]bool{precedes(at(ss, i), at(ss, j)), precedes(at(ss, j), at(ss, i))}
+					reorder(at(changed, i), at(changed, j))
+					after := [2]bool{precedes(at(changed, i), at(changed, j)), precedes(at(changed, j), at(changed, i))}
+					require.NotEqual(t, before, after, "reorder changed no order")
+				case "committed":
+					changed[done[i]].Committed = false
+				}
+				hits := c.MemoStats().SectionsHits
+				assert.Equal(t, CheckSections(changed, generous).Verdict, c.Sections(changed, generous), "%s changed: %+v", what, changed)
+				assert.Equal(t, hits, c.MemoStats().SectionsHits, "a history with another %s was found in the memory", what)
+				missed["sections "+what]++
+			}
 
 			// What no search reads.
 			for _, how := range []string{"clients", "tokens", "times", "aborted"} {
@@ -120,7 +122,7 @@ func TestMemoKeepsHistoriesApart(t *testing.T) {
 						}
 					}
 				}
-				hits = c.MemoStats().SectionsHits
+				hits := c.MemoStats().SectionsHits
 				assert.Equal(t, CheckSections(same, generous).Verdict, c.Sections(same, generous), "%s changed: %+v", how, same)
 				assert.Equal(t, hits+1, c.MemoStats().SectionsHits, "the same history but for its %s was judged again", how)
 				found["sections "+how]++
@@ -136,48 +138,56 @@ func TestMemoKeepsHistoriesApart(t *testing.T) {
 		statuses[c.Resource(ops, mode, generous).Status]++
 		at := func(ops []ResourceOp, k int) interval { return interval{&ops[k].Call, &ops[k].Return} }
 
-		changed := slices.Clone(ops)
-		i := rapid.IntRange(0, len(ops)-1).Draw(t, "operation")
-		kinds := []string{"answer", "kind", "order", "dropped"}
-		if ops[i].Kind == impl.OpWrite || ops[i].Accepted {
-			kinds = append(kinds, "value") // a rejected read's value is no answer
+		whats := []string{"answer", "kind", "dropped"}
+		if len(ops) > 1 {
+			whats = append(whats, "order")
 		}
 		if !ignoresTokens(mode) {
-			kinds = append(kinds, "token")
+			whats = append(whats, "token")
 		}
-		what := rapid.SampledFrom(kinds).Draw(t, "change")
-		switch what {
-		case "answer":
-			changed[i].Accepted = !changed[i].Accepted
-		case "kind":
-			changed[i].Kind = impl.OpRead + impl.OpWrite - changed[i].Kind
-		case "value":
-			changed[i].Value += rapid.SampledFrom([]int64{-1, 1}).Draw(t, "by")
-		case "token":
-			changed[i].Token ^= 1 << rapid.IntRange(0, 3).Draw(t, "bit")
-		case "order":
-			if len(ops) < 2 {
-				t.Skip("one operation has no order")
+		var valued []int // a rejected read's value is no answer
+		for k := range ops {
+			if ops[k].Kind == impl.OpWrite || ops[k].Accepted {
+				valued = append(valued, k)
 			}
-			j := rapid.IntRange(0, len(ops)-2).Draw(t, "other")
-			if j >= i {
-				j++
-			}
-			before := [2]bool{precedes(at(ops, i), at(ops, j)), precedes(at(ops, j), at(ops, i))}
-			reorder(at(changed, i), at(changed, j))
-			after := [2]bool{precedes(at(changed, i), at(changed, j)), precedes(at(changed, j), at(changed, i))}
-			require.NotEqual(t, before, after, "reorder changed no order")
-		case "dropped":
-			changed = slices.Delete(changed, i, i+1)
 		}
-		hits := c.MemoStats().RegisterHits
-		assert.Equal(t, CheckResource(changed, mode, generous).Verdict, c.Resource(changed, mode, generous), "mode %v, %s changed: %+v", mode, what, changed)
-		assert.Equal(t, hits, c.MemoStats().RegisterHits, "mode %v: a history with another %s was found in the memory", mode, what)
-		missed["register "+what]++
+		if len(valued) > 0 {
+			whats = append(whats, "value")
+		}
+		for _, what := range whats {
+			changed := slices.Clone(ops)
+			i := rapid.IntRange(0, len(ops)-1).Draw(t, "operation")
+			switch what {
+			case "answer":
+				changed[i].Accepted = !changed[i].Accepted
+			case "kind":
+				changed[i].Kind = impl.OpRead + impl.OpWrite - changed[i].Kind
+			case "value":
+				i = rapid.SampledFrom(valued).Draw(t, "valued operation")
+				changed[i].Value += rapid.SampledFrom([]int64{-1, 1}).Draw(t, "by")
+			case "token":
+				changed[i].Token ^= 1 << rapid.IntRange(0, 3).Draw(t, "bit")
+			case "order":
+				j := rapid.IntRange(0, len(ops)-2).Draw(t, "other")
+				if j >= i {
+					j++
+				}
+				before := [2]bool{precedes(at(ops, i), at(ops, j)), precedes(at(ops, j), at(ops, i))}
+				reorder(at(changed, i), at(changed, j))
+				after := [2]bool{precedes(at(changed, i), at(changed, j)), precedes(at(changed, j), at(changed, i))}
+				require.NotEqual(t, before, after, "reorder changed no order")
+			case "dropped":
+				changed = slices.Delete(changed, i, i+1)
+			}
+			hits := c.MemoStats().RegisterHits
+			assert.Equal(t, CheckResource(changed, mode, generous).Verdict, c.Resource(changed, mode, generous), "mode %v, %s changed: %+v", mode, what, changed)
+			assert.Equal(t, hits, c.MemoStats().RegisterHits, "mode %v: a history with another %s was found in the memory", mode, what)
+			missed["register "+what]++
+		}
 
 		// The same operations under another mode: another register.
 		other := rapid.SampledFrom(everyMode()).Filter(func(m impl.FenceMode) bool { return m != mode }).Draw(t, "other mode")
-		hits = c.MemoStats().RegisterHits
+		hits := c.MemoStats().RegisterHits
 		assert.Equal(t, CheckResource(ops, other, generous).Verdict, c.Resource(ops, other, generous), "mode %v after %v", other, mode)
 		assert.Equal(t, hits, c.MemoStats().RegisterHits, "mode %v: the verdict under mode %v was found", other, mode)
 
