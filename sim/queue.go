@@ -130,13 +130,36 @@ func (q *queue) nextSeq() uint64 {
 }
 
 // setTimer queues the firing of timer slot t at at, in place of the one
-// queued for it, if any.
+// queued for it, if any: the new key takes the old one's place in the
+// heap and moves from there (one sift instead of a removal and an
+// insertion; the heap holds the same keys either way, and its order is
+// total, so it pops what it would have).
 func (q *queue) setTimer(t int, at int64) {
-	q.cancelTimer(t)
-	q.timers = append(q.timers, qkey{at: at, key: q.nextSeq()<<32 | uint64(t)})
-	i := len(q.timers) - 1
-	q.tpos[t] = int32(i)
-	siftUpIndexed(q.timers, i, q.tpos)
+	k := qkey{at: at, key: q.nextSeq()<<32 | uint64(t)}
+	i := int(q.tpos[t])
+	if i < 0 {
+		q.timers = append(q.timers, k)
+		i = len(q.timers) - 1
+		q.tpos[t] = int32(i)
+		siftUpIndexed(q.timers, i, q.tpos)
+		return
+	}
+	h := q.timers
+	q.staled(h[i])
+	h[i] = k
+	if i > 0 && less(k, h[(i-1)/2]) {
+		siftUpIndexed(h, i, q.tpos)
+	} else {
+		siftDownIndexed(h, i, q.tpos)
+	}
+}
+
+// staled notes that the timer firing k was taken out before its time (see
+// staleLeft).
+func (q *queue) staled(k qkey) {
+	if !q.hasStale || less(q.stale, k) {
+		q.stale, q.hasStale = k, true
+	}
 }
 
 // cancelTimer takes out the firing queued for timer slot t, if any.
@@ -145,9 +168,7 @@ func (q *queue) cancelTimer(t int) {
 	if i < 0 {
 		return
 	}
-	if k := q.timers[i]; !q.hasStale || less(q.stale, k) {
-		q.stale, q.hasStale = k, true
-	}
+	q.staled(q.timers[i])
 	q.removeTimer(i)
 }
 
