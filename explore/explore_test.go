@@ -230,7 +230,7 @@ func naiveSuccessors(cfg impl.Config, s *naiveState) []*naiveState {
 			}
 		}
 		var out impl.Effects
-		sys.Step(n, in, &out)
+		sys.Step(n, &in, &out)
 		next.inflight = append(next.inflight, out.Send...)
 		for _, ts := range out.Set {
 			if !slices.Contains(next.timers, impl.PendingTimer{Node: n, Timer: ts.Timer}) {

@@ -150,7 +150,7 @@ func (c *Client) Aborted() int { return int(c.aborted) }
 // the service can free it) and asked for again, counting against the
 // section's retry budget like a rejection. Under the arrival rule the timer
 // is set when the grant arrives.
-func (c *Client) Step(in Input, out *Effects) {
+func (c *Client) Step(in *Input, out *Effects) {
 	switch in.Kind {
 	case InputStart:
 		if c.phase == Idle {
@@ -163,8 +163,8 @@ func (c *Client) Step(in Input, out *Effects) {
 	}
 }
 
-func (c *Client) onMessage(in Input, out *Effects) {
-	m := in.Msg
+func (c *Client) onMessage(in *Input, out *Effects) {
+	m := &in.Msg
 	if c.cfg.Nodes > 0 && (m.Kind == MsgGrant || m.Kind == MsgReject) && c.phase == Acquiring {
 		c.answer(in, out)
 		return
@@ -224,7 +224,7 @@ func (c *Client) onMessage(in Input, out *Effects) {
 // the lease the client still believes in counts; an answer that comes
 // after the section ended, or after the belief did, changes nothing (a
 // renewal is not a grant: a belief that ended stays ended).
-func (c *Client) renewed(m Message, out *Effects) {
+func (c *Client) renewed(m *Message, out *Effects) {
 	if !c.holds || m.Lease != c.lease {
 		return
 	}
@@ -308,7 +308,7 @@ func (c *Client) hold(lease, token uint64, out *Effects) {
 // lock under its value; otherwise it releases on every node — those that
 // granted hold its value — and retries after a backoff, within the
 // section's retry budget like a rejection.
-func (c *Client) answer(in Input, out *Effects) {
+func (c *Client) answer(in *Input, out *Effects) {
 	c.answers++
 	if in.Msg.Kind == MsgGrant {
 		c.grants++
@@ -353,7 +353,7 @@ func (c *Client) releaseAll(lease uint64, out *Effects) {
 	}
 }
 
-func (c *Client) onTimer(in Input, out *Effects) {
+func (c *Client) onTimer(in *Input, out *Effects) {
 	switch in.Timer.Kind {
 	case TimerBackoff:
 		if c.phase == BackingOff {

@@ -22,7 +22,7 @@ func newClientDriver(t *testing.T, cfg ClientConfig) *clientDriver {
 
 func (d *clientDriver) in(in Input) *Effects {
 	d.out.Reset()
-	d.c.Step(in, &d.out)
+	d.c.Step(&in, &d.out)
 	return &d.out
 }
 

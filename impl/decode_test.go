@@ -137,9 +137,9 @@ func TestCopyFromIsIndependent(t *testing.T) {
 			// resource; the source must not change.
 			var out Effects
 			for i := range cp.Clients {
-				cp.Step(ClientNode(i), Input{Kind: InputStart}, &out)
+				cp.Step(ClientNode(i), &Input{Kind: InputStart}, &out)
 			}
-			cp.Step(ResourceNode, Input{Kind: InputMessage, Msg: Message{Kind: MsgWrite, From: ClientNode(0), To: ResourceNode, Token: 99, Value: 42}}, &out)
+			cp.Step(ResourceNode, &Input{Kind: InputMessage, Msg: Message{Kind: MsgWrite, From: ClientNode(0), To: ResourceNode, Token: 99, Value: 42}}, &out)
 			assert.Equal(t, before, sys.Encode(nil), "stepping a copy changed its source")
 		})
 	})
@@ -197,7 +197,7 @@ func TestPermuteClientsIsASymmetry(t *testing.T) {
 				rin := in
 				rin.Msg = renameMessage(in.Msg, perm, cfg.Design.Redlock())
 				var rout Effects
-				scratch.Step(rn, rin, &rout)
+				scratch.Step(rn, &rin, &rout)
 				after.CopyFrom(sys)
 				after.PermuteClients(perm)
 				require.Equal(t, after.Encode(nil), scratch.Encode(nil), "step of %s on %v does not commute with renaming", n, in)

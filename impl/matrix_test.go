@@ -126,9 +126,9 @@ func TestServiceRestart(t *testing.T) {
 	}{{NoRestart, 1, false}, {RestartVolatile, 0, true}, {RestartDurable, 1, true}} {
 		s := NewService(ServiceConfig{TTL: 10, Fencing: true, Restart: tc.restart})
 		var out Effects
-		s.Step(Input{Kind: InputMessage, Msg: Message{Kind: MsgAcquire, From: ClientNode(0), To: ServiceNode}}, &out)
+		s.Step(&Input{Kind: InputMessage, Msg: Message{Kind: MsgAcquire, From: ClientNode(0), To: ServiceNode}}, &out)
 		out.Reset()
-		s.Step(Input{Kind: InputRestart}, &out)
+		s.Step(&Input{Kind: InputRestart}, &out)
 		l := s.Lock()
 		assert.Equal(t, tc.last, l.LastLease, "%v", tc.restart)
 		if !tc.changed {
@@ -393,7 +393,7 @@ func TestSequencerServiceAnswers(t *testing.T) {
 	ask := func(token uint64) bool {
 		out.Reset()
 		before := svc.Lock()
-		svc.Step(Input{Kind: InputMessage, Msg: Message{Kind: MsgCheck, From: ResourceNode, To: ServiceNode, Token: token}}, &out)
+		svc.Step(&Input{Kind: InputMessage, Msg: Message{Kind: MsgCheck, From: ResourceNode, To: ServiceNode, Token: token}}, &out)
 		require.Equal(t, before, svc.Lock())
 		require.Len(t, out.Send, 1)
 		m := out.Send[0]
@@ -402,15 +402,15 @@ func TestSequencerServiceAnswers(t *testing.T) {
 	}
 	c1 := ClientNode(0)
 	assert.False(t, ask(1), "nothing granted yet")
-	svc.Step(Input{Kind: InputMessage, Msg: Message{Kind: MsgAcquire, From: c1, To: ServiceNode}}, &out)
+	svc.Step(&Input{Kind: InputMessage, Msg: Message{Kind: MsgAcquire, From: c1, To: ServiceNode}}, &out)
 	assert.True(t, ask(1))
 	assert.False(t, ask(2), "never granted")
-	svc.Step(Input{Kind: InputTimer, Timer: Timer{Kind: TimerLease}}, &out)
+	svc.Step(&Input{Kind: InputTimer, Timer: Timer{Kind: TimerLease}}, &out)
 	assert.False(t, ask(1), "expired")
-	svc.Step(Input{Kind: InputTimer, Timer: Timer{Kind: TimerLockDelay}}, &out)
-	svc.Step(Input{Kind: InputMessage, Msg: Message{Kind: MsgAcquire, From: c1, To: ServiceNode}}, &out)
+	svc.Step(&Input{Kind: InputTimer, Timer: Timer{Kind: TimerLockDelay}}, &out)
+	svc.Step(&Input{Kind: InputMessage, Msg: Message{Kind: MsgAcquire, From: c1, To: ServiceNode}}, &out)
 	assert.True(t, ask(2))
-	svc.Step(Input{Kind: InputMessage, Msg: Message{Kind: MsgRelease, From: c1, To: ServiceNode, Lease: 2}}, &out)
+	svc.Step(&Input{Kind: InputMessage, Msg: Message{Kind: MsgRelease, From: c1, To: ServiceNode, Lease: 2}}, &out)
 	assert.False(t, ask(2), "released")
 }
 

@@ -44,14 +44,15 @@ const (
 )
 
 // Message is a plain value; fields a kind does not use are zero, so equal
-// messages encode equally.
+// messages encode equally. The one-byte fields come first, together: 32
+// bytes instead of 40, copied with every send and delivery.
 type Message struct {
 	Kind     MsgKind
 	From, To NodeID
+	OK       bool
 	Lease    uint64 // identity of a grant: what a release must match
 	Token    uint64 // fencing token; 0 when the design has no tokens
 	Value    int64  // the counter value read or to write
-	OK       bool
 }
 
 // Encode appends the canonical encoding of m to b.

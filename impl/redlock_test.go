@@ -176,12 +176,12 @@ func TestRedlockReleaseNeedsTheValue(t *testing.T) {
 		holder := ClientNode(rapid.IntRange(0, 3).Draw(t, "holder"))
 		v := redlockValue(holder, rapid.IntRange(0, 254).Draw(t, "section"), rapid.IntRange(0, 255).Draw(t, "retries"))
 		var out Effects
-		s.Step(Input{Kind: InputMessage, Msg: Message{Kind: MsgAcquire, From: holder, To: LockNode(2), Lease: v}}, &out)
+		s.Step(&Input{Kind: InputMessage, Msg: Message{Kind: MsgAcquire, From: holder, To: LockNode(2), Lease: v}}, &out)
 		require.Equal(t, []Message{{Kind: MsgGrant, From: LockNode(2), To: holder, Lease: v}}, out.Send)
 		from := ClientNode(rapid.IntRange(0, 3).Draw(t, "from"))
 		w := redlockValue(from, rapid.IntRange(0, 254).Draw(t, "section of the release"), rapid.IntRange(0, 255).Draw(t, "retries of the release"))
 		out.Reset()
-		s.Step(Input{Kind: InputMessage, Msg: Message{Kind: MsgRelease, From: from, To: LockNode(2), Lease: w}}, &out)
+		s.Step(&Input{Kind: InputMessage, Msg: Message{Kind: MsgRelease, From: from, To: LockNode(2), Lease: w}}, &out)
 		if from == holder && w == v {
 			assert.Equal(t, Available, s.Lock().Status)
 			assert.Equal(t, []Timer{{Kind: TimerLease}}, out.Cancel)
@@ -191,7 +191,7 @@ func TestRedlockReleaseNeedsTheValue(t *testing.T) {
 		assert.Equal(t, EvReleaseRefused, out.Events[0].Kind)
 		// A second acquire, of any value, is refused while the key lives.
 		out.Reset()
-		s.Step(Input{Kind: InputMessage, Msg: Message{Kind: MsgAcquire, From: from, To: LockNode(2), Lease: w}}, &out)
+		s.Step(&Input{Kind: InputMessage, Msg: Message{Kind: MsgAcquire, From: from, To: LockNode(2), Lease: w}}, &out)
 		assert.Equal(t, MsgReject, out.Send[0].Kind)
 	})
 }
@@ -205,7 +205,7 @@ func TestRedlockMajority(t *testing.T) {
 		granted := rapid.SliceOfN(rapid.Bool(), nodes, nodes).Draw(t, "granted")
 		c := NewClient(ClientNode(0), ClientConfig{Sections: 1, MaxRetries: 1, Validity: 9, Rule: ValidityArrival, Nodes: nodes})
 		var out Effects
-		c.Step(Input{Kind: InputStart}, &out)
+		c.Step(&Input{Kind: InputStart}, &out)
 		require.Len(t, out.Send, nodes, "an acquire to every node")
 		v := out.Send[0].Lease
 		yes := 0
@@ -215,7 +215,7 @@ func TestRedlockMajority(t *testing.T) {
 			if g {
 				kind, yes = MsgGrant, yes+1
 			}
-			c.Step(Input{Kind: InputMessage, Msg: Message{Kind: kind, From: LockNode(k), To: c.ID(), Lease: v}}, &out)
+			c.Step(&Input{Kind: InputMessage, Msg: Message{Kind: kind, From: LockNode(k), To: c.ID(), Lease: v}}, &out)
 			if k < nodes-1 {
 				require.Empty(t, out.Send, "no decision before the last answer")
 			}

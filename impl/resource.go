@@ -80,12 +80,13 @@ func (k OpKind) String() string {
 	return fmt.Sprintf("OpKind(%d)", uint8(k))
 }
 
-// Op is one operation as the resource handled it.
+// Op is one operation as the resource handled it (the one-byte fields
+// together: 24 bytes, not 32).
 type Op struct {
 	Client   NodeID
 	Kind     OpKind
-	Token    uint64
 	Accepted bool
+	Token    uint64
 	Value    int64 // the value read (if accepted) or the value to write
 }
 
@@ -150,11 +151,11 @@ func (r *Resource) MaxToken() uint64 { return r.maxToken }
 func (r *Resource) Log() []Op { return r.log }
 
 // Step handles one read or write.
-func (r *Resource) Step(in Input, out *Effects) {
+func (r *Resource) Step(in *Input, out *Effects) {
 	if in.Kind != InputMessage {
 		return
 	}
-	m := in.Msg
+	m := &in.Msg
 	var op Op
 	var reply Message
 	switch m.Kind {
@@ -228,7 +229,7 @@ func (r *Resource) Step(in Input, out *Effects) {
 // enqueue takes in a read or write of a sequencer-checking resource: it
 // joins the queue, and if nothing was being checked the service is asked
 // about its sequencer at once.
-func (r *Resource) enqueue(m Message, out *Effects) {
+func (r *Resource) enqueue(m *Message, out *Effects) {
 	op := Op{Client: m.From, Kind: OpRead, Token: m.Token}
 	if m.Kind == MsgWrite {
 		op.Kind, op.Value = OpWrite, m.Value

@@ -44,7 +44,7 @@ func (rm *resourceMachine) op(t *rapid.T, kind OpKind) {
 		m.Kind, m.Value = MsgWrite, rapid.Int64Range(-3, 10).Draw(t, "value")
 	}
 	rm.out.Reset()
-	rm.res.Step(Input{Kind: InputMessage, Msg: m}, &rm.out)
+	rm.res.Step(&Input{Kind: InputMessage, Msg: m}, &rm.out)
 
 	ok := rm.ref.admit(kind, token)
 	want := Op{Client: c, Kind: kind, Token: token, Accepted: ok}
@@ -132,7 +132,7 @@ func TestResourceRules(t *testing.T) {
 			r := NewResource(tc.mode)
 			for i, m := range tc.ops {
 				var out Effects
-				r.Step(Input{Kind: InputMessage, Msg: m}, &out)
+				r.Step(&Input{Kind: InputMessage, Msg: m}, &out)
 				require.Len(t, out.Send, 1)
 				assert.Equal(t, tc.ok[i], out.Send[0].OK, "operation %d (%v)", i+1, m)
 			}
@@ -145,8 +145,8 @@ func TestResourceRules(t *testing.T) {
 func TestResourceIgnoresWhatIsNotAnOperation(t *testing.T) {
 	r := NewResource(FenceAll)
 	var out Effects
-	r.Step(Input{Kind: InputTimer, Timer: Timer{Kind: TimerThink}}, &out)
-	r.Step(Input{Kind: InputMessage, Msg: Message{Kind: MsgAcquire, From: ClientNode(0)}}, &out)
+	r.Step(&Input{Kind: InputTimer, Timer: Timer{Kind: TimerThink}}, &out)
+	r.Step(&Input{Kind: InputMessage, Msg: Message{Kind: MsgAcquire, From: ClientNode(0)}}, &out)
 	assert.Empty(t, out.Send)
 	assert.Empty(t, r.Log())
 }

@@ -98,10 +98,10 @@ func (s *Service) CountsLeases() bool { return !s.cfg.ClientValues }
 func (s *Service) Lock() LockState { return s.lock }
 
 // Step handles one input. All rules of the lock live here.
-func (s *Service) Step(in Input, out *Effects) {
+func (s *Service) Step(in *Input, out *Effects) {
 	switch in.Kind {
 	case InputMessage:
-		m := in.Msg
+		m := &in.Msg
 		switch m.Kind {
 		case MsgAcquire:
 			s.acquire(m, out)
@@ -129,7 +129,7 @@ func (s *Service) Step(in Input, out *Effects) {
 // expired with its lock-delay over — and rejects otherwise, including a
 // repeated acquire from the holder itself. The lease counter never wraps:
 // when it is exhausted the service rejects rather than reuse a token.
-func (s *Service) acquire(m Message, out *Effects) {
+func (s *Service) acquire(m *Message, out *Effects) {
 	l := &s.lock
 	if l.Status == Acquired || l.Delayed || l.LastLease == math.MaxUint64 {
 		out.send(Message{Kind: MsgReject, From: s.cfg.Node, To: m.From})
@@ -152,7 +152,7 @@ func (s *Service) acquire(m Message, out *Effects) {
 // release is a compare-and-delete: only the current holder, naming its
 // current lease, frees the lock. A stale holder whose lease expired and was
 // granted to someone else must not release the new holder's lock.
-func (s *Service) release(m Message, out *Effects) {
+func (s *Service) release(m *Message, out *Effects) {
 	l := &s.lock
 	if !l.isCurrent(m) {
 		out.event(Event{Kind: EvReleaseRefused, Node: s.cfg.Node, Peer: m.From, Lease: m.Lease})
@@ -171,7 +171,7 @@ func (s *Service) release(m Message, out *Effects) {
 // expired lease fails. After an expiry the lease is gone for good: a late
 // renewal is refused, never a grant. The answer tells the client either
 // way.
-func (s *Service) renew(m Message, out *Effects) {
+func (s *Service) renew(m *Message, out *Effects) {
 	ok := s.lock.isCurrent(m)
 	out.send(Message{Kind: MsgRenewed, From: ServiceNode, To: m.From, Lease: m.Lease, OK: ok})
 	if !ok {
@@ -233,7 +233,7 @@ func (s *Service) restart(out *Effects) {
 // checkSequencer answers a resource's question (Chubby's CheckSequencer):
 // is m.Token the token of the lease held now? A lease released, expired or
 // superseded is not, whatever its holder believes.
-func (s *Service) checkSequencer(m Message, out *Effects) {
+func (s *Service) checkSequencer(m *Message, out *Effects) {
 	l := &s.lock
 	current := l.Status == Acquired && s.token(l.Lease) == m.Token
 	out.send(Message{Kind: MsgCheckReply, From: ServiceNode, To: m.From, Token: m.Token, OK: current})
@@ -246,7 +246,7 @@ func (s *Service) checkSequencer(m Message, out *Effects) {
 
 // isCurrent reports whether m comes from the holder and names its current
 // lease.
-func (l *LockState) isCurrent(m Message) bool {
+func (l *LockState) isCurrent(m *Message) bool {
 	return l.Status == Acquired && l.Holder == m.From && l.Lease == m.Lease
 }
 

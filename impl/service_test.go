@@ -48,7 +48,7 @@ func (sm *serviceMachine) someLease(t *rapid.T) uint64 {
 
 func (sm *serviceMachine) step(in Input) {
 	sm.out.Reset()
-	sm.svc.Step(in, &sm.out)
+	sm.svc.Step(&in, &sm.out)
 }
 
 func (sm *serviceMachine) acquire(t *rapid.T) {
@@ -171,13 +171,13 @@ func TestServiceAgainstReferenceModel(t *testing.T) {
 func svcStep(svc *Service, m Message) Effects {
 	var out Effects
 	m.To = ServiceNode
-	svc.Step(Input{Kind: InputMessage, Msg: m}, &out)
+	svc.Step(&Input{Kind: InputMessage, Msg: m}, &out)
 	return out
 }
 
 func svcFire(svc *Service, k TimerKind) Effects {
 	var out Effects
-	svc.Step(Input{Kind: InputTimer, Timer: Timer{Kind: k}}, &out)
+	svc.Step(&Input{Kind: InputTimer, Timer: Timer{Kind: k}}, &out)
 	return out
 }
 

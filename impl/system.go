@@ -176,7 +176,7 @@ func (s *System) Lanes() []string {
 }
 
 // Step delivers in to node n.
-func (s *System) Step(n NodeID, in Input, out *Effects) {
+func (s *System) Step(n NodeID, in *Input, out *Effects) {
 	switch {
 	case n == ServiceNode:
 		s.Service.Step(in, out)

@@ -206,7 +206,7 @@ func (w *World) Apply(i int) (Action, *Effects) {
 		}
 	}
 	w.out.Reset()
-	w.Sys.Step(a.Node, a.Input, &w.out)
+	w.Sys.Step(a.Node, &a.Input, &w.out)
 	w.out.CarryOut(a.Node, (*worldEffects)(w))
 	return a, &w.out
 }

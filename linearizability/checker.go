@@ -1,7 +1,6 @@
 package linearizability
 
 import (
-	"slices"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -14,11 +13,10 @@ import (
 // as the simulator does after every run, for their verdicts alone (no
 // picture): the same Porcupine search of the same operations, without the
 // one-shot checks' allocations. It reuses the operations, the structs they
-// point to and the models from check to check, and it does not search a
-// history again when it equals, in everything Porcupine's search reads,
-// the one it judged last with the same model: a batch runs one seed's
-// schedule once per design, and designs that behave alike on it record the
-// same sections, and the same operations where their modes agree.
+// point to and the models from check to check, and it does not search
+// again a history whose canonical form — everything Porcupine's search
+// reads of it (memo.go) — it has judged before: each distinct history is
+// judged by Porcupine once.
 //
 // A Checker is for one goroutine at a time.
 type Checker struct {
@@ -28,72 +26,57 @@ type Checker struct {
 	sections  porcupine.Model
 	registers map[impl.FenceMode]porcupine.Model
 
-	lastSections memo[sectionKey]
-	lastRegister memo[registerKey]
+	sectionsMemo, registerMemo memo
 }
 
-// memo is the last history a Checker judged with one model, as keys of
-// what Porcupine's search reads of each operation, and the verdict: Ok or
-// Illegal, never Unknown (another search might finish). next is the
-// history being judged.
-type memo[K comparable] struct {
-	last, next []K
-	model      impl.FenceMode // the register's mode; 0 for the counter
-	verdict    verdict.Verdict
-	have       bool
-}
+// NewChecker returns a Checker that remembers up to MemoHistories
+// verdicts of each kind of check.
+func NewChecker() *Checker { return NewCheckerMemo(MemoHistories) }
 
-// judged is the verdict on next if it is the history judged last with
-// model.
-func (m *memo[K]) judged(model impl.FenceMode) (verdict.Verdict, bool) {
-	if m.have && m.model == model && slices.Equal(m.next, m.last) {
-		return m.verdict, true
-	}
-	return verdict.Verdict{}, false
-}
-
-// keep remembers v as the verdict on next.
-func (m *memo[K]) keep(model impl.FenceMode, v verdict.Verdict) {
-	m.have = v.Status != verdict.Unknown
-	if m.have {
-		m.last, m.next = m.next, m.last
-		m.model, m.verdict = model, v
+// NewCheckerMemo returns a Checker that remembers up to histories
+// verdicts of each kind of check, within MemoBytes; 0 remembers none, so
+// that Porcupine judges every history (to show that the memory changes no
+// verdict, and to measure what it saves).
+func NewCheckerMemo(histories int) *Checker {
+	return &Checker{
+		buf: &buffers{}, sections: sectionsModel(), registers: map[impl.FenceMode]porcupine.Model{},
+		sectionsMemo: newMemo(max(histories, 0), MemoBytes), registerMemo: newMemo(max(histories, 0), MemoBytes),
 	}
 }
 
-// sectionKey is all that Porcupine's search reads of a committed section:
-// its interval and, through sectionsModel's Step, the value it read. The
-// client and the token only describe it.
-type sectionKey struct {
-	call, ret, read int64
+// MemoStats is how many histories a Checker looked up in its memory and
+// found there, per kind of check.
+type MemoStats struct {
+	SectionsLookups, SectionsHits int
+	RegisterLookups, RegisterHits int
 }
 
-// registerKey is all that Porcupine's search reads of a resource
-// operation: its interval and what registerStep reads (the client only
-// describes it, and modes none and sequencer never read the token).
-type registerKey struct {
-	call, ret int64
-	op        registerOp
+// Add adds o's counts to s's.
+func (s *MemoStats) Add(o MemoStats) {
+	s.SectionsLookups += o.SectionsLookups
+	s.SectionsHits += o.SectionsHits
+	s.RegisterLookups += o.RegisterLookups
+	s.RegisterHits += o.RegisterHits
 }
 
-// NewChecker returns a Checker.
-func NewChecker() *Checker {
-	return &Checker{buf: &buffers{}, sections: sectionsModel(), registers: map[impl.FenceMode]porcupine.Model{}}
+// MemoStats is what the Checker's memory has saved so far.
+func (c *Checker) MemoStats() MemoStats {
+	return MemoStats{
+		SectionsLookups: c.sectionsMemo.Lookups, SectionsHits: c.sectionsMemo.Hits,
+		RegisterLookups: c.registerMemo.Lookups, RegisterHits: c.registerMemo.Hits,
+	}
 }
 
 // Sections is CheckSections(sections, timeout).Verdict.
 func (c *Checker) Sections(sections []Section, timeout time.Duration) verdict.Verdict {
 	ops, _ := c.buf.sections(sections, false)
-	m := &c.lastSections
-	m.next = m.next[:0]
-	for i := range ops {
-		m.next = append(m.next, sectionKey{call: ops[i].Call, ret: ops[i].Return, read: ops[i].Output.(*sectionOp).read})
-	}
-	if v, ok := m.judged(0); ok {
+	m := &c.sectionsMemo
+	m.sectionsForm(ops)
+	if v, ok := m.lookup(); ok {
 		return v
 	}
 	v := c.check(SectionsLinearizable, c.sections, ops, timeout)
-	m.keep(0, v)
+	m.keep(v)
 	return v
 }
 
@@ -101,17 +84,9 @@ func (c *Checker) Sections(sections []Section, timeout time.Duration) verdict.Ve
 func (c *Checker) Resource(ops []ResourceOp, mode impl.FenceMode, timeout time.Duration) verdict.Verdict {
 	mustBeMode(mode)
 	pops := c.buf.register(ops)
-	m := &c.lastRegister
-	m.next = m.next[:0]
-	for i := range pops {
-		op := *pops[i].Input.(*registerOp)
-		op.in.client = 0
-		if mode == impl.FenceNone || mode == impl.FenceSequencer {
-			op.in.token = 0
-		}
-		m.next = append(m.next, registerKey{call: pops[i].Call, ret: pops[i].Return, op: op})
-	}
-	if v, ok := m.judged(mode); ok {
+	m := &c.registerMemo
+	m.registerForm(mode, pops)
+	if v, ok := m.lookup(); ok {
 		return v
 	}
 	model, ok := c.registers[mode]
@@ -121,7 +96,7 @@ func (c *Checker) Resource(ops []ResourceOp, mode impl.FenceMode, timeout time.D
 	}
 	c.buf.states.reset()
 	v := c.check(RegisterLinearizable, model, pops, timeout)
-	m.keep(mode, v)
+	m.keep(v)
 	return v
 }
 

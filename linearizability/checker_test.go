@@ -97,7 +97,7 @@ func TestCheckerUnknownOnTimeout(t *testing.T) {
 	// As in TestCheckSectionsUnknownOnTimeout: 2^31 states are not searched
 	// in a millisecond.
 	require.Equal(t, verdict.Unknown, c.Sections(hardSections(30), time.Millisecond).Status)
-	require.False(t, c.lastSections.have, "an Unknown verdict is no judgement to reuse")
+	require.Empty(t, c.sectionsMemo.verdicts, "an Unknown verdict is no judgement to reuse")
 	ss := hardSections(8)
 	assert.Equal(t, CheckSections(ss, generous).Verdict, c.Sections(ss, generous))
 	ops := []ResourceOp{{Client: 0, Kind: impl.OpWrite, Token: 1, Value: 1, Accepted: true, Call: 0, Return: 10}}

@@ -252,7 +252,7 @@ func TestSectionsAgreeWithNoLostUpdate(t *testing.T) {
 // step delivers m to r and returns the reply it sends.
 func step(r *impl.Resource, out *impl.Effects, m impl.Message) impl.Message {
 	out.Reset()
-	r.Step(impl.Input{Kind: impl.InputMessage, Msg: m}, out)
+	r.Step(&impl.Input{Kind: impl.InputMessage, Msg: m}, out)
 	if len(out.Send) != 1 {
 		panic("the resource did not answer with exactly one message")
 	}

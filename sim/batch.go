@@ -31,6 +31,12 @@ type Batch struct {
 	// Progress, if set, is called with the number of runs (seed × design)
 	// just finished; calls may come from several goroutines at once.
 	Progress func(runs int)
+
+	// noMemo makes every worker's Checker judge every history afresh
+	// (tests: the memory of verdicts changes no output); memo, if set,
+	// receives the sum of the workers' Checkers' MemoStats (benchmarks).
+	noMemo bool
+	memo   *linearizability.MemoStats
 }
 
 // Summary is what a batch found, per design in Batch.Designs order.
@@ -337,9 +343,14 @@ func (b Batch) Run() (*Summary, error) {
 	partial := make([][]DesignSummary, chunks)
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range workers {
+	checkers := make([]*linearizability.Checker, workers)
+	for w := range workers {
 		runners := make([]*Runner, len(b.Designs))
 		checker := linearizability.NewChecker()
+		if b.noMemo {
+			checker = linearizability.NewCheckerMemo(0)
+		}
+		checkers[w] = checker
 		for i, d := range b.Designs {
 			c := b.Config
 			c.Config = c.Config.ForDesign(d)
@@ -359,6 +370,11 @@ func (b Batch) Run() (*Summary, error) {
 	}
 	close(next)
 	wg.Wait()
+	if b.memo != nil {
+		for _, c := range checkers {
+			b.memo.Add(c.MemoStats())
+		}
+	}
 	s := &Summary{Faults: b.Config.Faults, Designs: make([]DesignSummary, len(b.Designs))}
 	for i, d := range b.Designs {
 		s.Designs[i].Design = d

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/linearizability"
 )
 
 // Benchmarks measure speed; no test asserts a wall-clock time.
@@ -24,16 +25,32 @@ func benchRuns(b *testing.B, d impl.Design, faults FaultKinds, porcupine bool) {
 	c := config(d, faults)
 	r, err := NewRunner(c)
 	require.NoError(b, err)
-	scheds := make([]*Schedule, 1024)
-	for i := range scheds {
-		scheds[i] = Generate(uint64(i+1), c)
+	// Every iteration runs a seed of its own (1, 2, 3, ...): a Checker
+	// remembers the verdicts of thousands of histories, and seeds run
+	// again would find theirs remembered. The schedules are drawn in
+	// blocks, outside the timed part.
+	const block = 1024
+	scheds := make([]*Schedule, 0, block)
+	seed := uint64(1)
+	draw := func() {
+		scheds = scheds[:0]
+		for range block {
+			scheds = append(scheds, Generate(seed, c))
+			seed++
+		}
 	}
+	draw()
 	var steps int64
 	var virtual time.Duration
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		res := r.Run(scheds[i%len(scheds)])
+		if i > 0 && i%block == 0 {
+			b.StopTimer()
+			draw()
+			b.StartTimer()
+		}
+		res := r.Run(scheds[i%block])
 		if porcupine {
 			r.Check(&res, 0)
 		}
@@ -44,6 +61,10 @@ func benchRuns(b *testing.B, d impl.Design, faults FaultKinds, porcupine bool) {
 	b.ReportMetric(float64(steps)/secs, "events/s")
 	b.ReportMetric(virtual.Seconds()/secs, "sim-s/s")
 	b.ReportMetric(float64(steps)/float64(b.N), "events/run")
+	if porcupine {
+		b.ReportMetric(float64(b.N)/secs, "runs/s")
+		reportMemo(b, r.checker.MemoStats())
+	}
 }
 
 // BenchmarkRun is the simulator alone: one run (default workload, default
@@ -166,10 +187,12 @@ func BenchmarkRunAndPorcupine(b *testing.B) { benchRuns(b, impl.DesignFenceNone,
 // that loses an update: runs from seed 1 on, with Porcupine, one core.
 func BenchmarkFirstUnfencedViolation(b *testing.B) {
 	c := config(impl.DesignFenceWrites, AllFaults)
-	r, err := NewRunner(c)
-	require.NoError(b, err)
 	var seeds uint64
 	for b.Loop() {
+		// A Runner of its own each time, as a fresh fencelab sim has:
+		// one that ran these seeds before remembers their verdicts.
+		r, err := NewRunner(c)
+		require.NoError(b, err)
 		for seed := uint64(1); ; seed++ {
 			res := r.Run(Generate(seed, c))
 			r.Check(&res, 0)
@@ -186,11 +209,13 @@ func BenchmarkFirstUnfencedViolation(b *testing.B) {
 // with Porcupine, on every core.
 func BenchmarkBatch(b *testing.B) {
 	var sum *Summary
+	var memo linearizability.MemoStats
 	for b.Loop() {
 		var err error
+		memo = linearizability.MemoStats{}
 		// The four designs of before issue 12's matrix, so that the
 		// figure stays comparable across it.
-		sum, err = Batch{Config: DefaultConfig(), Designs: impl.Designs()[:4], Seed: 1, Runs: 1000}.Run()
+		sum, err = Batch{Config: DefaultConfig(), Designs: impl.Designs()[:4], Seed: 1, Runs: 1000, memo: &memo}.Run()
 		require.NoError(b, err)
 	}
 	runs, steps, virtual := sum.Totals()
@@ -199,11 +224,12 @@ func BenchmarkBatch(b *testing.B) {
 	b.ReportMetric(float64(steps)/per, "events/s")
 	b.ReportMetric(virtual.Seconds()/per, "sim-s/s")
 	b.ReportMetric(float64(runtime.GOMAXPROCS(0)), "cores")
+	reportMemo(b, memo)
 }
 
-// TestSteadyStateAllocations: a Runner reuses its queue, timers, history
-// and effects buffer, so a run allocates only a fixed amount (the actors'
-// initial state and the resource's log) and not per event.
+// TestSteadyStateAllocations: a Runner reuses its queue, timers, history,
+// effects buffer and system (the actors and the resource's log), so once
+// its buffers have grown to the runs' sizes a run allocates nothing.
 func TestSteadyStateAllocations(t *testing.T) {
 	if testing.CoverMode() != "" || raceEnabled {
 		t.Skip("allocation counts differ under coverage and the race detector")
@@ -211,11 +237,20 @@ func TestSteadyStateAllocations(t *testing.T) {
 	c := config(impl.DesignFenceAll, AllFaults)
 	r, err := NewRunner(c)
 	require.NoError(t, err)
-	s := Generate(2, c)
-	res := r.Run(s) // warm up the buffers
-	allocs := testing.AllocsPerRun(20, func() { r.Run(s) })
-	t.Logf("%.0f allocations for a run of %d events", allocs, res.Steps)
-	assert.Less(t, allocs, float64(res.Steps)/4, "allocations do not grow with the events")
+	var scheds []*Schedule
+	steps := 0
+	for seed := range uint64(8) {
+		scheds = append(scheds, Generate(seed+1, c))
+		res := r.Run(scheds[seed]) // grows the buffers
+		steps += res.Steps
+	}
+	next := 0
+	allocs := testing.AllocsPerRun(16, func() {
+		r.Run(scheds[next%len(scheds)])
+		next++
+	})
+	t.Logf("%.2f allocations a run (%d events in 8 runs)", allocs, steps)
+	assert.Zero(t, allocs, "a run allocates")
 }
 
 // TestManyRunsAllStaysSafe is the long form of the fenced design's
@@ -240,4 +275,15 @@ func TestManyRunsAllStaysSafe(t *testing.T) {
 	assert.Zero(t, d.Stalls)
 	assert.Zero(t, d.SectionsIllegal+d.RegisterIllegal)
 	assert.Empty(t, d.Unexpected(AllFaults))
+}
+
+// reportMemo reports the share of the Porcupine checks a Checker's memory
+// answered, per kind of check (sim.Batch's workers' Checkers summed).
+func reportMemo(b *testing.B, s linearizability.MemoStats) {
+	if s.SectionsLookups > 0 {
+		b.ReportMetric(100*float64(s.SectionsHits)/float64(s.SectionsLookups), "sections-hit%")
+	}
+	if s.RegisterLookups > 0 {
+		b.ReportMetric(100*float64(s.RegisterHits)/float64(s.RegisterLookups), "register-hit%")
+	}
 }

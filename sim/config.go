@@ -161,7 +161,7 @@ func (c Config) NumNodes() int { return c.Clients + 1 + c.LockNodes() }
 // service, the resource and the clients keep their NodeIDs (0 to
 // Clients+1), so every row but Redlock draws its faults as before; a
 // Redlock row's further lock nodes follow them.
-func (c Config) nodeAt(i int) impl.NodeID {
+func (c *Config) nodeAt(i int) impl.NodeID {
 	if i < c.Clients+2 {
 		return impl.NodeID(i)
 	}
@@ -169,7 +169,7 @@ func (c Config) nodeAt(i int) impl.NodeID {
 }
 
 // index is nodeAt's inverse.
-func (c Config) index(n impl.NodeID) int {
+func (c *Config) index(n impl.NodeID) int {
 	if n != impl.ServiceNode && n.IsLockNode() {
 		return c.Clients + 1 + n.LockIndex()
 	}

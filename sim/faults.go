@@ -571,7 +571,24 @@ func (c *clock) local(t int64) int64 {
 	}
 	// Rounded down, so that local(t) = ⌊d·(1e6+ppm)/1e6⌋ exactly and
 	// global is its exact inverse.
-	return satAdd(satAdd(c.base, d), mulDivFloor(d, c.ppm, 1e6))
+	return satAdd(satAdd(c.base, d), driftFloor(d, c.ppm))
+}
+
+// driftFloor is ⌊d·ppm/1e6⌋: mulDivFloor's value, in 64 bits when the
+// product fits (a clock's every reading in a run within about 73 minutes
+// of its last step, at any rate a schedule allows), where a division by
+// the constant 1e6 is a multiplication; it is read at every timer set.
+func driftFloor(d, ppm int64) int64 {
+	const dMax, ppmMax = 1 << 42, 1 << 20 // |d·ppm| < 2^62
+	if d <= -dMax || d >= dMax || ppm <= -ppmMax || ppm >= ppmMax {
+		return mulDivFloor(d, ppm, 1e6)
+	}
+	p := d * ppm
+	q := p / 1e6
+	if q*1e6 > p { // truncated toward zero: a negative quotient rounds down
+		q--
+	}
+	return q
 }
 
 // global is the earliest global time at which the clock reads at least l

@@ -2,11 +2,13 @@ package sim
 
 import (
 	"math"
+	"math/big"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"github.com/fencelab/fencelab/impl"
 )
@@ -32,6 +34,42 @@ func TestSaturatingArithmetic(t *testing.T) {
 	assert.Equal(t, time.Duration(maxI), abs(time.Duration(minI)))
 	assert.Equal(t, int64(maxI), mulDivSat(maxI, 1e6, 5e5))
 	assert.Equal(t, int64(maxI), mulDivCeil(maxI, 1e6, 5e5))
+}
+
+// TestSaturatingAddIsClampedSum: satAdd is the exact sum clamped to the
+// int64 range, for every class of operands (either sign, near the limits,
+// small), checked against big integers.
+func TestSaturatingAddIsClampedSum(t *testing.T) {
+	edge := rapid.OneOf(rapid.Int64(), rapid.Int64Range(math.MaxInt64-1000, math.MaxInt64),
+		rapid.Int64Range(math.MinInt64, math.MinInt64+1000), rapid.Int64Range(-1000, 1000))
+	rapid.Check(t, func(t *rapid.T) {
+		a, b := edge.Draw(t, "a"), edge.Draw(t, "b")
+		sum := new(big.Int).Add(big.NewInt(a), big.NewInt(b))
+		want := sum
+		if sum.Cmp(big.NewInt(math.MaxInt64)) > 0 {
+			want = big.NewInt(math.MaxInt64)
+		} else if sum.Cmp(big.NewInt(math.MinInt64)) < 0 {
+			want = big.NewInt(math.MinInt64)
+		}
+		if got := satAdd(a, b); got != want.Int64() {
+			t.Fatalf("satAdd(%d, %d) = %d, want %d", a, b, got, want.Int64())
+		}
+	})
+}
+
+// TestDriftFloorIsMulDivFloor: the 64-bit fast path of a drifting clock's
+// reading is mulDivFloor's value on both sides of its bounds, for either
+// sign of the elapsed time and of the rate.
+func TestDriftFloorIsMulDivFloor(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		d := rapid.OneOf(rapid.Int64Range(-1<<43, 1<<43), rapid.Int64Range(-1e6, 1e6), rapid.Int64Range(-1<<50, 1<<50)).Draw(t, "d")
+		ppm := rapid.OneOf(rapid.Int64Range(-maxPPM, maxPPM), rapid.Int64Range(-1<<21, 1<<21)).Draw(t, "ppm")
+		floor := new(big.Int)
+		floor.Div(new(big.Int).Mul(big.NewInt(d), big.NewInt(ppm)), big.NewInt(1e6)) // Euclidean: rounds down for a positive divisor
+		if got := driftFloor(d, ppm); got != floor.Int64() || got != mulDivFloor(d, ppm, 1e6) {
+			t.Fatalf("driftFloor(%d, %d) = %d, want %d", d, ppm, got, floor.Int64())
+		}
+	})
 }
 
 // TestClockSaturates: a clock at the far end of virtual time, or stepped

@@ -113,7 +113,7 @@ func (q *queue) add(at int64) *event {
 		q.slots = append(q.slots, event{})
 	}
 	q.heap = append(q.heap, qkey{at: at, key: seq<<32 | uint64(slot)})
-	siftUp(q.heap, len(q.heap)-1, nil)
+	siftUp(q.heap, len(q.heap)-1)
 	e := &q.slots[slot]
 	*e = event{at: at, seq: seq}
 	return e
@@ -130,13 +130,36 @@ func (q *queue) nextSeq() uint64 {
 }
 
 // setTimer queues the firing of timer slot t at at, in place of the one
-// queued for it, if any.
+// queued for it, if any: the new key takes the old one's place in the
+// heap and moves from there (one sift instead of a removal and an
+// insertion; the heap holds the same keys either way, and its order is
+// total, so it pops what it would have).
 func (q *queue) setTimer(t int, at int64) {
-	q.cancelTimer(t)
-	q.timers = append(q.timers, qkey{at: at, key: q.nextSeq()<<32 | uint64(t)})
-	i := len(q.timers) - 1
-	q.tpos[t] = int32(i)
-	siftUp(q.timers, i, q.tpos)
+	k := qkey{at: at, key: q.nextSeq()<<32 | uint64(t)}
+	i := int(q.tpos[t])
+	if i < 0 {
+		q.timers = append(q.timers, k)
+		i = len(q.timers) - 1
+		q.tpos[t] = int32(i)
+		siftUpIndexed(q.timers, i, q.tpos)
+		return
+	}
+	h := q.timers
+	q.staled(h[i])
+	h[i] = k
+	if i > 0 && less(k, h[(i-1)/2]) {
+		siftUpIndexed(h, i, q.tpos)
+	} else {
+		siftDownIndexed(h, i, q.tpos)
+	}
+}
+
+// staled notes that the timer firing k was taken out before its time (see
+// staleLeft).
+func (q *queue) staled(k qkey) {
+	if !q.hasStale || less(q.stale, k) {
+		q.stale, q.hasStale = k, true
+	}
 }
 
 // cancelTimer takes out the firing queued for timer slot t, if any.
@@ -145,9 +168,7 @@ func (q *queue) cancelTimer(t int) {
 	if i < 0 {
 		return
 	}
-	if k := q.timers[i]; !q.hasStale || less(q.stale, k) {
-		q.stale, q.hasStale = k, true
-	}
+	q.staled(q.timers[i])
 	q.removeTimer(i)
 }
 
@@ -165,9 +186,9 @@ func (q *queue) removeTimer(i int) {
 	h[i] = k
 	q.tpos[uint32(k.key)] = int32(i)
 	if i > 0 && less(k, h[(i-1)/2]) {
-		siftUp(h, i, q.tpos)
+		siftUpIndexed(h, i, q.tpos)
 	} else {
-		siftDown(h, i, q.tpos)
+		siftDownIndexed(h, i, q.tpos)
 	}
 }
 
@@ -187,9 +208,8 @@ func (q *queue) staleLeft() (int64, bool) {
 // dropStale marks every stale firing played out.
 func (q *queue) dropStale() { q.last = q.stale }
 
-// siftUp moves h[i] up to its place; pos, if not nil, is kept the index
-// of every key moved (by the slot in its low 32 bits).
-func siftUp(h []qkey, i int, pos []int32) {
+// siftUp moves h[i] up to its place.
+func siftUp(h []qkey, i int) {
 	k := h[i]
 	for i > 0 {
 		p := (i - 1) / 2
@@ -197,19 +217,13 @@ func siftUp(h []qkey, i int, pos []int32) {
 			break
 		}
 		h[i] = h[p]
-		if pos != nil {
-			pos[uint32(h[i].key)] = int32(i)
-		}
 		i = p
 	}
 	h[i] = k
-	if pos != nil {
-		pos[uint32(k.key)] = int32(i)
-	}
 }
 
-// siftDown moves h[i] down to its place, keeping pos as siftUp does.
-func siftDown(h []qkey, i int, pos []int32) {
+// siftDown moves h[i] down to its place.
+func siftDown(h []qkey, i int) {
 	n := len(h)
 	k := h[i]
 	for {
@@ -225,15 +239,51 @@ func siftDown(h []qkey, i int, pos []int32) {
 			break
 		}
 		h[i] = h[m]
-		if pos != nil {
-			pos[uint32(h[i].key)] = int32(i)
-		}
 		i = m
 	}
 	h[i] = k
-	if pos != nil {
-		pos[uint32(k.key)] = int32(i)
+}
+
+// siftUpIndexed is siftUp keeping pos the index of every key moved (by
+// the slot in its low 32 bits): the timer heap's. Apart from the event
+// heap's, so that neither tests for the other's index on every move.
+func siftUpIndexed(h []qkey, i int, pos []int32) {
+	k := h[i]
+	for i > 0 {
+		p := (i - 1) / 2
+		if !less(k, h[p]) {
+			break
+		}
+		h[i] = h[p]
+		pos[uint32(h[i].key)] = int32(i)
+		i = p
 	}
+	h[i] = k
+	pos[uint32(k.key)] = int32(i)
+}
+
+// siftDownIndexed is siftDown keeping pos as siftUpIndexed does.
+func siftDownIndexed(h []qkey, i int, pos []int32) {
+	n := len(h)
+	k := h[i]
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && less(h[r], h[l]) {
+			m = r
+		}
+		if !less(h[m], k) {
+			break
+		}
+		h[i] = h[m]
+		pos[uint32(h[i].key)] = int32(i)
+		i = m
+	}
+	h[i] = k
+	pos[uint32(k.key)] = int32(i)
 }
 
 // pop removes and returns the earliest event or timer firing, in place:
@@ -258,7 +308,7 @@ func (q *queue) pop() (e *event, timer int) {
 	h[0] = h[last]
 	q.heap = h[:last]
 	if last > 0 {
-		siftDown(q.heap, 0, nil)
+		siftDown(q.heap, 0)
 	}
 	q.last = top
 	slot := uint32(top.key)

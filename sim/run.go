@@ -122,7 +122,17 @@ type Runner struct {
 	applies [numProps]bool
 	stall   time.Duration
 
-	sys    *impl.System
+	sys *impl.System
+	// initial is the configuration's initial state, and fresh the system
+	// each run of Run starts as a copy of it: a run reuses the memory of
+	// the one before (the resource's log above all) instead of building
+	// and growing a new System.
+	initial, fresh *impl.System
+	// redlock is the design's Redlock(), read at every delivery.
+	redlock bool
+	// index is Config.index of every NodeID, looked up on every send and
+	// timer.
+	index  [256]uint8
 	q      queue
 	nodes  []faultState
 	timers []timerSlot // node × timerKinds
@@ -173,7 +183,11 @@ func NewRunner(c Config) (*Runner, error) {
 		return nil, err
 	}
 	c = c.Bounds()
-	r := &Runner{cfg: c, invs: impl.Invariants(), checker: linearizability.NewChecker()}
+	initial, err := impl.NewSystem(c.Config)
+	if err != nil {
+		return nil, err
+	}
+	r := &Runner{cfg: c, invs: impl.Invariants(), checker: linearizability.NewChecker(), initial: initial, redlock: c.Design.Redlock()}
 	if len(r.invs) != numProps {
 		return nil, fmt.Errorf("sim knows %d properties, impl has %d", numProps, len(r.invs))
 	}
@@ -181,6 +195,9 @@ func NewRunner(c Config) (*Runner, error) {
 		r.applies[i] = inv.AppliesTo(c.Design)
 	}
 	n := c.NumNodes()
+	for i := range n {
+		r.index[c.nodeAt(i)] = uint8(i) // n ≤ 256: a NodeID is a byte
+	}
 	r.nodes = make([]faultState, n)
 	r.timers = make([]timerSlot, n*timerKinds)
 	r.links = make([]int64, n*n)
@@ -239,11 +256,12 @@ func (r *Runner) RunObserved(s *Schedule, visit func(impl.Action)) Result {
 }
 
 func (r *Runner) run(s *Schedule) {
-	sys, err := impl.NewSystem(r.cfg.Config)
-	if err != nil {
-		panic(err) // validated in NewRunner
+	if r.fresh == nil {
+		r.fresh = r.initial.Clone()
+	} else {
+		r.fresh.CopyFrom(r.initial)
 	}
-	r.runOn(sys, s)
+	r.runOn(r.fresh, s)
 }
 
 func (r *Runner) reset(sys *impl.System, s *Schedule) {
@@ -359,7 +377,7 @@ func (r *Runner) step(e *event) {
 		in.Msg = e.msg
 		// The backoff is drawn only for the one input that uses it.
 		// A Redlock client backs off after its last answer, a grant too.
-		if e.node.IsClient() && (e.msg.Kind == impl.MsgReject || r.cfg.Design.Redlock() && e.msg.Kind == impl.MsgGrant) {
+		if e.node.IsClient() && (e.msg.Kind == impl.MsgReject || r.redlock && e.msg.Kind == impl.MsgGrant) {
 			in.Backoff = backoff(&r.cfg, r.draws.next(len(r.links)+e.node.ClientIndex()))
 		}
 	case evTimer:
@@ -374,7 +392,7 @@ func (r *Runner) step(e *event) {
 	}
 	held := n.IsClient() && r.sys.Clients[n.ClientIndex()].Holds()
 	r.eff.Reset()
-	r.sys.Step(n, in, &r.eff)
+	r.sys.Step(n, &in, &r.eff)
 	r.res.Steps++
 	recording := r.rec != nil && !r.recorded
 	if recording {
@@ -417,11 +435,11 @@ func (r *Runner) slot(n impl.NodeID, t impl.Timer) *timerSlot {
 // timerIndex is the index of n's timer of kind k in Runner.timers and the
 // queue's timer slots.
 func (r *Runner) timerIndex(n impl.NodeID, k impl.TimerKind) int {
-	return r.cfg.index(n)*timerKinds + int(k)
+	return int(r.index[n])*timerKinds + int(k)
 }
 
 // node is n's faults and clock.
-func (r *Runner) node(n impl.NodeID) *faultState { return &r.nodes[r.cfg.index(n)] }
+func (r *Runner) node(n impl.NodeID) *faultState { return &r.nodes[r.index[n]] }
 
 // setTimer arms a timer for After of the node's local time from now; it
 // fires at the global time the node's clock reaches that reading.
@@ -440,7 +458,7 @@ func (r *Runner) setTimer(n impl.NodeID, ts impl.TimerSet) {
 func (r *Runner) send(from impl.NodeID, m *impl.Message) {
 	fs := r.node(from)
 	dep := fs.resumeAt(r.now, satAdd(r.now, int64(r.cfg.Processing)))
-	link := r.cfg.index(from)*len(r.nodes) + r.cfg.index(m.To)
+	link := int(r.index[from])*len(r.nodes) + int(r.index[m.To])
 	arr := satAdd(dep, latency(&r.cfg, r.draws.next(link)))
 	if d, ok := fs.spike(dep); ok {
 		arr = satAdd(arr, int64(d))

@@ -15,11 +15,11 @@ import (
 // satAdd is a+b, held at the int64 limits instead of wrapping.
 func satAdd(a, b int64) int64 {
 	s := a + b
-	switch {
-	case a > 0 && b > 0 && s < 0:
-		return math.MaxInt64
-	case a < 0 && b < 0 && s >= 0:
-		return math.MinInt64
+	if (s^a)&(s^b) < 0 {
+		// a and b share the sign s lost: past MaxInt64 if s wrapped to
+		// negative, past MinInt64 if it wrapped to non-negative. One
+		// branch: satAdd is on every send and timer of a run.
+		return math.MinInt64 ^ s>>63
 	}
 	return s
 }

@@ -19,7 +19,7 @@ func TestRecorderGrantAndExpiry(t *testing.T) {
 	c1 := impl.ClientNode(0)
 	step := func(n impl.NodeID, in impl.Input, at time.Duration) []impl.Message {
 		out.Reset()
-		sys.Step(n, in, &out)
+		sys.Step(n, &in, &out)
 		rec.Step(n, in, at, sys, &out)
 		return append([]impl.Message(nil), out.Send...)
 	}
