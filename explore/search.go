@@ -145,34 +145,6 @@ type Outcome struct {
 // at a time: the workers' buffers hold the successors of one chunk.
 const levelChunk = 1 << 14
 
-// level is one breadth-first level: the encodings of its states laid end
-// to end and where each ends.
-type level struct {
-	data []byte
-	ends []uint32
-}
-
-func (l *level) add(enc []byte) {
-	l.data = append(l.data, enc...)
-	l.ends = append(l.ends, uint32(len(l.data)))
-}
-
-func (l *level) state(i int) []byte {
-	start := uint32(0)
-	if i > 0 {
-		start = l.ends[i-1]
-	}
-	return l.data[start:l.ends[i]]
-}
-
-func (l *level) len() int   { return len(l.ends) }
-func (l *level) bytes() int { return cap(l.data) + 4*cap(l.ends) }
-
-func (l *level) reset() { l.data, l.ends = l.data[:0], l.ends[:0] }
-
-// errLevelTooLarge guards the 32-bit offsets of a level.
-var errLevelTooLarge = errors.New("a breadth-first level exceeds 4 GiB of encoded states")
-
 // candidate is a successor a worker found that was not in the table at
 // the start of the level: maybe new, maybe a duplicate of another
 // candidate of the same level.
@@ -204,17 +176,20 @@ type batch struct {
 	lo, hi  int
 	actions []int32
 	cands   []candidate
-	encs    level
+	encs    encodings
 	sleeps  []uint64
 	err     error
 	// fresh[c] is whether cands[c] was new to the table when the merge
 	// inserted it (insertLevel): false for a state seen at an earlier
 	// level or earlier in this one.
 	fresh []bool
+	// index[c] is, with sleep sets, the position in the next level of
+	// cands[c] if it was fresh (set by the merge).
+	index []uint32
 }
 
 func (b *batch) bytes() int {
-	return 4*cap(b.actions) + 40*cap(b.cands) + b.encs.bytes() + 8*cap(b.sleeps) + cap(b.fresh)
+	return 4*cap(b.actions) + 40*cap(b.cands) + b.encs.bytes() + 8*cap(b.sleeps) + cap(b.fresh) + 4*cap(b.index)
 }
 
 // expander is one worker's scratch: two states and an encoding buffer,
@@ -303,17 +278,16 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 	// states at a time, so that the workers' buffers (the candidates and
 	// their encodings) hold one chunk's successors, not the whole next
 	// level's with its duplicates.
-	var frontier, next level
-	frontier.add(e.buf)
-	// With sleep sets: the sleep sets of the two levels, and where each
-	// state of the next level is in it, by fingerprint, so that a state
-	// reached again in the same level gets the intersection.
-	var frontierSleep, nextSleep sleepLevel
-	var nextIndex map[uint64]uint32
-	if commuter != nil {
-		frontierSleep.add(nil)
-		nextIndex = make(map[uint64]uint32)
+	// Both are stored in chunks from pools they share (see level).
+	pools := newLevelPools()
+	frontier, next := newLevel(pools), newLevel(pools)
+	if err := frontier.add(e.buf, nil, commuter != nil); err != nil {
+		return nil, err
 	}
+	// With sleep sets: where each state of the next level is in it, by
+	// fingerprint, so that a state reached again in the same level gets
+	// the intersection.
+	var nextIndex levelIndex
 	if opt.First && violated > 0 {
 		out.Stopped = StoppedAtFirst
 	}
@@ -321,12 +295,11 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 	var batches []*batch
 	levelStart := 0 // the index of this level's first state
 	memory := func(extra int) int {
-		return table.bytes() + parents.bytes() + frontier.bytes() + next.bytes() + frontierSleep.bytes() + nextSleep.bytes() + 16*len(nextIndex) + extra
+		return table.bytes() + parents.bytes() + pools.bytes() + nextIndex.bytes() + extra
 	}
 	for frontier.len() > 0 && out.Stopped == NotStopped {
 		next.reset()
-		nextSleep.reset()
-		clear(nextIndex)
+		nextIndex.reset()
 	chunks:
 		for lo := 0; lo < frontier.len(); lo += levelChunk {
 			// Expand: cut the chunk into runs, more of them than workers
@@ -346,7 +319,7 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 			check := pending
 			if workers == 1 || runs == 1 {
 				for r := range runs {
-					expand(m, commuter, e, &frontier, &frontierSleep, table, check, batches[r])
+					expand(m, commuter, e, &frontier, table, check, batches[r])
 				}
 			} else {
 				var nextRun atomic.Int64
@@ -356,7 +329,7 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 					go func(e *expander[S]) {
 						defer wg.Done()
 						for r := int(nextRun.Add(1)) - 1; r < runs; r = int(nextRun.Add(1)) - 1 {
-							expand(m, commuter, e, &frontier, &frontierSleep, table, check, batches[r])
+							expand(m, commuter, e, &frontier, table, check, batches[r])
 						}
 					}(exps[w])
 				}
@@ -399,22 +372,17 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 							sleep = b.sleeps[lo:cand.sleepEnd]
 						}
 						if !b.fresh[c] {
-							if i, ok := nextIndex[cand.fp]; ok {
-								nextSleep.intersect(int(i), sleep)
-							}
-							continue
+							continue // intersectLevel's, with sleep sets
 						}
 						index := out.Distinct
 						out.Distinct++
 						out.stateSum += cand.fp
 						parents.add(uint32(levelStart+j), int(cand.action))
 						if commuter != nil {
-							nextIndex[cand.fp] = uint32(next.len())
-							nextSleep.add(sleep)
+							b.index[c] = uint32(next.len())
 						}
-						next.add(b.encs.state(c))
-						if len(next.data) > 1<<32-1 {
-							return nil, errLevelTooLarge
+						if err := next.add(b.encs.state(c), sleep, commuter != nil); err != nil {
+							return nil, err
 						}
 						if v := cand.violates & pending; v != 0 {
 							for k := range props {
@@ -439,17 +407,20 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 					}
 				}
 			}
+			if commuter != nil && out.Stopped == NotStopped {
+				intersectLevel(&nextIndex, &next.sleep, batches[:runs], workers)
+			}
+			// The states of this chunk are expanded: their chunks can
+			// hold the next level's.
+			frontier.release(hi)
 			out.PeakBytes = max(out.PeakBytes, memory(buffers))
-			out.FrontierBytes = max(out.FrontierBytes, frontier.bytes()+next.bytes())
 			if opt.MaxMemory > 0 && out.Stopped == NotStopped && memory(buffers) > opt.MaxMemory {
 				out.Stopped = StoppedAtMaxMemory
 				break
 			}
 		}
-		out.FrontierBytes = max(out.FrontierBytes, frontier.bytes()+next.bytes())
 		levelStart += frontier.len()
 		frontier, next = next, frontier
-		frontierSleep, nextSleep = nextSleep, frontierSleep
 		if frontier.len() > 0 {
 			out.Depth++
 		}
@@ -458,7 +429,7 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 		}
 	}
 	out.Complete = out.Stopped == NotStopped
-	out.TableBytes, out.LinkBytes = table.bytes(), parents.bytes()
+	out.TableBytes, out.LinkBytes, out.FrontierBytes = table.bytes(), parents.bytes(), pools.bytes()
 
 	for _, f := range append(out.Violations, out.Deadlock) {
 		if f == nil {
@@ -488,6 +459,7 @@ func insertLevel(t *fpTable, bs []*batch, workers int) error {
 			return b.err
 		}
 		b.fresh = slices.Grow(b.fresh[:0], len(b.cands))[:len(b.cands)]
+		b.index = slices.Grow(b.index[:0], len(b.cands))[:len(b.cands)]
 	}
 	if workers <= 1 {
 		for _, b := range bs {
@@ -515,12 +487,56 @@ func insertLevel(t *fpTable, bs []*batch, workers int) error {
 	return nil
 }
 
+// intersectLevel, with sleep sets, after the merge of a chunk: each
+// candidate the merge added to the next level goes into the index, and
+// each other one that is in the next level — reached again in this level,
+// in this chunk or an earlier one — intersects that state's sleep set
+// with its own. The index is sharded as the table is, and worker w takes
+// the shards s with s mod workers = w, each shard's candidates in
+// frontier order, so a state is always in the index before the
+// candidates that reach it again; the intersection does not depend on
+// the order of the sets intersected. Each state's sleep set is changed by
+// the one goroutine that owns its fingerprint's shard.
+func intersectLevel(index *levelIndex, sleep *sleepLevel, bs []*batch, workers int) {
+	work := func(w, workers int) {
+		for _, b := range bs {
+			var start uint32
+			for c := range b.cands {
+				cand := &b.cands[c]
+				lo := start
+				start = cand.sleepEnd
+				if workers > 1 && int(cand.fp>>(64-tableShardBits))%workers != w {
+					continue
+				}
+				if b.fresh[c] {
+					index.insert(cand.fp, b.index[c])
+				} else if i, ok := index.get(cand.fp); ok {
+					sleep.intersect(int(i), b.sleeps[lo:cand.sleepEnd])
+				}
+			}
+		}
+	}
+	if workers <= 1 {
+		work(0, 1)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work(w, workers)
+		}()
+	}
+	wg.Wait()
+}
+
 // expand computes the successors of states b.lo to b.hi of this level into
 // b, keeping those not in the table, with the properties in check checked.
 // With sleep sets (commuter not nil) it skips the actions asleep in a
 // state and gives each successor its sleep set: the actions asleep, and
 // those taken before it, that commute with the one taken.
-func expand[S any](m Model[S], commuter Commuter[S], e *expander[S], this *level, sleep *sleepLevel, table *fpTable, check uint64, b *batch) {
+func expand[S any](m Model[S], commuter Commuter[S], e *expander[S], this *level, table *fpTable, check uint64, b *batch) {
 	b.actions, b.cands, b.sleeps, b.err = b.actions[:0], b.cands[:0], b.sleeps[:0], nil
 	b.encs.reset()
 	for j := b.lo; j < b.hi; j++ {
@@ -542,7 +558,7 @@ func expand[S any](m Model[S], commuter Commuter[S], e *expander[S], this *level
 			e.keys = commuter.Keys(e.keys[:0], e.cur, 0)
 			e.asleep = slices.Grow(e.asleep[:0], n)[:n]
 			for i, k := range e.keys {
-				_, e.asleep[i] = slices.BinarySearch(sleep.of(j), k)
+				_, e.asleep[i] = slices.BinarySearch(this.sleep.of(j), k)
 			}
 		}
 		generated := 0
