@@ -146,9 +146,11 @@ func (s *chunked[T]) releaseBefore(i int) {
 	}
 }
 
+func (s *chunked[T]) releaseAll() { s.releaseBefore((len(s.chunks) + 1) << s.pool.bits) }
+
 // reset releases every chunk and empties the sequence.
 func (s *chunked[T]) reset() {
-	s.releaseBefore((len(s.chunks) + 1) << s.pool.bits)
+	s.releaseAll()
 	s.chunks, s.n = s.chunks[:0], 0
 }
 
@@ -229,7 +231,8 @@ func (l *level) state(i int) []byte {
 		return nil
 	}
 	// The encoding is in the chunk of its last byte.
-	start = max(start, (end-1)>>levelDataBits<<levelDataBits)
+	bits := l.data.pool.bits
+	start = max(start, (end-1)>>bits<<bits)
 	return l.data.run(start, end)
 }
 
@@ -240,11 +243,11 @@ func (l *level) len() int { return l.ends.n }
 // its length.
 func (l *level) release(i int) {
 	if i >= l.len() {
-		l.data.releaseBefore(l.data.n + 1<<levelDataBits)
-		l.ends.releaseBefore(l.ends.n + 1<<levelIndexBits)
-		l.sleep.keys.releaseBefore(l.sleep.keys.n + 1<<levelKeyBits)
-		l.sleep.start.releaseBefore(l.sleep.start.n + 1<<levelIndexBits)
-		l.sleep.size.releaseBefore(l.sleep.size.n + 1<<levelIndexBits)
+		l.data.releaseAll()
+		l.ends.releaseAll()
+		l.sleep.keys.releaseAll()
+		l.sleep.start.releaseAll()
+		l.sleep.size.releaseAll()
 		return
 	}
 	if i > 0 {

@@ -53,8 +53,9 @@ type Options struct {
 	// violation of is unknown, not holding.
 	MaxStates int
 	// MaxMemory stops the search once the memory it holds — the table, the
-	// parent links, the two levels and the workers' buffers — passes that
-	// many bytes (0: no bound).
+	// parent links, the two levels, the index of the next level (sleep
+	// sets) and the workers' buffers — passes that many bytes (0: no
+	// bound).
 	MaxMemory int
 	// First stops the search at the first state, in breadth-first order,
 	// that violates any property: its path is still a shortest one.
@@ -127,10 +128,12 @@ type Outcome struct {
 	// Deadlock is the first deadlocked state found, or nil.
 	Deadlock *Found
 	// TableBytes is the memory of the fingerprint table at the end;
-	// LinkBytes that of the parent links; FrontierBytes the most two
-	// breadth-first levels held (encodings and their offsets: the level
-	// being expanded and the next one, as the merges build it).
-	// The three are the same for any number of workers.
+	// LinkBytes that of the parent links; FrontierBytes the most the two
+	// breadth-first levels held at once (the level being expanded, as it
+	// gives back its chunks, and the next one, as the merges build it:
+	// encodings, their offsets and sleep sets, in chunks, with the free
+	// chunks between them). The three are the same for any number of
+	// workers.
 	TableBytes, LinkBytes, FrontierBytes int
 	// PeakBytes is the most the search held at once, the workers' buffers
 	// included (it depends on the number of workers).
@@ -214,10 +217,14 @@ type expander[S any] struct {
 // fingerprinted, looked up in the table (read-only while they work) and,
 // if not there, checked against the properties; then the merge inserts
 // their candidates into the table (insertLevel: one goroutine per set of
-// shards, each shard's in frontier order) and one goroutine adds the new
-// ones, in frontier order, to the next level. A state's recorded parent is
+// shards, each shard's in frontier order), one goroutine adds the new
+// ones, in frontier order, to the next level, and with sleep sets the
+// states reached again in the level get the intersection of their sleep
+// sets (intersectLevel, by shard again). A state's recorded parent is
 // therefore the first state in frontier order that reaches it, exactly as
-// in a sequential search, and so are every count, verdict and path.
+// in a sequential search, and so are every count, verdict and path. The
+// chunk's part of the level being expanded is then given back (see
+// level), for the next level to reuse.
 func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 	props := m.Properties()
 	if len(props) > 64 {
