@@ -195,6 +195,15 @@ func (b *batch) bytes() int {
 	return 4*cap(b.actions) + 40*cap(b.cands) + b.encs.bytes() + 8*cap(b.sleeps) + cap(b.fresh) + 4*cap(b.index)
 }
 
+// expansion is the expansion of one chunk of a level: its runs, one
+// batch each, taken by the workers one at a time.
+type expansion struct {
+	hi      int // the end of the chunk (its start is batches[0].lo)
+	batches []*batch
+	check   uint64 // the properties to check (pending when it started)
+	taken   atomic.Int64
+}
+
 // expander is one worker's scratch: two states and an encoding buffer,
 // and with sleep sets the actions' actors and keys and the actions asleep.
 type expander[S any] struct {
@@ -299,132 +308,174 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 		out.Stopped = StoppedAtFirst
 	}
 
-	var batches []*batch
+	// The workers' output for two chunks: while the merge reads one, the
+	// workers fill the other with the next chunk's successors.
+	var sets [2][]*batch
+	// prepare cuts the chunk of the frontier from lo into runs of set s,
+	// more of them than workers so that a slow run does not hold the
+	// others up.
+	prepare := func(s, lo int) *expansion {
+		hi := min(lo+levelChunk, frontier.len())
+		n := hi - lo
+		runs := 1
+		if workers > 1 {
+			runs = min(n, 8*workers, max(1, n/64))
+		}
+		for len(sets[s]) < runs {
+			sets[s] = append(sets[s], &batch{})
+		}
+		for r := range runs {
+			sets[s][r].lo, sets[s][r].hi = lo+r*n/runs, lo+(r+1)*n/runs
+		}
+		return &expansion{hi: hi, batches: sets[s][:runs], check: pending}
+	}
+	// work expands the runs of x that no other goroutine took.
+	work := func(x *expansion, e *expander[S]) {
+		for r := int(x.taken.Add(1)) - 1; r < len(x.batches); r = int(x.taken.Add(1)) - 1 {
+			expand(m, commuter, e, &frontier, table, x.check, x.batches[r])
+		}
+	}
+	// start has the workers but the first expand x's runs; the caller
+	// takes part with exps[0] and then waits on the group.
+	start := func(x *expansion, wg *sync.WaitGroup) {
+		for w := 1; w < min(workers, len(x.batches)); w++ {
+			wg.Add(1)
+			go func(e *expander[S]) {
+				defer wg.Done()
+				work(x, e)
+			}(exps[w])
+		}
+	}
+	buffers := func() int {
+		n := 0
+		for _, set := range sets {
+			for _, b := range set {
+				n += b.bytes()
+			}
+		}
+		return n
+	}
 	levelStart := 0 // the index of this level's first state
 	memory := func(extra int) int {
 		return table.bytes() + parents.bytes() + pools.bytes() + nextIndex.bytes() + extra
 	}
+	// merge adds the new states of a chunk's batches, in frontier order,
+	// to the next level and the parent links, and records violations and
+	// deadlocks; it sets out.Stopped if the search must stop, at the state
+	// where it must.
+	merge := func(bs []*batch, held int) error {
+		for _, b := range bs {
+			c := 0
+			for j := b.lo; j < b.hi; j++ {
+				acts := int(b.actions[j-b.lo])
+				if acts < 0 {
+					acts = 0
+					if out.Deadlock == nil {
+						out.Deadlock = &Found{index: uint32(levelStart + j)}
+					}
+				}
+				generated := out.Generated
+				out.Generated += acts
+				for ; c < len(b.cands) && int(b.cands[c].state) == j; c++ {
+					cand := &b.cands[c]
+					if !b.fresh[c] {
+						continue // intersectLevel's, with sleep sets
+					}
+					var sleep []uint64
+					if commuter != nil {
+						lo := uint32(0)
+						if c > 0 {
+							lo = b.cands[c-1].sleepEnd
+						}
+						sleep = b.sleeps[lo:cand.sleepEnd]
+						b.index[c] = uint32(next.len())
+					}
+					index := out.Distinct
+					out.Distinct++
+					out.stateSum += cand.fp
+					parents.add(uint32(levelStart+j), int(cand.action))
+					if err := next.add(b.encs.state(c), sleep, commuter != nil); err != nil {
+						return err
+					}
+					if v := cand.violates & pending; v != 0 {
+						for k := range props {
+							if v&(1<<k) != 0 {
+								found(k, uint32(index))
+							}
+						}
+						if opt.First && v&invariants != 0 {
+							out.Stopped = StoppedAtFirst
+						}
+					}
+					if opt.MaxStates > 0 && out.Distinct >= opt.MaxStates && out.Stopped == NotStopped {
+						out.Stopped = StoppedAtMaxStates
+					}
+					if opt.MaxMemory > 0 && out.Distinct%4096 == 0 && out.Stopped == NotStopped && memory(held) > opt.MaxMemory {
+						out.Stopped = StoppedAtMaxMemory
+					}
+					if out.Stopped != NotStopped {
+						out.Generated = generated + int(cand.generated)
+						return nil
+					}
+				}
+			}
+		}
+		return nil
+	}
 	for frontier.len() > 0 && out.Stopped == NotStopped {
 		next.reset()
 		nextIndex.reset()
-	chunks:
-		for lo := 0; lo < frontier.len(); lo += levelChunk {
-			// Expand: cut the chunk into runs, more of them than workers
-			// so that a slow run does not hold the others up.
-			hi := min(lo+levelChunk, frontier.len())
-			n := hi - lo
-			runs := 1
-			if workers > 1 {
-				runs = min(n, 8*workers, max(1, n/64))
-			}
-			for len(batches) < runs {
-				batches = append(batches, &batch{})
-			}
-			for r := range runs {
-				batches[r].lo, batches[r].hi = lo+r*n/runs, lo+(r+1)*n/runs
-			}
-			check := pending
-			if workers == 1 || runs == 1 {
-				for r := range runs {
-					expand(m, commuter, e, &frontier, table, check, batches[r])
-				}
-			} else {
-				var nextRun atomic.Int64
-				var wg sync.WaitGroup
-				for w := range min(workers, runs) {
-					wg.Add(1)
-					go func(e *expander[S]) {
-						defer wg.Done()
-						for r := int(nextRun.Add(1)) - 1; r < runs; r = int(nextRun.Add(1)) - 1 {
-							expand(m, commuter, e, &frontier, table, check, batches[r])
-						}
-					}(exps[w])
-				}
-				wg.Wait()
-			}
-			buffers := 0
-			for _, b := range batches {
-				buffers += b.bytes()
-			}
-			out.PeakBytes = max(out.PeakBytes, memory(buffers))
+		cur := 0
+		x := prepare(cur, 0)
+		var wg sync.WaitGroup
+		start(x, &wg)
+		work(x, exps[0])
+		wg.Wait()
+		for x != nil {
+			held := buffers()
+			out.PeakBytes = max(out.PeakBytes, memory(held))
 
 			// Merge, in frontier order: first every candidate into the
 			// table (in parallel, by shard), then the new states into the
-			// next level, one goroutine. A later chunk's workers find
-			// this chunk's new states in the table and skip them, as the
-			// merge would.
-			if err := insertLevel(table, batches[:runs], workers); err != nil {
+			// next level, one goroutine, while the workers expand the
+			// next chunk: they read only the frontier and the table,
+			// which the merge does not change. They find this chunk's new
+			// states in the table and skip them, as the merge would.
+			if err := insertLevel(table, x.batches, workers); err != nil {
 				return nil, err
 			}
-			for _, b := range batches[:runs] {
-				c := 0
-				for j := b.lo; j < b.hi; j++ {
-					acts := int(b.actions[j-b.lo])
-					if acts < 0 {
-						acts = 0
-						if out.Deadlock == nil {
-							out.Deadlock = &Found{index: uint32(levelStart + j)}
-						}
-					}
-					generated := out.Generated
-					out.Generated += acts
-					for ; c < len(b.cands) && int(b.cands[c].state) == j; c++ {
-						cand := &b.cands[c]
-						var sleep []uint64
-						if commuter != nil {
-							lo := uint32(0)
-							if c > 0 {
-								lo = b.cands[c-1].sleepEnd
-							}
-							sleep = b.sleeps[lo:cand.sleepEnd]
-						}
-						if !b.fresh[c] {
-							continue // intersectLevel's, with sleep sets
-						}
-						index := out.Distinct
-						out.Distinct++
-						out.stateSum += cand.fp
-						parents.add(uint32(levelStart+j), int(cand.action))
-						if commuter != nil {
-							b.index[c] = uint32(next.len())
-						}
-						if err := next.add(b.encs.state(c), sleep, commuter != nil); err != nil {
-							return nil, err
-						}
-						if v := cand.violates & pending; v != 0 {
-							for k := range props {
-								if v&(1<<k) != 0 {
-									found(k, uint32(index))
-								}
-							}
-							if opt.First && v&invariants != 0 {
-								out.Stopped = StoppedAtFirst
-							}
-						}
-						if opt.MaxStates > 0 && out.Distinct >= opt.MaxStates && out.Stopped == NotStopped {
-							out.Stopped = StoppedAtMaxStates
-						}
-						if opt.MaxMemory > 0 && out.Distinct%4096 == 0 && out.Stopped == NotStopped && memory(buffers) > opt.MaxMemory {
-							out.Stopped = StoppedAtMaxMemory
-						}
-						if out.Stopped != NotStopped {
-							out.Generated = generated + int(cand.generated)
-							break chunks
-						}
-					}
-				}
+			var nx *expansion
+			if x.hi < frontier.len() {
+				nx = prepare(1-cur, x.hi)
+				start(nx, &wg)
 			}
-			if commuter != nil && out.Stopped == NotStopped {
-				intersectLevel(&nextIndex, &next.sleep, batches[:runs], workers)
+			err := merge(x.batches, held)
+			if nx != nil {
+				if err == nil && out.Stopped == NotStopped {
+					work(nx, exps[0])
+				} else {
+					nx.taken.Store(int64(len(nx.batches))) // the rest is not needed
+				}
+				wg.Wait()
+			}
+			if err != nil {
+				return nil, err
+			}
+			if out.Stopped != NotStopped {
+				break
+			}
+			if commuter != nil {
+				intersectLevel(&nextIndex, &next.sleep, x.batches, workers)
 			}
 			// The states of this chunk are expanded: their chunks can
 			// hold the next level's.
-			frontier.release(hi)
-			out.PeakBytes = max(out.PeakBytes, memory(buffers))
-			if opt.MaxMemory > 0 && out.Stopped == NotStopped && memory(buffers) > opt.MaxMemory {
+			frontier.release(x.hi)
+			out.PeakBytes = max(out.PeakBytes, memory(held))
+			if opt.MaxMemory > 0 && memory(held) > opt.MaxMemory {
 				out.Stopped = StoppedAtMaxMemory
 				break
 			}
+			x, cur = nx, 1-cur
 		}
 		levelStart += frontier.len()
 		frontier, next = next, frontier
