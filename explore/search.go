@@ -226,14 +226,14 @@ type expander[S any] struct {
 // fingerprinted, looked up in the table (read-only while they work) and,
 // if not there, checked against the properties; then the merge inserts
 // their candidates into the table (insertLevel: one goroutine per set of
-// shards, each shard's in frontier order), one goroutine adds the new
-// ones, in frontier order, to the next level, and with sleep sets the
-// states reached again in the level get the intersection of their sleep
-// sets (intersectLevel, by shard again). A state's recorded parent is
-// therefore the first state in frontier order that reaches it, exactly as
-// in a sequential search, and so are every count, verdict and path. The
-// chunk's part of the level being expanded is then given back (see
-// level), for the next level to reuse.
+// shards, each shard's in frontier order), and one goroutine adds the new
+// ones, in frontier order, to the next level and, with sleep sets, gives
+// the states reached again in the level the intersection of their sleep
+// sets (intersectLevel), while the workers expand the next chunk. A
+// state's recorded parent is therefore the first state in frontier order
+// that reaches it, exactly as in a sequential search, and so are every
+// count, verdict and path. The chunk's part of the level being expanded
+// is then given back (see level), for the next level to reuse.
 func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 	props := m.Properties()
 	if len(props) > 64 {
@@ -450,6 +450,9 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 				start(nx, &wg)
 			}
 			err := merge(x.batches, held)
+			if err == nil && out.Stopped == NotStopped && commuter != nil {
+				intersectLevel(&nextIndex, &next.sleep, x.batches)
+			}
 			if nx != nil {
 				if err == nil && out.Stopped == NotStopped {
 					work(nx, exps[0])
@@ -463,9 +466,6 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 			}
 			if out.Stopped != NotStopped {
 				break
-			}
-			if commuter != nil {
-				intersectLevel(&nextIndex, &next.sleep, x.batches, workers)
 			}
 			// The states of this chunk are expanded: their chunks can
 			// hold the next level's.
@@ -549,44 +549,22 @@ func insertLevel(t *fpTable, bs []*batch, workers int) error {
 // candidate the merge added to the next level goes into the index, and
 // each other one that is in the next level — reached again in this level,
 // in this chunk or an earlier one — intersects that state's sleep set
-// with its own. The index is sharded as the table is, and worker w takes
-// the shards s with s mod workers = w, each shard's candidates in
-// frontier order, so a state is always in the index before the
-// candidates that reach it again; the intersection does not depend on
-// the order of the sets intersected. Each state's sleep set is changed by
-// the one goroutine that owns its fingerprint's shard.
-func intersectLevel(index *levelIndex, sleep *sleepLevel, bs []*batch, workers int) {
-	work := func(w, workers int) {
-		for _, b := range bs {
-			var start uint32
-			for c := range b.cands {
-				cand := &b.cands[c]
-				lo := start
-				start = cand.sleepEnd
-				if workers > 1 && int(cand.fp>>(64-tableShardBits))%workers != w {
-					continue
-				}
-				if b.fresh[c] {
-					index.insert(cand.fp, b.index[c])
-				} else if i, ok := index.get(cand.fp); ok {
-					sleep.intersect(int(i), b.sleeps[lo:cand.sleepEnd])
-				}
+// with its own. It runs on the merge's goroutine while the workers expand
+// the next chunk: it reads and changes only the next level and its index.
+func intersectLevel(index *levelIndex, sleep *sleepLevel, bs []*batch) {
+	for _, b := range bs {
+		var start uint32
+		for c := range b.cands {
+			cand := &b.cands[c]
+			lo := start
+			start = cand.sleepEnd
+			if b.fresh[c] {
+				index.insert(cand.fp, b.index[c])
+			} else if i, ok := index.get(cand.fp); ok {
+				sleep.intersect(int(i), b.sleeps[lo:cand.sleepEnd])
 			}
 		}
 	}
-	if workers <= 1 {
-		work(0, 1)
-		return
-	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work(w, workers)
-		}()
-	}
-	wg.Wait()
 }
 
 // expand computes the successors of states b.lo to b.hi of this level into

@@ -159,10 +159,9 @@ func (l *links) bytes() int { return len(l.parents) * linkChunk * 5 }
 // with sleep sets, a state reached again in the same level gets the
 // intersection of the sleep sets it was reached with, so the merge must
 // find its position in the level. Like fpTable it is sharded by the
-// fingerprint's top bits, so that the goroutines of intersectLevel each
-// own a set of shards; a slot is a fingerprint and a position, 12 bytes,
-// at a load factor of 3/8 to 3/4. It is emptied, not freed, from level to
-// level.
+// fingerprint's top bits, so that it grows a shard at a time; a slot is a
+// fingerprint and a position, 12 bytes, at a load factor of 3/8 to 3/4.
+// It is emptied, not freed, from level to level.
 type levelIndex struct {
 	shards [tableShards]levelShard
 }
