@@ -157,13 +157,13 @@ func (s *chunked[T]) reset() {
 // errRunTooLong: a state's encoding or sleep set does not fit in a chunk.
 var errRunTooLong = errors.New("a state's encoding or sleep set exceeds a chunk of a breadth-first level")
 
-// Chunk sizes: 1 MiB of encodings, 64 KiB of offsets, 512 KiB of sleep
+// Chunk sizes: 256 KiB of encodings, 64 KiB of offsets, 512 KiB of sleep
 // keys. Larger chunks waste more at the end of a level and of the pool;
 // smaller ones cost more slice headers. An encoding never straddles two
 // chunks, so at most a chunk's worth of the longest encoding is left
 // unused per chunk.
 const (
-	levelDataBits  = 20
+	levelDataBits  = 18
 	levelIndexBits = 14
 	levelKeyBits   = 16
 )
