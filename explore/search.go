@@ -432,6 +432,9 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 		work(x, exps[0])
 		wg.Wait()
 		for x != nil {
+			// The states of this chunk are expanded: their chunks can
+			// hold the next level's.
+			frontier.release(x.hi)
 			held := buffers()
 			out.PeakBytes = max(out.PeakBytes, memory(held))
 
@@ -467,9 +470,6 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 			if out.Stopped != NotStopped {
 				break
 			}
-			// The states of this chunk are expanded: their chunks can
-			// hold the next level's.
-			frontier.release(x.hi)
 			out.PeakBytes = max(out.PeakBytes, memory(held))
 			if opt.MaxMemory > 0 && memory(held) > opt.MaxMemory {
 				out.Stopped = StoppedAtMaxMemory
