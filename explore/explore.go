@@ -260,7 +260,8 @@ type Result struct {
 	Witnesses []Witness
 	// TableBytes, LinkBytes and FrontierBytes are the memory of the
 	// fingerprint table, of the parent links and the peak memory of the
-	// breadth-first frontier; PeakBytes the most the search held at once.
+	// two breadth-first levels (see Outcome); PeakBytes the most the search
+	// held at once.
 	TableBytes, LinkBytes, FrontierBytes, PeakBytes int
 	// stateSum is Outcome.stateSum: the same states reached, the same sum.
 	stateSum uint64
