@@ -335,8 +335,8 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 			expand(m, commuter, e, &frontier, table, x.check, x.batches[r])
 		}
 	}
-	// start has the workers but the first expand x's runs; the caller
-	// takes part with exps[0] and then waits on the group.
+	// start sets workers 1 and up expanding x's runs in goroutines; the
+	// caller takes part as worker 0 (exps[0]), then waits on wg.
 	start := func(x *expansion, wg *sync.WaitGroup) {
 		for w := 1; w < min(workers, len(x.batches)); w++ {
 			wg.Add(1)
