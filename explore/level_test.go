@@ -2,12 +2,15 @@ package explore
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/fencelab/fencelab/impl"
 )
 
 // smallPools are level pools with chunks small enough that a few states
@@ -129,4 +132,48 @@ func TestLevelIndexIsAMap(t *testing.T) {
 			index.reset()
 		}
 	})
+}
+
+// TestMemoryCountsWhatTheLevelsHold: the search's memory figures, which
+// --max-memory stops on, count the levels: the two levels at their most
+// hold at least the widest level's encodings (measured here by a plain
+// breadth-first search of the same model), and the peak is at least the
+// table, the links and the levels together.
+func TestMemoryCountsWhatTheLevelsHold(t *testing.T) {
+	for _, sleepSets := range []bool{false, true} {
+		t.Run(fmt.Sprintf("por=%v", sleepSets), func(t *testing.T) {
+			cfg := DefaultConfig(impl.DesignFenceAll, 2)
+			cfg.SleepSets = sleepSets
+			res, err := Run(cfg)
+			require.NoError(t, err)
+			require.True(t, res.Complete)
+
+			m := &sysModel{cfg: cfg.Config}
+			init := m.New()
+			m.Init(init)
+			seen := map[string]bool{string(m.Encode(nil, init)): true}
+			widest := 0
+			for level := []*impl.World{init}; len(level) > 0; {
+				var next []*impl.World
+				bytes := 0
+				for _, s := range level {
+					for i := range m.Actions(s) {
+						succ := m.New()
+						m.Copy(succ, s)
+						m.Apply(succ, i)
+						if enc := string(m.Encode(nil, succ)); !seen[enc] {
+							seen[enc] = true
+							bytes += len(enc)
+							next = append(next, succ)
+						}
+					}
+				}
+				widest = max(widest, bytes)
+				level = next
+			}
+			require.Equal(t, len(seen), res.Distinct)
+			assert.GreaterOrEqual(t, res.FrontierBytes, widest, "the levels hold the widest level's encodings")
+			assert.GreaterOrEqual(t, res.PeakBytes, res.TableBytes+res.LinkBytes+res.FrontierBytes)
+		})
+	}
 }
