@@ -527,20 +527,24 @@ func insertLevel(t *fpTable, bs []*batch, workers int) error {
 		}
 		return nil
 	}
+	insert := func(w int) {
+		for _, b := range bs {
+			for c := range b.cands {
+				if fp := b.cands[c].fp; int(fp>>(64-tableShardBits))%workers == w {
+					b.fresh[c] = !b.cands[c].known && t.insert(fp)
+				}
+			}
+		}
+	}
 	var wg sync.WaitGroup
-	for w := range workers {
+	for w := 1; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for _, b := range bs {
-				for c := range b.cands {
-					if fp := b.cands[c].fp; int(fp>>(64-tableShardBits))%workers == w {
-						b.fresh[c] = !b.cands[c].known && t.insert(fp)
-					}
-				}
-			}
+			insert(w)
 		}()
 	}
+	insert(0) // the caller is worker 0
 	wg.Wait()
 	return nil
 }
