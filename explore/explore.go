@@ -10,8 +10,9 @@
 // A global state is a World's canonical encoding; the explorer stores its
 // 64-bit fingerprint in a sharded open-addressing table (8 bytes a slot),
 // the way it was first reached as a 5-byte link (the parent's index and
-// the action), and keeps only the breadth-first level being expanded, as
-// encodings. Workers expand disjoint runs of a level; one merge, in
+// the action), and keeps only two breadth-first levels, as encodings: the
+// one being expanded, which gives its chunks back as it goes, and the one
+// being built. Workers expand disjoint runs of a level; one merge, in
 // frontier order, inserts the successors, so the figures, verdicts and
 // traces are those of a sequential search for any number of workers.
 //
@@ -259,7 +260,8 @@ type Result struct {
 	Witnesses []Witness
 	// TableBytes, LinkBytes and FrontierBytes are the memory of the
 	// fingerprint table, of the parent links and the peak memory of the
-	// breadth-first frontier; PeakBytes the most the search held at once.
+	// two breadth-first levels (see Outcome); PeakBytes the most the search
+	// held at once.
 	TableBytes, LinkBytes, FrontierBytes, PeakBytes int
 	// stateSum is Outcome.stateSum: the same states reached, the same sum.
 	stateSum uint64

@@ -53,8 +53,9 @@ type Options struct {
 	// violation of is unknown, not holding.
 	MaxStates int
 	// MaxMemory stops the search once the memory it holds — the table, the
-	// parent links, the two levels and the workers' buffers — passes that
-	// many bytes (0: no bound).
+	// parent links, the two levels, the index of the next level (sleep
+	// sets) and the workers' buffers — passes that many bytes (0: no
+	// bound).
 	MaxMemory int
 	// First stops the search at the first state, in breadth-first order,
 	// that violates any property: its path is still a shortest one.
@@ -127,10 +128,12 @@ type Outcome struct {
 	// Deadlock is the first deadlocked state found, or nil.
 	Deadlock *Found
 	// TableBytes is the memory of the fingerprint table at the end;
-	// LinkBytes that of the parent links; FrontierBytes the most two
-	// breadth-first levels held (encodings and their offsets: the level
-	// being expanded and the next one, as the merges build it).
-	// The three are the same for any number of workers.
+	// LinkBytes that of the parent links; FrontierBytes the most the two
+	// breadth-first levels held at once (the level being expanded, as it
+	// gives back its chunks, and the next one, as the merges build it:
+	// encodings, their offsets and sleep sets, in chunks, with the free
+	// chunks between them). The three are the same for any number of
+	// workers.
 	TableBytes, LinkBytes, FrontierBytes int
 	// PeakBytes is the most the search held at once, the workers' buffers
 	// included (it depends on the number of workers).
@@ -144,34 +147,6 @@ type Outcome struct {
 // levelChunk is how many states of a level the search expands and merges
 // at a time: the workers' buffers hold the successors of one chunk.
 const levelChunk = 1 << 14
-
-// level is one breadth-first level: the encodings of its states laid end
-// to end and where each ends.
-type level struct {
-	data []byte
-	ends []uint32
-}
-
-func (l *level) add(enc []byte) {
-	l.data = append(l.data, enc...)
-	l.ends = append(l.ends, uint32(len(l.data)))
-}
-
-func (l *level) state(i int) []byte {
-	start := uint32(0)
-	if i > 0 {
-		start = l.ends[i-1]
-	}
-	return l.data[start:l.ends[i]]
-}
-
-func (l *level) len() int   { return len(l.ends) }
-func (l *level) bytes() int { return cap(l.data) + 4*cap(l.ends) }
-
-func (l *level) reset() { l.data, l.ends = l.data[:0], l.ends[:0] }
-
-// errLevelTooLarge guards the 32-bit offsets of a level.
-var errLevelTooLarge = errors.New("a breadth-first level exceeds 4 GiB of encoded states")
 
 // candidate is a successor a worker found that was not in the table at
 // the start of the level: maybe new, maybe a duplicate of another
@@ -204,17 +179,29 @@ type batch struct {
 	lo, hi  int
 	actions []int32
 	cands   []candidate
-	encs    level
+	encs    encodings
 	sleeps  []uint64
 	err     error
 	// fresh[c] is whether cands[c] was new to the table when the merge
 	// inserted it (insertLevel): false for a state seen at an earlier
 	// level or earlier in this one.
 	fresh []bool
+	// index[c] is, with sleep sets, the position in the next level of
+	// cands[c] if it was fresh (set by the merge).
+	index []uint32
 }
 
 func (b *batch) bytes() int {
-	return 4*cap(b.actions) + 40*cap(b.cands) + b.encs.bytes() + 8*cap(b.sleeps) + cap(b.fresh)
+	return 4*cap(b.actions) + 40*cap(b.cands) + b.encs.bytes() + 8*cap(b.sleeps) + cap(b.fresh) + 4*cap(b.index)
+}
+
+// expansion is the expansion of one chunk of a level: its runs, one
+// batch each, taken by the workers one at a time.
+type expansion struct {
+	hi      int // the end of the chunk (its start is batches[0].lo)
+	batches []*batch
+	check   uint64 // the properties to check (pending when it started)
+	taken   atomic.Int64
 }
 
 // expander is one worker's scratch: two states and an encoding buffer,
@@ -239,10 +226,14 @@ type expander[S any] struct {
 // fingerprinted, looked up in the table (read-only while they work) and,
 // if not there, checked against the properties; then the merge inserts
 // their candidates into the table (insertLevel: one goroutine per set of
-// shards, each shard's in frontier order) and one goroutine adds the new
-// ones, in frontier order, to the next level. A state's recorded parent is
-// therefore the first state in frontier order that reaches it, exactly as
-// in a sequential search, and so are every count, verdict and path.
+// shards, each shard's in frontier order), and one goroutine adds the new
+// ones, in frontier order, to the next level and, with sleep sets, gives
+// the states reached again in the level the intersection of their sleep
+// sets (intersectLevel), while the workers expand the next chunk. A
+// state's recorded parent is therefore the first state in frontier order
+// that reaches it, exactly as in a sequential search, and so are every
+// count, verdict and path. The chunk's part of the level being expanded
+// is then given back (see level), for the next level to reuse.
 func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 	props := m.Properties()
 	if len(props) > 64 {
@@ -303,153 +294,191 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 	// states at a time, so that the workers' buffers (the candidates and
 	// their encodings) hold one chunk's successors, not the whole next
 	// level's with its duplicates.
-	var frontier, next level
-	frontier.add(e.buf)
-	// With sleep sets: the sleep sets of the two levels, and where each
-	// state of the next level is in it, by fingerprint, so that a state
-	// reached again in the same level gets the intersection.
-	var frontierSleep, nextSleep sleepLevel
-	var nextIndex map[uint64]uint32
-	if commuter != nil {
-		frontierSleep.add(nil)
-		nextIndex = make(map[uint64]uint32)
+	// Both are stored in chunks from pools they share (see level).
+	pools := newLevelPools()
+	frontier, next := newLevel(pools), newLevel(pools)
+	if err := frontier.add(e.buf, nil, commuter != nil); err != nil {
+		return nil, err
 	}
+	// With sleep sets: where each state of the next level is in it, by
+	// fingerprint, so that a state reached again in the same level gets
+	// the intersection.
+	var nextIndex levelIndex
 	if opt.First && violated > 0 {
 		out.Stopped = StoppedAtFirst
 	}
 
-	var batches []*batch
+	// The workers' output for two chunks: while the merge reads one, the
+	// workers fill the other with the next chunk's successors.
+	var sets [2][]*batch
+	// prepare cuts the chunk of the frontier from lo into runs of set s,
+	// more of them than workers so that a slow run does not hold the
+	// others up.
+	prepare := func(s, lo int) *expansion {
+		hi := min(lo+levelChunk, frontier.len())
+		n := hi - lo
+		runs := 1
+		if workers > 1 {
+			runs = min(n, 8*workers, max(1, n/64))
+		}
+		for len(sets[s]) < runs {
+			sets[s] = append(sets[s], &batch{})
+		}
+		for r := range runs {
+			sets[s][r].lo, sets[s][r].hi = lo+r*n/runs, lo+(r+1)*n/runs
+		}
+		return &expansion{hi: hi, batches: sets[s][:runs], check: pending}
+	}
+	// work expands the runs of x that no other goroutine took.
+	work := func(x *expansion, e *expander[S]) {
+		for r := int(x.taken.Add(1)) - 1; r < len(x.batches); r = int(x.taken.Add(1)) - 1 {
+			expand(m, commuter, e, &frontier, table, x.check, x.batches[r])
+		}
+	}
+	// start sets workers 1 and up expanding x's runs in goroutines; the
+	// caller takes part as worker 0 (exps[0]), then waits on wg.
+	start := func(x *expansion, wg *sync.WaitGroup) {
+		for w := 1; w < min(workers, len(x.batches)); w++ {
+			wg.Add(1)
+			go func(e *expander[S]) {
+				defer wg.Done()
+				work(x, e)
+			}(exps[w])
+		}
+	}
+	buffers := func() int {
+		n := 0
+		for _, set := range sets {
+			for _, b := range set {
+				n += b.bytes()
+			}
+		}
+		return n
+	}
 	levelStart := 0 // the index of this level's first state
 	memory := func(extra int) int {
-		return table.bytes() + parents.bytes() + frontier.bytes() + next.bytes() + frontierSleep.bytes() + nextSleep.bytes() + 16*len(nextIndex) + extra
+		return table.bytes() + parents.bytes() + pools.bytes() + nextIndex.bytes() + extra
+	}
+	// merge adds the new states of a chunk's batches, in frontier order,
+	// to the next level and the parent links, and records violations and
+	// deadlocks; it sets out.Stopped if the search must stop, at the state
+	// where it must.
+	merge := func(bs []*batch, held int) error {
+		for _, b := range bs {
+			c := 0
+			for j := b.lo; j < b.hi; j++ {
+				acts := int(b.actions[j-b.lo])
+				if acts < 0 {
+					acts = 0
+					if out.Deadlock == nil {
+						out.Deadlock = &Found{index: uint32(levelStart + j)}
+					}
+				}
+				generated := out.Generated
+				out.Generated += acts
+				for ; c < len(b.cands) && int(b.cands[c].state) == j; c++ {
+					cand := &b.cands[c]
+					if !b.fresh[c] {
+						continue // intersectLevel's, with sleep sets
+					}
+					var sleep []uint64
+					if commuter != nil {
+						lo := uint32(0)
+						if c > 0 {
+							lo = b.cands[c-1].sleepEnd
+						}
+						sleep = b.sleeps[lo:cand.sleepEnd]
+						b.index[c] = uint32(next.len())
+					}
+					index := out.Distinct
+					out.Distinct++
+					out.stateSum += cand.fp
+					parents.add(uint32(levelStart+j), int(cand.action))
+					if err := next.add(b.encs.state(c), sleep, commuter != nil); err != nil {
+						return err
+					}
+					if v := cand.violates & pending; v != 0 {
+						for k := range props {
+							if v&(1<<k) != 0 {
+								found(k, uint32(index))
+							}
+						}
+						if opt.First && v&invariants != 0 {
+							out.Stopped = StoppedAtFirst
+						}
+					}
+					if opt.MaxStates > 0 && out.Distinct >= opt.MaxStates && out.Stopped == NotStopped {
+						out.Stopped = StoppedAtMaxStates
+					}
+					if opt.MaxMemory > 0 && out.Distinct%4096 == 0 && out.Stopped == NotStopped && memory(held) > opt.MaxMemory {
+						out.Stopped = StoppedAtMaxMemory
+					}
+					if out.Stopped != NotStopped {
+						out.Generated = generated + int(cand.generated)
+						return nil
+					}
+				}
+			}
+		}
+		return nil
 	}
 	for frontier.len() > 0 && out.Stopped == NotStopped {
 		next.reset()
-		nextSleep.reset()
-		clear(nextIndex)
-	chunks:
-		for lo := 0; lo < frontier.len(); lo += levelChunk {
-			// Expand: cut the chunk into runs, more of them than workers
-			// so that a slow run does not hold the others up.
-			hi := min(lo+levelChunk, frontier.len())
-			n := hi - lo
-			runs := 1
-			if workers > 1 {
-				runs = min(n, 8*workers, max(1, n/64))
-			}
-			for len(batches) < runs {
-				batches = append(batches, &batch{})
-			}
-			for r := range runs {
-				batches[r].lo, batches[r].hi = lo+r*n/runs, lo+(r+1)*n/runs
-			}
-			check := pending
-			if workers == 1 || runs == 1 {
-				for r := range runs {
-					expand(m, commuter, e, &frontier, &frontierSleep, table, check, batches[r])
-				}
-			} else {
-				var nextRun atomic.Int64
-				var wg sync.WaitGroup
-				for w := range min(workers, runs) {
-					wg.Add(1)
-					go func(e *expander[S]) {
-						defer wg.Done()
-						for r := int(nextRun.Add(1)) - 1; r < runs; r = int(nextRun.Add(1)) - 1 {
-							expand(m, commuter, e, &frontier, &frontierSleep, table, check, batches[r])
-						}
-					}(exps[w])
-				}
-				wg.Wait()
-			}
-			buffers := 0
-			for _, b := range batches {
-				buffers += b.bytes()
-			}
-			out.PeakBytes = max(out.PeakBytes, memory(buffers))
+		nextIndex.reset()
+		cur := 0
+		x := prepare(cur, 0)
+		var wg sync.WaitGroup
+		start(x, &wg)
+		work(x, exps[0])
+		wg.Wait()
+		for x != nil {
+			// The states of this chunk are expanded: their chunks can
+			// hold the next level's.
+			frontier.release(x.hi)
+			held := buffers()
+			out.PeakBytes = max(out.PeakBytes, memory(held))
 
 			// Merge, in frontier order: first every candidate into the
 			// table (in parallel, by shard), then the new states into the
-			// next level, one goroutine. A later chunk's workers find
-			// this chunk's new states in the table and skip them, as the
-			// merge would.
-			if err := insertLevel(table, batches[:runs], workers); err != nil {
+			// next level, one goroutine, while the workers expand the
+			// next chunk: they read only the frontier and the table,
+			// which the merge does not change. They find this chunk's new
+			// states in the table and skip them, as the merge would.
+			if err := insertLevel(table, x.batches, workers); err != nil {
 				return nil, err
 			}
-			for _, b := range batches[:runs] {
-				c := 0
-				for j := b.lo; j < b.hi; j++ {
-					acts := int(b.actions[j-b.lo])
-					if acts < 0 {
-						acts = 0
-						if out.Deadlock == nil {
-							out.Deadlock = &Found{index: uint32(levelStart + j)}
-						}
-					}
-					generated := out.Generated
-					out.Generated += acts
-					for ; c < len(b.cands) && int(b.cands[c].state) == j; c++ {
-						cand := &b.cands[c]
-						var sleep []uint64
-						if commuter != nil {
-							lo := uint32(0)
-							if c > 0 {
-								lo = b.cands[c-1].sleepEnd
-							}
-							sleep = b.sleeps[lo:cand.sleepEnd]
-						}
-						if !b.fresh[c] {
-							if i, ok := nextIndex[cand.fp]; ok {
-								nextSleep.intersect(int(i), sleep)
-							}
-							continue
-						}
-						index := out.Distinct
-						out.Distinct++
-						out.stateSum += cand.fp
-						parents.add(uint32(levelStart+j), int(cand.action))
-						if commuter != nil {
-							nextIndex[cand.fp] = uint32(next.len())
-							nextSleep.add(sleep)
-						}
-						next.add(b.encs.state(c))
-						if len(next.data) > 1<<32-1 {
-							return nil, errLevelTooLarge
-						}
-						if v := cand.violates & pending; v != 0 {
-							for k := range props {
-								if v&(1<<k) != 0 {
-									found(k, uint32(index))
-								}
-							}
-							if opt.First && v&invariants != 0 {
-								out.Stopped = StoppedAtFirst
-							}
-						}
-						if opt.MaxStates > 0 && out.Distinct >= opt.MaxStates && out.Stopped == NotStopped {
-							out.Stopped = StoppedAtMaxStates
-						}
-						if opt.MaxMemory > 0 && out.Distinct%4096 == 0 && out.Stopped == NotStopped && memory(buffers) > opt.MaxMemory {
-							out.Stopped = StoppedAtMaxMemory
-						}
-						if out.Stopped != NotStopped {
-							out.Generated = generated + int(cand.generated)
-							break chunks
-						}
-					}
-				}
+			var nx *expansion
+			if x.hi < frontier.len() {
+				nx = prepare(1-cur, x.hi)
+				start(nx, &wg)
 			}
-			out.PeakBytes = max(out.PeakBytes, memory(buffers))
-			out.FrontierBytes = max(out.FrontierBytes, frontier.bytes()+next.bytes())
-			if opt.MaxMemory > 0 && out.Stopped == NotStopped && memory(buffers) > opt.MaxMemory {
+			err := merge(x.batches, held)
+			if err == nil && out.Stopped == NotStopped && commuter != nil {
+				intersectLevel(&nextIndex, &next.sleep, x.batches)
+			}
+			if nx != nil {
+				if err == nil && out.Stopped == NotStopped {
+					work(nx, exps[0])
+				} else {
+					nx.taken.Store(int64(len(nx.batches))) // the rest is not needed
+				}
+				wg.Wait()
+			}
+			if err != nil {
+				return nil, err
+			}
+			if out.Stopped != NotStopped {
+				break
+			}
+			out.PeakBytes = max(out.PeakBytes, memory(held))
+			if opt.MaxMemory > 0 && memory(held) > opt.MaxMemory {
 				out.Stopped = StoppedAtMaxMemory
 				break
 			}
+			x, cur = nx, 1-cur
 		}
-		out.FrontierBytes = max(out.FrontierBytes, frontier.bytes()+next.bytes())
 		levelStart += frontier.len()
 		frontier, next = next, frontier
-		frontierSleep, nextSleep = nextSleep, frontierSleep
 		if frontier.len() > 0 {
 			out.Depth++
 		}
@@ -458,7 +487,7 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 		}
 	}
 	out.Complete = out.Stopped == NotStopped
-	out.TableBytes, out.LinkBytes = table.bytes(), parents.bytes()
+	out.TableBytes, out.LinkBytes, out.FrontierBytes = table.bytes(), parents.bytes(), pools.bytes()
 
 	for _, f := range append(out.Violations, out.Deadlock) {
 		if f == nil {
@@ -488,6 +517,7 @@ func insertLevel(t *fpTable, bs []*batch, workers int) error {
 			return b.err
 		}
 		b.fresh = slices.Grow(b.fresh[:0], len(b.cands))[:len(b.cands)]
+		b.index = slices.Grow(b.index[:0], len(b.cands))[:len(b.cands)]
 	}
 	if workers <= 1 {
 		for _, b := range bs {
@@ -497,22 +527,48 @@ func insertLevel(t *fpTable, bs []*batch, workers int) error {
 		}
 		return nil
 	}
+	insert := func(w int) {
+		for _, b := range bs {
+			for c := range b.cands {
+				if fp := b.cands[c].fp; int(fp>>(64-tableShardBits))%workers == w {
+					b.fresh[c] = !b.cands[c].known && t.insert(fp)
+				}
+			}
+		}
+	}
 	var wg sync.WaitGroup
-	for w := range workers {
+	for w := 1; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for _, b := range bs {
-				for c := range b.cands {
-					if fp := b.cands[c].fp; int(fp>>(64-tableShardBits))%workers == w {
-						b.fresh[c] = !b.cands[c].known && t.insert(fp)
-					}
-				}
-			}
+			insert(w)
 		}()
 	}
+	insert(0) // the caller is worker 0
 	wg.Wait()
 	return nil
+}
+
+// intersectLevel, with sleep sets, after the merge of a chunk: each
+// candidate the merge added to the next level goes into the index, and
+// each other one that is in the next level — reached again in this level,
+// in this chunk or an earlier one — intersects that state's sleep set
+// with its own. It runs on the merge's goroutine while the workers expand
+// the next chunk: it reads and changes only the next level and its index.
+func intersectLevel(index *levelIndex, sleep *sleepLevel, bs []*batch) {
+	for _, b := range bs {
+		var start uint32
+		for c := range b.cands {
+			cand := &b.cands[c]
+			lo := start
+			start = cand.sleepEnd
+			if b.fresh[c] {
+				index.insert(cand.fp, b.index[c])
+			} else if i, ok := index.get(cand.fp); ok {
+				sleep.intersect(int(i), b.sleeps[lo:cand.sleepEnd])
+			}
+		}
+	}
 }
 
 // expand computes the successors of states b.lo to b.hi of this level into
@@ -520,7 +576,7 @@ func insertLevel(t *fpTable, bs []*batch, workers int) error {
 // With sleep sets (commuter not nil) it skips the actions asleep in a
 // state and gives each successor its sleep set: the actions asleep, and
 // those taken before it, that commute with the one taken.
-func expand[S any](m Model[S], commuter Commuter[S], e *expander[S], this *level, sleep *sleepLevel, table *fpTable, check uint64, b *batch) {
+func expand[S any](m Model[S], commuter Commuter[S], e *expander[S], this *level, table *fpTable, check uint64, b *batch) {
 	b.actions, b.cands, b.sleeps, b.err = b.actions[:0], b.cands[:0], b.sleeps[:0], nil
 	b.encs.reset()
 	for j := b.lo; j < b.hi; j++ {
@@ -542,7 +598,7 @@ func expand[S any](m Model[S], commuter Commuter[S], e *expander[S], this *level
 			e.keys = commuter.Keys(e.keys[:0], e.cur, 0)
 			e.asleep = slices.Grow(e.asleep[:0], n)[:n]
 			for i, k := range e.keys {
-				_, e.asleep[i] = slices.BinarySearch(sleep.of(j), k)
+				_, e.asleep[i] = slices.BinarySearch(this.sleep.of(j), k)
 			}
 		}
 		generated := 0

@@ -38,20 +38,29 @@ type Commuter[S any] interface {
 }
 
 // sleepLevel holds the sleep sets of a breadth-first level's states: the
-// keys of state i are keys[start[i] : start[i]+size[i]], sorted.
+// keys of state i are keys[start[i] : start[i]+size[i]], sorted, in one
+// chunk of keys.
 type sleepLevel struct {
-	keys        []uint64
-	start, size []uint32
+	keys        chunked[uint64]
+	start, size chunked[uint32]
 }
 
-func (l *sleepLevel) add(keys []uint64) {
-	l.start = append(l.start, uint32(len(l.keys)))
-	l.size = append(l.size, uint32(len(keys)))
-	l.keys = append(l.keys, keys...)
+func (l *sleepLevel) add(keys []uint64) error {
+	start, err := l.keys.appendRun(keys)
+	if err != nil {
+		return err
+	}
+	if start+len(keys) > 1<<32-1 {
+		return errLevelTooLarge
+	}
+	l.start.push(uint32(start))
+	l.size.push(uint32(len(keys)))
+	return nil
 }
 
 func (l *sleepLevel) of(i int) []uint64 {
-	return l.keys[l.start[i] : l.start[i]+l.size[i]]
+	start := int(l.start.at(i))
+	return l.keys.run(start, start+int(l.size.at(i)))
 }
 
 // intersect keeps in state i's sleep set only the keys also in keys
@@ -64,9 +73,5 @@ func (l *sleepLevel) intersect(i int, keys []uint64) {
 			kept = append(kept, k)
 		}
 	}
-	l.size[i] = uint32(len(kept))
+	l.size.set(i, uint32(len(kept)))
 }
-
-func (l *sleepLevel) reset() { l.keys, l.start, l.size = l.keys[:0], l.start[:0], l.size[:0] }
-
-func (l *sleepLevel) bytes() int { return 8*cap(l.keys) + 4*cap(l.start) + 4*cap(l.size) }

@@ -154,3 +154,83 @@ func (l *links) get(i int) (parent uint32, action int) {
 }
 
 func (l *links) bytes() int { return len(l.parents) * linkChunk * 5 }
+
+// levelIndex finds a state of the level being built by its fingerprint:
+// with sleep sets, a state reached again in the same level gets the
+// intersection of the sleep sets it was reached with, so the merge must
+// find its position in the level. Like fpTable it is sharded by the
+// fingerprint's top bits, so that it grows a shard at a time; a slot is a
+// fingerprint and a position, 12 bytes, at a load factor of 3/8 to 3/4.
+// It is emptied, not freed, from level to level.
+type levelIndex struct {
+	shards [tableShards]levelShard
+}
+
+type levelShard struct {
+	fps   []uint64
+	pos   []uint32
+	mask  uint64
+	count int
+}
+
+// insert records the position of fp, which must not be there yet.
+func (t *levelIndex) insert(fp uint64, pos uint32) {
+	s := &t.shards[fp>>(64-tableShardBits)]
+	if s.fps == nil {
+		s.fps, s.pos, s.mask = make([]uint64, minShardSlots), make([]uint32, minShardSlots), minShardSlots-1
+	}
+	s.put(fp, pos)
+	s.count++
+	if s.count*4 > len(s.fps)*3 {
+		oldFPs, oldPos := s.fps, s.pos
+		s.fps, s.pos = make([]uint64, 2*len(oldFPs)), make([]uint32, 2*len(oldFPs))
+		s.mask = uint64(len(s.fps) - 1)
+		for i, fp := range oldFPs {
+			if fp != 0 {
+				s.put(fp, oldPos[i])
+			}
+		}
+	}
+}
+
+func (s *levelShard) put(fp uint64, pos uint32) {
+	i := fp & s.mask
+	for s.fps[i] != 0 {
+		i = (i + 1) & s.mask
+	}
+	s.fps[i], s.pos[i] = fp, pos
+}
+
+// get returns the position of fp, if it is in the level.
+func (t *levelIndex) get(fp uint64) (uint32, bool) {
+	s := &t.shards[fp>>(64-tableShardBits)]
+	if s.fps == nil {
+		return 0, false
+	}
+	for i := fp & s.mask; ; i = (i + 1) & s.mask {
+		switch s.fps[i] {
+		case fp:
+			return s.pos[i], true
+		case 0:
+			return 0, false
+		}
+	}
+}
+
+// reset empties the index for the next level, keeping its slots.
+func (t *levelIndex) reset() {
+	for i := range t.shards {
+		if s := &t.shards[i]; s.count > 0 {
+			clear(s.fps)
+			s.count = 0
+		}
+	}
+}
+
+func (t *levelIndex) bytes() int {
+	n := 0
+	for i := range t.shards {
+		n += len(t.shards[i].fps)
+	}
+	return 12 * n
+}
