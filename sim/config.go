@@ -168,14 +168,6 @@ func (c *Config) nodeAt(i int) impl.NodeID {
 	return impl.LockNode(i - c.Clients - 1)
 }
 
-// index is nodeAt's inverse.
-func (c *Config) index(n impl.NodeID) int {
-	if n != impl.ServiceNode && n.IsLockNode() {
-		return c.Clients + 1 + n.LockIndex()
-	}
-	return int(n)
-}
-
 // horizon is how long the workload takes without faults, roughly: every
 // section one after the other, each a think time and a few message
 // delays. Faults are placed within it, where they can strike; it is at

@@ -205,9 +205,6 @@ func (q *queue) staleLeft() (int64, bool) {
 	return q.stale.at, true
 }
 
-// dropStale marks every stale firing played out.
-func (q *queue) dropStale() { q.last = q.stale }
-
 // siftUp moves h[i] up to its place.
 func siftUp(h []qkey, i int) {
 	k := h[i]
