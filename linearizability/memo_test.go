@@ -49,6 +49,20 @@ func reorder(a, b interval) {
 // precedes reports whether the operation x returned before y's call.
 func precedes(x, y interval) bool { return *x.ret < *y.call }
 
+// reorderWithAnother reorders operation i of n (original's intervals)
+// with another one drawn, in changed's, and fails unless that changed
+// which of the two comes first.
+func reorderWithAnother(t *rapid.T, n, i int, original, changed func(k int) interval) {
+	j := rapid.IntRange(0, n-2).Draw(t, "other")
+	if j >= i {
+		j++
+	}
+	before := [2]bool{precedes(original(i), original(j)), precedes(original(j), original(i))}
+	reorder(changed(i), changed(j))
+	after := [2]bool{precedes(changed(i), changed(j)), precedes(changed(j), changed(i))}
+	require.NotEqual(t, before, after, "reorder changed no order")
+}
+
 // TestMemoKeepsHistoriesApart: a history that differs from one judged
 // before in anything Porcupine's search reads — the order of two calls and
 // returns, a value read or written, an answer, an operation's kind, a
@@ -88,14 +102,7 @@ func TestMemoKeepsHistoriesApart(t *testing.T) {
 				case "read":
 					changed[done[i]].Read += rapid.SampledFrom([]int64{-1, 1}).Draw(t, "by")
 				case "order":
-					j := rapid.IntRange(0, len(done)-2).Draw(t, "other")
-					if j >= i {
-						j++
-					}
-					before := [2]bool{precedes(at(ss, i), at(ss, j)), precedes(at(ss, j), at(ss, i))}
-					reorder(at(changed, i), at(changed, j))
-					after := [2]bool{precedes(at(changed, i), at(changed, j)), precedes(at(changed, j), at(changed, i))}
-					require.NotEqual(t, before, after, "reorder changed no order")
+					reorderWithAnother(t, len(done), i, func(k int) interval { return at(ss, k) }, func(k int) interval { return at(changed, k) })
 				case "committed":
 					changed[done[i]].Committed = false
 				}
@@ -168,14 +175,7 @@ func TestMemoKeepsHistoriesApart(t *testing.T) {
 			case "token":
 				changed[i].Token ^= 1 << rapid.IntRange(0, 3).Draw(t, "bit")
 			case "order":
-				j := rapid.IntRange(0, len(ops)-2).Draw(t, "other")
-				if j >= i {
-					j++
-				}
-				before := [2]bool{precedes(at(ops, i), at(ops, j)), precedes(at(ops, j), at(ops, i))}
-				reorder(at(changed, i), at(changed, j))
-				after := [2]bool{precedes(at(changed, i), at(changed, j)), precedes(at(changed, j), at(changed, i))}
-				require.NotEqual(t, before, after, "reorder changed no order")
+				reorderWithAnother(t, len(ops), i, func(k int) interval { return at(ops, k) }, func(k int) interval { return at(changed, k) })
 			case "dropped":
 				changed = slices.Delete(changed, i, i+1)
 			}
