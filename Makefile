@@ -37,17 +37,25 @@ install: $(BIN) ## put fencelab on your PATH (BINDIR=<dir>, default $(go env GOP
 demo: $(BIN) ## the whole story: explorer, simulator (NPC table too) and TLC on every model, then DESIGN.md's table three ways
 	@$(call fencelab,demo --out $(OUT))
 
+# make test runs the tests in two passes (DESIGN.md, "Tests: three
+# passes"): under the race detector, the tests of the code that runs
+# goroutines (tests of deterministic work skip there, saying where they
+# run); then without it, with -short, every test at reduced size (the
+# TLC-backed ones skip there: the first pass ran them). go test ./...
+# runs every test at full size.
 # The race detector's runtime sleeps a second before a test binary exits
 # (GORACE atexit_sleep_ms, default 1000) so that goroutines still running
 # can report; every test here waits for the goroutines it starts, and
-# fifteen packages' seconds are a sixth of make test's wall time. A GORACE
-# of your own comes after, so its atexit_sleep_ms wins.
-test: fmt-check vet ## gofmt check, go vet, go test -race ./... (TLC tests skip without a jar; the last line says how many ran)
+# fifteen packages' seconds are a sixth of the first pass's wall time. A
+# GORACE of your own comes after, so its atexit_sleep_ms wins.
+test: fmt-check vet ## gofmt check, go vet, go test -race ./... then go test -short ./... (TLC tests skip without a jar; the last lines say how many ran)
 	@summary=$$(mktemp); \
 	echo "$(GO) test -race ./..."; \
-	FENCELAB_TEST_SUMMARY=$$summary GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -race ./...; code=$$?; \
+	FENCELAB_TEST_SUMMARY=$$summary GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -race ./...; race=$$?; \
+	echo "$(GO) test -short ./..."; \
+	$(GO) test -short ./...; short=$$?; \
 	echo; if [ -s $$summary ]; then sort $$summary; else echo "TLC-backed checks: no summary (the tlc and cmd/fencelab tests did not run)"; fi; \
-	rm -f $$summary; exit $$code
+	rm -f $$summary; if [ $$race -ne 0 ]; then exit $$race; fi; exit $$short
 
 fmt-check: ## fail if any Go file is not gofmt-ed
 	@files=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden trace module and its TLC output (needs the jar)")
@@ -206,6 +207,7 @@ func mappingKey(w *impl.World, a impl.Action) (node, phase, input string) {
 // is a row of Mappings, with the label SpecAction gives it, and every row
 // is taken by some walk.
 func TestMappingsCoverWalks(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	rows := map[string]string{}
 	for _, m := range Mappings() {
 		in, _, _ := strings.Cut(m.Input, " ")
@@ -260,6 +262,7 @@ func indexOf(t *testing.T, w *impl.World, a impl.Action) int {
 // initial state, its lines' states are the abstraction of the world after
 // each step, and a path that is not a run is refused.
 func TestRecordFollowsWalk(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	for _, c := range UntimedConfigs() {
 		path, err := Walk(c, 7, 60)
 		require.NoError(t, err)

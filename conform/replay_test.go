@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 	"github.com/fencelab/fencelab/tlc"
 )
 
@@ -66,6 +67,7 @@ func readCounterexample(t *testing.T, name string) *tlc.Output {
 // property at the step TLC stops at. The models left out are named, each
 // with its reason, so that none is left out silently.
 func TestReplayEveryCounterexample(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	replayed, notGo := 0, map[string]string{}
 	for _, rc := range violatedModels(t) {
 		mod := rc.model
@@ -116,6 +118,7 @@ func replayableModels(t *testing.T) []replayCase {
 // expiry or a think timer firing after the belief ended — for them only
 // trace validation applies (TestMutantsRejected).
 func TestReplayCatchesMutants(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	cases := replayableModels(t)
 	wantActs := map[string]bool{"a resource that refuses everything": true,
 		// DistLockFencing_all_2c_Liveness_Unfair's counterexample (TLC's

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 	"github.com/fencelab/fencelab/tlc"
 )
 
@@ -25,6 +26,7 @@ import (
 // service), the slow ones (minutes of exploring) and the Redlock spec's
 // (DistLockRedlock.tla: its own figures); each is named.
 func TestManifestStatesAreTheExplorers(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	m, err := tlc.LoadManifest(filepath.Join(specsDir, "models.json"))
 	require.NoError(t, err)
 	compared := map[impl.Design]int{}

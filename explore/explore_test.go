@@ -14,6 +14,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 	"github.com/fencelab/fencelab/verdict"
 )
 
@@ -25,7 +26,7 @@ import (
 // their figures, so that each model is explored once per build: under
 // -race the 3-client searches cost seconds each. The 3-client rows without
 // symmetry (1.1 million states for off, none and writes, 451,000 for all)
-// run in the plain build only (pins_norace_test.go); the race build checks
+// run at full size only (pins_full_test.go); the reduced size checks
 // their symmetric versions (75,000 to 191,000 states).
 func matrixRows() []Config {
 	var rows []Config
@@ -42,6 +43,7 @@ func matrixRows() []Config {
 // the rows no pinned test covers; checkPinned runs checkMatrixRow on the
 // others).
 func TestMatrix(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	for _, cfg := range matrixRows() {
 		t.Run(fmt.Sprintf("%s/%dc/symmetry=%v", cfg.Design, cfg.Clients, cfg.Symmetry), func(t *testing.T) {
 			t.Parallel()
@@ -144,6 +146,7 @@ func naiveBFS(m *sysModel) (distinct, generated, depth int, firstViolation []int
 // naive search, and every counterexample is as short as the shallowest
 // violating state: the traces are shortest.
 func TestRunAgreesWithNaiveBFS(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	for _, d := range naiveDesigns() {
 		t.Run(d.String(), func(t *testing.T) {
 			t.Parallel()
@@ -279,6 +282,7 @@ func drawConfig(t *rapid.T) Config {
 // canonical form loses nothing — against naiveSuccessors, in states
 // reached by random walks.
 func TestModelSuccessorsAreTheNaiveOnes(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	rapid.Check(t, func(t *rapid.T) {
 		cfg := drawConfig(t)
 		m := &sysModel{cfg: cfg.Config}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 )
 
 // mutantModel is the reference implementation with one actor broken after
@@ -55,6 +56,7 @@ func (m *mutantModel) Apply(s *impl.World, i int) {
 // is reached, though the search is complete — the holds it would report
 // are vacuous.
 func TestMutantsReachNoWitness(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	for _, mut := range []struct {
 		name            string
 		refuse, noGrant bool
@@ -96,6 +98,7 @@ func TestMutantsReachNoWitness(t *testing.T) {
 // SectionCommitsAfterRenewal is not reached, so the row's witness tells a
 // renewal that works from one that does nothing.
 func TestServiceRefusingRenewalsReachesNoRenewalWitness(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	for _, d := range []impl.Design{impl.DesignRenewal} {
 		c := DefaultConfig(d, 2)
 		m := &mutantModel{sysModel: c.model(), noRenew: true}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 	"github.com/fencelab/fencelab/verdict"
 )
 
@@ -27,13 +28,14 @@ func sameResult(t *testing.T, r *Result) string {
 // TestWorkersDoNotChangeTheResult: 1, 2, 3 and 8 workers give the same
 // Result — counts, depth, verdicts, paths and traces, byte for byte — on
 // complete searches, on searches stopped mid-level by the state limit,
-// and with --first. The race build compares 1 with 3 workers (an uneven
-// split of every level, three goroutines inserting into the table) on two
-// rows (workerDesigns), the plain build every count on every row.
+// and with --first. At reduced size (the race build among them) it
+// compares 1 with 3 workers (an uneven split of every level, three
+// goroutines inserting into the table) on two rows (workerDesigns), at
+// full size every count on every row.
 func TestWorkersDoNotChangeTheResult(t *testing.T) {
 	t.Parallel()
 	counts := []int{1, 2, 3, 8}
-	if raceEnabled {
+	if testbuild.Reduced() {
 		counts = []int{1, 3}
 	}
 	var configs []Config
@@ -108,6 +110,7 @@ func TestGridWorkersAndFirst(t *testing.T) {
 // one a full search reports, and leaves the rest Unknown, never Holds.
 func TestRunFirst(t *testing.T) {
 	t.Parallel()
+	testbuild.SkipUnderRace(t)
 	for _, d := range rowDesigns() {
 		full, _ := runShared(t, DefaultConfig(d, 2))
 		cfg := DefaultConfig(d, 2)

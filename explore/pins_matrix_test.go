@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 	"github.com/fencelab/fencelab/tlc"
 )
 
@@ -46,6 +47,7 @@ import (
 //     granted and its section still commits (SectionCommitsAfterRenewal,
 //     11 steps).
 func TestPinnedFiguresMatrix2Clients(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	checkPinned(t, func(*Config) {}, []pinnedModel{
 		{impl.DesignNonAtomic, 2, 3816, 10939, 24, [3]int{7, 13, 17}},
 		{impl.DesignRestartVolatile, 2, 16627, 48231, 23, [3]int{7, -1, 15}},
@@ -81,13 +83,14 @@ func TestSequencerStatesAreTLCs(t *testing.T) {
 // TestPinnedFiguresRedlockTwoNodes: the Redlock rows with 2 lock nodes
 // instead of 3 (a majority is both), 2 clients, client symmetry: a
 // twelfth of the states of TestPinnedFiguresRedlock (33,469), so every
-// build, the race build among them, explores both rows in full — the
+// size explores both rows in full — the
 // majority, the per-node grants, lease timers, restarts and releases, the
 // unique values — and reaches DESIGN.md's verdicts: two holders in 13
 // steps (12 actions), an update lost in 21 without fencing, none with
 // check-and-set. The 3-node figures, the specs' model, are pinned in the
-// plain build (pins_matrix_norace_test.go).
+// full size (pins_matrix_full_test.go).
 func TestPinnedFiguresRedlockTwoNodes(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	checkPinned(t, func(c *Config) { c.Symmetry, c.Nodes = true, 2 }, []pinnedModel{
 		{impl.DesignRedlock, 2, 33469, 128577, 28, [3]int{12, 0, 20}},
 		{impl.DesignRedlockUnique, 2, 33469, 128577, 28, [3]int{12, 0, -1}},

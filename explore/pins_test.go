@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 	"github.com/fencelab/fencelab/verdict"
 )
 
@@ -76,6 +77,7 @@ func TestPinnedFigures2Clients(t *testing.T) { checkPinned(t, func(*Config) {}, 
 // verdicts and shortest traces, about fourteen times the states — the
 // timer pending while acquiring, and the runs with late grants.
 func TestPinnedFigures2ClientsSendRule(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	checkPinned(t, func(c *Config) { c.Validity = impl.ValiditySend }, []pinnedModel{
 		{impl.DesignNoFencing, 2, 52541, 194113, 28, [3]int{7, 0, 15}},
 		{impl.DesignFenceNone, 2, 55225, 199169, 28, [3]int{7, 9, 15}},

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 )
 
 // levelCounts runs c and returns the result with the number of distinct
@@ -31,6 +32,7 @@ func levelCounts(t *testing.T, c Config) (*Result, []int) {
 // successors. The traces it reports are replayed through the Go actors
 // (Run) and violate what they claim to.
 func TestSleepSetsKeepEveryStateAndVerdict(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	type shape struct {
 		clients, sections int
 		symmetry          bool
@@ -45,7 +47,7 @@ func TestSleepSetsKeepEveryStateAndVerdict(t *testing.T) {
 	}
 	for _, d := range testDesigns() {
 		for _, sh := range shapes {
-			if raceEnabled && (sh.clients > 2 || sh.sections > 1) {
+			if testbuild.Reduced() && (sh.clients > 2 || sh.sections > 1) {
 				continue
 			}
 			if d.Renews() && sh != shapes[0] {

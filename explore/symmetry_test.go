@@ -9,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 	"github.com/fencelab/fencelab/verdict"
 )
 
@@ -21,6 +22,7 @@ func TestPermutations(t *testing.T) {
 // every renaming of the clients has the same canonical encoding, and the
 // canonical encoding decodes to a renaming of the state.
 func TestCanonicalIsInvariantUnderRenaming(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	rapid.Check(t, func(t *rapid.T) {
 		cfg := drawConfig(t)
 		cfg.Symmetry = true
@@ -58,13 +60,14 @@ func TestCanonicalIsInvariantUnderRenaming(t *testing.T) {
 // traces still end in violating states, and the distinct states are exactly
 // the classes of the full search's states.
 func TestSymmetryKeepsVerdictsAndShortestTraces(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	var rows []Config
 	for _, d := range naiveDesigns() {
 		rows = append(rows, DefaultConfig(d, 2))
 	}
-	if !raceEnabled {
+	if !testbuild.Reduced() {
 		// 451,000 states without symmetry: a second normally, twelve
-		// under -race; the race build keeps the 2-client rows.
+		// under -race; the reduced size keeps the 2-client rows.
 		rows = append(rows, DefaultConfig(impl.DesignFenceAll, 3))
 	}
 	for _, cfg := range rows {

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 )
 
 // TestWitnessesReached: in every design's model its goals are reached —
@@ -16,6 +17,7 @@ import (
 // EveryClientCommits in a row that starves every client but the first by
 // design, where a complete search must not reach it.
 func TestWitnessesReached(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	for _, d := range rowDesigns() {
 		res, _ := runShared(t, DefaultConfig(d, 2))
 		want := []string{SomeSectionCommits, EveryClientCommits}

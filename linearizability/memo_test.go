@@ -74,7 +74,13 @@ func reorderWithAnother(t *rapid.T, n, i int, original, changed func(k int) inte
 func TestMemoKeepsHistoriesApart(t *testing.T) {
 	missed, found := map[string]int{}, map[string]int{}
 	statuses := map[verdict.Status]int{}
-	rapid.Check(t, func(t *rapid.T) {
+	// The assertions after the checks want every mode changed in every
+	// way: rapid's hundred checks, which -short cuts to twenty.
+	rounds := 1
+	if testing.Short() {
+		rounds = 5
+	}
+	check := func(t *rapid.T) {
 		c := NewChecker()
 		if rapid.Bool().Draw(t, "sections") {
 			ss := genSections(t)
@@ -212,7 +218,10 @@ func TestMemoKeepsHistoriesApart(t *testing.T) {
 			assert.Equal(t, hits+1, c.MemoStats().RegisterHits, "mode %v: the same history but for its %s was judged again", mode, how)
 			found["register "+how+" "+mode.String()]++
 		}
-	})
+	}
+	for range rounds {
+		rapid.Check(t, check)
+	}
 	for _, k := range []string{"sections read", "sections order", "sections committed", "register answer", "register kind", "register order", "register dropped", "register value", "register token"} {
 		assert.Positive(t, missed[k], "no history changed in %s", k)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 	"github.com/fencelab/fencelab/linearizability"
 )
 
@@ -231,7 +232,7 @@ func BenchmarkBatch(b *testing.B) {
 // effects buffer and system (the actors and the resource's log), so once
 // its buffers have grown to the runs' sizes a run allocates nothing.
 func TestSteadyStateAllocations(t *testing.T) {
-	if testing.CoverMode() != "" || raceEnabled {
+	if testing.CoverMode() != "" || testbuild.Race {
 		t.Skip("allocation counts differ under coverage and the race detector")
 	}
 	c := config(impl.DesignFenceAll, AllFaults)

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 	"github.com/fencelab/fencelab/verdict"
 )
 
@@ -14,17 +15,15 @@ import (
 // moderate; TestManyRunsAllStaysSafe runs 100,000 when FENCELAB_LONG is
 // set.
 
-// runs is plain runs in the plain build and race under the race detector,
-// which makes the simulator twenty times slower and adds nothing to its
-// single-threaded runs: what it looks for is in the batch's workers and
-// Porcupine's goroutines, which a few hundred runs exercise. The race
-// counts still show every violation DESIGN.md's table expects (the tests
-// assert it); the plain build (go test ./...) runs the full counts.
-func runs(plain, race int) int {
-	if raceEnabled {
-		return race
+// runs is full runs at full size and reduced at reduced size
+// (internal/testbuild: the race build, -short). The reduced counts still
+// show every violation DESIGN.md's table expects (the tests assert it);
+// go test ./... runs the full counts.
+func runs(full, reduced int) int {
+	if testbuild.Reduced() {
+		return reduced
 	}
-	return plain
+	return full
 }
 
 func runBatch(t *testing.T, faults FaultKinds, runs int) *Summary {
@@ -49,6 +48,7 @@ func runBatchFrom(t *testing.T, faults FaultKinds, first uint64, runs int) *Summ
 
 func TestNoFaultsEveryPropertyHolds(t *testing.T) {
 	t.Parallel()
+	testbuild.SkipUnderRace(t)
 	n := runs(1000, 100)
 	sum := runBatch(t, NoFaults, n)
 	for _, d := range sum.Designs {
@@ -94,6 +94,7 @@ func expectShape(t *testing.T, sum *Summary, min [numProps]int) {
 
 func TestDefaultFaultsMatchDesign(t *testing.T) {
 	t.Parallel()
+	testbuild.SkipUnderRace(t)
 	n := runs(1000, 300)
 	sum := runBatch(t, AllFaults, n)
 	// A clear fraction: at least 1% of the runs lose an update in every
@@ -108,22 +109,23 @@ func TestDefaultFaultsMatchDesign(t *testing.T) {
 // arrival rule's flaw is TestArrivalRuleShowsTheFlaw). Delay still loses
 // updates: a write can land after the lease ended.
 //
-// The plain build runs seeds 1–600 of each kind: the rarest expected
+// At full size it runs seeds 1–600 of each kind: the rarest expected
 // violation, a lost update under fencing writes with pauses alone, first
-// comes at seed 581. The race build, where a run costs ten times more,
-// runs 110 seeds of each kind from a seed where every expected violation
+// comes at seed 581. At reduced size (internal/testbuild; the race build
+// skips it) it runs 110 seeds of each kind from a seed where every expected violation
 // of that kind comes within them (found with fencelab sim --faults KIND
 // --seed S --runs 110, whose "first seed violating" table lists them):
 // the same shape asserted, on a sixth of the runs.
 func TestNPCEachFaultKindAlone(t *testing.T) {
 	t.Parallel()
-	raceFirst := map[FaultKinds]uint64{DelayFaults: 150, PauseFaults: 520, DriftFaults: 150}
+	testbuild.SkipUnderRace(t)
+	reducedFirst := map[FaultKinds]uint64{DelayFaults: 150, PauseFaults: 520, DriftFaults: 150}
 	for _, k := range Singles() {
 		t.Run(k.String(), func(t *testing.T) {
 			first, n := uint64(1), 600
-			if raceEnabled {
-				first, n = raceFirst[k], 110
-				require.NotZero(t, first, "no race-build seeds for %s", k)
+			if testbuild.Reduced() {
+				first, n = reducedFirst[k], 110
+				require.NotZero(t, first, "no reduced-size seeds for %s", k)
 			}
 			sum := runBatchFrom(t, k, first, n)
 			min := [numProps]int{propAtMostOne: 1, propToken: 1, propLostUpdate: 1}
@@ -148,6 +150,7 @@ func TestNPCEachFaultKindAlone(t *testing.T) {
 // the resource's operations always fit the fenced register.
 func TestPorcupineAgreesWithNoLostUpdate(t *testing.T) {
 	t.Parallel()
+	testbuild.SkipUnderRace(t)
 	n := runs(1500, 300)
 	for _, d := range impl.Designs() {
 		t.Run(d.String(), func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fencelab/fencelab/bounds"
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 )
 
 // marginCoversDrift reports whether c's margin, with its design's
@@ -82,6 +83,7 @@ func rateDriftOnly(t *testing.T, c Config, seeds int) map[impl.Design][numProps]
 // margin does not, as the condition says.
 func TestDefaultMarginCoversDefaultDrift(t *testing.T) {
 	t.Parallel()
+	testbuild.SkipUnderRace(t)
 	c := DefaultConfig()
 	require.True(t, marginCoversDrift(t, c), "margin %v does not cover ±%d ppm on ttl %v", c.Margin, c.MaxDriftPPM, c.TTL)
 	for d, v := range rateDriftOnly(t, c, runs(200, 40)) {

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 	"github.com/fencelab/fencelab/linearizability"
 )
 
@@ -20,7 +21,7 @@ import (
 func TestMemoChangesNoVerdict(t *testing.T) {
 	t.Parallel()
 	runs := 300
-	if raceEnabled {
+	if testbuild.Reduced() {
 		runs = 40
 	}
 	var memo linearizability.MemoStats

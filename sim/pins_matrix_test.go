@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 )
 
 // TestPinnedRunsMatrix: 500 seeds of each row of issue 12 under the
@@ -29,6 +30,7 @@ import (
 // stretched past TTL/3 has its lease renewed; the faults that no renewal
 // outlasts still lose updates.
 func TestPinnedRunsMatrix(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	checkPinnedRuns(t, DefaultConfig(), []pinnedRun{
 		{impl.DesignNonAtomic, [numProps]int{20, 28, 25}, 14902, "82b3deb0c397c68b0c17afaaba938324c794bedfb527ccdba8989c7d8c87b102"},
 		{impl.DesignRestartVolatile, [numProps]int{87, 0, 10}, 12205, "6feb4f5fd5dd4b0152c83fc3d129b881b13d671e320e1276abdd64c0e35c703c"},
@@ -48,6 +50,7 @@ func TestPinnedRunsMatrix(t *testing.T) {
 // majority. Without fencing updates are lost; with the unique values
 // checked by check-and-set, none is, under the very same faults.
 func TestPinnedRunsRedlock(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	checkPinnedRuns(t, DefaultConfig(), []pinnedRun{
 		{impl.DesignRedlock, [numProps]int{33, 0, 35}, 14950, "4b3e7c13c74706a6b5d0ba4563a4ce6c4c32f02547fb6ec4653a65f87ccf9206"},
 		{impl.DesignRedlockUnique, [numProps]int{33, 0, 0}, 14911, "74926564b83f7ac89b6c1eb2e59f4e52af9b64c27438239946f402acd9accb2e"},

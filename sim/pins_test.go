@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 	"github.com/fencelab/fencelab/linearizability"
 )
 
@@ -34,6 +35,7 @@ type pinnedRun struct {
 // drift (the same violations; four sections fewer committed per design:
 // the window is 100ms shorter).
 func TestPinnedRuns(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	checkPinnedRuns(t, DefaultConfig(), []pinnedRun{
 		{impl.DesignNoFencing, [numProps]int{23, 0, 36}, 14937, "f35f63f0ee37cba348c4f4182ef5fb207adbb8c5e09c86c0cb3280f4cb0deaff"},
 		{impl.DesignFenceNone, [numProps]int{23, 43, 36}, 14937, "d6cdb0d50231797d56a2cf500bfa360db3a0824c21ddf4a3d420ad3f584a4853"},
@@ -46,6 +48,7 @@ func TestPinnedRuns(t *testing.T) {
 // before issue 11, is the client of before: it gives exactly the figures
 // pinned before the refactoring of issue 9.
 func TestPinnedRunsArrivalRule(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	checkPinnedRuns(t, arrivalBefore11(), []pinnedRun{
 		{impl.DesignNoFencing, [numProps]int{32, 0, 42}, 14939, "859ccefa5c903403120376b1336e8dc59aae56e721c3ba9f154744cfbd8ea4ef"},
 		{impl.DesignFenceNone, [numProps]int{32, 53, 42}, 14939, "1f0117dc88f0ab73dd8d925562a0a146ca0b7cb13d8d3f885b55bd883ac21aad"},

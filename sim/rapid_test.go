@@ -11,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 )
 
 // captureTB is the rapid.TB rapid.Check reports to: instead of failing the
@@ -61,6 +62,7 @@ func setFlag(t *testing.T, name, value string) {
 // shape the simulator's shrinker finds: one pause of one client, between
 // its grant and its write, during which its lease expires.
 func TestRapidShrinksToKleppmann(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	// A fixed seed keeps the test deterministic (unless -rapid.seed says
 	// otherwise), and no fail file is left in testdata.
 	if flag.Lookup("rapid.seed").Value.String() == "0" {

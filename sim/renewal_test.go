@@ -10,6 +10,7 @@ import (
 
 	"github.com/fencelab/fencelab/bounds"
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 )
 
 // longSections is a workload whose critical sections outlast the TTL: two
@@ -121,9 +122,7 @@ func TestPauseBreaksRenewal(t *testing.T) {
 // violation kind: two holders and lost updates remain (fewer lost
 // updates: a section a delay stretched past TTL/3 has its lease renewed).
 func TestRenewalUnderDefaultFaults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("4,000 runs")
-	}
+	testbuild.SkipUnderRace(t)
 	c := DefaultConfig()
 	sum, err := Batch{Config: c, Designs: []impl.Design{impl.DesignNoFencing, impl.DesignRenewal}, Seed: 1, Runs: 1000}.Run()
 	require.NoError(t, err)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 	"github.com/fencelab/fencelab/trace"
 )
 
@@ -22,6 +23,7 @@ func config(d impl.Design, faults FaultKinds) Config {
 
 func TestSameSeedSameRun(t *testing.T) {
 	t.Parallel()
+	testbuild.SkipUnderRace(t)
 	for _, d := range impl.Designs() {
 		t.Run(d.String(), func(t *testing.T) {
 			t.Parallel()
@@ -66,6 +68,7 @@ func TestBatchDoesNotDependOnWorkers(t *testing.T) {
 // the same step, time and explanation.
 func TestFastChecksAreEquivalent(t *testing.T) {
 	t.Parallel()
+	testbuild.SkipUnderRace(t)
 	for _, d := range impl.Designs() {
 		t.Run(d.String(), func(t *testing.T) {
 			t.Parallel()
@@ -188,6 +191,7 @@ func kleppmannShape(t *testing.T, c Config, s *Schedule) {
 }
 
 func TestShrinkFirstPauseFailureToKleppmann(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	c := config(impl.DesignNoFencing, PauseFaults)
 	r, err := NewRunner(c)
 	require.NoError(t, err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fencelab/fencelab/bounds"
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 	"github.com/fencelab/fencelab/sim"
 )
 
@@ -32,6 +33,7 @@ func small(t testing.TB, grid string, runs, workers int) *Sweep {
 // NoLostUpdate everywhere. The renewing design has the same boundary (its
 // worst case comes after a renewal).
 func TestSweepAgreesWithTheDerivation(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	for _, grid := range []string{"pause:0..400ms/9,lock-delay:0..800ms/9", "drift:0..0.2/9,margin:0..400ms/9"} {
 		s := small(t, grid, 40, 2)
 		s.Designs = append(s.Designs, impl.DesignRenewal)
@@ -78,10 +80,16 @@ func TestSweepAgreesWithTheDerivation(t *testing.T) {
 }
 
 // TestSweepIsDeterministic: same sweep, same bytes, whatever the workers.
+// At reduced size (internal/testbuild), 6 cells for 3 workers: still an
+// uneven split, and a third of the race detector's time.
 func TestSweepIsDeterministic(t *testing.T) {
+	grid := "pause:0..400ms/5,lock-delay:0..800ms/4"
+	if testbuild.Reduced() {
+		grid = "pause:0..400ms/3,lock-delay:0..800ms/2"
+	}
 	var outs [2][2]string
 	for k, workers := range []int{1, 3} {
-		res, err := small(t, "pause:0..400ms/5,lock-delay:0..800ms/4", 10, workers).Run()
+		res, err := small(t, grid, 10, workers).Run()
 		require.NoError(t, err)
 		var csv, svg bytes.Buffer
 		require.NoError(t, res.WriteCSV(&csv))

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencelab/fencelab/internal/testbuild"
 )
 
 // fixtureOutputs lists every TLC output in testdata.
@@ -32,11 +34,13 @@ func fixtureOutputs(t *testing.T) []string {
 // closing message — it parses to exactly what the whole output does: never
 // a counterexample or a violation the whole output does not have. Each cut
 // is parsed from the start, so the cost grows with the square of a
-// fixture's length: under the race detector the fixtures are cut at every
-// fourth line boundary but in their last 40 lines (TLC's closing
-// messages), at every one there; the plain build cuts at every boundary.
+// fixture's length: at reduced size (-short; the race build skips it,
+// the parser being single-threaded) the fixtures are cut at every fourth
+// line boundary but in their last 40 lines (TLC's closing messages), at
+// every one there; go test ./... cuts at every boundary.
 func TestParseOutputTruncated(t *testing.T) {
 	t.Parallel()
+	testbuild.SkipUnderRace(t)
 	for _, name := range fixtureOutputs(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -51,7 +55,7 @@ func TestParseOutputTruncated(t *testing.T) {
 				if data[i] != '\n' {
 					continue
 				}
-				if !raceEnabled || line%4 == 0 || line >= lines-tail {
+				if !testbuild.Reduced() || line%4 == 0 || line >= lines-tail {
 					cuts = append(cuts, i, i+1)
 				}
 				line++

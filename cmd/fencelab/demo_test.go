@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencelab/fencelab/internal/testbuild"
 	"github.com/fencelab/fencelab/tlc"
 )
 
@@ -27,20 +28,21 @@ func withoutTLC(t *testing.T) string {
 }
 
 // TestDemoWithoutTLC: without a jar the demo runs the explorer and the
-// simulator, marks TLC "not run" and exits 2. The plain build runs the
+// simulator, marks TLC "not run" and exits 2. At full size it runs the
 // explorer's Redlock rows with their 3 lock nodes (420,541 states each)
 // and the simulator from seed 1, whose first failing runs take about
-// 40,000 runs to shrink; under the race detector (twenty times slower,
-// and nothing here is concurrent that the explorer's and the simulator's
-// own tests do not race) the Redlock rows have 2 nodes (33,469 states)
+// 40,000 runs to shrink; at reduced size (internal/testbuild; the race
+// build skips it: nothing here is concurrent that the explorer's and the
+// simulator's own tests do not race) the Redlock rows have 2 nodes (33,469 states)
 // and the runs start at seed 3 (under 7,000 runs to shrink): the same
 // verdicts, the same table.
 func TestDemoWithoutTLC(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	pin := withoutTLC(t)
 	out := t.TempDir()
 	args := []string{"demo", "--out", out, "--runs", "60", "--clients", "2", "--specs", "../../specs", "--pin", pin}
 	redlockHolds := "| Redlock, unique values as tokens, check-and-set | NoLostUpdate | holds | not run | holds (420,541 states; 2 clients) |"
-	if raceEnabled {
+	if testbuild.Reduced() {
 		args = append(args, "--nodes", "2", "--seed", "3")
 		redlockHolds = "| Redlock, unique values as tokens, check-and-set | NoLostUpdate | holds | not run | holds (33,469 states; 2 clients) |"
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 	"github.com/fencelab/fencelab/trace"
 	"github.com/fencelab/fencelab/verdict"
 )
@@ -98,14 +99,15 @@ func TestExploreSelectedInvariant(t *testing.T) {
 }
 
 // TestExploreMatrix: every row, the table, one counterexample folder per
-// expected violation. Under the race detector the Redlock rows take 2 lock
-// nodes (33,469 states, not 420,541: twenty seconds of CPU each there);
-// the plain build runs them with their 3.
+// expected violation. At reduced size the Redlock rows take 2 lock nodes
+// (33,469 states, not 420,541: twenty seconds of CPU each under the race
+// detector); at full size they have their 3.
 func TestExploreMatrix(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	out := t.TempDir()
 	args := []string{"explore", "--out", out}
 	redlock := `Redlock, no fencing\s+420,541\s`
-	if raceEnabled {
+	if testbuild.Reduced() {
 		args = append(args, "--nodes", "2")
 		redlock = `Redlock, no fencing\s+33,469\s`
 	}
@@ -230,7 +232,7 @@ func stripTimes(out string) string {
 func TestExploreWorkersDoNotChangeTheOutput(t *testing.T) {
 	var outs []string
 	args := []string{"explore", "--out", ""}
-	if raceEnabled {
+	if testbuild.Reduced() {
 		// Every row's search is the same code; the Redlock rows' 420,541
 		// states each take minutes under the race detector.
 		args = append(args, "--design", "nonatomic")
@@ -266,6 +268,7 @@ func TestExploreMaxMemory(t *testing.T) {
 // TestExploreSendRule: the untimed model under the send rule reaches the
 // verdicts of DESIGN.md's table as the arrival rule does, with more states.
 func TestExploreSendRule(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	code, stdout, stderr := runCLI(t, "explore", "--fencing", "all", "--validity", "send", "--symmetry=false", "--out", "")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "explore: tokens, mode all, 2 clients, 1 section each, 1 retry, no lock-delay, validity from the send, sleep sets\n43,545 distinct states, 65,726 generated, depth 28, ")

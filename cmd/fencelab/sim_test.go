@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 )
 
 func TestSimBadInput(t *testing.T) {
@@ -70,15 +71,16 @@ func TestSimBadInput(t *testing.T) {
 // TestSimStdoutIsDeterministic: same flags, same bytes on stdout, whatever
 // the number of workers; the wall-clock figures are on stderr only.
 //
-// The plain build runs 150 runs of every design; under the race detector
-// (twenty times slower) 20 runs of the four rows whose replay hints are
+// At full size 150 runs of every design; at reduced size 20 runs of the
+// four rows whose replay hints are
 // asserted below (every expected violation shown, the first failing runs
 // shrunk in 23 to 31 runs), split unevenly by the three workers.
 func TestSimStdoutIsDeterministic(t *testing.T) {
 	t.Parallel()
+	testbuild.SkipUnderRace(t)
 	dir := t.TempDir()
 	args := []string{"sim", "--runs", "150", "--seed", "3", "--out", dir}
-	if raceEnabled {
+	if testbuild.Reduced() {
 		args = []string{"sim", "--runs", "20", "--seed", "3", "--out", dir, "--design", "off,none,writes,all"}
 	}
 	code, first, errOut := runCLI(t, append(args, "--workers", "1")...)
@@ -109,6 +111,7 @@ func TestSimStdoutIsDeterministic(t *testing.T) {
 
 func TestSimReplayAndSchedule(t *testing.T) {
 	t.Parallel()
+	testbuild.SkipUnderRace(t)
 	dir := t.TempDir()
 	// Seed 1 loses an update without fencing (see TestSimStdoutIsDeterministic's table).
 	code, replay, errOut := runCLI(t, "sim", "--fencing", "none", "--replay", "1", "--out", dir)
@@ -153,6 +156,7 @@ func TestSimReplayAndSchedule(t *testing.T) {
 
 func TestSimShrink(t *testing.T) {
 	t.Parallel()
+	testbuild.SkipUnderRace(t)
 	dir := t.TempDir()
 	code, out, errOut := runCLI(t, "sim", "--fencing", "off", "--faults", "pause", "--replay", "44", "--shrink", "--out", dir)
 	require.Equal(t, exitOK, code, errOut)
@@ -167,11 +171,12 @@ func TestSimShrink(t *testing.T) {
 
 func TestSimExitCodes(t *testing.T) {
 	t.Parallel()
+	testbuild.SkipUnderRace(t)
 	dir := t.TempDir()
-	// 100 runs per design; 30 under the race detector (twenty times
-	// slower), which show the same outcomes.
+	// 100 runs per design; 30 at reduced size, which show the same
+	// outcomes.
 	n := "100"
-	if raceEnabled {
+	if testbuild.Reduced() {
 		n = "30"
 	}
 	tests := []struct {
@@ -207,14 +212,14 @@ func TestSimExitCodes(t *testing.T) {
 }
 
 // TestSimProgressBarOnlyOnStderr: on a terminal a progress bar is drawn on
-// stderr, and stdout stays the same bytes. The plain build runs every
-// design; the race build one (the unfenced designs' first failing runs
-// take thousands of runs to shrink: half a minute under -race).
+// stderr, and stdout stays the same bytes. At full size every design; at
+// reduced size one (the unfenced designs' first failing runs take
+// thousands of runs to shrink: half a minute under -race).
 func TestSimProgressBarOnlyOnStderr(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	args := []string{"sim", "--runs", "100", "--out", dir}
-	if raceEnabled {
+	if testbuild.Reduced() {
 		args = append(args, "--fencing", "all")
 	}
 	_, plain, _ := runCLI(t, args...)
@@ -229,15 +234,16 @@ func TestSimProgressBarOnlyOnStderr(t *testing.T) {
 // person to run (the replay hints) runs as written and shows the failure
 // it promises.
 //
-// The plain build runs every design; under the race detector (twenty
-// times slower) four whose failing runs shrink in 30 runs — the hints are
+// At full size every design; at reduced size four whose failing runs
+// shrink in 30 runs — the hints are
 // one code for every design — not the restart and Redlock rows', which take
 // 5,000 to 7,000 runs of five sections each to shrink.
 func TestPrintedHintsRunAsWritten(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	dir := t.TempDir()
 	designs := impl.Designs()
 	args := []string{"sim", "--runs", "30", "--sections", "5", "--out", dir}
-	if raceEnabled {
+	if testbuild.Reduced() {
 		designs = []impl.Design{impl.DesignNoFencing, impl.DesignFenceAll, impl.DesignUniqueCAS, impl.DesignRenewal}
 		args = append(args, "--design", "off,all,unique-cas,renewal")
 	}
@@ -382,6 +388,7 @@ func TestSimHostileInput(t *testing.T) {
 // time that wrapped around (which showed as a stall).
 func TestSimExtremeButValid(t *testing.T) {
 	t.Parallel()
+	testbuild.SkipUnderRace(t)
 	dir := t.TempDir()
 	day := "24h"
 	path := filepath.Join(dir, "extreme.json")
@@ -395,10 +402,9 @@ func TestSimExtremeButValid(t *testing.T) {
 	base := []string{"sim", "--out", dir, "--ttl", day, "--margin", "23h", "--think", day, "--lock-delay", day,
 		"--latency", day, "--jitter", day, "--backoff", day, "--max-pause", day, "--max-spike", day, "--max-jump", day,
 		"--sections", "2", "--retries", "255"}
-	// 20 runs of every design; 5 under the race detector (twenty times
-	// slower, and each run as extreme).
+	// 20 runs of every design; 5 at reduced size (each run as extreme).
 	runs := "20"
-	if raceEnabled {
+	if testbuild.Reduced() {
 		runs = "5"
 	}
 	code, out, errOut := runCLI(t, append(base, "--runs", runs)...)
@@ -479,12 +485,13 @@ func TestProgressWhenStderrIsNotATerminal(t *testing.T) {
 // TestSimOutputFitsATerminal: the tables and the timeline fit in 100
 // columns (report.MaxWidth, sim.TimelineWidth): long timeline lines are
 // wrapped, the lanes drawn on; only file paths and replay commands, which
-// must stay whole to be copied, may be longer. The race build checks the
+// must stay whole to be copied, may be longer. At reduced size it checks the
 // batch's table without faults, a smaller NPC table and a cheaper shrink (the unfenced designs'
-// failing runs take thousands of runs to shrink); the plain build the
+// failing runs take thousands of runs to shrink); at full size the
 // batch with its shrunk failures too.
 func TestSimOutputFitsATerminal(t *testing.T) {
 	t.Parallel()
+	testbuild.SkipUnderRace(t)
 	dir := t.TempDir()
 	commands := [][]string{
 		{"--runs", "200"},
@@ -492,7 +499,7 @@ func TestSimOutputFitsATerminal(t *testing.T) {
 		{"--fencing", "all", "--faults", "pause", "--replay", "14"},
 		{"--fencing", "none", "--replay", "1", "--shrink"},
 	}
-	if raceEnabled {
+	if testbuild.Reduced() {
 		commands[0] = []string{"--runs", "50", "--faults", "none"}
 		commands[1] = []string{"--npc", "--runs", "10"}
 		commands[3] = []string{"--fencing", "off", "--faults", "pause", "--replay", "44", "--shrink"}

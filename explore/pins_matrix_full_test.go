@@ -1,19 +1,19 @@
-//go:build !race
-
 package explore
 
 import (
 	"testing"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 )
 
 // TestPinnedFiguresMatrix3ClientsSymmetry: the rows of issue 12 with 3
 // clients and client symmetry, as the demo explores them (the restart
 // rows are up to 0.9 million states: seconds normally, minutes under the
-// race detector, so only in the plain build). The same shortest
+// race detector, so at full size only). The same shortest
 // counterexamples as with 2 clients.
 func TestPinnedFiguresMatrix3ClientsSymmetry(t *testing.T) {
+	testbuild.SkipReduced(t, "the rows of issue 12 with 3 clients, up to 0.9 million states")
 	checkPinned(t, func(c *Config) { c.Symmetry = true }, []pinnedModel{
 		{impl.DesignNonAtomic, 3, 127952, 520519, 37, [3]int{7, 13, 17}},
 		{impl.DesignRestartVolatile, 3, 905964, 3654365, 35, [3]int{7, -1, 15}},
@@ -34,10 +34,11 @@ func TestPinnedFiguresMatrix3ClientsSymmetry(t *testing.T) {
 // holders in 16 steps (15 actions) in both rows; without fencing an update
 // is lost (24 steps); with the unique values checked by check-and-set none
 // is. The restart witness is reached too (checkPinned: Run counts a holds
-// only with its witnesses). Plain build only: under the race detector
+// only with its witnesses). Full size only: under the race detector
 // each search costs about 20 s of CPU (TestPinnedFiguresRedlockTwoNodes
-// runs the rows in every build).
+// runs the rows at every size).
 func TestPinnedFiguresRedlock(t *testing.T) {
+	testbuild.SkipReduced(t, "the Redlock rows with 3 lock nodes, 420,541 states each")
 	checkPinned(t, func(c *Config) { c.Symmetry = true }, []pinnedModel{
 		{impl.DesignRedlock, 2, 420541, 2204844, 34, [3]int{15, 0, 23}},
 		{impl.DesignRedlockUnique, 2, 420541, 2204844, 34, [3]int{15, 0, -1}},

@@ -1,5 +1,0 @@
-//go:build !race
-
-package tlc
-
-const raceEnabled = false
