@@ -81,7 +81,10 @@ func TestSweepAgreesWithTheDerivation(t *testing.T) {
 
 // TestSweepIsDeterministic: same sweep, same bytes, whatever the workers.
 // At reduced size (internal/testbuild), 6 cells for 3 workers: still an
-// uneven split, and a third of the race detector's time.
+// uneven split. The race build compares the CSV alone: the picture's
+// boundary, a bisection over the derivation for every column, is
+// single-threaded and took half its time there; the second pass compares
+// both.
 func TestSweepIsDeterministic(t *testing.T) {
 	grid := "pause:0..400ms/5,lock-delay:0..800ms/4"
 	if testbuild.Reduced() {
@@ -93,11 +96,14 @@ func TestSweepIsDeterministic(t *testing.T) {
 		require.NoError(t, err)
 		var csv, svg bytes.Buffer
 		require.NoError(t, res.WriteCSV(&csv))
-		require.NoError(t, res.WriteSVG(&svg))
+		if !testbuild.Race {
+			require.NoError(t, res.WriteSVG(&svg))
+			assert.Contains(t, svg.String(), "<polyline")
+		}
 		outs[k] = [2]string{csv.String(), svg.String()}
 	}
 	assert.Equal(t, outs[0], outs[1])
-	assert.Contains(t, outs[0][1], "<polyline")
+	assert.Contains(t, outs[0][0], "violated")
 }
 
 func TestParseGrid(t *testing.T) {
