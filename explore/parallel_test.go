@@ -38,11 +38,11 @@ func TestWorkersDoNotChangeTheResult(t *testing.T) {
 	if testbuild.Reduced() {
 		counts = []int{1, 3}
 	}
-	// A state limit in the middle of a level (the 3-client models with
-	// symmetry have 14,398 to 20,829 states after levels 17 and 18 without
-	// fencing, 16,606 to 22,195 after levels 18 and 19 with mode all);
-	// under the race detector a third of it, in the middle of level 16
-	// (6,623 to 9,825 and 6,020 to 8,622 states).
+	// A state limit in the middle of a level: the 3-client models with
+	// symmetry go from 14,398 to 20,829 states in one level without
+	// fencing, from 16,606 to 22,195 with mode all. Under the race
+	// detector a third of it, in the middle of a level too (from 6,623 to
+	// 9,825 and from 6,020 to 8,622).
 	limit := 20011
 	if testbuild.Race {
 		limit = 7001
