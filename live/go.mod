@@ -1,0 +1,9 @@
+module github.com/fencelab/fencelab/live
+
+go 1.26.0
+
+require github.com/fencelab/fencelab v0.0.0-00010101000000-000000000000
+
+// The live module is the main module's neighbour, not a published
+// dependency: it always builds against the checkout beside it.
+replace github.com/fencelab/fencelab => ../
