@@ -34,8 +34,8 @@ type Config struct {
 	Reorder bool
 
 	// Faults are the kinds a seed may draw; the bounds below limit how
-	// strong they may be. Zero bounds mean the defaults relative to the
-	// TTL (see Bounds).
+	// strong they may be. A zero bound is zero: that fault is never drawn
+	// (DefaultFaultBounds are the defaults relative to the TTL).
 	Faults      FaultKinds
 	MaxFaults   int           // faults of each kind per run, at most
 	MaxPause    time.Duration // longest pause
@@ -74,7 +74,7 @@ const DefaultMaxSteps = 1_000_000
 // is what no margin covers: clock steps, pauses and delay spikes far
 // beyond the TTL.
 func DefaultConfig() Config {
-	return Config{
+	c := Config{
 		Config: impl.Config{
 			Design:   impl.DesignFenceAll,
 			Clients:  3,
@@ -92,6 +92,7 @@ func DefaultConfig() Config {
 		MaxFaults:   3,
 		MaxDriftPPM: 100_000,
 	}
+	return c.DefaultFaultBounds()
 }
 
 // Validate reports the first thing wrong with c as one line for a user:
@@ -112,9 +113,11 @@ func (c Config) Validate() error {
 		{"latency", c.Latency, time.Nanosecond, impl.MaxDuration},
 		{"jitter", c.Jitter, 0, impl.MaxDuration},
 		{"processing", c.Processing, 0, impl.MaxDuration},
-		{"max-pause", c.MaxPause, 0, impl.MaxDuration},
-		{"max-spike", c.MaxSpike, 0, impl.MaxDuration},
-		{"max-jump", c.MaxJump, 0, impl.MaxDuration},
+		// A fault bound may be MaxFaultLength, three times the longest
+		// TTL: DefaultFaultBounds of that TTL.
+		{"max-pause", c.MaxPause, 0, MaxFaultLength},
+		{"max-spike", c.MaxSpike, 0, MaxFaultLength},
+		{"max-jump", c.MaxJump, 0, MaxFaultLength},
 		{"stall-after", c.StallAfter, 0, impl.MaxDuration},
 	} {
 		if err := impl.DurationBetween(d.flag, d.value, d.lo, d.hi); err != nil {
@@ -134,22 +137,24 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Bounds returns c with zero fault bounds replaced by their defaults:
-// pauses up to 3×TTL, spikes up to 3×TTL, clock steps up to 2×TTL — "far
-// beyond the TTL", so that every kind can outlast a lease.
+// Bounds returns c ready to run: a zero MaxSteps becomes DefaultMaxSteps.
+// A zero fault bound means zero (no pause, no spike, no clock step), never
+// a default: the defaults are DefaultFaultBounds, set by DefaultConfig and
+// by a caller that changes the TTL.
 func (c Config) Bounds() Config {
-	if c.MaxPause == 0 {
-		c.MaxPause = durMul(c.TTL, 3)
-	}
-	if c.MaxSpike == 0 {
-		c.MaxSpike = durMul(c.TTL, 3)
-	}
-	if c.MaxJump == 0 {
-		c.MaxJump = durMul(c.TTL, 2)
-	}
 	if c.MaxSteps == 0 {
 		c.MaxSteps = DefaultMaxSteps
 	}
+	return c
+}
+
+// DefaultFaultBounds sets c's fault bounds to the defaults for its TTL:
+// pauses up to 3×TTL, spikes up to 3×TTL, clock steps up to 2×TTL — "far
+// beyond the TTL", so that every kind can outlast a lease.
+func (c Config) DefaultFaultBounds() Config {
+	c.MaxPause = durMul(c.TTL, 3)
+	c.MaxSpike = durMul(c.TTL, 3)
+	c.MaxJump = durMul(c.TTL, 2)
 	return c
 }
 

@@ -506,12 +506,18 @@ func generateNPC(seed uint64, c Config) *Schedule {
 		case DelayFaults:
 			bound := upTo(min(c.TTL, c.MaxSpike), c.MaxSpike)
 			for range count() {
-				s.Faults = append(s.Faults, Fault{Kind: FaultSpike, Node: node(), At: at(), Duration: long(2, bound)})
+				// A zero bound draws as before and keeps nothing, so
+				// the other kinds' draws stay those of the seed.
+				if f := (Fault{Kind: FaultSpike, Node: node(), At: at(), Duration: long(2, bound)}); f.Duration > 0 {
+					s.Faults = append(s.Faults, f)
+				}
 			}
 		case PauseFaults:
 			bound := upTo(min(c.TTL, c.MaxPause), c.MaxPause)
 			for range count() {
-				s.Faults = append(s.Faults, Fault{Kind: FaultPause, Node: node(), At: at(), Duration: long(4, bound)})
+				if f := (Fault{Kind: FaultPause, Node: node(), At: at(), Duration: long(4, bound)}); f.Duration > 0 {
+					s.Faults = append(s.Faults, f)
+				}
 			}
 		case DriftFaults:
 			if c.MaxDriftPPM > 0 {

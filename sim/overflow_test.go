@@ -100,7 +100,8 @@ func TestBoundsAtTheirLimits(t *testing.T) {
 	c.TTL, c.Margin, c.Think, c.LockDelay = day, day-1, day, day
 	c.Backoff, c.Latency, c.Jitter, c.Processing = day, day, day, day
 	require.NoError(t, c.Validate())
-	b := c.Bounds()
+	b := c.DefaultFaultBounds()
+	require.NoError(t, b.Validate(), "the default fault bounds of the longest TTL are valid")
 	assert.Equal(t, 3*day, b.MaxPause)
 	assert.Equal(t, MaxAt, c.horizon(), "the horizon is held at MaxAt")
 	s := &Schedule{Version: ScheduleVersion, Seed: 1}

@@ -18,9 +18,8 @@ import (
 // Latency + Jitter, from the step that sends a message to its arrival.
 func (c Config) OneWay() time.Duration { return c.Processing + c.Latency + c.Jitter }
 
-// Assumptions are c's bounds in the derivation's terms, with c.Bounds()'s
-// defaults for zero fault bounds and a fault class that is off counting as
-// zero:
+// Assumptions are c's bounds in the derivation's terms, a zero fault bound
+// and a fault class that is off counting as zero:
 //
 //	ρ = MaxDriftPPM/1e6, J = MaxJump           (drift faults)
 //	P = MaxPause                                (pause faults)
@@ -81,20 +80,10 @@ func InsideBounds(c Config, b bounds.Bounds) (Config, error) {
 }
 
 // GenerateInside is Generate(seed, c) for a configuration made by
-// InsideBounds(c, b), without clock steps when b has none (a zero MaxJump
-// means the default to Generate).
+// InsideBounds(c, b): its bounds are b's, and a zero bound of b (a zero
+// MaxJump, say) draws no fault of that kind.
 func GenerateInside(seed uint64, c Config, b bounds.Bounds) *Schedule {
-	s := Generate(seed, c)
-	if b.Jump == 0 {
-		kept := s.Faults[:0]
-		for _, f := range s.Faults {
-			if f.Kind != FaultJump {
-				kept = append(kept, f)
-			}
-		}
-		s.Faults = kept
-	}
-	return s
+	return Generate(seed, c)
 }
 
 // WorstCase is the run in which DESIGN.md's derivation meets its bound for

@@ -41,7 +41,9 @@ var axisNames = []string{"pause", "delay", "drift", "jump", "ttl", "margin", "lo
 const MaxCells = 200
 
 // ParseGrid reads "pause:0..500ms/10,margin:0..500ms/10": two axes, x
-// then y, each name:from..to/cells; drift is a fraction (drift:0..0.2/20).
+// then y, each name:from..to/cells; drift as bounds.ParseDrift reads it
+// (drift:0..0.2/20, drift:0ppm..500ppm/10). One cell is one value: from
+// and to the same (pause:100ms..100ms/1).
 func ParseGrid(s string) (x, y Axis, err error) {
 	parts := strings.Split(s, ",")
 	if len(parts) != 2 {
@@ -83,10 +85,13 @@ func parseAxis(s string) (Axis, error) {
 			return Axis{}, fmt.Errorf("grid axis %q: %v", s, err)
 		}
 	}
-	if a.Cells, err = strconv.Atoi(cells); err != nil || a.Cells < 2 || a.Cells > MaxCells {
-		return Axis{}, fmt.Errorf("grid axis %q: cells must be a whole number between 2 and %d, got %q", s, MaxCells, cells)
+	if a.Cells, err = strconv.Atoi(cells); err != nil || a.Cells < 1 || a.Cells > MaxCells {
+		return Axis{}, fmt.Errorf("grid axis %q: cells must be a whole number between 1 and %d, got %q", s, MaxCells, cells)
 	}
-	if a.To <= a.From {
+	switch {
+	case a.Cells == 1 && a.To != a.From:
+		return Axis{}, fmt.Errorf("grid axis %q: one cell is one value, from and to the same", s)
+	case a.Cells > 1 && a.To <= a.From:
 		return Axis{}, fmt.Errorf("grid axis %q: the range must go up (from < to)", s)
 	}
 	return a, nil
@@ -94,9 +99,9 @@ func parseAxis(s string) (Axis, error) {
 
 func parseValue(name, s string) (int64, error) {
 	if name == "drift" {
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsNaN(f) || f < 0 || f >= bounds.MaxDrift {
-			return 0, fmt.Errorf("drift %q must be a fraction at least 0 and below %g", s, bounds.MaxDrift)
+		f, err := bounds.ParseDrift(s)
+		if err != nil {
+			return 0, err
 		}
 		return int64(math.Round(f * 1e6)), nil
 	}
@@ -112,6 +117,9 @@ func parseValue(name, s string) (int64, error) {
 
 // Value is the axis's i-th value.
 func (a Axis) Value(i int) int64 {
+	if a.Cells == 1 {
+		return a.From
+	}
 	return a.From + (a.To-a.From)*int64(i)/int64(a.Cells-1)
 }
 

@@ -2,11 +2,9 @@ package main
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/fencelab/fencelab/bounds"
 	"github.com/fencelab/fencelab/report"
-	"github.com/fencelab/fencelab/sim"
 )
 
 func boundsCommand() command {
@@ -28,38 +26,52 @@ It prints, per property, whether the bounds keep it, the slack (real
 time; safe iff positive), and the smallest safe margin and lock-delay —
 the value must exceed it (strictly), the other bounds as given.
 
-The defaults are the simulator's (fencelab sim): its fault bounds mapped
-onto the derivation's. --max-delay D is the longest one-way delay of a
-message from the step that sends it: in the simulator, processing +
-latency + jitter + max-spike (100µs + 1ms + 2ms + 3s by default).
+It is a calculator of your bounds: --ttl is required, and a bound you
+do not give is zero (no drift, no steps, no delay, no pause), never the
+simulator's default; the header states every bound it used, and which
+ones you did not give. --max-delay D is the longest one-way delay of a
+message from the step that sends it (in fencelab sim: processing +
+latency + jitter + the longest spike, the same --max-delay).
 Exit codes: 0 answered (safe or not), 2 bad bounds.`
 
 func runBounds(e *env, args []string) error {
-	def := sim.DefaultConfig().Assumptions()
 	fs := newFlagSet("bounds")
-	ttl := fs.Duration("ttl", def.TTL, "lease TTL at the service (clock units)")
-	margin := fs.Duration("margin", def.Margin, "the client believes for ttl − margin of its own clock from its acquire's send")
-	lockDelay := fs.Duration("lock-delay", def.LockDelay, "time after an expiry before the lock is granted again (clock units)")
-	drift := fs.Float64("max-drift", def.Drift, "largest clock rate error ρ, as a fraction (0.1: clocks run at 0.9× to 1.1×); below 0.5")
-	jump := fs.Duration("max-jump", def.Jump, "largest net clock step J during one lease, forward or back (a clock kept within ±E by steps: 2E)")
-	pause := fs.Duration("max-pause", def.Pause, "longest process pause P")
-	delay := fs.Duration("max-delay", def.Delay, "longest one-way message delay D (simulator: processing + latency + jitter + max-spike)")
+	ttl := fs.Duration("ttl", 0, "lease TTL at the service (clock units); required")
+	margin := fs.Duration("margin", 0, "the client believes for ttl − margin of its own clock from its acquire's send")
+	lockDelay := fs.Duration("lock-delay", 0, "time after an expiry before the lock is granted again (clock units)")
+	drift := driftFlag(fs, 0, "largest clock rate error `ρ`, below 0.5 (0.1: clocks run at 0.9× to 1.1×)")
+	jump := fs.Duration("max-jump", 0, "largest net clock step J during one lease, forward or back (a clock kept within ±E by steps: 2E)")
+	pause := fs.Duration("max-pause", 0, "longest process pause P")
+	delay := fs.Duration("max-delay", 0, "longest one-way message delay D (in fencelab sim: processing + latency + jitter + the longest spike)")
 	rest, err := parseFlags(e, fs, boundsUsage, args)
 	if err != nil {
 		return err
 	}
 	if len(rest) > 0 {
-		return badInput("unexpected argument %q", rest[0])
+		return badInput("unexpected argument %s", bounds.Quote(rest[0]))
 	}
-	b := bounds.Bounds{Drift: *drift, Jump: *jump, Delay: *delay, Pause: *pause, TTL: *ttl, Margin: *margin, LockDelay: *lockDelay}
+	if !given(fs, "ttl") {
+		return badInput("give the lease's --ttl (and the bounds you have: --max-drift, --max-jump, --max-pause, --max-delay, --margin, --lock-delay; each one not given is zero)")
+	}
+	b := bounds.Bounds{Drift: float64(*drift), Jump: *jump, Delay: *delay, Pause: *pause, TTL: *ttl, Margin: *margin, LockDelay: *lockDelay}
 	vs, err := bounds.Check(b)
 	if err != nil {
 		return badInput("%v", err)
 	}
-	fmt.Fprintf(e.stdout, "fencelab bounds: an unfenced lease lock, validity counted from the acquire's send\n")
-	fmt.Fprintf(e.stdout, "clock rate drift ±%s, clock steps up to %v, one-way delay up to %v, pauses up to %v\n", percent(b.Drift), b.Jump, b.Delay, b.Pause)
-	fmt.Fprintf(e.stdout, "ttl %v, margin %v, lock-delay %v\n\n", b.TTL, b.Margin, b.LockDelay)
-	if err := report.BoundsTable(e.stdout, b, vs); err != nil {
+	// Every bound used, each marked when it is zero because it was not
+	// given: the answer is about these bounds and no others.
+	v := func(name, value string) string {
+		if !given(fs, name) {
+			return value + " (not given)"
+		}
+		return value
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "fencelab bounds: an unfenced lease lock, validity counted from the acquire's send\n")
+	fmt.Fprintf(w, "clock rate drift ±%s, clock steps up to %s, one-way delay up to %s, pauses up to %s\n",
+		v("max-drift", bounds.FormatDrift(b.Drift)), v("max-jump", b.Jump.String()), v("max-delay", b.Delay.String()), v("max-pause", b.Pause.String()))
+	fmt.Fprintf(w, "ttl %v, margin %s, lock-delay %s\n\n", b.TTL, v("margin", b.Margin.String()), v("lock-delay", b.LockDelay.String()))
+	if err := report.BoundsTable(w, b, vs); err != nil {
 		return err
 	}
 	safe := 0
@@ -70,20 +82,11 @@ func runBounds(e *env, args []string) error {
 	}
 	switch safe {
 	case len(vs):
-		fmt.Fprintln(e.stdout, "\nSafe without fencing under these bounds — as long as they hold. Beyond them only fencing (mode all) keeps NoLostUpdate.")
+		fmt.Fprintln(w, "\nSafe without fencing under these bounds — as long as they hold. Beyond them only fencing (mode all) keeps NoLostUpdate.")
 	case 0:
-		fmt.Fprintln(e.stdout, "\nNot safe without fencing under these bounds: fence the resource (mode all), or raise the margin or the lock-delay above the figures shown.")
+		fmt.Fprintln(w, "\nNot safe without fencing under these bounds: fence the resource (mode all), or raise the margin or the lock-delay above the figures shown.")
 	default:
-		fmt.Fprintln(e.stdout, "\nOne holder at a time, but a stale write can still land: fence the resource (mode all), or raise the margin or the lock-delay above NoLostUpdate's figures.")
+		fmt.Fprintln(w, "\nOne holder at a time, but a stale write can still land: fence the resource (mode all), or raise the margin or the lock-delay above NoLostUpdate's figures.")
 	}
 	return nil
-}
-
-// percent prints a fraction as a percentage without float noise: 0.1 → 10%.
-func percent(f float64) string {
-	p := f * 100
-	if r := math.Round(p*1e6) / 1e6; r == math.Trunc(r) {
-		return fmt.Sprintf("%g%%", r)
-	}
-	return fmt.Sprintf("%g", f)
 }

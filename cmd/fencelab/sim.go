@@ -103,10 +103,10 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 	jitter := fs.Duration("jitter", def.Jitter, "latency jitter: up to this much is added to each message")
 	reorder := fs.Bool("reorder", false, "let messages overtake each other on a link (default FIFO links)")
 	maxFaults := fs.Int("max-faults", def.MaxFaults, "faults of each kind per run, at most")
-	maxPause := fs.Duration("max-pause", 0, "longest pause (0: 3×ttl)")
-	maxSpike := fs.Duration("max-spike", 0, "longest extra delay of a message (0: 3×ttl)")
-	maxJump := fs.Duration("max-jump", 0, "largest clock step, forward or back (0: 2×ttl)")
-	maxDrift := fs.Float64("max-drift", float64(def.MaxDriftPPM)/1e6, "largest clock rate error, as a fraction (0.1: clocks run at 0.9× to 1.1×)")
+	maxPause := fs.Duration("max-pause", def.MaxPause, "longest process pause P (unless given, 3×ttl; 0: no pauses)")
+	maxDelay := fs.Duration("max-delay", def.OneWay()+def.MaxSpike, "longest one-way message delay D, from the step that sends it: processing + latency + jitter + the longest spike (unless given, processing + latency + jitter + 3×ttl; processing + latency + jitter: no spikes)")
+	maxJump := fs.Duration("max-jump", def.MaxJump, "largest clock step J, forward or back (unless given, 2×ttl; 0: no steps)")
+	maxDrift := driftFlag(fs, float64(def.MaxDriftPPM)/1e6, "largest clock rate error `ρ` (0.1: clocks run at 0.9× to 1.1×; 0: no drift)")
 	fs.StringVar(&o.out, "out", filepath.Join("out", "sim"), "folder for each design's first failing run, shrunk (or the run of --replay/--schedule): its trace files, run summary, schedule and Porcupine page")
 	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "goroutines running runs (results do not depend on it)")
 	replay := fs.String("replay", "", "run only seed `SEED` (with one --design), print its timeline and write its files to --out")
@@ -127,13 +127,27 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 	c.Clients, c.Sections, c.Retries, c.Nodes = *clients, *sections, *retries, *nodes
 	c.TTL, c.Margin, c.Think, c.LockDelay, c.Backoff = *ttl, *margin, *think, *lockDelay, *backoff
 	c.Latency, c.Jitter, c.Reorder = *latency, *jitter, *reorder
-	c.MaxFaults, c.MaxPause, c.MaxSpike, c.MaxJump = *maxFaults, *maxPause, *maxSpike, *maxJump
-	// The fraction becomes parts per million; Validate judges the range.
-	// Only a value that has no ppm (NaN, or beyond int64) is stopped here.
-	if math.IsNaN(*maxDrift) || math.Abs(*maxDrift) > 1e6 {
-		return nil, badInput("max-drift must be a fraction between 0 and 0.5, got %g", *maxDrift)
+	c.MaxFaults = *maxFaults
+	// The fault bounds: the defaults for the TTL given, then each bound
+	// given as given — 0 is zero, never "the default".
+	c = c.DefaultFaultBounds()
+	if given(fs, "max-pause") {
+		c.MaxPause = *maxPause
 	}
-	c.MaxDriftPPM = int64(math.Round(*maxDrift * 1e6))
+	if given(fs, "max-jump") {
+		c.MaxJump = *maxJump
+	}
+	if given(fs, "max-delay") {
+		if *maxDelay < c.OneWay() {
+			return nil, badInput("max-delay (%v) must be at least the network's one-way delay, processing + latency + jitter (%v)", *maxDelay, c.OneWay())
+		}
+		c.MaxSpike = *maxDelay - c.OneWay()
+		if c.MaxSpike > sim.MaxFaultLength {
+			return nil, badInput("max-delay must be at most %v (processing + latency + jitter + %v), got %v", c.OneWay()+sim.MaxFaultLength, sim.MaxFaultLength, *maxDelay)
+		}
+	}
+	// ParseDrift has judged the range: the fraction becomes parts per million.
+	c.MaxDriftPPM = int64(math.Round(float64(*maxDrift) * 1e6))
 	if c.Validity, err = impl.ParseValidityRule(*validity); err != nil {
 		return nil, badInput("%v", err)
 	}

@@ -1,0 +1,62 @@
+package bounds
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// ParseDrift reads a clock rate drift bound ρ as a user writes it: parts
+// per million with the unit ("50ppm", "100000 ppm"), a percentage ("10%")
+// or a plain fraction ("0.00005", "0.1"). It is the one parser of drift for every command and
+// the sweep's drift axis, and it returns the fraction. It refuses what is
+// not a number, negative drift and drift of MaxDrift or more (a clock that
+// may stop); a bounded prefix of a bad value is echoed.
+func ParseDrift(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	scale := 1.0
+	num := t
+	if n, ok := strings.CutSuffix(t, "ppm"); ok {
+		num, scale = n, 1e6
+	} else if n, ok := strings.CutSuffix(t, "%"); ok {
+		num, scale = n, 100
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if errors.Is(err, strconv.ErrRange) {
+		// Beyond float64 (±Inf: refused below) or below its smallest
+		// magnitude (0, which it is).
+		err = nil
+	}
+	if err != nil || math.IsNaN(f) || strings.ContainsAny(strings.ToLower(num), "in") {
+		return 0, fmt.Errorf("drift %s is not a number: write a fraction (0.00005), a percentage (0.005%%) or parts per million (50ppm)", Quote(s))
+	}
+	f /= scale
+	if f < 0 || f >= MaxDrift {
+		return 0, fmt.Errorf("drift %s must be at least 0 and below %g (%gppm)", Quote(s), MaxDrift, MaxDrift*1e6)
+	}
+	return f, nil
+}
+
+// FormatDrift prints ρ the way ParseDrift reads it back, in the unit that
+// suits it: parts per million below a tenth of a percent (50ppm), else a
+// percentage (±10%).
+func FormatDrift(f float64) string {
+	if f != 0 && f < 0.001 {
+		return strconv.FormatFloat(math.Round(f*1e6*1e3)/1e3, 'f', -1, 64) + "ppm"
+	}
+	p := math.Round(f*100*1e6) / 1e6
+	return strconv.FormatFloat(p, 'f', -1, 64) + "%"
+}
+
+// maxQuoted is how much of a bad value a message echoes.
+const maxQuoted = 40
+
+// Quote is s quoted for a message, cut to its first maxQuoted bytes.
+func Quote(s string) string {
+	if len(s) > maxQuoted {
+		return strconv.Quote(s[:maxQuoted]) + "…"
+	}
+	return strconv.Quote(s)
+}
