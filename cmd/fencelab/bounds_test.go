@@ -18,9 +18,9 @@ func TestBoundsCommand(t *testing.T) {
 	assert.Regexp(t, `NoLostUpdate +2P\+D = 12ms +can be +-7.2ms +8.4ms: none +18ms`, stdout)
 	assert.Contains(t, stdout, "One holder at a time, but a stale write can still land")
 
-	code, again, _ := runCLI(t, "bounds")
+	code, again, _ := runCLI(t, "bounds", "--ttl", "1s", "--max-pause", "3s")
 	assert.Equal(t, exitOK, code)
 	assert.Contains(t, again, "Not safe without fencing")
-	_, twice, _ := runCLI(t, "bounds")
+	_, twice, _ := runCLI(t, "bounds", "--ttl", "1s", "--max-pause", "3s")
 	assert.Equal(t, again, twice, "same flags, same bytes")
 }

@@ -61,25 +61,57 @@ func newFlagSet(name string) *flag.FlagSet {
 }
 
 // parseFlags parses args, printing the usage and defaults to stdout on -h.
-// Positional arguments are returned.
+// Flags may come before and after positional arguments (fencelab trace
+// FILE --format html); "--" ends the flags, and everything after it is
+// positional. Positional arguments are returned in order.
 func parseFlags(e *env, fs *flag.FlagSet, usage string, args []string) ([]string, error) {
-	err := fs.Parse(args)
-	if errors.Is(err, flag.ErrHelp) {
-		writeUsage(e.stdout, fs, usage)
-		return nil, errHelpShown
+	var positional []string
+	for {
+		err := fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			writeUsage(e.stdout, fs, usage)
+			return nil, errHelpShown
+		}
+		if err != nil {
+			return nil, badInput("%s", boundedMessage(err.Error()))
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
 	}
-	if err != nil {
-		return nil, badInput("%v", err)
-	}
-	return fs.Args(), nil
 }
 
-// writeUsage prints a command's usage line and its flags with defaults.
+// writeUsage prints a command's usage line and its flags with defaults; a
+// command without flags has no "Flags:" heading.
 func writeUsage(w io.Writer, fs *flag.FlagSet, usage string) {
-	fmt.Fprintf(w, "Usage: %s\n\nFlags:\n", usage)
+	fmt.Fprintf(w, "Usage: %s\n", usage)
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n == 0 {
+		return
+	}
+	fmt.Fprint(w, "\nFlags:\n")
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)
+}
+
+// maxMessage bounds a message that echoes what the user typed (the flag
+// package quotes a bad value whole).
+const maxMessage = 300
+
+// boundedMessage is s cut to maxMessage bytes.
+func boundedMessage(s string) string {
+	if len(s) <= maxMessage {
+		return s
+	}
+	return strings.ToValidUTF8(s[:maxMessage], "") + "…"
 }
 
 // oneLine joins a multi-line message so bad input is always one line.

@@ -16,7 +16,7 @@ import (
 )
 
 // fourClients is --clients' note on 4-client models, measured with
-// /usr/bin/time -v bin/fencelab explore --clients 4 --fencing all|none on
+// /usr/bin/time -v bin/fencelab explore --clients 4 --design all|none on
 // 2 cores (see the README's performance section).
 const fourClients = "4 with symmetry, measured on 2 cores: all 5.3 million states, 30 s of CPU, 0.2 GB; off, none and writes 34 million states each (none: 1.9 minutes of CPU, 1.4 GB)"
 
@@ -37,7 +37,6 @@ func runExplore(e *env, args []string) error {
 	fs := newFlagSet("explore")
 	clients := fs.Int("clients", 2, "number of clients, 2 to 4 ("+fourClients+")")
 	fencing := fs.String("design", fencingEvery, "the design, a row of the matrix ("+impl.Flags()+"; fencelab designs lists them), or every to run them all and print the matrix")
-	fs.StringVar(fencing, "fencing", fencingEvery, "the same as --design (its name before the matrix had rows other than fencing modes)")
 	invariants := fs.String("invariant", "", "comma-separated invariants to check (default: all that apply): "+strings.Join(impl.InvariantNames(), ", "))
 	sections := fs.Int("sections", 1, "critical sections per client, at least 1")
 	retries := fs.Int("retries", 1, "rejections per section a client answers by asking again, 0 or more (unless given, 0 in the Redlock rows: one retry makes their state space 18 times larger)")

@@ -25,10 +25,10 @@ func TestExploreBadInput(t *testing.T) {
 		args   []string
 		errSub string
 	}{
-		{"unknown fencing mode", []string{"--fencing", "some"}, `unknown design "some"`},
+		{"unknown fencing mode", []string{"--design", "some"}, `unknown design "some"`},
 		{"unknown invariant", []string{"--invariant", "Nope"}, `unknown invariant "Nope"`},
 		{"one unknown among several", []string{"--invariant", "NoLostUpdate,Nope"}, `unknown invariant "Nope"`},
-		{"tokens-only invariant without tokens", []string{"--fencing", "off", "--invariant", "TokenIsMonotonical"}, "needs tokens"},
+		{"tokens-only invariant without tokens", []string{"--design", "off", "--invariant", "TokenIsMonotonical"}, "needs tokens"},
 		{"one client", []string{"--clients", "1"}, "clients must be between 2 and 4"},
 		{"five clients", []string{"--clients", "5"}, "clients must be between 2 and 4"},
 		{"one client", []string{"--clients", "1"}, "clients must be between 2 and 4 for the explorer, got 1"},
@@ -43,7 +43,7 @@ func TestExploreBadInput(t *testing.T) {
 		{"symmetry not a bool", []string{"--symmetry=maybe"}, "invalid boolean value"},
 		{"not a number", []string{"--clients", "two"}, "invalid value"},
 		{"unknown flag", []string{"--fast"}, "flag provided but not defined"},
-		{"stray argument", []string{"--fencing", "all", "now"}, `unexpected argument "now"`},
+		{"stray argument", []string{"--design", "all", "now"}, `unexpected argument "now"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -61,7 +61,7 @@ func TestExploreBadInput(t *testing.T) {
 
 func TestExploreOneDesign(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "traces")
-	code, stdout, stderr := runCLI(t, "explore", "--clients", "2", "--fencing", "none", "--out", out)
+	code, stdout, stderr := runCLI(t, "explore", "--clients", "2", "--design", "none", "--out", out)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Empty(t, stderr)
 	assert.Contains(t, stdout, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay, client symmetry, sleep sets\n1,873 distinct states, 2,603 generated, depth 22, ")
@@ -91,7 +91,7 @@ func TestExploreOneDesign(t *testing.T) {
 }
 
 func TestExploreSelectedInvariant(t *testing.T) {
-	code, stdout, stderr := runCLI(t, "explore", "--fencing", "all", "--invariant", "NoLostUpdate", "--out", t.TempDir())
+	code, stdout, stderr := runCLI(t, "explore", "--design", "all", "--invariant", "NoLostUpdate", "--out", t.TempDir())
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "NoLostUpdate             holds        holds     ✓")
 	assert.Contains(t, stdout, "AtMostOneClientHoldLock  not checked  violated")
@@ -154,7 +154,7 @@ func TestExploreMatrix(t *testing.T) {
 // TestExploreUnknownVerdictFails: a search stopped early cannot confirm that
 // anything holds, and says so with exit code 1.
 func TestExploreUnknownVerdictFails(t *testing.T) {
-	code, stdout, stderr := runCLI(t, "explore", "--fencing", "all", "--max-states", "100", "--out", "")
+	code, stdout, stderr := runCLI(t, "explore", "--design", "all", "--max-states", "100", "--out", "")
 	assert.Equal(t, exitFailure, code)
 	assert.Contains(t, stdout, "stopped early at --max-states")
 	assert.Contains(t, stdout, "NoLostUpdate             unknown             holds     ✗ differs from DESIGN.md")
@@ -165,7 +165,7 @@ func TestExploreUnknownVerdictFails(t *testing.T) {
 func TestExploreOutputIsDeterministic(t *testing.T) {
 	var first string
 	for range 2 {
-		code, stdout, _ := runCLI(t, "explore", "--fencing", "writes", "--out", "")
+		code, stdout, _ := runCLI(t, "explore", "--design", "writes", "--out", "")
 		require.Equal(t, exitOK, code)
 		// The wall time and the rate are the only run-dependent figures.
 		lines := strings.Split(stdout, "\n")
@@ -183,14 +183,15 @@ func TestExploreHelp(t *testing.T) {
 	code, stdout, _ := runCLI(t, "explore", "--help")
 	assert.Equal(t, exitOK, code)
 	assert.Contains(t, stdout, "Usage: fencelab explore")
-	assert.Contains(t, stdout, "-fencing")
+	assert.Contains(t, stdout, "-design")
+	assert.NotContains(t, stdout, "-fencing")
 	code, stdout, _ = runCLI(t, "--help")
 	assert.Equal(t, exitOK, code)
 	assert.Contains(t, stdout, "explore")
 }
 
 func TestExploreSymmetry(t *testing.T) {
-	code, stdout, stderr := runCLI(t, "explore", "--fencing", "none", "--symmetry", "--out", "")
+	code, stdout, stderr := runCLI(t, "explore", "--design", "none", "--symmetry", "--out", "")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay, client symmetry, sleep sets\n1,873 distinct states, 2,603 generated, depth 22, ")
 	assert.Contains(t, stdout, "NoLostUpdate             violated (16 steps)  violated  ✓")
@@ -198,10 +199,10 @@ func TestExploreSymmetry(t *testing.T) {
 
 // TestExploreSymmetryIsTheDefault: --symmetry is on unless turned off.
 func TestExploreSymmetryIsTheDefault(t *testing.T) {
-	_, def, _ := runCLI(t, "explore", "--fencing", "none", "--out", "")
-	_, on, _ := runCLI(t, "explore", "--fencing", "none", "--symmetry", "--out", "")
+	_, def, _ := runCLI(t, "explore", "--design", "none", "--out", "")
+	_, on, _ := runCLI(t, "explore", "--design", "none", "--symmetry", "--out", "")
 	assert.Equal(t, stripTimes(on), stripTimes(def))
-	code, off, stderr := runCLI(t, "explore", "--fencing", "none", "--symmetry=false", "--out", "")
+	code, off, stderr := runCLI(t, "explore", "--design", "none", "--symmetry=false", "--out", "")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, off, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay, sleep sets\n3,744 distinct states, 5,004 generated, depth 22, ")
 }
@@ -210,10 +211,10 @@ func TestExploreSymmetryIsTheDefault(t *testing.T) {
 // the search takes every transition (more generated) and reaches the same
 // states, depth and verdicts.
 func TestExploreSleepSetsAreTheDefault(t *testing.T) {
-	_, def, _ := runCLI(t, "explore", "--fencing", "none", "--out", "")
-	_, on, _ := runCLI(t, "explore", "--fencing", "none", "--por", "--out", "")
+	_, def, _ := runCLI(t, "explore", "--design", "none", "--out", "")
+	_, on, _ := runCLI(t, "explore", "--design", "none", "--por", "--out", "")
 	assert.Equal(t, stripTimes(on), stripTimes(def))
-	code, off, stderr := runCLI(t, "explore", "--fencing", "none", "--por=false", "--out", "")
+	code, off, stderr := runCLI(t, "explore", "--design", "none", "--por=false", "--out", "")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, off, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay, client symmetry\n1,873 distinct states, 5,330 generated, depth 22, ")
 	verdicts := func(out string) string { return out[strings.Index(out, "property "):strings.Index(out, "witnesses (")] }
@@ -249,7 +250,7 @@ func TestExploreWorkersDoNotChangeTheOutput(t *testing.T) {
 // TestExploreFirst: --first stops at the first counterexample, still the
 // shortest, leaves the rest unknown and unjudged, and exits 0.
 func TestExploreFirst(t *testing.T) {
-	code, stdout, stderr := runCLI(t, "explore", "--clients", "3", "--fencing", "off", "--first", "--out", "")
+	code, stdout, stderr := runCLI(t, "explore", "--clients", "3", "--design", "off", "--first", "--out", "")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, ", stopped at the first violation (--first)\n")
 	assert.Contains(t, stdout, "AtMostOneClientHoldLock  violated (8 steps)  violated  ✓")
@@ -259,7 +260,7 @@ func TestExploreFirst(t *testing.T) {
 // TestExploreMaxMemory: past --max-memory the search stops, says so, and
 // nothing it did not settle passes.
 func TestExploreMaxMemory(t *testing.T) {
-	code, stdout, stderr := runCLI(t, "explore", "--fencing", "all", "--max-memory", "400KiB", "--out", "")
+	code, stdout, stderr := runCLI(t, "explore", "--design", "all", "--max-memory", "400KiB", "--out", "")
 	assert.Equal(t, exitFailure, code)
 	assert.Contains(t, stdout, "stopped early at --max-memory (400 KiB)")
 	assert.Contains(t, stderr, "NoLostUpdate with tokens, mode all: unknown, expected holds")
@@ -269,7 +270,7 @@ func TestExploreMaxMemory(t *testing.T) {
 // verdicts of DESIGN.md's table as the arrival rule does, with more states.
 func TestExploreSendRule(t *testing.T) {
 	testbuild.SkipUnderRace(t)
-	code, stdout, stderr := runCLI(t, "explore", "--fencing", "all", "--validity", "send", "--symmetry=false", "--out", "")
+	code, stdout, stderr := runCLI(t, "explore", "--design", "all", "--validity", "send", "--symmetry=false", "--out", "")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "explore: tokens, mode all, 2 clients, 1 section each, 1 retry, no lock-delay, validity from the send, sleep sets\n43,545 distinct states, 65,726 generated, depth 28, ")
 	assert.Contains(t, stdout, "AtMostOneClientHoldLock  violated (8 steps)  violated  ✓")

@@ -41,7 +41,14 @@ func run(args []string, e *env) int {
 		return exitCode(e, "", badInput("no command given (run 'fencelab --help' for the list)"))
 	}
 	switch args[0] {
-	case "-h", "-help", "--help", "help":
+	case "help":
+		// fencelab help COMMAND is fencelab COMMAND --help.
+		if len(args) > 1 {
+			return run([]string{args[1], "--help"}, e)
+		}
+		writeHelp(e.stdout)
+		return exitOK
+	case "-h", "-help", "--help":
 		writeHelp(e.stdout)
 		return exitOK
 	case "-version", "--version", "version":

@@ -91,7 +91,6 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 	retries := fs.Int("retries", def.Retries, "rejections per section before a client gives it up")
 	nodes := fs.Int("nodes", 0, "independent lock nodes of the Redlock rows, 1 to 9 (0: 5, Redlock's); the other rows have one service")
 	fencing := fs.String("design", "", "designs to run, comma-separated rows of the matrix: "+impl.Flags()+" (fencelab designs lists them; default every design side by side)")
-	fs.StringVar(fencing, "fencing", "", "the same as --design (its name before the matrix had rows other than fencing modes)")
 	faults := fs.String("faults", def.Faults.String(), "fault kinds a seed may draw: any of delay, pause, drift (comma-separated), or none; the rows whose service restarts draw its crashes too under any setting but none (crash: crashes alone)")
 	ttl := fs.Duration("ttl", def.TTL, "lease TTL at the service")
 	margin := fs.Duration("margin", def.Margin, "safety margin: a client believes in its lease for ttl-margin of its own clock; it covers a clock rate drift of ±d when margin ≥ ttl·2d/(1+d)")
@@ -262,7 +261,7 @@ func (o *simOptions) config(d impl.Design) sim.Config {
 // (fs.Visit is sorted by name), so the command is the same every time.
 func (o *simOptions) replayFlags() []string {
 	skip := map[string]bool{"runs": true, "seed": true, "workers": true, "out": true, "npc": true,
-		"shrink": true, "replay": true, "schedule": true, "worst-case": true, "fencing": true, "design": true, "porcupine-timeout": true}
+		"shrink": true, "replay": true, "schedule": true, "worst-case": true, "design": true, "porcupine-timeout": true}
 	var out []string
 	o.fs.Visit(func(f *flag.Flag) {
 		if !skip[f.Name] {

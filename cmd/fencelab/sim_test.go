@@ -33,7 +33,7 @@ func TestSimBadInput(t *testing.T) {
 		{"unknown flag", []string{"--fast"}, "flag provided but not defined: -fast"},
 		{"unknown fault", []string{"--faults", "delay,gc"}, `unknown fault kind "gc"`},
 		{"empty faults", []string{"--faults", ""}, `unknown fault kind ""`},
-		{"unknown design", []string{"--fencing", "reads"}, `unknown design "reads"`},
+		{"unknown design", []string{"--design", "reads"}, `unknown design "reads"`},
 		{"zero runs", []string{"--runs", "0"}, "runs must be positive, got 0"},
 		{"negative runs", []string{"--runs", "-3"}, "runs must be positive, got -3"},
 		{"zero clients", []string{"--clients", "0"}, "clients must be between 1 and 246, got 0"},
@@ -46,18 +46,18 @@ func TestSimBadInput(t *testing.T) {
 		{"zero latency", []string{"--latency", "0s"}, "latency must be positive"},
 		{"negative think", []string{"--think", "-1s"}, "think must not be negative, got -1s"},
 		{"unknown validity rule", []string{"--validity", "grant"}, `unknown validity rule "grant" (want send or arrival)`},
-		{"drift too large", []string{"--max-drift", "0.9"}, "max-drift must be between 0 and 0.5"},
+		{"drift too large", []string{"--max-drift", "0.9"}, "must be at least 0 and below 0.5"},
 		{"zero max-faults", []string{"--max-faults", "0"}, "max-faults must be between 1 and 1000"},
 		{"not a duration", []string{"--ttl", "soon"}, `invalid value "soon" for flag -ttl`},
 		{"argument", []string{"extra"}, `unexpected argument "extra"`},
-		{"replay not a seed", []string{"--fencing", "all", "--replay", "x"}, `replay: "x" is not a seed`},
+		{"replay not a seed", []string{"--design", "all", "--replay", "x"}, `replay: "x" is not a seed`},
 		{"replay needs one design", []string{"--replay", "3"}, "name one design with --design"},
-		{"replay and schedule", []string{"--fencing", "all", "--replay", "3", "--schedule", malformed}, "--replay and --schedule are exclusive"},
-		{"npc and replay", []string{"--fencing", "all", "--replay", "3", "--npc"}, "--npc runs many runs"},
+		{"replay and schedule", []string{"--design", "all", "--replay", "3", "--schedule", malformed}, "--replay and --schedule are exclusive"},
+		{"npc and replay", []string{"--design", "all", "--replay", "3", "--npc"}, "--npc runs many runs"},
 		{"npc and shrink", []string{"--npc", "--shrink"}, "--shrink cannot be combined with --npc"},
-		{"missing schedule", []string{"--fencing", "all", "--schedule", filepath.Join(dir, "nope.json")}, "schedule: no such file or directory"},
-		{"malformed schedule", []string{"--fencing", "all", "--schedule", malformed}, "malformed schedule"},
-		{"schedule for more clients", []string{"--fencing", "all", "--schedule", wrongNode}, "node c7 does not exist with 3 clients"},
+		{"missing schedule", []string{"--design", "all", "--schedule", filepath.Join(dir, "nope.json")}, "schedule: no such file or directory"},
+		{"malformed schedule", []string{"--design", "all", "--schedule", malformed}, "malformed schedule"},
+		{"schedule for more clients", []string{"--design", "all", "--schedule", wrongNode}, "node c7 does not exist with 3 clients"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,9 +115,9 @@ func TestSimReplayAndSchedule(t *testing.T) {
 	testbuild.SkipUnderRace(t)
 	dir := t.TempDir()
 	// Seed 1 loses an update without fencing (see TestSimStdoutIsDeterministic's table).
-	code, replay, errOut := runCLI(t, "sim", "--fencing", "none", "--replay", "1", "--out", dir)
+	code, replay, errOut := runCLI(t, "sim", "--design", "none", "--replay", "1", "--out", dir)
 	require.Equal(t, exitOK, code, errOut)
-	_, again, _ := runCLI(t, "sim", "--fencing", "none", "--replay", "1", "--out", dir)
+	_, again, _ := runCLI(t, "sim", "--design", "none", "--replay", "1", "--out", dir)
 	assert.Equal(t, replay, again, "a replay prints the same bytes every time")
 	assert.Contains(t, replay, "✗ NoLostUpdate violated")
 	assert.Contains(t, replay, "The timeline of the first violation of NoLostUpdate")
@@ -131,7 +131,7 @@ func TestSimReplayAndSchedule(t *testing.T) {
 	for _, f := range []string{"trace.txt", "trace.json", "trace.html", "trace.mmd", "run.txt", "schedule.json", "porcupine.html"} {
 		assert.FileExists(t, filepath.Join(dirNone, f))
 	}
-	code, fromFile, errOut := runCLI(t, "sim", "--fencing", "none", "--schedule", filepath.Join(dirNone, "schedule.json"), "--out", dir)
+	code, fromFile, errOut := runCLI(t, "sim", "--design", "none", "--schedule", filepath.Join(dirNone, "schedule.json"), "--out", dir)
 	require.Equal(t, exitOK, code, errOut)
 	assert.Equal(t, replay, fromFile)
 
@@ -139,12 +139,12 @@ func TestSimReplayAndSchedule(t *testing.T) {
 	// it draws the run its pictures show. (Seed 14 fails and shrinks in 23
 	// runs; seed 1 takes 8,255.)
 	batch := t.TempDir()
-	code, out, errOut := runCLI(t, "sim", "--fencing", "none", "--runs", "1", "--seed", "14", "--out", batch)
+	code, out, errOut := runCLI(t, "sim", "--design", "none", "--runs", "1", "--seed", "14", "--out", batch)
 	require.Equal(t, exitFailure, code, "one run does not show every expected violation: %s", errOut)
 	shrunk := filepath.Join(batch, "none", "schedule.json")
 	assert.Contains(t, out, "replay: fencelab sim --design none --schedule "+shrunk)
 	redo := t.TempDir()
-	code, _, errOut = runCLI(t, "sim", "--fencing", "none", "--schedule", shrunk, "--out", redo)
+	code, _, errOut = runCLI(t, "sim", "--design", "none", "--schedule", shrunk, "--out", redo)
 	require.Equal(t, exitOK, code, errOut)
 	for _, f := range []string{"run.txt", "trace.txt", "schedule.json"} {
 		want, err := os.ReadFile(filepath.Join(batch, "none", f))
@@ -159,12 +159,12 @@ func TestSimShrink(t *testing.T) {
 	t.Parallel()
 	testbuild.SkipUnderRace(t)
 	dir := t.TempDir()
-	code, out, errOut := runCLI(t, "sim", "--fencing", "off", "--faults", "pause", "--replay", "44", "--shrink", "--out", dir)
+	code, out, errOut := runCLI(t, "sim", "--design", "off", "--faults", "pause", "--replay", "44", "--shrink", "--out", dir)
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, "shrunk: 3 faults → 1")
 	path := filepath.Join(dir, "off", "shrunk-schedule.json")
 	assert.Contains(t, out, "fencelab sim --design off --schedule "+path+" --faults pause")
-	code, small, errOut := runCLI(t, "sim", "--fencing", "off", "--schedule", path, "--out", t.TempDir())
+	code, small, errOut := runCLI(t, "sim", "--design", "off", "--schedule", path, "--out", t.TempDir())
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, small, "faults (1):")
 	assert.Contains(t, small, "✗ NoLostUpdate violated")
@@ -195,12 +195,12 @@ func TestSimExitCodes(t *testing.T) {
 		// lands after its window and is given back.
 		{"jitter beyond the margin, arrival rule", []string{"--faults", "none", "--runs", n, "--jitter", "300ms", "--think", "850ms", "--validity", "arrival"}, exitFailure, "✗ off violated AtMostOneClientHoldLock"},
 		{"jitter beyond the margin, send rule", []string{"--faults", "none", "--runs", n, "--jitter", "300ms", "--think", "850ms"}, exitOK, "Every verdict is as DESIGN.md expects"},
-		{"fenced design still safe", []string{"--fencing", "all", "--runs", n}, exitOK, "Every verdict"},
+		{"fenced design still safe", []string{"--design", "all", "--runs", n}, exitOK, "Every verdict"},
 		// Ten runs of fencing writes lose no update: that is not what
 		// DESIGN.md expects, and not agreement either.
-		{"expected violation not found", []string{"--fencing", "writes", "--runs", "10"}, exitFailure,
+		{"expected violation not found", []string{"--design", "writes", "--runs", "10"}, exitFailure,
 			"writes  298        0          0          0             0/0, 0/0   0       3 not found\n"},
-		{"expected violation not found, said", []string{"--fencing", "writes", "--runs", "10"}, exitFailure,
+		{"expected violation not found, said", []string{"--design", "writes", "--runs", "10"}, exitFailure,
 			"Expected but not found (more runs, or other --faults, may show them):\n  ? writes: AtMostOneClientHoldLock expected violated, none found in 10 runs\n  ? writes: TokenIsMonotonical expected violated, none found in 10 runs\n  ? writes: NoLostUpdate expected violated, none found in 10 runs\n"},
 	}
 	for _, tc := range tests {
@@ -221,7 +221,7 @@ func TestSimProgressBarOnlyOnStderr(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"sim", "--runs", "100", "--out", dir}
 	if testbuild.Reduced() {
-		args = append(args, "--fencing", "all")
+		args = append(args, "--design", "all")
 	}
 	_, plain, _ := runCLI(t, args...)
 	var out, errb bytes.Buffer
@@ -323,7 +323,7 @@ func TestSimHostileInput(t *testing.T) {
 	}
 	for _, tc := range schedules {
 		t.Run("schedule "+tc.name, func(t *testing.T) {
-			code, out, errOut := runCLI(t, "sim", "--fencing", "all", "--out", t.TempDir(), "--schedule", file(strings.ReplaceAll(tc.name, " ", "-"), tc.faults))
+			code, out, errOut := runCLI(t, "sim", "--design", "all", "--out", t.TempDir(), "--schedule", file(strings.ReplaceAll(tc.name, " ", "-"), tc.faults))
 			assert.Empty(t, out)
 			assertBadInput(t, code, errOut, tc.want)
 		})
@@ -339,7 +339,7 @@ func TestSimHostileInput(t *testing.T) {
 		{"version huge", `{"version":9223372036854775807,"seed":1,"faults":[]}`, "schedule version 9223372036854775807 is not supported"},
 	} {
 		t.Run("schedule "+tc.name, func(t *testing.T) {
-			code, _, errOut := runCLI(t, "sim", "--fencing", "all", "--out", t.TempDir(), "--schedule", seed(strings.ReplaceAll(tc.name, " ", "-"), tc.body))
+			code, _, errOut := runCLI(t, "sim", "--design", "all", "--out", t.TempDir(), "--schedule", seed(strings.ReplaceAll(tc.name, " ", "-"), tc.body))
 			assertBadInput(t, code, errOut, tc.want)
 		})
 	}
@@ -349,18 +349,22 @@ func TestSimHostileInput(t *testing.T) {
 	}{
 		{[]string{"--ttl", "9223372036854775807ns"}, "ttl must be at most 24h0m0s"},
 		{[]string{"--ttl", "2562048h"}, `invalid value "2562048h" for flag -ttl`},
-		{[]string{"--max-pause", "9223372036854775807ns"}, "max-pause must be at most 24h0m0s"},
+		{[]string{"--max-pause", "9223372036854775807ns"}, "max-pause must be at most 72h0m0s"},
 		{[]string{"--max-pause", "-9223372036854775808ns"}, "max-pause must not be negative"},
-		{[]string{"--max-spike", "2562047h"}, "max-spike must be at most 24h0m0s"},
+		{[]string{"--max-delay", "2562047h"}, "max-delay must be at most 72h0m0.0031s"},
+		{[]string{"--max-delay", "3ms"}, "max-delay (3ms) must be at least the network's one-way delay"},
+		{[]string{"--max-spike", "1s"}, "flag provided but not defined: -max-spike"},
+		{[]string{"--fencing", "all"}, "flag provided but not defined: -fencing"},
 		{[]string{"--max-jump", "-1ns"}, "max-jump must not be negative"},
 		{[]string{"--latency", "9223372036854775807ns"}, "latency must be at most 24h0m0s"},
 		{[]string{"--jitter", "-9223372036854775808ns"}, "jitter must not be negative"},
 		{[]string{"--backoff", "2562047h"}, "backoff must be at most 24h0m0s"},
 		{[]string{"--think", "NaN"}, `invalid value "NaN" for flag -think`},
-		{[]string{"--max-drift", "NaN"}, "max-drift must be a fraction between 0 and 0.5, got NaN"},
-		{[]string{"--max-drift", "Inf"}, "max-drift must be a fraction between 0 and 0.5, got +Inf"},
-		{[]string{"--max-drift", "-1e300"}, "max-drift must be a fraction between 0 and 0.5"},
-		{[]string{"--max-drift", "-0.1"}, "max-drift must be between 0 and 0.5, got -0.1"},
+		{[]string{"--max-drift", "NaN"}, `drift "NaN" is not a number`},
+		{[]string{"--max-drift", "Inf"}, `drift "Inf" is not a number`},
+		{[]string{"--max-drift", "-1e300"}, "must be at least 0 and below 0.5"},
+		{[]string{"--max-drift", "-0.1"}, "must be at least 0 and below 0.5"},
+		{[]string{"--max-drift", "500000ppm"}, "must be at least 0 and below 0.5"},
 		{[]string{"--runs", "9223372036854775807"}, "runs must be at most 1000000000"},
 		{[]string{"--runs", "9223372036854775808"}, `invalid value "9223372036854775808" for flag -runs`},
 		{[]string{"--seed", "18446744073709551615", "--runs", "2"}, "passes the largest seed"},
@@ -371,9 +375,9 @@ func TestSimHostileInput(t *testing.T) {
 		{[]string{"--sections", "-9223372036854775808"}, "sections must be between 1 and 255"},
 		{[]string{"--porcupine-timeout", "9223372036854775807ns"}, "porcupine-timeout must be at most 24h0m0s"},
 		{[]string{"--porcupine-timeout", "-1s"}, "porcupine-timeout must be positive"},
-		{[]string{"--fencing", "all", "--replay", "18446744073709551616"}, "is not a seed"},
-		{[]string{"--fencing", "all", "--replay", "-1"}, "is not a seed"},
-		{[]string{"--fencing", "all", "--replay", "NaN"}, "is not a seed"},
+		{[]string{"--design", "all", "--replay", "18446744073709551616"}, "is not a seed"},
+		{[]string{"--design", "all", "--replay", "-1"}, "is not a seed"},
+		{[]string{"--design", "all", "--replay", "NaN"}, "is not a seed"},
 	}
 	for _, tc := range flags {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -401,7 +405,7 @@ func TestSimExtremeButValid(t *testing.T) {
 		{"kind":"jump","node":"c2","at":"1ms","by":"-72h"},
 		{"kind":"jump","node":"service","at":"2ms","by":"72h"}]}`), 0o644))
 	base := []string{"sim", "--out", dir, "--ttl", day, "--margin", "23h", "--think", day, "--lock-delay", day,
-		"--latency", day, "--jitter", day, "--backoff", day, "--max-pause", day, "--max-spike", day, "--max-jump", day,
+		"--latency", day, "--jitter", day, "--backoff", day, "--max-pause", day, "--max-delay", "72h0m0.0001s", "--max-jump", day,
 		"--sections", "2", "--retries", "255"}
 	// 20 runs of every design; 5 at reduced size (each run as extreme).
 	runs := "20"
@@ -414,7 +418,7 @@ func TestSimExtremeButValid(t *testing.T) {
 	assert.Contains(t, out, "stalls")
 	// The replay prints its whole trace: 43,000 lines with 255 retries,
 	// 3,500 with the 20 of the reduced size.
-	replay := append(slices.Clone(base), "--fencing", "all", "--schedule", path)
+	replay := append(slices.Clone(base), "--design", "all", "--schedule", path)
 	if testbuild.Reduced() {
 		replay = append(replay, "--retries", "20")
 	}
@@ -433,10 +437,10 @@ func TestSimOutHoldsOneInvocation(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	// Seed 14 fails, and shrinks in 23 runs (seed 1 in 8,255).
-	code, _, errOut := runCLI(t, "sim", "--fencing", "none", "--runs", "1", "--seed", "14", "--out", dir)
+	code, _, errOut := runCLI(t, "sim", "--design", "none", "--runs", "1", "--seed", "14", "--out", dir)
 	require.Equal(t, exitFailure, code, errOut)
 	assert.DirExists(t, filepath.Join(dir, "none"))
-	code, out, errOut := runCLI(t, "sim", "--fencing", "none", "--faults", "none", "--runs", "5", "--out", dir)
+	code, out, errOut := runCLI(t, "sim", "--design", "none", "--faults", "none", "--runs", "5", "--out", dir)
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, "none    no run failed")
 	assert.NoDirExists(t, filepath.Join(dir, "none"), "no stale folder where the output says no run failed")
@@ -444,11 +448,11 @@ func TestSimOutHoldsOneInvocation(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, entries, "no staging folder left")
 
-	code, _, errOut = runCLI(t, "sim", "--fencing", "none", "--replay", "1", "--out", dir)
+	code, _, errOut = runCLI(t, "sim", "--design", "none", "--replay", "1", "--out", dir)
 	require.Equal(t, exitOK, code, errOut)
 	notes := filepath.Join(dir, "none", "notes.txt")
 	require.NoError(t, os.WriteFile(notes, []byte("mine"), 0o644))
-	code, _, errOut = runCLI(t, "sim", "--fencing", "none", "--replay", "1", "--out", dir)
+	code, _, errOut = runCLI(t, "sim", "--design", "none", "--replay", "1", "--out", dir)
 	assert.Equal(t, exitFailure, code)
 	assert.Contains(t, errOut, "notes.txt, which fencelab sim did not write")
 	assert.FileExists(t, notes, "a user's file is never removed")
@@ -503,13 +507,13 @@ func TestSimOutputFitsATerminal(t *testing.T) {
 	commands := [][]string{
 		{"--runs", "200"},
 		{"--npc", "--runs", "50"},
-		{"--fencing", "all", "--faults", "pause", "--replay", "14"},
-		{"--fencing", "none", "--replay", "1", "--shrink"},
+		{"--design", "all", "--faults", "pause", "--replay", "14"},
+		{"--design", "none", "--replay", "1", "--shrink"},
 	}
 	if testbuild.Reduced() {
 		commands[0] = []string{"--runs", "50", "--faults", "none"}
 		commands[1] = []string{"--npc", "--runs", "10"}
-		commands[3] = []string{"--fencing", "off", "--faults", "pause", "--replay", "44", "--shrink"}
+		commands[3] = []string{"--design", "off", "--faults", "pause", "--replay", "44", "--shrink"}
 	}
 	for _, args := range commands {
 		_, out, errOut := runCLI(t, append([]string{"sim", "--out", dir}, args...)...)
@@ -521,7 +525,7 @@ func TestSimOutputFitsATerminal(t *testing.T) {
 			assert.LessOrEqual(t, utf8.RuneCountInString(line), 100, "%v: %q", args, line)
 		}
 	}
-	_, out, _ := runCLI(t, "sim", "--out", dir, "--fencing", "all", "--faults", "pause", "--replay", "14")
+	_, out, _ := runCLI(t, "sim", "--out", dir, "--design", "all", "--faults", "pause", "--replay", "14")
 	assert.Contains(t, out, " 393  1.279s    │           ●✗✗──────────✗✗─────────▶             c2 recv Grant(lease 10, token 10)\n"+
 		"                │           │           │           │             from service (sent at step 392);", "a wrapped line goes on below its text, the lanes drawn on")
 }
@@ -531,7 +535,7 @@ func TestSimOutputFitsATerminal(t *testing.T) {
 // step 1 the initial state, one more per action.
 func TestStepCountsAgree(t *testing.T) {
 	t.Parallel()
-	code, stdout, stderr := runCLI(t, "explore", "--clients", "2", "--fencing", "none", "--out", t.TempDir())
+	code, stdout, stderr := runCLI(t, "explore", "--clients", "2", "--design", "none", "--out", t.TempDir())
 	require.Equal(t, exitOK, code, stderr)
 	table := regexp.MustCompile(`(?m)^(\w+)\s+violated \((\d+) steps\)`).FindAllStringSubmatch(stdout, -1)
 	require.Len(t, table, 3)
@@ -545,7 +549,7 @@ func TestStepCountsAgree(t *testing.T) {
 // positive, and fencing all keeps NoLostUpdate either way.
 func TestSimWorstCase(t *testing.T) {
 	t.Parallel()
-	fault := []string{"--max-pause", "50ms", "--max-jump", "10ms", "--max-spike", "20ms"}
+	fault := []string{"--max-pause", "50ms", "--max-jump", "10ms", "--max-delay", "23.1ms"}
 	tests := []struct {
 		design, property, lockDelay string
 		violated                    bool
@@ -559,7 +563,7 @@ func TestSimWorstCase(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.design+" "+tc.property+" "+tc.lockDelay, func(t *testing.T) {
-			args := append([]string{"sim", "--fencing", tc.design, "--worst-case", tc.property, "--lock-delay", tc.lockDelay, "--out", t.TempDir()}, fault...)
+			args := append([]string{"sim", "--design", tc.design, "--worst-case", tc.property, "--lock-delay", tc.lockDelay, "--out", t.TempDir()}, fault...)
 			code, out, errOut := runCLI(t, args...)
 			require.Equal(t, exitOK, code, errOut)
 			assert.Contains(t, out, "worst case of "+tc.property+" under ρ 0.1, J 10ms")
@@ -568,11 +572,11 @@ func TestSimWorstCase(t *testing.T) {
 			assert.Equal(t, tc.violated, strings.Contains(out, "✗ "+tc.property+" violated"), out)
 		})
 	}
-	code, _, stderr := runCLI(t, "sim", "--fencing", "off", "--worst-case", "Safety", "--out", t.TempDir())
+	code, _, stderr := runCLI(t, "sim", "--design", "off", "--worst-case", "Safety", "--out", t.TempDir())
 	assertBadInput(t, code, stderr, `no worst case for "Safety"`)
 	code, _, stderr = runCLI(t, "sim", "--worst-case", "NoLostUpdate", "--out", t.TempDir())
 	assertBadInput(t, code, stderr, "name one design with --design")
-	code, _, stderr = runCLI(t, "sim", "--fencing", "off", "--worst-case", "NoLostUpdate", "--replay", "1", "--out", t.TempDir())
+	code, _, stderr = runCLI(t, "sim", "--design", "off", "--worst-case", "NoLostUpdate", "--replay", "1", "--out", t.TempDir())
 	assertBadInput(t, code, stderr, "cannot be combined with --replay")
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -20,7 +19,7 @@ func sweepCommand() command {
 const sweepUsage = `fencelab sweep [flags]
 
 Runs the simulator over a grid of two bounds (--grid) for each design
-(--fencing): in every cell the derivation's worst-case schedule for each
+(--design): in every cell the derivation's worst-case schedule for each
 property (the one fencelab sim --worst-case runs) and --runs random runs
 drawn inside the cell's bounds, beside DESIGN.md's condition. Writes
 sweep.csv and sweep.svg (open it in a browser) to --out, with the derived
@@ -31,7 +30,7 @@ normal network (3.1ms by default).
 
   --grid pause:0..500ms/10,margin:0..500ms/10
         two axes, x then y: name:from..to/cells, cells evenly spaced,
-        both ends included; names: pause, delay, drift (a fraction),
+        both ends included; names: pause, delay, drift (50ppm, 10% or 0.1),
         jump, ttl, margin, lock-delay
 
 Random runs draw at most one fault of each kind (two overlapping pauses
@@ -45,7 +44,7 @@ func runSweep(e *env, args []string) error {
 	def := defSim.Assumptions()
 	fs := newFlagSet("sweep")
 	grid := fs.String("grid", "pause:0..400ms/17,lock-delay:0..800ms/17", "the two axes, `x,y`: name:from..to/cells each")
-	fencing := fs.String("fencing", "off,all", "designs to sweep, comma-separated: off, none, writes, all, renewal (its worst case comes after a renewal)")
+	fencing := fs.String("design", "off,all", "designs to sweep, comma-separated: off, none, writes, all, renewal (its worst case comes after a renewal)")
 	runs := fs.Int("runs", 50, "random runs per cell and design")
 	seed := fs.Uint64("seed", 1, "seed of a cell's first random run; run i uses seed+i")
 	clients := fs.Int("clients", 2, "clients in the random runs")
@@ -55,7 +54,7 @@ func runSweep(e *env, args []string) error {
 	ttl := fs.Duration("ttl", def.TTL, "lease TTL")
 	margin := fs.Duration("margin", def.Margin, "client margin")
 	lockDelay := fs.Duration("lock-delay", def.LockDelay, "lock-delay after an expiry")
-	drift := fs.Float64("max-drift", def.Drift, "largest clock rate error, as a fraction")
+	drift := driftFlag(fs, def.Drift, "largest clock rate error `ρ`")
 	jump := fs.Duration("max-jump", 20*time.Millisecond, "largest net clock step during one lease")
 	pause := fs.Duration("max-pause", 100*time.Millisecond, "longest process pause")
 	delay := fs.Duration("max-delay", defSim.OneWay()+50*time.Millisecond, "longest one-way message delay (at least processing + latency + jitter)")
@@ -79,12 +78,10 @@ func runSweep(e *env, args []string) error {
 		return badInput("runs must not be negative, got %d", *runs)
 	case *workers < 1:
 		return badInput("workers must be positive, got %d", *workers)
-	case math.IsNaN(*drift):
-		return badInput("max-drift must be a fraction at least 0 and below %g, got NaN", bounds.MaxDrift)
 	}
 	c := defSim
 	c.Clients, c.Sections = *clients, *sections
-	b := bounds.Bounds{Drift: *drift, Jump: *jump, Delay: *delay, Pause: *pause, TTL: *ttl, Margin: *margin, LockDelay: *lockDelay}
+	b := bounds.Bounds{Drift: float64(*drift), Jump: *jump, Delay: *delay, Pause: *pause, TTL: *ttl, Margin: *margin, LockDelay: *lockDelay}
 	if err := c.Validate(); err != nil {
 		return badInput("%v", err)
 	}
