@@ -111,3 +111,31 @@ func TestWorstCaseNeedsRoomForTheRenewal(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroBoundDrawsNoFault: a fault bound of zero is zero — no seed draws
+// a pause, a spike, a clock step or a drift beyond it — and the other
+// kinds are still drawn.
+func TestZeroBoundDrawsNoFault(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		set   func(c *Config)
+		never FaultKind
+	}{
+		{"pause", func(c *Config) { c.MaxPause = 0 }, FaultPause},
+		{"spike", func(c *Config) { c.MaxSpike = 0 }, FaultSpike},
+		{"jump", func(c *Config) { c.MaxJump = 0 }, FaultJump},
+		{"drift", func(c *Config) { c.MaxDriftPPM = 0 }, FaultDrift},
+	} {
+		c := DefaultConfig()
+		tc.set(&c)
+		require.NoError(t, c.Validate())
+		others := 0
+		for seed := range uint64(300) {
+			for _, f := range Generate(seed+1, c).Faults {
+				assert.NotEqual(t, tc.never, f.Kind, "%s: seed %d drew %s", tc.name, seed+1, f)
+				others++
+			}
+		}
+		assert.Positive(t, others, "%s: the other kinds are still drawn", tc.name)
+	}
+}
