@@ -9,6 +9,7 @@ import (
 
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/sim"
 	"github.com/fencelab/fencelab/tlc"
 	"github.com/fencelab/fencelab/verdict"
@@ -269,12 +270,12 @@ func simCell(rs []Reached, vs []verdict.Verdict, want verdict.Status) cell {
 		found = verdict.Violated
 	}
 	if found == verdict.Holds && vacuous {
-		return cell{text: fmt.Sprintf("unknown (0 of %d runs, %s)", runs, sim.NoneCommitted), checked: true}
+		return cell{text: fmt.Sprintf("unknown (0 of %s, %s)", words.Count(runs, "run"), sim.NoneCommitted), checked: true}
 	}
 	if found == verdict.Holds {
-		return cell{text: fmt.Sprintf("holds (0 of %d runs, %s sections committed)", runs, thousands(committed)), agrees: found == want, checked: true}
+		return cell{text: fmt.Sprintf("holds (0 of %s, %s committed)", words.Count(runs, "run"), words.Count(committed, "section")), agrees: found == want, checked: true}
 	}
-	return cell{text: fmt.Sprintf("%s (%d of %d runs)", found, n, runs), agrees: found == want, checked: true}
+	return cell{text: fmt.Sprintf("%s (%d of %s)", found, n, words.Count(runs, "run")), agrees: found == want, checked: true}
 }
 
 // cellText is a verdict with its figures and the model sizes behind it:

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/linearizability"
 	"github.com/fencelab/fencelab/verdict"
 )
@@ -87,7 +88,7 @@ const NoneCommitted = "no section committed"
 // (TokenIsMonotonical without tokens), or for Porcupine Unknown when no
 // run was illegal but some check timed out.
 func (d *DesignSummary) Verdicts() verdict.Set {
-	covered := fmt.Sprintf("%d runs, %s sections committed", d.Runs, verdict.Thousands(d.Committed))
+	covered := fmt.Sprintf("%s, %s committed", words.Count(d.Runs, "run"), words.Count(d.Committed, "section"))
 	var s verdict.Set
 	for p, inv := range impl.Invariants() {
 		v := verdict.Verdict{Property: inv.Name, Covered: covered, Runs: d.Runs, Violating: d.violations[p]}
@@ -247,11 +248,11 @@ func (d *DesignSummary) Unexpected(faults FaultKinds) []string {
 			continue
 		}
 		if faults == NoFaults || impl.Expected(d.Design, inv.Name) != verdict.Violated {
-			out = append(out, fmt.Sprintf("%s violated %s in %d of %d runs (first seed %s)", d.Design, inv.Name, d.violations[p], d.Runs, d.firstSeed[p]))
+			out = append(out, fmt.Sprintf("%s violated %s in %d of %s (first seed %s)", d.Design, inv.Name, d.violations[p], words.Count(d.Runs, "run"), d.firstSeed[p]))
 		}
 	}
 	if d.Stalls > 0 {
-		out = append(out, fmt.Sprintf("%s stalled in %d of %d runs (first seed %s)", d.Design, d.Stalls, d.Runs, d.FirstStall))
+		out = append(out, fmt.Sprintf("%s stalled in %d of %s (first seed %s)", d.Design, d.Stalls, words.Count(d.Runs, "run"), d.FirstStall))
 	}
 	// A non-atomic resource is, by design, not the atomic fenced register
 	// the register model specifies: its illegal histories are the row's

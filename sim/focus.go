@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/trace"
 )
 
@@ -138,7 +139,7 @@ func Focus(t *trace.Trace) *trace.Trace {
 	}
 	var what []string
 	if elided > 0 {
-		what = append(what, fmt.Sprintf("%d of %d steps elided", elided, len(t.Steps)))
+		what = append(what, fmt.Sprintf("%d of %s elided", elided, words.Count(len(t.Steps), "step")))
 	}
 	if len(dropped) > 0 {
 		what = append(what, "not involved, not shown: "+strings.Join(dropped, ", "))

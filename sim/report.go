@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/linearizability"
 	"github.com/fencelab/fencelab/trace"
 	"github.com/fencelab/fencelab/verdict"
@@ -86,7 +87,7 @@ func (rp *Replay) WriteTimeline(w io.Writer) error {
 func (rp *Replay) writeRun(w io.Writer) error {
 	var b strings.Builder
 	c, res := rp.Config, &rp.Result
-	fmt.Fprintf(&b, "design %s (%s), seed %d, %d clients × %d sections\n", c.Design, c.Design.Describe(), rp.Schedule.Seed, c.Clients, c.Sections)
+	fmt.Fprintf(&b, "design %s (%s), seed %d, %s × %s\n", c.Design, c.Design.Describe(), rp.Schedule.Seed, words.Count(c.Clients, "client"), words.Count(c.Sections, "section"))
 	fmt.Fprintf(&b, "faults (%d):\n", len(rp.Schedule.Faults))
 	for _, f := range rp.Schedule.Faults {
 		if f.Kind == FaultDrift {
@@ -122,8 +123,8 @@ func outcome(res *Result) string {
 			parts = append(parts, propName(p))
 		}
 	}
-	s := fmt.Sprintf("%d steps, %s of virtual time, counter %d, %d sections committed, %d aborted",
-		res.Steps, trace.FormatTime(res.End), res.Counter, res.Committed, res.Aborted)
+	s := fmt.Sprintf("%s, %s of virtual time, counter %d, %s committed, %d aborted",
+		words.Count(res.Steps, "step"), trace.FormatTime(res.End), res.Counter, words.Count(res.Committed, "section"), res.Aborted)
 	if len(parts) == 0 && res.Stall == "" {
 		return s + "; every property held"
 	}
@@ -158,8 +159,8 @@ func (s *Summary) WriteSpeed(w io.Writer, wall time.Duration) {
 	if secs <= 0 {
 		secs = 1e-9
 	}
-	fmt.Fprintf(w, "%d runs in %v: %.0f runs/s, %.2fM events/s, simulated time %.0f× wall-clock time\n",
-		runs, wall.Round(time.Millisecond), float64(runs)/secs, float64(steps)/secs/1e6, virtual.Seconds()/secs)
+	fmt.Fprintf(w, "%s in %v: %.0f runs/s, %.2fM events/s, simulated time %.0f× wall-clock time\n",
+		words.Count(runs, "run"), wall.Round(time.Millisecond), float64(runs)/secs, float64(steps)/secs/1e6, virtual.Seconds()/secs)
 }
 
 // PorcupineWords is the Porcupine verdicts on a run's history in

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/report"
 	"github.com/fencelab/fencelab/sim"
 	"github.com/fencelab/fencelab/tlc"
@@ -136,7 +137,7 @@ func runDemo(e *env, args []string) error {
 	}
 
 	if disagree := table.Disagreements(); len(disagree) > 0 {
-		return failed("%d verdicts differ from DESIGN.md's table: %s", len(disagree), strings.Join(disagree, "; "))
+		return failed("DESIGN.md's table differs in %s: %s", words.Count(len(disagree), "verdict"), strings.Join(disagree, "; "))
 	}
 	if tlcMismatch != nil {
 		return tlcMismatch

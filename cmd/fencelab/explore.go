@@ -10,6 +10,7 @@ import (
 
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/report"
 	"github.com/fencelab/fencelab/trace"
 	"github.com/fencelab/fencelab/verdict"
@@ -163,7 +164,7 @@ func runExplore(e *env, args []string) error {
 		}
 	}
 	if diff := report.ExploreMismatches(results); len(diff) > 0 {
-		return failed("%d verdicts differ from DESIGN.md's table: %s", len(diff), strings.Join(diff, "; "))
+		return failed("DESIGN.md's table differs in %s: %s", words.Count(len(diff), "verdict"), strings.Join(diff, "; "))
 	}
 	return nil
 }

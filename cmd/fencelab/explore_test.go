@@ -159,7 +159,7 @@ func TestExploreUnknownVerdictFails(t *testing.T) {
 	assert.Contains(t, stdout, "stopped early at --max-states")
 	assert.Contains(t, stdout, "NoLostUpdate             unknown             holds     ✗ differs from DESIGN.md")
 	assert.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
-	assert.Contains(t, stderr, "fencelab explore: 3 verdicts differ from DESIGN.md's table: TokenIsMonotonical with tokens, mode all: unknown, expected holds;")
+	assert.Contains(t, stderr, "fencelab explore: DESIGN.md's table differs in 3 verdicts: TokenIsMonotonical with tokens, mode all: unknown, expected holds;")
 }
 
 func TestExploreOutputIsDeterministic(t *testing.T) {

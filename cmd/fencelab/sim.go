@@ -16,6 +16,7 @@ import (
 
 	"github.com/fencelab/fencelab/bounds"
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/report"
 	"github.com/fencelab/fencelab/sim"
 )
@@ -299,8 +300,8 @@ func (o *simOptions) writeHeader(w io.Writer, faults string) {
 	}
 	// Three short lines rather than two long ones: no line of the output
 	// is wider than report.MaxWidth.
-	fmt.Fprintf(w, "fencelab sim: %d runs per design (seeds %d–%d), %d clients × %d sections\n",
-		o.runs, o.seed, o.seed+uint64(o.runs)-1, c.Clients, c.Sections)
+	fmt.Fprintf(w, "fencelab sim: %s per design (seeds %d–%d), %s × %s\n",
+		words.Count(o.runs, "run"), o.seed, o.seed+uint64(o.runs)-1, words.Count(c.Clients, "client"), words.Count(c.Sections, "section"))
 	fmt.Fprintf(w, "faults %s; ttl %v, margin %v counted from the %s\n", faults, c.TTL, c.Margin, validityFrom(c.Validity))
 	fmt.Fprintf(w, "think %v, lock-delay %v, backoff %v, latency %v + jitter %v, %s\n", c.Think, c.LockDelay, c.Backoff, c.Latency, c.Jitter, links)
 	for _, d := range o.designs {
@@ -420,7 +421,7 @@ func (o *simOptions) shrinkReplay(w io.Writer, c sim.Config, rp *sim.Replay) (*s
 		return nil, false, err
 	}
 	small, tries := r.Shrink(rp.Schedule, fails)
-	fmt.Fprintf(w, "          shrunk: %d faults → %d in %d runs, still %s\n", len(rp.Schedule.Faults), len(small.Faults), tries, failureName(&rp.Result))
+	fmt.Fprintf(w, "          shrunk: %s → %d in %s, still %s\n", words.Count(len(rp.Schedule.Faults), "fault"), len(small.Faults), words.Count(tries, "run"), failureName(&rp.Result))
 	for _, f := range small.Faults {
 		if f.Kind == sim.FaultDrift {
 			fmt.Fprintf(w, "            always  %s\n", f)
@@ -452,6 +453,7 @@ func failureName(res *sim.Result) string {
 func simOne(e *env, o *simOptions) error {
 	c := o.config(o.designs[0])
 	var sched *sim.Schedule
+	var derived *bounds.Verdict // the derivation's verdict on --worst-case's property
 	faults := c.Faults
 	switch {
 	case o.worstCase != "":
@@ -468,6 +470,7 @@ func simOne(e *env, o *simOptions) error {
 			if v.Property != o.worstCase {
 				continue
 			}
+			derived = &v
 			safe := "unsafe: the slack is not positive"
 			if v.Safe {
 				safe = "safe"
@@ -530,7 +533,35 @@ func simOne(e *env, o *simOptions) error {
 	var d sim.DesignSummary
 	d.Design = c.Design
 	d.Add(&rp.Result)
+	if derived != nil {
+		return sayWorstCase(e, c.Design, *derived, rp.Result.Violated(derived.Property), d.Unexpected(faults))
+	}
 	return sayOneRun(e, d.Unexpected(faults), d.NotFound(faults))
+}
+
+// sayWorstCase ends a --worst-case run with what it shows beside the
+// derivation: a run within the bounds is not expected to violate what
+// they keep, so a safe worst case that held ends in a plain "held", not
+// in a list of violations the run did not show.
+func sayWorstCase(e *env, d impl.Design, v bounds.Verdict, violated bool, unexpected []string) error {
+	if len(unexpected) > 0 {
+		return sayVerdicts(e, unexpected, nil, false)
+	}
+	w := e.stdout
+	fenced := d.Mode() == impl.FenceAll || d.Mode() == impl.FenceCAS || d.Mode() == impl.FenceVersion || d.Mode() == impl.FenceSequencer
+	switch {
+	case v.Safe && !violated:
+		fmt.Fprintf(w, "\nHeld, as derived: these bounds keep %s in design %s (derived slack %v), as long as they hold.\n", v.Property, d, v.Slack)
+	case v.Safe && violated:
+		return failed("the worst case violated %s inside the derived boundary (slack %v): a contradiction of DESIGN.md's condition", v.Property, v.Slack)
+	case violated:
+		fmt.Fprintf(w, "\nViolated, as derived: these bounds do not keep %s in design %s (derived slack %v).\n", v.Property, d, v.Slack)
+	case fenced && v.Property == impl.NoLostUpdate:
+		fmt.Fprintf(w, "\nHeld: outside the derived boundary (slack %v) two clients believe at once, and design %s's fencing refuses the stale write.\n", v.Slack, d)
+	default:
+		fmt.Fprintf(w, "\nHeld, though outside the derived boundary (slack %v): the simulator cannot make every message leg instantaneous, so it falls short of the bound by up to a few milliseconds (README: the sweep).\n", v.Slack)
+	}
+	return nil
 }
 
 func simNPC(e *env, o *simOptions) error {
@@ -610,11 +641,11 @@ func sayVerdicts(e *env, unexpected, notFound []string, all bool) error {
 	}
 	switch {
 	case len(unexpected) > 0 && len(notFound) > 0:
-		return failed("%d unexpected verdicts, %d expected violations not found (see above)", len(unexpected), len(notFound))
+		return failed("%s, %s not found (see above)", words.Count(len(unexpected), "unexpected verdict"), words.Count(len(notFound), "expected violation"))
 	case len(unexpected) > 0:
-		return failed("%d unexpected verdicts (see above)", len(unexpected))
+		return failed("%s (see above)", words.Count(len(unexpected), "unexpected verdict"))
 	}
-	return failed("%d expected violations not found (see above)", len(notFound))
+	return failed("%s not found (see above)", words.Count(len(notFound), "expected violation"))
 }
 
 // sayOneRun prints how one run compares with DESIGN.md's table. One run

@@ -570,6 +570,15 @@ func TestSimWorstCase(t *testing.T) {
 			safe := strings.Contains(out, "(safe)")
 			assert.Equal(t, !tc.violated || tc.design == "all", safe || tc.design == "all", "the derived verdict: %s", out)
 			assert.Equal(t, tc.violated, strings.Contains(out, "✗ "+tc.property+" violated"), out)
+			// The last words say what the run showed beside the
+			// derivation, never a warning about what it did not show.
+			last := out[strings.LastIndex(strings.TrimSuffix(out, "\n"), "\n")+1:]
+			assert.NotContains(t, out, "none found", "a worst case is one run built for one property")
+			if tc.violated {
+				assert.Contains(t, last, "Violated, as derived")
+			} else {
+				assert.Regexp(t, `^Held`, last)
+			}
 		})
 	}
 	code, _, stderr := runCLI(t, "sim", "--design", "off", "--worst-case", "Safety", "--out", t.TempDir())

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/bounds"
+	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/sim"
 	"github.com/fencelab/fencelab/sweep"
 )
@@ -97,7 +98,7 @@ func runSweep(e *env, args []string) error {
 	if err != nil {
 		return badInput("%v", err)
 	}
-	fmt.Fprintf(e.stderr, "fencelab sweep: %d runs in %.1fs\n", s.Total(), time.Since(start).Seconds())
+	fmt.Fprintf(e.stderr, "fencelab sweep: %s in %.1fs\n", words.Count(s.Total(), "run"), time.Since(start).Seconds())
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return failed("output folder: %w", err)
 	}
@@ -109,7 +110,7 @@ func runSweep(e *env, args []string) error {
 		return failed("%w", err)
 	}
 	w := e.stdout
-	fmt.Fprintf(w, "fencelab sweep: %s × %s, %d × %d cells, designs %v, %d random runs per cell\n\n", x.Name, y.Name, x.Cells, y.Cells, *fencing, *runs)
+	fmt.Fprintf(w, "fencelab sweep: %s × %s, %d × %s, designs %v, %s per cell\n\n", x.Name, y.Name, x.Cells, words.Count(y.Cells, "cell"), *fencing, words.Count(*runs, "random run"))
 	for k, d := range designs {
 		for q, p := range bounds.Properties() {
 			var inside, outside, worstOut, randomOut int
@@ -138,7 +139,7 @@ func runSweep(e *env, args []string) error {
 		for _, d := range dis {
 			fmt.Fprintf(w, "  ✗ %s\n", d)
 		}
-		return failed("%d cells disagree with DESIGN.md's condition (see above)", len(dis))
+		return failed("DESIGN.md's condition and the sweep disagree in %s (see above)", words.Count(len(dis), "cell"))
 	}
 	fmt.Fprintln(w, "\nNo violation inside the boundary: the sweep agrees with DESIGN.md's condition.")
 	return nil

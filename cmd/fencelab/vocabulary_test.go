@@ -40,7 +40,7 @@ func TestFlagVocabulary(t *testing.T) {
 			if want, bad := forbidden[f]; bad {
 				t.Errorf("%s has --%s: the vocabulary's word is --%s", c.name, f, want)
 			}
-			kind := regexp.MustCompile(`(?m)^  -`+regexp.QuoteMeta(f)+`(?: (\S+))?$`).FindStringSubmatch(stdout)
+			kind := regexp.MustCompile(`(?m)^  -` + regexp.QuoteMeta(f) + `(?: (\S+))?$`).FindStringSubmatch(stdout)
 			require.NotNil(t, kind, "%s --%s", c.name, f)
 			if f == "design" || f == "max-drift" || f == "out" {
 				if prev, ok := kinds[f]; ok {
@@ -168,4 +168,22 @@ func TestSimZeroMeansZero(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "sim", "--design", "off", "--worst-case", "AtMostOneClientHoldLock", "--max-pause", "0", "--max-jump", "0", "--max-drift", "0", "--out", t.TempDir())
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "under ρ 0, J 0s, D 3.0031s, P 0s", "the worst case of the bounds given, zeros as zeros")
+}
+
+// TestNoOneThings runs commands whose counts are 1 (one client, one
+// section, one run) and finds no "1 <plural>" in what they print: every
+// count goes through words.Count.
+func TestNoOneThings(t *testing.T) {
+	plural := regexp.MustCompile(`(^|[^0-9.,])1 (clients|sections|runs|steps|faults|verdicts|cells|traces|models|retries|seeds)\b`)
+	for _, args := range [][]string{
+		{"sim", "--design", "off", "--clients", "1", "--sections", "1", "--runs", "1", "--faults", "none"},
+		{"sim", "--design", "off", "--worst-case", "NoLostUpdate", "--max-pause", "2s"},
+		{"sim", "--design", "off", "--replay", "3", "--sections", "1", "--clients", "2", "--shrink"},
+		{"sim", "--design", "off", "--runs", "1", "--sections", "1", "--npc"},
+	} {
+		code, stdout, stderr := runCLI(t, append(args, "--out", t.TempDir())...)
+		require.NotEqual(t, exitBadInput, code, "%v: %s", args, stderr)
+		assert.NotRegexp(t, plural, stdout, "%v", args)
+		assert.NotRegexp(t, plural, stderr, "%v", args)
+	}
 }
