@@ -39,6 +39,9 @@ type Violation struct {
 	Step        int           // the run's step (inputs handled, from 1) after which it failed; 0: it held
 	At          time.Duration // virtual time of that step
 	Explanation string
+	// Involved are the nodes the violation is about (impl.Breach's): the
+	// clients that believed at once, or whose writes collided.
+	Involved []impl.NodeID
 }
 
 // Result is the outcome of one run.
@@ -636,7 +639,7 @@ func (r *Runner) check(p int) {
 	if b == nil {
 		return
 	}
-	r.res.violations[p] = Violation{Step: r.res.Steps, At: time.Duration(r.now), Explanation: b.Explanation}
+	r.res.violations[p] = Violation{Step: r.res.Steps, At: time.Duration(r.now), Explanation: b.Explanation, Involved: b.Involved}
 	if r.rec == nil || r.recorded {
 		return
 	}

@@ -3,6 +3,8 @@ package sim
 import (
 	"slices"
 	"time"
+
+	"github.com/fencelab/fencelab/impl"
 )
 
 // MaxShrinkRuns bounds the runs one Shrink may take (a run of the default
@@ -36,8 +38,115 @@ func Stalls() Failure { return func(res *Result) bool { return res.Stall != "" }
 // per link and per client, not from one sequence). It returns the
 // shrunk schedule and the number of runs it took; if s does not fail, it
 // returns s unchanged.
+//
+// A fault on a client that takes no part in the violation (not one of the
+// shrunk run's Violation.Involved) tells a reader nothing and hides the
+// story: when the shrunk schedule keeps one (dropping it alone lost the
+// failure: it had lined up the others), Shrink starts again from s
+// without any fault on such clients, and keeps that shrink if it still
+// fails and involves every client it faults (refocus, up to maxRefocus
+// times within MaxShrinkRuns).
 func (r *Runner) Shrink(s *Schedule, fails Failure) (*Schedule, int) {
-	runs := 0
+	best, runs, ok := r.shrink(s, fails, 0)
+	if !ok {
+		return s, runs
+	}
+	from := s
+	for range maxRefocus {
+		out := r.Uninvolved(best)
+		if len(out) == 0 || runs >= MaxShrinkRuns {
+			break
+		}
+		c := from.Clone()
+		c.Faults = slices.DeleteFunc(c.Faults, func(f Fault) bool { return slices.Contains(out, f.Node) })
+		small, n, ok := r.shrink(c, fails, runs)
+		runs = n
+		if ok {
+			best, from = small, c
+			continue
+		}
+		// The failure needs what the fault did: try it on each client
+		// the violation involves (or on the service) instead, where it
+		// is part of the story, and shrink from there.
+		moved, n, ok := r.reassign(best, out, fails, runs)
+		runs = n
+		if !ok {
+			break
+		}
+		if best, runs, ok = r.shrink(moved, fails, runs); !ok {
+			break
+		}
+		from = moved
+	}
+	return best, runs
+}
+
+// reassign moves every fault of s on a client of out to a node the run's
+// violations involve, or to the service, trying them in order; it returns
+// the first schedule that still fails.
+func (r *Runner) reassign(s *Schedule, out []impl.NodeID, fails Failure, runs int) (*Schedule, int, bool) {
+	res := r.Run(s)
+	targets := []impl.NodeID{impl.ServiceNode}
+	for _, v := range res.violations {
+		for _, n := range v.Involved {
+			if !slices.Contains(targets, n) {
+				targets = append(targets, n)
+			}
+		}
+	}
+	c := s.Clone()
+	for i, f := range s.Faults {
+		if !slices.Contains(out, f.Node) {
+			continue
+		}
+		placed := false
+		for _, n := range targets {
+			if runs >= MaxShrinkRuns {
+				return s, runs, false
+			}
+			try := c.Clone()
+			try.Faults[i].Node = n
+			runs++
+			if res := r.Run(try); fails(&res) {
+				c, placed = try, true
+				break
+			}
+		}
+		if !placed {
+			return s, runs, false
+		}
+	}
+	c.Sort()
+	return c, runs, true
+}
+
+// maxRefocus bounds Shrink's fresh starts without uninvolved clients' faults.
+const maxRefocus = 3
+
+// Uninvolved are the clients s faults that take no part in its run's
+// violations (none for a run that violates nothing: a stall has no
+// involved clients to keep).
+func (r *Runner) Uninvolved(s *Schedule) []impl.NodeID {
+	res := r.Run(s)
+	var involved []impl.NodeID
+	for _, v := range res.violations {
+		involved = append(involved, v.Involved...)
+	}
+	if len(involved) == 0 {
+		return nil
+	}
+	var out []impl.NodeID
+	for _, f := range s.Faults {
+		if f.Node.IsClient() && !slices.Contains(involved, f.Node) && !slices.Contains(out, f.Node) {
+			out = append(out, f.Node)
+		}
+	}
+	return out
+}
+
+// shrink is Shrink's reductions from s, counting runs on from the given
+// number; ok is false when s does not fail (or the budget is spent first).
+func (r *Runner) shrink(s *Schedule, fails Failure, runs int) (*Schedule, int, bool) {
 	try := func(c *Schedule) bool {
 		if runs >= MaxShrinkRuns {
 			return false // out of budget: keep what has been found
@@ -47,7 +156,7 @@ func (r *Runner) Shrink(s *Schedule, fails Failure) (*Schedule, int) {
 		return fails(&res)
 	}
 	if !try(s) {
-		return s, runs
+		return s, runs, false
 	}
 	best := s.Clone()
 	for changed := true; changed; {
@@ -95,7 +204,7 @@ func (r *Runner) Shrink(s *Schedule, fails Failure) (*Schedule, int) {
 			}
 		}
 	}
-	return best, runs
+	return best, runs, true
 }
 
 // shrinkResolution is the precision of a shrunk duration; clock rates

@@ -363,13 +363,19 @@ func (o *simOptions) firstFailures(e *env, sum *sim.Summary) error {
 			fmt.Fprintf(w, "  %-7s no run failed\n", d.Design)
 			continue
 		}
-		seed := d.FirstFailing.Seed
 		c := o.config(d.Design)
+		seed, err := o.focusedSeed(c, d.FirstFailing.Seed)
+		if err != nil {
+			return err
+		}
 		whole, err := sim.NewReplay(c, sim.Generate(seed, c), o.porcupine)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "  %-7s seed %d: %s\n", d.Design, seed, failureName(&whole.Result))
+		if seed != d.FirstFailing.Seed {
+			fmt.Fprintf(w, "          (seed %d's shrunk run kept a fault on a client the violation does not involve)\n", d.FirstFailing.Seed)
+		}
 		fmt.Fprintf(w, "          replay: %s\n", o.replayCommand(d.Design, fmt.Sprintf("--replay %d", seed)))
 		rp := whole
 		if small, ok, err := o.shrinkReplay(w, c, whole); err != nil {
@@ -398,21 +404,61 @@ func designNames(ds []impl.Design) []string {
 	return names
 }
 
+// maxFocusSeeds bounds the failing seeds focusedSeed shrinks.
+const maxFocusSeeds = 5
+
+// focusedSeed is the first failing seed, from first on within the batch's
+// seeds, whose shrunk schedule faults only clients its violation involves
+// (sim.Runner.Shrink drops the others where it can; a few runs need what
+// such a fault did to another client's timing): at most maxFocusSeeds
+// failing seeds are shrunk, and first is kept when none is focused.
+func (o *simOptions) focusedSeed(c sim.Config, first uint64) (uint64, error) {
+	r, err := sim.NewRunner(c)
+	if err != nil {
+		return 0, err
+	}
+	end := o.seed + uint64(o.runs)
+	tried := 0
+	for seed := first; seed < end && tried < maxFocusSeeds; seed++ {
+		s := sim.Generate(seed, c)
+		res := r.Run(s)
+		fails := shrinkFailure(&res)
+		if fails == nil {
+			continue
+		}
+		tried++
+		small, _ := r.Shrink(s, fails)
+		if len(r.Uninvolved(small)) == 0 {
+			return seed, nil
+		}
+	}
+	return first, nil
+}
+
+// shrinkFailure is the failure a run's shrink keeps: its headline
+// property (with a fenced operation, when the run fenced one), else its
+// stall; nil for a run that neither violates nor stalls.
+func shrinkFailure(res *sim.Result) sim.Failure {
+	target := sim.Headline(res)
+	switch {
+	case target != "" && res.Fenced > 0:
+		// Keep what fencing did: the shrunk run still shows the resource
+		// rejecting a stale operation.
+		return sim.ViolatesFenced(target)
+	case target != "":
+		return sim.Violates(target)
+	case res.Stall != "":
+		return sim.Stalls()
+	}
+	return nil
+}
+
 // shrinkReplay shrinks a failing replay's schedule for its headline
 // failure, prints the shrunk faults, and returns the shrunk run retold;
 // ok is false when there is nothing to shrink.
 func (o *simOptions) shrinkReplay(w io.Writer, c sim.Config, rp *sim.Replay) (*sim.Replay, bool, error) {
-	var fails sim.Failure
-	switch {
-	case rp.Target != "" && rp.Result.Fenced > 0:
-		// Keep what fencing did: the shrunk run still shows the resource
-		// rejecting a stale operation.
-		fails = sim.ViolatesFenced(rp.Target)
-	case rp.Target != "":
-		fails = sim.Violates(rp.Target)
-	case rp.Result.Stall != "":
-		fails = sim.Stalls()
-	default:
+	fails := shrinkFailure(&rp.Result)
+	if fails == nil {
 		fmt.Fprintln(w, "          shrink: nothing to shrink, the run violates no property")
 		return nil, false, nil
 	}

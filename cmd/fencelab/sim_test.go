@@ -16,6 +16,7 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/testbuild"
+	"github.com/fencelab/fencelab/sim"
 )
 
 func TestSimBadInput(t *testing.T) {
@@ -604,4 +605,29 @@ func TestSimNodesOfEveryRow(t *testing.T) {
 	code, _, stderr = runCLI(t, "sim", "--design", "all", "--nodes", "3", "--runs", "2", "--out", filepath.Join(dir, "all"))
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "nodes must be 1 for design all")
+}
+
+// TestSimShrunkRunsFaultOnlyInvolvedClients: the first failing run of
+// design off (seed 1) shrinks to a schedule that keeps a clock step of
+// c2, a client its violation does not involve; sim then shows the next
+// failing seed whose shrunk schedule faults only the clients of its story,
+// and says why. The saved schedule is checked by the simulator itself.
+func TestSimShrunkRunsFaultOnlyInvolvedClients(t *testing.T) {
+	testbuild.SkipUnderRace(t)
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "sim", "--design", "off", "--runs", "20", "--out", out)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "(seed 1's shrunk run kept a fault on a client the violation does not involve)")
+	c := sim.DefaultConfig()
+	c.Design = impl.DesignNoFencing
+	f, err := os.Open(filepath.Join(out, "off", "schedule.json"))
+	require.NoError(t, err)
+	defer f.Close()
+	s, err := sim.ReadSchedule(f, c)
+	require.NoError(t, err)
+	r, err := sim.NewRunner(c)
+	require.NoError(t, err)
+	res := r.Run(s)
+	require.NotEmpty(t, sim.Headline(&res), "the saved schedule fails")
+	assert.Empty(t, r.Uninvolved(s), "faults: %v", s.Faults)
 }
