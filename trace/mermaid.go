@@ -39,7 +39,7 @@ func WriteMermaid(w io.Writer, t *Trace) error {
 				over = l.lanes[0]
 			}
 			if over != "" {
-				ew.printf("    Note over %s: %s\n", id(over), mermaidText(prefix+s.Action))
+				ew.printf("    Note over %s: %s\n", id(over), mermaidNote(prefix+s.Action))
 			}
 		}
 		for _, a := range sent {
@@ -58,12 +58,12 @@ func WriteMermaid(w io.Writer, t *Trace) error {
 			ew.printf("    %s%s%s: %s\n", id(a.From), arrow, id(a.To), mermaidText(label))
 		}
 		for _, n := range l.notes[s.Number] {
-			ew.printf("    Note over %s: %s\n", id(n.Lane), mermaidText(noteMark(n.Kind)+" "+n.Text))
+			ew.printf("    Note over %s: %s\n", id(n.Lane), mermaidNote(noteMark(n.Kind)+" "+n.Text))
 		}
 		if v := t.Violation; v != nil && v.Step == s.Number {
 			over := mermaidOver(l, v, s.Actor, id)
 			if over != "" {
-				ew.printf("    Note over %s: %s\n", over, mermaidText(ViolationLine(v)))
+				ew.printf("    Note over %s: %s\n", over, mermaidNote(ViolationLine(v)))
 			}
 		}
 	}
@@ -97,6 +97,63 @@ func mermaidOver(l *layout, v *Violation, actor string, id func(string) string) 
 		return id(l.lanes[0])
 	}
 	return ""
+}
+
+// Mermaid draws a note or a message label on one line as wide as its
+// text: a long one overflows the picture and pushes the lanes apart.
+// mermaidNote wraps it at word boundaries into lines of at most
+// mermaidWidth runes (a longer word is cut) joined by <br/>, at most
+// mermaidLines of them, the last ending in "…" when text is left out.
+const (
+	mermaidWidth = 64
+	mermaidLines = 6
+)
+
+// mermaidNote is s as a note or label: wrapped and bounded, each line
+// made safe by mermaidText.
+func mermaidNote(s string) string {
+	var lines []string
+	line := ""
+	cut := false
+	for _, word := range strings.Fields(s) {
+		for len([]rune(word)) > mermaidWidth {
+			r := []rune(word)
+			if line != "" {
+				lines, line = append(lines, line), ""
+			}
+			lines = append(lines, string(r[:mermaidWidth]))
+			word = string(r[mermaidWidth:])
+		}
+		switch {
+		case line == "":
+			line = word
+		case len([]rune(line))+1+len([]rune(word)) <= mermaidWidth:
+			line += " " + word
+		default:
+			lines, line = append(lines, line), word
+		}
+		if len(lines) > mermaidLines {
+			cut = true
+			break
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	if len(lines) > mermaidLines {
+		lines, cut = lines[:mermaidLines], true
+	}
+	if cut {
+		last := []rune(lines[len(lines)-1])
+		if len(last) >= mermaidWidth {
+			last = last[:mermaidWidth-1]
+		}
+		lines[len(lines)-1] = string(last) + "…"
+	}
+	for i, l := range lines {
+		lines[i] = mermaidText(l)
+	}
+	return strings.Join(lines, "<br/>")
 }
 
 // mermaidText makes user text safe in a Mermaid message or note: one line,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fencelab/fencelab/bounds"
+	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/report"
 )
 
@@ -50,10 +51,17 @@ func runBounds(e *env, args []string) error {
 	if len(rest) > 0 {
 		return badInput("unexpected argument %s", bounds.Quote(rest[0]))
 	}
+	b := bounds.Bounds{Drift: float64(*drift), Jump: *jump, Delay: *delay, Pause: *pause, TTL: *ttl, Margin: *margin, LockDelay: *lockDelay}
 	if !given(fs, "ttl") {
+		// The values given are judged first (with the longest TTL), then
+		// the missing one is asked for.
+		check := b
+		check.TTL = impl.MaxDuration
+		if err := check.Validate(); err != nil {
+			return badInput("%v", err)
+		}
 		return badInput("give the lease's --ttl (and the bounds you have: --max-drift, --max-jump, --max-pause, --max-delay, --margin, --lock-delay; each one not given is zero)")
 	}
-	b := bounds.Bounds{Drift: float64(*drift), Jump: *jump, Delay: *delay, Pause: *pause, TTL: *ttl, Margin: *margin, LockDelay: *lockDelay}
 	vs, err := bounds.Check(b)
 	if err != nil {
 		return badInput("%v", err)
