@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/conform"
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
@@ -152,6 +153,10 @@ func runConform(e *env, args []string) error {
 	var total, rejected, steps, failing int
 	var tlcTime time.Duration
 	var rendered []string
+	// Each group is a TLC run of seconds, the whole minutes; the table
+	// comes at the end (tabwriter), so progress says where it is.
+	step, stepsDone := newStepProgress(e, 0, "conform", "group")
+	defer stepsDone()
 	for _, src := range sources {
 		groups, err := src.groups()
 		if err != nil {
@@ -165,6 +170,7 @@ func runConform(e *env, args []string) error {
 			if err != nil {
 				return failed("%s, %s: %v", src.name, g.Config.Design, err)
 			}
+			step(fmt.Sprintf("%s %s, %s × %s", src.name, g.Config.Design, words.Count(g.Config.Clients, "client"), words.Count(g.Config.Sections, "section")))
 			acc, lost, exp, fail := 0, 0, 0, 0
 			var bad []conform.Verdict
 			for _, v := range run.Verdict {
@@ -221,7 +227,8 @@ func runConform(e *env, args []string) error {
 		return nil
 	}
 	fmt.Fprintln(e.stdout)
-	rs, err := replayCounterexamples(ctx, e.stdout, checker.TLC, *specs, *replayFrom)
+	stepsDone()
+	rs, err := replayCounterexamples(ctx, e, checker.TLC, *specs, *replayFrom)
 	if err != nil {
 		return err
 	}

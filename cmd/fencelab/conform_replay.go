@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,12 +26,15 @@ type replaySummary struct {
 // from from (a fencelab tlc --out folder), and its counterexample is
 // replayed in the Go actors (conform.ReplayModel). It prints one row per
 // model; a counterexample Go departs from is a failure.
-func replayCounterexamples(ctx context.Context, w io.Writer, runner *tlc.Runner, specs, from string) (replaySummary, error) {
+func replayCounterexamples(ctx context.Context, e *env, runner *tlc.Runner, specs, from string) (replaySummary, error) {
 	var sum replaySummary
+	w := e.stdout
 	m, err := tlc.LoadManifest(filepath.Join(specs, "models.json"))
 	if err != nil {
 		return sum, badInput("%v", err)
 	}
+	step, stepsDone := newStepProgress(e, 0, "conform replay", "model")
+	defer stepsDone()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "replayed in Go\tTLC steps\tthe Go system")
 	for _, mod := range m.Default() {
@@ -65,6 +67,7 @@ func replayCounterexamples(ctx context.Context, w io.Writer, runner *tlc.Runner,
 			output = res.Output
 		}
 		r, err := conform.ReplayModel(specs, mod, output)
+		step(mod.Name)
 		var re *conform.ReplayError
 		switch {
 		case errors.Is(err, conform.ErrNotGoSystem):

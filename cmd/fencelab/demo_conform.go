@@ -35,7 +35,8 @@ func (c designConformance) ok() bool { return c.rejected == 0 && c.departed == 0
 // against the spec with TLC, and replays in Go the counterexamples TLC
 // wrote under tlcOut for the models it checked (a model whose system Go
 // does not run is left out, as fencelab conform says).
-func demoConformance(ctx context.Context, runner *tlc.Runner, specs, tlcOut string, models []tlc.Model) (map[impl.Design]*designConformance, error) {
+// step is told each design as TLC has validated its walks (progress).
+func demoConformance(ctx context.Context, runner *tlc.Runner, specs, tlcOut string, models []tlc.Model, step func(string)) (map[impl.Design]*designConformance, error) {
 	out := map[impl.Design]*designConformance{}
 	k := &conform.Checker{TLC: runner, SpecsDir: specs}
 	// One TLC run per design, each a JVM that spends most of its time
@@ -53,6 +54,7 @@ func demoConformance(ctx context.Context, runner *tlc.Runner, specs, tlcOut stri
 			defer wg.Done()
 			defer func() { <-slots }()
 			checked[i], errs[i] = validateWalks(ctx, k, d)
+			step(d.String())
 		}()
 	}
 	wg.Wait()
@@ -124,7 +126,9 @@ func demoConformanceSection(e *env, specs, pin, tlcOut string, models []tlc.Mode
 		return nil, err
 	}
 	runner.Workers = "1"
-	got, err := demoConformance(ctx, runner, specs, tlcOut, models)
+	step, stepsDone := newStepProgress(e, len(conform.Designs()), "conformance", "design")
+	got, err := demoConformance(ctx, runner, specs, tlcOut, models, step)
+	stepsDone()
 	if ctx.Err() != nil {
 		return nil, stopped(ctx)
 	}

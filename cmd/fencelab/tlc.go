@@ -250,6 +250,8 @@ func checkModels(ctx context.Context, e *env, runner *tlc.Runner, specs, outDir 
 		ready[i] = make(chan struct{})
 	}
 	slots := make(chan struct{}, modelsAtOnce())
+	step, stepsDone := newStepProgress(e, len(models), "tlc", "model")
+	defer stepsDone()
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { // starts each model when a slot is free, in manifest order
@@ -263,14 +265,12 @@ func checkModels(ctx context.Context, e *env, runner *tlc.Runner, specs, outDir 
 				}
 				return
 			}
-			if e.terminal {
-				fmt.Fprintf(e.stderr, "  running %s …\n", m.Name)
-			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				defer func() { <-slots; close(ready[i]) }()
 				results[i].row = runModel(ctx, &results[i].out, runner, specs, outDir, m, stale[m.Spec], untranslated[m.Spec], show(m))
+				step(m.Name)
 			}()
 		}
 	}()
