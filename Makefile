@@ -4,7 +4,7 @@ FENCELAB := $(GO) run ./cmd/fencelab
 OUT      ?= out
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test fmt-check vet generate tlc conform explore sim sim-long bench readme fixtures clean
+.PHONY: help install demo test browser-deps fmt-check vet generate tlc conform explore sim sim-long bench readme fixtures clean
 
 help: ## print the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -56,6 +56,13 @@ test: fmt-check vet ## gofmt check, go vet, go test -race ./... then go test -sh
 	$(GO) test -short ./...; short=$$?; \
 	echo; if [ -s $$summary ]; then sort $$summary; else echo "TLC-backed checks: no summary (the tlc and cmd/fencelab tests did not run)"; fi; \
 	rm -f $$summary; if [ $$race -ne 0 ]; then exit $$race; fi; exit $$short
+
+# The browser tests (cmd/fencelab TestPagesInABrowser) open every HTML
+# page and SVG picture fencelab writes in headless Chromium; without it
+# they skip, counted ("Browser checks in cmd/fencelab: 0 ran, 2 skipped").
+# CI runs this target before make test (it installs as root).
+browser-deps: ## install headless Chromium (Debian's chromium) for the browser tests of the pages and pictures
+	apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
 
 fmt-check: ## fail if any Go file is not gofmt-ed
 	@files=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -1,7 +1,9 @@
 package linearizability
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
+	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/verdict"
 )
 
@@ -38,10 +41,78 @@ func (r Result) WriteHTML(w io.Writer, annotations []Annotation) error {
 		notes = append(notes, note)
 	}
 	info.AddAnnotations(notes)
-	if err := porcupine.Visualize(r.model, info, w); err != nil {
+	var page bytes.Buffer
+	if err := porcupine.Visualize(r.model, info, &page); err != nil {
 		return fmt.Errorf("linearizability: writing the visualization: %w", err)
 	}
-	return nil
+	out, err := withPageScript(page.Bytes(), r.clientNames())
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(out)
+	return err
+}
+
+// clientNames are the names of the history's clients by Porcupine's
+// ClientId, as the bars and traces name them: c1 for client 0.
+func (r Result) clientNames() []string {
+	n := 0
+	for _, op := range r.ops {
+		n = max(n, op.ClientId+1)
+	}
+	names := make([]string, n)
+	for i := range names {
+		names[i] = impl.ClientNode(i).String()
+	}
+	return names
+}
+
+// renderCall is where Porcupine's page draws itself; pageScript runs
+// after it.
+const renderCall = "render(data)"
+
+// pageScript labels the clients' rows as the bars and traces do (c1, c2 for
+// Porcupine's 0, 1: the row labels that are a client's number become its
+// name) and opens the page at the first violation: it follows Porcupine's
+// own "jump to first error" link (which selects the failing partial
+// linearization) and brings the first invalid linearization point into
+// view at once, where the link scrolls smoothly.
+const pageScript = `
+      ;(function () {
+        const names = %s
+        for (const text of document.querySelectorAll('#canvas svg > g > text')) {
+          const i = Number(text.textContent)
+          if (text.textContent !== '' && String(i) === text.textContent && i >= 0 && i < names.length) {
+            text.textContent = names[i]
+          }
+        }
+        const jump = document.querySelector('#jump-link')
+        if (jump && !jump.classList.contains('inactive')) {
+          jump.dispatchEvent(new MouseEvent('click'))
+          const first = [...document.querySelectorAll('.linearization-invalid')]
+            .filter((el) => !el.parentElement.classList.contains('hidden'))
+            .sort((a, b) => a.getBBox().x - b.getBBox().x)[0]
+          if (first) {
+            first.scrollIntoView({block: 'center', inline: 'center'})
+          }
+        }
+      })()
+`
+
+// withPageScript is Porcupine's page with pageScript after its render call.
+func withPageScript(page []byte, names []string) ([]byte, error) {
+	at := bytes.LastIndex(page, []byte(renderCall))
+	if at < 0 {
+		return nil, errors.New("linearizability: Porcupine's page has no render call to follow")
+	}
+	js, err := json.Marshal(names)
+	if err != nil {
+		return nil, err
+	}
+	at += len(renderCall)
+	out := slices.Clone(page[:at])
+	out = fmt.Appendf(out, pageScript, js)
+	return append(out, page[at:]...), nil
 }
 
 // canonicalize orders the partial linearizations of each partition. Porcupine

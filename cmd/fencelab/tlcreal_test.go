@@ -49,6 +49,7 @@ func requireTLC(t *testing.T) {
 func TestMain(m *testing.M) {
 	code := m.Run()
 	tlcChecks.Report("cmd/fencelab")
+	browserChecks.Report("cmd/fencelab")
 	os.Exit(code)
 }
 

@@ -10,8 +10,10 @@ import (
 	"sync"
 )
 
-// Counter counts one package's TLC-backed checks. The zero value is ready.
+// Counter counts one package's TLC-backed checks. The zero value is ready;
+// What names other checks counted the same way ("Browser checks").
 type Counter struct {
+	What         string // the checks counted; "" is "TLC-backed checks"
 	mu           sync.Mutex
 	ran, skipped int
 	why          string
@@ -40,7 +42,11 @@ func (c *Counter) Skipped(why string) {
 func (c *Counter) Line(pkg string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	line := fmt.Sprintf("TLC-backed checks in %s: %d ran, %d skipped", pkg, c.ran, c.skipped)
+	what := c.What
+	if what == "" {
+		what = "TLC-backed checks"
+	}
+	line := fmt.Sprintf("%s in %s: %d ran, %d skipped", what, pkg, c.ran, c.skipped)
 	if c.skipped > 0 {
 		line += " (" + c.why + ")"
 	}

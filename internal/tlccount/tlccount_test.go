@@ -25,3 +25,9 @@ func TestCounter(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "TLC-backed checks in p: 1 ran, 2 skipped (no jar)\nTLC-backed checks in q: 1 ran, 2 skipped (no jar)\n", string(data))
 }
+
+func TestCounterOfOtherChecks(t *testing.T) {
+	c := Counter{What: "Browser checks"}
+	c.Skipped("no chromium on PATH: apt-get install -y chromium")
+	assert.Equal(t, "Browser checks in p: 0 ran, 1 skipped (no chromium on PATH: apt-get install -y chromium)", c.Line("p"))
+}
