@@ -90,6 +90,7 @@ func TestPagesInABrowser(t *testing.T) {
 	}
 	for _, p := range pages {
 		t.Run(filepath.Base(filepath.Dir(p.path))+"/"+filepath.Base(p.path), func(t *testing.T) {
+			t.Parallel() // one Chromium each, two at a time on two cores
 			_, err := os.Stat(p.path)
 			require.NoError(t, err)
 			rep := browsertest.Open(t, bin, p.path, p.check, p.overlaps)

@@ -21,7 +21,8 @@ import (
 // rate, taken over the first chunk of runs alone, read millions of runs
 // per second). Of steps (slow, few: TLC models, conformance groups): a line
 // per step, at most one every progressStepGap, naming the step, and the
-// last step's line whatever the gap.
+// last step's line whatever the gap, after the first progressQuiet (a
+// stage that ends sooner prints none).
 type progress struct {
 	mu    sync.Mutex
 	w     io.Writer
@@ -94,7 +95,7 @@ func (p *progress) step(name string) {
 		return
 	}
 	t := p.now()
-	if p.printed > 0 && t.Sub(p.last) < progressStepGap && p.done != p.total {
+	if t.Sub(p.start) < progressQuiet || (p.printed > 0 && t.Sub(p.last) < progressStepGap && p.done != p.total) {
 		return
 	}
 	p.printStep(t)
@@ -166,7 +167,7 @@ func (p *progress) finish() {
 		_ = p.bar.Finish()
 		return
 	}
-	if p.steps && p.done > p.printed {
+	if p.steps && p.printed > 0 && p.done > p.printed {
 		// The steps the gap held back: the stage's last line says them.
 		p.printStep(p.now())
 	}

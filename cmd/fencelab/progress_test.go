@@ -27,8 +27,8 @@ func TestStepProgressOnAPipe(t *testing.T) {
 	}
 	p.finish()
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-	assert.Equal(t, "tlc: 1 of 40 models (2%), 0s; last: ModelA", lines[0], "the first step is said at once")
-	assert.Len(t, lines, 1+30, "the first line, none more in the first second, then one per step")
+	assert.Equal(t, "tlc: 10 of 40 models (25%), 1s; last: ModelJ", lines[0], "nothing in the first second")
+	assert.Len(t, lines, 1+30, "the first line after a second, then one per step (two seconds apart)")
 	assert.Equal(t, "tlc: 40 of 40 models (100%), 61s; last: ModelN", lines[len(lines)-1])
 	for _, l := range lines {
 		assert.Regexp(t, `^tlc: [0-9]+ of 40 models \([0-9]+%\), [0-9]+s; last: Model[A-Z]$`, l)
@@ -37,10 +37,16 @@ func TestStepProgressOnAPipe(t *testing.T) {
 	b.Reset()
 	p = newStepProgressTo(&b, false, 0, "conform", "group", func() time.Time { return clock })
 	p.step("walk off, 2 clients × 1 section")
+	p.finish()
+	assert.Empty(t, b.String(), "a stage that ends within a second says nothing")
+	start := clock
+	p = newStepProgressTo(&b, false, 0, "conform", "group", func() time.Time { return clock })
+	clock = start.Add(1500 * time.Millisecond)
+	p.step("walk off, 2 clients × 1 section")
 	clock = clock.Add(100 * time.Millisecond)
 	p.step("walk off, 2 clients × 2 sections")
 	p.finish()
-	assert.Equal(t, "conform: 1 group, 0s; last: walk off, 2 clients × 1 section\nconform: 2 groups, 0s; last: walk off, 2 clients × 2 sections\n", b.String(),
+	assert.Equal(t, "conform: 1 group, 2s; last: walk off, 2 clients × 1 section\nconform: 2 groups, 2s; last: walk off, 2 clients × 2 sections\n", b.String(),
 		"the held-back step is said by finish")
 }
 
