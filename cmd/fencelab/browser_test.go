@@ -67,8 +67,14 @@ func TestPagesInABrowser(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	code, _, stderr = runCLI(t, "explore", "--design", "none", "--clients", "2", "--out", exploreOut)
 	require.Equal(t, exitOK, code, stderr)
-	code, _, stderr = runCLI(t, "sweep", "--grid", "pause:0..400ms/2,lock-delay:0..800ms/2", "--runs", "2", "--design", "off,all,renewal", "--out", sweepOut)
-	require.Contains(t, []int{exitOK, exitFailure}, code, stderr)
+	// The smallest grids (1×1, 1×2, 2×2), where titles, labels and the
+	// legend are widest beside the cells.
+	grids := map[string]string{"1x1": "pause:100ms..100ms/1,lock-delay:0..0/1", "1x2": "pause:100ms..100ms/1,lock-delay:0..800ms/2",
+		"2x2": "pause:0..400ms/2,lock-delay:0..800ms/2"}
+	for name, grid := range grids {
+		code, _, stderr = runCLI(t, "sweep", "--grid", grid, "--runs", "1", "--design", "off,all,renewal", "--out", filepath.Join(sweepOut, name))
+		require.Contains(t, []int{exitOK, exitFailure}, code, stderr)
+	}
 	tracePage := filepath.Join(dir, "walkthrough.html")
 	code, _, stderr = runCLI(t, "trace", walkthroughFixture, "--format", "html", "--out", tracePage)
 	require.Equal(t, exitOK, code, stderr)
@@ -85,7 +91,9 @@ func TestPagesInABrowser(t *testing.T) {
 		{filepath.Join(simOut, "off", "trace.html"), traceCheck, false},
 		{explorePages[0], traceCheck, false},
 		{tracePage, traceCheck, false},
-		{filepath.Join(sweepOut, "sweep.svg"), "", true},
+		{filepath.Join(sweepOut, "1x1", "sweep.svg"), "", true},
+		{filepath.Join(sweepOut, "1x2", "sweep.svg"), "", true},
+		{filepath.Join(sweepOut, "2x2", "sweep.svg"), "", true},
 		{"../../docs/img/sweep/sweep.svg", "", true},
 	}
 	for _, p := range pages {
