@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/words"
 )
 
 // Names of the explorer's witnesses.
@@ -147,9 +148,9 @@ func (w Witness) Contradicts() bool { return w.Reached && w.Unreachable != "" }
 func (w Witness) String() string {
 	switch {
 	case w.Contradicts():
-		return fmt.Sprintf("reached (shortest %d steps), expected unreachable", w.Steps())
+		return fmt.Sprintf("reached (shortest %s), expected unreachable", words.Count(w.Steps(), "step"))
 	case w.Reached:
-		return fmt.Sprintf("reached (shortest %d steps)", w.Steps())
+		return fmt.Sprintf("reached (shortest %s)", words.Count(w.Steps(), "step"))
 	case w.Complete && w.Unreachable != "":
 		return "not reached, as expected"
 	case w.Complete:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/trace"
 	"github.com/fencelab/fencelab/verdict"
 )
@@ -62,9 +63,9 @@ func exploreText(v verdict.Verdict) string {
 	case v.Property == explore.Deadlock && v.Status == verdict.Holds:
 		return "none"
 	case v.Property == explore.Deadlock && v.Status == verdict.Violated:
-		return fmt.Sprintf("found (%d steps)", v.Steps())
+		return fmt.Sprintf("found (%s)", words.Count(v.Steps(), "step"))
 	case v.Status == verdict.Violated:
-		return fmt.Sprintf("violated (%d steps)", v.Steps())
+		return fmt.Sprintf("violated (%s)", words.Count(v.Steps(), "step"))
 	}
 	return v.Status.String()
 }

@@ -196,7 +196,7 @@ func tlcCell(rs []Reached, vs []verdict.Verdict, want verdict.Status) cell {
 			return cell{text: "✗ " + rs[i].Mismatch, checked: true}
 		}
 		if v.Status == verdict.Violated {
-			figures = append(figures, fmt.Sprintf("%d steps", v.Steps()))
+			figures = append(figures, words.Count(v.Steps(), "step"))
 		}
 		if got != verdict.NotChecked && got != v.Status {
 			return cell{text: "✗ models disagree", checked: true}
@@ -213,7 +213,7 @@ func tlcCell(rs []Reached, vs []verdict.Verdict, want verdict.Status) cell {
 	if got == verdict.Holds {
 		// Several models (with and without symmetry, with liveness) check
 		// it: say how many, and the largest state space.
-		figures = []string{fmt.Sprintf("%d models, up to %s states", len(vs), thousands(int(most)))}
+		figures = []string{fmt.Sprintf("%s, up to %s", words.Count(len(vs), "model"), words.Count(int(most), "state"))}
 		if len(vs) == 1 {
 			figures = []string{fmt.Sprintf("1 model, %s states", thousands(int(most)))}
 		}
@@ -231,7 +231,7 @@ func explorerCell(rs []Reached, vs []verdict.Verdict, want verdict.Status) cell 
 		sizes = append(sizes, rs[i].Clients)
 		switch v.Status {
 		case verdict.Violated:
-			figures = append(figures, fmt.Sprintf("%d steps", v.Steps()))
+			figures = append(figures, words.Count(v.Steps(), "step"))
 		case verdict.Holds:
 			figures = append(figures, v.Covered)
 		default:

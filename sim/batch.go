@@ -114,7 +114,7 @@ func (d *DesignSummary) Verdicts() verdict.Set {
 		case illegal > 0:
 			v.Status = verdict.Violated
 		case unknown > 0:
-			v.Status, v.Detail = verdict.Unknown, fmt.Sprintf("Porcupine timed out in %d runs", unknown)
+			v.Status, v.Detail = verdict.Unknown, fmt.Sprintf("Porcupine timed out in %s", words.Count(unknown, "run"))
 		case d.Committed == 0:
 			v.Status, v.Detail = verdict.Unknown, NoneCommitted
 		default:
@@ -258,10 +258,10 @@ func (d *DesignSummary) Unexpected(faults FaultKinds) []string {
 	// the register model specifies: its illegal histories are the row's
 	// point, told by TokenIsMonotonical and NoLostUpdate.
 	if d.RegisterIllegal > 0 && !d.Design.NonAtomic() {
-		out = append(out, fmt.Sprintf("%s: the resource broke its fencing rule (register history illegal) in %d runs (first seed %s)", d.Design, d.RegisterIllegal, d.FirstRegisterIllegal))
+		out = append(out, fmt.Sprintf("%s: the resource broke its fencing rule (register history illegal) in %s (first seed %s)", d.Design, words.Count(d.RegisterIllegal, "run"), d.FirstRegisterIllegal))
 	}
 	if d.Disagree > 0 {
-		out = append(out, fmt.Sprintf("%s: Porcupine and NoLostUpdate disagree in %d runs (first seed %s)", d.Design, d.Disagree, d.FirstDisagree))
+		out = append(out, fmt.Sprintf("%s: Porcupine and NoLostUpdate disagree in %s (first seed %s)", d.Design, words.Count(d.Disagree, "run"), d.FirstDisagree))
 	}
 	return out
 }

@@ -45,6 +45,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/words"
 )
 
 // FaultKinds is a set of the three NPC fault classes, as --faults names them.
@@ -291,7 +292,7 @@ func (s *Schedule) Validate(c Config) error {
 	for i, f := range s.Faults {
 		where := fmt.Sprintf("fault %d (%s)", i+1, f.Kind)
 		if f.Node.IsClient() && f.Node.ClientIndex() >= c.Clients {
-			return fmt.Errorf("%s: node %s does not exist with %d clients", where, f.Node, c.Clients)
+			return fmt.Errorf("%s: node %s does not exist with %s", where, f.Node, words.Count(c.Clients, "client"))
 		}
 		if f.Node.IsLockNode() && f.Node.LockIndex() >= c.LockNodes() {
 			return fmt.Errorf("%s: node %s does not exist with %d lock nodes", where, f.Node, c.LockNodes())

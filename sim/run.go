@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/linearizability"
 	"github.com/fencelab/fencelab/trace"
 	"github.com/fencelab/fencelab/trace/steptrace"
@@ -311,7 +312,7 @@ func (r *Runner) runOn(sys *impl.System, s *Schedule) {
 			at, stale := r.q.staleLeft()
 			switch {
 			case stale && r.res.Steps >= r.cfg.MaxSteps:
-				r.res.Stall = fmt.Sprintf("%d steps without every client finishing", r.res.Steps)
+				r.res.Stall = fmt.Sprintf("%s without every client finishing", words.Count(r.res.Steps, "step"))
 			case stale && at-r.lastProgress > stallAfter:
 				r.now = satAdd(r.lastProgress, stallAfter)
 				r.res.Stall = fmt.Sprintf("no progress for %v (since %v)", r.stall, time.Duration(r.lastProgress))
@@ -319,12 +320,12 @@ func (r *Runner) runOn(sys *impl.System, s *Schedule) {
 				if stale {
 					r.now = at
 				}
-				r.res.Stall = fmt.Sprintf("no events left at %v with %d of %d clients unfinished", time.Duration(r.now), r.cfg.Clients-r.finished, r.cfg.Clients)
+				r.res.Stall = fmt.Sprintf("no events left at %v with %d of %s unfinished", time.Duration(r.now), r.cfg.Clients-r.finished, words.Count(r.cfg.Clients, "client"))
 			}
 			break
 		}
 		if r.res.Steps >= r.cfg.MaxSteps {
-			r.res.Stall = fmt.Sprintf("%d steps without every client finishing", r.res.Steps)
+			r.res.Stall = fmt.Sprintf("%s without every client finishing", words.Count(r.res.Steps, "step"))
 			break
 		}
 		e, timer := r.q.pop()

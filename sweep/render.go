@@ -12,6 +12,7 @@ import (
 
 	"github.com/fencelab/fencelab/bounds"
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/words"
 )
 
 // WriteCSV writes one row per cell and design: the cell's two bounds, then
@@ -333,8 +334,8 @@ func fixedBounds(s *Sweep) string {
 	add("jump", b.Jump.String())
 	add("pause", b.Pause.String())
 	add("delay", b.Delay.String())
-	return fmt.Sprintf("%s; %d random runs per cell (%d clients × %d sections), seeds %d–%d", strings.Join(parts, ", "),
-		s.Runs, s.Config.Clients, s.Config.Sections, s.Seed, s.Seed+uint64(max(s.Runs, 1))-1)
+	return fmt.Sprintf("%s; %s per cell (%s × %s), seeds %d–%d", strings.Join(parts, ", "),
+		words.Count(s.Runs, "random run"), words.Count(s.Config.Clients, "client"), words.Count(s.Config.Sections, "section"), s.Seed, s.Seed+uint64(max(s.Runs, 1))-1)
 }
 
 func tooltip(s *Sweep, c *Cell, o Outcome) string {

@@ -211,7 +211,7 @@ func runConform(e *env, args []string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "\n%d traces, %d steps, %d of them failing runs; TLC %s in all", total, steps, failing, tlcTime.Round(10*time.Millisecond))
+	fmt.Fprintf(e.stdout, "\n%s, %s, %d of them failing runs; TLC %s in all", words.Count(total, "trace"), words.Count(steps, "step"), failing, tlcTime.Round(10*time.Millisecond))
 	if total > 0 {
 		fmt.Fprintf(e.stdout, " (%s per trace)", (tlcTime / time.Duration(total)).Round(time.Microsecond))
 	}
@@ -220,10 +220,10 @@ func runConform(e *env, args []string) error {
 		for _, d := range rendered {
 			fmt.Fprintf(e.stdout, "rejection rendered in %s\n", d)
 		}
-		return failed("%d of %d traces rejected by the specs", rejected, total)
+		return failed("%d of %s rejected by the specs", rejected, words.Count(total, "trace"))
 	}
 	if !*replay {
-		fmt.Fprintf(e.stdout, "conformance: all %d traces accepted by the specs\n", total)
+		fmt.Fprintf(e.stdout, "conformance: all %s accepted by the specs\n", words.Count(total, "trace"))
 		return nil
 	}
 	fmt.Fprintln(e.stdout)
@@ -236,7 +236,7 @@ func runConform(e *env, args []string) error {
 	if rs.failed > 0 {
 		return failed("%d TLC counterexamples depart from the Go system", rs.failed)
 	}
-	fmt.Fprintf(e.stdout, "conformance: all %d traces accepted by the specs; all %d counterexamples replayed in Go\n", total, rs.replayed)
+	fmt.Fprintf(e.stdout, "conformance: all %s accepted by the specs; all %s replayed in Go\n", words.Count(total, "trace"), words.Count(rs.replayed, "counterexample"))
 	return nil
 }
 

@@ -262,7 +262,7 @@ func demoSimulate(e *env, o *simOptions) ([]report.Reached, error) {
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(w, "\nThe NPC table — each fault kind alone, %d runs per cell:\n\n", o.runs)
+	fmt.Fprintf(w, "\nThe NPC table — each fault kind alone, %s per cell:\n\n", words.Count(o.runs, "run"))
 	if err := report.NPCTable(w, singles); err != nil {
 		return nil, err
 	}
@@ -271,7 +271,7 @@ func demoSimulate(e *env, o *simOptions) ([]report.Reached, error) {
 		return nil, err
 	}
 	runs, _, _ := none.Totals()
-	fmt.Fprintf(w, "\nWithout faults: %s in %d runs (%d per design).\n", noFaultOutcome(none), runs, o.runs)
+	fmt.Fprintf(w, "\nWithout faults: %s in %s (%d per design).\n", noFaultOutcome(none), words.Count(runs, "run"), o.runs)
 	return append(report.Simulated(faults), report.Simulated(none)...), nil
 }
 
@@ -337,7 +337,7 @@ func tlcMismatches(rows []tlc.Outcome) error {
 		}
 	}
 	if len(bad) > 0 {
-		return failed("%d TLC model(s) differ from the manifest: %s", len(bad), strings.Join(bad, "; "))
+		return failed("the manifest differs in %s: %s", words.Count(len(bad), "TLC model"), strings.Join(bad, "; "))
 	}
 	return nil
 }

@@ -107,7 +107,7 @@ func TestDemoFailsOnAnyTLCMismatch(t *testing.T) {
 	var ee *exitError
 	require.ErrorAs(t, err, &ee)
 	assert.Equal(t, exitFailure, ee.code)
-	assert.Contains(t, err.Error(), "2 TLC model(s) differ from the manifest")
+	assert.Contains(t, err.Error(), "the manifest differs in 2 TLC models")
 	assert.Contains(t, err.Error(), "DistLockFencing_all_2c_Witness (expected invariant NotEveryClientCommits, got ok)")
 	assert.Contains(t, err.Error(), "DistLock_2c_2s_EveryClientCommits")
 	assert.NotContains(t, err.Error(), "AtMostOneClientHoldLock")

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/report"
 	"github.com/fencelab/fencelab/tlc"
 	"github.com/fencelab/fencelab/trace"
@@ -94,9 +95,9 @@ func runTLC(e *env, args []string) error {
 		}
 	}
 	if len(bad) > 0 {
-		return failed("%d of %d model(s) differ from the manifest: %s", len(bad), len(rows), strings.Join(bad, "; "))
+		return failed("%d of %s differ from the manifest: %s", len(bad), words.Count(len(rows), "model"), strings.Join(bad, "; "))
 	}
-	fmt.Fprintf(e.stdout, "\nall %d model(s) match the manifest; outputs in %s\n", len(rows), *outDir)
+	fmt.Fprintf(e.stdout, "\nall %s match the manifest; outputs in %s\n", words.Count(len(rows), "model"), *outDir)
 	return nil
 }
 
@@ -225,7 +226,7 @@ func newTLCRunner(ctx context.Context, e *env, pin string, timeout time.Duration
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(e.stderr, "fencelab tlc: %s (from %s), %d model(s)\n", jar.Path, jar.Source, models)
+	fmt.Fprintf(e.stderr, "fencelab tlc: %s (from %s), %s\n", jar.Path, jar.Source, words.Count(models, "model"))
 	return &tlc.Runner{Java: java, Jar: jar.Path, Workers: "auto", Timeout: timeout, Classes: tlc.DefaultClassArchive()}, nil
 }
 

@@ -174,12 +174,13 @@ func TestSimZeroMeansZero(t *testing.T) {
 // section, one run) and finds no "1 <plural>" in what they print: every
 // count goes through words.Count.
 func TestNoOneThings(t *testing.T) {
-	plural := regexp.MustCompile(`(^|[^0-9.,])1 (clients|sections|runs|steps|faults|verdicts|cells|traces|models|retries|seeds)\b`)
+	plural := regexp.MustCompile(`(^|[^0-9.,])1 ([a-zA-Z]+ )?(clients|sections|runs|steps|faults|verdicts|cells|traces|models|retries|seeds|states)\b`)
 	for _, args := range [][]string{
 		{"sim", "--design", "off", "--clients", "1", "--sections", "1", "--runs", "1", "--faults", "none"},
 		{"sim", "--design", "off", "--worst-case", "NoLostUpdate", "--max-pause", "2s"},
 		{"sim", "--design", "off", "--replay", "3", "--sections", "1", "--clients", "2", "--shrink"},
 		{"sim", "--design", "off", "--runs", "1", "--sections", "1", "--npc"},
+		{"sweep", "--grid", "pause:100ms..100ms/1,lock-delay:0..0/1", "--runs", "1", "--sections", "1", "--design", "off"},
 	} {
 		code, stdout, stderr := runCLI(t, append(args, "--out", t.TempDir())...)
 		require.NotEqual(t, exitBadInput, code, "%v: %s", args, stderr)

@@ -19,15 +19,15 @@ func Count(n int, noun string) string {
 // English spelling for the nouns fencelab counts: a consonant's y becomes
 // ies (retry, retries; property, properties), s, x, ch and sh take es,
 // anything else takes s; a noun of several words takes the plural on its
-// first word ("model expected to hold" → "models expected to hold").
+// last word ("random run" → "random runs", "TLC model" → "TLC models").
 func Noun(n int, noun string) string {
 	if n == 1 || n == -1 {
 		return noun
 	}
-	head, rest, _ := strings.Cut(noun, " ")
-	if rest != "" {
-		return Noun(n, head) + " " + rest
+	if i := strings.LastIndexByte(noun, ' '); i >= 0 {
+		return noun[:i+1] + Noun(n, noun[i+1:])
 	}
+	head := noun
 	switch {
 	case head == "":
 		return head
