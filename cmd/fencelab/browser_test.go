@@ -65,6 +65,9 @@ func TestPagesInABrowser(t *testing.T) {
 	simOut, exploreOut, sweepOut := filepath.Join(dir, "sim"), filepath.Join(dir, "explore"), filepath.Join(dir, "sweep")
 	code, _, stderr := runCLI(t, "sim", "--design", "off", "--runs", "20", "--out", simOut)
 	require.Equal(t, exitOK, code, stderr)
+	// A run that holds: a linearizable history, nothing to jump to.
+	code, _, stderr = runCLI(t, "sim", "--design", "all", "--faults", "none", "--replay", "1", "--out", filepath.Join(dir, "sim-holds"))
+	require.Equal(t, exitOK, code, stderr)
 	code, _, stderr = runCLI(t, "explore", "--design", "none", "--clients", "2", "--out", exploreOut)
 	require.Equal(t, exitOK, code, stderr)
 	// The smallest grids (1×1, 1×2, 2×2), where titles, labels and the
@@ -89,6 +92,7 @@ func TestPagesInABrowser(t *testing.T) {
 	pages := []page{
 		{filepath.Join(simOut, "off", "porcupine.html"), porcupineCheck, false},
 		{filepath.Join(simOut, "off", "trace.html"), traceCheck, false},
+		{filepath.Join(dir, "sim-holds", "all", "porcupine.html"), porcupineCheck, false},
 		{explorePages[0], traceCheck, false},
 		{tracePage, traceCheck, false},
 		{filepath.Join(sweepOut, "1x1", "sweep.svg"), "", true},
@@ -106,8 +110,18 @@ func TestPagesInABrowser(t *testing.T) {
 			assert.Empty(t, rep.Outside, "drawn outside the canvas")
 			assert.Empty(t, rep.Overlaps, "overlapping texts")
 			assert.Positive(t, rep.Texts, "the page drew its picture")
-			switch p.check {
-			case porcupineCheck:
+			holds := strings.Contains(p.path, "sim-holds")
+			switch {
+			case p.check == porcupineCheck && holds:
+				var c struct {
+					Labels  []string
+					Invalid int
+				}
+				require.NoError(t, json.Unmarshal(rep.Check, &c))
+				assert.Contains(t, c.Labels, "c1")
+				assert.NotContains(t, c.Labels, "0")
+				assert.Zero(t, c.Invalid, "a linearizable history has no invalid point")
+			case p.check == porcupineCheck:
 				var c struct {
 					Labels   []string
 					Invalid  int
@@ -119,7 +133,7 @@ func TestPagesInABrowser(t *testing.T) {
 				assert.NotContains(t, c.Labels, "0", "rows named as the bars do, not Porcupine's numbers")
 				assert.Positive(t, c.Invalid, "the run's history is not linearizable: an invalid point is drawn")
 				assert.True(t, c.OnScreen, "the first violation is on the first screen (%v × %v)", rep.Screen[0], rep.Screen[1])
-			case traceCheck:
+			case p.check == traceCheck:
 				var c struct{ Violation, OnScreen bool }
 				require.NoError(t, json.Unmarshal(rep.Check, &c))
 				assert.True(t, c.Violation && c.OnScreen, "the violation is said on the first screen")
