@@ -192,6 +192,8 @@ func parseSizes(s string) ([]int, error) {
 // prints one matrix per size.
 func demoExplore(e *env, sizes []int, nodes int, outDir string) ([]report.Reached, error) {
 	var all []*explore.Result
+	step, stepsDone := newStepProgress(e, 0, "explore", "model")
+	defer stepsDone()
 	for i, clients := range sizes {
 		var results []*explore.Result
 		for _, d := range impl.Designs() {
@@ -213,6 +215,7 @@ func demoExplore(e *env, sizes []int, nodes int, outDir string) ([]report.Reache
 			if err != nil {
 				return nil, fmt.Errorf("explore: %w", err)
 			}
+			step(fmt.Sprintf("%s, %s", d, words.Count(clients, "client")))
 			results = append(results, res)
 		}
 		if i > 0 {

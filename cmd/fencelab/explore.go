@@ -127,6 +127,14 @@ func runExplore(e *env, args []string) error {
 	}
 
 	var results []*explore.Result
+	// Every design, on a pipe: a line per design explored (on a terminal
+	// the running line below says where each one is).
+	step := func(string) {}
+	if !e.terminal && len(configs) > 1 {
+		var stepsDone func()
+		step, stepsDone = newStepProgress(e, len(configs), "explore", "design")
+		defer stepsDone()
+	}
 	for _, c := range configs {
 		if e.terminal {
 			// Long runs (3 and 4 clients) show where they are, on stderr
@@ -142,6 +150,7 @@ func runExplore(e *env, args []string) error {
 		if err != nil {
 			return fmt.Errorf("explore: %w", err)
 		}
+		step(c.Design.String())
 		results = append(results, res)
 		if len(configs) == 1 {
 			if err := report.ExploreResult(e.stdout, res); err != nil {
