@@ -21,7 +21,7 @@ import (
 	"github.com/fencelab/fencelab/verdict"
 )
 
-const demoUsage = `fencelab demo [--out DIR] [--runs N] [--seed 1] [--clients 2,3] [--nodes 0] [--specs DIR] [--update-readme FILE]
+const demoUsage = `fencelab demo [--out DIR] [--runs N] [--seed 1] [--clients 2,3] [--nodes 3] [--specs DIR] [--update-readme FILE]
 
 Reaches every verdict of DESIGN.md's table three ways and prints them side
 by side: the explorer on the Go implementation (2 and 3 clients), the
@@ -45,7 +45,7 @@ func runDemo(e *env, args []string) error {
 	seed := fs.Uint64("seed", 1, "the simulator's first seed; run i uses seed+i")
 	// 2 and 3 clients finish in seconds and match TLC's model sizes.
 	clients := fs.String("clients", "2,3", "the explorer's model sizes, comma-separated, each 2 to 4")
-	nodes := fs.Int("nodes", 0, "independent lock nodes of the explorer's Redlock rows, 1 to 9 (0: 3, as in TLC's models); the simulator keeps its own, 5")
+	nodes := nodesFlag(fs, explore.DefaultNodes, "independent lock nodes of the explorer's Redlock rows, 1 to 9 (3 unless given, as in TLC's models); the simulator keeps its own, 5")
 	specs := fs.String("specs", "specs", "folder with the specs, the cfgs and models.json")
 	pin := fs.String("pin", "tla2tools.version", "the pinned TLA+ tools release")
 	readme := fs.String("update-readme", "", "also rewrite the verdict table in this README from this run (needs TLC)")
@@ -60,6 +60,9 @@ func runDemo(e *env, args []string) error {
 	// so a bad --runs reads the same from both commands.
 	opts, err := parseSimFlags(e, []string{"--runs", strconv.Itoa(*runs), "--seed", strconv.FormatUint(*seed, 10), "--out", filepath.Join(*out, "sim")})
 	if err != nil {
+		return err
+	}
+	if *nodes, err = lockNodes(fs, *nodes); err != nil {
 		return err
 	}
 	sizes, err := parseSizes(*clients)

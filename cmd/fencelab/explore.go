@@ -24,7 +24,7 @@ const fourClients = "4 with symmetry, measured on 2 cores: all 5.3 million state
 // fencingEvery runs every design and prints the matrix.
 const fencingEvery = "every"
 
-const exploreUsage = "fencelab explore [--clients 2] [--design DESIGN|every] [--invariant NAME[,NAME]] [--sections 1] [--retries 1] [--lock-delay 0] [--nodes 0] [--validity arrival] [--symmetry=true] [--por=true] [--first] [--workers 0] [--max-states 0] [--max-memory auto] [--out out/explore]"
+const exploreUsage = "fencelab explore [--clients 2] [--design DESIGN|every] [--invariant NAME[,NAME]] [--sections 1] [--retries 1] [--lock-delay 0] [--nodes 3] [--validity arrival] [--symmetry=true] [--por=true] [--first] [--workers 0] [--max-states 0] [--max-memory auto] [--out out/explore]"
 
 func exploreCommand() command {
 	return command{
@@ -42,7 +42,7 @@ func runExplore(e *env, args []string) error {
 	sections := fs.Int("sections", 1, "critical sections per client, at least 1")
 	retries := fs.Int("retries", 1, "rejections per section a client answers by asking again, 0 or more (unless given, 0 in the Redlock rows: one retry makes their state space 18 times larger)")
 	lockDelay := fs.Duration("lock-delay", 0, "lock-delay after an expiry (0: none); the untimed model only asks whether there is one: its end may come at any moment")
-	nodes := fs.Int("nodes", 0, "independent lock nodes of the Redlock rows, 1 to 9 (0: the explorer's default, 3); every other row has one service")
+	nodes := nodesFlag(fs, explore.DefaultNodes, "independent lock nodes of the Redlock rows, 1 to 9 (the explorer's 3 unless given); every other row has one service")
 	validity := fs.String("validity", explore.DefaultValidity.String(), "when a client's validity window starts: arrival (of the grant) or send (of the acquire; a grant that lands after its window is given back). Untimed, any timer may fire at any moment: both reach the same verdicts, send with about 14 times the states")
 	symmetry := fs.Bool("symmetry", true, "store one state per class of states that differ only by client names (as TLC's SYMMETRY): fewer states, same verdicts and shortest traces; --symmetry=false explores every state")
 	por := fs.Bool("por", true, "partial-order reduction by sleep sets: skip a transition when it only reorders actions of different nodes that an explored one took first; the same states, verdicts and shortest-trace lengths, fewer transitions (a trace may be another shortest one); --por=false takes every transition")
@@ -57,6 +57,9 @@ func runExplore(e *env, args []string) error {
 	}
 	if len(rest) > 0 {
 		return badInput("unexpected argument %q", rest[0])
+	}
+	if *nodes, err = lockNodes(fs, *nodes); err != nil {
+		return err
 	}
 	memLimit, err := parseMemory(*maxMemory)
 	if err != nil {

@@ -39,7 +39,7 @@ func TestBadInputEveryCommand(t *testing.T) {
 		{"nodes of one service, explore", []string{"explore", "--design", "all", "--nodes", "3"}, "nodes must be 1 for design all (one lock service; the Redlock rows take up to 9), got 3"},
 		{"too many nodes, explore", []string{"explore", "--design", "redlock", "--nodes", "10"}, "nodes must be between 0 and 9, got 10"},
 		{"too many nodes, every design, explore", []string{"explore", "--nodes", "12"}, "nodes must be between 0 and 9, got 12"},
-		{"negative nodes, sim", []string{"sim", "--design", "redlock-unique", "--nodes", "-1"}, "nodes must be between 0 and 9, got -1"},
+		{"negative nodes, sim", []string{"sim", "--design", "redlock-unique", "--nodes", "-1"}, "nodes must be at least 1 (a lock node or more), got -1"},
 		{"nodes of one service, sim", []string{"sim", "--design", "unique-cas", "--nodes", "5"}, "nodes must be 1 for design unique-cas"},
 		{"too many nodes, every design, sim", []string{"sim", "--nodes", "99"}, "nodes must be between 0 and 9, got 99"},
 		{"a lock node the row does not have, sim", []string{"sim", "--design", "redlock", "--nodes", "3", "--schedule", "../../docs/schedules/redlock-restart.json"}, "node service5 does not exist with 3 lock nodes"},

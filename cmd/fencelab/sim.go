@@ -90,7 +90,7 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 	clients := fs.Int("clients", def.Clients, "clients contending for the lock")
 	sections := fs.Int("sections", def.Sections, "critical sections per client (acquire, read, think, write read+1, release)")
 	retries := fs.Int("retries", def.Retries, "rejections per section before a client gives it up")
-	nodes := fs.Int("nodes", 0, "independent lock nodes of the Redlock rows, 1 to 9 (0: 5, Redlock's); the other rows have one service")
+	nodes := nodesFlag(fs, impl.DesignRedlock.DefaultNodes(), "independent lock nodes of the Redlock rows, 1 to 9 (Redlock's 5 unless given); the other rows have one service")
 	fencing := fs.String("design", "", "designs to run, comma-separated rows of the matrix: "+impl.Flags()+" (fencelab designs lists them; default every design side by side)")
 	faults := fs.String("faults", def.Faults.String(), "fault kinds a seed may draw: any of delay, pause, drift (comma-separated), or none; the rows whose service restarts draw its crashes too under any setting but none (crash: crashes alone)")
 	ttl := fs.Duration("ttl", def.TTL, "lease TTL at the service")
@@ -124,6 +124,9 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 	}
 
 	c := def
+	if *nodes, err = lockNodes(fs, *nodes); err != nil {
+		return nil, err
+	}
 	c.Clients, c.Sections, c.Retries, c.Nodes = *clients, *sections, *retries, *nodes
 	c.TTL, c.Margin, c.Think, c.LockDelay, c.Backoff = *ttl, *margin, *think, *lockDelay, *backoff
 	c.Latency, c.Jitter, c.Reorder = *latency, *jitter, *reorder

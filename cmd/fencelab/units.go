@@ -41,3 +41,23 @@ func given(fs *flag.FlagSet, name string) bool {
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
 }
+
+// nodesFlag defines --nodes, the Redlock rows' independent lock nodes,
+// with its default def shown in --help. Read it with lockNodes.
+func nodesFlag(fs *flag.FlagSet, def int, usage string) *int {
+	return fs.Int("nodes", def, usage)
+}
+
+// lockNodes is --nodes as the configuration takes it: 0 (each row's own
+// default, which --help shows) when not given, else the value given — of
+// which 0 is refused, not read as "the default": zero lock nodes is no
+// lock.
+func lockNodes(fs *flag.FlagSet, n int) (int, error) {
+	if !given(fs, "nodes") {
+		return 0, nil
+	}
+	if n < 1 {
+		return 0, badInput("nodes must be at least 1 (a lock node or more), got %d", n)
+	}
+	return n, nil
+}

@@ -188,3 +188,23 @@ func TestNoOneThings(t *testing.T) {
 		assert.NotRegexp(t, plural, stderr, "%v", args)
 	}
 }
+
+// TestNodesZeroIsNotTheDefault: --nodes shows its default in --help, and
+// a 0 given is refused (zero lock nodes is no lock), not read as it.
+func TestNodesZeroIsNotTheDefault(t *testing.T) {
+	for _, tc := range []struct {
+		cmd string
+		def string
+	}{{"sim", "(default 5)"}, {"explore", "(default 3)"}, {"demo", "(default 3)"}} {
+		code, stdout, _ := runCLI(t, tc.cmd, "--help")
+		require.Equal(t, exitOK, code)
+		i := strings.Index(stdout, "  -nodes int")
+		require.GreaterOrEqual(t, i, 0, tc.cmd)
+		line, _, _ := strings.Cut(stdout[i:], "\n  -")
+		assert.Contains(t, line, tc.def, tc.cmd)
+		assert.NotContains(t, line, "(0:", tc.cmd)
+		code, _, stderr := runCLI(t, tc.cmd, "--nodes", "0", "--out", t.TempDir())
+		assert.Equal(t, exitBadInput, code, tc.cmd)
+		assert.Contains(t, stderr, "nodes must be at least 1", tc.cmd)
+	}
+}
