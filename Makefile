@@ -53,7 +53,7 @@ test: fmt-check vet ## gofmt check, go vet, go test -race ./... then go test -sh
 	echo "$(GO) test -race ./..."; \
 	FENCELAB_TEST_SUMMARY=$$summary GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -race ./...; race=$$?; \
 	echo "$(GO) test -short ./..."; \
-	$(GO) test -short ./...; short=$$?; \
+	FENCELAB_TEST_SUMMARY=$$summary $(GO) test -short ./...; short=$$?; \
 	echo; if [ -s $$summary ]; then sort $$summary; else echo "TLC-backed checks: no summary (the tlc and cmd/fencelab tests did not run)"; fi; \
 	rm -f $$summary; if [ $$race -ne 0 ]; then exit $$race; fi; exit $$short
 

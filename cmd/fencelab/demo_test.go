@@ -92,7 +92,7 @@ func TestDemoBadInput(t *testing.T) {
 }
 
 // progressLine matches a plain progress line (progress.go).
-var progressLine = regexp.MustCompile(`(?m)^((sim|npc): [0-9,]+ of [0-9,]+ runs \([0-9]+%\)(, [0-9,]+ runs/s)?|(tlc|conform|conform replay|conformance): .*; last: .*)\n`)
+var progressLine = regexp.MustCompile(`(?m)^((sim|npc): [0-9,]+ of [0-9,]+ runs \([0-9]+%\)(, [0-9,]+ runs/s)?|(tlc|conform|conform replay|conformance|explore): .*; last: .*)\n`)
 
 // TestDemoFailsOnAnyTLCMismatch: a model outside the verdict table that
 // differs from the manifest (here a witness TLC found holding) fails the
