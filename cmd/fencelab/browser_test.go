@@ -102,11 +102,19 @@ func TestPagesInABrowser(t *testing.T) {
 		{filepath.Join(dir, "sim-holds", "all", "porcupine.html"), porcupineCheck, false},
 		{explorePages[0], traceCheck, false},
 		{tracePage, traceCheck, false},
-		{filepath.Join(sweepOut, "1x1", "sweep.svg"), "", true},
-		{filepath.Join(sweepOut, "1x2", "sweep.svg"), "", true},
-		{filepath.Join(sweepOut, "2x2", "sweep.svg"), "", true},
-		{"../../docs/img/sweep/sweep.svg", "", true},
 	}
+	// The sweep's pictures, each measured against its own canvas, in one
+	// page (one Chromium).
+	t.Run("sweep pictures", func(t *testing.T) {
+		t.Parallel()
+		svgs := []string{filepath.Join(sweepOut, "1x1", "sweep.svg"), filepath.Join(sweepOut, "1x2", "sweep.svg"),
+			filepath.Join(sweepOut, "2x2", "sweep.svg"), "../../docs/img/sweep/sweep.svg"}
+		rep := browsertest.OpenSVGs(t, bin, svgs, true)
+		assert.Empty(t, rep.Errors, "script errors")
+		assert.Empty(t, rep.Outside, "drawn outside the canvas")
+		assert.Empty(t, rep.Overlaps, "overlapping texts")
+		assert.Greater(t, rep.Texts, 4*10, "every picture drew its titles, labels and legend")
+	})
 	for _, p := range pages {
 		t.Run(filepath.Base(filepath.Dir(p.path))+"/"+filepath.Base(p.path), func(t *testing.T) {
 			t.Parallel() // one Chromium each, two at a time on two cores

@@ -136,32 +136,59 @@ window.addEventListener('load', () => {
 // overlaps is true.
 func Open(t testing.TB, bin, path, check string, overlaps bool) Report {
 	t.Helper()
+	if strings.HasSuffix(path, ".svg") {
+		return OpenSVGs(t, bin, []string{path}, overlaps)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	page := string(data)
+	if i := strings.Index(strings.ToLower(page), "<head>"); i >= 0 {
+		page = page[:i+len("<head>")] + errorsScript + page[i+len("<head>"):]
+	} else {
+		page = errorsScript + page
+	}
+	report := reportFor(check, overlaps)
+	if i := strings.LastIndex(strings.ToLower(page), "</body>"); i >= 0 {
+		page = page[:i] + report + page[i:]
+	} else {
+		page += report
+	}
+	return load(t, bin, path, page)
+}
+
+// OpenSVGs opens SVG pictures inline, one under the other, in one page
+// (one Chromium for all): each is measured against its own canvas.
+func OpenSVGs(t testing.TB, bin string, paths []string, overlaps bool) Report {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("<!DOCTYPE html><html><head><meta charset=\"utf-8\">" + errorsScript + "</head><body style=\"margin:0\">")
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString("<div>")
+		b.Write(stripXMLDecl(data))
+		b.WriteString("</div>")
+	}
+	b.WriteString(reportFor("", overlaps) + "</body></html>")
+	return load(t, bin, strings.Join(paths, ", "), b.String())
+}
+
+// reportFor is reportScript for a page check and the overlap rule.
+func reportFor(check string, overlaps bool) string {
 	if check == "" {
 		check = "null"
 	}
-	report := strings.NewReplacer("CHECK_OVERLAPS", fmt.Sprint(overlaps), "PAGE_CHECK", check).Replace(reportScript)
-	var page string
-	switch {
-	case strings.HasSuffix(path, ".svg"):
-		page = "<!DOCTYPE html><html><head><meta charset=\"utf-8\">" + errorsScript + "</head><body style=\"margin:0\">" +
-			string(stripXMLDecl(data)) + report + "</body></html>"
-	default:
-		page = string(data)
-		if i := strings.Index(strings.ToLower(page), "<head>"); i >= 0 {
-			page = page[:i+len("<head>")] + errorsScript + page[i+len("<head>"):]
-		} else {
-			page = errorsScript + page
-		}
-		if i := strings.LastIndex(strings.ToLower(page), "</body>"); i >= 0 {
-			page = page[:i] + report + page[i:]
-		} else {
-			page += report
-		}
-	}
+	return strings.NewReplacer("CHECK_OVERLAPS", fmt.Sprint(overlaps), "PAGE_CHECK", check).Replace(reportScript)
+}
+
+// load has Chromium load page (the copy of what was at path, with the
+// scripts added) and returns its report.
+func load(t testing.TB, bin, path, page string) Report {
+	t.Helper()
 	dir := t.TempDir()
 	copyPath := filepath.Join(dir, "page.html")
 	if err := os.WriteFile(copyPath, []byte(page), 0o644); err != nil {
