@@ -4,6 +4,11 @@ go 1.26.0
 
 require github.com/fencelab/fencelab v0.0.0-00010101000000-000000000000
 
+require (
+	github.com/stretchr/testify v1.12.1
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)
+
 // The live module is the main module's neighbour, not a published
 // dependency: it always builds against the checkout beside it.
 replace github.com/fencelab/fencelab => ../
