@@ -4,7 +4,10 @@ go 1.26.0
 
 require github.com/fencelab/fencelab v0.0.0-00010101000000-000000000000
 
-require github.com/redis/go-redis/v9 v9.23.0
+require (
+	github.com/go-redsync/redsync/v4 v4.18.1
+	github.com/redis/go-redis/v9 v9.23.0
+)
 
 require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
