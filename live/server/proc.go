@@ -22,6 +22,12 @@ import (
 // Restart when it still runs (wrapped as "already running").
 var ErrNotRunning = errors.New("process is not running")
 
+// ErrPortInUse is wrapped by StartProc's and Restart's errors when the
+// port was taken: by someone before the start, or (the process's log says
+// "address already in use") between FreePort and the server's bind. A
+// service that picks its port itself may retry on a fresh one.
+var ErrPortInUse = errors.New("port already in use")
+
 // Defaults of a ProcSpec.
 const (
 	// DefaultReadyTimeout bounds the wait for a started process to accept
@@ -93,6 +99,28 @@ func FreePort() (int, error) {
 	return port, nil
 }
 
+// FreePorts returns n distinct ports of 127.0.0.1 that were free a moment
+// ago: all n listeners are open at once, so that servers started side by
+// side do not draw the same port (FreePort called n times may).
+func FreePorts(n int) ([]int, error) {
+	var listeners []net.Listener
+	defer func() {
+		for _, l := range listeners {
+			_ = l.Close() // a listener that never accepted: nothing to lose
+		}
+	}()
+	ports := make([]int, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("finding free ports on 127.0.0.1: %w", err)
+		}
+		listeners = append(listeners, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
 // StartProc starts spec's command in its own process group and waits until
 // it accepts connections on 127.0.0.1:spec.Port. On any failure it ends
 // what it started, removes spec.Dir and returns an error quoting the tail
@@ -139,7 +167,7 @@ func (p *Proc) start(ctx context.Context) error {
 	// A port that already answers would make the wait below succeed
 	// against someone else's server: refuse it before starting.
 	if l, err := net.Listen("tcp", p.addr); err != nil {
-		return fmt.Errorf("starting %s: port %d on 127.0.0.1 is already in use: %w", name, p.spec.Port, err)
+		return fmt.Errorf("starting %s: port %d on 127.0.0.1 is already in use (%w): %w", name, p.spec.Port, ErrPortInUse, err)
 	} else if err := l.Close(); err != nil {
 		return fmt.Errorf("starting %s: probing port %d: %w", name, p.spec.Port, err)
 	}
@@ -174,7 +202,11 @@ func (p *Proc) start(ctx context.Context) error {
 	}
 	if err := p.waitReady(ctx, exited); err != nil {
 		_ = p.Kill()
-		return fmt.Errorf("starting %s: %w; its log ends:\n%s", name, err, p.LogTail())
+		tail := p.LogTail()
+		if strings.Contains(strings.ToLower(tail), "address already in use") {
+			err = fmt.Errorf("%w (%w)", err, ErrPortInUse)
+		}
+		return fmt.Errorf("starting %s: %w; its log ends:\n%s", name, err, tail)
 	}
 	return nil
 }

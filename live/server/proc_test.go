@@ -134,6 +134,7 @@ func TestProcStartFailures(t *testing.T) {
 		name    string
 		mutate  func(t *testing.T, spec *ProcSpec)
 		wantErr []string
+		wantIs  error
 	}{
 		{
 			name: "exits at once",
@@ -159,6 +160,15 @@ func TestProcStartFailures(t *testing.T) {
 				spec.Port = l.Addr().(*net.TCPAddr).Port
 			},
 			wantErr: []string{"already in use"},
+			wantIs:  ErrPortInUse,
+		},
+		{
+			name: "port taken before its bind",
+			mutate: func(t *testing.T, spec *ProcSpec) {
+				spec.Path, spec.Args, spec.Env = "/bin/sh", []string{"-c", "echo 'bind: Address already in use' >&2; exit 1"}, nil
+			},
+			wantErr: []string{"exited before serving"},
+			wantIs:  ErrPortInUse,
 		},
 		{
 			name: "no such command",
@@ -182,6 +192,11 @@ func TestProcStartFailures(t *testing.T) {
 			require.Nil(t, p)
 			for _, want := range tc.wantErr {
 				require.ErrorContains(t, err, want)
+			}
+			if tc.wantIs != nil {
+				require.ErrorIs(t, err, tc.wantIs)
+			} else {
+				require.NotErrorIs(t, err, ErrPortInUse)
 			}
 			require.Less(t, time.Since(before), 5*time.Second)
 			require.NoDirExists(t, spec.Dir, "a failed start removes the data folder")
@@ -297,5 +312,21 @@ func TestLookPathNamesThePackage(t *testing.T) {
 			require.Equal(t, "fencelab-no-such-program is not installed (Debian package fencelab-pkg; make live-deps installs it)", err.Error())
 			require.ErrorIs(t, err, exec.ErrNotFound)
 		})
+	}
+}
+
+func TestFreePortsAreDistinct(t *testing.T) {
+	for _, n := range []int{1, 5, 50} {
+		ports, err := FreePorts(n)
+		require.NoError(t, err)
+		require.Len(t, ports, n)
+		seen := map[int]bool{}
+		for _, p := range ports {
+			require.False(t, seen[p], "port %d twice", p)
+			seen[p] = true
+			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+			require.NoError(t, err, "free again once returned")
+			require.NoError(t, l.Close())
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -81,16 +82,38 @@ func StartRedis(ctx context.Context, dir string, opts RedisOptions) (*Redis, err
 	if opts.Name == "" {
 		opts.Name = "redis"
 	}
-	return startRedis(ctx, dir, path, version, opts)
+	return startRedis(ctx, dir, path, version, opts, 0)
 }
 
-func startRedis(ctx context.Context, dir, path, version string, opts RedisOptions) (*Redis, error) {
+// redisStartAttempts bounds the starts of one instance when its port is
+// taken between FreePort and redis-server's bind (another process's
+// connection drew it): each retry draws a fresh port.
+const redisStartAttempts = 3
+
+// startRedis starts one instance on port (0: a free one), retrying on a
+// fresh port when the port turns out taken.
+func startRedis(ctx context.Context, dir, path, version string, opts RedisOptions, port int) (*Redis, error) {
+	var errs []error
+	for range redisStartAttempts {
+		r, err := startRedisOnce(ctx, dir, path, version, opts, port)
+		if err == nil || !errors.Is(err, ErrPortInUse) {
+			return r, err
+		}
+		errs = append(errs, err)
+		port = 0
+	}
+	return nil, errors.Join(errs...)
+}
+
+func startRedisOnce(ctx context.Context, dir, path, version string, opts RedisOptions, port int) (*Redis, error) {
 	folder, err := os.MkdirTemp(dir, opts.Name+"-")
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", opts.Name, err)
 	}
 	r := &Redis{name: opts.Name, version: version, dataDir: filepath.Join(folder, redisDataDir)}
-	port, err := FreePort()
+	if port == 0 {
+		port, err = FreePort()
+	}
 	if err == nil {
 		err = os.Mkdir(r.dataDir, 0o755)
 	}
@@ -193,15 +216,31 @@ func StartRedisCluster(ctx context.Context, dir string, n int, opts RedisOptions
 	if base == "" {
 		base = "redis"
 	}
-	c := &RedisCluster{}
-	for i := 1; i <= n; i++ {
+	// The nodes start at once: each waits for its own port, and five
+	// in a row would take five times as long.
+	// Ports drawn together are distinct; drawn one by one, side by side,
+	// two nodes could draw the same.
+	ports, err := FreePorts(n)
+	if err != nil {
+		return nil, err
+	}
+	c := &RedisCluster{Nodes: make([]*Redis, n)}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
 		o := opts
-		o.Name = base + "-" + strconv.Itoa(i)
-		r, err := startRedis(ctx, dir, path, version, o)
-		if err != nil {
-			return nil, errors.Join(err, c.Stop())
+		o.Name = base + "-" + strconv.Itoa(i+1)
+		wg.Go(func() { c.Nodes[i], errs[i] = startRedis(ctx, dir, path, version, o, ports[i]) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		started := &RedisCluster{}
+		for _, r := range c.Nodes {
+			if r != nil {
+				started.Nodes = append(started.Nodes, r)
+			}
 		}
-		c.Nodes = append(c.Nodes, r)
+		return nil, errors.Join(err, started.Stop())
 	}
 	return c, nil
 }

@@ -241,3 +241,28 @@ func BenchmarkRedisClusterStart(b *testing.B) {
 		}
 	}
 }
+
+func TestRedisRetriesATakenPort(t *testing.T) {
+	needRedis(t)
+	real, _, err := RedisVersion(context.Background())
+	require.NoError(t, err)
+	// A redis-server whose first start loses its port (as when another
+	// process draws it between FreePort and the bind), then the real one.
+	bin := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "lost-once")
+	script := "#!/bin/sh\n" +
+		"if [ \"$1\" != --version ] && [ ! -e '" + marker + "' ]; then : > '" + marker + "'; " +
+		"echo '# Could not create server TCP listening socket: bind: Address already in use' >&2; exit 1; fi\n" +
+		"exec '" + real + "' \"$@\"\n"
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "redis-server"), []byte(script), 0o755))
+	t.Setenv("PATH", bin)
+	dir := t.TempDir()
+	r, err := StartRedis(context.Background(), dir, RedisOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = r.Stop() })
+	require.FileExists(t, marker, "the first start lost its port")
+	require.NoError(t, redisClient(t, r.Addr()).Ping(context.Background()).Err())
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "the failed start's folder is gone")
+}
