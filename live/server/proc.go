@@ -181,7 +181,11 @@ func (p *Proc) start(ctx context.Context) error {
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	// Its own group, so signals reach its children too; and killed if
-	// this process dies without running its clean-up (SIGKILL).
+	// this process dies without running its clean-up (SIGKILL). The
+	// kernel sends Pdeathsig when the OS thread that started the child
+	// ends, not the process: Go ends a thread only when a goroutine
+	// locked to it (runtime.LockOSThread) exits locked, so do not start
+	// servers from such a goroutine.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	err = cmd.Start()
 	closeErr := logFile.Close() // the child has its own descriptor

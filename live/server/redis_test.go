@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"testing"
 	"time"
 
@@ -210,19 +211,23 @@ func TestRedisStartFailureQuotesTheLog(t *testing.T) {
 }
 
 // BenchmarkRedisStart measures start-up until redis-server answers, and
-// Stop.
+// Stop, with and without the append-only file.
 func BenchmarkRedisStart(b *testing.B) {
 	needRedis(b)
-	ctx := context.Background()
-	dir := b.TempDir()
-	for b.Loop() {
-		r, err := StartRedis(ctx, dir, RedisOptions{Durable: true})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := r.Stop(); err != nil {
-			b.Fatal(err)
-		}
+	for _, durable := range []bool{false, true} {
+		b.Run("durable="+strconv.FormatBool(durable), func(b *testing.B) {
+			ctx := context.Background()
+			dir := b.TempDir()
+			for b.Loop() {
+				r, err := StartRedis(ctx, dir, RedisOptions{Durable: durable})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := r.Stop(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
