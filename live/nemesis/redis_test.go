@@ -111,3 +111,24 @@ func TestProxyInFrontOfRedis(t *testing.T) {
 		require.NoError(t, ping(time.Second), "healed after %s", blackhole.name)
 	}
 }
+
+func TestClockStepAimsAtOneRedlockNode(t *testing.T) {
+	clock := newTestClock(t)
+	// Node 2 (index 1) gets the shim; the others read the machine's clock.
+	c, err := server.StartRedisCluster(context.Background(), t.TempDir(), 3, server.RedisOptions{NodeEnv: [][]string{nil, clock.Env()}})
+	skipIfMissing(t, err)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Stop() })
+	require.NoError(t, clock.Step(time.Hour))
+	for i, node := range c.Nodes {
+		want := time.Now()
+		if i == 1 {
+			want = want.Add(time.Hour)
+		}
+		require.WithinDuration(t, want, serverTime(t, newRedisClient(t, node.Addr())), time.Second, node.Name())
+	}
+	_, err = server.StartRedisCluster(context.Background(), t.TempDir(), 1, server.RedisOptions{NodeEnv: [][]string{nil, nil}})
+	require.ErrorContains(t, err, "environments for 2")
+	_, err = server.StartRedis(context.Background(), t.TempDir(), server.RedisOptions{NodeEnv: [][]string{nil}})
+	require.ErrorContains(t, err, "NodeEnv is for a cluster")
+}

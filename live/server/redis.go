@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,6 +35,11 @@ type RedisOptions struct {
 	// Env is added to the server's environment: the clock shim's
 	// LD_PRELOAD and offset file (package nemesis, Clock.Env).
 	Env []string
+	// NodeEnv, for a cluster only, is added to node i's environment
+	// (0-based) after Env: a clock of its own for one node, so that a
+	// clock fault can aim at one of Redlock's nodes. It may be shorter
+	// than the cluster.
+	NodeEnv [][]string
 	// ReadyTimeout bounds start-up (DefaultReadyTimeout if zero).
 	ReadyTimeout time.Duration
 }
@@ -75,6 +81,9 @@ func RedisVersion(ctx context.Context) (path, version string, err error) {
 // folder under dir (which Stop removes), with a generated configuration,
 // and waits until it answers.
 func StartRedis(ctx context.Context, dir string, opts RedisOptions) (*Redis, error) {
+	if opts.NodeEnv != nil {
+		return nil, errors.New("starting redis: NodeEnv is for a cluster (StartRedisCluster)")
+	}
 	path, version, err := RedisVersion(ctx)
 	if err != nil {
 		return nil, err
@@ -208,6 +217,9 @@ func StartRedisCluster(ctx context.Context, dir string, n int, opts RedisOptions
 	if n < 1 || n > 99 {
 		return nil, fmt.Errorf("a Redis cluster has 1 to 99 nodes, not %d", n)
 	}
+	if len(opts.NodeEnv) > n {
+		return nil, fmt.Errorf("a Redis cluster of %d nodes given environments for %d", n, len(opts.NodeEnv))
+	}
 	path, version, err := RedisVersion(ctx)
 	if err != nil {
 		return nil, err
@@ -230,6 +242,10 @@ func StartRedisCluster(ctx context.Context, dir string, n int, opts RedisOptions
 	for i := range n {
 		o := opts
 		o.Name = base + "-" + strconv.Itoa(i+1)
+		o.NodeEnv = nil
+		if i < len(opts.NodeEnv) {
+			o.Env = append(slices.Clip(opts.Env), opts.NodeEnv[i]...)
+		}
 		wg.Go(func() { c.Nodes[i], errs[i] = startRedis(ctx, dir, path, version, o, ports[i]) })
 	}
 	wg.Wait()
