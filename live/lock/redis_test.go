@@ -294,3 +294,47 @@ func TestRedlockNeedsAMajority(t *testing.T) {
 		require.NoError(t, node.Kill())
 	}
 }
+
+// BenchmarkRedisLockers measures one uncontended Acquire and Release.
+func BenchmarkRedisLockers(b *testing.B) {
+	ctx := context.Background()
+	r, err := server.StartRedis(ctx, b.TempDir(), server.RedisOptions{})
+	if err != nil {
+		var missing *server.MissingError
+		if errors.As(err, &missing) {
+			b.Skip(err.Error())
+		}
+		b.Fatal(err)
+	}
+	defer r.Stop()
+	nodes, err := server.StartRedisCluster(ctx, b.TempDir(), 5, server.RedisOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer nodes.Stop()
+	cfg := lock.Config{Addrs: []string{r.Addr()}, Key: "lock", TTL: time.Second, Client: "bench"}
+	setnx, err := lock.NewRedisSetNX(cfg, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer setnx.Close()
+	cfg.Addrs = nodes.Addrs()
+	redlock, err := lock.NewRedlock(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer redlock.Close()
+	for name, l := range map[string]lock.Locker{"setnx+incr": setnx, "redlock-5": redlock} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				g, err := l.Acquire(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := l.Release(ctx, g); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
