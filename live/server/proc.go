@@ -126,11 +126,13 @@ func FreePorts(n int) ([]int, error) {
 // what it started, removes spec.Dir and returns an error quoting the tail
 // of the process's log.
 func StartProc(ctx context.Context, spec ProcSpec) (*Proc, error) {
-	if spec.Name == "" || spec.Dir == "" || spec.Path == "" || spec.Port <= 0 || spec.Port > 65535 {
+	// The name makes the log's file name, so it may not leave Dir.
+	badName := spec.Name == "" || strings.ContainsAny(spec.Name, "/\x00") || spec.Name == "." || spec.Name == ".."
+	if badName || spec.Dir == "" || spec.Path == "" || spec.Port <= 0 || spec.Port > 65535 {
 		if spec.Dir != "" {
 			_ = os.RemoveAll(spec.Dir)
 		}
-		return nil, fmt.Errorf("starting a process: the spec needs a name, a data folder, a command and a port (got name %q, port %d)", clip(spec.Name), spec.Port)
+		return nil, fmt.Errorf("starting a process: the spec needs a name (a file name), a data folder, a command and a port (got name %q, port %d)", clip(spec.Name), spec.Port)
 	}
 	if spec.ReadyTimeout <= 0 {
 		spec.ReadyTimeout = DefaultReadyTimeout

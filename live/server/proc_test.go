@@ -180,7 +180,12 @@ func TestProcStartFailures(t *testing.T) {
 		{
 			name:    "no port",
 			mutate:  func(t *testing.T, spec *ProcSpec) { spec.Port = 0 },
-			wantErr: []string{"needs a name, a data folder, a command and a port"},
+			wantErr: []string{"needs a name (a file name), a data folder, a command and a port"},
+		},
+		{
+			name:    "a name that leaves the folder",
+			mutate:  func(t *testing.T, spec *ProcSpec) { spec.Name = "../escape" },
+			wantErr: []string{"needs a name (a file name)", `"../escape"`},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
