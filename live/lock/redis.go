@@ -123,8 +123,8 @@ func redisRetryDelay(n int) time.Duration {
 	return time.Duration(mathrand.Int64N(int64(d))) + time.Millisecond/10
 }
 
-// sleepCtx waits d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
+// redisSleep waits d or until ctx ends.
+func redisSleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -135,9 +135,9 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// randomValue is a client's unique value for one grant: its name and 128
+// redisRandomValue is a client's unique value for one grant: its name and 128
 // random bits.
-func randomValue(client string) (string, error) {
+func redisRandomValue(client string) (string, error) {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", fmt.Errorf("redis lock: random value: %w", err)
@@ -151,14 +151,14 @@ func randomValue(client string) (string, error) {
 // take at most half the TTL, so a grant leaves the holder at least half
 // its lease: Validity is the TTL less the successful attempt's duration.
 func (l *RedisSetNX) Acquire(ctx context.Context) (Grant, error) {
-	value, err := randomValue(l.name)
+	value, err := redisRandomValue(l.name)
 	if err != nil {
 		return Grant{}, err
 	}
 	var lastErr error
 	for attempt := 1; ; attempt++ {
 		if attempt > 1 {
-			if err := sleepCtx(ctx, redisRetryDelay(attempt-1)); err != nil {
+			if err := redisSleep(ctx, redisRetryDelay(attempt-1)); err != nil {
 				return Grant{}, fmt.Errorf("redis lock %s: not granted: %w", l.key, errors.Join(err, lastErr))
 			}
 		}

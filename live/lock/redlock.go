@@ -97,7 +97,7 @@ func (l *Redlock) Acquire(ctx context.Context) (Grant, error) {
 	value := m.Value()
 	token, err := strconv.ParseUint(value, 10, 64)
 	if err != nil {
-		return Grant{}, fmt.Errorf("redlock %s: value %q is not the number it was made as: %w", l.key, clipValue(value), err)
+		return Grant{}, fmt.Errorf("redlock %s: value %q is not the number it was made as: %w", l.key, redlockClip(value), err)
 	}
 	return Grant{Token: token, Value: value, Validity: time.Until(m.Until())}, nil
 }
@@ -148,8 +148,8 @@ func (l *Redlock) Close() error {
 	return errors.Join(errs...)
 }
 
-// clipValue bounds a value quoted in an error.
-func clipValue(s string) string {
+// redlockClip bounds a value quoted in an error.
+func redlockClip(s string) string {
 	if len(s) > 32 {
 		return s[:32] + "..."
 	}
