@@ -225,11 +225,16 @@ func newRedlock(t *testing.T, addrs []string, client string, ttl time.Duration) 
 	return l
 }
 
-// holders counts the nodes whose lock key holds value.
-func holders(t *testing.T, c *server.RedisCluster, value string) int {
+// holders counts the nodes (all of c's, or only those given) whose lock
+// key holds value; killed nodes count as not holding.
+func holders(t *testing.T, c *server.RedisCluster, value string, only ...*server.Redis) int {
 	t.Helper()
+	nodes := c.Nodes
+	if len(only) > 0 {
+		nodes = only
+	}
 	n := 0
-	for _, node := range c.Nodes {
+	for _, node := range nodes {
 		if len(node.Pids()) == 0 {
 			continue
 		}
@@ -337,4 +342,53 @@ func BenchmarkRedisLockers(b *testing.B) {
 			}
 		})
 	}
+}
+
+func TestRedisLockersWithPausedServers(t *testing.T) {
+	ctx := context.Background()
+	t.Run("setnx: a paused server costs a bounded wait", func(t *testing.T) {
+		r := startRedis(t, false)
+		l := newSetNX(t, r.Addr(), "a", true, testTTL)
+		g, err := acquireWithin(l, time.Second)
+		require.NoError(t, err, "a first grant opens the connection")
+		require.NoError(t, l.Release(ctx, g))
+		require.NoError(t, r.Pause())
+		start := time.Now()
+		_, err = acquireWithin(l, 300*time.Millisecond)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		// go-redis's read timeout is 1 s: returning well before says the
+		// context's deadline bounded the read.
+		require.Less(t, time.Since(start), 800*time.Millisecond)
+		require.NoError(t, r.Resume())
+		g, err = acquireWithin(l, 2*time.Second)
+		require.NoError(t, err, "granted once resumed")
+		require.Equal(t, uint64(2), g.Token)
+	})
+	t.Run("redlock: two paused nodes of five still grant", func(t *testing.T) {
+		c := startRedlockNodes(t)
+		l := newRedlock(t, c.Addrs(), "a", longTTL)
+		for _, node := range c.Nodes[:2] {
+			require.NoError(t, node.Pause())
+		}
+		t.Cleanup(func() {
+			for _, node := range c.Nodes[:2] {
+				_ = node.Resume()
+			}
+		})
+		g, err := acquireWithin(l, 2*time.Second)
+		require.NoError(t, err)
+		require.Equal(t, 3, holders(t, c, g.Value, c.Nodes[2:]...))
+		// The release reaches the three that answer: a majority.
+		releaseCtx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		defer cancel()
+		require.NoError(t, l.Release(releaseCtx, g))
+		require.Zero(t, holders(t, c, g.Value, c.Nodes[2:]...))
+
+		require.NoError(t, c.Nodes[2].Pause())
+		_, err = acquireWithin(newRedlock(t, c.Addrs(), "b", longTTL), 300*time.Millisecond)
+		require.ErrorIs(t, err, context.DeadlineExceeded, "three paused: no majority, though nobody holds the lock")
+		require.NoError(t, c.Nodes[2].Resume())
+		_, err = acquireWithin(newRedlock(t, c.Addrs(), "b", longTTL), 2*time.Second)
+		require.NoError(t, err, "a majority answers again")
+	})
 }
