@@ -19,7 +19,11 @@ import (
 // Redlock is Redis's Redlock over independent nodes through redsync (its
 // go-redis v9 pool): a grant is SET NX PX on a majority of the nodes,
 // sent to all at once, with the validity TTL − the time the round took −
-// redsync's drift allowance (1% of the TTL) still ahead.
+// redsync's drift allowance (1% of the TTL) still ahead. redsync bounds
+// each round by 5% of the TTL (its timeout factor, kept at its default):
+// a node that answers later, a slow first connection included, counts as
+// not granting, so a grant may hold on only a bare majority of live
+// nodes.
 //
 // Each grant's value is a random 64-bit number (redsync's value hook),
 // and Grant.Token is that number: unique with overwhelming probability
