@@ -169,3 +169,46 @@ func TestZooKeeperMissingNamesThePackage(t *testing.T) {
 	require.ErrorIs(t, err, os.ErrNotExist)
 	require.Contains(t, err.Error(), "Debian package zookeeper")
 }
+
+// BenchmarkStartZooKeeper measures a server's start (JVM start, data
+// folder, until srvr says it serves) and stop.
+func BenchmarkStartZooKeeper(b *testing.B) {
+	if err := zooKeeperInstalled(debianZooKeeperJar, debianJava); err != nil {
+		b.Skip("skipping: " + err.Error())
+	}
+	dir := b.TempDir()
+	for b.Loop() {
+		z, err := StartZooKeeper(context.Background(), dir, ZooKeeperOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := z.Stop(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRestartZooKeeper measures a kill and a restart with the data
+// kept (the server replays its log).
+func BenchmarkRestartZooKeeper(b *testing.B) {
+	if err := zooKeeperInstalled(debianZooKeeperJar, debianJava); err != nil {
+		b.Skip("skipping: " + err.Error())
+	}
+	z, err := StartZooKeeper(context.Background(), b.TempDir(), ZooKeeperOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		if err := z.Stop(); err != nil {
+			b.Error(err)
+		}
+	}()
+	for b.Loop() {
+		if err := z.Kill(); err != nil {
+			b.Fatal(err)
+		}
+		if err := z.Restart(context.Background(), false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
