@@ -74,9 +74,10 @@ type ZooKeeper struct {
 // (the library's way); the first call waits for it.
 //
 // The server may shorten or lengthen the timeout into its own bounds
-// (minSessionTimeout, maxSessionTimeout); fencelab's server.StartZooKeeper
-// allows 200 ms to 60 s, so a TTL in that range is the session timeout the
-// grant's Validity states.
+// (minSessionTimeout, maxSessionTimeout), and the library does not tell
+// which it granted; server.StartZooKeeper's defaults allow 200 ms to 60 s,
+// so a TTL in that range is the session timeout the grant's Validity
+// states.
 func NewZooKeeper(cfg Config) (Locker, error) {
 	if len(cfg.Addrs) == 0 {
 		return nil, errors.New("zookeeper lock: no server address")

@@ -163,8 +163,7 @@ func TestZooKeeperLock(t *testing.T) {
 						return
 					}
 					n := inside.Add(1)
-					if n > most.Load() {
-						most.Store(n)
+					for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
 					}
 					mu.Lock()
 					tokens = append(tokens, g.Token)
@@ -414,6 +413,12 @@ func (p *cutProxy) accept() {
 			continue
 		}
 		p.mu.Lock()
+		if p.cut { // cut while dialling
+			p.mu.Unlock()
+			_ = down.Close()
+			_ = up.Close()
+			continue
+		}
 		p.conns[down], p.conns[up] = struct{}{}, struct{}{}
 		p.mu.Unlock()
 		p.wg.Add(2)
