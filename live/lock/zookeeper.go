@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -55,6 +57,11 @@ var ErrZooKeeperSessionLost = errors.New("zookeeper lock: own node vanished (ses
 // timeout, it deletes the session's ephemeral nodes and the next contender
 // holds the lock. A paused client does not learn this until it runs again.
 //
+// A connection without a session for longer than the session timeout is
+// replaced by a new one before the next call (see conn): the old session
+// is lost by then anyway, and a server restarted with its data wiped
+// serves only new connections.
+//
 // Matrix rows: with the zxid checked ≥ at the resource this recipe
 // instantiates the row `revision` (the token is the store's durable,
 // ever-growing transaction id); with the resource ignoring the token it
@@ -63,10 +70,66 @@ var ErrZooKeeperSessionLost = errors.New("zookeeper lock: own node vanished (ses
 // with its data folder wiped starts zxids over (the row
 // `restart-volatile`); restarted with the folder kept, zxids keep growing.
 type ZooKeeper struct {
-	conn     *zk.Conn
+	addrs    []string
 	folder   string        // ZooKeeperRoot + "/" + Key
 	client   string        // written into the node, for people reading the tree
 	validity time.Duration // the session timeout asked for
+
+	mu      sync.Mutex // guards session (Close may come from another goroutine)
+	session *zkSession
+}
+
+// zkSession is one go-zookeeper connection and what its session events
+// said about it.
+type zkSession struct {
+	conn *zk.Conn
+
+	mu sync.Mutex
+	// lostAt is when the connection last lost its session (or, new, when
+	// it was made); zero while it has one.
+	lostAt time.Time
+}
+
+// dialZooKeeper makes a connection, which the library completes in the
+// background.
+func dialZooKeeper(addrs []string, timeout time.Duration) (*zkSession, error) {
+	s := &zkSession{lostAt: time.Now()}
+	conn, _, err := zk.Connect(addrs, timeout,
+		zk.WithEventCallback(s.observe),
+		// The library logs every reconnection attempt; a client under a
+		// partition or a server pause would flood the client's stderr,
+		// and what matters is in the history (the calls' errors).
+		zk.WithLogger(log.New(io.Discard, "", 0)),
+		zk.WithLogInfo(false))
+	if err != nil {
+		return nil, fmt.Errorf("zookeeper lock: connect: %w", err)
+	}
+	s.conn = conn
+	return s, nil
+}
+
+// observe is the library's event callback: it must not block.
+func (s *zkSession) observe(ev zk.Event) {
+	if ev.Type != zk.EventSession {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ev.State == zk.StateHasSession {
+		s.lostAt = time.Time{}
+	} else if s.lostAt.IsZero() {
+		s.lostAt = time.Now()
+	}
+}
+
+// sessionless is how long the connection has been without a session.
+func (s *zkSession) sessionless() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lostAt.IsZero() {
+		return 0
+	}
+	return time.Since(s.lostAt)
 }
 
 // NewZooKeeper connects a client to the ZooKeeper service at cfg.Addrs with
@@ -88,21 +151,37 @@ func NewZooKeeper(cfg Config) (Locker, error) {
 	if cfg.TTL <= 0 {
 		return nil, fmt.Errorf("zookeeper lock: the session timeout (TTL) must be positive, not %v", cfg.TTL)
 	}
-	conn, _, err := zk.Connect(cfg.Addrs, cfg.TTL,
-		// The library logs every reconnection attempt; a client under a
-		// partition or a server pause would flood the client's stderr,
-		// and what matters is in the history (the calls' errors).
-		zk.WithLogger(log.New(io.Discard, "", 0)),
-		zk.WithLogInfo(false))
+	session, err := dialZooKeeper(cfg.Addrs, cfg.TTL)
 	if err != nil {
-		return nil, fmt.Errorf("zookeeper lock: connect: %w", err)
+		return nil, err
 	}
 	return &ZooKeeper{
-		conn:     conn,
+		addrs:    slices.Clone(cfg.Addrs),
 		folder:   ZooKeeperRoot + "/" + cfg.Key,
 		client:   cfg.Client,
 		validity: cfg.TTL,
+		session:  session,
 	}, nil
+}
+
+// conn is the connection for the next call. A connection that has been
+// without a session for longer than the session timeout is replaced by a
+// new one, as Apache Curator resets its ZooKeeper handle then: go-zookeeper
+// alone keeps retrying the old one, which a server restarted with its data
+// wiped refuses for ever (the client has seen zxids the server has not
+// reached, and ZooKeeper will not let a client see history go back). The
+// old session's node, if any, is gone or goes when that session expires.
+func (z *ZooKeeper) conn() *zk.Conn {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.session.sessionless() > z.validity {
+		fresh, err := dialZooKeeper(z.addrs, z.validity)
+		if err == nil { // zk.Connect fails only on a bad address list, which worked before
+			z.session.conn.Close()
+			z.session = fresh
+		}
+	}
+	return z.session.conn
 }
 
 // checkZooKeeperKey accepts a key that is one path element of a znode path.
@@ -127,18 +206,19 @@ func (z *ZooKeeper) Acquire(ctx context.Context) (Grant, error) {
 	if err := ctx.Err(); err != nil {
 		return Grant{}, err
 	}
-	if err := z.ensureFolder(); err != nil {
+	conn := z.conn()
+	if err := z.ensureFolder(conn); err != nil {
 		return Grant{}, err
 	}
-	node, err := z.conn.CreateProtectedEphemeralSequential(z.folder+"/"+zkNodePrefix, []byte(z.client), zk.WorldACL(zk.PermAll))
+	node, err := conn.CreateProtectedEphemeralSequential(z.folder+"/"+zkNodePrefix, []byte(z.client), zk.WorldACL(zk.PermAll))
 	if err != nil {
 		return Grant{}, fmt.Errorf("zookeeper lock: create a node under %s: %w", z.folder, err)
 	}
-	g, err := z.waitTurn(ctx, node)
+	g, err := z.waitTurn(ctx, conn, node)
 	if err != nil {
 		// A failed delete leaves the node to its session's end; the
 		// caller learns of the wait's failure, which is what matters.
-		_ = z.conn.Delete(node, -1)
+		_ = conn.Delete(node, -1)
 		return Grant{}, err
 	}
 	return g, nil
@@ -146,9 +226,9 @@ func (z *ZooKeeper) Acquire(ctx context.Context) (Grant, error) {
 
 // ensureFolder creates ZooKeeperRoot and the lock's folder (persistent
 // nodes) unless they exist.
-func (z *ZooKeeper) ensureFolder() error {
+func (z *ZooKeeper) ensureFolder(conn *zk.Conn) error {
 	for _, p := range []string{ZooKeeperRoot, z.folder} {
-		_, err := z.conn.Create(p, nil, 0, zk.WorldACL(zk.PermAll))
+		_, err := conn.Create(p, nil, 0, zk.WorldACL(zk.PermAll))
 		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
 			return fmt.Errorf("zookeeper lock: create %s: %w", p, err)
 		}
@@ -159,10 +239,10 @@ func (z *ZooKeeper) ensureFolder() error {
 // waitTurn loops until node is the lowest in the folder. Each turn of the
 // loop follows a change the server announced (the predecessor went), so
 // the loop is bounded by the queue's length, and ctx bounds the waits.
-func (z *ZooKeeper) waitTurn(ctx context.Context, node string) (Grant, error) {
+func (z *ZooKeeper) waitTurn(ctx context.Context, conn *zk.Conn, node string) (Grant, error) {
 	name := node[strings.LastIndexByte(node, '/')+1:]
 	for {
-		children, _, err := z.conn.Children(z.folder)
+		children, _, err := conn.Children(z.folder)
 		if err != nil {
 			return Grant{}, fmt.Errorf("zookeeper lock: list %s: %w", z.folder, err)
 		}
@@ -181,9 +261,9 @@ func (z *ZooKeeper) waitTurn(ctx context.Context, node string) (Grant, error) {
 		case at < 0:
 			return Grant{}, ErrZooKeeperSessionLost
 		case at == 0:
-			return z.grant(node)
+			return z.grant(conn, node)
 		}
-		exists, _, watch, err := z.conn.ExistsW(z.folder + "/" + queue[at-1])
+		exists, _, watch, err := conn.ExistsW(z.folder + "/" + queue[at-1])
 		if err != nil {
 			return Grant{}, fmt.Errorf("zookeeper lock: watch %s: %w", queue[at-1], err)
 		}
@@ -202,8 +282,8 @@ func (z *ZooKeeper) waitTurn(ctx context.Context, node string) (Grant, error) {
 }
 
 // grant reads the held node's creation zxid.
-func (z *ZooKeeper) grant(node string) (Grant, error) {
-	exists, stat, err := z.conn.Exists(node)
+func (z *ZooKeeper) grant(conn *zk.Conn, node string) (Grant, error) {
+	exists, stat, err := conn.Exists(node)
 	if err != nil {
 		return Grant{}, fmt.Errorf("zookeeper lock: stat %s: %w", node, err)
 	}
@@ -248,7 +328,7 @@ func (z *ZooKeeper) Release(ctx context.Context, g Grant) error {
 	if !strings.HasPrefix(g.Value, z.folder+"/") {
 		return fmt.Errorf("zookeeper lock: release of a grant not from this lock (%.80q)", g.Value)
 	}
-	err := z.conn.Delete(g.Value, -1)
+	err := z.conn().Delete(g.Value, -1)
 	if err != nil && !errors.Is(err, zk.ErrNoNode) {
 		return fmt.Errorf("zookeeper lock: delete %s: %w", g.Value, err)
 	}
@@ -258,6 +338,8 @@ func (z *ZooKeeper) Release(ctx context.Context, g Grant) error {
 // Close ends the session: the server deletes the session's ephemeral
 // nodes at once.
 func (z *ZooKeeper) Close() error {
-	z.conn.Close()
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	z.session.conn.Close()
 	return nil
 }

@@ -100,10 +100,7 @@ func StartZooKeeper(ctx context.Context, dir string, opts ZooKeeperOptions) (*Zo
 	if err != nil {
 		return nil, err
 	}
-	if err := zooKeeperInstalled(debianZooKeeperJar, debianJava); err != nil {
-		return nil, err
-	}
-	version, err := zooKeeperJarVersion(debianZooKeeperJar)
+	version, err := ZooKeeperVersion()
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +136,21 @@ func StartZooKeeper(ctx context.Context, dir string, opts ZooKeeperOptions) (*Zo
 	if err != nil {
 		return nil, err
 	}
-	return &ZooKeeper{proc: proc, name: opts.Name, dataDir: dataDir, version: "zookeeper " + version}, nil
+	return &ZooKeeper{proc: proc, name: opts.Name, dataDir: dataDir, version: version}, nil
+}
+
+// ZooKeeperVersion is what a started server's Version would say
+// ("zookeeper 3.8.0"), read from the installed jar without starting
+// anything; a *MissingError names the package when it is not installed.
+func ZooKeeperVersion() (string, error) {
+	if err := zooKeeperInstalled(debianZooKeeperJar, debianJava); err != nil {
+		return "", err
+	}
+	v, err := zooKeeperJarVersion(debianZooKeeperJar)
+	if err != nil {
+		return "", err
+	}
+	return "zookeeper " + v, nil
 }
 
 // zooKeeperInstalled checks for the server's jar and the JVM, or returns a

@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"errors"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,6 +41,20 @@ func zkSession(t *testing.T, addr string) *zk.Conn {
 	return conn
 }
 
+// fourLetters sends a four-letter command and returns the answer.
+func fourLetters(t *testing.T, addr, cmd string) string {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	require.NoError(t, err)
+	defer conn.Close()
+	require.NoError(t, conn.SetDeadline(time.Now().Add(5*time.Second)))
+	_, err = conn.Write([]byte(cmd))
+	require.NoError(t, err)
+	answer, err := io.ReadAll(conn)
+	require.NoError(t, err)
+	return string(answer)
+}
+
 // createZxid creates a persistent node and returns its creation zxid.
 func createZxid(t *testing.T, conn *zk.Conn, path string) int64 {
 	t.Helper()
@@ -59,6 +75,13 @@ func TestZooKeeperServer(t *testing.T) {
 	require.True(t, strings.HasPrefix(z.Addr(), "127.0.0.1:"), z.Addr())
 	require.Regexp(t, `^zookeeper \d+\.\d+\.\d+`, z.Version())
 	require.Len(t, z.Pids(), 1, "one JVM")
+	installed, err := ZooKeeperVersion()
+	require.NoError(t, err)
+	require.Equal(t, installed, z.Version())
+	srvr := fourLetters(t, z.Addr(), "srvr")
+	require.Contains(t, srvr, "Zookeeper version: "+strings.TrimPrefix(z.Version(), "zookeeper ")+"-",
+		"the jar's version is the one the server reports")
+	require.Contains(t, srvr, "Mode: standalone")
 	ctx := context.Background()
 
 	first := createZxid(t, zkSession(t, z.Addr()), "/before-kill")
