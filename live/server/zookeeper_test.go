@@ -235,3 +235,20 @@ func BenchmarkRestartZooKeeper(b *testing.B) {
 		}
 	}
 }
+
+// TestZooKeeperPortInUse: a port someone else holds is refused before a
+// JVM starts, and nothing is left behind.
+func TestZooKeeperPortInUse(t *testing.T) {
+	if err := zooKeeperInstalled(debianZooKeeperJar, debianJava); err != nil {
+		t.Skip("skipping: " + err.Error())
+	}
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer taken.Close()
+	dir := t.TempDir()
+	_, err = StartZooKeeper(context.Background(), dir, ZooKeeperOptions{Port: taken.Addr().(*net.TCPAddr).Port})
+	require.ErrorContains(t, err, "already in use")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, entries, "the server's folder was removed")
+}
