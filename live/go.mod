@@ -2,7 +2,12 @@ module github.com/fencelab/fencelab/live
 
 go 1.26.0
 
-require github.com/fencelab/fencelab v0.0.0-00010101000000-000000000000
+require (
+	github.com/fencelab/fencelab v0.0.0-00010101000000-000000000000
+	github.com/stretchr/testify v1.12.1
+)
+
+require go.yaml.in/yaml/v3 v3.0.5 // indirect
 
 // The live module is the main module's neighbour, not a published
 // dependency: it always builds against the checkout beside it.
