@@ -7,7 +7,10 @@ require (
 	github.com/stretchr/testify v1.12.1
 )
 
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
+require (
+	github.com/anishathalye/porcupine v1.3.1 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)
 
 // The live module is the main module's neighbour, not a published
 // dependency: it always builds against the checkout beside it.
