@@ -77,10 +77,11 @@ const (
 const (
 	// TriggerAt starts the fault At after the run's start.
 	TriggerAt = "at"
-	// TriggerAfterRead starts the fault as soon as the target client's
-	// first accepted read returns (the target is then a client; a server
-	// fault's target is the service, and c1's read triggers it).
-	TriggerAfterRead = "after-c1-read"
+	// TriggerAfterRead starts the fault as soon as the run's first
+	// accepted read returns: its client holds the lock, and every other
+	// client waits for it with all its sections before it. A client
+	// fault with Client -1 is aimed at that reader.
+	TriggerAfterRead = "after-first-read"
 )
 
 // FaultEvent is one fault of a schedule.
@@ -116,7 +117,8 @@ type ScheduleParams struct {
 func isClientFault(f Fault) bool { return f == FaultClientPause }
 
 // ScriptedSchedule is the classic story of fault f: one fault right after
-// c1's first accepted read, while c1 believes it holds the lock.
+// the run's first accepted read, while its client believes it holds the
+// lock (a client fault stops that client).
 func ScriptedSchedule(f Fault, p ScheduleParams) Schedule {
 	s := Schedule{Mode: Scripted, Fault: f}
 	if f == FaultNone {
@@ -125,8 +127,9 @@ func ScriptedSchedule(f Fault, p ScheduleParams) Schedule {
 	e := FaultEvent{Fault: f, Trigger: TriggerAfterRead, Client: -1}
 	switch f {
 	case FaultClientPause:
-		// Past the TTL, with room for c2 to acquire, read, think and write.
-		e.Client, e.For = 0, 3*p.TTL
+		// The first reader, past the TTL, with room for another client to
+		// acquire, read, think and write.
+		e.For = 3 * p.TTL
 	case FaultRestartKeep, FaultRestartWipe:
 		e.For = 0 // restarted at once: c1 is still thinking
 	case FaultClockStep:
@@ -195,21 +198,21 @@ type nemesis struct {
 // delivers the index of every client whose read was accepted, in order.
 // Whatever it leaves undone when ctx ends is undone by resumeAll.
 func (n *nemesis) run(ctx context.Context, sched Schedule, t0 time.Time, reads <-chan int) {
-	firstRead := map[int]bool{}
 	for _, e := range sched.Events {
 		switch e.Trigger {
 		case TriggerAfterRead:
-			target := max(e.Client, 0)
-			for !firstRead[target] {
-				select {
-				case c, ok := <-reads:
-					if !ok {
-						return
-					}
-					firstRead[c] = true
-				case <-ctx.Done():
+			// The first reader holds the lock (or believes it does) and
+			// has all its sections before it; the others wait for it.
+			select {
+			case c, ok := <-reads:
+				if !ok {
 					return
 				}
+				if isClientFault(e.Fault) && e.Client < 0 {
+					e.Client = c
+				}
+			case <-ctx.Done():
+				return
 			}
 		default:
 			if !waitUntil(ctx, t0.Add(e.At)) {

@@ -264,6 +264,10 @@ func buildTrace(rc RunConfig, res *RunResult) *trace.Trace {
 		key := [2]any{r.Client, r.Op}
 		if r.Ev == Call {
 			step.Action = callLabel(r)
+			if r.Op == OpRelease {
+				// The belief ends with the release's call.
+				step.Changes = []trace.Change{{Path: c + ".holds", Old: "true", New: "false"}}
+			}
 			t.Steps = append(t.Steps, step)
 			t.Arrows = append(t.Arrows, trace.Arrow{From: c, To: peer, Sent: n, Label: step.Action})
 			open[key] = len(t.Arrows) - 1
@@ -358,8 +362,6 @@ func returnChanges(r *Record) []trace.Change {
 		return []trace.Change{{Path: c + ".read", New: fmt.Sprint(r.Value)}}
 	case r.Op == OpWrite && r.OK:
 		return []trace.Change{{Path: "resource.counter", New: fmt.Sprint(r.Value)}}
-	case r.Op == OpRelease:
-		return []trace.Change{{Path: c + ".holds", Old: "true", New: "false"}}
 	}
 	return nil
 }
