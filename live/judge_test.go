@@ -17,7 +17,9 @@ type hb struct {
 	h *History
 }
 
-func newHB(clients int) *hb { return &hb{h: &History{Start: 0, End: int64(10 * time.Second), Clients: clients}} }
+func newHB(clients int) *hb {
+	return &hb{h: &History{Start: 0, End: int64(10 * time.Second), Clients: clients}}
+}
 
 func (b *hb) add(ms int, c int, op, ev string, token uint64, value int64, ok bool) *hb {
 	b.h.Records = append(b.h.Records, Record{Client: c, Op: op, Ev: ev, Wall: int64(ms) * int64(time.Millisecond), Token: token, Value: value, OK: ok})

@@ -145,7 +145,10 @@ func TestNemesisHooksMissing(t *testing.T) {
 // fakeNet records what the proxy hook was asked.
 type fakeNet struct{ calls []string }
 
-func (n *fakeNet) Delay(d time.Duration) error { n.calls = append(n.calls, "delay "+d.String()); return nil }
+func (n *fakeNet) Delay(d time.Duration) error {
+	n.calls = append(n.calls, "delay "+d.String())
+	return nil
+}
 func (n *fakeNet) Blackhole(on bool) error {
 	n.calls = append(n.calls, map[bool]string{true: "blackhole on", false: "blackhole off"}[on])
 	return nil
