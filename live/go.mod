@@ -12,11 +12,7 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
 
-require (
-	github.com/go-zookeeper/zk v1.0.4
-	github.com/stretchr/testify v1.12.1
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
-)
+require github.com/go-zookeeper/zk v1.0.4
 
 // The live module is the main module's neighbour, not a published
 // dependency: it always builds against the checkout beside it.
