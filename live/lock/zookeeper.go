@@ -164,14 +164,14 @@ func NewZooKeeper(cfg Config) (Locker, error) {
 	}, nil
 }
 
-// conn is the connection for the next call. A connection that has been
+// current is the connection for the next call. A connection that has been
 // without a session for longer than the session timeout is replaced by a
 // new one, as Apache Curator resets its ZooKeeper handle then: go-zookeeper
 // alone keeps retrying the old one, which a server restarted with its data
 // wiped refuses for ever (the client has seen zxids the server has not
 // reached, and ZooKeeper will not let a client see history go back). The
 // old session's node, if any, is gone or goes when that session expires.
-func (z *ZooKeeper) conn() *zk.Conn {
+func (z *ZooKeeper) current() *zkSession {
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	if z.session.sessionless() > z.validity {
@@ -181,7 +181,7 @@ func (z *ZooKeeper) conn() *zk.Conn {
 			z.session = fresh
 		}
 	}
-	return z.session.conn
+	return z.session
 }
 
 // checkZooKeeperKey accepts a key that is one path element of a znode path.
@@ -206,7 +206,8 @@ func (z *ZooKeeper) Acquire(ctx context.Context) (Grant, error) {
 	if err := ctx.Err(); err != nil {
 		return Grant{}, err
 	}
-	conn := z.conn()
+	session := z.current()
+	conn := session.conn
 	if err := z.ensureFolder(conn); err != nil {
 		return Grant{}, err
 	}
@@ -214,7 +215,7 @@ func (z *ZooKeeper) Acquire(ctx context.Context) (Grant, error) {
 	if err != nil {
 		return Grant{}, fmt.Errorf("zookeeper lock: create a node under %s: %w", z.folder, err)
 	}
-	g, err := z.waitTurn(ctx, conn, node)
+	g, err := z.waitTurn(ctx, session, node)
 	if err != nil {
 		// A failed delete leaves the node to its session's end; the
 		// caller learns of the wait's failure, which is what matters.
@@ -239,8 +240,15 @@ func (z *ZooKeeper) ensureFolder(conn *zk.Conn) error {
 // waitTurn loops until node is the lowest in the folder. Each turn of the
 // loop follows a change the server announced (the predecessor went), so
 // the loop is bounded by the queue's length, and ctx bounds the waits.
-func (z *ZooKeeper) waitTurn(ctx context.Context, conn *zk.Conn, node string) (Grant, error) {
+func (z *ZooKeeper) waitTurn(ctx context.Context, session *zkSession, node string) (Grant, error) {
+	conn := session.conn
 	name := node[strings.LastIndexByte(node, '/')+1:]
+	// go-zookeeper keeps a watch across a lost connection and sets it
+	// again once it reconnects; a connection that stays without a
+	// session (the server is down, or wiped and refusing it) would keep
+	// the wait going for ever, though the node is gone with the session.
+	check := time.NewTicker(z.validity / 2)
+	defer check.Stop()
 	for {
 		children, _, err := conn.Children(z.folder)
 		if err != nil {
@@ -270,13 +278,26 @@ func (z *ZooKeeper) waitTurn(ctx context.Context, conn *zk.Conn, node string) (G
 		if !exists {
 			continue // it went between the listing and the watch
 		}
+		if err := z.await(ctx, session, watch, check.C); err != nil {
+			return Grant{}, fmt.Errorf("zookeeper lock: waiting for %s: %w", queue[at-1], err)
+		}
+	}
+}
+
+// await waits for the watch to fire (the predecessor went), ctx to end, or
+// the session to be lost for longer than the timeout, which check's ticks
+// look at.
+func (z *ZooKeeper) await(ctx context.Context, session *zkSession, watch <-chan zk.Event, check <-chan time.Time) error {
+	for {
 		select {
 		case ev := <-watch:
-			if ev.Err != nil {
-				return Grant{}, fmt.Errorf("zookeeper lock: watch on %s: %w", queue[at-1], ev.Err)
+			return ev.Err
+		case <-check:
+			if session.sessionless() > z.validity {
+				return fmt.Errorf("%w: no session for longer than the timeout %v", ErrZooKeeperSessionLost, z.validity)
 			}
 		case <-ctx.Done():
-			return Grant{}, ctx.Err()
+			return ctx.Err()
 		}
 	}
 }
@@ -328,7 +349,7 @@ func (z *ZooKeeper) Release(ctx context.Context, g Grant) error {
 	if !strings.HasPrefix(g.Value, z.folder+"/") {
 		return fmt.Errorf("zookeeper lock: release of a grant not from this lock (%.80q)", g.Value)
 	}
-	err := z.conn().Delete(g.Value, -1)
+	err := z.current().conn.Delete(g.Value, -1)
 	if err != nil && !errors.Is(err, zk.ErrNoNode) {
 		return fmt.Errorf("zookeeper lock: delete %s: %w", g.Value, err)
 	}

@@ -106,16 +106,16 @@ func TestZooKeeperLock(t *testing.T) {
 		require.True(t, strings.HasPrefix(g.Value, ZooKeeperRoot+"/grant/"), g.Value)
 		require.Contains(t, g.Value, zkNodePrefix)
 		require.Equal(t, zkTestTTL, g.Validity)
-		exists, stat, err := l.conn().Exists(g.Value)
+		exists, stat, err := l.current().conn.Exists(g.Value)
 		require.NoError(t, err)
 		require.True(t, exists)
 		require.Equal(t, uint64(stat.Czxid), g.Token, "the token is the node's creation zxid")
 		require.NotZero(t, stat.EphemeralOwner, "the node is ephemeral")
-		data, _, err := l.conn().Get(g.Value)
+		data, _, err := l.current().conn.Get(g.Value)
 		require.NoError(t, err)
 		require.Equal(t, "c1", string(data))
 		require.NoError(t, l.Release(context.Background(), g))
-		exists, _, err = l.conn().Exists(g.Value)
+		exists, _, err = l.current().conn.Exists(g.Value)
 		require.NoError(t, err)
 		require.False(t, exists, "release deletes the node")
 	})
@@ -211,7 +211,7 @@ func TestZooKeeperLock(t *testing.T) {
 		// not have ended sooner than two thirds of the timeout after.
 		require.GreaterOrEqual(t, waited, zkTestTTL*2/3, "the lock passed on only once a's session ended")
 		require.Greater(t, r.g.Token, ga.Token, "the new holder's token is larger than the expired one's")
-		exists, _, err := b.conn().Exists(ga.Value)
+		exists, _, err := b.current().conn.Exists(ga.Value)
 		require.NoError(t, err)
 		require.False(t, exists, "the server deleted the expired session's node")
 
@@ -220,7 +220,7 @@ func TestZooKeeperLock(t *testing.T) {
 		// can acquire again on a new session once b releases.
 		proxy.Heal()
 		releaseRetrying(t, a, ga, 15*time.Second)
-		exists, _, err = b.conn().Exists(r.g.Value)
+		exists, _, err = b.current().conn.Exists(r.g.Value)
 		require.NoError(t, err)
 		require.True(t, exists, "a's late release left b's node alone")
 		require.NoError(t, b.Release(context.Background(), r.g))
@@ -240,7 +240,7 @@ func TestZooKeeperLock(t *testing.T) {
 		cancel()
 		r := receive(t, pending, 5*time.Second)
 		require.ErrorIs(t, r.err, context.Canceled)
-		children, _, err := a.conn().Children(ZooKeeperRoot + "/cancel")
+		children, _, err := a.current().conn.Children(ZooKeeperRoot + "/cancel")
 		require.NoError(t, err)
 		require.Len(t, children, 1, "only a's node is left: %v", children)
 		// b's session lives on (its client is open), so had its node
@@ -255,7 +255,7 @@ func TestZooKeeperLock(t *testing.T) {
 		o := newZK(t, addr, "other", "o")
 		g := acquireWithin(t, o, 10*time.Second)
 		require.Error(t, a.Release(context.Background(), g))
-		exists, _, err := o.conn().Exists(g.Value)
+		exists, _, err := o.current().conn.Exists(g.Value)
 		require.NoError(t, err)
 		require.True(t, exists)
 		require.NoError(t, o.Release(context.Background(), g))
@@ -288,6 +288,12 @@ func TestZooKeeperLockAcrossRestarts(t *testing.T) {
 		kept = g
 	}
 
+	// The wipe comes while a holds the lock and b waits behind it.
+	held := acquireWithin(t, a, 10*time.Second)
+	kept = held
+	b := newZK(t, z.Addr(), "restart", "b")
+	pending := acquireAsync(ctx, b)
+	requireWaiting(t, pending, 200*time.Millisecond)
 	require.NoError(t, z.Kill())
 	require.NoError(t, z.Restart(ctx, true))
 	fresh := newZK(t, z.Addr(), "restart", "fresh")
@@ -295,23 +301,30 @@ func TestZooKeeperLockAcrossRestarts(t *testing.T) {
 	require.Less(t, wiped.Token, kept.Token, "a wiped server's zxids start over: the token went back")
 	require.NoError(t, fresh.Release(ctx, wiped))
 
-	// a saw zxids the wiped server has not reached: ZooKeeper refuses
-	// its reconnection ("Refusing session request for client ... as it
-	// has seen zxid ...") rather than let it see history go back. Once a
-	// has been without a session for the session timeout it opens a new
-	// connection (Curator's reset), and then the wiped server hands the
-	// old client a token lower than the one it held before.
+	// a and b saw zxids the wiped server has not reached: ZooKeeper
+	// refuses their reconnection ("Refusing session request for client
+	// ... as it has seen zxid ...") rather than let them see history go
+	// back. b's wait ends once it has been without a session for the
+	// session timeout (go-zookeeper alone would keep its watch and wait
+	// for ever); then each opens a new connection (Curator's reset), and
+	// the wiped server hands the old clients tokens lower than before.
+	r := receive(t, pending, 10*time.Second)
+	require.ErrorIs(t, r.err, ErrZooKeeperSessionLost)
 	a.mu.Lock()
 	old := a.session
 	a.mu.Unlock()
+	releaseRetrying(t, a, held, 10*time.Second) // its node went with the wipe: nothing to delete
 	again := acquireRetrying(t, a, 15*time.Second)
 	require.Less(t, again.Token, kept.Token, "the old client's token went back too")
 	require.NoError(t, a.Release(ctx, again))
 	a.mu.Lock()
 	require.NotSame(t, old, a.session, "the old client got in on a new connection")
 	a.mu.Unlock()
-	t.Logf("tokens: %d before, %d after the restart with data kept (last %d); after the wipe %d (new client), %d (old client)",
-		before.Token, keptFirst, kept.Token, wiped.Token, again.Token)
+	gb := acquireRetrying(t, b, 15*time.Second)
+	require.Less(t, gb.Token, kept.Token)
+	require.NoError(t, b.Release(ctx, gb))
+	t.Logf("tokens: %d before, %d after the restart with data kept (last %d); after the wipe %d (new client), %d and %d (old clients)",
+		before.Token, keptFirst, kept.Token, wiped.Token, again.Token, gb.Token)
 }
 
 // acquireRetrying acquires, retrying failed attempts until d passes.
