@@ -26,10 +26,11 @@ const ZooKeeperRoot = "/lock"
 // a protection GUID: "_c_<guid>-lock-0000000007").
 const zkNodePrefix = "lock-"
 
-// ErrZooKeeperSessionLost says the contender's ephemeral node vanished
-// while it waited for its turn: its session expired (the server stopped
-// hearing from it for the session timeout), and the queue forgot it.
-var ErrZooKeeperSessionLost = errors.New("zookeeper lock: own node vanished (session expired)")
+// ErrZooKeeperSessionLost says a contender lost its place in the queue
+// while it waited for its turn: its ephemeral node vanished (its session
+// expired: the server heard nothing from it for the session timeout), or
+// its connection has had no session for longer than the timeout.
+var ErrZooKeeperSessionLost = errors.New("zookeeper lock: session lost")
 
 // ZooKeeper is the standard ZooKeeper lock recipe ("Locks" in ZooKeeper's
 // recipes page, what Apache Curator's InterProcessMutex does) driven through
@@ -75,8 +76,14 @@ type ZooKeeper struct {
 	client   string        // written into the node, for people reading the tree
 	validity time.Duration // the session timeout asked for
 
-	mu      sync.Mutex // guards session (Close may come from another goroutine)
+	mu      sync.Mutex // guards session and leftover (Close may come from another goroutine)
 	session *zkSession
+	// leftover are this client's nodes whose delete failed (a release or
+	// an abandoned wait while the connection was down). A node whose
+	// session lives on would stay in the queue, ahead of this client's
+	// next node, for ever: they are deleted again before the next
+	// acquire, as Curator's "guaranteed delete" does.
+	leftover []string
 }
 
 // zkSession is one go-zookeeper connection and what its session events
@@ -211,18 +218,48 @@ func (z *ZooKeeper) Acquire(ctx context.Context) (Grant, error) {
 	if err := z.ensureFolder(conn); err != nil {
 		return Grant{}, err
 	}
+	if err := z.deleteLeftovers(conn); err != nil {
+		return Grant{}, err
+	}
 	node, err := conn.CreateProtectedEphemeralSequential(z.folder+"/"+zkNodePrefix, []byte(z.client), zk.WorldACL(zk.PermAll))
 	if err != nil {
 		return Grant{}, fmt.Errorf("zookeeper lock: create a node under %s: %w", z.folder, err)
 	}
 	g, err := z.waitTurn(ctx, session, node)
 	if err != nil {
-		// A failed delete leaves the node to its session's end; the
-		// caller learns of the wait's failure, which is what matters.
-		_ = conn.Delete(node, -1)
+		// A delete that fails now is retried before the next acquire;
+		// the caller learns of the wait's failure, which is what matters.
+		_ = z.deleteNode(conn, node)
 		return Grant{}, err
 	}
 	return g, nil
+}
+
+// deleteNode deletes one of this client's nodes; a node already gone
+// (its session expired) is no error. A node it fails to delete is kept in
+// leftover.
+func (z *ZooKeeper) deleteNode(conn *zk.Conn, node string) error {
+	err := conn.Delete(node, -1)
+	if err == nil || errors.Is(err, zk.ErrNoNode) {
+		return nil
+	}
+	z.mu.Lock()
+	z.leftover = append(z.leftover, node)
+	z.mu.Unlock()
+	return fmt.Errorf("zookeeper lock: delete %s (retried before the next acquire): %w", node, err)
+}
+
+// deleteLeftovers deletes the nodes earlier deletes left behind.
+func (z *ZooKeeper) deleteLeftovers(conn *zk.Conn) error {
+	z.mu.Lock()
+	nodes := z.leftover
+	z.leftover = nil
+	z.mu.Unlock()
+	var errs []error
+	for _, node := range nodes {
+		errs = append(errs, z.deleteNode(conn, node))
+	}
+	return errors.Join(errs...)
 }
 
 // ensureFolder creates ZooKeeperRoot and the lock's folder (persistent
@@ -267,7 +304,7 @@ func (z *ZooKeeper) waitTurn(ctx context.Context, session *zkSession, node strin
 		}
 		switch {
 		case at < 0:
-			return Grant{}, ErrZooKeeperSessionLost
+			return Grant{}, fmt.Errorf("%w: own node %s is gone", ErrZooKeeperSessionLost, name)
 		case at == 0:
 			return z.grant(conn, node)
 		}
@@ -309,7 +346,7 @@ func (z *ZooKeeper) grant(conn *zk.Conn, node string) (Grant, error) {
 		return Grant{}, fmt.Errorf("zookeeper lock: stat %s: %w", node, err)
 	}
 	if !exists {
-		return Grant{}, ErrZooKeeperSessionLost
+		return Grant{}, fmt.Errorf("%w: own node %s is gone", ErrZooKeeperSessionLost, node)
 	}
 	return Grant{Token: uint64(stat.Czxid), Value: node, Validity: z.validity}, nil
 }
@@ -341,7 +378,8 @@ func sortBySequence(children []string) ([]string, error) {
 // Release deletes the grant's node. A node already gone (the session
 // expired and the server deleted it) is no error: the recipe has nothing
 // left to give back, and the node's path is unique, so the delete cannot
-// touch a later holder's node.
+// touch a later holder's node. A delete that fails (the connection is
+// down) is an error, and is retried before the next acquire.
 func (z *ZooKeeper) Release(ctx context.Context, g Grant) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -349,11 +387,7 @@ func (z *ZooKeeper) Release(ctx context.Context, g Grant) error {
 	if !strings.HasPrefix(g.Value, z.folder+"/") {
 		return fmt.Errorf("zookeeper lock: release of a grant not from this lock (%.80q)", g.Value)
 	}
-	err := z.current().conn.Delete(g.Value, -1)
-	if err != nil && !errors.Is(err, zk.ErrNoNode) {
-		return fmt.Errorf("zookeeper lock: delete %s: %w", g.Value, err)
-	}
-	return nil
+	return z.deleteNode(z.current().conn, g.Value)
 }
 
 // Close ends the session: the server deletes the session's ephemeral

@@ -229,6 +229,31 @@ func TestZooKeeperLock(t *testing.T) {
 		require.NoError(t, a.Release(context.Background(), again))
 	})
 
+	t.Run("a release that fails is retried before the next acquire", func(t *testing.T) {
+		// A session timeout long enough for a to reconnect within it:
+		// its session, and so its node, outlive the failed release.
+		proxy := startCutProxy(t, addr)
+		l, err := NewZooKeeper(Config{Addrs: []string{proxy.Addr()}, Key: "leftover", TTL: 5 * time.Second, Client: "a"})
+		require.NoError(t, err)
+		t.Cleanup(func() { require.NoError(t, l.Close()) })
+		a := l.(*ZooKeeper)
+		observer := newZK(t, addr, "leftover", "observer")
+		g := acquireWithin(t, a, 10*time.Second)
+		proxy.Cut()
+		require.Error(t, a.Release(context.Background(), g), "no delete reaches a cut-off server")
+		proxy.Heal()
+		exists, _, err := observer.current().conn.Exists(g.Value)
+		require.NoError(t, err)
+		require.True(t, exists, "a's session lives on, and its node with it")
+		// Left in the queue, the node would hold a's next node back for
+		// as long as a lives; a deletes it first.
+		again := acquireRetrying(t, a, 4*time.Second)
+		exists, _, err = observer.current().conn.Exists(g.Value)
+		require.NoError(t, err)
+		require.False(t, exists, "the leftover node was deleted")
+		require.NoError(t, a.Release(context.Background(), again))
+	})
+
 	t.Run("a cancelled acquire leaves the queue", func(t *testing.T) {
 		a := newZK(t, addr, "cancel", "a")
 		b := newZK(t, addr, "cancel", "b")
