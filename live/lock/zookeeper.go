@@ -59,7 +59,7 @@ var ErrZooKeeperSessionLost = errors.New("zookeeper lock: session lost")
 // holds the lock. A paused client does not learn this until it runs again.
 //
 // A connection without a session for longer than the session timeout is
-// replaced by a new one before the next call (see conn): the old session
+// replaced by a new one before the next call (see current): the old session
 // is lost by then anyway, and a server restarted with its data wiped
 // serves only new connections.
 //
@@ -198,7 +198,7 @@ func checkZooKeeperKey(key string) error {
 		return errors.New("zookeeper lock: empty key")
 	case len(key) > 200:
 		return fmt.Errorf("zookeeper lock: key longer than 200 bytes (%q...)", key[:32])
-	case key == "." || key == ".." || key == "zookeeper":
+	case key == "." || key == "..":
 		return fmt.Errorf("zookeeper lock: key %q is reserved in a znode path", key)
 	case strings.ContainsAny(key, "/\x00"):
 		return fmt.Errorf("zookeeper lock: key %.40q holds '/' or NUL", key)
