@@ -203,9 +203,10 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 	nctx, stopNemesis := context.WithCancel(ctx)
 	var nwg sync.WaitGroup
 	nwg.Add(1)
+	sched := res.Schedule
 	go func() {
 		defer nwg.Done()
-		n.run(nctx, res.Schedule, t0, reads)
+		n.run(nctx, sched, t0, reads)
 	}()
 	stopped := false
 	stop := func() {
