@@ -231,3 +231,21 @@ func TestRunRejectsBadConfigs(t *testing.T) {
 		assert.Error(t, cfg.Validate(), name)
 	}
 }
+
+// TestRandomCampaign: a seeded random nemesis over a few runs ends with no
+// harness error, and each run's fault log follows its schedule.
+func TestRandomCampaign(t *testing.T) {
+	cfg := CampaignConfig{Run: testRun(t, mustSetup(t, toySetups(), "toy", "all"), FaultClientPause), Runs: 3}
+	cfg.Run.Nemesis = Random
+	var progress strings.Builder
+	cfg.Progress = &progress
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s, err := RunCampaign(ctx, cfg)
+	require.NoError(t, err)
+	assert.Equal(t, 3, s.Runs)
+	assert.False(t, s.Failed(), "row all under client pauses: nothing the models say holds is violated")
+	assert.Equal(t, 3, strings.Count(progress.String(), "\n"), "a progress line per run")
+	assert.Positive(t, s.Committed)
+	assertNothingLeft(t, cfg.Run.TempRoot)
+}
