@@ -124,6 +124,9 @@ func TestCampaignSavesFailingRuns(t *testing.T) {
 			}
 		}
 	}
+	sum, err := os.ReadFile(filepath.Join(out, "toy", "none", string(FaultClientPause), SummaryFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(sum), `"live": "violated (2 of 2)"`)
 	hold := s.Tallies[0]
 	assert.Equal(t, impl.AtMostOneClientHoldLock, hold.Property)
 	assert.Equal(t, "violated (2 of 2)", hold.String())
