@@ -46,8 +46,8 @@ type RunConfig struct {
 // Validate checks a configuration before anything starts.
 func (c RunConfig) Validate() error {
 	switch {
-	case c.Setup.Start == nil || c.Setup.Locker == nil:
-		return fmt.Errorf("setup %s is incomplete", c.Setup.ID())
+	case c.Setup.Start == nil || c.Setup.Locker == nil || c.Setup.TTL <= 0 || (c.Setup.Store != nil && c.Setup.Audit == nil):
+		return fmt.Errorf("setup %s is incomplete (it needs Start, Locker, a TTL, and an Audit with a Store)", c.Setup.ID())
 	case c.Nemesis != Scripted && c.Nemesis != Random:
 		return fmt.Errorf("nemesis %.20q (want %s or %s)", c.Nemesis, Scripted, Random)
 	case c.Clients < 2 || c.Clients > 8:

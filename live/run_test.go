@@ -16,6 +16,7 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/live/store"
 	"github.com/fencelab/fencelab/verdict"
 )
 
@@ -226,6 +227,9 @@ func TestRunRejectsBadConfigs(t *testing.T) {
 		"no timeout":         func(c *RunConfig) { c.Timeout = 0 },
 		"fault not of setup": func(c *RunConfig) { c.Fault = FaultDelay },
 		"no client command":  func(c *RunConfig) { c.Self = nil },
+		"store without audit": func(c *RunConfig) {
+			c.Setup.Store = func(context.Context, StoreConfig) (store.Store, error) { return nil, errors.New("unused") }
+		},
 	}
 	require.NoError(t, good.Validate())
 	for name, edit := range tests {
