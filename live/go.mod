@@ -12,7 +12,17 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
 
-require github.com/go-zookeeper/zk v1.0.4
+require (
+	github.com/go-redsync/redsync/v4 v4.18.1
+	github.com/go-zookeeper/zk v1.0.4
+	github.com/redis/go-redis/v9 v9.23.0
+)
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+)
 
 // The live module is the main module's neighbour, not a published
 // dependency: it always builds against the checkout beside it.

@@ -2,8 +2,12 @@ package live
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -12,6 +16,7 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/live/store"
 	"github.com/fencelab/fencelab/verdict"
 )
 
@@ -120,6 +125,9 @@ func TestCampaignSavesFailingRuns(t *testing.T) {
 			}
 		}
 	}
+	sum, err := os.ReadFile(filepath.Join(out, "toy", "none", string(FaultClientPause), SummaryFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(sum), `"live": "violated (2 of 2)"`)
 	hold := s.Tallies[0]
 	assert.Equal(t, impl.AtMostOneClientHoldLock, hold.Property)
 	assert.Equal(t, "violated (2 of 2)", hold.String())
@@ -127,4 +135,124 @@ func TestCampaignSavesFailingRuns(t *testing.T) {
 	// A campaign saves again into the same folders, replacing them whole.
 	_, err = RunCampaign(ctx, cfg)
 	require.NoError(t, err)
+}
+
+// children lists the pids of this process's children still alive (not
+// zombies), from /proc.
+func children(t *testing.T) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	require.NoError(t, err)
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so fields are
+		// read after its closing parenthesis.
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(f) > 1 && f[0] != "Z" && f[1] == strconv.Itoa(os.Getpid()) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// assertNothingLeft: no child process and nothing in the run's temporary
+// root.
+func assertNothingLeft(t *testing.T, root string) {
+	t.Helper()
+	assert.Empty(t, children(t), "child processes left behind")
+	entries, err := os.ReadDir(root)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "data folders left behind")
+}
+
+func TestRunStopsWhenCancelled(t *testing.T) {
+	cfg := testRun(t, mustSetup(t, toySetups(), "toy", "all"), FaultClientPause)
+	cfg.Setup.TTL = 2 * time.Second // the pause (3 TTL) outlasts the cancel
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		require.Eventually(t, func() bool { return len(children(t)) == 2 }, 10*time.Second, 5*time.Millisecond)
+		time.Sleep(300 * time.Millisecond) // c1 is paused by now
+		cancel()
+	}()
+	start := time.Now()
+	_, err := Run(ctx, cfg)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Less(t, time.Since(start), 5*time.Second)
+	assertNothingLeft(t, cfg.TempRoot)
+}
+
+func TestRunReportsAKilledClient(t *testing.T) {
+	cfg := testRun(t, mustSetup(t, toySetups(), "toy", "all"), FaultNone)
+	cfg.Sections, cfg.Think = 20, 50*time.Millisecond
+	go func() {
+		var pids []int
+		require.Eventually(t, func() bool { pids = children(t); return len(pids) == 2 }, 10*time.Second, 5*time.Millisecond)
+		time.Sleep(200 * time.Millisecond)
+		syscall.Kill(pids[0], syscall.SIGKILL)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := Run(ctx, cfg)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "signal: killed")
+	assertNothingLeft(t, cfg.TempRoot)
+}
+
+func TestRunServiceThatWillNotStart(t *testing.T) {
+	cfg := testRun(t, mustSetup(t, toySetups(), "toy", "all"), FaultNone)
+	cfg.Setup.Start = func(context.Context, StartEnv) (*Deployment, error) {
+		return nil, errors.New("address already in use")
+	}
+	_, err := Run(context.Background(), cfg)
+	var se *StartError
+	require.ErrorAs(t, err, &se)
+	assert.Contains(t, err.Error(), "toy would not start: address already in use")
+	assertNothingLeft(t, cfg.TempRoot)
+}
+
+func TestRunRejectsBadConfigs(t *testing.T) {
+	good := testRun(t, mustSetup(t, toySetups(), "toy", "all"), FaultClientPause)
+	tests := map[string]func(*RunConfig){
+		"one client":         func(c *RunConfig) { c.Clients = 1 },
+		"no sections":        func(c *RunConfig) { c.Sections = 0 },
+		"bad nemesis":        func(c *RunConfig) { c.Nemesis = "chaos" },
+		"no timeout":         func(c *RunConfig) { c.Timeout = 0 },
+		"fault not of setup": func(c *RunConfig) { c.Fault = FaultDelay },
+		"no client command":  func(c *RunConfig) { c.Self = nil },
+		"store without audit": func(c *RunConfig) {
+			c.Setup.Store = func(context.Context, StoreConfig) (store.Store, error) { return nil, errors.New("unused") }
+		},
+	}
+	require.NoError(t, good.Validate())
+	for name, edit := range tests {
+		cfg := good
+		edit(&cfg)
+		assert.Error(t, cfg.Validate(), name)
+	}
+}
+
+// TestRandomCampaign: a seeded random nemesis over a few runs ends with no
+// harness error, and each run's fault log follows its schedule.
+func TestRandomCampaign(t *testing.T) {
+	cfg := CampaignConfig{Run: testRun(t, mustSetup(t, toySetups(), "toy", "all"), FaultClientPause), Runs: 3}
+	cfg.Run.Nemesis = Random
+	var progress strings.Builder
+	cfg.Progress = &progress
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s, err := RunCampaign(ctx, cfg)
+	require.NoError(t, err)
+	assert.Equal(t, 3, s.Runs)
+	assert.False(t, s.Failed(), "row all under client pauses: nothing the models say holds is violated")
+	assert.Equal(t, 3, strings.Count(progress.String(), "\n"), "a progress line per run")
+	assert.Positive(t, s.Committed)
+	assertNothingLeft(t, cfg.Run.TempRoot)
 }

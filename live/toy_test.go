@@ -26,7 +26,8 @@ import (
 //	A <ttl ms>   -> OK <token> | BUSY
 //	R <token>    -> OK | NO
 
-// roleEnv makes the test binary a client process of the toy setups.
+// roleEnv makes the test binary a client process of the toy setups and of
+// every real one (Setups).
 const roleEnv = "FENCELAB_LIVE_TEST_ROLE"
 
 func TestMain(m *testing.M) {

@@ -5,6 +5,7 @@
 // the model's verdict of the design row the setup instantiates.
 //
 //	fencelab-live run --service redis --design all --fault client-pause --runs 5 --out out/live
+//	fencelab-live matrix --runs 3 --out out/live
 //	fencelab-live list
 //
 // Exit codes: 0 success (expected violations count as success), 1 a
@@ -41,7 +42,7 @@ func main() {
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "fencelab-live: no command given (want run or list)")
+		fmt.Fprintln(stderr, "fencelab-live: no command given (want run, matrix or list)")
 		return exitBadInput
 	}
 	switch args[0] {
@@ -49,6 +50,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runCommand(args[1:], stdout, stderr)
 	case "list":
 		return listCommand(args[1:], stdout, stderr)
+	case "matrix":
+		return matrixCommand(args[1:], stdout, stderr)
 	case "client":
 		// Hidden: one client process of a run.
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
@@ -62,7 +65,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "fencelab-live: unknown command %.40q (want run or list)\n", args[0])
+	fmt.Fprintf(stderr, "fencelab-live: unknown command %.40q (want run, matrix or list)\n", args[0])
 	return exitBadInput
 }
 
@@ -70,6 +73,7 @@ const usage = `fencelab-live — real lock services under real faults, judged ag
 
 Usage:
   fencelab-live run --service S --design D [--fault F] [--runs N] [--seed X] [--out DIR] [flags]
+  fencelab-live matrix [--runs N] [--seed X] [--out DIR] [--service S]
   fencelab-live list
 
 Run 'fencelab-live run -h' for the flags.
@@ -138,31 +142,11 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	// A signal stops the campaign: the run under way tears down (the
-	// nemesis stopped, paused processes continued, every process group
-	// it started ended, its data folder removed) before the exit.
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	got := make(chan os.Signal, 1)
-	go func() {
-		if s, ok := <-sigs; ok {
-			got <- s
-			cancel()
-		}
-	}()
-
+	ctx, stopped, done := onSignal()
+	defer done()
 	summary, err := live.RunCampaign(ctx, cfg)
-	select {
-	case s := <-got:
-		fmt.Fprintf(stderr, "fencelab-live run: stopped by %v; everything it started is stopped and removed\n", s)
-		if s == syscall.SIGTERM {
-			return 128 + int(syscall.SIGTERM)
-		}
-		return 128 + int(syscall.SIGINT)
-	default:
+	if code, ok := stopped(stderr, "run"); ok {
+		return code
 	}
 	if summary != nil && summary.Runs > 0 {
 		summary.Write(stdout)
@@ -178,9 +162,125 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// onSignal makes SIGINT and SIGTERM end ctx: the run under way tears down
+// (the nemesis stopped, paused processes continued, every process group
+// it started ended, its data folder removed) before the exit. stopped
+// says, once the work returned, whether a signal ended it, and with what
+// exit code (128 + the signal).
+func onSignal() (ctx context.Context, stopped func(stderr io.Writer, cmd string) (int, bool), done func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	got := make(chan os.Signal, 1)
+	go func() {
+		if s, ok := <-sigs; ok {
+			got <- s
+			cancel()
+		}
+	}()
+	stopped = func(stderr io.Writer, cmd string) (int, bool) {
+		select {
+		case s := <-got:
+			fmt.Fprintf(stderr, "fencelab-live %s: stopped by %v; everything it started is stopped and removed\n", cmd, s)
+			return 128 + int(s.(syscall.Signal)), true
+		default:
+			return 0, false
+		}
+	}
+	done = func() {
+		signal.Stop(sigs)
+		close(sigs)
+		cancel()
+	}
+	return ctx, stopped, done
+}
+
+// matrixCommand runs the scripted matrix: every setup (of --service, or
+// all) under each of its faults, --runs runs each, the live column
+// printed as it goes. A setup whose service is not installed is skipped
+// with one line naming its Debian package.
+func matrixCommand(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("fencelab-live matrix", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	service := fs.String("service", "", "only this service's setups")
+	runs := fs.Int("runs", 3, "runs per setup and fault")
+	seed := fs.Uint64("seed", 1, "the first run's seed")
+	out := fs.String("out", filepath.Join("out", "live"), "folder for failing runs")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, "Usage: fencelab-live matrix [--service S] [--runs N] [--seed X] [--out DIR]")
+			return exitOK
+		}
+		return badCmd(stderr, "matrix", "%v", err)
+	}
+	if fs.NArg() > 0 {
+		return badCmd(stderr, "matrix", "unexpected argument %.40q", fs.Arg(0))
+	}
+	if *runs < 1 || *runs > 1000 {
+		return badCmd(stderr, "matrix", "--runs %d (want 1 to 1000)", *runs)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return badCmd(stderr, "matrix", "own binary: %v", err)
+	}
+	var setups []live.Setup
+	for _, s := range live.Setups() {
+		if *service == "" || s.Service == *service {
+			setups = append(setups, s)
+		}
+	}
+	if len(setups) == 0 && *service != "" {
+		return badCmd(stderr, "matrix", "no setup of service %.40q (fencelab-live list shows them)", *service)
+	}
+	if len(setups) == 0 {
+		return badCmd(stderr, "matrix", "this binary has no live setups")
+	}
+	ctx, stopped, done := onSignal()
+	defer done()
+	failed, broken := false, false
+	for _, s := range setups {
+		if s.Probe != nil {
+			if _, err := s.Probe(ctx); err != nil {
+				fmt.Fprintf(stderr, "fencelab-live matrix: skipping %s: %s\n", s.ID(), oneLine(err.Error()))
+				continue
+			}
+		}
+		for _, f := range s.Faults {
+			cfg := live.CampaignConfig{
+				Run: live.RunConfig{
+					Setup: s, Fault: f, Nemesis: live.Scripted, Seed: *seed,
+					Clients: 2, Sections: 3, Think: 150 * time.Millisecond, Timeout: 20 * time.Second,
+					Self: []string{self, "client"}, CheckTimeout: 10 * time.Second,
+				},
+				Runs: *runs, Out: *out, Progress: stderr,
+			}
+			summary, err := live.RunCampaign(ctx, cfg)
+			if code, ok := stopped(stderr, "matrix"); ok {
+				return code
+			}
+			if summary != nil && summary.Runs > 0 {
+				summary.Write(stdout)
+				failed = failed || summary.Failed()
+			}
+			if err != nil {
+				fmt.Fprintf(stderr, "fencelab-live matrix: %s under %s: %s\n", s.ID(), f, oneLine(err.Error()))
+				broken = true
+			}
+		}
+	}
+	switch {
+	case failed:
+		fmt.Fprintln(stderr, "fencelab-live matrix: a property the models say holds was violated")
+		return exitFailure
+	case broken:
+		return exitBadInput
+	}
+	return exitOK
+}
+
 func listCommand(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
-		return bad(stderr, "list takes no arguments")
+		return badCmd(stderr, "list", "list takes no arguments")
 	}
 	fmt.Fprintln(stdout, "Setups (--service, --design; the row of impl.Designs; faults; versions):")
 	for _, s := range live.Setups() {
@@ -217,7 +317,11 @@ func listCommand(args []string, stdout, stderr io.Writer) int {
 }
 
 func bad(stderr io.Writer, format string, args ...any) int {
-	fmt.Fprintf(stderr, "fencelab-live run: %s\n", oneLine(fmt.Sprintf(format, args...)))
+	return badCmd(stderr, "run", format, args...)
+}
+
+func badCmd(stderr io.Writer, cmd, format string, args ...any) int {
+	fmt.Fprintf(stderr, "fencelab-live %s: %s\n", cmd, oneLine(fmt.Sprintf(format, args...)))
 	return exitBadInput
 }
 
