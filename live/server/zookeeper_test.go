@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log"
 	"net"
 	"os"
 	"path/filepath"
@@ -35,7 +36,8 @@ func startZooKeeperForTest(t *testing.T, opts ZooKeeperOptions) *ZooKeeper {
 // zkSession opens a client session on addr, closed by t.Cleanup.
 func zkSession(t *testing.T, addr string) *zk.Conn {
 	t.Helper()
-	conn, _, err := zk.Connect([]string{addr}, 2*time.Second)
+	conn, _, err := zk.Connect([]string{addr}, 2*time.Second,
+		zk.WithLogger(log.New(io.Discard, "", 0)), zk.WithLogInfo(false))
 	require.NoError(t, err)
 	t.Cleanup(conn.Close)
 	return conn
