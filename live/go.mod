@@ -4,6 +4,16 @@ go 1.26.0
 
 require github.com/fencelab/fencelab v0.0.0-00010101000000-000000000000
 
+require (
+	github.com/go-sql-driver/mysql v1.10.1
+	github.com/stretchr/testify v1.12.1
+)
+
+require (
+	filippo.io/edwards25519 v1.2.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)
+
 // The live module is the main module's neighbour, not a published
 // dependency: it always builds against the checkout beside it.
 replace github.com/fencelab/fencelab => ../
