@@ -67,7 +67,7 @@ type mariadbGetLock struct {
 
 	mu     sync.Mutex
 	conn   *sql.Conn // the session holding (or waiting for) the lock; nil before the first Acquire and after a failure
-	schema bool      // the token table exists
+	schema bool      // the token table was made on this session's server (a wiped restart drops it, and the session)
 }
 
 // NewMariaDBGetLock returns a Locker on GET_LOCK(cfg.Key) at cfg.Addrs[0]
@@ -179,8 +179,10 @@ func (l *mariadbGetLock) tryAcquire(ctx context.Context) (Grant, error) {
 	return Grant{Token: token}, nil
 }
 
-// makeTokenTable makes the counter row of the token variant. Concurrent
-// clients may all run it: both statements are idempotent.
+// makeTokenTable makes the counter row of the token variant, once per
+// session: after a restart that wiped the data, the new session makes it
+// again and the tokens start over from 1 (the restart-volatile story).
+// Concurrent clients may all run it: both statements are idempotent.
 func (l *mariadbGetLock) makeTokenTable(ctx context.Context) error {
 	if _, err := l.conn.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS tokens ("+
 		"name VARCHAR(64) CHARACTER SET utf8mb4 PRIMARY KEY, "+
@@ -252,6 +254,7 @@ func (l *mariadbGetLock) dropConn() {
 	if l.conn != nil {
 		_ = l.conn.Close() // the pool keeps no idle session: this ends it
 		l.conn = nil
+		l.schema = false
 	}
 }
 

@@ -142,7 +142,7 @@ func TestMariaDBGetLock(t *testing.T) {
 	})
 
 	// Last: it restarts the shared server.
-	t.Run("a restart keeps the tokens and loses the lock", func(t *testing.T) {
+	t.Run("a restart loses the lock; the tokens survive unless wiped", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		a := newGetLock(t, m.Addr(), "restart", true)
@@ -173,6 +173,19 @@ func TestMariaDBGetLock(t *testing.T) {
 		assert.Greater(t, gb.Token, ga.Token, "the counter survived SIGKILL")
 		assert.NoError(t, a.Release(ctx, ga), "the lost session has nothing to release")
 		require.NoError(t, b.Release(ctx, gb))
+
+		// A restart that wipes the data loses the counter too: the
+		// tokens start over (the restart-volatile story).
+		gb, err = b.Acquire(ctx)
+		require.NoError(t, err)
+		require.NoError(t, m.Kill())
+		require.NoError(t, m.Restart(ctx, true))
+		ga, err = a.Acquire(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, uint64(1), ga.Token, "a wiped counter hands out 1 again")
+		assert.Less(t, ga.Token, gb.Token, "the newer holder now has the smaller token")
+		assert.NoError(t, b.Release(ctx, gb))
+		require.NoError(t, a.Release(ctx, ga))
 	})
 }
 

@@ -158,7 +158,7 @@ func TestMariaDBFenced(t *testing.T) {
 	})
 
 	// Last: it restarts the shared server.
-	t.Run("kill and restart keep the value and the fence", func(t *testing.T) {
+	t.Run("kill and restart keep the value and the fence unless wiped", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		s := freshStore(ctx, t, m, admin, MariaDBFenceAll)
@@ -174,6 +174,17 @@ func TestMariaDBFenced(t *testing.T) {
 		ok, err = s.Write(ctx, 6, 60)
 		require.NoError(t, err)
 		assert.False(t, ok, "the fence survived too: an older token is still refused")
+
+		// A wiped restart: the store makes its row again, from 0.
+		require.NoError(t, m.Kill())
+		require.NoError(t, m.Restart(ctx, true))
+		ok, err = s.Write(ctx, 1, 10)
+		require.NoError(t, err)
+		assert.True(t, ok, "a wiped fence accepts token 1 again")
+		v, ok, err = s.Read(ctx, 1)
+		require.NoError(t, err)
+		require.True(t, ok)
+		assert.Equal(t, int64(10), v)
 	})
 }
 
