@@ -54,7 +54,9 @@ const (
 	// reconnectPause is the wait before a new connection after the old
 	// one failed (the server restarting).
 	reconnectPause = 50 * time.Millisecond
-	// maxLockName is GET_LOCK's limit on a lock's name, in characters.
+	// maxLockName bounds a lock's name, in characters: MySQL's GET_LOCK
+	// limit (MariaDB 10.11 allows a little more) and the token table's
+	// column.
 	maxLockName = 64
 )
 

@@ -1,12 +1,17 @@
 package lock
 
 import (
+	"bufio"
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -141,6 +146,10 @@ func TestMariaDBGetLock(t *testing.T) {
 		require.NoError(t, a.Release(ctx, ga2))
 	})
 
+	t.Run("a paused holder process keeps the lock", func(t *testing.T) {
+		pausedHolderKeepsTheLock(t, m)
+	})
+
 	// Last: it restarts the shared server.
 	t.Run("a restart loses the lock; the tokens survive unless wiped", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -224,6 +233,102 @@ func TestNewMariaDBGetLockRejectsBadConfig(t *testing.T) {
 		})
 	}
 	l, err := NewMariaDBGetLock(Config{Addrs: []string{"127.0.0.1:1"}, Key: strings.Repeat("k", 64)}, true)
-	require.NoError(t, err, "64 characters is GET_LOCK's limit, allowed")
+	require.NoError(t, err, "64 characters, the limit, are allowed")
 	require.NoError(t, l.Close())
+}
+
+// Environment of the holder process pausedHolderKeepsTheLock starts.
+const (
+	holderEnvAddr = "FENCELAB_TEST_GETLOCK_ADDR"
+	holderEnvKey  = "FENCELAB_TEST_GETLOCK_KEY"
+)
+
+// TestGetLockHolderHelper is not a test: it is the body of the client
+// process pausedHolderKeepsTheLock runs (the test binary, started
+// again with -test.run). It returns at once in a normal test run. As the
+// helper it takes the lock, says "held" on stdout and keeps its session
+// until stdin closes or a bound passes.
+func TestGetLockHolderHelper(t *testing.T) {
+	addr := os.Getenv(holderEnvAddr)
+	if addr == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	l, err := NewMariaDBGetLock(Config{Addrs: []string{addr}, Key: os.Getenv(holderEnvKey)}, false)
+	require.NoError(t, err)
+	defer l.Close()
+	_, err = l.Acquire(ctx)
+	require.NoError(t, err)
+	fmt.Println("held")
+	done := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+// A client process paused with SIGSTOP keeps its session and so the lock:
+// the pause alone cannot make a second holder. Killing the process closes
+// its connection, the server ends the session, and the lock goes.
+func pausedHolderKeepsTheLock(t *testing.T, m *server.MariaDB) {
+	const key = "paused"
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	holder := exec.Command(os.Args[0], "-test.run=^TestGetLockHolderHelper$", "-test.count=1")
+	holder.Env = append(os.Environ(), holderEnvAddr+"="+m.Addr(), holderEnvKey+"="+key)
+	holder.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	stdin, err := holder.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := holder.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, holder.Start())
+	exited := make(chan struct{})
+	go func() {
+		_ = holder.Wait()
+		close(exited)
+	}()
+	killHolder := func() {
+		select {
+		case <-exited:
+		default:
+			_ = syscall.Kill(-holder.Process.Pid, syscall.SIGKILL) // the group this test started
+			<-exited
+		}
+	}
+	t.Cleanup(func() {
+		_ = stdin.Close()
+		killHolder()
+	})
+
+	held := make(chan bool, 1)
+	go func() {
+		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		held <- strings.TrimSpace(line) == "held"
+	}()
+	select {
+	case ok := <-held:
+		require.True(t, ok, "the holder process did not take the lock")
+	case <-ctx.Done():
+		t.Fatal("the holder process never took the lock")
+	}
+
+	require.NoError(t, syscall.Kill(-holder.Process.Pid, syscall.SIGSTOP))
+	b := newGetLock(t, m.Addr(), key, false)
+	paused, cancelPaused := context.WithTimeout(ctx, 2500*time.Millisecond)
+	_, err = b.Acquire(paused)
+	cancelPaused()
+	require.ErrorIs(t, err, context.DeadlineExceeded, "the paused holder still holds the lock")
+
+	killHolder()
+	begin := time.Now()
+	g, err := b.Acquire(ctx)
+	require.NoError(t, err, "the killed holder's session ended and its lock with it")
+	t.Logf("lock free %v after the holder was killed", time.Since(begin))
+	require.NoError(t, b.Release(ctx, g))
 }
