@@ -40,26 +40,26 @@ const mariadbDialTimeout = 5 * time.Second
 // MariaDB binary is not installed; its message names the package.
 var ErrMariaDBMissing = errors.New("MariaDB is not installed: install the Debian package " + MariaDBPackage + " (make live-deps)")
 
-// Where Debian puts MariaDB's programs; /usr/sbin is often not on a
-// non-root PATH.
+// MariaDB's programs, and where the Debian package puts them. Only these
+// folders are searched, not $PATH: the package is what fencelab supports,
+// and a binary found elsewhere would be a server nobody vetted.
 const (
 	mariadbInstallDB = "mariadb-install-db"
 	mariadbServerBin = "mariadbd"
 )
 
-// mariadbBinaries finds mariadb-install-db and mariadbd.
-func mariadbBinaries() (installDB, server string, err error) {
+func mariadbDirs() []string { return []string{"/usr/sbin", "/usr/bin"} }
+
+// mariadbBinaries finds mariadb-install-db and mariadbd in dirs.
+func mariadbBinaries(dirs []string) (installDB, server string, err error) {
 	look := func(name string) (string, error) {
-		if p, err := exec.LookPath(name); err == nil {
-			return p, nil
-		}
-		for _, dir := range []string{"/usr/sbin", "/usr/bin"} {
+		for _, dir := range dirs {
 			p := filepath.Join(dir, name)
 			if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 {
 				return p, nil
 			}
 		}
-		return "", fmt.Errorf("%s not found: %w", name, ErrMariaDBMissing)
+		return "", fmt.Errorf("%s not found in %s: %w", name, strings.Join(dirs, ", "), ErrMariaDBMissing)
 	}
 	if installDB, err = look(mariadbInstallDB); err != nil {
 		return "", "", err
@@ -73,7 +73,7 @@ func mariadbBinaries() (installDB, server string, err error) {
 // MariaDBInstalled returns nil when the MariaDB binaries are present, or
 // an error wrapping ErrMariaDBMissing that names the package.
 func MariaDBInstalled() error {
-	_, _, err := mariadbBinaries()
+	_, _, err := mariadbBinaries(mariadbDirs())
 	return err
 }
 
@@ -119,7 +119,7 @@ func StartMariaDB(ctx context.Context, dir string, opts MariaDBOptions) (*MariaD
 	if name == "" {
 		name = "mariadb"
 	}
-	installDB, serverBin, err := mariadbBinaries()
+	installDB, serverBin, err := mariadbBinaries(mariadbDirs())
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
@@ -341,7 +341,7 @@ type MariaDBTemplate struct {
 // empty; it belongs to the template from the call on and is removed on
 // failure and by Remove).
 func PrepareMariaDBTemplate(ctx context.Context, dir string) (*MariaDBTemplate, error) {
-	installDB, _, err := mariadbBinaries()
+	installDB, _, err := mariadbBinaries(mariadbDirs())
 	if err != nil {
 		return nil, fmt.Errorf("preparing a MariaDB template: %w", err)
 	}

@@ -148,6 +148,31 @@ func TestStartMariaDBRefusesAFolderItDidNotMake(t *testing.T) {
 	assert.ErrorContains(t, err, "not empty")
 }
 
+func TestMariaDBBinariesMissingNamesThePackage(t *testing.T) {
+	empty := t.TempDir()
+	_, _, err := mariadbBinaries([]string{empty})
+	require.ErrorIs(t, err, ErrMariaDBMissing)
+	assert.Contains(t, err.Error(), MariaDBPackage)
+	assert.NotContains(t, err.Error(), "\n", "one line")
+
+	// Not executable: not found. Executable, both: found.
+	notExec := t.TempDir()
+	for _, name := range []string{mariadbInstallDB, mariadbServerBin} {
+		require.NoError(t, os.WriteFile(filepath.Join(notExec, name), nil, 0o644))
+	}
+	_, _, err = mariadbBinaries([]string{empty, notExec})
+	require.ErrorIs(t, err, ErrMariaDBMissing)
+	onlyInstall := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(onlyInstall, mariadbInstallDB), nil, 0o755))
+	_, _, err = mariadbBinaries([]string{onlyInstall})
+	require.ErrorIs(t, err, ErrMariaDBMissing, "mariadbd is missing")
+	require.NoError(t, os.WriteFile(filepath.Join(onlyInstall, mariadbServerBin), nil, 0o755))
+	install, srv, err := mariadbBinaries([]string{empty, onlyInstall})
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(onlyInstall, mariadbInstallDB), install)
+	assert.Equal(t, filepath.Join(onlyInstall, mariadbServerBin), srv)
+}
+
 func TestMariaDBClientConfig(t *testing.T) {
 	for _, tc := range []struct {
 		in      string
