@@ -305,11 +305,51 @@ func (p *Proc) signalGroup(sig syscall.Signal) error {
 	return nil
 }
 
-// Pause stops every process of the group (SIGSTOP): a server pause.
-func (p *Proc) Pause() error { return p.signalGroup(syscall.SIGSTOP) }
+// Pause stops every process of the group (SIGSTOP): a server pause. A
+// signal is delivered asynchronously; Pause returns once /proc shows every
+// member stopped (bounded), so a pause has taken effect when it returns.
+func (p *Proc) Pause() error {
+	if err := p.signalGroup(syscall.SIGSTOP); err != nil {
+		return err
+	}
+	return p.waitGroup("stopped", func(state string) bool { return state == "T" })
+}
 
-// Resume continues a paused group (SIGCONT).
-func (p *Proc) Resume() error { return p.signalGroup(syscall.SIGCONT) }
+// Resume continues a paused group (SIGCONT) and returns once no member
+// shows stopped (bounded).
+func (p *Proc) Resume() error {
+	if err := p.signalGroup(syscall.SIGCONT); err != nil {
+		return err
+	}
+	return p.waitGroup("running again", func(state string) bool { return state != "T" })
+}
+
+// waitGroup waits, bounded by groupGoneTimeout, until every live member of
+// the running group is in a state that ok accepts.
+func (p *Proc) waitGroup(what string, ok func(state string) bool) error {
+	p.mu.Lock()
+	pgid, err := p.runningPid()
+	p.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(groupGoneTimeout)
+	for {
+		pending := 0
+		for _, pid := range groupMembers(pgid) {
+			if _, state, found := procGroup(pid); found && !ok(state) {
+				pending++
+			}
+		}
+		if pending == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s: %d processes of group %d not %s after %v", p.spec.Name, pending, pgid, what, groupGoneTimeout)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
 
 // Kill ends the group at once (SIGKILL, which also ends a paused group)
 // and waits until the leader is reaped and no member is left. The data
@@ -454,4 +494,29 @@ func clip(s string) string {
 		return s[:max] + "..."
 	}
 	return s
+}
+
+// MissingError says that a service's program is not installed: callers
+// (tests, the live command) turn it into a one-line skip that names the
+// Debian package, never into a verdict.
+type MissingError struct {
+	Program string // the program looked up on PATH ("redis-server")
+	Package string // the Debian package that installs it
+	Err     error  // exec.LookPath's error
+}
+
+func (e *MissingError) Error() string {
+	return fmt.Sprintf("%s is not installed (Debian package %s; make live-deps installs it)", e.Program, e.Package)
+}
+
+func (e *MissingError) Unwrap() error { return e.Err }
+
+// LookPath finds program on PATH, or returns a *MissingError naming the
+// Debian package pkg.
+func LookPath(program, pkg string) (string, error) {
+	path, err := exec.LookPath(program)
+	if err != nil {
+		return "", &MissingError{Program: program, Package: pkg, Err: err}
+	}
+	return path, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -214,7 +215,7 @@ func TestProcPauseKillRestart(t *testing.T) {
 	require.NoError(t, p.Pause())
 	require.Equal(t, "T", procState(t, pid), "paused: stopped by SIGSTOP")
 	require.NoError(t, p.Resume())
-	require.Eventually(t, func() bool { return procState(t, pid) != "T" }, 2*time.Second, 5*time.Millisecond)
+	require.NotEqual(t, "T", procState(t, pid), "resumed")
 
 	// A paused process is killed too.
 	require.NoError(t, p.Pause())
@@ -273,4 +274,28 @@ func TestProcGroupParsesOddNames(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Stop() })
 	require.Len(t, p.Pids(), 2)
+}
+
+func TestLookPathNamesThePackage(t *testing.T) {
+	for _, tc := range []struct {
+		program, pkg string
+		found        bool
+	}{
+		{"sh", "dash", true},
+		{"fencelab-no-such-program", "fencelab-pkg", false},
+	} {
+		t.Run(tc.program, func(t *testing.T) {
+			path, err := LookPath(tc.program, tc.pkg)
+			if tc.found {
+				require.NoError(t, err)
+				require.NotEmpty(t, path)
+				return
+			}
+			var missing *MissingError
+			require.ErrorAs(t, err, &missing)
+			require.Equal(t, tc.pkg, missing.Package)
+			require.Equal(t, "fencelab-no-such-program is not installed (Debian package fencelab-pkg; make live-deps installs it)", err.Error())
+			require.ErrorIs(t, err, exec.ErrNotFound)
+		})
+	}
 }
