@@ -36,13 +36,9 @@ const (
 // mariadbDialTimeout bounds a client's TCP connect to the instance.
 const mariadbDialTimeout = 5 * time.Second
 
-// ErrMariaDBMissing is wrapped by StartMariaDB and MariaDBInstalled when a
-// MariaDB binary is not installed; its message names the package.
-var ErrMariaDBMissing = errors.New("MariaDB is not installed: install the Debian package " + MariaDBPackage + " (make live-deps)")
-
 // MariaDB's programs, and where the Debian package puts them. Only these
-// folders are searched, not $PATH: the package is what fencelab supports,
-// and a binary found elsewhere would be a server nobody vetted.
+// folders are searched, not $PATH (which often lacks /usr/sbin for a
+// non-root user): the package is what fencelab supports.
 const (
 	mariadbInstallDB = "mariadb-install-db"
 	mariadbServerBin = "mariadbd"
@@ -59,7 +55,8 @@ func mariadbBinaries(dirs []string) (installDB, server string, err error) {
 				return p, nil
 			}
 		}
-		return "", fmt.Errorf("%s not found in %s: %w", name, strings.Join(dirs, ", "), ErrMariaDBMissing)
+		return "", &MissingError{Program: name, Package: MariaDBPackage,
+			Err: fmt.Errorf("%s not found in %s", name, strings.Join(dirs, ", "))}
 	}
 	if installDB, err = look(mariadbInstallDB); err != nil {
 		return "", "", err
@@ -70,8 +67,8 @@ func mariadbBinaries(dirs []string) (installDB, server string, err error) {
 	return installDB, server, nil
 }
 
-// MariaDBInstalled returns nil when the MariaDB binaries are present, or
-// an error wrapping ErrMariaDBMissing that names the package.
+// MariaDBInstalled returns nil when the MariaDB binaries are present, or a
+// *MissingError naming the package.
 func MariaDBInstalled() error {
 	_, _, err := mariadbBinaries(mariadbDirs())
 	return err

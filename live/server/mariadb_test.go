@@ -151,7 +151,9 @@ func TestStartMariaDBRefusesAFolderItDidNotMake(t *testing.T) {
 func TestMariaDBBinariesMissingNamesThePackage(t *testing.T) {
 	empty := t.TempDir()
 	_, _, err := mariadbBinaries([]string{empty})
-	require.ErrorIs(t, err, ErrMariaDBMissing)
+	var missing *MissingError
+	require.ErrorAs(t, err, &missing)
+	assert.Equal(t, MariaDBPackage, missing.Package)
 	assert.Contains(t, err.Error(), MariaDBPackage)
 	assert.NotContains(t, err.Error(), "\n", "one line")
 
@@ -161,11 +163,12 @@ func TestMariaDBBinariesMissingNamesThePackage(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(notExec, name), nil, 0o644))
 	}
 	_, _, err = mariadbBinaries([]string{empty, notExec})
-	require.ErrorIs(t, err, ErrMariaDBMissing)
+	require.ErrorAs(t, err, &missing)
 	onlyInstall := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(onlyInstall, mariadbInstallDB), nil, 0o755))
 	_, _, err = mariadbBinaries([]string{onlyInstall})
-	require.ErrorIs(t, err, ErrMariaDBMissing, "mariadbd is missing")
+	require.ErrorAs(t, err, &missing)
+	assert.Equal(t, mariadbServerBin, missing.Program)
 	require.NoError(t, os.WriteFile(filepath.Join(onlyInstall, mariadbServerBin), nil, 0o755))
 	install, srv, err := mariadbBinaries([]string{empty, onlyInstall})
 	require.NoError(t, err)
