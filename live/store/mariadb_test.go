@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/live/server"
 )
 
@@ -30,13 +33,13 @@ func startMariaDB(t *testing.T) *server.MariaDB {
 	return m
 }
 
-// freshStore drops the counter left by an earlier subtest and opens a
-// store on the shared instance.
+// freshStore drops the tables left by an earlier subtest and opens client
+// 0's store on the shared instance.
 func freshStore(ctx context.Context, t *testing.T, m *server.MariaDB, admin *sql.DB, mode string) Store {
 	t.Helper()
-	_, err := admin.ExecContext(ctx, "DROP TABLE IF EXISTS counter")
+	_, err := admin.ExecContext(ctx, "DROP TABLE IF EXISTS counter, ops")
 	require.NoError(t, err)
-	s, err := NewMariaDBFenced(m.Addr(), mode)
+	s, err := NewMariaDBFenced(m.Addr(), mode, 0)
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, s.Close()) })
 	return s
@@ -105,9 +108,23 @@ func TestMariaDBFenced(t *testing.T) {
 					assert.Equal(t, op.value, v, "op %d: read(token %d)", i, op.token)
 				}
 			}
-			var final int64
-			require.NoError(t, admin.QueryRowContext(ctx, "SELECT value FROM counter WHERE id = 1").Scan(&final))
-			assert.Equal(t, tc.final, final)
+			// The audit lists the accepted operations, in order, and the
+			// counter.
+			var want []impl.Op
+			for _, op := range tc.ops {
+				if !op.wantOK {
+					continue
+				}
+				kind := impl.OpRead
+				if op.write {
+					kind = impl.OpWrite
+				}
+				want = append(want, impl.Op{Client: impl.ClientNode(0), Kind: kind, Accepted: true, Token: op.token, Value: op.value})
+			}
+			ops, counter, err := MariaDBAudit(ctx, m.Addr())
+			require.NoError(t, err)
+			assert.Equal(t, want, ops)
+			assert.Equal(t, tc.final, counter)
 		})
 	}
 
@@ -115,7 +132,7 @@ func TestMariaDBFenced(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
 		a := freshStore(ctx, t, m, admin, MariaDBFenceAll)
-		b, err := NewMariaDBFenced(m.DSN(), MariaDBFenceAll) // a full DSN works too
+		b, err := NewMariaDBFenced(m.DSN(), MariaDBFenceAll, 1) // a full DSN works too
 		require.NoError(t, err)
 		defer b.Close()
 		ok, err := a.Write(ctx, 1, 5)
@@ -128,6 +145,85 @@ func TestMariaDBFenced(t *testing.T) {
 		ok, err = a.Write(ctx, 1, 6)
 		require.NoError(t, err)
 		assert.False(t, ok, "b's newer read fenced a")
+		ops, counter, err := MariaDBAudit(ctx, m.DSN())
+		require.NoError(t, err)
+		assert.Equal(t, []impl.Op{
+			{Client: impl.ClientNode(0), Kind: impl.OpWrite, Accepted: true, Token: 1, Value: 5},
+			{Client: impl.ClientNode(1), Kind: impl.OpRead, Accepted: true, Token: 2, Value: 5},
+		}, ops)
+		assert.Equal(t, int64(5), counter)
+	})
+
+	t.Run("the audit's order is the order of effect under concurrency", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		_, err := admin.ExecContext(ctx, "DROP TABLE IF EXISTS counter, ops")
+		require.NoError(t, err)
+		ops, counter, err := MariaDBAudit(ctx, m.Addr())
+		require.NoError(t, err)
+		assert.Empty(t, ops, "no tables yet: nothing to audit")
+		assert.Zero(t, counter)
+
+		const clients, sections = 4, 10
+		var tokens atomic.Uint64
+		var accepted atomic.Int64
+		var wg sync.WaitGroup
+		errs := make(chan error, clients)
+		for c := range clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				st, err := NewMariaDBFenced(m.Addr(), MariaDBFenceAll, c)
+				if err != nil {
+					errs <- err
+					return
+				}
+				defer st.Close()
+				for range sections {
+					token := tokens.Add(1)
+					v, ok, err := st.Read(ctx, token)
+					if err != nil {
+						errs <- err
+						return
+					}
+					if !ok {
+						continue
+					}
+					ok, err = st.Write(ctx, token, v+1)
+					if err != nil {
+						errs <- err
+						return
+					}
+					if ok {
+						accepted.Add(1)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			require.NoError(t, err)
+		}
+		require.Positive(t, accepted.Load(), "some sections committed")
+
+		ops, counter, err = MariaDBAudit(ctx, m.Addr())
+		require.NoError(t, err)
+		var writes int64
+		var last impl.Op
+		for i, op := range ops {
+			require.True(t, op.Accepted)
+			if i > 0 {
+				assert.GreaterOrEqual(t, op.Token, ops[i-1].Token, "mode all accepts tokens in order (op %d)", i)
+			}
+			if op.Kind == impl.OpWrite {
+				writes++
+				last = op
+				assert.Equal(t, writes, op.Value, "each accepted write adds one to the last: no lost update")
+			}
+		}
+		assert.Equal(t, accepted.Load(), writes, "the log has every accepted write")
+		assert.Equal(t, last.Value, counter)
 	})
 
 	// Without clientFoundRows the driver reports changed rows: an accepted
@@ -174,6 +270,13 @@ func TestMariaDBFenced(t *testing.T) {
 		ok, err = s.Write(ctx, 6, 60)
 		require.NoError(t, err)
 		assert.False(t, ok, "the fence survived too: an older token is still refused")
+		ops, counter, err := MariaDBAudit(ctx, m.Addr())
+		require.NoError(t, err)
+		assert.Equal(t, []impl.Op{
+			{Client: impl.ClientNode(0), Kind: impl.OpWrite, Accepted: true, Token: 7, Value: 70},
+			{Client: impl.ClientNode(0), Kind: impl.OpRead, Accepted: true, Token: 7, Value: 70},
+		}, ops, "the log survived with the counter")
+		assert.Equal(t, int64(70), counter)
 
 		// A wiped restart: the store makes its row again, from 0.
 		require.NoError(t, m.Kill())
@@ -190,16 +293,20 @@ func TestMariaDBFenced(t *testing.T) {
 
 func TestNewMariaDBFencedRejectsBadInput(t *testing.T) {
 	for _, tc := range []struct {
-		name, dsn, mode, want string
+		name, dsn, mode string
+		client          int
+		want            string
 	}{
-		{"mode none", "127.0.0.1:3306", "none", "want"},
-		{"empty mode", "127.0.0.1:3306", "", "want"},
-		{"long mode", "127.0.0.1:3306", string(make([]byte, 4000)), "want"},
-		{"bad address", "nowhere", MariaDBFenceAll, "host:port"},
-		{"bad DSN", "u@tcp(127.0.0.1:1)/db?clientFoundRows=maybe", MariaDBFenceAll, "DSN"},
+		{"mode none", "127.0.0.1:3306", "none", 0, "want"},
+		{"empty mode", "127.0.0.1:3306", "", 0, "want"},
+		{"long mode", "127.0.0.1:3306", string(make([]byte, 4000)), 0, "want"},
+		{"bad address", "nowhere", MariaDBFenceAll, 0, "host:port"},
+		{"bad DSN", "u@tcp(127.0.0.1:1)/db?clientFoundRows=maybe", MariaDBFenceAll, 0, "DSN"},
+		{"negative client", "127.0.0.1:3306", MariaDBFenceAll, -1, "client"},
+		{"client too large", "127.0.0.1:3306", MariaDBFenceAll, impl.MaxClients, "client"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := NewMariaDBFenced(tc.dsn, tc.mode)
+			_, err := NewMariaDBFenced(tc.dsn, tc.mode, tc.client)
 			require.ErrorContains(t, err, tc.want)
 			assert.Less(t, len(err.Error()), 300, "a bounded echo")
 		})
