@@ -4,21 +4,13 @@ go 1.26.0
 
 require (
 	github.com/fencelab/fencelab v0.0.0-00010101000000-000000000000
-	github.com/stretchr/testify v1.12.1
-)
-
-require (
-	github.com/anishathalye/porcupine v1.3.1 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
-)
-
-require (
 	github.com/go-sql-driver/mysql v1.10.1
 	github.com/stretchr/testify v1.12.1
 )
 
 require (
 	filippo.io/edwards25519 v1.2.0 // indirect
+	github.com/anishathalye/porcupine v1.3.1 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
 
