@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -72,6 +73,29 @@ func mariadbBinaries(dirs []string) (installDB, server string, err error) {
 func MariaDBInstalled() error {
 	_, _, err := mariadbBinaries(mariadbDirs())
 	return err
+}
+
+// mariadbdVersion matches "Ver 10.11.19-MariaDB-0+deb12u1" in mariadbd
+// --version's output.
+var mariadbdVersion = regexp.MustCompile(`Ver ([0-9][0-9A-Za-z.+~\-]*)`)
+
+// MariaDBVersion runs `mariadbd --version` without starting a server and
+// names it as Version does ("mariadbd 10.11.19-MariaDB-0+deb12u1"), or
+// returns a *MissingError naming the package.
+func MariaDBVersion(ctx context.Context) (string, error) {
+	_, serverBin, err := mariadbBinaries(mariadbDirs())
+	if err != nil {
+		return "", err
+	}
+	out, err := exec.CommandContext(ctx, serverBin, "--no-defaults", "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("mariadbd --version: %w", err)
+	}
+	m := mariadbdVersion.FindSubmatch(out)
+	if m == nil {
+		return "", fmt.Errorf("mariadbd --version: no version in %q", clip(string(out)))
+	}
+	return "mariadbd " + string(m[1]), nil
 }
 
 // MariaDBOptions tunes StartMariaDB.

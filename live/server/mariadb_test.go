@@ -55,6 +55,9 @@ func TestMariaDBKillRestartKeepsDataAndWipeDropsIt(t *testing.T) {
 	t.Logf("StartMariaDB with mariadb-install-db: %v", time.Since(begin))
 
 	assert.True(t, strings.HasPrefix(m.Version(), "mariadbd 1"), "version %q", m.Version())
+	probed, err := MariaDBVersion(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, m.Version(), probed, "--version names the server as SELECT VERSION() does")
 	assert.True(t, strings.HasPrefix(m.Addr(), "127.0.0.1:"), "addr %q", m.Addr())
 	assert.Equal(t, "mariadb", m.Name())
 	pids := m.Pids()
