@@ -190,6 +190,7 @@ type StoreConfig struct {
 func Setups() []Setup {
 	var all []Setup
 	all = append(all, redisSetups()...)
+	all = append(all, mariadbSetups()...)
 	return all
 }
 
