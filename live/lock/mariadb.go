@@ -17,20 +17,25 @@ package lock
 //
 // Which matrix row: no row matches GET_LOCK by itself, and it needs none.
 // The models' rows are leases: a grant ends when its TTL runs out, which is
-// how a pause makes two holders. GET_LOCK's "lease" ends when the session
+// how a pause makes two holders. GET_LOCK's grant ends when the session
 // ends, not on a timer, so the pause fault cannot take effect and a live
-// run of it is inconclusive, never "holds". What can end the session is the
-// service forgetting its holders — a restart — and that is the restart
-// rows' story: the service "may crash and restart, forgetting who holds
-// the lock". With the token variant below, the counter is an InnoDB row
-// updated in an autocommit statement (committed to the redo log before the
-// client hears OK), so tokens keep growing across restarts: that is
-// restart-durable (the store checking ≥ on every operation, MariaDB's
-// conditional UPDATE in mode all). Without a token, or with a store that
-// ignores it, a restart makes two holders and nothing stops the stale
-// write: off / none. A row of its own would only be a restart row whose
-// lease never expires by time, which adds no verdict the restart rows do
-// not already give.
+// run of it is inconclusive, never "holds". A row of "a lock that never
+// expires and never forgets" would hold every safety property trivially
+// and pay in liveness instead (a paused or hung holder blocks everyone, up
+// to wait_timeout): nothing for the checkers to find. What ends a session
+// is the service forgetting its holders — a restart — and that is the
+// restart rows' story: the service "may crash and restart, forgetting who
+// holds the lock". With the token variant below, the counter is an InnoDB
+// row raised in an autocommit statement (in the redo log before the client
+// hears OK), so tokens keep growing across a restart that keeps the data:
+// restart-durable, with the store checking ≥ on every operation (MariaDB's
+// conditional UPDATE in mode all), or writes with mode writes. A restart
+// that wipes the data starts the counter over at 1: restart-volatile.
+// Without a token, or with a store that ignores it, a restart makes two
+// holders and nothing stops the stale write: off / none. Their verdicts
+// are the restart rows' whether or not grants also expire by time, so a
+// row of GET_LOCK's own would add no verdict (live/setups_mariadb.go
+// instantiates these rows).
 
 import (
 	"context"
