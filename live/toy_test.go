@@ -31,7 +31,7 @@ const roleEnv = "FENCELAB_LIVE_TEST_ROLE"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(roleEnv) == "client" {
-		if err := ServeClient(context.Background(), toySetups(), os.Stdin, os.Stdout); err != nil {
+		if err := ServeClient(context.Background(), append(toySetups(), Setups()...), os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
