@@ -2,11 +2,14 @@ package live
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/fencelab/fencelab/trace"
 	"github.com/fencelab/fencelab/verdict"
 )
 
@@ -76,6 +79,9 @@ type Summary struct {
 	// sections committed and Refused the operations the resource refused,
 	// over every run (the witnesses of a "not observed").
 	TookEffect, Committed, Refused int
+	// Errors counts the calls of clients that returned an error (a
+	// service down or unreachable during a fault).
+	Errors int
 	// StartUp is the mean start-up time of the service; Elapsed the
 	// campaign's wall time.
 	StartUp, Elapsed time.Duration
@@ -107,7 +113,7 @@ func (s *Summary) Write(w io.Writer) error {
 	fmt.Fprintf(w, "%s (row %s) under %s %s: %d runs in %.1f s (%.2f runs/s), start-up %v\n",
 		s.Setup.ID(), s.Setup.Design, s.Nemesis, s.Fault, s.Runs, s.Elapsed.Seconds(), s.RunsPerSecond(), s.StartUp.Round(time.Millisecond))
 	fmt.Fprintf(w, "  %s; %s\n", s.Versions, s.Library)
-	fmt.Fprintf(w, "  the fault took effect in %d of %d runs; %d sections committed, %d operations refused\n", s.TookEffect, s.Runs, s.Committed, s.Refused)
+	fmt.Fprintf(w, "  the fault took effect in %d of %d runs; %d sections committed, %d operations refused, %d calls failed\n", s.TookEffect, s.Runs, s.Committed, s.Refused, s.Errors)
 	for _, t := range s.Tallies {
 		mark := ""
 		if t.Unexpected() {
@@ -167,6 +173,7 @@ func RunCampaign(ctx context.Context, cfg CampaignConfig) (*Summary, error) {
 		}
 		s.Committed += j.Committed
 		s.Refused += j.Refused
+		s.Errors += j.Errors
 		dir := ""
 		if j.Violated() && cfg.Out != "" {
 			if dir, err = SaveRun(cfg.Out, rc, res, nil); err != nil {
@@ -189,6 +196,12 @@ func RunCampaign(ctx context.Context, cfg CampaignConfig) (*Summary, error) {
 				}
 			case verdict.Unknown, verdict.NotChecked:
 				t.Unknown++
+			}
+		}
+		s.Elapsed = time.Since(begin)
+		if cfg.Out != "" {
+			if err := s.save(cfg.Out); err != nil {
+				return s, err
 			}
 		}
 		if cfg.Progress != nil {
@@ -220,4 +233,58 @@ func runLine(j *Judgement) string {
 // RunDir is where run seed of setup s under fault f is saved under out.
 func RunDir(out string, s Setup, f Fault, seed uint64) string {
 	return filepath.Join(out, s.Service, s.Name, string(f), fmt.Sprintf("run-%d", seed))
+}
+
+// SummaryFile is a campaign's summary, beside its runs' folders.
+const SummaryFile = "summary.json"
+
+// save writes the summary so far as Out/<service>/<setup>/<fault>/
+// summary.json (atomically): what a table of the live column reads.
+func (s *Summary) save(out string) error {
+	type tally struct {
+		Property       string `json:"property"`
+		Expected       string `json:"expected"`
+		Live           string `json:"live"`
+		Runs           int    `json:"runs"`
+		Violated       int    `json:"violated"`
+		TookEffect     int    `json:"took_effect"`
+		Unknown        int    `json:"unknown"`
+		FirstViolation string `json:"first_violation,omitempty"`
+		Unexpected     bool   `json:"unexpected"`
+	}
+	doc := struct {
+		Setup      string  `json:"setup"`
+		Row        string  `json:"row"`
+		Fault      Fault   `json:"fault"`
+		Nemesis    string  `json:"nemesis"`
+		Runs       int     `json:"runs"`
+		TookEffect int     `json:"took_effect"`
+		Committed  int     `json:"committed"`
+		Refused    int     `json:"refused"`
+		Errors     int     `json:"errors"`
+		Versions   string  `json:"versions"`
+		Library    string  `json:"library"`
+		StartUpMS  float64 `json:"startup_ms"`
+		RunsPerSec float64 `json:"runs_per_second"`
+		Tallies    []tally `json:"properties"`
+	}{
+		Setup: s.Setup.ID(), Row: s.Setup.Design.String(), Fault: s.Fault, Nemesis: s.Nemesis, Runs: s.Runs,
+		TookEffect: s.TookEffect, Committed: s.Committed, Refused: s.Refused, Errors: s.Errors,
+		Versions: s.Versions, Library: s.Library, StartUpMS: float64(s.StartUp.Microseconds()) / 1000, RunsPerSec: s.RunsPerSecond(),
+	}
+	for _, t := range s.Tallies {
+		doc.Tallies = append(doc.Tallies, tally{
+			Property: t.Property, Expected: t.Expected.String(), Live: t.String(), Runs: t.Runs, Violated: t.Violated,
+			TookEffect: t.TookEffect, Unknown: t.Unknown, FirstViolation: t.FirstViolation, Unexpected: t.Unexpected(),
+		})
+	}
+	dir := filepath.Join(out, s.Setup.Service, s.Setup.Name, string(s.Fault))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("output folder: %w", err)
+	}
+	return trace.WriteFileAtomic(filepath.Join(dir, SummaryFile), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(doc)
+	})
 }

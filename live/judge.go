@@ -120,8 +120,12 @@ func Judge(h *History, d impl.Design, res *impl.Resource, timeout time.Duration)
 	sr := linearizability.CheckSections(j.Sections, timeout)
 	rr := linearizability.CheckResource(j.ResourceOps, d.Mode(), timeout)
 	j.SectionsCheck, j.ResourceCheck = &sr, &rr
-	j.Verdicts.Put(conclude(sr.Verdict))
-	j.Verdicts.Put(conclude(rr.Verdict))
+	for _, v := range []verdict.Verdict{sr.Verdict, rr.Verdict} {
+		if v.Status == verdict.Violated && v.Detail == "" {
+			v.Detail = "Porcupine found no linearization of the history (" + pageOf(v.Property) + " shows how far it got)"
+		}
+		j.Verdicts.Put(conclude(v))
+	}
 	return j
 }
 
@@ -273,4 +277,12 @@ func unchecked(h *History, j *Judgement) string {
 		}
 	}
 	return ""
+}
+
+// pageOf is the saved page that draws a Porcupine check.
+func pageOf(property string) string {
+	if property == linearizability.RegisterLinearizable {
+		return RegisterFile
+	}
+	return PorcupineFile
 }

@@ -99,6 +99,12 @@ func TestJudge(t *testing.T) {
 		{"row off: TokenIsMonotonical does not apply", paused(true), impl.DesignNoFencing, true, map[string]verdict.Status{
 			impl.AtMostOneClientHoldLock: verdict.Violated, impl.TokenIsMonotonical: verdict.NotApplicable, impl.NoLostUpdate: verdict.Violated,
 		}, 2, 0},
+		{"no overlap, tokens going back (a restart): a violation still counts", newHB(2).section(0, 0, 2, 0, true, true, 10).section(100, 1, 1, 1, true, true, 10).h,
+			impl.DesignFenceNone, false, map[string]verdict.Status{
+				impl.AtMostOneClientHoldLock: verdict.Unknown, impl.TokenIsMonotonical: verdict.Violated, impl.NoLostUpdate: verdict.Unknown,
+			}, 2, 0},
+		{"touching beliefs do not overlap", newHB(2).section(0, 0, 1, 0, true, true, 10).section(16, 1, 2, 1, true, true, 10).h,
+			impl.DesignFenceAll, false, map[string]verdict.Status{impl.AtMostOneClientHoldLock: verdict.Unknown}, 2, 0},
 		{"no overlap: inconclusive, never holds", serial, impl.DesignFenceAll, false, map[string]verdict.Status{
 			impl.AtMostOneClientHoldLock: verdict.Unknown, impl.TokenIsMonotonical: verdict.Unknown, impl.NoLostUpdate: verdict.Unknown,
 			linearizability.SectionsLinearizable: verdict.Unknown, linearizability.RegisterLinearizable: verdict.Unknown,
@@ -114,6 +120,9 @@ func TestJudge(t *testing.T) {
 				assert.Equal(t, want, v.Status, "%s: %v", p, v)
 				if want == verdict.Unknown {
 					assert.Equal(t, Inconclusive, v.Detail)
+				}
+				if want == verdict.Violated {
+					assert.NotEmpty(t, v.Detail, "a violation says why")
 				}
 			}
 			assert.Equal(t, tc.committed, j.Committed)
@@ -217,4 +226,15 @@ func TestReplayChecksTheCounter(t *testing.T) {
 	assert.Len(t, r.Log(), 2, "refused operations are not replayed")
 	_, err = replay(ops, 2)
 	assert.Error(t, err)
+}
+
+func TestExpected(t *testing.T) {
+	for _, d := range impl.Designs() {
+		for _, p := range impl.InvariantNames() {
+			assert.Equal(t, impl.Expected(d, p), Expected(d, p))
+		}
+		assert.Equal(t, impl.Expected(d, impl.NoLostUpdate), Expected(d, linearizability.SectionsLinearizable))
+		assert.Equal(t, verdict.Holds, Expected(d, linearizability.RegisterLinearizable))
+	}
+	assert.Len(t, Properties(), 5)
 }

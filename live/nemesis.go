@@ -244,7 +244,10 @@ func (n *nemesis) inject(ctx context.Context, e FaultEvent) {
 			return
 		}
 		p := n.clients[e.Client]
-		if err := p.signal(syscall.SIGSTOP); err != nil {
+		if err := p.signal(syscall.SIGSTOP); errors.Is(err, errEnded) {
+			rec.Detail = fmt.Sprintf("%s had ended: nothing to pause", rec.Target)
+			return
+		} else if err != nil {
 			fail(err)
 			return
 		}

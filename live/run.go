@@ -46,8 +46,8 @@ type RunConfig struct {
 // Validate checks a configuration before anything starts.
 func (c RunConfig) Validate() error {
 	switch {
-	case c.Setup.Start == nil || c.Setup.Locker == nil:
-		return fmt.Errorf("setup %s is incomplete", c.Setup.ID())
+	case c.Setup.Start == nil || c.Setup.Locker == nil || c.Setup.TTL <= 0 || (c.Setup.Store != nil && c.Setup.Audit == nil):
+		return fmt.Errorf("setup %s is incomplete (it needs Start, Locker, a TTL, and an Audit with a Store)", c.Setup.ID())
 	case c.Nemesis != Scripted && c.Nemesis != Random:
 		return fmt.Errorf("nemesis %.20q (want %s or %s)", c.Nemesis, Scripted, Random)
 	case c.Clients < 2 || c.Clients > 8:
@@ -322,6 +322,10 @@ func stderrNote(s string) string {
 	return ": " + oneLine(s, 200)
 }
 
+// errEnded is a client process that has ended: a fault aimed at it
+// has nothing to act on, which is not an error of the harness.
+var errEnded = errors.New("the client has ended")
+
 // clientProc is one client process, in a process group of its own.
 type clientProc struct {
 	index int
@@ -340,7 +344,7 @@ func (c *clientProc) signal(sig syscall.Signal) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.reaped {
-		return fmt.Errorf("%s has ended", ClientName(c.index))
+		return fmt.Errorf("%s: %w", ClientName(c.index), errEnded)
 	}
 	return syscall.Kill(-c.cmd.Process.Pid, sig)
 }

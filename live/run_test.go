@@ -16,6 +16,7 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/live/store"
 	"github.com/fencelab/fencelab/verdict"
 )
 
@@ -124,6 +125,9 @@ func TestCampaignSavesFailingRuns(t *testing.T) {
 			}
 		}
 	}
+	sum, err := os.ReadFile(filepath.Join(out, "toy", "none", string(FaultClientPause), SummaryFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(sum), `"live": "violated (2 of 2)"`)
 	hold := s.Tallies[0]
 	assert.Equal(t, impl.AtMostOneClientHoldLock, hold.Property)
 	assert.Equal(t, "violated (2 of 2)", hold.String())
@@ -223,6 +227,9 @@ func TestRunRejectsBadConfigs(t *testing.T) {
 		"no timeout":         func(c *RunConfig) { c.Timeout = 0 },
 		"fault not of setup": func(c *RunConfig) { c.Fault = FaultDelay },
 		"no client command":  func(c *RunConfig) { c.Self = nil },
+		"store without audit": func(c *RunConfig) {
+			c.Setup.Store = func(context.Context, StoreConfig) (store.Store, error) { return nil, errors.New("unused") }
+		},
 	}
 	require.NoError(t, good.Validate())
 	for name, edit := range tests {
@@ -230,4 +237,22 @@ func TestRunRejectsBadConfigs(t *testing.T) {
 		edit(&cfg)
 		assert.Error(t, cfg.Validate(), name)
 	}
+}
+
+// TestRandomCampaign: a seeded random nemesis over a few runs ends with no
+// harness error, and each run's fault log follows its schedule.
+func TestRandomCampaign(t *testing.T) {
+	cfg := CampaignConfig{Run: testRun(t, mustSetup(t, toySetups(), "toy", "all"), FaultClientPause), Runs: 3}
+	cfg.Run.Nemesis = Random
+	var progress strings.Builder
+	cfg.Progress = &progress
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s, err := RunCampaign(ctx, cfg)
+	require.NoError(t, err)
+	assert.Equal(t, 3, s.Runs)
+	assert.False(t, s.Failed(), "row all under client pauses: nothing the models say holds is violated")
+	assert.Equal(t, 3, strings.Count(progress.String(), "\n"), "a progress line per run")
+	assert.Positive(t, s.Committed)
+	assertNothingLeft(t, cfg.Run.TempRoot)
 }
