@@ -144,7 +144,8 @@ func StartMariaDB(ctx context.Context, dir string, opts MariaDBOptions) (*MariaD
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
-	if err := claimEmptyDir(dir); err != nil {
+	dir, err = claimEmptyDir(dir)
+	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
 	m := &MariaDB{name: name, dir: dir, template: opts.Template, install: installDB}
@@ -200,26 +201,32 @@ func StartMariaDB(ctx context.Context, dir string, opts MariaDBOptions) (*MariaD
 }
 
 // claimEmptyDir makes dir, or accepts it if it exists and is empty: a
-// server never removes a folder holding what it did not put there.
-func claimEmptyDir(dir string) error {
+// server never removes a folder holding what it did not put there. It
+// returns dir made absolute, since mariadbd and mariadb-install-db run in
+// it and would read a relative path from there.
+func claimEmptyDir(dir string) (string, error) {
 	if dir == "" {
-		return errors.New("no data folder given")
+		return "", errors.New("no data folder given")
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("the data folder: %w", err)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("making the data folder: %w", err)
+		return "", fmt.Errorf("making the data folder: %w", err)
 	}
 	f, err := os.Open(dir)
 	if err != nil {
-		return fmt.Errorf("opening the data folder: %w", err)
+		return "", fmt.Errorf("opening the data folder: %w", err)
 	}
 	defer f.Close()
 	if _, err := f.Readdirnames(1); !errors.Is(err, io.EOF) {
 		if err == nil {
-			return fmt.Errorf("the data folder %q is not empty", clip(dir))
+			return "", fmt.Errorf("the data folder %q is not empty", clip(dir))
 		}
-		return fmt.Errorf("reading the data folder: %w", err)
+		return "", fmt.Errorf("reading the data folder: %w", err)
 	}
-	return nil
+	return dir, nil
 }
 
 // initData fills dir/data: a copy of the template, or a fresh
@@ -366,7 +373,8 @@ func PrepareMariaDBTemplate(ctx context.Context, dir string) (*MariaDBTemplate, 
 	if err != nil {
 		return nil, fmt.Errorf("preparing a MariaDB template: %w", err)
 	}
-	if err := claimEmptyDir(dir); err != nil {
+	dir, err = claimEmptyDir(dir)
+	if err != nil {
 		return nil, fmt.Errorf("preparing a MariaDB template: %w", err)
 	}
 	if err := installMariaDB(ctx, installDB, dir); err != nil {

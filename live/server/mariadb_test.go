@@ -135,6 +135,21 @@ func TestMariaDBTemplateStartsInstancesThatDoNotShareData(t *testing.T) {
 	assert.Zero(t, n)
 }
 
+// A relative folder is made absolute: mariadbd runs inside it and would
+// read a relative --datadir from there.
+func TestStartMariaDBInARelativeFolder(t *testing.T) {
+	requireMariaDB(t)
+	t.Chdir(t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	m, err := StartMariaDB(ctx, "relative", MariaDBOptions{})
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, m.Stop()) }()
+	assert.True(t, filepath.IsAbs(m.dir), m.dir)
+	_, err = os.Stat(filepath.Join("relative", "data", "mysql"))
+	assert.NoError(t, err, "the data folder is where the caller asked")
+}
+
 func TestStartMariaDBRefusesAFolderItDidNotMake(t *testing.T) {
 	requireMariaDB(t)
 	dir := t.TempDir()
