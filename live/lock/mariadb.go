@@ -176,11 +176,11 @@ func (l *mariadbGetLock) tryAcquire(ctx context.Context) (Grant, error) {
 	}
 	token, err := l.nextToken(ctx)
 	if err != nil {
-		// Give the lock back unless the session is gone (and the lock
-		// with it); either way the caller sees the error.
-		if !connectionLost(err) {
-			_, _ = l.release(ctx)
-		}
+		// No grant without a token: end the session, which gives the
+		// lock back whatever happened (ctx may have ended, so a
+		// RELEASE_LOCK might not run, and a session that kept the lock
+		// would nest the next GET_LOCK on it).
+		l.dropConn()
 		return Grant{}, fmt.Errorf("taking a token: %w", err)
 	}
 	return Grant{Token: token}, nil

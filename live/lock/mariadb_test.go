@@ -146,6 +146,26 @@ func TestMariaDBGetLock(t *testing.T) {
 		require.NoError(t, a.Release(ctx, ga2))
 	})
 
+	t.Run("a failed token gives the lock back", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		a := newGetLock(t, m.Addr(), "no-token", true)
+		g, err := a.Acquire(ctx)
+		require.NoError(t, err)
+		require.NoError(t, a.Release(ctx, g))
+		// The table goes while a's session believes it made it.
+		_, err = admin.ExecContext(ctx, "DROP TABLE tokens")
+		require.NoError(t, err)
+		_, err = a.Acquire(ctx)
+		require.ErrorContains(t, err, "taking a token")
+		assert.Zero(t, holderSession(ctx, t, admin, "no-token"), "no session keeps the lock")
+		// The next acquire, on a new session, makes the table again.
+		g, err = a.Acquire(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, uint64(1), g.Token)
+		require.NoError(t, a.Release(ctx, g))
+	})
+
 	t.Run("a paused holder process keeps the lock", func(t *testing.T) {
 		pausedHolderKeepsTheLock(t, m)
 	})
