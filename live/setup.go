@@ -191,6 +191,7 @@ func Setups() []Setup {
 	var all []Setup
 	all = append(all, redisSetups()...)
 	all = append(all, zooKeeperSetups()...)
+	all = append(all, mariadbSetups()...)
 	return all
 }
 

@@ -1,0 +1,142 @@
+package live
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/live/server"
+	"github.com/fencelab/fencelab/verdict"
+)
+
+// mariadbStoryThink is the think time of the MariaDB stories: a section
+// must outlast mariadbd's kill and restart (0.2 s idle, up to a second on
+// a loaded machine), or the first holder releases before the second can
+// acquire and the run is inconclusive.
+const mariadbStoryThink = 1500 * time.Millisecond
+
+// runMariaDBStory runs setup name under fault once, scripted: two
+// clients, one section each.
+func runMariaDBStory(t *testing.T, name string, fault Fault) *RunResult {
+	t.Helper()
+	if err := server.MariaDBInstalled(); err != nil {
+		t.Skip(err.Error())
+	}
+	cfg := testRun(t, mustSetup(t, Setups(), "mariadb", name), fault)
+	cfg.Sections, cfg.Think, cfg.Timeout = 1, mariadbStoryThink, 30*time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := Run(ctx, cfg)
+	require.NoError(t, err)
+	require.NotEmpty(t, res.History.Faults, "the fault is logged")
+	assert.Equal(t, fault, res.History.Faults[0].Fault)
+	assert.Empty(t, res.History.Faults[0].Error)
+	assert.Contains(t, res.Versions, "mariadbd ")
+	return res
+}
+
+// checkVerdicts checks that a run where the fault took effect has the
+// row's verdicts: want.violated violated, want.holds holding.
+func checkVerdicts(t *testing.T, j *Judgement, want story) {
+	t.Helper()
+	require.True(t, j.TookEffect, "beliefs overlapped (%v)", j.Beliefs)
+	for _, p := range want.violated {
+		assert.Equal(t, verdict.Violated, j.Verdicts.Get(p).Status, "%s: %v", p, j.Verdicts.Get(p))
+	}
+	for _, p := range want.holds {
+		assert.Equal(t, verdict.Holds, j.Verdicts.Get(p).Status, "%s: %v", p, j.Verdicts.Get(p))
+	}
+}
+
+// A restart ends the holder's session: a second client gets the lock, and
+// with the register checking nothing both write what they read.
+func TestMariaDBStoryRestartUnfenced(t *testing.T) {
+	res := runMariaDBStory(t, "getlock", FaultRestartKeep)
+	checkVerdicts(t, res.Judgement, story{
+		violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate},
+	})
+	assert.Equal(t, 2, res.Judgement.Committed, "both wrote")
+}
+
+// The same restart against the durable token counter and the fenced
+// UPDATE: two holders still, but the older one's write is refused.
+func TestMariaDBStoryRestartDurable(t *testing.T) {
+	res := runMariaDBStory(t, "getlock-durable", FaultRestartKeep)
+	checkVerdicts(t, res.Judgement, story{
+		violated: []string{impl.AtMostOneClientHoldLock},
+		holds:    []string{impl.TokenIsMonotonical, impl.NoLostUpdate, linearizability.RegisterLinearizable},
+	})
+	assert.GreaterOrEqual(t, res.Judgement.Committed, 1, "the newer holder committed")
+	assert.GreaterOrEqual(t, res.Judgement.Refused, 1, "the stale operation was refused")
+}
+
+// A restart that wipes the lock's server hands out token 1 again: the two
+// holders share a token, the store accepts both, an update is lost.
+func TestMariaDBStoryRestartVolatile(t *testing.T) {
+	res := runMariaDBStory(t, "getlock-volatile", FaultRestartWipe)
+	checkVerdicts(t, res.Judgement, story{
+		violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate},
+		holds:    []string{impl.TokenIsMonotonical},
+	})
+}
+
+// A paused client keeps its session and so the lock: the pause never
+// makes two holders, and the run is inconclusive — never "holds".
+func TestMariaDBStoryPauseKeepsTheSession(t *testing.T) {
+	res := runMariaDBStory(t, "getlock-durable", FaultClientPause)
+	j := res.Judgement
+	require.False(t, j.TookEffect, "a session lock outlives a pause (%v)", j.Overlap)
+	assert.Equal(t, 2, j.Committed, "both sections committed, one after the other")
+	assert.Zero(t, j.Refused)
+	for _, v := range j.Verdicts {
+		assert.NotEqual(t, verdict.Holds, v.Status, "%s: an inconclusive run never holds", v.Property)
+		assert.NotEqual(t, verdict.Violated, v.Status, v.Property)
+	}
+}
+
+// The deployment with a store server apart: only the lock's server is
+// faulted; everything goes on Stop, and on a failed start. (The stories
+// above start the one-server deployment.)
+func TestMariaDBDeploymentWithAStoreServer(t *testing.T) {
+	if err := server.MariaDBInstalled(); err != nil {
+		t.Skip(err.Error())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	dep, err := startMariaDBDeployment(true)(ctx, StartEnv{Dir: dir})
+	require.NoError(t, err)
+	stopped := false
+	defer func() {
+		if !stopped {
+			assert.NoError(t, dep.Stop())
+		}
+	}()
+	require.Len(t, dep.Servers, 1, "only the lock's server is faulted")
+	require.Len(t, dep.LockAddrs, 1)
+	require.Len(t, dep.StoreAddrs, 1)
+	assert.Equal(t, dep.Servers[0].Addr(), dep.LockAddrs[0])
+	assert.NotEqual(t, dep.LockAddrs[0], dep.StoreAddrs[0], "the store has a server of its own")
+
+	require.NoError(t, dep.Stop())
+	stopped = true
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "both servers and the template removed")
+
+	// A start that fails (cancelled) leaves nothing behind.
+	dir = t.TempDir()
+	cancelled, cancelNow := context.WithCancel(context.Background())
+	cancelNow()
+	_, err = startMariaDBDeployment(true)(cancelled, StartEnv{Dir: dir})
+	require.Error(t, err)
+	entries, err = os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries)
+}
