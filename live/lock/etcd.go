@@ -72,13 +72,23 @@ type EtcdMutex struct {
 // etcd may raise it to its minimum lease TTL) and is renewed by this
 // process while it runs.
 func NewEtcdMutex(ctx context.Context, cfg Config) (Locker, error) {
-	return newEtcdMutex(ctx, cfg, true)
+	return newEtcdLocker(ctx, cfg, true)
 }
 
 // NewEtcdLease is NewEtcdMutex without renewal: each grant's lease ends
 // its TTL after the grant.
 func NewEtcdLease(ctx context.Context, cfg Config) (Locker, error) {
-	return newEtcdMutex(ctx, cfg, false)
+	return newEtcdLocker(ctx, cfg, false)
+}
+
+// newEtcdLocker returns a nil Locker (not a Locker holding a nil
+// *EtcdMutex) with an error.
+func newEtcdLocker(ctx context.Context, cfg Config, renew bool) (Locker, error) {
+	l, err := newEtcdMutex(ctx, cfg, renew)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
 }
 
 func newEtcdMutex(ctx context.Context, cfg Config, renew bool) (*EtcdMutex, error) {
