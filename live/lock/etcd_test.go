@@ -196,3 +196,6 @@ func TestLeaseSeconds(t *testing.T) {
 		require.Equal(t, tc.want, leaseSeconds(tc.ttl), "ttl %v", tc.ttl)
 	}
 }
+
+// The etcd recipes are Lockers.
+var _ Locker = (*EtcdMutex)(nil)

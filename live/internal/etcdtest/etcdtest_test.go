@@ -221,3 +221,6 @@ func BenchmarkStartEtcd(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// An Etcd is a Server.
+var _ server.Server = (*server.Etcd)(nil)
