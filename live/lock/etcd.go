@@ -191,7 +191,19 @@ func (l *EtcdMutex) Acquire(ctx context.Context) (Grant, error) {
 		return Grant{}, err
 	}
 	m := concurrency.NewMutex(s, l.prefix)
-	if err := m.Lock(ctx); err != nil {
+	err = m.Lock(ctx)
+	if err != nil && l.renew && leaseLost(err) {
+		// The kept session's lease ended (a pause outlasted it) before
+		// its keep-alive noticed: start a fresh session, once.
+		l.session.Orphan()
+		l.session = nil
+		if s, ttl, err = l.sectionSession(ctx); err != nil {
+			return Grant{}, err
+		}
+		m = concurrency.NewMutex(s, l.prefix)
+		err = m.Lock(ctx)
+	}
+	if err != nil {
 		if !l.renew {
 			_ = l.revoke(s.Lease())
 		}
@@ -204,6 +216,12 @@ func (l *EtcdMutex) Acquire(ctx context.Context) (Grant, error) {
 	}
 	l.held, l.heldSession, l.heldTTL = m, s, ttl
 	return Grant{Token: uint64(rev), Value: m.Key(), Validity: time.Duration(ttl) * time.Second}, nil
+}
+
+// leaseLost says whether a Lock failed because its session's lease is
+// gone.
+func leaseLost(err error) bool {
+	return errors.Is(err, rpctypes.ErrLeaseNotFound) || errors.Is(err, concurrency.ErrSessionExpired)
 }
 
 // createRevision is the create revision of the key m holds: the value

@@ -149,6 +149,26 @@ func TestEtcdMutexRenewsPastTTL(t *testing.T) {
 	require.NoError(t, c2.Release(ctx, g2))
 }
 
+// TestEtcdMutexStartsOverAfterALostLease: a renewed client whose lease
+// ended before its keep-alive noticed (revoked here, expired after a
+// pause in a run) acquires with a fresh session, not an error.
+func TestEtcdMutexStartsOverAfterALostLease(t *testing.T) {
+	e := etcdtest.Start(t)
+	ctx := testContext(t)
+	c1 := newTestLocker(t, NewEtcdMutex, e.Addr(), "c1", 5*time.Second)
+	g1, err := c1.Acquire(ctx)
+	require.NoError(t, err)
+	require.NoError(t, c1.Release(ctx, g1))
+	lost := c1.session.Lease()
+	_, err = c1.cli.Revoke(ctx, lost)
+	require.NoError(t, err)
+	g2, err := c1.Acquire(ctx)
+	require.NoError(t, err)
+	require.Greater(t, g2.Token, g1.Token)
+	require.NotEqual(t, lost, c1.session.Lease(), "a fresh session")
+	require.NoError(t, c1.Release(ctx, g2))
+}
+
 func TestEtcdMutexMisuse(t *testing.T) {
 	e := etcdtest.Start(t)
 	ctx := testContext(t)
