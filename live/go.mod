@@ -67,6 +67,7 @@ require (
 )
 
 require (
+	github.com/fencelab/fencelab v0.0.0-00010101000000-000000000000
 	github.com/stretchr/testify v1.12.1
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )

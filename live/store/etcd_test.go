@@ -2,11 +2,13 @@ package store
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/live/internal/etcdtest"
 	"github.com/fencelab/fencelab/live/lock"
 )
@@ -22,9 +24,9 @@ func testContext(t *testing.T) context.Context {
 	return ctx
 }
 
-func newTestTxn(t *testing.T, addr string) *EtcdTxn {
+func newTestTxn(t *testing.T, addr string, client int) *EtcdTxn {
 	t.Helper()
-	s, err := NewEtcdTxn(context.Background(), []string{addr}, "counter")
+	s, err := NewEtcdTxn(context.Background(), []string{addr}, "counter", client)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
 	return s
@@ -103,7 +105,7 @@ func TestEtcdTxnFencesEveryOperation(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := testContext(t)
-			s, err := NewEtcdTxn(ctx, []string{e.Addr()}, t.Name())
+			s, err := NewEtcdTxn(ctx, []string{e.Addr()}, t.Name(), 0)
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = s.Close() })
 			runStory(t, ctx, s, tc.story)
@@ -117,22 +119,33 @@ func TestEtcdTxnFencesEveryOperation(t *testing.T) {
 func TestEtcdTxnRefusesTheExpiredHolder(t *testing.T) {
 	e := etcdtest.Start(t)
 	ctx := testContext(t)
-	s := newTestTxn(t, e.Addr())
+	s1, s2 := newTestTxn(t, e.Addr(), 0), newTestTxn(t, e.Addr(), 1)
 	c1 := newTestLocker(t, lock.NewEtcdLease, e.Addr(), "c1", time.Second)
 	c2 := newTestLocker(t, lock.NewEtcdMutex, e.Addr(), "c2", 5*time.Second)
 
 	g1, err := c1.Acquire(ctx)
 	require.NoError(t, err)
-	runStory(t, ctx, s, []storeOp{{token: g1.Token, value: 0, wantOK: true}})
+	runStory(t, ctx, s1, []storeOp{{token: g1.Token, value: 0, wantOK: true}})
 	g2, err := c2.Acquire(ctx) // waits out c1's lease
 	require.NoError(t, err)
 	require.Greater(t, g2.Token, g1.Token)
-	runStory(t, ctx, s, []storeOp{
-		{token: g2.Token, value: 0, wantOK: true},
-		{write: true, token: g1.Token, value: 1, wantOK: false},
+	runStory(t, ctx, s2, []storeOp{{token: g2.Token, value: 0, wantOK: true}})
+	runStory(t, ctx, s1, []storeOp{{write: true, token: g1.Token, value: 1, wantOK: false}})
+	runStory(t, ctx, s2, []storeOp{
 		{write: true, token: g2.Token, value: 1, wantOK: true},
 		{token: g2.Token, value: 1, wantOK: true},
 	})
+
+	ops, counter, err := AuditEtcd(ctx, []string{e.Addr()}, "counter")
+	require.NoError(t, err)
+	require.Equal(t, int64(1), counter)
+	c1n, c2n := impl.ClientNode(0), impl.ClientNode(1)
+	require.Equal(t, []impl.Op{
+		{Client: c1n, Kind: impl.OpRead, Accepted: true, Token: g1.Token, Value: 0},
+		{Client: c2n, Kind: impl.OpRead, Accepted: true, Token: g2.Token, Value: 0},
+		{Client: c2n, Kind: impl.OpWrite, Accepted: true, Token: g2.Token, Value: 1},
+		{Client: c2n, Kind: impl.OpRead, Accepted: true, Token: g2.Token, Value: 1},
+	}, ops, "the audit has the accepted operations in order, not c1's refused write")
 }
 
 // TestEtcdLockGuardedRefusesAllButTheHolder: etcd's own recipe accepts
@@ -140,7 +153,7 @@ func TestEtcdTxnRefusesTheExpiredHolder(t *testing.T) {
 func TestEtcdLockGuardedRefusesAllButTheHolder(t *testing.T) {
 	e := etcdtest.Start(t)
 	ctx := testContext(t)
-	s, err := NewEtcdLockGuarded(ctx, []string{e.Addr()}, "counter", lock.EtcdLockPrefix("lock"))
+	s, err := NewEtcdLockGuarded(ctx, []string{e.Addr()}, "counter", 0, lock.EtcdLockPrefix("lock"))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
 	c1 := newTestLocker(t, lock.NewEtcdLease, e.Addr(), "c1", time.Second)
@@ -190,14 +203,19 @@ func TestEtcdLockGuardedRefusesAllButTheHolder(t *testing.T) {
 
 func TestEtcdStoresRefuseBadConfig(t *testing.T) {
 	ctx := context.Background()
-	_, err := NewEtcdTxn(ctx, nil, "counter")
-	require.Error(t, err)
-	_, err = NewEtcdTxn(ctx, []string{"127.0.0.1:1"}, "")
-	require.Error(t, err)
-	_, err = NewEtcdLockGuarded(ctx, []string{"127.0.0.1:1"}, "counter", "")
-	require.Error(t, err)
-	_, err = NewEtcdLockGuarded(ctx, nil, "counter", lock.EtcdLockPrefix("lock"))
-	require.Error(t, err)
+	addrs := []string{"127.0.0.1:1"}
+	for _, open := range []func() (Store, error){
+		func() (Store, error) { return NewEtcdTxn(ctx, nil, "counter", 0) },
+		func() (Store, error) { return NewEtcdTxn(ctx, addrs, "", 0) },
+		func() (Store, error) { return NewEtcdTxn(ctx, addrs, "counter", -1) },
+		func() (Store, error) { return NewEtcdLockGuarded(ctx, addrs, "counter", 0, "") },
+		func() (Store, error) { return NewEtcdLockGuarded(ctx, nil, "counter", 0, lock.EtcdLockPrefix("lock")) },
+		func() (Store, error) { return NewEtcdLockGuarded(ctx, addrs, "", 0, lock.EtcdLockPrefix("lock")) },
+	} {
+		s, err := open()
+		require.Error(t, err)
+		require.Nil(t, s)
+	}
 }
 
 func TestFenceValueOrdersAsNumbers(t *testing.T) {
@@ -212,3 +230,26 @@ var (
 	_ Store = (*EtcdTxn)(nil)
 	_ Store = (*EtcdLockGuarded)(nil)
 )
+
+func TestParseLogEntry(t *testing.T) {
+	good, err := parseLogEntry("2/00ff/00000000000000000001", "write 17 5")
+	require.NoError(t, err)
+	require.Equal(t, impl.Op{Client: impl.ClientNode(2), Kind: impl.OpWrite, Accepted: true, Token: 17, Value: 5}, good)
+	read, err := parseLogEntry("0/ab/00000000000000000002", "read 3 0")
+	require.NoError(t, err)
+	require.Equal(t, impl.OpRead, read.Kind)
+	for _, tc := range []struct{ key, value string }{
+		{"2/00ff", "write 17 5"},
+		{"x/00ff/1", "write 17 5"},
+		{"-1/00ff/1", "write 17 5"},
+		{"2/00ff/1", "write 17"},
+		{"2/00ff/1", "delete 17 5"},
+		{"2/00ff/1", "write -17 5"},
+		{"2/00ff/1", "write 17 five"},
+		{"2/00ff/1", "write 17 5 " + strings.Repeat("x", 1000)},
+	} {
+		_, err := parseLogEntry(tc.key, tc.value)
+		require.Error(t, err, "%q = %q", tc.key, tc.value)
+		require.Less(t, len(err.Error()), 300, "a bounded message")
+	}
+}

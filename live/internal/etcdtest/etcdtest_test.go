@@ -93,7 +93,7 @@ func TestEtcdKillRestart(t *testing.T) {
 			e := Start(t)
 			ctx := opContext(t)
 			const token = 7
-			s, err := store.NewEtcdTxn(ctx, []string{e.Addr()}, "counter")
+			s, err := store.NewEtcdTxn(ctx, []string{e.Addr()}, "counter", 0)
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = s.Close() })
 			ok, err := s.Write(ctx, token, 41)
