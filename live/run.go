@@ -239,8 +239,13 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 		case e := <-exits:
 			running--
 			h.Exits = append(h.Exits, e)
-			if e.Status != "exit status 0" {
+			if e.Status != exitedCleanly && e.Status != killedByHarness {
+				// A client that crashed or was killed from outside ends
+				// the run: the others are stopped at once.
 				harnessErr = errors.Join(harnessErr, fmt.Errorf("client %s ended with %s%s", ClientName(e.Client), e.Status, stderrNote(e.Stderr)))
+				for _, c := range clients {
+					c.kill()
+				}
 			}
 		case <-hard.C:
 			for _, c := range clients {
@@ -361,6 +366,14 @@ func (c *clientProc) kill() {
 	syscall.Kill(-c.cmd.Process.Pid, syscall.SIGCONT)
 }
 
+// The statuses of a client's end that are not errors of their own: it
+// ended by itself, or the harness ended it (after its deadline, or
+// because another client failed: that is the error).
+const (
+	exitedCleanly   = "exit status 0"
+	killedByHarness = "killed by the harness"
+)
+
 // maxStderr bounds what the harness keeps of a client's stderr.
 const maxStderr = 4 << 10
 
@@ -415,12 +428,12 @@ func startClient(cfg RunConfig, cc ClientConfig, records chan<- Record, exits ch
 		c.reaped = true
 		killed := c.killed
 		c.mu.Unlock()
-		e := ClientExit{Client: cc.Client, Wall: time.Now().UnixNano(), Status: "exit status 0", Stderr: stderr.String()}
+		e := ClientExit{Client: cc.Client, Wall: time.Now().UnixNano(), Status: exitedCleanly, Stderr: stderr.String()}
 		switch {
 		case bad != nil:
 			e.Status = bad.Error()
 		case werr != nil && killed:
-			e.Status = "killed by the harness"
+			e.Status = killedByHarness
 		case werr != nil:
 			e.Status = werr.Error()
 		}
