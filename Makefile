@@ -4,7 +4,7 @@ FENCELAB := $(GO) run ./cmd/fencelab
 OUT      ?= out
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test fmt-check vet generate tlc conform explore sim sim-long bench readme fixtures clean
+.PHONY: help install demo test fmt-check vet generate tlc conform explore sim sim-long bench readme fixtures clean live live-deps
 
 help: ## print the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -97,6 +97,24 @@ readme: $(BIN) ## regenerate README.md's verdict table and TLC walkthrough (from
 
 fixtures: ## after a change of the specs: rewrite the TLC counterexamples committed for the replay in Go (conform/testdata/replay; needs TLC)
 	FENCELAB_UPDATE_FIXTURES=1 $(GO) test ./conform -run TestUpdateReplayOutputs -count 1 -timeout 60m -v
+
+# The live harness is a module of its own (live/go.mod): the client
+# libraries and the etcd server never weigh on the main module's build.
+LIVE_BIN ?= bin/fencelab-live
+$(LIVE_BIN): FORCE
+	@cd live && $(GO) build -o $(abspath $(LIVE_BIN)) ./cmd/fencelab-live
+
+# The Debian packages of the services the live harness starts.
+LIVE_PACKAGES := redis-server zookeeper mariadb-server
+
+live-deps: ## install the live harness's services (apt-get: redis-server zookeeper mariadb-server); nothing to do when all are there; needs root otherwise
+	@missing=""; for p in $(LIVE_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; done; \
+	if [ -z "$$missing" ]; then echo "live-deps: $(LIVE_PACKAGES) already installed"; exit 0; fi; \
+	if [ "$$(id -u)" -ne 0 ]; then echo "live-deps: installing$$missing needs root (run it as root, e.g. sudo make live-deps)" >&2; exit 2; fi; \
+	apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing
+
+live: $(LIVE_BIN) ## the live scripted matrix: every live setup under each of its classic faults, RUNS=<n> runs each (default 3), failing runs in $(OUT)/live; a missing service is skipped with one line (make live-deps installs them)
+	@$(LIVE_BIN) matrix --runs $(or $(RUNS),3) --out $(OUT)/live || { code=$$?; echo "make: fencelab-live matrix exited with code $$code (1 an unexpected verdict, 2 a missing service or a harness error, 130/143 a signal)" >&2; exit $$code; }
 
 clean: ## remove the output folder, bin/ and TLC's metadirs (states/ where scripts/tlc.sh or TLC by hand left them)
 	rm -rf $(OUT) bin states specs/states

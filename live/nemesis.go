@@ -1,0 +1,405 @@
+package live
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Fault is a kind of fault the nemesis injects.
+type Fault string
+
+// Faults. Each is scripted (aimed at the moment that matters: right after
+// c1's first read, with c1 believing it holds the lock) or random (seeded:
+// which target, when, how long).
+const (
+	// FaultNone injects nothing: the baseline, every run inconclusive
+	// unless beliefs overlap on their own.
+	FaultNone Fault = "none"
+	// FaultClientPause stops a client process (SIGSTOP) and resumes it
+	// (SIGCONT): scripted, c1 right after its read, for longer than the
+	// TTL, so that c2 acquires meanwhile.
+	FaultClientPause Fault = "client-pause"
+	// FaultServerPause stops every process of the service (SIGSTOP) and
+	// resumes them.
+	FaultServerPause Fault = "server-pause"
+	// FaultRestartKeep kills the service (SIGKILL) and restarts it on the
+	// same port with its data folder kept: what it persisted survives.
+	FaultRestartKeep Fault = "restart-keep"
+	// FaultRestartWipe kills the service and restarts it with its data
+	// folder emptied: a restart without persistence.
+	FaultRestartWipe Fault = "restart-wipe"
+	// FaultDelay delays every byte between clients and the service
+	// (Deployment.Network).
+	FaultDelay Fault = "delay"
+	// FaultBlackhole drops every byte between clients and the service
+	// (Deployment.Network).
+	FaultBlackhole Fault = "blackhole"
+	// FaultClockStep steps the service's wall clock forward
+	// (Deployment.Clock).
+	FaultClockStep Fault = "clock-step"
+)
+
+// AllFaults lists every fault, in the order listings show them.
+func AllFaults() []Fault {
+	return []Fault{FaultNone, FaultClientPause, FaultServerPause, FaultRestartKeep, FaultRestartWipe, FaultDelay, FaultBlackhole, FaultClockStep}
+}
+
+// ParseFault reads a --fault value.
+func ParseFault(s string) (Fault, error) {
+	for _, f := range AllFaults() {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	var names []string
+	for _, f := range AllFaults() {
+		names = append(names, string(f))
+	}
+	return "", fmt.Errorf("unknown fault %.40q (want one of %s)", s, strings.Join(names, ", "))
+}
+
+// Nemesis modes.
+const (
+	Scripted = "scripted"
+	Random   = "random"
+)
+
+// Trigger is what starts a scripted fault.
+const (
+	// TriggerAt starts the fault At after the run's start.
+	TriggerAt = "at"
+	// TriggerAfterRead starts the fault as soon as the run's first
+	// accepted read returns: its client holds the lock, and every other
+	// client waits for it with all its sections before it. A client
+	// fault with Client -1 is aimed at that reader.
+	TriggerAfterRead = "after-first-read"
+)
+
+// FaultEvent is one fault of a schedule.
+type FaultEvent struct {
+	Fault   Fault         `json:"fault"`
+	Trigger string        `json:"trigger"`
+	At      time.Duration `json:"at,omitempty"`
+	// Client is the client a client fault stops (0-based); -1 for a
+	// fault of the service.
+	Client int `json:"client"`
+	// For is how long the fault lasts (a pause, a delay, the time a
+	// killed service stays down) or, for a clock step, how far it steps.
+	For time.Duration `json:"for"`
+}
+
+// Schedule is the faults of one run.
+type Schedule struct {
+	Mode   string       `json:"mode"`
+	Seed   uint64       `json:"seed"`
+	Fault  Fault        `json:"fault"`
+	Events []FaultEvent `json:"events"`
+}
+
+// ScheduleParams are what a schedule is drawn for.
+type ScheduleParams struct {
+	Clients int
+	TTL     time.Duration
+	// Window is the part of the run faults start in.
+	Window time.Duration
+}
+
+// isClientFault reports whether f is aimed at a client process.
+func isClientFault(f Fault) bool { return f == FaultClientPause }
+
+// ScriptedSchedule is the classic story of fault f: one fault right after
+// the run's first accepted read, while its client believes it holds the
+// lock (a client fault stops that client).
+func ScriptedSchedule(f Fault, p ScheduleParams) Schedule {
+	s := Schedule{Mode: Scripted, Fault: f}
+	if f == FaultNone {
+		return s
+	}
+	e := FaultEvent{Fault: f, Trigger: TriggerAfterRead, Client: -1}
+	switch f {
+	case FaultClientPause:
+		// The first reader, past the TTL, with room for another client to
+		// acquire, read, think and write.
+		e.For = 3 * p.TTL
+	case FaultRestartKeep, FaultRestartWipe:
+		e.For = 0 // restarted at once: c1 is still thinking
+	case FaultClockStep:
+		e.For = 2 * p.TTL
+	default:
+		e.For = 3 * p.TTL
+	}
+	s.Events = []FaultEvent{e}
+	return s
+}
+
+// RandomSchedule draws the faults of one run from seed: one to three
+// faults of kind f, each at a uniform time of the window, on a uniform
+// client (client faults), lasting a uniform time between TTL/2 and 3 TTL
+// (a restart's downtime: up to one TTL). It is a pure function of its
+// arguments.
+func RandomSchedule(seed uint64, f Fault, p ScheduleParams) Schedule {
+	s := Schedule{Mode: Random, Seed: seed, Fault: f}
+	if f == FaultNone {
+		return s
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x6e656d65736973)) // "nemesis"
+	n := 1 + rng.IntN(3)
+	window := max(p.Window, time.Millisecond)
+	for range n {
+		e := FaultEvent{Fault: f, Trigger: TriggerAt, Client: -1}
+		e.At = time.Duration(rng.Int64N(int64(window)))
+		if isClientFault(f) {
+			e.Client = rng.IntN(max(p.Clients, 1))
+		}
+		lo, hi := p.TTL/2, 3*p.TTL
+		if f == FaultRestartKeep || f == FaultRestartWipe {
+			lo, hi = 0, p.TTL
+		}
+		e.For = lo + time.Duration(rng.Int64N(int64(hi-lo)+1))
+		s.Events = append(s.Events, e)
+	}
+	slices.SortStableFunc(s.Events, func(a, b FaultEvent) int { return cmp.Compare(a.At, b.At) })
+	return s
+}
+
+// MarshalSchedule is the schedule's JSON, indented: the bytes a seed
+// determines.
+func MarshalSchedule(s Schedule) ([]byte, error) { return json.MarshalIndent(s, "", "  ") }
+
+// processGroup is what the nemesis signals to pause a client: the
+// client's process group, which the harness created.
+type processGroup interface {
+	signal(sig syscall.Signal) error
+}
+
+// nemesis carries out a schedule against one run's clients and servers,
+// logging every fault with its wall times.
+type nemesis struct {
+	dep     *Deployment
+	clients []processGroup
+	log     func(FaultRecord)
+
+	mu       sync.Mutex
+	stopped  []processGroup // clients paused and not yet resumed
+	stoppedS []int          // server pids paused and not yet resumed
+	undo     []func()       // a network fault to take back
+}
+
+// run executes sched from t0 until done, or until ctx ends. reads
+// delivers the index of every client whose read was accepted, in order.
+// Whatever it leaves undone when ctx ends is undone by resumeAll.
+func (n *nemesis) run(ctx context.Context, sched Schedule, t0 time.Time, reads <-chan int) {
+	for _, e := range sched.Events {
+		switch e.Trigger {
+		case TriggerAfterRead:
+			// The first reader holds the lock (or believes it does) and
+			// has all its sections before it; the others wait for it.
+			select {
+			case c, ok := <-reads:
+				if !ok {
+					return
+				}
+				if isClientFault(e.Fault) && e.Client < 0 {
+					e.Client = c
+				}
+			case <-ctx.Done():
+				return
+			}
+		default:
+			if !waitUntil(ctx, t0.Add(e.At)) {
+				return
+			}
+		}
+		n.inject(ctx, e)
+		if ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+// inject carries out one fault and waits it out (except a clock step,
+// which is a point in time).
+func (n *nemesis) inject(ctx context.Context, e FaultEvent) {
+	rec := FaultRecord{Fault: e.Fault, Target: n.target(e), Start: time.Now().UnixNano()}
+	defer func() {
+		if rec.End == 0 {
+			rec.End = time.Now().UnixNano()
+		}
+		n.log(rec)
+	}()
+	fail := func(err error) { rec.Error = oneLine(err.Error(), 200) }
+	switch e.Fault {
+	case FaultClientPause:
+		if e.Client < 0 || e.Client >= len(n.clients) {
+			fail(fmt.Errorf("no client %d", e.Client))
+			return
+		}
+		p := n.clients[e.Client]
+		if err := p.signal(syscall.SIGSTOP); errors.Is(err, errEnded) {
+			rec.Detail = fmt.Sprintf("%s had ended: nothing to pause", rec.Target)
+			return
+		} else if err != nil {
+			fail(err)
+			return
+		}
+		n.mu.Lock()
+		n.stopped = append(n.stopped, p)
+		n.mu.Unlock()
+		rec.Detail = fmt.Sprintf("SIGSTOP %s for %v", rec.Target, e.For)
+		sleep(ctx, e.For)
+		rec.End = time.Now().UnixNano()
+		n.resumeClients()
+	case FaultServerPause:
+		var pids []int
+		for _, s := range n.dep.Servers {
+			pids = append(pids, s.Pids()...)
+		}
+		n.mu.Lock()
+		for _, pid := range pids {
+			if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+				fail(fmt.Errorf("SIGSTOP %d: %w", pid, err))
+				continue
+			}
+			n.stoppedS = append(n.stoppedS, pid)
+		}
+		n.mu.Unlock()
+		rec.Detail = fmt.Sprintf("SIGSTOP pids %v for %v", pids, e.For)
+		sleep(ctx, e.For)
+		rec.End = time.Now().UnixNano()
+		n.resumeServers()
+	case FaultRestartKeep, FaultRestartWipe:
+		wipe := e.Fault == FaultRestartWipe
+		rec.Detail = fmt.Sprintf("SIGKILL, down %v, restart with data %s", e.For, map[bool]string{true: "wiped", false: "kept"}[wipe])
+		for _, s := range n.dep.Servers {
+			if err := s.Kill(); err != nil {
+				fail(fmt.Errorf("kill %s: %w", s.Name(), err))
+				return
+			}
+		}
+		sleep(ctx, e.For)
+		if ctx.Err() != nil {
+			return // the run is over; Stop ends what is left
+		}
+		for _, s := range n.dep.Servers {
+			if err := s.Restart(ctx, wipe); err != nil {
+				fail(fmt.Errorf("restart %s: %w", s.Name(), err))
+				return
+			}
+		}
+		rec.End = time.Now().UnixNano()
+	case FaultDelay, FaultBlackhole:
+		if n.dep.Network == nil {
+			fail(errors.New("this setup has no proxy between clients and service"))
+			return
+		}
+		var err error
+		if e.Fault == FaultDelay {
+			rec.Detail = fmt.Sprintf("delay every byte by %v for %v", e.For/4, e.For)
+			err = n.network(func() error { return n.dep.Network.Delay(e.For / 4) }, func() error { return n.dep.Network.Delay(0) })
+		} else {
+			rec.Detail = fmt.Sprintf("drop every byte for %v", e.For)
+			err = n.network(func() error { return n.dep.Network.Blackhole(true) }, func() error { return n.dep.Network.Blackhole(false) })
+		}
+		if err != nil {
+			fail(err)
+			return
+		}
+		sleep(ctx, e.For)
+		rec.End = time.Now().UnixNano()
+		n.undoNetwork()
+	case FaultClockStep:
+		if n.dep.Clock == nil {
+			fail(errors.New("this setup's service cannot get a clock fault"))
+			return
+		}
+		rec.Detail = fmt.Sprintf("step the service's clock forward by %v", e.For)
+		if err := n.dep.Clock.Step(e.For); err != nil {
+			fail(err)
+		}
+		rec.End = rec.Start
+	default:
+		fail(fmt.Errorf("unknown fault %.20q", e.Fault))
+	}
+}
+
+func (n *nemesis) target(e FaultEvent) string {
+	if isClientFault(e.Fault) {
+		return ClientName(e.Client)
+	}
+	var names []string
+	for _, s := range n.dep.Servers {
+		names = append(names, s.Name())
+	}
+	if len(names) == 0 {
+		return "service"
+	}
+	if len(names) > 2 {
+		return names[0] + "…" + names[len(names)-1]
+	}
+	return strings.Join(names, ",")
+}
+
+// network applies a network fault and remembers how to take it back.
+func (n *nemesis) network(do, undo func() error) error {
+	if err := do(); err != nil {
+		return err
+	}
+	n.mu.Lock()
+	n.undo = append(n.undo, func() { undo() })
+	n.mu.Unlock()
+	return nil
+}
+
+func (n *nemesis) resumeClients() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, p := range n.stopped {
+		p.signal(syscall.SIGCONT)
+	}
+	n.stopped = nil
+}
+
+func (n *nemesis) resumeServers() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, pid := range n.stoppedS {
+		syscall.Kill(pid, syscall.SIGCONT)
+	}
+	n.stoppedS = nil
+}
+
+func (n *nemesis) undoNetwork() {
+	n.mu.Lock()
+	undo := n.undo
+	n.undo = nil
+	n.mu.Unlock()
+	for _, u := range undo {
+		u()
+	}
+}
+
+// resumeAll takes back every fault still in effect: on every path out of
+// a run, so nothing is left stopped.
+func (n *nemesis) resumeAll() {
+	n.resumeClients()
+	n.resumeServers()
+	n.undoNetwork()
+}
+
+// waitUntil waits until t or ctx's end; it reports whether t came.
+func waitUntil(ctx context.Context, t time.Time) bool {
+	d := time.Until(t)
+	if d > 0 {
+		sleep(ctx, d)
+	}
+	return ctx.Err() == nil
+}

@@ -1,0 +1,163 @@
+package live
+
+import (
+	"context"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRandomScheduleIsAFunctionOfTheSeed(t *testing.T) {
+	p := ScheduleParams{Clients: 3, TTL: 200 * time.Millisecond, Window: 2 * time.Second}
+	for _, f := range []Fault{FaultClientPause, FaultServerPause, FaultRestartWipe, FaultDelay} {
+		a, err := MarshalSchedule(RandomSchedule(42, f, p))
+		require.NoError(t, err)
+		b, err := MarshalSchedule(RandomSchedule(42, f, p))
+		require.NoError(t, err)
+		assert.Equal(t, string(a), string(b), "%s: one seed, one schedule, byte for byte", f)
+		distinct := false
+		for seed := uint64(43); seed < 53 && !distinct; seed++ {
+			c, err := MarshalSchedule(RandomSchedule(seed, f, p))
+			require.NoError(t, err)
+			distinct = string(c) != string(a)
+		}
+		assert.True(t, distinct, "%s: other seeds draw other schedules", f)
+	}
+}
+
+func TestRandomScheduleBounds(t *testing.T) {
+	p := ScheduleParams{Clients: 3, TTL: 200 * time.Millisecond, Window: time.Second}
+	clients := map[int]bool{}
+	for seed := range uint64(200) {
+		s := RandomSchedule(seed, FaultClientPause, p)
+		require.NotEmpty(t, s.Events)
+		require.LessOrEqual(t, len(s.Events), 3)
+		for i, e := range s.Events {
+			assert.Equal(t, TriggerAt, e.Trigger)
+			assert.GreaterOrEqual(t, e.At, time.Duration(0))
+			assert.Less(t, e.At, p.Window)
+			assert.GreaterOrEqual(t, e.For, p.TTL/2)
+			assert.LessOrEqual(t, e.For, 3*p.TTL)
+			if i > 0 {
+				assert.GreaterOrEqual(t, e.At, s.Events[i-1].At, "in time order")
+			}
+			clients[e.Client] = true
+		}
+	}
+	assert.Equal(t, map[int]bool{0: true, 1: true, 2: true}, clients, "every client is a target")
+	assert.Empty(t, RandomSchedule(1, FaultNone, p).Events)
+	for _, e := range RandomSchedule(7, FaultServerPause, p).Events {
+		assert.Equal(t, -1, e.Client, "a server fault has no client")
+	}
+}
+
+func TestScriptedSchedules(t *testing.T) {
+	p := ScheduleParams{Clients: 2, TTL: 200 * time.Millisecond}
+	s := ScriptedSchedule(FaultClientPause, p)
+	require.Len(t, s.Events, 1)
+	e := s.Events[0]
+	assert.Equal(t, TriggerAfterRead, e.Trigger)
+	assert.Equal(t, -1, e.Client, "aimed at the first reader")
+	assert.Greater(t, e.For, p.TTL, "longer than the TTL")
+	assert.Empty(t, ScriptedSchedule(FaultNone, p).Events)
+}
+
+func TestParseFault(t *testing.T) {
+	for _, f := range AllFaults() {
+		g, err := ParseFault(string(f))
+		require.NoError(t, err)
+		assert.Equal(t, f, g)
+	}
+	_, err := ParseFault("pause\nplease")
+	assert.Error(t, err)
+}
+
+// fakeGroup records the signals a client process group gets.
+type fakeGroup struct {
+	mu   sync.Mutex
+	sigs []syscall.Signal
+}
+
+func (g *fakeGroup) signal(sig syscall.Signal) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.sigs = append(g.sigs, sig)
+	return nil
+}
+
+func (g *fakeGroup) got() []syscall.Signal {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]syscall.Signal(nil), g.sigs...)
+}
+
+func TestNemesisPausesTheFirstReader(t *testing.T) {
+	groups := []*fakeGroup{{}, {}}
+	var logged []FaultRecord
+	n := &nemesis{dep: &Deployment{}, clients: []processGroup{groups[0], groups[1]}, log: func(f FaultRecord) { logged = append(logged, f) }}
+	reads := make(chan int, 4)
+	reads <- 1 // c2 read first
+	sched := ScriptedSchedule(FaultClientPause, ScheduleParams{Clients: 2, TTL: 10 * time.Millisecond})
+	n.run(context.Background(), sched, time.Now(), reads)
+	assert.Empty(t, groups[0].got())
+	assert.Equal(t, []syscall.Signal{syscall.SIGSTOP, syscall.SIGCONT}, groups[1].got())
+	require.Len(t, logged, 1)
+	assert.Equal(t, "c2", logged[0].Target)
+	assert.GreaterOrEqual(t, logged[0].End-logged[0].Start, int64(30*time.Millisecond))
+	assert.Empty(t, logged[0].Error)
+}
+
+// TestNemesisStopResumes: a run that ends mid-pause leaves no client
+// stopped.
+func TestNemesisStopResumes(t *testing.T) {
+	g := &fakeGroup{}
+	n := &nemesis{dep: &Deployment{}, clients: []processGroup{g}, log: func(FaultRecord) {}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		n.run(ctx, Schedule{Events: []FaultEvent{{Fault: FaultClientPause, Trigger: TriggerAt, Client: 0, For: time.Hour}}}, time.Now(), nil)
+	}()
+	require.Eventually(t, func() bool { return len(g.got()) == 1 }, 5*time.Second, time.Millisecond)
+	cancel()
+	<-done
+	n.resumeAll()
+	assert.Equal(t, []syscall.Signal{syscall.SIGSTOP, syscall.SIGCONT}, g.got())
+}
+
+// TestNemesisHooksMissing: a fault whose hook the setup lacks is logged
+// as an error, which makes the run a harness error — never a silent
+// pass.
+func TestNemesisHooksMissing(t *testing.T) {
+	for _, f := range []Fault{FaultDelay, FaultBlackhole, FaultClockStep} {
+		var logged []FaultRecord
+		n := &nemesis{dep: &Deployment{}, log: func(r FaultRecord) { logged = append(logged, r) }}
+		n.inject(context.Background(), FaultEvent{Fault: f, Client: -1, For: time.Millisecond})
+		require.Len(t, logged, 1)
+		assert.NotEmpty(t, logged[0].Error, f)
+	}
+}
+
+// fakeNet records what the proxy hook was asked.
+type fakeNet struct{ calls []string }
+
+func (n *fakeNet) Delay(d time.Duration) error {
+	n.calls = append(n.calls, "delay "+d.String())
+	return nil
+}
+func (n *fakeNet) Blackhole(on bool) error {
+	n.calls = append(n.calls, map[bool]string{true: "blackhole on", false: "blackhole off"}[on])
+	return nil
+}
+
+func TestNemesisNetworkHooks(t *testing.T) {
+	net := &fakeNet{}
+	n := &nemesis{dep: &Deployment{Network: net}, log: func(FaultRecord) {}}
+	n.inject(context.Background(), FaultEvent{Fault: FaultBlackhole, Client: -1, For: time.Millisecond})
+	n.inject(context.Background(), FaultEvent{Fault: FaultDelay, Client: -1, For: 40 * time.Millisecond})
+	assert.Equal(t, []string{"blackhole on", "blackhole off", "delay 10ms", "delay 0s"}, net.calls)
+}

@@ -1,0 +1,84 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/live/server"
+	"github.com/fencelab/fencelab/verdict"
+)
+
+// needRedis skips a test where redis-server is not installed, naming the
+// Debian package.
+func needRedis(t *testing.T) {
+	t.Helper()
+	_, _, err := server.RedisVersion(context.Background())
+	var missing *server.MissingError
+	if errors.As(err, &missing) {
+		t.Skipf("redis-server not installed (Debian package %s)", server.RedisPackage)
+	}
+	require.NoError(t, err)
+}
+
+// TestRedisScriptedPause is the story against real Redis and
+// go-redis, each client its own process: c1 paused with SIGSTOP right
+// after its read, past the lease; c2 acquires meanwhile.
+func TestRedisScriptedPause(t *testing.T) {
+	needRedis(t)
+	tests := []struct {
+		design string
+		want   story
+		fenced bool
+	}{
+		{"none", story{
+			violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate, linearizability.SectionsLinearizable},
+			holds:    []string{linearizability.RegisterLinearizable},
+		}, false},
+		{"all", story{
+			violated: []string{impl.AtMostOneClientHoldLock},
+			holds:    []string{impl.TokenIsMonotonical, impl.NoLostUpdate, linearizability.SectionsLinearizable, linearizability.RegisterLinearizable},
+		}, true},
+		{"off", story{
+			violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate},
+		}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.design, func(t *testing.T) {
+			cfg := testRun(t, mustSetup(t, Setups(), "redis", tc.design), FaultClientPause)
+			res := checkStory(t, cfg, tc.want, tc.fenced)
+			assert.Contains(t, res.Versions, "redis-server")
+			assert.Contains(t, res.Library, "go-redis")
+			assertNothingLeft(t, cfg.TempRoot)
+		})
+	}
+}
+
+// TestRedisRestartWipe: Redis killed and restarted without persistence
+// right after the first read; the lock and the INCR counter are gone, so
+// a second client acquires at once, with a token that starts again.
+func TestRedisRestartWipe(t *testing.T) {
+	needRedis(t)
+	cfg := testRun(t, mustSetup(t, Setups(), "redis", "restart-volatile"), FaultRestartWipe)
+	cfg.Think = 300 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	res, err := Run(ctx, cfg)
+	require.NoError(t, err)
+	require.Len(t, res.History.Faults, 1)
+	assert.Empty(t, res.History.Faults[0].Error)
+	j := res.Judgement
+	require.True(t, j.TookEffect, "the restart took effect: beliefs overlapped (%v)", j.Beliefs)
+	for _, p := range Properties() {
+		if Expected(cfg.Setup.Design, p) == verdict.Holds {
+			assert.NotEqual(t, verdict.Violated, j.Verdicts.Get(p).Status, p)
+		}
+	}
+	assertNothingLeft(t, cfg.TempRoot)
+}

@@ -1,0 +1,367 @@
+package live
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/trace"
+	"github.com/fencelab/fencelab/verdict"
+)
+
+// The files of a saved run besides the trace's (trace.FileNames).
+const (
+	HistoryFile  = "history.jsonl"
+	FaultsFile   = "faults.txt"
+	VerdictsFile = "verdicts.json"
+	ScheduleFile = "schedule.json"
+	// PorcupineFile is Porcupine's page of the critical sections;
+	// RegisterFile its page of the resource's operations.
+	PorcupineFile = "porcupine.html"
+	RegisterFile  = "register.html"
+	ErrorFile     = "error.txt"
+)
+
+// savedFiles are the names SaveRun writes into a run's folder.
+func savedFiles() []string {
+	return append(trace.FileNames(), HistoryFile, FaultsFile, VerdictsFile, ScheduleFile, PorcupineFile, RegisterFile, ErrorFile)
+}
+
+// savedVerdicts is verdicts.json.
+type savedVerdicts struct {
+	Setup      string            `json:"setup"`
+	Row        string            `json:"row"`
+	Fault      Fault             `json:"fault"`
+	Nemesis    string            `json:"nemesis"`
+	Seed       uint64            `json:"seed"`
+	Versions   string            `json:"versions"`
+	Library    string            `json:"library"`
+	TookEffect bool              `json:"took_effect"`
+	Overlap    string            `json:"overlap,omitempty"`
+	Committed  int               `json:"committed"`
+	Refused    int               `json:"refused"`
+	Verdicts   []verdict.Verdict `json:"verdicts"`
+	Expected   map[string]string `json:"expected"`
+	Error      string            `json:"harness_error,omitempty"`
+}
+
+// SaveRun writes a run's files into RunDir: the history, the fault log,
+// the verdicts, the schedule, Porcupine's pages and the trace picture.
+// The folder appears whole or not at all (staged beside it, then renamed);
+// a folder already there is replaced only if it holds nothing but files
+// SaveRun writes. harnessErr, if any, goes into error.txt.
+func SaveRun(out string, rc RunConfig, res *RunResult, harnessErr error) (dir string, err error) {
+	dir = RunDir(out, rc.Setup, rc.Fault, rc.Seed)
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", fmt.Errorf("output folder: %w", err)
+	}
+	stage, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+"-")
+	if err != nil {
+		return "", fmt.Errorf("output folder: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(stage)
+		}
+	}()
+	h := res.History
+	j := res.Judgement
+	sv := savedVerdicts{
+		Setup: rc.Setup.ID(), Row: rc.Setup.Design.String(), Fault: rc.Fault, Nemesis: rc.Nemesis, Seed: rc.Seed,
+		Versions: res.Versions, Library: res.Library, Expected: map[string]string{},
+	}
+	for _, p := range Properties() {
+		sv.Expected[p] = Expected(rc.Setup.Design, p).String()
+	}
+	if j != nil {
+		sv.TookEffect, sv.Overlap, sv.Committed, sv.Refused, sv.Verdicts = j.TookEffect, j.Overlap, j.Committed, j.Refused, j.Verdicts
+	}
+	if harnessErr != nil {
+		sv.Error = harnessErr.Error()
+	}
+	extras := []trace.File{
+		{Name: HistoryFile, Write: h.WriteJSONL},
+		{Name: FaultsFile, Write: h.WriteFaults},
+		{Name: VerdictsFile, Write: func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(sv)
+		}},
+		{Name: ScheduleFile, Write: func(w io.Writer) error {
+			b, err := MarshalSchedule(res.Schedule)
+			if err == nil {
+				_, err = w.Write(append(b, '\n'))
+			}
+			return err
+		}},
+	}
+	anns := annotations(h)
+	if j != nil && j.SectionsCheck != nil {
+		extras = append(extras, trace.File{Name: PorcupineFile, Write: func(w io.Writer) error { return j.SectionsCheck.WriteHTML(w, anns) }})
+	}
+	if j != nil && j.ResourceCheck != nil {
+		extras = append(extras, trace.File{Name: RegisterFile, Write: func(w io.Writer) error { return j.ResourceCheck.WriteHTML(w, anns) }})
+	}
+	if harnessErr != nil {
+		extras = append(extras, trace.File{Name: ErrorFile, Write: func(w io.Writer) error {
+			_, err := fmt.Fprintln(w, harnessErr)
+			return err
+		}})
+	}
+	if _, err := trace.WriteFiles(stage, buildTrace(rc, res), extras...); err != nil {
+		return "", err
+	}
+	if err := replaceOwn(dir, stage); err != nil {
+		return "", fmt.Errorf("output folder: %w", err)
+	}
+	return dir, nil
+}
+
+// replaceOwn renames stage to dir, first moving aside and removing a dir
+// that holds only files SaveRun writes; anything else in it is a user's,
+// and dir stays, with an error that says so.
+func replaceOwn(dir, stage string) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return os.Rename(stage, dir)
+	case err != nil:
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !(slices.Contains(savedFiles(), name) || strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".tmp")) {
+			return fmt.Errorf("%s holds %s, which fencelab-live did not write: not replacing it", dir, name)
+		}
+	}
+	old := stage + ".old"
+	if err := os.Rename(dir, old); err != nil {
+		return err
+	}
+	if err := os.Rename(stage, dir); err != nil {
+		return err
+	}
+	return os.RemoveAll(old)
+}
+
+// annotations are the faults as Porcupine draws them, in virtual time
+// since the run's start.
+func annotations(h *History) []linearizability.Annotation {
+	var anns []linearizability.Annotation
+	for _, f := range h.Faults {
+		a := linearizability.Annotation{Client: -1, Start: f.Start - h.Start, End: f.End - h.Start, Text: fmt.Sprintf("%s %s: %s", f.Fault, f.Target, f.Detail), Tag: faultTag(f.Fault)}
+		if f.Fault == FaultClientPause {
+			for c := range h.Clients {
+				if ClientName(c) == f.Target {
+					a.Client = c
+				}
+			}
+		}
+		anns = append(anns, a)
+	}
+	return anns
+}
+
+func faultTag(f Fault) string {
+	switch f {
+	case FaultClientPause, FaultServerPause:
+		return "pause"
+	case FaultDelay, FaultBlackhole:
+		return "spike"
+	case FaultClockStep:
+		return "clock"
+	}
+	return "fault"
+}
+
+// buildTrace tells the run as a trace for package trace's pictures: a
+// lane for the lock service, one per client, one for the resource; a step
+// per call and per return (an arrow from the call to its return), a note
+// per fault, the first violation marked.
+func buildTrace(rc RunConfig, res *RunResult) *trace.Trace {
+	h := res.History
+	service := rc.Setup.Service
+	lanes := []string{service}
+	for c := range h.Clients {
+		lanes = append(lanes, ClientName(c))
+	}
+	lanes = append(lanes, "resource")
+	t := &trace.Trace{
+		Title:  fmt.Sprintf("live %s (row %s) under %s %s, seed %d", rc.Setup.ID(), rc.Setup.Design, rc.Nemesis, rc.Fault, rc.Seed),
+		Source: trace.Source("live"),
+		Lanes:  lanes,
+		Timed:  true,
+		Steps:  []trace.Step{{Number: 1, Action: "Init"}},
+	}
+	type event struct {
+		wall  int64
+		rec   *Record
+		fault *FaultRecord
+		end   bool // the fault's end
+	}
+	var events []event
+	for i := range h.Records {
+		events = append(events, event{wall: h.Records[i].Wall, rec: &h.Records[i]})
+	}
+	for i := range h.Faults {
+		f := &h.Faults[i]
+		events = append(events, event{wall: f.Start, fault: f})
+		if f.End > f.Start {
+			events = append(events, event{wall: f.End, fault: f, end: true})
+		}
+	}
+	slices.SortStableFunc(events, func(a, b event) int {
+		switch {
+		case a.wall < b.wall:
+			return -1
+		case a.wall > b.wall:
+			return 1
+		}
+		return 0
+	})
+	open := map[[2]any]int{} // (client, op) -> the arrow of its call
+	var firstOverlap *Belief
+	if j := res.Judgement; j != nil && j.TookEffect {
+		firstOverlap = secondBelief(j.Beliefs)
+	}
+	marked := false
+	for _, e := range events {
+		n := len(t.Steps) + 1
+		step := trace.Step{Number: n, At: time.Duration(e.wall - h.Start)}
+		if e.fault != nil {
+			f := e.fault
+			lane := service
+			if f.Fault == FaultClientPause {
+				lane = f.Target
+			}
+			step.Actor = lane
+			text := fmt.Sprintf("%s: %s", f.Fault, f.Detail)
+			step.Action = "fault " + string(f.Fault)
+			if e.end {
+				step.Action, text = "fault over", fmt.Sprintf("%s on %s undone", f.Fault, f.Target)
+			}
+			t.Steps = append(t.Steps, step)
+			t.Notes = append(t.Notes, trace.Note{Lane: lane, Step: n, Kind: trace.NoteFault, Text: text})
+			continue
+		}
+		r := e.rec
+		c := ClientName(r.Client)
+		peer := service
+		if r.Op == OpRead || r.Op == OpWrite {
+			peer = "resource"
+		}
+		step.Actor = c
+		key := [2]any{r.Client, r.Op}
+		if r.Ev == Call {
+			step.Action = callLabel(r)
+			if r.Op == OpRelease {
+				// The belief ends with the release's call.
+				step.Changes = []trace.Change{{Path: c + ".holds", Old: "true", New: "false"}}
+			}
+			t.Steps = append(t.Steps, step)
+			t.Arrows = append(t.Arrows, trace.Arrow{From: c, To: peer, Sent: n, Label: step.Action})
+			open[key] = len(t.Arrows) - 1
+			continue
+		}
+		step.Action = returnLabel(r)
+		step.Changes = returnChanges(r)
+		t.Steps = append(t.Steps, step)
+		if k, ok := open[key]; ok {
+			t.Arrows[k].Received = n
+			delete(open, key)
+		}
+		if r.Error != "" || !r.OK {
+			t.Notes = append(t.Notes, trace.Note{Lane: c, Step: n, Kind: trace.NoteRejection, Text: step.Action})
+		}
+		if !marked && firstOverlap != nil && r.Op == OpAcquire && r.OK && r.Client == firstOverlap.Client && r.Wall == firstOverlap.Start {
+			marked = true
+			t.Notes = append(t.Notes, trace.Note{Lane: c, Step: n, Kind: trace.NoteViolation, Text: "two clients believe they hold the lock"})
+			t.Violation = &trace.Violation{Property: impl.AtMostOneClientHoldLock, Step: n, Explanation: res.Judgement.Overlap}
+		}
+	}
+	if t.Violation == nil && res.Judgement != nil {
+		for _, v := range res.Judgement.Verdicts {
+			if v.Status == verdict.Violated {
+				t.Violation = &trace.Violation{Property: v.Property, Step: len(t.Steps), Explanation: v.Detail}
+				break
+			}
+		}
+	}
+	return t
+}
+
+// secondBelief is the belief that began while another client's still
+// held: where AtMostOneClientHoldLock was first violated.
+func secondBelief(bs []Belief) *Belief {
+	var first *Belief
+	for i, a := range bs {
+		for k, b := range bs {
+			if i == k || a.Client == b.Client || !(b.Start <= a.Start && a.Start < b.End) {
+				continue
+			}
+			if first == nil || a.Start < first.Start {
+				first = &bs[i]
+			}
+		}
+	}
+	return first
+}
+
+func callLabel(r *Record) string {
+	switch r.Op {
+	case OpRead:
+		return fmt.Sprintf("Read(token %d)", r.Token)
+	case OpWrite:
+		return fmt.Sprintf("Write(%d, token %d)", r.Value, r.Token)
+	case OpRelease:
+		return fmt.Sprintf("Release(token %d)", r.Token)
+	}
+	return "Acquire"
+}
+
+func returnLabel(r *Record) string {
+	if r.Error != "" {
+		return fmt.Sprintf("%s failed: %s", r.Op, oneLine(r.Error, 80))
+	}
+	switch r.Op {
+	case OpAcquire:
+		return fmt.Sprintf("granted (token %d)", r.Token)
+	case OpRead:
+		if !r.OK {
+			return "read refused"
+		}
+		return fmt.Sprintf("read %d", r.Value)
+	case OpWrite:
+		if !r.OK {
+			return fmt.Sprintf("write %d refused", r.Value)
+		}
+		return fmt.Sprintf("wrote %d", r.Value)
+	}
+	if !r.OK {
+		return "release failed"
+	}
+	return "released"
+}
+
+func returnChanges(r *Record) []trace.Change {
+	c := ClientName(r.Client)
+	switch {
+	case r.Op == OpAcquire && r.OK:
+		return []trace.Change{{Path: c + ".holds", Old: "false", New: "true"}, {Path: c + ".token", New: fmt.Sprint(r.Token)}}
+	case r.Op == OpRead && r.OK:
+		return []trace.Change{{Path: c + ".read", New: fmt.Sprint(r.Value)}}
+	case r.Op == OpWrite && r.OK:
+		return []trace.Change{{Path: "resource.counter", New: fmt.Sprint(r.Value)}}
+	}
+	return nil
+}

@@ -1,0 +1,215 @@
+// Package live runs fencelab's question against real lock services: real
+// server processes (package server), real client libraries (package lock),
+// each client its own OS process, real faults (SIGSTOP/SIGCONT of a client
+// or a server, kill and restart, a proxy's delay or blackhole, a clock
+// step inside a service), and the resource a lock protects (package
+// store). A Setup names the design row of impl.Designs it instantiates, so
+// that every live verdict lines up with the model's for the same row.
+//
+// A run: fresh servers on 127.0.0.1 with their own data folders, the
+// resource, the clients (the harness's own binary re-executed with the
+// role "client", RunClient), the nemesis; the clients' call/return records
+// and the fault log make the History, and the judge decides
+// AtMostOneClientHoldLock from the clients' beliefs, TokenIsMonotonical
+// and NoLostUpdate from the resource's log (impl's own invariants), and
+// linearizability with Porcupine (package linearizability). A campaign is
+// N such runs (RunCampaign) and says, per property, "violated (k of N)" or
+// "not observed (0 of N; the fault took effect in M)".
+package live
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/live/lock"
+	"github.com/fencelab/fencelab/live/server"
+	"github.com/fencelab/fencelab/live/store"
+)
+
+// Setup is one live configuration: a service, a lock recipe, a store, and
+// the design row they instantiate.
+type Setup struct {
+	// Name is the --design value within its service ("setnx-all").
+	Name string
+	// Service is the --service value ("redis").
+	Service string
+	// Design is the row of impl.Designs the setup instantiates: its
+	// expected verdicts are impl.Expected(Design, property), and the
+	// register (when Store is nil) applies Design.Mode().
+	Design impl.Design
+	// Why says in one line why the setup is that row.
+	Why string
+	// Package is the Debian package that provides the server ("" when
+	// fencelab starts it from its own code).
+	Package string
+	// Library is the module path of the client library, whose version
+	// comes from the binary's build information.
+	Library string
+	// TTL is the lease a grant lasts.
+	TTL time.Duration
+	// Faults are the faults that apply, the classic ones first: make
+	// live runs each setup under every one of them.
+	Faults []Fault
+	// Probe reports the server's version without starting it, or an
+	// error naming what is missing (the Debian package).
+	Probe func(ctx context.Context) (string, error)
+	// Start starts the service's servers for one run, in folders under
+	// env.Dir, and says how clients reach them.
+	Start func(ctx context.Context, env StartEnv) (*Deployment, error)
+	// Locker builds one client's lock handle (in the client process).
+	Locker func(ctx context.Context, cfg lock.Config) (lock.Locker, error)
+	// Store builds one client's connection to a real store; nil means
+	// fencelab's register (store.DialRegister) in Design.Mode().
+	Store func(ctx context.Context, cfg StoreConfig) (store.Store, error)
+	// Audit reads a real store's accepted operations in the order they
+	// took effect, and its counter, after a run (the register's come from
+	// the register itself); nil when Store is nil.
+	Audit func(ctx context.Context, d *Deployment) (ops []impl.Op, counter int64, err error)
+}
+
+// ID is "service/name", how listings and output folders name a setup.
+func (s Setup) ID() string { return s.Service + "/" + s.Name }
+
+// UsesRegister reports whether the setup's resource is fencelab's register.
+func (s Setup) UsesRegister() bool { return s.Store == nil }
+
+// Token is the fencing token a client sends with its operations for a
+// grant: the grant's token, or 0 in a row without tokens ("off": the
+// register then ignores tokens, mode none).
+func (s Setup) Token(g lock.Grant) uint64 {
+	if !s.Design.Tokens() {
+		return 0
+	}
+	return g.Token
+}
+
+// LibraryVersion is the client library's module version as built into
+// this binary ("(not built in)" when it is not a dependency).
+func (s Setup) LibraryVersion() string {
+	if s.Library == "" {
+		return "fencelab"
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path == s.Library {
+				if m.Replace != nil {
+					m = m.Replace
+				}
+				return m.Path + " " + m.Version
+			}
+		}
+	}
+	return s.Library + " (not built in)"
+}
+
+// StartEnv is what a setup's Start may use.
+type StartEnv struct {
+	// Dir is a folder the harness created for this run and removes after
+	// it: servers make their data folders inside it.
+	Dir string
+	// Self is the harness's own binary, for services it runs as a role of
+	// itself (etcd).
+	Self string
+}
+
+// Deployment is a started service: its servers, the addresses clients
+// dial, and the hooks of the faults that need more than a signal.
+type Deployment struct {
+	Servers []server.Server
+	// LockAddrs are what a client's Locker dials (a proxy's addresses
+	// when the setup puts one in front of the servers).
+	LockAddrs []string
+	// StoreAddrs are what a real store's clients dial.
+	StoreAddrs []string
+	// Network is the proxy between clients and servers; nil without one.
+	Network Network
+	// Clock steps a server's wall clock; nil where the service cannot get
+	// a clock fault.
+	Clock Clock
+	// Close releases what Start made besides the servers (a proxy); nil
+	// when there is nothing.
+	Close func() error
+}
+
+// Stop stops every server and the rest of the deployment, returning the
+// first error.
+func (d *Deployment) Stop() error {
+	var first error
+	for _, s := range d.Servers {
+		if err := s.Stop(); err != nil && first == nil {
+			first = fmt.Errorf("stopping %s: %w", s.Name(), err)
+		}
+	}
+	if d.Close != nil {
+		if err := d.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Versions names every server and its version.
+func (d *Deployment) Versions() string {
+	var vs []string
+	for _, s := range d.Servers {
+		if v := s.Version(); !slices.Contains(vs, v) {
+			vs = append(vs, v)
+		}
+	}
+	return strings.Join(vs, ", ")
+}
+
+// Network is the hook of a TCP proxy between the clients and a service
+// (live-redis's proxy implements it): the delay and blackhole faults.
+type Network interface {
+	// Delay holds every byte through the proxy for d (0: no delay).
+	Delay(d time.Duration) error
+	// Blackhole drops every byte through the proxy while on.
+	Blackhole(on bool) error
+}
+
+// Clock is the hook of a clock shim inside a server (an LD_PRELOAD
+// library): the clock-step fault.
+type Clock interface {
+	// Step moves the server's wall clock by d (forward when positive).
+	Step(d time.Duration) error
+}
+
+// StoreConfig is what a real store's client needs.
+type StoreConfig struct {
+	Addrs  []string
+	Client int // 0-based index
+}
+
+// Setups lists every live setup, grouped by service.
+func Setups() []Setup {
+	var all []Setup
+	all = append(all, redisSetups()...)
+	return all
+}
+
+// FindSetup finds the setup of service and name among setups.
+func FindSetup(setups []Setup, service, name string) (Setup, error) {
+	var services, names []string
+	for _, s := range setups {
+		if !slices.Contains(services, s.Service) {
+			services = append(services, s.Service)
+		}
+		if s.Service != service {
+			continue
+		}
+		if s.Name == name {
+			return s, nil
+		}
+		names = append(names, s.Name)
+	}
+	if len(names) == 0 {
+		return Setup{}, fmt.Errorf("unknown service %.40q (want one of %s)", service, strings.Join(services, ", "))
+	}
+	return Setup{}, fmt.Errorf("unknown design %.40q for service %s (want one of %s)", name, service, strings.Join(names, ", "))
+}

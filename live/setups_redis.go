@@ -1,0 +1,62 @@
+package live
+
+import (
+	"context"
+	"time"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/live/lock"
+	"github.com/fencelab/fencelab/live/server"
+)
+
+// redisTTL is the Redis setups' lease: long enough for a section (the
+// think time and a few round trips), short enough that a scripted pause
+// of three TTLs keeps a run near a second.
+const redisTTL = 200 * time.Millisecond
+
+// goRedis is the module of the Redis client library.
+const goRedis = "github.com/redis/go-redis/v9"
+
+// redisSetups are the single-instance Redis setups: SET NX PX with a
+// random value and a compare-and-delete release (go-redis), and an INCR
+// beside the lock for a fencing token. Which row each is depends on what
+// the resource does with the token and on whether Redis persists it.
+func redisSetups() []Setup {
+	probe := func(ctx context.Context) (string, error) {
+		_, v, err := server.RedisVersion(ctx)
+		return v, err
+	}
+	start := func(durable bool) func(context.Context, StartEnv) (*Deployment, error) {
+		return func(ctx context.Context, env StartEnv) (*Deployment, error) {
+			r, err := server.StartRedis(ctx, env.Dir, server.RedisOptions{Durable: durable})
+			if err != nil {
+				return nil, err
+			}
+			return &Deployment{Servers: []server.Server{r}, LockAddrs: []string{r.Addr()}}, nil
+		}
+	}
+	setNX := func(withToken bool) func(context.Context, lock.Config) (lock.Locker, error) {
+		return func(_ context.Context, cfg lock.Config) (lock.Locker, error) {
+			return lock.NewRedisSetNX(cfg, withToken)
+		}
+	}
+	base := Setup{Service: "redis", Package: server.RedisPackage, Library: goRedis, TTL: redisTTL, Probe: probe}
+	with := func(name string, d impl.Design, why string, durable, token bool, faults ...Fault) Setup {
+		s := base
+		s.Name, s.Design, s.Why, s.Faults = name, d, why, faults
+		s.Start, s.Locker = start(durable), setNX(token)
+		return s
+	}
+	return []Setup{
+		with("off", impl.DesignNoFencing, "SET NX PX, no token: safety rests on the TTL alone", false, false,
+			FaultClientPause, FaultServerPause),
+		with("none", impl.DesignFenceNone, "SET NX PX with an INCR token, which the register ignores", false, true,
+			FaultClientPause, FaultServerPause),
+		with("all", impl.DesignFenceAll, "SET NX PX with an INCR token, checked ≥ on every operation", false, true,
+			FaultClientPause, FaultServerPause),
+		with("restart-volatile", impl.DesignRestartVolatile, "as all, and Redis restarts without persistence: the INCR counter starts again", false, true,
+			FaultRestartWipe, FaultClientPause),
+		with("restart-durable", impl.DesignRestartDurable, "as all, and Redis restarts with appendfsync always: the INCR counter survives", true, true,
+			FaultRestartKeep, FaultClientPause),
+	}
+}
