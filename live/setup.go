@@ -183,12 +183,14 @@ type Clock interface {
 // StoreConfig is what a real store's client needs.
 type StoreConfig struct {
 	Addrs  []string
-	Client int // 0-based index
+	Client int    // 0-based index
+	Key    string // the lock's name (lock.Config.Key), for a store that asks the lock
 }
 
 // Setups lists every live setup, grouped by service.
 func Setups() []Setup {
 	var all []Setup
+	all = append(all, etcdSetups()...)
 	all = append(all, redisSetups()...)
 	return all
 }

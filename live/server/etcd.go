@@ -155,9 +155,12 @@ func (e *Etcd) Name() string { return "etcd" }
 // Addr is the client address, 127.0.0.1:port.
 func (e *Etcd) Addr() string { return e.proc.Addr() }
 
-// Version names the etcd that the child embeds: the child is built from
+// Version names the etcd that the child embeds (EtcdVersion).
+func (e *Etcd) Version() string { return EtcdVersion() }
+
+// EtcdVersion names the etcd this module embeds: the child is built from
 // this very module, so etcd's version package says what it runs.
-func (e *Etcd) Version() string { return "etcd " + version.Version + " (embedded)" }
+func EtcdVersion() string { return "etcd " + version.Version + " (embedded)" }
 
 // Dir is the Etcd's folder: etcd's data directory and logs are in it.
 func (e *Etcd) Dir() string { return e.proc.Dir() }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/live"
+	"github.com/fencelab/fencelab/live/server"
 )
 
 const (
@@ -59,6 +60,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err := live.ServeClient(ctx, live.Setups(), stdin, stdout); err != nil {
 			fmt.Fprintf(stderr, "fencelab-live client: %s\n", oneLine(err.Error()))
 			return exitFailure
+		}
+		return exitOK
+	case server.EtcdRole:
+		// Hidden: the embedded etcd of the etcd setups, a process of its
+		// own so that it can be paused and killed.
+		if err := server.RunEtcdServer(context.Background(), args[1:]); err != nil {
+			fmt.Fprintf(stderr, "fencelab-live %s\n", oneLine(err.Error()))
+			return exitBadInput
 		}
 		return exitOK
 	case "-h", "-help", "--help", "help":
