@@ -17,6 +17,10 @@ import (
 // etcdDialTimeout bounds the connection to etcd when a client starts.
 const etcdDialTimeout = 5 * time.Second
 
+// acquireAttempts bounds the fresh starts of one Acquire after a lease
+// lost while waiting.
+const acquireAttempts = 3
+
 // EtcdLockPrefix is the key prefix of the etcd lock named key: the prefix
 // concurrency.NewMutex is given. Each waiter puts <prefix>/<lease ID in
 // hex>, and the holder is the key with the lowest create revision.
@@ -133,7 +137,7 @@ func (l *EtcdMutex) newSession(ctx context.Context) (*concurrency.Session, int64
 	}
 	s, err := concurrency.NewSession(l.cli, concurrency.WithLease(lease.ID), concurrency.WithTTL(int(lease.TTL)))
 	if err != nil {
-		l.revoke(lease.ID)
+		_ = l.revoke(lease.ID)
 		return nil, 0, fmt.Errorf("etcd lock: starting a session: %w", err)
 	}
 	return s, lease.TTL, nil
@@ -181,41 +185,45 @@ func (l *EtcdMutex) sectionSession(ctx context.Context) (*concurrency.Session, i
 
 // Acquire waits for the lock (concurrency.Mutex.Lock). The grant's token
 // is the lock key's create revision, its value the lock key, its validity
-// the lease's TTL as etcd granted it.
+// the lease's TTL as etcd granted it (counted from the lease's grant,
+// which comes before Acquire returns).
+//
+// A lease lost while waiting — the unrenewed variant's lease expiring
+// while the client is queued, or the renewed variant's kept session whose
+// lease ended (a pause outlasted it) before its keep-alive noticed — is
+// no failure of the service: Acquire starts over with a fresh lease, at
+// most acquireAttempts times in all.
 func (l *EtcdMutex) Acquire(ctx context.Context) (Grant, error) {
 	if l.held != nil {
 		return Grant{}, fmt.Errorf("etcd lock: acquire while holding %s", l.held.Key())
 	}
-	s, ttl, err := l.sectionSession(ctx)
-	if err != nil {
-		return Grant{}, err
-	}
-	m := concurrency.NewMutex(s, l.prefix)
-	err = m.Lock(ctx)
-	if err != nil && l.renew && leaseLost(err) {
-		// The kept session's lease ended (a pause outlasted it) before
-		// its keep-alive noticed: start a fresh session, once.
-		l.session.Orphan()
-		l.session = nil
-		if s, ttl, err = l.sectionSession(ctx); err != nil {
+	for attempt := 1; ; attempt++ {
+		s, ttl, err := l.sectionSession(ctx)
+		if err != nil {
 			return Grant{}, err
 		}
-		m = concurrency.NewMutex(s, l.prefix)
+		m := concurrency.NewMutex(s, l.prefix)
 		err = m.Lock(ctx)
-	}
-	if err != nil {
+		if err == nil {
+			rev, err := createRevision(m)
+			if err != nil {
+				_ = m.Unlock(l.cli.Ctx())
+				return Grant{}, err
+			}
+			l.held, l.heldSession, l.heldTTL = m, s, ttl
+			return Grant{Token: uint64(rev), Value: m.Key(), Validity: time.Duration(ttl) * time.Second}, nil
+		}
+		lost := leaseLost(err)
 		if !l.renew {
 			_ = l.revoke(s.Lease())
+		} else if lost {
+			l.session.Orphan()
+			l.session = nil
 		}
-		return Grant{}, fmt.Errorf("etcd lock: %w", err)
+		if !lost || attempt == acquireAttempts || ctx.Err() != nil {
+			return Grant{}, fmt.Errorf("etcd lock: %w", err)
+		}
 	}
-	rev, err := createRevision(m)
-	if err != nil {
-		_ = m.Unlock(l.cli.Ctx())
-		return Grant{}, err
-	}
-	l.held, l.heldSession, l.heldTTL = m, s, ttl
-	return Grant{Token: uint64(rev), Value: m.Key(), Validity: time.Duration(ttl) * time.Second}, nil
 }
 
 // leaseLost says whether a Lock failed because its session's lease is

@@ -169,6 +169,25 @@ func TestEtcdMutexStartsOverAfterALostLease(t *testing.T) {
 	require.NoError(t, c1.Release(ctx, g2))
 }
 
+// TestEtcdLeaseWaiterOutlivesItsLease: an unrenewed client queued longer
+// than its TTL starts over with a fresh lease and gets the lock, not an
+// error.
+func TestEtcdLeaseWaiterOutlivesItsLease(t *testing.T) {
+	e := etcdtest.Start(t)
+	ctx := testContext(t)
+	holder := newTestLocker(t, NewEtcdMutex, e.Addr(), "c1", 5*time.Second)
+	waiter := newTestLocker(t, NewEtcdLease, e.Addr(), "c2", time.Second)
+	g1, err := holder.Acquire(ctx)
+	require.NoError(t, err)
+	waiting := acquireAsync(ctx, waiter)
+	time.Sleep(2500 * time.Millisecond) // the waiter's first lease expires
+	require.NoError(t, holder.Release(ctx, g1))
+	r := <-waiting
+	require.NoError(t, r.err)
+	require.Greater(t, r.g.Token, g1.Token)
+	require.NoError(t, waiter.Release(ctx, r.g))
+}
+
 func TestEtcdMutexMisuse(t *testing.T) {
 	e := etcdtest.Start(t)
 	ctx := testContext(t)
