@@ -125,6 +125,14 @@ func TestCampaignSavesFailingRuns(t *testing.T) {
 			}
 		}
 	}
+	st, err := os.Stat(s.Saved[0])
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o755), st.Mode().Perm())
+	vs, err := os.ReadFile(filepath.Join(s.Saved[0], VerdictsFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(vs), `"property": "NoLostUpdate",
+      "expected": "violated",
+      "status": "violated"`)
 	sum, err := os.ReadFile(filepath.Join(out, "toy", "none", string(FaultClientPause), SummaryFile))
 	require.NoError(t, err)
 	assert.Contains(t, string(sum), `"live": "violated (2 of 2)"`)
