@@ -38,19 +38,19 @@ func savedFiles() []string {
 
 // savedVerdicts is verdicts.json.
 type savedVerdicts struct {
-	Setup      string            `json:"setup"`
-	Row        string            `json:"row"`
-	Fault      Fault             `json:"fault"`
-	Nemesis    string            `json:"nemesis"`
-	Seed       uint64            `json:"seed"`
-	Versions   string            `json:"versions"`
-	Library    string            `json:"library"`
-	TookEffect bool              `json:"took_effect"`
-	Overlap    string            `json:"overlap,omitempty"`
-	Committed  int               `json:"committed"`
-	Refused    int               `json:"refused"`
-	Verdicts   []savedVerdict    `json:"verdicts"`
-	Error      string            `json:"harness_error,omitempty"`
+	Setup      string         `json:"setup"`
+	Row        string         `json:"row"`
+	Fault      Fault          `json:"fault"`
+	Nemesis    string         `json:"nemesis"`
+	Seed       uint64         `json:"seed"`
+	Versions   string         `json:"versions"`
+	Library    string         `json:"library"`
+	TookEffect bool           `json:"took_effect"`
+	Overlap    string         `json:"overlap,omitempty"`
+	Committed  int            `json:"committed"`
+	Refused    int            `json:"refused"`
+	Verdicts   []savedVerdict `json:"verdicts"`
+	Error      string         `json:"harness_error,omitempty"`
 }
 
 // savedVerdict is one property's verdict in verdicts.json, its status in
