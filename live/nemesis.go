@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/fencelab/fencelab/live/server"
 )
 
 // Fault is a kind of fault the nemesis injects.
@@ -189,9 +191,9 @@ type nemesis struct {
 	log     func(FaultRecord)
 
 	mu       sync.Mutex
-	stopped  []processGroup // clients paused and not yet resumed
-	stoppedS []int          // server pids paused and not yet resumed
-	undo     []func()       // a network fault to take back
+	stopped  []processGroup  // clients paused and not yet resumed
+	stoppedS []server.Server // servers paused and not yet resumed
+	undo     []func()        // a network fault to take back
 }
 
 // run executes sched from t0 until done, or until ctx ends. reads
@@ -262,16 +264,10 @@ func (n *nemesis) inject(ctx context.Context, e FaultEvent) {
 		var pids []int
 		for _, s := range n.dep.Servers {
 			pids = append(pids, s.Pids()...)
-		}
-		n.mu.Lock()
-		for _, pid := range pids {
-			if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-				fail(fmt.Errorf("SIGSTOP %d: %w", pid, err))
-				continue
+			if err := n.pauseServer(s); err != nil {
+				fail(fmt.Errorf("pause %s: %w", s.Name(), err))
 			}
-			n.stoppedS = append(n.stoppedS, pid)
 		}
-		n.mu.Unlock()
 		rec.Detail = fmt.Sprintf("SIGSTOP pids %v for %v", pids, e.For)
 		sleep(ctx, e.For)
 		rec.End = time.Now().UnixNano()
@@ -368,11 +364,41 @@ func (n *nemesis) resumeClients() {
 	n.stopped = nil
 }
 
+// pauser is a server that pauses and resumes itself, waiting until the
+// kernel agrees (live/server's processes do); others get SIGSTOP and
+// SIGCONT on their Pids.
+type pauser interface {
+	Pause() error
+	Resume() error
+}
+
+func (n *nemesis) pauseServer(s server.Server) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.stoppedS = append(n.stoppedS, s) // resumed even if the pause half failed
+	if p, ok := s.(pauser); ok {
+		return p.Pause()
+	}
+	var errs []error
+	for _, pid := range s.Pids() {
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			errs = append(errs, fmt.Errorf("SIGSTOP %d: %w", pid, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 func (n *nemesis) resumeServers() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	for _, pid := range n.stoppedS {
-		syscall.Kill(pid, syscall.SIGCONT)
+	for _, s := range n.stoppedS {
+		if p, ok := s.(pauser); ok {
+			p.Resume()
+			continue
+		}
+		for _, pid := range s.Pids() {
+			syscall.Kill(pid, syscall.SIGCONT)
+		}
 	}
 	n.stoppedS = nil
 }

@@ -82,3 +82,25 @@ func TestRedisRestartWipe(t *testing.T) {
 	}
 	assertNothingLeft(t, cfg.TempRoot)
 }
+
+// TestRedisServerPause: the scripted server pause stops redis-server for
+// three TTLs and resumes it; with SET NX PX no second client can acquire
+// while the first still thinks, so the run is inconclusive — never a
+// "holds".
+func TestRedisServerPause(t *testing.T) {
+	needRedis(t)
+	cfg := testRun(t, mustSetup(t, Setups(), "redis", "all"), FaultServerPause)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	res, err := Run(ctx, cfg)
+	require.NoError(t, err)
+	require.Len(t, res.History.Faults, 1)
+	f := res.History.Faults[0]
+	assert.Empty(t, f.Error)
+	assert.Contains(t, f.Detail, "SIGSTOP pids [")
+	assert.GreaterOrEqual(t, time.Duration(f.End-f.Start), 3*cfg.Setup.TTL)
+	for _, v := range res.Judgement.Verdicts {
+		assert.NotEqual(t, verdict.Holds, v.Status, v.Property)
+	}
+	assertNothingLeft(t, cfg.TempRoot)
+}
