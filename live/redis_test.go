@@ -104,3 +104,32 @@ func TestRedisServerPause(t *testing.T) {
 	}
 	assertNothingLeft(t, cfg.TempRoot)
 }
+
+// TestRedisNetworkFaults: the proxy's delay and blackhole, scripted after
+// the first read, are logged with their wall times and leave no harness
+// error (calls that failed while the link was cut are the clients'
+// records) and nothing behind.
+func TestRedisNetworkFaults(t *testing.T) {
+	needRedis(t)
+	for _, f := range []Fault{FaultDelay, FaultBlackhole} {
+		t.Run(string(f), func(t *testing.T) {
+			cfg := testRun(t, mustSetup(t, Setups(), "redis", "all"), f)
+			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+			defer cancel()
+			res, err := Run(ctx, cfg)
+			require.NoError(t, err)
+			require.Len(t, res.History.Faults, 1)
+			rec := res.History.Faults[0]
+			assert.Equal(t, f, rec.Fault)
+			assert.Empty(t, rec.Error)
+			assert.GreaterOrEqual(t, time.Duration(rec.End-rec.Start), 3*cfg.Setup.TTL)
+			assert.Positive(t, res.Judgement.Committed)
+			for _, p := range Properties() {
+				if Expected(cfg.Setup.Design, p) == verdict.Holds {
+					assert.NotEqual(t, verdict.Violated, res.Judgement.Verdicts.Get(p).Status, p)
+				}
+			}
+			assertNothingLeft(t, cfg.TempRoot)
+		})
+	}
+}

@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
@@ -32,7 +33,11 @@ func redisSetups() []Setup {
 			if err != nil {
 				return nil, err
 			}
-			return &Deployment{Servers: []server.Server{r}, LockAddrs: []string{r.Addr()}}, nil
+			d, err := behindProxies(&Deployment{Servers: []server.Server{r}})
+			if err != nil {
+				return nil, errors.Join(err, r.Stop())
+			}
+			return d, nil
 		}
 	}
 	setNX := func(withToken bool) func(context.Context, lock.Config) (lock.Locker, error) {
@@ -49,11 +54,11 @@ func redisSetups() []Setup {
 	}
 	return []Setup{
 		with("off", impl.DesignNoFencing, "SET NX PX, no token: safety rests on the TTL alone", false, false,
-			FaultClientPause, FaultServerPause),
+			FaultClientPause, FaultServerPause, FaultDelay, FaultBlackhole),
 		with("none", impl.DesignFenceNone, "SET NX PX with an INCR token, which the register ignores", false, true,
-			FaultClientPause, FaultServerPause),
+			FaultClientPause, FaultServerPause, FaultDelay, FaultBlackhole),
 		with("all", impl.DesignFenceAll, "SET NX PX with an INCR token, checked ≥ on every operation", false, true,
-			FaultClientPause, FaultServerPause),
+			FaultClientPause, FaultServerPause, FaultDelay, FaultBlackhole),
 		with("restart-volatile", impl.DesignRestartVolatile, "as all, and Redis restarts without persistence: the INCR counter starts again", false, true,
 			FaultRestartWipe, FaultClientPause),
 		with("restart-durable", impl.DesignRestartDurable, "as all, and Redis restarts with appendfsync always: the INCR counter survives", true, true,
