@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"errors"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -132,4 +133,29 @@ func TestRedisNetworkFaults(t *testing.T) {
 			assertNothingLeft(t, cfg.TempRoot)
 		})
 	}
+}
+
+// TestRedisClockStep: redis-server's own wall clock stepped forward by
+// two TTLs right after the first read expires the holder's key at once:
+// a second client acquires while the first still thinks. Row all: the
+// stale write is refused.
+func TestRedisClockStep(t *testing.T) {
+	needRedis(t)
+	if _, err := exec.LookPath("cc"); err != nil {
+		t.Skip("cc not installed (Debian package gcc): the clock shim cannot be built")
+	}
+	cfg := testRun(t, mustSetup(t, Setups(), "redis", "all"), FaultClockStep)
+	cfg.Think = 300 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := Run(ctx, cfg)
+	require.NoError(t, err)
+	require.Len(t, res.History.Faults, 1)
+	assert.Empty(t, res.History.Faults[0].Error)
+	j := res.Judgement
+	require.True(t, j.TookEffect, "the clock step took effect: beliefs overlapped (%v)", j.Beliefs)
+	assert.Equal(t, verdict.Violated, j.Verdicts.Get(impl.AtMostOneClientHoldLock).Status)
+	assert.Equal(t, verdict.Holds, j.Verdicts.Get(impl.NoLostUpdate).Status)
+	assert.Positive(t, j.Refused, "the stale write refused")
+	assertNothingLeft(t, cfg.TempRoot)
 }

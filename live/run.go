@@ -132,7 +132,7 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("own binary: %w", err)
 	}
-	dep, err := cfg.Setup.Start(ctx, StartEnv{Dir: tmp, Self: self})
+	dep, err := cfg.Setup.Start(ctx, StartEnv{Dir: tmp, Self: self, Fault: cfg.Fault})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

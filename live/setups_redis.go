@@ -7,6 +7,7 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/live/lock"
+	livenemesis "github.com/fencelab/fencelab/live/nemesis"
 	"github.com/fencelab/fencelab/live/server"
 )
 
@@ -29,13 +30,35 @@ func redisSetups() []Setup {
 	}
 	start := func(durable bool) func(context.Context, StartEnv) (*Deployment, error) {
 		return func(ctx context.Context, env StartEnv) (*Deployment, error) {
-			r, err := server.StartRedis(ctx, env.Dir, server.RedisOptions{Durable: durable})
+			opts := server.RedisOptions{Durable: durable}
+			var clock *livenemesis.Clock
+			if env.Fault == FaultClockStep {
+				// Redis times a key's PX by its wall clock: the shim
+				// steps it inside redis-server only.
+				cache, err := livenemesis.DefaultClockShimCache()
+				if err == nil {
+					clock, err = livenemesis.NewClock(ctx, env.Dir, cache)
+				}
+				if err != nil {
+					return nil, err
+				}
+				opts.Env = clock.Env()
+			}
+			r, err := server.StartRedis(ctx, env.Dir, opts)
 			if err != nil {
+				if clock != nil {
+					err = errors.Join(err, clock.Close())
+				}
 				return nil, err
 			}
 			d, err := behindProxies(&Deployment{Servers: []server.Server{r}})
 			if err != nil {
 				return nil, errors.Join(err, r.Stop())
+			}
+			if clock != nil {
+				closeProxies := d.Close
+				d.Clock = clock
+				d.Close = func() error { return errors.Join(closeProxies(), clock.Close()) }
 			}
 			return d, nil
 		}
@@ -54,11 +77,11 @@ func redisSetups() []Setup {
 	}
 	return []Setup{
 		with("off", impl.DesignNoFencing, "SET NX PX, no token: safety rests on the TTL alone", false, false,
-			FaultClientPause, FaultServerPause, FaultDelay, FaultBlackhole),
+			FaultClientPause, FaultServerPause, FaultDelay, FaultBlackhole, FaultClockStep),
 		with("none", impl.DesignFenceNone, "SET NX PX with an INCR token, which the register ignores", false, true,
-			FaultClientPause, FaultServerPause, FaultDelay, FaultBlackhole),
+			FaultClientPause, FaultServerPause, FaultDelay, FaultBlackhole, FaultClockStep),
 		with("all", impl.DesignFenceAll, "SET NX PX with an INCR token, checked ≥ on every operation", false, true,
-			FaultClientPause, FaultServerPause, FaultDelay, FaultBlackhole),
+			FaultClientPause, FaultServerPause, FaultDelay, FaultBlackhole, FaultClockStep),
 		with("restart-volatile", impl.DesignRestartVolatile, "as all, and Redis restarts without persistence: the INCR counter starts again", false, true,
 			FaultRestartWipe, FaultClientPause),
 		with("restart-durable", impl.DesignRestartDurable, "as all, and Redis restarts with appendfsync always: the INCR counter survives", true, true,
