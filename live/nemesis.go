@@ -143,6 +143,18 @@ func ScriptedSchedule(f Fault, p ScheduleParams) Schedule {
 	return s
 }
 
+// ScriptedThink is the think time a scripted story of fault f needs: the
+// window in which the first reader still believes while the fault acts.
+// A restart must finish, and a second client acquire, within it; the
+// other faults act at once.
+func ScriptedThink(f Fault) time.Duration {
+	switch f {
+	case FaultRestartKeep, FaultRestartWipe:
+		return 400 * time.Millisecond
+	}
+	return 150 * time.Millisecond
+}
+
 // RandomSchedule draws the faults of one run from seed: one to three
 // faults of kind f, each at a uniform time of the window, on a uniform
 // client (client faults), lasting a uniform time between TTL/2 and 3 TTL

@@ -67,7 +67,7 @@ func TestRedisScriptedPause(t *testing.T) {
 func TestRedisRestartWipe(t *testing.T) {
 	needRedis(t)
 	cfg := testRun(t, mustSetup(t, Setups(), "redis", "restart-volatile"), FaultRestartWipe)
-	cfg.Think = 300 * time.Millisecond
+	cfg.Think = ScriptedThink(FaultRestartWipe)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	res, err := Run(ctx, cfg)

@@ -249,7 +249,7 @@ func matrixCommand(args []string, stdout, stderr io.Writer) int {
 			cfg := live.CampaignConfig{
 				Run: live.RunConfig{
 					Setup: s, Fault: f, Nemesis: live.Scripted, Seed: *seed,
-					Clients: 2, Sections: 3, Think: 150 * time.Millisecond, Timeout: 20 * time.Second,
+					Clients: 2, Sections: 3, Think: live.ScriptedThink(f), Timeout: 20 * time.Second,
 					Self: []string{self, "client"}, CheckTimeout: 10 * time.Second,
 				},
 				Runs: *runs, Out: *out, Progress: stderr,
