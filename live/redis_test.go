@@ -159,3 +159,31 @@ func TestRedisClockStep(t *testing.T) {
 	assert.Positive(t, j.Refused, "the stale write refused")
 	assertNothingLeft(t, cfg.TempRoot)
 }
+
+// TestRedlockScriptedPause: Redlock over five redis-server processes
+// through redsync, c1 paused past its validity: two holders and a lost
+// update without fencing; with the unique values checked-and-set, the
+// stale write is refused.
+func TestRedlockScriptedPause(t *testing.T) {
+	needRedis(t)
+	tests := []struct {
+		design string
+		want   story
+		fenced bool
+	}{
+		{"redlock", story{violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate}}, false},
+		{"redlock-unique", story{
+			violated: []string{impl.AtMostOneClientHoldLock},
+			holds:    []string{impl.NoLostUpdate, linearizability.SectionsLinearizable, linearizability.RegisterLinearizable},
+		}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.design, func(t *testing.T) {
+			cfg := testRun(t, mustSetup(t, Setups(), "redlock", tc.design), FaultClientPause)
+			res := checkStory(t, cfg, tc.want, tc.fenced)
+			assert.Contains(t, res.Library, "redsync")
+			assert.Equal(t, verdict.NotApplicable, res.Judgement.Verdicts.Get(impl.TokenIsMonotonical).Status)
+			assertNothingLeft(t, cfg.TempRoot)
+		})
+	}
+}

@@ -193,6 +193,7 @@ type StoreConfig struct {
 func Setups() []Setup {
 	var all []Setup
 	all = append(all, redisSetups()...)
+	all = append(all, redlockSetups()...)
 	return all
 }
 

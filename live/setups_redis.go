@@ -88,3 +88,47 @@ func redisSetups() []Setup {
 			FaultRestartKeep, FaultClientPause),
 	}
 }
+
+// redsync is the module of the Redlock client library.
+const redsync = "github.com/go-redsync/redsync/v4"
+
+// redlockNodes is Redlock's classic count of independent Redis masters.
+const redlockNodes = 5
+
+// redlockSetups are Redlock over five independent redis-server processes
+// through redsync: without fencing (row redlock), and with each grant's
+// unique random value as the token, checked-and-set at the register (row
+// redlock-unique, antirez's proposal).
+func redlockSetups() []Setup {
+	start := func(ctx context.Context, env StartEnv) (*Deployment, error) {
+		c, err := server.StartRedisCluster(ctx, env.Dir, redlockNodes, server.RedisOptions{Name: "redlock"})
+		if err != nil {
+			return nil, err
+		}
+		var servers []server.Server
+		for _, n := range c.Nodes {
+			servers = append(servers, n)
+		}
+		d, err := behindProxies(&Deployment{Servers: servers})
+		if err != nil {
+			return nil, errors.Join(err, c.Stop())
+		}
+		return d, nil
+	}
+	base := Setup{
+		Service: "redlock", Package: server.RedisPackage, Library: redsync, TTL: redisTTL,
+		Probe: func(ctx context.Context) (string, error) {
+			_, v, err := server.RedisVersion(ctx)
+			return v, err
+		},
+		Start:  start,
+		Locker: func(_ context.Context, cfg lock.Config) (lock.Locker, error) { return lock.NewRedlock(cfg) },
+		Faults: []Fault{FaultClientPause, FaultRestartWipe, FaultServerPause, FaultDelay, FaultBlackhole},
+	}
+	plain, unique := base, base
+	plain.Name, plain.Design = "redlock", impl.DesignRedlock
+	plain.Why = "redsync over 5 nodes, majority grant, no fencing"
+	unique.Name, unique.Design = "redlock-unique", impl.DesignRedlockUnique
+	unique.Why = "redsync over 5 nodes; each grant's random value is the token, checked-and-set at the register"
+	return []Setup{plain, unique}
+}
