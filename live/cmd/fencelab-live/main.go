@@ -93,7 +93,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", filepath.Join("out", "live"), "folder for failing runs")
 	clients := fs.Int("clients", 2, "client processes per run")
 	sections := fs.Int("sections", 3, "sections per client")
-	think := fs.Duration("think", 150*time.Millisecond, "think time between a section's read and write")
+	think := fs.Duration("think", 0, "think time between a section's read and write (0: what the fault's scripted story needs, 150ms, 400ms for restarts)")
 	timeout := fs.Duration("timeout", 20*time.Second, "bound of one run")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -121,6 +121,9 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	self, err := os.Executable()
 	if err != nil {
 		return bad(stderr, "own binary: %v", err)
+	}
+	if *think == 0 {
+		*think = live.ScriptedThink(fault)
 	}
 	cfg := live.CampaignConfig{
 		Run: live.RunConfig{
