@@ -187,3 +187,22 @@ func TestRedlockScriptedPause(t *testing.T) {
 		})
 	}
 }
+
+// TestRedisWithoutFault: without a fault no two clients hold at once (the
+// sections fit in their leases), so every run's overlap is the fault's.
+func TestRedisWithoutFault(t *testing.T) {
+	needRedis(t)
+	for _, id := range [][2]string{{"redis", "none"}, {"redis", "restart-volatile"}, {"redlock", "redlock"}} {
+		t.Run(id[1], func(t *testing.T) {
+			s := mustSetup(t, Setups(), id[0], id[1])
+			cfg := testRun(t, s, FaultNone)
+			cfg.Think = ScriptedThink(s.Faults[0])
+			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+			defer cancel()
+			res, err := Run(ctx, cfg)
+			require.NoError(t, err)
+			assert.False(t, res.Judgement.TookEffect, "%v", res.Judgement.Beliefs)
+			assert.Equal(t, 4, res.Judgement.Committed)
+		})
+	}
+}

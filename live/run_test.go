@@ -230,6 +230,7 @@ func TestRunRejectsBadConfigs(t *testing.T) {
 	good := testRun(t, mustSetup(t, toySetups(), "toy", "all"), FaultClientPause)
 	tests := map[string]func(*RunConfig){
 		"one client":         func(c *RunConfig) { c.Clients = 1 },
+		"think past the TTL": func(c *RunConfig) { c.Think = c.Setup.TTL },
 		"no sections":        func(c *RunConfig) { c.Sections = 0 },
 		"bad nemesis":        func(c *RunConfig) { c.Nemesis = "chaos" },
 		"no timeout":         func(c *RunConfig) { c.Timeout = 0 },

@@ -11,10 +11,17 @@ import (
 	"github.com/fencelab/fencelab/live/server"
 )
 
-// redisTTL is the Redis setups' lease: long enough for a section (the
-// think time and a few round trips), short enough that a scripted pause
-// of three TTLs keeps a run near a second.
-const redisTTL = 200 * time.Millisecond
+// The Redis setups' leases. A section — the think time and a few round
+// trips — must fit well inside the lease: a section that outlives its
+// lease makes two holders with no fault at all, and a run whose overlap
+// the fault did not cause would count as the fault taking effect. The
+// restart setups and Redlock need a longer think time (ScriptedThink: a
+// restart and a second acquire within the first reader's section), so
+// their lease is longer too.
+const (
+	redisTTL        = 500 * time.Millisecond
+	redisRestartTTL = time.Second
+)
 
 // goRedis is the module of the Redis client library.
 const goRedis = "github.com/redis/go-redis/v9"
@@ -75,6 +82,10 @@ func redisSetups() []Setup {
 		s.Start, s.Locker = start(durable), setNX(token)
 		return s
 	}
+	restart := func(s Setup) Setup {
+		s.TTL = redisRestartTTL
+		return s
+	}
 	return []Setup{
 		with("off", impl.DesignNoFencing, "SET NX PX, no token: safety rests on the TTL alone", false, false,
 			FaultClientPause, FaultServerPause, FaultDelay, FaultBlackhole, FaultClockStep),
@@ -82,10 +93,10 @@ func redisSetups() []Setup {
 			FaultClientPause, FaultServerPause, FaultDelay, FaultBlackhole, FaultClockStep),
 		with("all", impl.DesignFenceAll, "SET NX PX with an INCR token, checked ≥ on every operation", false, true,
 			FaultClientPause, FaultServerPause, FaultDelay, FaultBlackhole, FaultClockStep),
-		with("restart-volatile", impl.DesignRestartVolatile, "as all, and Redis restarts without persistence: the INCR counter starts again", false, true,
-			FaultRestartWipe, FaultClientPause),
-		with("restart-durable", impl.DesignRestartDurable, "as all, and Redis restarts with appendfsync always: the INCR counter survives", true, true,
-			FaultRestartKeep, FaultClientPause),
+		restart(with("restart-volatile", impl.DesignRestartVolatile, "as all, and Redis restarts without persistence: the INCR counter starts again", false, true,
+			FaultRestartWipe, FaultClientPause)),
+		restart(with("restart-durable", impl.DesignRestartDurable, "as all, and Redis restarts with appendfsync always: the INCR counter survives", true, true,
+			FaultRestartKeep, FaultClientPause)),
 	}
 }
 
@@ -116,7 +127,7 @@ func redlockSetups() []Setup {
 		return d, nil
 	}
 	base := Setup{
-		Service: "redlock", Package: server.RedisPackage, Library: redsync, TTL: redisTTL,
+		Service: "redlock", Package: server.RedisPackage, Library: redsync, TTL: redisRestartTTL,
 		Probe: func(ctx context.Context) (string, error) {
 			_, v, err := server.RedisVersion(ctx)
 			return v, err
