@@ -115,6 +115,9 @@ type StartEnv struct {
 	// Self is the harness's own binary, for services it runs as a role of
 	// itself (etcd).
 	Self string
+	// Fault is the run's fault: a setup prepares what only that fault
+	// needs (the clock shim for a clock step).
+	Fault Fault
 }
 
 // Deployment is a started service: its servers, the addresses clients
@@ -192,6 +195,7 @@ func Setups() []Setup {
 	var all []Setup
 	all = append(all, etcdSetups()...)
 	all = append(all, redisSetups()...)
+	all = append(all, redlockSetups()...)
 	return all
 }
 

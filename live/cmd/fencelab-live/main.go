@@ -102,7 +102,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", filepath.Join("out", "live"), "folder for failing runs")
 	clients := fs.Int("clients", 2, "client processes per run")
 	sections := fs.Int("sections", 3, "sections per client")
-	think := fs.Duration("think", 150*time.Millisecond, "think time between a section's read and write")
+	think := fs.Duration("think", 0, "think time between a section's read and write (0: what the fault's scripted story needs, 150ms, 400ms for restarts)")
 	timeout := fs.Duration("timeout", 20*time.Second, "bound of one run")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -130,6 +130,9 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	self, err := os.Executable()
 	if err != nil {
 		return bad(stderr, "own binary: %v", err)
+	}
+	if *think == 0 {
+		*think = live.ScriptedThink(fault)
 	}
 	cfg := live.CampaignConfig{
 		Run: live.RunConfig{
@@ -258,7 +261,7 @@ func matrixCommand(args []string, stdout, stderr io.Writer) int {
 			cfg := live.CampaignConfig{
 				Run: live.RunConfig{
 					Setup: s, Fault: f, Nemesis: live.Scripted, Seed: *seed,
-					Clients: 2, Sections: 3, Think: 150 * time.Millisecond, Timeout: 20 * time.Second,
+					Clients: 2, Sections: 3, Think: live.ScriptedThink(f), Timeout: 20 * time.Second,
 					Self: []string{self, "client"}, CheckTimeout: 10 * time.Second,
 				},
 				Runs: *runs, Out: *out, Progress: stderr,
