@@ -27,7 +27,11 @@ const etcdTTL = time.Second
 //
 // Faults: client and server pauses, kill and restart with the data kept
 // (and wiped, where the row does not rest on the revision surviving).
-// No network faults yet: no proxy sits in front of etcd. No clock step:
+// No network faults: behind live/nemesis's proxy (tried), a delay or a
+// blackhole acts on every client's link at once, so the waiting client is
+// held up with the holder and the fault took effect in 0 of 3 scripted
+// runs of mutex and mutex-revision each; they need a proxy per client. No
+// clock step:
 // etcd is a Go program, and Go reads the clock through the vDSO and
 // system calls, never through libc, so an LD_PRELOAD clock shim does not
 // reach it.
