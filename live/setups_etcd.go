@@ -80,7 +80,13 @@ func etcdSetups() []Setup {
 	}
 	guarded.Audit = auditEtcd
 
-	return []Setup{mutex, lease, revision, guarded}
+	contrib := base
+	contrib.Name, contrib.Design = "contrib-lock", impl.DesignVersionEquality
+	contrib.Why = "etcd's contrib/lock demo: the session's lease ID as version, a storage that accepts a write only with the version of its first write"
+	contrib.Faults = unfencedFaults
+	contrib.Locker = lock.NewEtcdContribLock
+
+	return []Setup{mutex, lease, revision, guarded, contrib}
 }
 
 // startEtcd starts the embedded etcd as a child process of this binary.

@@ -37,6 +37,10 @@ func TestEtcdPauseStories(t *testing.T) {
 			violated: []string{impl.AtMostOneClientHoldLock},
 			holds:    []string{impl.TokenIsMonotonical, impl.NoLostUpdate, linearizability.SectionsLinearizable, linearizability.RegisterLinearizable},
 		}, true},
+		{"contrib-lock", impl.DesignVersionEquality, story{
+			violated: []string{impl.AtMostOneClientHoldLock},
+			holds:    []string{impl.NoLostUpdate, linearizability.SectionsLinearizable, linearizability.RegisterLinearizable},
+		}, true},
 	} {
 		t.Run(tc.setup, func(t *testing.T) {
 			s := mustSetup(t, Setups(), "etcd", tc.setup)

@@ -59,6 +59,9 @@ type EtcdMutex struct {
 	prefix string
 	ttl    int64 // the lease TTL asked for, in seconds (≥ 1)
 	renew  bool
+	// leaseToken makes the token the session's lease ID instead of the
+	// lock key's create revision (etcd's contrib/lock "version").
+	leaseToken bool
 
 	// session is the renewed variant's session, kept from section to
 	// section while its lease lives; nil for the unrenewed variant.
@@ -83,6 +86,23 @@ func NewEtcdMutex(ctx context.Context, cfg Config) (Locker, error) {
 // its TTL after the grant.
 func NewEtcdLease(ctx context.Context, cfg Config) (Locker, error) {
 	return newEtcdLocker(ctx, cfg, false)
+}
+
+// NewEtcdContribLock is NewEtcdMutex with the token of etcd's
+// contrib/lock demo: the session's lease ID, its "version" (unique, not
+// ordered). One session serves the client's sections while its lease
+// lives, as contrib/lock's one session per client, so a client keeps its
+// version until a pause outlasts the lease. With fencelab's register in
+// mode version (the storage remembers the first write's version and
+// accepts a write only with that very version; reads unchecked), it is
+// the matrix row `version-equality`.
+func NewEtcdContribLock(ctx context.Context, cfg Config) (Locker, error) {
+	l, err := newEtcdMutex(ctx, cfg, true)
+	if err != nil {
+		return nil, err
+	}
+	l.leaseToken = true
+	return l, nil
 }
 
 // newEtcdLocker returns a nil Locker (not a Locker holding a nil
@@ -210,8 +230,12 @@ func (l *EtcdMutex) Acquire(ctx context.Context) (Grant, error) {
 				_ = m.Unlock(l.cli.Ctx())
 				return Grant{}, err
 			}
+			token := uint64(rev)
+			if l.leaseToken {
+				token = uint64(s.Lease()) // etcd's lease IDs are positive
+			}
 			l.held, l.heldSession, l.heldTTL = m, s, ttl
-			return Grant{Token: uint64(rev), Value: m.Key(), Validity: time.Duration(ttl) * time.Second}, nil
+			return Grant{Token: token, Value: m.Key(), Validity: time.Duration(ttl) * time.Second}, nil
 		}
 		lost := leaseLost(err)
 		if !l.renew {

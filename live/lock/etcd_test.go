@@ -188,6 +188,35 @@ func TestEtcdLeaseWaiterOutlivesItsLease(t *testing.T) {
 	require.NoError(t, waiter.Release(ctx, r.g))
 }
 
+// TestEtcdContribLockTokenIsTheLease: contrib/lock's version is the
+// session's lease ID, the same for a client's sections while its lease
+// lives, a new one after the lease is lost; two clients' versions differ.
+func TestEtcdContribLockTokenIsTheLease(t *testing.T) {
+	e := etcdtest.Start(t)
+	ctx := testContext(t)
+	c1 := newTestLocker(t, NewEtcdContribLock, e.Addr(), "c1", 5*time.Second)
+	c2 := newTestLocker(t, NewEtcdContribLock, e.Addr(), "c2", 5*time.Second)
+	g1, err := c1.Acquire(ctx)
+	require.NoError(t, err)
+	require.Equal(t, uint64(c1.session.Lease()), g1.Token)
+	require.NoError(t, c1.Release(ctx, g1))
+	g2, err := c1.Acquire(ctx)
+	require.NoError(t, err)
+	require.Equal(t, g1.Token, g2.Token, "one version per session")
+	require.NoError(t, c1.Release(ctx, g2))
+	g3, err := c2.Acquire(ctx)
+	require.NoError(t, err)
+	require.NotEqual(t, g1.Token, g3.Token, "each client its own version")
+	require.NoError(t, c2.Release(ctx, g3))
+
+	_, err = c1.cli.Revoke(ctx, c1.session.Lease()) // the lease lost, as after a pause
+	require.NoError(t, err)
+	g4, err := c1.Acquire(ctx)
+	require.NoError(t, err)
+	require.NotEqual(t, g1.Token, g4.Token, "a new session, a new version")
+	require.NoError(t, c1.Release(ctx, g4))
+}
+
 func TestEtcdMutexMisuse(t *testing.T) {
 	e := etcdtest.Start(t)
 	ctx := testContext(t)
@@ -212,7 +241,7 @@ func TestNewEtcdMutexRefusesBadConfig(t *testing.T) {
 		{"negative TTL", Config{Addrs: []string{"127.0.0.1:1"}, Key: "lock", TTL: -time.Second}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, ctor := range []etcdConstructor{NewEtcdMutex, NewEtcdLease} {
+			for _, ctor := range []etcdConstructor{NewEtcdMutex, NewEtcdLease, NewEtcdContribLock} {
 				l, err := ctor(context.Background(), tc.cfg)
 				require.Error(t, err)
 				require.Nil(t, l)
