@@ -192,7 +192,7 @@ func dialStore(ctx context.Context, s Setup, cfg ClientConfig) (store.Store, err
 	if s.UsesRegister() {
 		return store.DialRegister(cfg.Register, store.AsClient(cfg.Client))
 	}
-	return s.Store(ctx, StoreConfig{Addrs: cfg.StoreAddrs, Client: cfg.Client})
+	return s.Store(ctx, StoreConfig{Addrs: cfg.StoreAddrs, Client: cfg.Client, Key: cfg.Key})
 }
 
 // sleep waits d or until ctx ends.

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/fencelab/fencelab/live/server"
 )
 
 // Fault is a kind of fault the nemesis injects.
@@ -141,6 +143,18 @@ func ScriptedSchedule(f Fault, p ScheduleParams) Schedule {
 	return s
 }
 
+// ScriptedThink is the think time a scripted story of fault f needs: the
+// window in which the first reader still believes while the fault acts.
+// A restart must finish, and a second client acquire, within it; the
+// other faults act at once.
+func ScriptedThink(f Fault) time.Duration {
+	switch f {
+	case FaultRestartKeep, FaultRestartWipe:
+		return 400 * time.Millisecond
+	}
+	return 150 * time.Millisecond
+}
+
 // RandomSchedule draws the faults of one run from seed: one to three
 // faults of kind f, each at a uniform time of the window, on a uniform
 // client (client faults), lasting a uniform time between TTL/2 and 3 TTL
@@ -189,9 +203,9 @@ type nemesis struct {
 	log     func(FaultRecord)
 
 	mu       sync.Mutex
-	stopped  []processGroup // clients paused and not yet resumed
-	stoppedS []int          // server pids paused and not yet resumed
-	undo     []func()       // a network fault to take back
+	stopped  []processGroup  // clients paused and not yet resumed
+	stoppedS []server.Server // servers paused and not yet resumed
+	undo     []func()        // a network fault to take back
 }
 
 // run executes sched from t0 until done, or until ctx ends. reads
@@ -262,16 +276,10 @@ func (n *nemesis) inject(ctx context.Context, e FaultEvent) {
 		var pids []int
 		for _, s := range n.dep.Servers {
 			pids = append(pids, s.Pids()...)
-		}
-		n.mu.Lock()
-		for _, pid := range pids {
-			if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-				fail(fmt.Errorf("SIGSTOP %d: %w", pid, err))
-				continue
+			if err := n.pauseServer(s); err != nil {
+				fail(fmt.Errorf("pause %s: %w", s.Name(), err))
 			}
-			n.stoppedS = append(n.stoppedS, pid)
 		}
-		n.mu.Unlock()
 		rec.Detail = fmt.Sprintf("SIGSTOP pids %v for %v", pids, e.For)
 		sleep(ctx, e.For)
 		rec.End = time.Now().UnixNano()
@@ -368,11 +376,41 @@ func (n *nemesis) resumeClients() {
 	n.stopped = nil
 }
 
+// pauser is a server that pauses and resumes itself, waiting until the
+// kernel agrees (live/server's processes do); others get SIGSTOP and
+// SIGCONT on their Pids.
+type pauser interface {
+	Pause() error
+	Resume() error
+}
+
+func (n *nemesis) pauseServer(s server.Server) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.stoppedS = append(n.stoppedS, s) // resumed even if the pause half failed
+	if p, ok := s.(pauser); ok {
+		return p.Pause()
+	}
+	var errs []error
+	for _, pid := range s.Pids() {
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			errs = append(errs, fmt.Errorf("SIGSTOP %d: %w", pid, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 func (n *nemesis) resumeServers() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	for _, pid := range n.stoppedS {
-		syscall.Kill(pid, syscall.SIGCONT)
+	for _, s := range n.stoppedS {
+		if p, ok := s.(pauser); ok {
+			p.Resume()
+			continue
+		}
+		for _, pid := range s.Pids() {
+			syscall.Kill(pid, syscall.SIGCONT)
+		}
 	}
 	n.stoppedS = nil
 }

@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"errors"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -66,7 +67,7 @@ func TestRedisScriptedPause(t *testing.T) {
 func TestRedisRestartWipe(t *testing.T) {
 	needRedis(t)
 	cfg := testRun(t, mustSetup(t, Setups(), "redis", "restart-volatile"), FaultRestartWipe)
-	cfg.Think = 300 * time.Millisecond
+	cfg.Think = ScriptedThink(FaultRestartWipe)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	res, err := Run(ctx, cfg)
@@ -81,4 +82,127 @@ func TestRedisRestartWipe(t *testing.T) {
 		}
 	}
 	assertNothingLeft(t, cfg.TempRoot)
+}
+
+// TestRedisServerPause: the scripted server pause stops redis-server for
+// three TTLs and resumes it; with SET NX PX no second client can acquire
+// while the first still thinks, so the run is inconclusive — never a
+// "holds".
+func TestRedisServerPause(t *testing.T) {
+	needRedis(t)
+	cfg := testRun(t, mustSetup(t, Setups(), "redis", "all"), FaultServerPause)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	res, err := Run(ctx, cfg)
+	require.NoError(t, err)
+	require.Len(t, res.History.Faults, 1)
+	f := res.History.Faults[0]
+	assert.Empty(t, f.Error)
+	assert.Contains(t, f.Detail, "SIGSTOP pids [")
+	assert.GreaterOrEqual(t, time.Duration(f.End-f.Start), 3*cfg.Setup.TTL)
+	for _, v := range res.Judgement.Verdicts {
+		assert.NotEqual(t, verdict.Holds, v.Status, v.Property)
+	}
+	assertNothingLeft(t, cfg.TempRoot)
+}
+
+// TestRedisNetworkFaults: the proxy's delay and blackhole, scripted after
+// the first read, are logged with their wall times and leave no harness
+// error (calls that failed while the link was cut are the clients'
+// records) and nothing behind.
+func TestRedisNetworkFaults(t *testing.T) {
+	needRedis(t)
+	for _, f := range []Fault{FaultDelay, FaultBlackhole} {
+		t.Run(string(f), func(t *testing.T) {
+			cfg := testRun(t, mustSetup(t, Setups(), "redis", "all"), f)
+			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+			defer cancel()
+			res, err := Run(ctx, cfg)
+			require.NoError(t, err)
+			require.Len(t, res.History.Faults, 1)
+			rec := res.History.Faults[0]
+			assert.Equal(t, f, rec.Fault)
+			assert.Empty(t, rec.Error)
+			assert.GreaterOrEqual(t, time.Duration(rec.End-rec.Start), 3*cfg.Setup.TTL)
+			assert.Positive(t, res.Judgement.Committed)
+			for _, p := range Properties() {
+				if Expected(cfg.Setup.Design, p) == verdict.Holds {
+					assert.NotEqual(t, verdict.Violated, res.Judgement.Verdicts.Get(p).Status, p)
+				}
+			}
+			assertNothingLeft(t, cfg.TempRoot)
+		})
+	}
+}
+
+// TestRedisClockStep: redis-server's own wall clock stepped forward by
+// two TTLs right after the first read expires the holder's key at once:
+// a second client acquires while the first still thinks. Row all: the
+// stale write is refused.
+func TestRedisClockStep(t *testing.T) {
+	needRedis(t)
+	if _, err := exec.LookPath("cc"); err != nil {
+		t.Skip("cc not installed (Debian package gcc): the clock shim cannot be built")
+	}
+	cfg := testRun(t, mustSetup(t, Setups(), "redis", "all"), FaultClockStep)
+	cfg.Think = 300 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := Run(ctx, cfg)
+	require.NoError(t, err)
+	require.Len(t, res.History.Faults, 1)
+	assert.Empty(t, res.History.Faults[0].Error)
+	j := res.Judgement
+	require.True(t, j.TookEffect, "the clock step took effect: beliefs overlapped (%v)", j.Beliefs)
+	assert.Equal(t, verdict.Violated, j.Verdicts.Get(impl.AtMostOneClientHoldLock).Status)
+	assert.Equal(t, verdict.Holds, j.Verdicts.Get(impl.NoLostUpdate).Status)
+	assert.Positive(t, j.Refused, "the stale write refused")
+	assertNothingLeft(t, cfg.TempRoot)
+}
+
+// TestRedlockScriptedPause: Redlock over five redis-server processes
+// through redsync, c1 paused past its validity: two holders and a lost
+// update without fencing; with the unique values checked-and-set, the
+// stale write is refused.
+func TestRedlockScriptedPause(t *testing.T) {
+	needRedis(t)
+	tests := []struct {
+		design string
+		want   story
+		fenced bool
+	}{
+		{"redlock", story{violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate}}, false},
+		{"redlock-unique", story{
+			violated: []string{impl.AtMostOneClientHoldLock},
+			holds:    []string{impl.NoLostUpdate, linearizability.SectionsLinearizable, linearizability.RegisterLinearizable},
+		}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.design, func(t *testing.T) {
+			cfg := testRun(t, mustSetup(t, Setups(), "redlock", tc.design), FaultClientPause)
+			res := checkStory(t, cfg, tc.want, tc.fenced)
+			assert.Contains(t, res.Library, "redsync")
+			assert.Equal(t, verdict.NotApplicable, res.Judgement.Verdicts.Get(impl.TokenIsMonotonical).Status)
+			assertNothingLeft(t, cfg.TempRoot)
+		})
+	}
+}
+
+// TestRedisWithoutFault: without a fault no two clients hold at once (the
+// sections fit in their leases), so every run's overlap is the fault's.
+func TestRedisWithoutFault(t *testing.T) {
+	needRedis(t)
+	for _, id := range [][2]string{{"redis", "none"}, {"redis", "restart-volatile"}, {"redlock", "redlock"}} {
+		t.Run(id[1], func(t *testing.T) {
+			s := mustSetup(t, Setups(), id[0], id[1])
+			cfg := testRun(t, s, FaultNone)
+			cfg.Think = ScriptedThink(s.Faults[0])
+			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+			defer cancel()
+			res, err := Run(ctx, cfg)
+			require.NoError(t, err)
+			assert.False(t, res.Judgement.TookEffect, "%v", res.Judgement.Beliefs)
+			assert.Equal(t, 4, res.Judgement.Committed)
+		})
+	}
 }

@@ -54,8 +54,10 @@ func (c RunConfig) Validate() error {
 		return fmt.Errorf("clients %d (want 2 to 8)", c.Clients)
 	case c.Sections < 1 || c.Sections > 100:
 		return fmt.Errorf("sections %d (want 1 to 100)", c.Sections)
-	case c.Think < 0 || c.Think > time.Minute:
-		return fmt.Errorf("think %v (want 0 to 1m)", c.Think)
+	case c.Think < 0 || c.Think >= c.Setup.TTL:
+		// A section longer than its lease makes two holders without any
+		// fault: the fault's effect could not be told apart.
+		return fmt.Errorf("think %v (want 0 up to less than %s's TTL, %v)", c.Think, c.Setup.ID(), c.Setup.TTL)
 	case c.Timeout <= 0 || c.Timeout > 10*time.Minute:
 		return fmt.Errorf("timeout %v (want up to 10m)", c.Timeout)
 	case len(c.Self) == 0:
@@ -132,7 +134,7 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("own binary: %w", err)
 	}
-	dep, err := cfg.Setup.Start(ctx, StartEnv{Dir: tmp, Self: self})
+	dep, err := cfg.Setup.Start(ctx, StartEnv{Dir: tmp, Self: self, Fault: cfg.Fault})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -239,8 +241,13 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 		case e := <-exits:
 			running--
 			h.Exits = append(h.Exits, e)
-			if e.Status != "exit status 0" {
+			if e.Status != exitedCleanly && e.Status != killedByHarness {
+				// A client that crashed or was killed from outside ends
+				// the run: the others are stopped at once.
 				harnessErr = errors.Join(harnessErr, fmt.Errorf("client %s ended with %s%s", ClientName(e.Client), e.Status, stderrNote(e.Stderr)))
+				for _, c := range clients {
+					c.kill()
+				}
 			}
 		case <-hard.C:
 			for _, c := range clients {
@@ -361,6 +368,14 @@ func (c *clientProc) kill() {
 	syscall.Kill(-c.cmd.Process.Pid, syscall.SIGCONT)
 }
 
+// The statuses of a client's end that are not errors of their own: it
+// ended by itself, or the harness ended it (after its deadline, or
+// because another client failed: that is the error).
+const (
+	exitedCleanly   = "exit status 0"
+	killedByHarness = "killed by the harness"
+)
+
 // maxStderr bounds what the harness keeps of a client's stderr.
 const maxStderr = 4 << 10
 
@@ -415,12 +430,12 @@ func startClient(cfg RunConfig, cc ClientConfig, records chan<- Record, exits ch
 		c.reaped = true
 		killed := c.killed
 		c.mu.Unlock()
-		e := ClientExit{Client: cc.Client, Wall: time.Now().UnixNano(), Status: "exit status 0", Stderr: stderr.String()}
+		e := ClientExit{Client: cc.Client, Wall: time.Now().UnixNano(), Status: exitedCleanly, Stderr: stderr.String()}
 		switch {
 		case bad != nil:
 			e.Status = bad.Error()
 		case werr != nil && killed:
-			e.Status = "killed by the harness"
+			e.Status = killedByHarness
 		case werr != nil:
 			e.Status = werr.Error()
 		}

@@ -125,6 +125,14 @@ func TestCampaignSavesFailingRuns(t *testing.T) {
 			}
 		}
 	}
+	st, err := os.Stat(s.Saved[0])
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o755), st.Mode().Perm())
+	vs, err := os.ReadFile(filepath.Join(s.Saved[0], VerdictsFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(vs), `"property": "NoLostUpdate",
+      "expected": "violated",
+      "status": "violated"`)
 	sum, err := os.ReadFile(filepath.Join(out, "toy", "none", string(FaultClientPause), SummaryFile))
 	require.NoError(t, err)
 	assert.Contains(t, string(sum), `"live": "violated (2 of 2)"`)
@@ -222,6 +230,7 @@ func TestRunRejectsBadConfigs(t *testing.T) {
 	good := testRun(t, mustSetup(t, toySetups(), "toy", "all"), FaultClientPause)
 	tests := map[string]func(*RunConfig){
 		"one client":         func(c *RunConfig) { c.Clients = 1 },
+		"think past the TTL": func(c *RunConfig) { c.Think = c.Setup.TTL },
 		"no sections":        func(c *RunConfig) { c.Sections = 0 },
 		"bad nemesis":        func(c *RunConfig) { c.Nemesis = "chaos" },
 		"no timeout":         func(c *RunConfig) { c.Timeout = 0 },

@@ -38,20 +38,29 @@ func savedFiles() []string {
 
 // savedVerdicts is verdicts.json.
 type savedVerdicts struct {
-	Setup      string            `json:"setup"`
-	Row        string            `json:"row"`
-	Fault      Fault             `json:"fault"`
-	Nemesis    string            `json:"nemesis"`
-	Seed       uint64            `json:"seed"`
-	Versions   string            `json:"versions"`
-	Library    string            `json:"library"`
-	TookEffect bool              `json:"took_effect"`
-	Overlap    string            `json:"overlap,omitempty"`
-	Committed  int               `json:"committed"`
-	Refused    int               `json:"refused"`
-	Verdicts   []verdict.Verdict `json:"verdicts"`
-	Expected   map[string]string `json:"expected"`
-	Error      string            `json:"harness_error,omitempty"`
+	Setup      string         `json:"setup"`
+	Row        string         `json:"row"`
+	Fault      Fault          `json:"fault"`
+	Nemesis    string         `json:"nemesis"`
+	Seed       uint64         `json:"seed"`
+	Versions   string         `json:"versions"`
+	Library    string         `json:"library"`
+	TookEffect bool           `json:"took_effect"`
+	Overlap    string         `json:"overlap,omitempty"`
+	Committed  int            `json:"committed"`
+	Refused    int            `json:"refused"`
+	Verdicts   []savedVerdict `json:"verdicts"`
+	Error      string         `json:"harness_error,omitempty"`
+}
+
+// savedVerdict is one property's verdict in verdicts.json, its status in
+// words.
+type savedVerdict struct {
+	Property string `json:"property"`
+	Expected string `json:"expected"`
+	Status   string `json:"status"`
+	Covered  string `json:"covered,omitempty"`
+	Detail   string `json:"detail,omitempty"`
 }
 
 // SaveRun writes a run's files into RunDir: the history, the fault log,
@@ -78,13 +87,14 @@ func SaveRun(out string, rc RunConfig, res *RunResult, harnessErr error) (dir st
 	j := res.Judgement
 	sv := savedVerdicts{
 		Setup: rc.Setup.ID(), Row: rc.Setup.Design.String(), Fault: rc.Fault, Nemesis: rc.Nemesis, Seed: rc.Seed,
-		Versions: res.Versions, Library: res.Library, Expected: map[string]string{},
-	}
-	for _, p := range Properties() {
-		sv.Expected[p] = Expected(rc.Setup.Design, p).String()
+		Versions: res.Versions, Library: res.Library,
 	}
 	if j != nil {
-		sv.TookEffect, sv.Overlap, sv.Committed, sv.Refused, sv.Verdicts = j.TookEffect, j.Overlap, j.Committed, j.Refused, j.Verdicts
+		sv.TookEffect, sv.Overlap, sv.Committed, sv.Refused = j.TookEffect, j.Overlap, j.Committed, j.Refused
+		for _, p := range Properties() {
+			v := j.Verdicts.Get(p)
+			sv.Verdicts = append(sv.Verdicts, savedVerdict{Property: p, Expected: Expected(rc.Setup.Design, p).String(), Status: v.Status.String(), Covered: v.Covered, Detail: v.Detail})
+		}
 	}
 	if harnessErr != nil {
 		sv.Error = harnessErr.Error()
@@ -120,6 +130,9 @@ func SaveRun(out string, rc RunConfig, res *RunResult, harnessErr error) (dir st
 	}
 	if _, err := trace.WriteFiles(stage, buildTrace(rc, res), extras...); err != nil {
 		return "", err
+	}
+	if err := os.Chmod(stage, 0o755); err != nil { // MkdirTemp made it private
+		return "", fmt.Errorf("output folder: %w", err)
 	}
 	if err := replaceOwn(dir, stage); err != nil {
 		return "", fmt.Errorf("output folder: %w", err)

@@ -115,6 +115,9 @@ type StartEnv struct {
 	// Self is the harness's own binary, for services it runs as a role of
 	// itself (etcd).
 	Self string
+	// Fault is the run's fault: a setup prepares what only that fault
+	// needs (the clock shim for a clock step).
+	Fault Fault
 }
 
 // Deployment is a started service: its servers, the addresses clients
@@ -183,15 +186,18 @@ type Clock interface {
 // StoreConfig is what a real store's client needs.
 type StoreConfig struct {
 	Addrs  []string
-	Client int // 0-based index
+	Client int    // 0-based index
+	Key    string // the lock's name (lock.Config.Key), for a store that asks the lock
 }
 
 // Setups lists every live setup, grouped by service.
 func Setups() []Setup {
 	var all []Setup
+	all = append(all, etcdSetups()...)
 	all = append(all, redisSetups()...)
 	all = append(all, zooKeeperSetups()...)
 	all = append(all, mariadbSetups()...)
+	all = append(all, redlockSetups()...)
 	return all
 }
 

@@ -2,17 +2,26 @@ package live
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/live/lock"
+	livenemesis "github.com/fencelab/fencelab/live/nemesis"
 	"github.com/fencelab/fencelab/live/server"
 )
 
-// redisTTL is the Redis setups' lease: long enough for a section (the
-// think time and a few round trips), short enough that a scripted pause
-// of three TTLs keeps a run near a second.
-const redisTTL = 200 * time.Millisecond
+// The Redis setups' leases. A section — the think time and a few round
+// trips — must fit well inside the lease: a section that outlives its
+// lease makes two holders with no fault at all, and a run whose overlap
+// the fault did not cause would count as the fault taking effect. The
+// restart setups and Redlock need a longer think time (ScriptedThink: a
+// restart and a second acquire within the first reader's section), so
+// their lease is longer too.
+const (
+	redisTTL        = 500 * time.Millisecond
+	redisRestartTTL = time.Second
+)
 
 // goRedis is the module of the Redis client library.
 const goRedis = "github.com/redis/go-redis/v9"
@@ -28,11 +37,37 @@ func redisSetups() []Setup {
 	}
 	start := func(durable bool) func(context.Context, StartEnv) (*Deployment, error) {
 		return func(ctx context.Context, env StartEnv) (*Deployment, error) {
-			r, err := server.StartRedis(ctx, env.Dir, server.RedisOptions{Durable: durable})
+			opts := server.RedisOptions{Durable: durable}
+			var clock *livenemesis.Clock
+			if env.Fault == FaultClockStep {
+				// Redis times a key's PX by its wall clock: the shim
+				// steps it inside redis-server only.
+				cache, err := livenemesis.DefaultClockShimCache()
+				if err == nil {
+					clock, err = livenemesis.NewClock(ctx, env.Dir, cache)
+				}
+				if err != nil {
+					return nil, err
+				}
+				opts.Env = clock.Env()
+			}
+			r, err := server.StartRedis(ctx, env.Dir, opts)
 			if err != nil {
+				if clock != nil {
+					err = errors.Join(err, clock.Close())
+				}
 				return nil, err
 			}
-			return &Deployment{Servers: []server.Server{r}, LockAddrs: []string{r.Addr()}}, nil
+			d, err := behindProxies(&Deployment{Servers: []server.Server{r}})
+			if err != nil {
+				return nil, errors.Join(err, r.Stop())
+			}
+			if clock != nil {
+				closeProxies := d.Close
+				d.Clock = clock
+				d.Close = func() error { return errors.Join(closeProxies(), clock.Close()) }
+			}
+			return d, nil
 		}
 	}
 	setNX := func(withToken bool) func(context.Context, lock.Config) (lock.Locker, error) {
@@ -47,16 +82,64 @@ func redisSetups() []Setup {
 		s.Start, s.Locker = start(durable), setNX(token)
 		return s
 	}
+	restart := func(s Setup) Setup {
+		s.TTL = redisRestartTTL
+		return s
+	}
 	return []Setup{
 		with("off", impl.DesignNoFencing, "SET NX PX, no token: safety rests on the TTL alone", false, false,
-			FaultClientPause, FaultServerPause),
+			FaultClientPause, FaultServerPause, FaultDelay, FaultBlackhole, FaultClockStep),
 		with("none", impl.DesignFenceNone, "SET NX PX with an INCR token, which the register ignores", false, true,
-			FaultClientPause, FaultServerPause),
+			FaultClientPause, FaultServerPause, FaultDelay, FaultBlackhole, FaultClockStep),
 		with("all", impl.DesignFenceAll, "SET NX PX with an INCR token, checked ≥ on every operation", false, true,
-			FaultClientPause, FaultServerPause),
-		with("restart-volatile", impl.DesignRestartVolatile, "as all, and Redis restarts without persistence: the INCR counter starts again", false, true,
-			FaultRestartWipe, FaultClientPause),
-		with("restart-durable", impl.DesignRestartDurable, "as all, and Redis restarts with appendfsync always: the INCR counter survives", true, true,
-			FaultRestartKeep, FaultClientPause),
+			FaultClientPause, FaultServerPause, FaultDelay, FaultBlackhole, FaultClockStep),
+		restart(with("restart-volatile", impl.DesignRestartVolatile, "as all, and Redis restarts without persistence: the INCR counter starts again", false, true,
+			FaultRestartWipe, FaultClientPause)),
+		restart(with("restart-durable", impl.DesignRestartDurable, "as all, and Redis restarts with appendfsync always: the INCR counter survives", true, true,
+			FaultRestartKeep, FaultClientPause)),
 	}
+}
+
+// redsync is the module of the Redlock client library.
+const redsync = "github.com/go-redsync/redsync/v4"
+
+// redlockNodes is Redlock's classic count of independent Redis masters.
+const redlockNodes = 5
+
+// redlockSetups are Redlock over five independent redis-server processes
+// through redsync: without fencing (row redlock), and with each grant's
+// unique random value as the token, checked-and-set at the register (row
+// redlock-unique, antirez's proposal).
+func redlockSetups() []Setup {
+	start := func(ctx context.Context, env StartEnv) (*Deployment, error) {
+		c, err := server.StartRedisCluster(ctx, env.Dir, redlockNodes, server.RedisOptions{Name: "redlock"})
+		if err != nil {
+			return nil, err
+		}
+		var servers []server.Server
+		for _, n := range c.Nodes {
+			servers = append(servers, n)
+		}
+		d, err := behindProxies(&Deployment{Servers: servers})
+		if err != nil {
+			return nil, errors.Join(err, c.Stop())
+		}
+		return d, nil
+	}
+	base := Setup{
+		Service: "redlock", Package: server.RedisPackage, Library: redsync, TTL: redisRestartTTL,
+		Probe: func(ctx context.Context) (string, error) {
+			_, v, err := server.RedisVersion(ctx)
+			return v, err
+		},
+		Start:  start,
+		Locker: func(_ context.Context, cfg lock.Config) (lock.Locker, error) { return lock.NewRedlock(cfg) },
+		Faults: []Fault{FaultClientPause, FaultRestartWipe, FaultServerPause, FaultDelay, FaultBlackhole},
+	}
+	plain, unique := base, base
+	plain.Name, plain.Design = "redlock", impl.DesignRedlock
+	plain.Why = "redsync over 5 nodes, majority grant, no fencing"
+	unique.Name, unique.Design = "redlock-unique", impl.DesignRedlockUnique
+	unique.Why = "redsync over 5 nodes; each grant's random value is the token, checked-and-set at the register"
+	return []Setup{plain, unique}
 }

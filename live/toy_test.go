@@ -31,6 +31,14 @@ import (
 const roleEnv = "FENCELAB_LIVE_TEST_ROLE"
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == server.EtcdRole {
+		// The etcd setups' server (startEtcd runs this binary with the role).
+		if err := server.RunEtcdServer(context.Background(), os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv(roleEnv) == "client" {
 		if err := ServeClient(context.Background(), append(toySetups(), Setups()...), os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)

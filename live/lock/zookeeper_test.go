@@ -56,23 +56,6 @@ func acquireWithin(t *testing.T, l Locker, d time.Duration) Grant {
 	return g
 }
 
-// acquireAsync starts an Acquire in the background; the result arrives on
-// the channel.
-type acquired struct {
-	g   Grant
-	err error
-	at  time.Time
-}
-
-func acquireAsync(ctx context.Context, l Locker) <-chan acquired {
-	out := make(chan acquired, 1)
-	go func() {
-		g, err := l.Acquire(ctx)
-		out <- acquired{g, err, time.Now()}
-	}()
-	return out
-}
-
 // requireWaiting checks that an Acquire has not returned within d: the
 // lock is held by someone else.
 func requireWaiting(t *testing.T, pending <-chan acquired, d time.Duration) {

@@ -28,6 +28,7 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/live"
+	"github.com/fencelab/fencelab/live/server"
 )
 
 const (
@@ -59,6 +60,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err := live.ServeClient(ctx, live.Setups(), stdin, stdout); err != nil {
 			fmt.Fprintf(stderr, "fencelab-live client: %s\n", oneLine(err.Error()))
 			return exitFailure
+		}
+		return exitOK
+	case server.EtcdRole:
+		// Hidden: the embedded etcd of the etcd setups, a process of its
+		// own so that it can be paused and killed.
+		if err := server.RunEtcdServer(context.Background(), args[1:]); err != nil {
+			fmt.Fprintf(stderr, "fencelab-live %s\n", oneLine(err.Error()))
+			return exitBadInput
 		}
 		return exitOK
 	case "-h", "-help", "--help", "help":
@@ -93,7 +102,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", filepath.Join("out", "live"), "folder for failing runs")
 	clients := fs.Int("clients", 2, "client processes per run")
 	sections := fs.Int("sections", 3, "sections per client")
-	think := fs.Duration("think", 150*time.Millisecond, "think time between a section's read and write")
+	think := fs.Duration("think", 0, "think time between a section's read and write (0: what the fault's scripted story needs, 150ms, 400ms for restarts)")
 	timeout := fs.Duration("timeout", 20*time.Second, "bound of one run")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -121,6 +130,9 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	self, err := os.Executable()
 	if err != nil {
 		return bad(stderr, "own binary: %v", err)
+	}
+	if *think == 0 {
+		*think = live.ScriptedThink(fault)
 	}
 	cfg := live.CampaignConfig{
 		Run: live.RunConfig{
@@ -249,7 +261,7 @@ func matrixCommand(args []string, stdout, stderr io.Writer) int {
 			cfg := live.CampaignConfig{
 				Run: live.RunConfig{
 					Setup: s, Fault: f, Nemesis: live.Scripted, Seed: *seed,
-					Clients: 2, Sections: 3, Think: 150 * time.Millisecond, Timeout: 20 * time.Second,
+					Clients: 2, Sections: 3, Think: live.ScriptedThink(f), Timeout: 20 * time.Second,
 					Self: []string{self, "client"}, CheckTimeout: 10 * time.Second,
 				},
 				Runs: *runs, Out: *out, Progress: stderr,

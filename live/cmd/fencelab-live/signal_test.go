@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -68,6 +69,72 @@ func TestBinaryWithRedis(t *testing.T) {
 	bin := buildBinary(t)
 	t.Run("scripted run", func(t *testing.T) { testRunRedisScripted(t, bin) })
 	t.Run("signals", func(t *testing.T) { testSignalsStopCleanly(t, bin) })
+	t.Run("killed client", func(t *testing.T) { testKilledClient(t, bin) })
+	t.Run("missing server", func(t *testing.T) { testMissingServer(t, bin) })
+}
+
+// clientPids lists the live client processes of bin.
+func clientPids(t *testing.T, bin string) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	require.NoError(t, err)
+	var pids []int
+	for _, e := range entries {
+		exe, _ := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if exe == bin && strings.HasSuffix(string(cmdline), "\x00client\x00") && !strings.Contains(string(stat), ") Z ") {
+			pid, err := strconv.Atoi(e.Name())
+			require.NoError(t, err)
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// testKilledClient: a client process killed from outside mid-run is a
+// harness error: one line naming it, exit 2, nothing left behind.
+func testKilledClient(t *testing.T, bin string) {
+	tmp, out := t.TempDir(), t.TempDir()
+	cmd := exec.Command(bin, "run", "--service", "redis", "--design", "all", "--fault", "client-pause", "--runs", "20", "--sections", "20", "--out", out)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	var pids []int
+	require.Eventually(t, func() bool { pids = clientPids(t, bin); return len(pids) == 2 }, 20*time.Second, 5*time.Millisecond)
+	require.NoError(t, syscall.Kill(pids[1], syscall.SIGKILL))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("fencelab-live did not stop within 30 s of a killed client")
+	}
+	assert.Equal(t, exitBadInput, cmd.ProcessState.ExitCode(), "stderr: %s", stderr.String())
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	assert.Contains(t, lines[len(lines)-1], "signal: killed")
+	assert.Empty(t, leftovers(t, bin, tmp))
+	entries, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "data folders left behind")
+}
+
+// testMissingServer: without redis-server on the PATH, one line naming
+// the Debian package, exit 2, before anything starts.
+func testMissingServer(t *testing.T, bin string) {
+	cmd := exec.Command(bin, "run", "--service", "redis", "--design", "all", "--runs", "1", "--out", t.TempDir())
+	cmd.Env = append(os.Environ(), "PATH="+t.TempDir())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, exitBadInput, ee.ExitCode())
+	assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "one line: %s", stderr.String())
+	assert.Contains(t, stderr.String(), "redis-server")
+	assert.Empty(t, stdout.String())
 }
 
 // testSignalsStopCleanly: SIGINT or SIGTERM in the middle of a run (while
