@@ -23,4 +23,3 @@ func acquireAsync(ctx context.Context, l Locker) <-chan acquired {
 	}()
 	return out
 }
-
