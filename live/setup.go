@@ -52,6 +52,14 @@ type Setup struct {
 	Library string
 	// TTL is the lease a grant lasts.
 	TTL time.Duration
+	// Leased says that a grant ends TTL after it was made whatever its
+	// holder does (Redis's PX: nothing renews it), so a section longer
+	// than the TTL makes two holders with no fault at all. RunConfig
+	// refuses such a think time for these setups: the overlap a fault
+	// causes must not be confused with the one a long section causes.
+	// Session locks (ZooKeeper's, GET_LOCK) and renewed leases are held
+	// while the holder lives, and leave it false.
+	Leased bool
 	// Faults are the faults that apply, the classic ones first: make
 	// live runs each setup under every one of them.
 	Faults []Fault

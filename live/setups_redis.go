@@ -75,7 +75,7 @@ func redisSetups() []Setup {
 			return lock.NewRedisSetNX(cfg, withToken)
 		}
 	}
-	base := Setup{Service: "redis", Package: server.RedisPackage, Library: goRedis, TTL: redisTTL, Probe: probe}
+	base := Setup{Service: "redis", Package: server.RedisPackage, Library: goRedis, TTL: redisTTL, Leased: true, Probe: probe}
 	with := func(name string, d impl.Design, why string, durable, token bool, faults ...Fault) Setup {
 		s := base
 		s.Name, s.Design, s.Why, s.Faults = name, d, why, faults
@@ -127,7 +127,7 @@ func redlockSetups() []Setup {
 		return d, nil
 	}
 	base := Setup{
-		Service: "redlock", Package: server.RedisPackage, Library: redsync, TTL: redisRestartTTL,
+		Service: "redlock", Package: server.RedisPackage, Library: redsync, TTL: redisRestartTTL, Leased: true,
 		Probe: func(ctx context.Context) (string, error) {
 			_, v, err := server.RedisVersion(ctx)
 			return v, err

@@ -47,7 +47,7 @@ func toySetups() []Setup {
 	for _, d := range []impl.Design{impl.DesignFenceNone, impl.DesignFenceAll, impl.DesignNoFencing, impl.DesignFenceWrites} {
 		ss = append(ss, Setup{
 			Name: d.String(), Service: "toy", Design: d, Why: "the test's own lease lock",
-			TTL:    200 * time.Millisecond,
+			TTL: 200 * time.Millisecond, Leased: true,
 			Faults: []Fault{FaultClientPause, FaultRestartWipe},
 			Start:  startToy,
 			Locker: func(_ context.Context, cfg lock.Config) (lock.Locker, error) { return &toyLocker{cfg: cfg}, nil },
