@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -65,8 +66,8 @@ func (c RunConfig) Validate() error {
 	case len(c.Self) == 0:
 		return errors.New("no client command")
 	}
-	if c.Fault != FaultNone && !containsFault(c.Setup.Faults, c.Fault) {
-		return fmt.Errorf("fault %s does not apply to %s (it takes %s)", c.Fault, c.Setup.ID(), faultList(c.Setup.Faults))
+	if !c.Setup.Applies(c.Fault) {
+		return fmt.Errorf("fault %s does not apply to %s (it takes %s)", c.Fault, c.Setup.ID(), faultList(slices.Concat(c.Setup.Faults, c.Setup.MoreFaults)))
 	}
 	return nil
 }
