@@ -108,7 +108,8 @@ func (r *recorder) rec(op, ev string, token uint64, value int64, ok bool, err er
 // cfg.MaxErrors failed calls in a row; a service it cannot reach is
 // recorded as the acquire's error, and the client ends. The error returned
 // is the harness's (a record it could not write, a client it could not
-// build), never the lock's or the store's: those are in the records.
+// build, recorded too), never the lock's or the store's answers: those
+// are in the records.
 func RunClient(ctx context.Context, s Setup, cfg ClientConfig, out io.Writer) error {
 	ctx, cancel := context.WithDeadline(ctx, time.Unix(0, cfg.Deadline))
 	defer cancel()
@@ -116,16 +117,21 @@ func RunClient(ctx context.Context, s Setup, cfg ClientConfig, out io.Writer) er
 	name := ClientName(cfg.Client)
 
 	r.rec(OpAcquire, Call, 0, 0, false, nil)
+	// A client that cannot even be built (a bad address, a store that
+	// does not answer its dial) records why and ends with the error: the
+	// run is the harness's failure, not an inconclusive run.
 	locker, err := s.Locker(ctx, lock.Config{Addrs: cfg.LockAddrs, Key: cfg.Key, TTL: cfg.TTL, Client: name})
 	if err != nil {
-		r.rec(OpAcquire, Return, 0, 0, false, fmt.Errorf("lock client: %w", err))
-		return r.err
+		err = fmt.Errorf("lock client: %w", err)
+		r.rec(OpAcquire, Return, 0, 0, false, err)
+		return errors.Join(err, r.err)
 	}
 	defer locker.Close()
 	st, err := dialStore(ctx, s, cfg)
 	if err != nil {
-		r.rec(OpAcquire, Return, 0, 0, false, fmt.Errorf("store: %w", err))
-		return r.err
+		err = fmt.Errorf("store: %w", err)
+		r.rec(OpAcquire, Return, 0, 0, false, err)
+		return errors.Join(err, r.err)
 	}
 	defer st.Close()
 

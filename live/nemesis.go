@@ -159,7 +159,10 @@ func ScriptedThink(f Fault) time.Duration {
 // faults of kind f, each at a uniform time of the window, on a uniform
 // client (client faults), lasting a uniform time between TTL/2 and 3 TTL
 // (a restart's downtime: up to one TTL). It is a pure function of its
-// arguments.
+// arguments. The nemesis carries the events out one after another: an
+// event whose time came while the one before still lasted starts when
+// that one ends, so two pauses of one client can follow each other with
+// only a moment between them.
 func RandomSchedule(seed uint64, f Fault, p ScheduleParams) Schedule {
 	s := Schedule{Mode: Random, Seed: seed, Fault: f}
 	if f == FaultNone {

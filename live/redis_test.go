@@ -63,7 +63,10 @@ func TestRedisScriptedPause(t *testing.T) {
 
 // TestRedisRestartWipe: Redis killed and restarted without persistence
 // right after the first read; the lock and the INCR counter are gone, so
-// a second client acquires at once, with a token that starts again.
+// a second client acquires at once with token 1 again, the very token the
+// paused reader holds: the register's >= check accepts both writes and an
+// update is lost (row restart-volatile), while the tokens it accepted
+// never went down.
 func TestRedisRestartWipe(t *testing.T) {
 	needRedis(t)
 	cfg := testRun(t, mustSetup(t, Setups(), "redis", "restart-volatile"), FaultRestartWipe)
@@ -76,11 +79,9 @@ func TestRedisRestartWipe(t *testing.T) {
 	assert.Empty(t, res.History.Faults[0].Error)
 	j := res.Judgement
 	require.True(t, j.TookEffect, "the restart took effect: beliefs overlapped (%v)", j.Beliefs)
-	for _, p := range Properties() {
-		if Expected(cfg.Setup.Design, p) == verdict.Holds {
-			assert.NotEqual(t, verdict.Violated, j.Verdicts.Get(p).Status, p)
-		}
-	}
+	assert.Equal(t, verdict.Violated, j.Verdicts.Get(impl.AtMostOneClientHoldLock).Status)
+	assert.Equal(t, verdict.Violated, j.Verdicts.Get(impl.NoLostUpdate).Status)
+	assert.Equal(t, verdict.Holds, j.Verdicts.Get(impl.TokenIsMonotonical).Status)
 	assertNothingLeft(t, cfg.TempRoot)
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -54,17 +55,19 @@ func (c RunConfig) Validate() error {
 		return fmt.Errorf("clients %d (want 2 to 8)", c.Clients)
 	case c.Sections < 1 || c.Sections > 100:
 		return fmt.Errorf("sections %d (want 1 to 100)", c.Sections)
-	case c.Think < 0 || c.Think >= c.Setup.TTL:
+	case c.Think < 0 || c.Think > time.Minute:
+		return fmt.Errorf("think %v (want 0 to 1m)", c.Think)
+	case c.Setup.Leased && c.Think >= c.Setup.TTL:
 		// A section longer than its lease makes two holders without any
 		// fault: the fault's effect could not be told apart.
-		return fmt.Errorf("think %v (want 0 up to less than %s's TTL, %v)", c.Think, c.Setup.ID(), c.Setup.TTL)
+		return fmt.Errorf("think %v (want less than %s's lease, %v)", c.Think, c.Setup.ID(), c.Setup.TTL)
 	case c.Timeout <= 0 || c.Timeout > 10*time.Minute:
 		return fmt.Errorf("timeout %v (want up to 10m)", c.Timeout)
 	case len(c.Self) == 0:
 		return errors.New("no client command")
 	}
-	if c.Fault != FaultNone && !containsFault(c.Setup.Faults, c.Fault) {
-		return fmt.Errorf("fault %s does not apply to %s (it takes %s)", c.Fault, c.Setup.ID(), faultList(c.Setup.Faults))
+	if !c.Setup.Applies(c.Fault) {
+		return fmt.Errorf("fault %s does not apply to %s (it takes %s)", c.Fault, c.Setup.ID(), faultList(slices.Concat(c.Setup.Faults, c.Setup.MoreFaults)))
 	}
 	return nil
 }

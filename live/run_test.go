@@ -265,3 +265,46 @@ func TestRandomCampaign(t *testing.T) {
 	assert.Positive(t, s.Committed)
 	assertNothingLeft(t, cfg.Run.TempRoot)
 }
+
+// TestCampaignFailsOnAnUnexpectedViolation: a store that claims row all
+// but ignores the tokens (brokenSetup) loses an update under a client
+// pause; the models say row all never does, so the campaign fails — the
+// check that makes fencelab-live exit 1 can fail.
+func TestCampaignFailsOnAnUnexpectedViolation(t *testing.T) {
+	s := mustSetup(t, toySetups(), "toy", "broken-all")
+	cfg := CampaignConfig{Run: testRun(t, s, FaultClientPause), Runs: 1, Out: t.TempDir()}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sum, err := RunCampaign(ctx, cfg)
+	require.NoError(t, err)
+	require.True(t, sum.Failed())
+	for _, tally := range sum.Tallies {
+		if tally.Property == impl.NoLostUpdate {
+			assert.True(t, tally.Unexpected())
+			assert.Equal(t, "violated (1 of 1)", tally.String())
+		}
+	}
+	var out strings.Builder
+	require.NoError(t, sum.Write(&out))
+	assert.Contains(t, out.String(), "UNEXPECTED")
+}
+
+// TestClientThatCannotBeBuiltIsAHarnessError: clients whose store does
+// not answer end with the error, and the run is the harness's failure,
+// not an inconclusive run.
+func TestClientThatCannotBeBuiltIsAHarnessError(t *testing.T) {
+	s := mustSetup(t, toySetups(), "toy", "broken-all")
+	start := s.Start
+	s.Start = func(ctx context.Context, env StartEnv) (*Deployment, error) {
+		d, err := start(ctx, env)
+		if err == nil {
+			d.StoreAddrs = []string{"127.0.0.1:1"} // nothing listens there
+		}
+		return d, err
+	}
+	cfg := testRun(t, s, FaultNone)
+	_, err := Run(context.Background(), cfg)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "store: register:")
+	assertNothingLeft(t, cfg.TempRoot)
+}

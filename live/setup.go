@@ -52,9 +52,22 @@ type Setup struct {
 	Library string
 	// TTL is the lease a grant lasts.
 	TTL time.Duration
-	// Faults are the faults that apply, the classic ones first: make
-	// live runs each setup under every one of them.
+	// Leased says that a grant ends TTL after it was made whatever its
+	// holder does (Redis's PX: nothing renews it), so a section longer
+	// than the TTL makes two holders with no fault at all. RunConfig
+	// refuses such a think time for these setups: the overlap a fault
+	// causes must not be confused with the one a long section causes.
+	// Session locks (ZooKeeper's, GET_LOCK) and renewed leases are held
+	// while the holder lives, and leave it false.
+	Leased bool
+	// Faults are the setup's classic faults, whose scripted stories take
+	// effect against it: make live (fencelab-live matrix) runs the setup
+	// under every one of them.
 	Faults []Fault
+	// MoreFaults apply too, but their scripted stories do not take effect
+	// against this service (the runs come out inconclusive): run them with
+	// --fault, or with --nemesis random; the matrix leaves them out.
+	MoreFaults []Fault
 	// Probe reports the server's version without starting it, or an
 	// error naming what is missing (the Debian package).
 	Probe func(ctx context.Context) (string, error)
@@ -74,6 +87,12 @@ type Setup struct {
 
 // ID is "service/name", how listings and output folders name a setup.
 func (s Setup) ID() string { return s.Service + "/" + s.Name }
+
+// Applies reports whether fault f applies to the setup (FaultNone always
+// does).
+func (s Setup) Applies(f Fault) bool {
+	return f == FaultNone || containsFault(s.Faults, f) || containsFault(s.MoreFaults, f)
+}
 
 // UsesRegister reports whether the setup's resource is fencelab's register.
 func (s Setup) UsesRegister() bool { return s.Store == nil }

@@ -3,6 +3,7 @@ package live
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/live/lock"
 	"github.com/fencelab/fencelab/live/server"
+	"github.com/fencelab/fencelab/live/store"
 )
 
 // The toy service: a lease lock served over TCP inside the test process,
@@ -53,10 +55,11 @@ func TestMain(m *testing.M) {
 // (tokens checked on every operation), off (no tokens).
 func toySetups() []Setup {
 	var ss []Setup
+	ss = append(ss, brokenSetup())
 	for _, d := range []impl.Design{impl.DesignFenceNone, impl.DesignFenceAll, impl.DesignNoFencing, impl.DesignFenceWrites} {
 		ss = append(ss, Setup{
 			Name: d.String(), Service: "toy", Design: d, Why: "the test's own lease lock",
-			TTL:    200 * time.Millisecond,
+			TTL: 200 * time.Millisecond, Leased: true,
 			Faults: []Fault{FaultClientPause, FaultRestartWipe},
 			Start:  startToy,
 			Locker: func(_ context.Context, cfg lock.Config) (lock.Locker, error) { return &toyLocker{cfg: cfg}, nil },
@@ -252,4 +255,36 @@ func (l *toyLocker) Close() error {
 		return l.conn.Close()
 	}
 	return nil
+}
+
+// brokenSetup is row all's claim with a store that ignores the tokens: a
+// register of mode none, started with the toy lock and dialled by the
+// clients as a real store. Its Start and Audit share the register of the
+// run under way (one run at a time).
+func brokenSetup() Setup {
+	var reg *store.Register
+	s := Setup{
+		Name: "broken-all", Service: "toy", Design: impl.DesignFenceAll, Why: "claims row all, ignores the tokens",
+		TTL: 200 * time.Millisecond, Leased: true, Faults: []Fault{FaultClientPause},
+		Locker: func(_ context.Context, cfg lock.Config) (lock.Locker, error) { return &toyLocker{cfg: cfg}, nil },
+	}
+	s.Start = func(ctx context.Context, env StartEnv) (*Deployment, error) {
+		d, err := startToy(ctx, env)
+		if err != nil {
+			return nil, err
+		}
+		if reg, err = store.ServeRegister(impl.FenceNone); err != nil {
+			return nil, errors.Join(err, d.Stop())
+		}
+		d.StoreAddrs, d.Close = []string{reg.Addr()}, reg.Close
+		return d, nil
+	}
+	s.Store = func(_ context.Context, cfg StoreConfig) (store.Store, error) {
+		return store.DialRegister(cfg.Addrs[0], store.AsClient(cfg.Client))
+	}
+	s.Audit = func(context.Context, *Deployment) ([]impl.Op, int64, error) {
+		res := reg.Resource()
+		return res.Log(), res.Counter(), nil
+	}
+	return s
 }

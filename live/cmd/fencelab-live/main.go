@@ -307,11 +307,18 @@ func listCommand(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		fmt.Fprintf(stdout, "  --service %-10s --design %-18s row %-18s %s\n", s.Service, s.Name, s.Design, s.Why)
-		var faults []string
+		var faults, more []string
 		for _, f := range s.Faults {
 			faults = append(faults, string(f))
 		}
-		fmt.Fprintf(stdout, "      faults: %s\n      server: %s; library: %s\n", strings.Join(faults, ", "), server, s.LibraryVersion())
+		for _, f := range s.MoreFaults {
+			more = append(more, string(f))
+		}
+		fmt.Fprintf(stdout, "      faults: %s", strings.Join(faults, ", "))
+		if len(more) > 0 {
+			fmt.Fprintf(stdout, "; also (not in the matrix): %s", strings.Join(more, ", "))
+		}
+		fmt.Fprintf(stdout, "\n      server: %s; library: %s\n", server, s.LibraryVersion())
 	}
 	fmt.Fprintln(stdout, "\nFaults (--fault; --nemesis scripted or random):")
 	for _, f := range live.AllFaults() {
