@@ -60,6 +60,7 @@ func etcdSetups() []Setup {
 	lease.Why = "a Mutex on a lease nobody renews: the lock ends a TTL after the grant; the create revision is handed out and ignored"
 	lease.Faults = faults
 	lease.Locker = lock.NewEtcdLease
+	lease.Leased = true // nobody renews it: a section as long as the TTL makes two holders without a fault
 
 	revision := base
 	revision.Name, revision.Design = "mutex-revision", impl.DesignRevision
