@@ -4,7 +4,7 @@ FENCELAB := $(GO) run ./cmd/fencelab
 OUT      ?= out
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test browser-deps fmt-check vet generate tlc conform explore sim sim-long bench readme fixtures clean live live-deps
+.PHONY: help install demo test test-deps browser-deps fmt-check vet generate tlc conform explore sim sim-long bench readme fixtures clean live live-deps
 
 help: ## print the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -48,28 +48,48 @@ demo: $(BIN) ## the whole story: explorer, simulator (NPC table too) and TLC on 
 # can report; every test here waits for the goroutines it starts, and
 # fifteen packages' seconds are a sixth of the first pass's wall time. A
 # GORACE of your own comes after, so its atexit_sleep_ms wins.
-test: fmt-check vet ## gofmt check, go vet, go test -race ./... then go test -short ./... (TLC tests skip without a jar; the last lines say how many ran)
+test: fmt-check vet test-deps ## gofmt check, go vet, go test -race ./... then go test -short ./..., then the live module's tests under -race (TLC tests skip without a jar, live and browser tests without their Debian packages; the last lines say how many ran)
 	@summary=$$(mktemp); \
 	echo "$(GO) test -race ./..."; \
 	FENCELAB_TEST_SUMMARY=$$summary GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -race ./...; race=$$?; \
 	echo "$(GO) test -short ./..."; \
 	FENCELAB_TEST_SUMMARY=$$summary $(GO) test -short ./...; short=$$?; \
+	echo "cd live && $(GO) test -race ./..."; \
+	(cd live && GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -race ./...); live=$$?; \
 	echo; if [ -s $$summary ]; then sort $$summary; else echo "TLC-backed checks: no summary (the tlc and cmd/fencelab tests did not run)"; fi; \
-	rm -f $$summary; if [ $$race -ne 0 ]; then exit $$race; fi; exit $$short
+	rm -f $$summary; for code in $$race $$short $$live; do if [ $$code -ne 0 ]; then exit $$code; fi; done
 
-# The browser tests (cmd/fencelab TestPagesInABrowser) open every HTML
-# page and SVG picture fencelab writes in headless Chromium; without it
-# they skip, counted ("Browser checks in cmd/fencelab: 0 ran, 2 skipped").
-# CI runs this target before make test (it installs as root).
-browser-deps: ## install headless Chromium (Debian's chromium) for the browser tests of the pages and pictures
-	apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+# The Debian packages the tests use beyond Go and Java: the services the
+# live harness starts (and cc, for its clock shim), and headless Chromium
+# for the browser tests of the pages and pictures. Without them those
+# tests skip, each with one line naming the package.
+LIVE_PACKAGES    := redis-server zookeeper mariadb-server gcc
+BROWSER_PACKAGES := chromium
+
+# $(call apt_install,TARGET,PACKAGES,CODE): install those of PACKAGES that
+# are missing (apt-get, as root); nothing to do when all are there. Not
+# root: one line saying what is missing, then exit CODE.
+apt_install = missing=""; for p in $(2); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" -ne 0 ]; then echo "$(1): missing$$missing; installing them needs root (sudo make $(1)); the tests that need them skip" >&2; exit $(3); fi; \
+	echo "$(1): installing$$missing"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null
+
+test-deps: ## install what the tests need beyond Go and Java (as root, only what is missing: redis-server zookeeper mariadb-server gcc chromium); as another user, say what is missing and go on
+	@$(call apt_install,test-deps,$(LIVE_PACKAGES) $(BROWSER_PACKAGES),0)
+
+live-deps: ## install the live harness's services (apt-get, as root, only what is missing: redis-server zookeeper mariadb-server gcc)
+	@$(call apt_install,live-deps,$(LIVE_PACKAGES),2)
+
+browser-deps: ## install headless Chromium (Debian's chromium, as root, if missing) for the browser tests of the pages and pictures
+	@$(call apt_install,browser-deps,$(BROWSER_PACKAGES),2)
 
 fmt-check: ## fail if any Go file is not gofmt-ed
 	@files=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$files" ]; then echo "gofmt needed on:"; echo "$$files"; exit 1; fi
 
-vet: ## go vet ./...
+vet: ## go vet ./... in the main module and in live/
 	$(GO) vet ./...
+	cd live && $(GO) vet ./...
 
 generate: ## go generate ./...: rewrite the generated String methods (stringer, pinned in go.mod)
 	$(GO) generate ./...
@@ -110,15 +130,6 @@ fixtures: ## after a change of the specs: rewrite the TLC counterexamples commit
 LIVE_BIN ?= bin/fencelab-live
 $(LIVE_BIN): FORCE
 	@cd live && $(GO) build -o $(abspath $(LIVE_BIN)) ./cmd/fencelab-live
-
-# The Debian packages of the services the live harness starts.
-LIVE_PACKAGES := redis-server zookeeper mariadb-server
-
-live-deps: ## install the live harness's services (apt-get: redis-server zookeeper mariadb-server); nothing to do when all are there; needs root otherwise
-	@missing=""; for p in $(LIVE_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; done; \
-	if [ -z "$$missing" ]; then echo "live-deps: $(LIVE_PACKAGES) already installed"; exit 0; fi; \
-	if [ "$$(id -u)" -ne 0 ]; then echo "live-deps: installing$$missing needs root (run it as root, e.g. sudo make live-deps)" >&2; exit 2; fi; \
-	apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing
 
 live: $(LIVE_BIN) ## the live scripted matrix: every live setup under each of its classic faults, RUNS=<n> runs each (default 3), failing runs in $(OUT)/live; a missing service is skipped with one line (make live-deps installs them)
 	@$(LIVE_BIN) matrix --runs $(or $(RUNS),3) --out $(OUT)/live || { code=$$?; echo "make: fencelab-live matrix exited with code $$code (1 an unexpected verdict, 2 a missing service or a harness error, 130/143 a signal)" >&2; exit $$code; }
