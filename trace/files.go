@@ -1,12 +1,11 @@
 package trace
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+
+	"github.com/fencelab/fencelab/internal/atomicfile"
 )
 
 // The files of a counterexample, named the same whichever runtime found
@@ -30,14 +29,18 @@ type File struct {
 	Write func(io.Writer) error
 }
 
-// WriteFiles writes t into dir, creating dir if need be, as TextFile,
-// JSONFile, HTMLFile and MermaidFile, then each of extras. Each file is
-// written whole or not at all (WriteFileAtomic). It returns the names of
-// the files written, in order, also when it stops at an error.
+// WriteFiles writes t into dir, created with its first file (see
+// WriteFilesTo).
 func WriteFiles(dir string, t *Trace, extras ...File) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", dir, err)
-	}
+	return WriteFilesTo(atomicfile.NewFolder(dir), t, extras...)
+}
+
+// WriteFilesTo writes t into the folder dir as TextFile, JSONFile,
+// HTMLFile and MermaidFile, then each of extras. Each file is written
+// whole or not at all, and the folder appears with its first complete
+// file (atomicfile). It returns the names of the files written, in order,
+// also when it stops at an error.
+func WriteFilesTo(dir *atomicfile.Folder, t *Trace, extras ...File) ([]string, error) {
 	render := map[string]func(io.Writer, *Trace) error{
 		TextFile: WriteText, JSONFile: WriteJSON, HTMLFile: WriteHTML, MermaidFile: WriteMermaid,
 	}
@@ -46,14 +49,12 @@ func WriteFiles(dir string, t *Trace, extras ...File) ([]string, error) {
 		files = append(files, File{name, func(w io.Writer) error { return render[name](w, t) }})
 	}
 	files = append(files, extras...)
-	var names []string
 	for _, f := range files {
-		if err := WriteFileAtomic(filepath.Join(dir, f.Name), f.Write); err != nil {
-			return names, err
+		if err := dir.WriteFile(f.Name, f.Write); err != nil {
+			return dir.Written(), err
 		}
-		names = append(names, f.Name)
 	}
-	return names, nil
+	return dir.Written(), nil
 }
 
 // WriteText renders t as text for a terminal or a file: the step table
@@ -76,47 +77,6 @@ func WriteJSON(w io.Writer, t *Trace) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(t)
-}
-
-// WriteFileAtomic writes path with write through a temporary file in the
-// same folder, renamed over path once complete: a reader sees the old
-// file or the whole new one, never a part, and a failed write leaves
-// nothing behind.
-func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
-	defer func() {
-		if err != nil {
-			err = fmt.Errorf("write %s: %w", path, err)
-		}
-	}()
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			os.Remove(tmp)
-		}
-	}()
-	// Buffered: the renderers write a page in many small pieces (the HTML
-	// template one field at a time), a system call each unbuffered.
-	bw := bufio.NewWriterSize(f, 64<<10)
-	if err := write(bw); err != nil {
-		f.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 // ReadJSON reads a trace WriteJSON wrote (a trace.json) and checks it

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/fencelab/fencelab/internal/atomicfile"
 	"golang.org/x/term"
 )
 
@@ -23,6 +24,8 @@ type env struct {
 	stdout, stderr io.Writer
 	// terminal is true when stderr is a terminal, so progress bars make sense.
 	terminal bool
+	// disk is where saved files go: nil, the real one; a test's full disk.
+	disk *atomicfile.Disk
 }
 
 func newEnv(stdout, stderr *os.File) *env {

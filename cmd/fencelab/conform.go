@@ -89,9 +89,14 @@ func runConform(e *env, args []string) error {
 			return badInput("--replay-from %s is not a folder of fencelab tlc's outputs", *replayFrom)
 		}
 	}
-	if err := checkWritable(*outDir); err != nil {
+	if err := checkOutDir("out", *outDir); err != nil {
 		return err
 	}
+	removeIfEmpty, err := makeOutDir(e, *outDir)
+	if err != nil {
+		return err
+	}
+	defer removeIfEmpty()
 	ctx, stop := interruptible()
 	defer stop()
 	jar, java, err := resolveTLC(ctx, *pin)
@@ -246,7 +251,7 @@ func renderRejection(ctx context.Context, checker *conform.Checker, outDir, sour
 	}
 	dir := filepath.Join(outDir, fmt.Sprintf("%s_%s_%dc_%ds_%d", source, g.Config.Design, g.Config.Clients, g.Config.Sections, k+1))
 	if _, err := trace.WriteFiles(dir, t); err != nil {
-		return "", err
+		return "", couldNotSave(err)
 	}
 	return dir, nil
 }

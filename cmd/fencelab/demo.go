@@ -74,9 +74,14 @@ func runDemo(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkWritable(*out); err != nil {
+	if err := checkOutDir("out", *out); err != nil {
 		return err
 	}
+	removeIfEmpty, err := makeOutDir(e, *out)
+	if err != nil {
+		return err
+	}
+	defer removeIfEmpty()
 
 	w := e.stdout
 	fmt.Fprintln(w, "fencelab demo — when is a lease-based lock safe, and what do fencing tokens fix?")
@@ -220,7 +225,7 @@ func demoExplore(e *env, sizes []int, nodes int, outDir string) ([]report.Reache
 		if err := report.ExploreMatrix(e.stdout, results); err != nil {
 			return nil, err
 		}
-		if _, err := writeTraces(outDir, results); err != nil {
+		if _, err := writeTraces(e.disk, outDir, results); err != nil {
 			return nil, err
 		}
 		all = append(all, results...)

@@ -55,7 +55,7 @@ func TestSimBadInput(t *testing.T) {
 		{"replay and schedule", []string{"--fencing", "all", "--replay", "3", "--schedule", malformed}, "--replay and --schedule are exclusive"},
 		{"npc and replay", []string{"--fencing", "all", "--replay", "3", "--npc"}, "--npc runs many runs"},
 		{"npc and shrink", []string{"--npc", "--shrink"}, "--shrink cannot be combined with --npc"},
-		{"missing schedule", []string{"--fencing", "all", "--schedule", filepath.Join(dir, "nope.json")}, "schedule: no such file or directory"},
+		{"missing schedule", []string{"--fencing", "all", "--schedule", filepath.Join(dir, "nope.json")}, "--schedule " + filepath.Join(dir, "nope.json") + ": no such file or directory"},
 		{"malformed schedule", []string{"--fencing", "all", "--schedule", malformed}, "malformed schedule"},
 		{"schedule for more clients", []string{"--fencing", "all", "--schedule", wrongNode}, "node c7 does not exist with 3 clients"},
 	}
@@ -449,7 +449,7 @@ func TestSimOutHoldsOneInvocation(t *testing.T) {
 	notes := filepath.Join(dir, "none", "notes.txt")
 	require.NoError(t, os.WriteFile(notes, []byte("mine"), 0o644))
 	code, _, errOut = runCLI(t, "sim", "--fencing", "none", "--replay", "1", "--out", dir)
-	assert.Equal(t, exitFailure, code)
+	assert.Equal(t, exitBadInput, code, "a folder it cannot replace is a save that cannot be made, not a verdict")
 	assert.Contains(t, errOut, "notes.txt, which fencelab sim did not write")
 	assert.FileExists(t, notes, "a user's file is never removed")
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"time"
@@ -66,6 +65,9 @@ func runSweep(e *env, args []string) error {
 	if len(rest) > 0 {
 		return badInput("unexpected argument %q", rest[0])
 	}
+	if err := checkOutDir("out", *out); err != nil {
+		return err
+	}
 	x, y, err := sweep.ParseGrid(*grid)
 	if err != nil {
 		return badInput("%v", err)
@@ -101,15 +103,13 @@ func runSweep(e *env, args []string) error {
 		return badInput("%v", err)
 	}
 	fmt.Fprintf(e.stderr, "fencelab sweep: %d runs in %.1fs\n", s.Total(), time.Since(start).Seconds())
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return failed("output folder: %w", err)
-	}
 	csvPath, svgPath := filepath.Join(*out, "sweep.csv"), filepath.Join(*out, "sweep.svg")
-	if err := sim.WriteFile(csvPath, res.WriteCSV); err != nil {
-		return failed("%w", err)
+	folder := e.disk.Folder(*out)
+	if err := folder.WriteFile("sweep.csv", res.WriteCSV); err != nil {
+		return couldNotSave(err)
 	}
-	if err := sim.WriteFile(svgPath, res.WriteSVG); err != nil {
-		return failed("%w", err)
+	if err := folder.WriteFile("sweep.svg", res.WriteSVG); err != nil {
+		return couldNotSave(err)
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "fencelab sweep: %s × %s, %d × %d cells, designs %v, %d random runs per cell\n\n", x.Name, y.Name, x.Cells, y.Cells, *fencing, *runs)

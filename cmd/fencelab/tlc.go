@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/report"
+	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/tlc"
 	"github.com/fencelab/fencelab/trace"
 )
@@ -70,9 +71,14 @@ func runTLC(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkWritable(*outDir); err != nil {
+	if err := checkOutDir("out", *outDir); err != nil {
 		return err
 	}
+	removeIfEmpty, err := makeOutDir(e, *outDir)
+	if err != nil {
+		return err
+	}
+	defer removeIfEmpty()
 	ctx, stop := interruptible()
 	defer stop()
 	runner, err := newTLCRunner(ctx, e, *pin, *timeout, len(models))
@@ -120,30 +126,6 @@ func loadModels(specs, name string, all bool) ([]tlc.Model, error) {
 		return nil, badInput("%v", err)
 	}
 	return models, nil
-}
-
-// checkWritable makes sure dir is a folder fencelab can write in, before
-// any work: it is created if missing, and a file is created and removed in
-// it. A file in its place or a folder without write permission is bad input.
-func checkWritable(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return badInput("--out %s cannot be created: %v", dir, pathError(err))
-	}
-	f, err := os.CreateTemp(dir, ".fencelab-write-check-")
-	if err != nil {
-		return badInput("--out %s cannot be written: %v", dir, pathError(err))
-	}
-	f.Close()
-	return os.Remove(f.Name())
-}
-
-// pathError drops a *PathError's repetition of the path.
-func pathError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
-	}
-	return err
 }
 
 // interrupted is the cause of a context cancelled by a signal.
@@ -241,8 +223,9 @@ func checkModels(ctx context.Context, e *env, runner *tlc.Runner, specs, outDir 
 		return nil, err
 	}
 	type done struct {
-		row tlc.Outcome
-		out bytes.Buffer // what runModel printed, written out in order
+		row     tlc.Outcome
+		out     bytes.Buffer // what runModel printed, written out in order
+		saveErr error        // the run could not be saved: not a verdict
 	}
 	results := make([]done, len(models))
 	ready := make([]chan struct{}, len(models))
@@ -270,7 +253,7 @@ func checkModels(ctx context.Context, e *env, runner *tlc.Runner, specs, outDir 
 			go func() {
 				defer wg.Done()
 				defer func() { <-slots; close(ready[i]) }()
-				results[i].row = runModel(ctx, &results[i].out, runner, specs, outDir, m, stale[m.Spec], untranslated[m.Spec], show(m))
+				results[i].row, results[i].saveErr = runModel(ctx, &results[i].out, runner, specs, outDir, m, stale[m.Spec], untranslated[m.Spec], show(m))
 			}()
 		}
 	}()
@@ -280,6 +263,10 @@ func checkModels(ctx context.Context, e *env, runner *tlc.Runner, specs, outDir 
 		if ctx.Err() != nil {
 			wg.Wait() // every started run has stopped and cleaned up
 			return nil, stopped(ctx)
+		}
+		if err := results[i].saveErr; err != nil {
+			wg.Wait()
+			return nil, couldNotSave(err)
 		}
 		if _, err := e.stdout.Write(results[i].out.Bytes()); err != nil {
 			wg.Wait()
@@ -342,8 +329,9 @@ func staleSpecs(ctx context.Context, r *tlc.Runner, specs string, models []tlc.M
 
 // runModel runs one model, judges it against the manifest, saves its
 // output and counterexample, and, if show, prints the counterexample's
-// step table.
-func runModel(ctx context.Context, stdout io.Writer, r *tlc.Runner, specs, outDir string, m tlc.Model, stale []string, untranslated string, show bool) tlc.Outcome {
+// step table. A failed save is its error, not the row's mismatch: a full
+// disk says nothing about the model.
+func runModel(ctx context.Context, stdout io.Writer, r *tlc.Runner, specs, outDir string, m tlc.Model, stale []string, untranslated string, show bool) (tlc.Outcome, error) {
 	row := tlc.Outcome{Model: m, Distinct: -1, Depth: -1}
 	var invariants []string // what the model checks; a missing cfg fails the run below
 	if cfg, err := os.ReadFile(filepath.Join(specs, m.Cfg)); err == nil {
@@ -352,7 +340,7 @@ func runModel(ctx context.Context, stdout io.Writer, r *tlc.Runner, specs, outDi
 	res, err := r.Run(ctx, specs, m)
 	if err != nil {
 		row.Got, row.Mismatch, row.Verdicts = "not run", err.Error(), tlc.NotRun(err.Error(), invariants)
-		return row
+		return row, nil
 	}
 	res.Got.Stale = append(res.Got.Stale, stale...)
 	res.Got.Untranslated = untranslated
@@ -368,12 +356,11 @@ func runModel(ctx context.Context, stdout io.Writer, r *tlc.Runner, specs, outDi
 	}
 	if err := tlc.ValidModelName(m.Name); err != nil { // never a path outside outDir
 		row.Mismatch = err.Error()
-		return row
+		return row, nil
 	}
 	dir := filepath.Join(outDir, m.Name)
 	if err := saveRun(dir, res); err != nil {
-		row.Mismatch = strings.TrimPrefix(row.Mismatch+"; ", "; ") + err.Error()
-		return row
+		return row, err
 	}
 	if show && res.Parsed != nil && len(res.Parsed.States) > 0 {
 		t, err := res.Parsed.Trace(traceOptions(m, res))
@@ -385,7 +372,7 @@ func runModel(ctx context.Context, stdout io.Writer, r *tlc.Runner, specs, outDi
 			fmt.Fprintf(stdout, "(saved in %s)\n\n", dir)
 		}
 	}
-	return row
+	return row, nil
 }
 
 func traceOptions(m tlc.Model, res *tlc.Result) tlc.TraceOptions {
@@ -405,20 +392,23 @@ func traceOptions(m tlc.Model, res *tlc.Result) tlc.TraceOptions {
 func saveRun(dir string, res *tlc.Result) error {
 	parent, name := filepath.Dir(dir), filepath.Base(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w", parent, err)
+		return fmt.Errorf("could not save %s: %w", dir, err)
 	}
 	tmp, err := os.MkdirTemp(parent, "."+name+".new-")
 	if err != nil {
-		return fmt.Errorf("creating a folder in %s: %w", parent, err)
+		return fmt.Errorf("could not save %s: %w", dir, err)
 	}
 	defer os.RemoveAll(tmp) // a no-op once renamed into place
 	if err := os.Chmod(tmp, 0o755); err != nil {
-		return fmt.Errorf("creating a folder in %s: %w", parent, err)
+		return fmt.Errorf("could not save %s: %w", dir, err)
 	}
 	if err := writeRun(tmp, res); err != nil {
 		return err
 	}
-	return replaceDir(tmp, dir)
+	if err := replaceDir(tmp, dir); err != nil {
+		return fmt.Errorf("could not save %s: %w", dir, err)
+	}
+	return nil
 }
 
 // replaceDir puts the folder tmp in dir's place, through a temporary
@@ -451,8 +441,8 @@ func replaceDir(tmp, dir string) error {
 // writeRun writes a run's files into dir, an empty folder.
 func writeRun(dir string, res *tlc.Result) error {
 	writeOutput := func(w io.Writer) error { _, err := w.Write(res.Output); return err }
-	if err := trace.WriteFileAtomic(filepath.Join(dir, "tlc.out"), writeOutput); err != nil {
-		return fmt.Errorf("saving TLC's output: %w", err)
+	if err := atomicfile.WriteFile(filepath.Join(dir, "tlc.out"), writeOutput); err != nil {
+		return err
 	}
 	if res.Parsed == nil || len(res.Parsed.States) == 0 {
 		return nil
@@ -462,7 +452,7 @@ func writeRun(dir string, res *tlc.Result) error {
 		return fmt.Errorf("converting the counterexample: %w", err)
 	}
 	if _, err := trace.WriteFiles(dir, t); err != nil {
-		return fmt.Errorf("saving the counterexample: %w", err)
+		return err
 	}
 	return nil
 }

@@ -183,16 +183,27 @@ func (f *Folder) Dir() string { return f.dir }
 // Written is the names of the files saved into the folder, in order.
 func (f *Folder) Written() []string { return f.written }
 
+// Create creates the folder and its missing parents now, for a caller
+// that puts files there itself (a staging folder renamed into it); the
+// folders it made are removed by Abandon while they are empty.
+func (f *Folder) Create() error {
+	if f.created != nil {
+		return nil
+	}
+	created, err := mkdirAll(f.dir)
+	if err != nil {
+		return fmt.Errorf("could not save into %s: creating it: %w", f.dir, err)
+	}
+	f.created = created
+	return nil
+}
+
 // WriteFile saves name in the folder with write, creating the folder (and
 // its missing parents) first. When the first file fails, the folders made
 // for it are removed again: a failed save leaves no empty folder.
 func (f *Folder) WriteFile(name string, write func(io.Writer) error) error {
-	if len(f.written) == 0 && f.created == nil {
-		created, err := mkdirAll(f.dir)
-		if err != nil {
-			return fmt.Errorf("could not save %s: creating its folder: %w", filepath.Join(f.dir, name), err)
-		}
-		f.created = created
+	if err := f.Create(); err != nil {
+		return err
 	}
 	if err := f.disk.WriteFile(filepath.Join(f.dir, name), write); err != nil {
 		if len(f.written) == 0 {
@@ -204,9 +215,9 @@ func (f *Folder) WriteFile(name string, write func(io.Writer) error) error {
 	return nil
 }
 
-// Abandon removes the folders this Folder created if nothing landed in
-// them. A folder that holds anything (a file saved, or one another
-// process put there) stays.
+// Abandon removes the folders this Folder created while they are empty;
+// one that holds anything (a file saved, or one another process put
+// there) stays, so it is safe to call whatever happened.
 func (f *Folder) Abandon() {
 	for i := len(f.created) - 1; i >= 0; i-- {
 		if os.Remove(f.created[i]) != nil {

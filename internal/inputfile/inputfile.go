@@ -31,17 +31,17 @@ var ErrTooLarge = errors.New("file too large")
 
 // Check reports why path cannot be read as an input file: it is missing,
 // or not a regular file (after following symbolic links), or larger than
-// limit bytes.
+// limit bytes. The message does not repeat path: the caller names it.
 func Check(path string, limit int64) (fs.FileInfo, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
 	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is %s, not a regular file", path, Kind(info.Mode()))
+		return nil, fmt.Errorf("it is %s, not a regular file", Kind(info.Mode()))
 	}
 	if info.Size() > limit {
-		return nil, fmt.Errorf("%s holds %d bytes, more than the limit of %d: %w", path, info.Size(), limit, ErrTooLarge)
+		return nil, fmt.Errorf("it holds %d bytes, more than the limit of %d: %w", info.Size(), limit, ErrTooLarge)
 	}
 	return info, nil
 }
@@ -77,15 +77,14 @@ func Open(path string, limit int64) (io.ReadCloser, error) {
 	}
 	if !info.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s is %s, not a regular file", path, Kind(info.Mode()))
+		return nil, fmt.Errorf("it is %s, not a regular file", Kind(info.Mode()))
 	}
-	return &bounded{f: f, path: path, left: limit, limit: limit}, nil
+	return &bounded{f: f, left: limit, limit: limit}, nil
 }
 
 // bounded reads at most limit bytes of f and fails past them.
 type bounded struct {
 	f     *os.File
-	path  string
 	left  int64
 	limit int64
 }
@@ -95,7 +94,7 @@ func (b *bounded) Read(p []byte) (int, error) {
 		// One byte more tells a file of exactly limit bytes from a longer one.
 		var one [1]byte
 		if n, _ := b.f.Read(one[:]); n > 0 {
-			return 0, fmt.Errorf("%s holds more than the limit of %d bytes: %w", b.path, b.limit, ErrTooLarge)
+			return 0, fmt.Errorf("it holds more than the limit of %d bytes: %w", b.limit, ErrTooLarge)
 		}
 		return 0, io.EOF
 	}
