@@ -17,8 +17,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fencelab/fencelab/report"
 	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/report"
 	"github.com/fencelab/fencelab/tlc"
 	"github.com/fencelab/fencelab/trace"
 )
