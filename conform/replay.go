@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/inputfile"
 	"github.com/fencelab/fencelab/tlc"
 )
 
@@ -448,9 +448,9 @@ func ModelReplayable(specsDir string, m tlc.Model) (impl.Config, error) {
 	if err := tlc.ValidFileName(m.Cfg, ".cfg"); err != nil {
 		return impl.Config{}, fmt.Errorf("model %s: cfg: %w", m.Name, err)
 	}
-	cfg, err := os.ReadFile(filepath.Join(specsDir, m.Cfg))
+	cfg, err := inputfile.Read(filepath.Join(specsDir, m.Cfg), inputfile.MaxText)
 	if err != nil {
-		return impl.Config{}, fmt.Errorf("model %s: %w", m.Name, err)
+		return impl.Config{}, fmt.Errorf("model %s: %s: %w", m.Name, m.Cfg, err)
 	}
 	c, err := ModelConfig(m.Spec, string(cfg))
 	if err != nil {

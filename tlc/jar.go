@@ -16,6 +16,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/fencelab/fencelab/internal/quote"
 )
 
 // Pin is the TLA+ tools release fencelab checks its specs with, as
@@ -238,8 +240,8 @@ func (r *Resolver) download(ctx context.Context, dest string) error {
 var jarClasses = []string{"tlc2/TLC.class", "pcal/trans.class"}
 
 // CheckJar checks, before anything runs, that path is the TLA+ tools: a
-// complete zip archive holding TLC and the PlusCal translator, whose
-// classes read back with their checksums. It says what is wrong in words
+// complete zip archive holding TLC and the PlusCal translator, every
+// entry of which reads back with its checksum. It says what is wrong in words
 // a user can act on (empty, not a zip archive, truncated, not TLA+ tools).
 func CheckJar(path string) error {
 	st, err := os.Stat(path)
@@ -257,14 +259,24 @@ func CheckJar(path string) error {
 	}
 	defer zr.Close()
 	for _, name := range jarClasses {
-		f, err := zr.Open(name)
-		if err != nil {
+		if _, err := zr.Open(name); err != nil {
 			return fmt.Errorf("it holds no %s: not the TLA+ tools", name)
 		}
-		_, err = io.Copy(io.Discard, f)
-		f.Close()
+	}
+	// Every entry reads back with its checksum: a jar with one flipped
+	// bit is refused here, in words, not run to fail in the JVM with an
+	// error that reads like the spec's.
+	for _, f := range zr.File {
+		if f.FileInfo().IsDir() {
+			continue
+		}
+		rc, err := f.Open()
+		if err == nil {
+			_, err = io.Copy(io.Discard, rc)
+			rc.Close()
+		}
 		if err != nil {
-			return fmt.Errorf("its %s cannot be read (%v): a damaged jar", name, err)
+			return fmt.Errorf("its %s cannot be read (%v): a damaged jar", quote.S(f.Name), err)
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/inputfile"
 	"github.com/fencelab/fencelab/verdict"
 )
 
@@ -110,9 +112,9 @@ func knownDesign(name string) bool {
 
 // LoadManifest reads and validates a models manifest.
 func LoadManifest(path string) (*Manifest, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, inputfile.MaxText)
 	if err != nil {
-		return nil, fmt.Errorf("reading the models manifest: %w", err)
+		return nil, fmt.Errorf("reading the models manifest %s: %w", path, pathErr(err))
 	}
 	return ParseManifest(data)
 }
@@ -261,7 +263,9 @@ func regularIn(root *os.Root, dir, name string) error {
 	case err != nil:
 		return fmt.Errorf("%s: %w", filepath.Join(dir, name), pathErr(err))
 	case !st.Mode().IsRegular():
-		return fmt.Errorf("%s is not a regular file", filepath.Join(dir, name))
+		return fmt.Errorf("%s is %s, not a regular file", filepath.Join(dir, name), inputfile.Kind(st.Mode()))
+	case st.Size() > inputfile.MaxText:
+		return fmt.Errorf("%s holds %d bytes, more than the limit of %d", filepath.Join(dir, name), st.Size(), inputfile.MaxText)
 	}
 	return nil
 }
@@ -271,9 +275,17 @@ func readIn(root *os.Root, dir, name string) ([]byte, error) {
 	if err := regularIn(root, dir, name); err != nil {
 		return nil, err
 	}
-	data, err := root.ReadFile(name)
+	f, err := root.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, name), pathErr(err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, inputfile.MaxText+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, name), pathErr(err))
+	}
+	if len(data) > inputfile.MaxText { // grown since regularIn looked
+		return nil, fmt.Errorf("%s holds more than the limit of %d bytes", filepath.Join(dir, name), inputfile.MaxText)
 	}
 	return data, nil
 }

@@ -449,7 +449,7 @@ func TestFilesStayInsideTheSpecsFolder(t *testing.T) {
 		{"cfg is a folder", func(s string) {
 			require.NoError(t, os.Remove(filepath.Join(s, "m.cfg")))
 			require.NoError(t, os.Mkdir(filepath.Join(s, "m.cfg"), 0o755))
-		}, "is not a regular file"},
+		}, "is a folder, not a regular file"},
 		{"cfg links outside (absolute)", func(s string) {
 			require.NoError(t, os.Remove(filepath.Join(s, "m.cfg")))
 			require.NoError(t, os.Symlink(filepath.Join(outside, "x.cfg"), filepath.Join(s, "m.cfg")))

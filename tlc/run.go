@@ -14,6 +14,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/fencelab/fencelab/internal/inputfile"
 )
 
 // Runner runs TLC's tools from one jar.
@@ -150,12 +152,16 @@ func (r *Runner) run(ctx context.Context, dir string, opts jvmOptions, archiveFl
 	ownGroup(cmd)
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = waitDelay
-	var buf bytes.Buffer
-	cmd.Stdout = &buf
-	cmd.Stderr = &buf
+	// Bounded: a java that prints without end is stopped at the limit,
+	// not read into memory until it runs out.
+	buf := &cappedBuffer{limit: inputfile.MaxOutput, full: cancel}
+	cmd.Stdout = buf
+	cmd.Stderr = buf
 	err = cmd.Run()
 	_ = killGroup(cmd) // nothing it started outlives the run
 	switch {
+	case buf.overflow:
+		return buf.Bytes(), -1, fmt.Errorf("%s printed more than %d bytes, more than TLC prints; it was stopped: %w", main, buf.limit, ErrNotTLC)
 	case parent.Err() != nil:
 		return buf.Bytes(), -1, fmt.Errorf("%s stopped: %w", main, context.Cause(parent))
 	case errors.Is(err, exec.ErrWaitDelay):
@@ -171,6 +177,30 @@ func (r *Runner) run(ctx context.Context, dir string, opts jvmOptions, archiveFl
 		return buf.Bytes(), -1, fmt.Errorf("running %s: %w", r.Java, err)
 	}
 	return buf.Bytes(), 0, nil
+}
+
+// ErrNotTLC means the process run as TLC did not behave as TLC does: the
+// tools are broken, and the run says nothing about the model.
+var ErrNotTLC = errors.New("not the TLA+ tools")
+
+// cappedBuffer keeps what a process prints up to limit bytes; past it,
+// it calls full (which stops the process) and drops the rest.
+type cappedBuffer struct {
+	bytes.Buffer
+	limit    int
+	full     func()
+	overflow bool
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if c.Len()+len(p) > c.limit {
+		if !c.overflow {
+			c.overflow = true
+			c.full()
+		}
+		return len(p), nil
+	}
+	return c.Buffer.Write(p)
 }
 
 // StaleTranslation re-translates the PlusCal algorithm of the spec at path

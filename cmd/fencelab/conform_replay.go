@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/fencelab/fencelab/conform"
+	"github.com/fencelab/fencelab/internal/inputfile"
+	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/tlc"
 )
 
@@ -46,9 +47,9 @@ func replayCounterexamples(ctx context.Context, w io.Writer, runner *tlc.Runner,
 		}
 		var output []byte
 		if from != "" {
-			output, err = os.ReadFile(filepath.Join(from, mod.Name, "tlc.out"))
+			output, err = inputfile.Read(filepath.Join(from, mod.Name, "tlc.out"), inputfile.MaxOutput)
 			if err != nil {
-				return sum, badInput("--replay-from %s: no TLC output of %s (run fencelab tlc --out %s first): %v", from, mod.Name, from, errors.Unwrap(err))
+				return sum, badInput("--replay-from %s: no TLC output of %s (run fencelab tlc --out %s first): %v", quote.S(from), mod.Name, quote.S(from), withoutPath(err))
 			}
 		} else {
 			res, err := runner.Run(ctx, specs, mod)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/fencelab/fencelab/internal/inputfile"
 )
 
 // The README's generated parts sit between these markers, so that they
@@ -37,9 +39,9 @@ func spliceReadme(readme, name, content string) (string, error) {
 
 // updateReadmeBlock rewrites the generated block name of the README at path.
 func updateReadmeBlock(path, name, content string) error {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, inputfile.MaxText)
 	if err != nil {
-		return fmt.Errorf("reading the README: %w", err)
+		return fmt.Errorf("reading the README %s: %w", path, err)
 	}
 	updated, err := spliceReadme(string(data), name, content)
 	if err != nil {

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/internal/inputfile"
+	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/report"
 	"github.com/fencelab/fencelab/tlc"
 	"github.com/fencelab/fencelab/trace"
@@ -225,7 +227,7 @@ func checkModels(ctx context.Context, e *env, runner *tlc.Runner, specs, outDir 
 	type done struct {
 		row     tlc.Outcome
 		out     bytes.Buffer // what runModel printed, written out in order
-		saveErr error        // the run could not be saved: not a verdict
+		err     error        // the run could not be saved, or TLC did not run: not a verdict
 	}
 	results := make([]done, len(models))
 	ready := make([]chan struct{}, len(models))
@@ -253,7 +255,7 @@ func checkModels(ctx context.Context, e *env, runner *tlc.Runner, specs, outDir 
 			go func() {
 				defer wg.Done()
 				defer func() { <-slots; close(ready[i]) }()
-				results[i].row, results[i].saveErr = runModel(ctx, &results[i].out, runner, specs, outDir, m, stale[m.Spec], untranslated[m.Spec], show(m))
+				results[i].row, results[i].err = runModel(ctx, &results[i].out, runner, specs, outDir, m, stale[m.Spec], untranslated[m.Spec], show(m))
 			}()
 		}
 	}()
@@ -264,9 +266,9 @@ func checkModels(ctx context.Context, e *env, runner *tlc.Runner, specs, outDir 
 			wg.Wait() // every started run has stopped and cleaned up
 			return nil, stopped(ctx)
 		}
-		if err := results[i].saveErr; err != nil {
+		if err := results[i].err; err != nil {
 			wg.Wait()
-			return nil, couldNotSave(err)
+			return nil, err
 		}
 		if _, err := e.stdout.Write(results[i].out.Bytes()); err != nil {
 			wg.Wait()
@@ -329,15 +331,19 @@ func staleSpecs(ctx context.Context, r *tlc.Runner, specs string, models []tlc.M
 
 // runModel runs one model, judges it against the manifest, saves its
 // output and counterexample, and, if show, prints the counterexample's
-// step table. A failed save is its error, not the row's mismatch: a full
-// disk says nothing about the model.
+// step table. A failed save, or an output that is not TLC's, is its
+// error (exit 2), not the row's mismatch: neither says anything about the
+// model.
 func runModel(ctx context.Context, stdout io.Writer, r *tlc.Runner, specs, outDir string, m tlc.Model, stale []string, untranslated string, show bool) (tlc.Outcome, error) {
 	row := tlc.Outcome{Model: m, Distinct: -1, Depth: -1}
 	var invariants []string // what the model checks; a missing cfg fails the run below
-	if cfg, err := os.ReadFile(filepath.Join(specs, m.Cfg)); err == nil {
+	if cfg, err := inputfile.Read(filepath.Join(specs, m.Cfg), inputfile.MaxText); err == nil {
 		invariants = tlc.CfgInvariants(string(cfg))
 	}
 	res, err := r.Run(ctx, specs, m)
+	if errors.Is(err, tlc.ErrNotTLC) {
+		return row, badInput("%v", err)
+	}
 	if err != nil {
 		row.Got, row.Mismatch, row.Verdicts = "not run", err.Error(), tlc.NotRun(err.Error(), invariants)
 		return row, nil
@@ -351,16 +357,19 @@ func runModel(ctx context.Context, stdout io.Writer, r *tlc.Runner, specs, outDi
 	}
 	row.Verdicts = tlc.Verdicts(res.Got, invariants, steps)
 	row.Mismatch = tlc.Judge(m, res.Got)
-	if res.ParseErr != nil && row.Mismatch == "" {
-		row.Mismatch = "cannot read TLC's output: " + res.ParseErr.Error()
-	}
 	if err := tlc.ValidModelName(m.Name); err != nil { // never a path outside outDir
 		row.Mismatch = err.Error()
 		return row, nil
 	}
 	dir := filepath.Join(outDir, m.Name)
 	if err := saveRun(dir, res); err != nil {
-		return row, err
+		return row, couldNotSave(err)
+	}
+	if res.ParseErr != nil {
+		// What java printed is not TLC's: the tools are broken (a damaged
+		// jar, a java that is not Java), which says nothing of the model.
+		return row, badInput("model %s: java printed something that is not TLC's output (%v; saved in %s): check the jar (%s) and java (%s)",
+			m.Name, res.ParseErr, filepath.Join(dir, "tlc.out"), quote.S(r.Jar), quote.S(r.Java))
 	}
 	if show && res.Parsed != nil && len(res.Parsed.States) > 0 {
 		t, err := res.Parsed.Trace(traceOptions(m, res))
