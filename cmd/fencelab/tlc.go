@@ -225,9 +225,9 @@ func checkModels(ctx context.Context, e *env, runner *tlc.Runner, specs, outDir 
 		return nil, err
 	}
 	type done struct {
-		row     tlc.Outcome
-		out     bytes.Buffer // what runModel printed, written out in order
-		err     error        // the run could not be saved, or TLC did not run: not a verdict
+		row tlc.Outcome
+		out bytes.Buffer // what runModel printed, written out in order
+		err error        // the run could not be saved, or TLC did not run: not a verdict
 	}
 	results := make([]done, len(models))
 	ready := make([]chan struct{}, len(models))
