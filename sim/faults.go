@@ -298,7 +298,6 @@ func faultFields(kind FaultKind) (fields []string, known bool) {
 	return nil, false
 }
 
-
 // Validate reports the first thing in s that a run of c cannot use.
 func (s *Schedule) Validate(c Config) error {
 	if s.Version != ScheduleVersion {
