@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/internal/quote"
 )
 
 // The files of a counterexample, named the same whichever runtime found
@@ -103,6 +104,16 @@ func (t *Trace) validate() error {
 	if len(t.Steps) == 0 {
 		return fmt.Errorf("it has no steps")
 	}
+	lanes := make(map[string]bool, len(t.Lanes))
+	for _, l := range t.Lanes {
+		if l == "" {
+			return fmt.Errorf("a lane has no name")
+		}
+		if lanes[l] {
+			return fmt.Errorf("the lane %s is listed twice", quote.Q(l))
+		}
+		lanes[l] = true
+	}
 	steps := make(map[int]bool, len(t.Steps))
 	for i, s := range t.Steps {
 		if s.Number < 1 || (i > 0 && s.Number <= t.Steps[i-1].Number) {
@@ -113,7 +124,7 @@ func (t *Trace) validate() error {
 	last := t.Steps[len(t.Steps)-1].Number
 	for _, a := range t.Arrows {
 		if !steps[a.Sent] || (a.Received != 0 && (!steps[a.Received] || a.Received < a.Sent)) {
-			return fmt.Errorf("the message %q is sent at step %d and received at step %d, not steps of the trace in order", a.Label, a.Sent, a.Received)
+			return fmt.Errorf("the message %s is sent at step %d and received at step %d, not steps of the trace in order", quote.Q(a.Label), a.Sent, a.Received)
 		}
 	}
 	for _, n := range t.Notes {
@@ -126,6 +137,31 @@ func (t *Trace) validate() error {
 	}
 	if v := t.Violation; v != nil && !steps[v.Step] {
 		return fmt.Errorf("its violation is at step %d, which the trace does not have", v.Step)
+	}
+	known := func(what, lane string) error {
+		if !lanes[lane] {
+			return fmt.Errorf("%s names the lane %s, which the trace does not list", what, quote.Q(lane))
+		}
+		return nil
+	}
+	for _, s := range t.Steps {
+		if s.Actor != "" {
+			if err := known(fmt.Sprintf("step %d", s.Number), s.Actor); err != nil {
+				return err
+			}
+		}
+	}
+	for _, a := range t.Arrows {
+		for _, l := range []string{a.From, a.To} {
+			if err := known(fmt.Sprintf("the message %s", quote.Q(a.Label)), l); err != nil {
+				return err
+			}
+		}
+	}
+	for _, n := range t.Notes {
+		if err := known(fmt.Sprintf("a note at step %d", n.Step), n.Lane); err != nil {
+			return err
+		}
 	}
 	return nil
 }
