@@ -92,7 +92,7 @@ func ParseFaults(s string) (FaultKinds, error) {
 			}
 		}
 		if !found {
-			return 0, fmt.Errorf("unknown fault kind %q (want delay, pause, drift, crash, a comma-separated list of them, or none)", part)
+			return 0, fmt.Errorf("unknown fault kind %s (want delay, pause, drift, crash, a comma-separated list of them, or none)", quote.Q(part))
 		}
 	}
 	return k, nil
@@ -278,7 +278,7 @@ func (f *Fault) UnmarshalJSON(b []byte) error {
 			continue
 		}
 		if *d.into, err = time.ParseDuration(*d.text); err != nil {
-			return fmt.Errorf("%s fault: %s: %s is not a duration", w.Kind, d.name, quote.Q(*d.text))
+			return fmt.Errorf("%s fault: %s: %s is not a duration", quote.S(string(w.Kind)), d.name, quote.Q(*d.text))
 		}
 	}
 	return nil
@@ -308,7 +308,7 @@ func (s *Schedule) Validate(c Config) error {
 	}
 	drift := map[impl.NodeID]bool{}
 	for i, f := range s.Faults {
-		where := fmt.Sprintf("fault %d (%s)", i+1, f.Kind)
+		where := fmt.Sprintf("fault %d (%s)", i+1, quote.S(string(f.Kind)))
 		if f.Node.IsClient() && f.Node.ClientIndex() >= c.Clients {
 			return fmt.Errorf("%s: node %s does not exist with %d clients", where, f.Node, c.Clients)
 		}
@@ -346,7 +346,7 @@ func (s *Schedule) Validate(c Config) error {
 			}
 			drift[f.Node] = true
 		default:
-			return fmt.Errorf("fault %d: unknown kind %q (want pause, spike, jump, drift or crash)", i+1, f.Kind)
+			return fmt.Errorf("fault %d: unknown kind %s (want pause, spike, jump, drift or crash)", i+1, quote.Q(string(f.Kind)))
 		}
 	}
 	return nil

@@ -50,7 +50,7 @@ func ParsePin(r io.Reader) (Pin, error) {
 		}
 		key, val, ok := strings.Cut(line, "=")
 		if !ok {
-			return Pin{}, fmt.Errorf("tla2tools.version line %d: expected key=value, got %q", n, line)
+			return Pin{}, fmt.Errorf("tla2tools.version line %d: expected key=value, got %s", n, quote.Q(line))
 		}
 		switch strings.TrimSpace(key) {
 		case "version":
@@ -156,13 +156,13 @@ func (r *Resolver) Resolve(ctx context.Context) (Jar, error) {
 		st, err := os.Stat(r.EnvJar)
 		if err != nil || st.IsDir() {
 			return Jar{}, &MissingToolError{Msg: fmt.Sprintf(
-				"TLA2TOOLS_JAR is set to %q, but no such file exists. Point it at the TLA+ tools %s jar (tla2tools.jar), e.g. TLA2TOOLS_JAR=/path/to/tla2tools.jar make tlc, or unset it to use a verified copy in the user cache or the pinned download.",
-				r.EnvJar, r.Pin.Version)}
+				"TLA2TOOLS_JAR is set to %s, but no such file exists. Point it at the TLA+ tools %s jar (tla2tools.jar), e.g. TLA2TOOLS_JAR=/path/to/tla2tools.jar make tlc, or unset it to use a verified copy in the user cache or the pinned download.",
+				quote.Q(r.EnvJar), r.Pin.Version)}
 		}
 		if err := CheckJar(r.EnvJar); err != nil {
 			return Jar{}, &MissingToolError{Msg: fmt.Sprintf(
-				"TLA2TOOLS_JAR is set to %q, which is not the TLA+ tools jar: %v. Point it at tla2tools.jar (TLA+ tools %s), e.g. TLA2TOOLS_JAR=/path/to/tla2tools.jar make tlc, or unset it to use a verified copy in the user cache or the pinned download.",
-				r.EnvJar, err, r.Pin.Version)}
+				"TLA2TOOLS_JAR is set to %s, which is not the TLA+ tools jar: %v. Point it at tla2tools.jar (TLA+ tools %s), e.g. TLA2TOOLS_JAR=/path/to/tla2tools.jar make tlc, or unset it to use a verified copy in the user cache or the pinned download.",
+				quote.Q(r.EnvJar), err, r.Pin.Version)}
 		}
 		return Jar{Path: r.EnvJar, Source: FromEnv}, nil
 	}
@@ -200,7 +200,7 @@ func (r *Resolver) download(ctx context.Context, dest string) error {
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.Pin.URL, nil)
 	if err != nil {
-		return fmt.Errorf("bad download URL %q: %w", r.Pin.URL, err)
+		return fmt.Errorf("bad download URL %s: %w", quote.Q(r.Pin.URL), err)
 	}
 	resp, err := client.Do(req)
 	if err != nil {

@@ -14,6 +14,8 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/inputfile"
+	"github.com/fencelab/fencelab/internal/quote"
+	"github.com/fencelab/fencelab/internal/suggest"
 	"github.com/fencelab/fencelab/verdict"
 )
 
@@ -134,7 +136,7 @@ func ParseManifest(data []byte) (*Manifest, error) {
 	}
 	seen := map[string]bool{}
 	for i, mod := range m.Models {
-		where := fmt.Sprintf("models manifest: model %d (%q)", i+1, mod.Name)
+		where := fmt.Sprintf("models manifest: model %d (%s)", i+1, quote.Q(mod.Name))
 		switch {
 		case mod.Name == "" || mod.Spec == "" || mod.Cfg == "":
 			return nil, fmt.Errorf("%s: name, spec and cfg are required", where)
@@ -145,9 +147,9 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		case ValidFileName(mod.Cfg, ".cfg") != nil:
 			return nil, fmt.Errorf("%s: cfg: %v", where, ValidFileName(mod.Cfg, ".cfg"))
 		case !knownDesign(mod.Design):
-			return nil, fmt.Errorf("%s: design must be %s, got %q", where, impl.Flags(), mod.Design)
+			return nil, fmt.Errorf("%s: design must be %s, got %s", where, impl.Flags(), quote.Q(mod.Design))
 		case mod.Family != "" && mod.Family != FamilyTimed && mod.Family != FamilyVariant:
-			return nil, fmt.Errorf("%s: family must be empty, %q or %q, got %q", where, FamilyTimed, FamilyVariant, mod.Family)
+			return nil, fmt.Errorf("%s: family must be empty, %s or %s, got %s", where, quote.Q(FamilyTimed), quote.Q(FamilyVariant), quote.Q(mod.Family))
 		case seen[mod.Name]:
 			return nil, fmt.Errorf("%s: duplicate name", where)
 		case mod.Expected == ResultOK && mod.DistinctStates <= 0:
@@ -160,7 +162,7 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		switch mod.Expected {
 		case ResultOK, ResultAssume, ResultDeadlock, ResultInvariant, ResultLiveness, ResultAssert:
 		default:
-			return nil, fmt.Errorf("%s: unknown expected result %q", where, mod.Expected)
+			return nil, fmt.Errorf("%s: unknown expected result %s", where, quote.Q(mod.Expected))
 		}
 		seen[mod.Name] = true
 	}
@@ -183,7 +185,7 @@ const nameRule = "a model name is a letter followed by letters, digits, '_' or '
 // model's results folder is always inside --out.
 func ValidModelName(name string) error {
 	if !plainName(name) || !isLetter(name[0]) || reservedName(name) {
-		return fmt.Errorf("bad model name %q: %s", name, nameRule)
+		return fmt.Errorf("bad model name %s: %s", quote.Q(name), nameRule)
 	}
 	return nil
 }
@@ -197,13 +199,13 @@ func ValidFileName(name, ext string) error {
 	stem := strings.TrimSuffix(name, ext)
 	switch {
 	case !strings.HasSuffix(name, ext) || stem == "" || len(name) > maxNameLen || !isLetter(name[0]) || strings.Contains(name, ".."):
-		return fmt.Errorf("%q %s", name, rule)
+		return fmt.Errorf("%s %s", quote.Q(name), rule)
 	case reservedName(strings.SplitN(name, ".", 2)[0]):
-		return fmt.Errorf("%q %s", name, rule)
+		return fmt.Errorf("%s %s", quote.Q(name), rule)
 	}
 	for i := 0; i < len(stem); i++ {
 		if c := stem[i]; !isLetter(c) && !isASCIIDigit(c) && c != '_' && c != '-' && c != '.' {
-			return fmt.Errorf("%q %s", name, rule)
+			return fmt.Errorf("%s %s", quote.Q(name), rule)
 		}
 	}
 	return nil
@@ -314,7 +316,11 @@ func (m *Manifest) Select(name string) ([]Model, error) {
 		}
 		names = append(names, mod.Name)
 	}
-	return nil, fmt.Errorf("no model %q in the manifest (models: %s)", name, strings.Join(names, ", "))
+	hint := fmt.Sprintf("%d models in the manifest, none near it", len(names))
+	if near := suggest.Nearest(name, names, 3); len(near) > 0 {
+		hint = "did you mean " + strings.Join(near, ", ") + "?"
+	}
+	return nil, fmt.Errorf("no model %s in the manifest (%s)", quote.Q(name), hint)
 }
 
 // Default is the default run's models: every model but the slow ones.

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fencelab/fencelab/internal/inputfile"
+	"github.com/fencelab/fencelab/internal/quote"
 )
 
 // Runner runs TLC's tools from one jar.
@@ -242,7 +243,7 @@ func (r *Runner) StaleTranslation(ctx context.Context, path string) (string, err
 	a, b := strings.Split(string(orig), "\n"), strings.Split(string(fresh), "\n")
 	for i := 0; i < len(a) && i < len(b); i++ {
 		if a[i] != b[i] {
-			return fmt.Sprintf("%s line %d differs from a fresh translation (committed %q, fresh %q); run pcal.trans on it", name, i+1, strings.TrimSpace(a[i]), strings.TrimSpace(b[i])), nil
+			return fmt.Sprintf("%s line %d differs from a fresh translation (committed %s, fresh %s); run pcal.trans on it", name, i+1, quote.Q(strings.TrimSpace(a[i])), quote.Q(strings.TrimSpace(b[i]))), nil
 		}
 	}
 	return fmt.Sprintf("%s has %d lines, a fresh translation %d; run pcal.trans on it", name, len(a), len(b)), nil

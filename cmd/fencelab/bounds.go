@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/fencelab/fencelab/bounds"
+	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/report"
 	"github.com/fencelab/fencelab/sim"
 )
@@ -49,7 +50,7 @@ func runBounds(e *env, args []string) error {
 		return err
 	}
 	if len(rest) > 0 {
-		return badInput("unexpected argument %q", rest[0])
+		return badInput("unexpected argument %s", quote.Q(rest[0]))
 	}
 	b := bounds.Bounds{Drift: *drift, Jump: *jump, Delay: *delay, Pause: *pause, TTL: *ttl, Margin: *margin, LockDelay: *lockDelay}
 	vs, err := bounds.Check(b)

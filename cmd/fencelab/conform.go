@@ -11,6 +11,7 @@ import (
 	"github.com/fencelab/fencelab/conform"
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/tlc"
 	"github.com/fencelab/fencelab/trace"
 )
@@ -61,7 +62,7 @@ func runConform(e *env, args []string) error {
 		return err
 	}
 	if len(rest) > 0 {
-		return badInput("unexpected argument %q (usage: %s)", rest[0], conformUsage)
+		return badInput("unexpected argument %s (usage: %s)", quote.Q(rest[0]), conformUsage)
 	}
 	for _, c := range []struct {
 		flag      string

@@ -17,6 +17,7 @@ import (
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/internal/inputfile"
+	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/report"
 	"github.com/fencelab/fencelab/sim"
 	"github.com/fencelab/fencelab/tlc"
@@ -57,7 +58,7 @@ func runDemo(e *env, args []string) error {
 		return err
 	}
 	if len(rest) > 0 {
-		return badInput("unexpected argument %q (usage: %s)", rest[0], strings.SplitN(demoUsage, "\n", 2)[0])
+		return badInput("unexpected argument %s (usage: %s)", quote.Q(rest[0]), strings.SplitN(demoUsage, "\n", 2)[0])
 	}
 	// The simulator's flags are validated as fencelab sim validates them,
 	// so a bad --runs reads the same from both commands.
@@ -185,7 +186,7 @@ func parseSizes(s string) ([]int, error) {
 	for _, part := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(part))
 		if err != nil {
-			return nil, badInput("clients: %q is not a number", part)
+			return nil, badInput("clients: %s is not a number", quote.Q(part))
 		}
 		if err := explore.DefaultConfig(impl.DesignFenceAll, n).Validate(); err != nil {
 			return nil, badInput("%v", err)

@@ -85,7 +85,7 @@ func runExplore(e *env, args []string) error {
 	} else {
 		d, err := impl.ParseDesign(*fencing)
 		if err != nil {
-			return badInput("unknown design %q (want %s, or %s)", *fencing, impl.Flags(), fencingEvery)
+			return badInput("unknown design %s (want %s, or %s)", quote.Q(*fencing), impl.Flags(), fencingEvery)
 		}
 		designs = []impl.Design{d}
 	}

@@ -121,7 +121,7 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 		return nil, err
 	}
 	if len(rest) > 0 {
-		return nil, badInput("unexpected argument %q", rest[0])
+		return nil, badInput("unexpected argument %s", quote.Q(rest[0]))
 	}
 
 	c := def
@@ -184,7 +184,7 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 	if *replay != "" {
 		seed, err := strconv.ParseUint(*replay, 10, 64)
 		if err != nil {
-			return nil, badInput("replay: %q is not a seed (a non-negative integer)", *replay)
+			return nil, badInput("replay: %s is not a seed (a non-negative integer)", quote.Q(*replay))
 		}
 		o.replay = &seed
 	}

@@ -301,7 +301,7 @@ func TestSimHostileInput(t *testing.T) {
 		name, faults, want string
 	}{
 		{"at max int64", `{"kind":"pause","node":"c1","at":"9223372036854775807ns","duration":"1s"}`, "at must be at most 100000h0m0s"},
-		{"at beyond int64", `{"kind":"pause","node":"c1","at":"9223372036854775808ns","duration":"1s"}`, "invalid duration"},
+		{"at beyond int64", `{"kind":"pause","node":"c1","at":"9223372036854775808ns","duration":"1s"}`, "is not a duration"},
 		{"at min int64", `{"kind":"pause","node":"c1","at":"-9223372036854775808ns","duration":"1s"}`, "at must not be negative"},
 		{"duration max int64", `{"kind":"pause","node":"c1","at":"1s","duration":"9223372036854775807ns"}`, "duration must be at most 72h0m0s"},
 		{"duration 2562047h", `{"kind":"spike","node":"service","at":"0s","duration":"2562047h"}`, "duration must be at most 72h0m0s"},
@@ -313,8 +313,8 @@ func TestSimHostileInput(t *testing.T) {
 		{"ppm min int64", `{"kind":"drift","node":"c1","ppm":-9223372036854775808}`, "ppm must be nonzero and within ±500000"},
 		{"ppm fraction", `{"kind":"drift","node":"c1","ppm":0.5}`, "malformed schedule"},
 		{"ppm NaN", `{"kind":"drift","node":"c1","ppm":"NaN"}`, "malformed schedule"},
-		{"at NaN", `{"kind":"pause","node":"c1","at":"NaN","duration":"1s"}`, "invalid duration"},
-		{"at Inf", `{"kind":"pause","node":"c1","at":"Inf","duration":"1s"}`, "invalid duration"},
+		{"at NaN", `{"kind":"pause","node":"c1","at":"NaN","duration":"1s"}`, "is not a duration"},
+		{"at Inf", `{"kind":"pause","node":"c1","at":"Inf","duration":"1s"}`, "is not a duration"},
 		{"at a number", `{"kind":"pause","node":"c1","at":5,"duration":"1s"}`, "malformed schedule"},
 		{"node c0", `{"kind":"pause","node":"c0","at":"1s","duration":"1s"}`, `unknown node "c0"`},
 		{"node c-1", `{"kind":"pause","node":"c-1","at":"1s","duration":"1s"}`, `unknown node "c-1"`},

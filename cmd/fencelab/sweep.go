@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/bounds"
+	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/sim"
 	"github.com/fencelab/fencelab/sweep"
 )
@@ -63,7 +64,7 @@ func runSweep(e *env, args []string) error {
 		return err
 	}
 	if len(rest) > 0 {
-		return badInput("unexpected argument %q", rest[0])
+		return badInput("unexpected argument %s", quote.Q(rest[0]))
 	}
 	if err := checkOutDir("out", *out); err != nil {
 		return err

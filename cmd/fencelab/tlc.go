@@ -53,13 +53,13 @@ func runTLC(e *env, args []string) error {
 		return err
 	}
 	if len(rest) > 0 {
-		return badInput("unexpected argument %q (usage: %s)", rest[0], tlcUsage)
+		return badInput("unexpected argument %s (usage: %s)", quote.Q(rest[0]), tlcUsage)
 	}
 	if *timeout <= 0 {
 		return badInput("--timeout must be positive")
 	}
 	if n, err := strconv.Atoi(*workers); *workers != "auto" && (err != nil || n < 1) {
-		return badInput("--workers must be auto or a positive number, got %q", *workers)
+		return badInput("--workers must be auto or a positive number, got %s", quote.Q(*workers))
 	}
 	if *printJar {
 		jar, _, err := resolveTLC(context.Background(), *pin)

@@ -22,20 +22,26 @@ func Q(s string) string {
 }
 
 // S is s itself, unquoted, cut as Q cuts it.
-func S(s string) string {
-	if len(s) <= MaxEcho {
+func S(s string) string { return Cut(s, MaxEcho) }
+
+// Cut is s cut to its first n bytes (at a character boundary) and
+// followed by …(N bytes) when it is longer: the bound of a whole message.
+func Cut(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	return Prefix(s) + fmt.Sprintf("…(%d bytes)", len(s))
+	return prefix(s, n) + fmt.Sprintf("…(%d bytes)", len(s))
 }
 
 // Prefix is s's first MaxEcho bytes or fewer, ending at a character
 // boundary.
-func Prefix(s string) string {
-	if len(s) <= MaxEcho {
+func Prefix(s string) string { return prefix(s, MaxEcho) }
+
+func prefix(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	cut := MaxEcho
+	cut := n
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
