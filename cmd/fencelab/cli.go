@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/internal/quote"
 	"golang.org/x/term"
 )
 
@@ -72,9 +75,32 @@ func parseFlags(e *env, fs *flag.FlagSet, usage string, args []string) ([]string
 		return nil, errHelpShown
 	}
 	if err != nil {
-		return nil, badInput("%v", err)
+		return nil, badInput("%s", boundQuoted(err.Error()))
 	}
 	return fs.Args(), nil
+}
+
+// quoted is a Go-quoted string in a message, as the flag package quotes a
+// bad value: `invalid value "…" for flag -runs`.
+var quoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+
+// boundQuoted cuts each quoted value in msg to a bounded prefix
+// (quote.Q), and each unquoted word longer than a quoted one may be (an
+// unknown flag's name), so a flag given 100 MB is not echoed whole.
+func boundQuoted(msg string) string {
+	msg = quoted.ReplaceAllStringFunc(msg, func(q string) string {
+		if s, err := strconv.Unquote(q); err == nil {
+			return quote.Q(s)
+		}
+		return q
+	})
+	words := strings.Split(msg, " ")
+	for i, w := range words {
+		if len(w) > 4*quote.MaxEcho {
+			words[i] = quote.S(w)
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // writeUsage prints a command's usage line and its flags with defaults.
