@@ -11,6 +11,7 @@ import (
 	"github.com/fencelab/fencelab/conform"
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/tlc"
 	"github.com/fencelab/fencelab/trace"
@@ -200,7 +201,7 @@ func runConform(e *env, args []string) error {
 				if k >= *show {
 					break
 				}
-				dir, err := renderRejection(ctx, checker, *outDir, src.name, g, k, v)
+				dir, err := renderRejection(ctx, e.disk, checker, *outDir, src.name, g, k, v)
 				if err != nil {
 					return err
 				}
@@ -241,7 +242,7 @@ func runConform(e *env, args []string) error {
 
 // renderRejection finds how far the spec follows a rejected trace, renders
 // it like a counterexample and writes its files.
-func renderRejection(ctx context.Context, checker *conform.Checker, outDir, source string, g conform.Group, k int, v conform.Verdict) (string, error) {
+func renderRejection(ctx context.Context, disk *atomicfile.Disk, checker *conform.Checker, outDir, source string, g conform.Group, k int, v conform.Verdict) (string, error) {
 	matched, err := checker.Diagnose(ctx, v.Trace)
 	if err != nil {
 		return "", failed("%s: %v", v.Trace.Name, err)
@@ -251,7 +252,7 @@ func renderRejection(ctx context.Context, checker *conform.Checker, outDir, sour
 		return "", failed("%s: %v", v.Trace.Name, err)
 	}
 	dir := filepath.Join(outDir, fmt.Sprintf("%s_%s_%dc_%ds_%d", source, g.Config.Design, g.Config.Clients, g.Config.Sections, k+1))
-	if _, err := trace.WriteFiles(dir, t); err != nil {
+	if _, err := trace.WriteFilesTo(disk.Folder(dir), t); err != nil {
 		return "", couldNotSave(err)
 	}
 	return dir, nil

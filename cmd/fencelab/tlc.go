@@ -255,7 +255,7 @@ func checkModels(ctx context.Context, e *env, runner *tlc.Runner, specs, outDir 
 			go func() {
 				defer wg.Done()
 				defer func() { <-slots; close(ready[i]) }()
-				results[i].row, results[i].err = runModel(ctx, &results[i].out, runner, specs, outDir, m, stale[m.Spec], untranslated[m.Spec], show(m))
+				results[i].row, results[i].err = runModel(ctx, e.disk, &results[i].out, runner, specs, outDir, m, stale[m.Spec], untranslated[m.Spec], show(m))
 			}()
 		}
 	}()
@@ -334,7 +334,7 @@ func staleSpecs(ctx context.Context, r *tlc.Runner, specs string, models []tlc.M
 // step table. A failed save, or an output that is not TLC's, is its
 // error (exit 2), not the row's mismatch: neither says anything about the
 // model.
-func runModel(ctx context.Context, stdout io.Writer, r *tlc.Runner, specs, outDir string, m tlc.Model, stale []string, untranslated string, show bool) (tlc.Outcome, error) {
+func runModel(ctx context.Context, disk *atomicfile.Disk, stdout io.Writer, r *tlc.Runner, specs, outDir string, m tlc.Model, stale []string, untranslated string, show bool) (tlc.Outcome, error) {
 	row := tlc.Outcome{Model: m, Distinct: -1, Depth: -1}
 	var invariants []string // what the model checks; a missing cfg fails the run below
 	if cfg, err := inputfile.Read(filepath.Join(specs, m.Cfg), inputfile.MaxText); err == nil {
@@ -362,7 +362,7 @@ func runModel(ctx context.Context, stdout io.Writer, r *tlc.Runner, specs, outDi
 		return row, nil
 	}
 	dir := filepath.Join(outDir, m.Name)
-	if err := saveRun(dir, res); err != nil {
+	if err := saveRun(disk, dir, res); err != nil {
 		return row, couldNotSave(err)
 	}
 	if res.ParseErr != nil {
@@ -398,7 +398,7 @@ func traceOptions(m tlc.Model, res *tlc.Result) tlc.TraceOptions {
 // Nothing outside dir's parent is touched (dir is --out/<model name>, and a
 // model name is one plain path element), and a failed write leaves the
 // former results as they were.
-func saveRun(dir string, res *tlc.Result) error {
+func saveRun(disk *atomicfile.Disk, dir string, res *tlc.Result) error {
 	parent, name := filepath.Dir(dir), filepath.Base(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return fmt.Errorf("could not save %s: %w", dir, err)
@@ -411,7 +411,7 @@ func saveRun(dir string, res *tlc.Result) error {
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return fmt.Errorf("could not save %s: %w", dir, err)
 	}
-	if err := writeRun(tmp, res); err != nil {
+	if err := writeRun(disk, tmp, res); err != nil {
 		return err
 	}
 	if err := replaceDir(tmp, dir); err != nil {
@@ -448,9 +448,10 @@ func replaceDir(tmp, dir string) error {
 }
 
 // writeRun writes a run's files into dir, an empty folder.
-func writeRun(dir string, res *tlc.Result) error {
+func writeRun(disk *atomicfile.Disk, dir string, res *tlc.Result) error {
 	writeOutput := func(w io.Writer) error { _, err := w.Write(res.Output); return err }
-	if err := atomicfile.WriteFile(filepath.Join(dir, "tlc.out"), writeOutput); err != nil {
+	folder := disk.Folder(dir)
+	if err := folder.WriteFile("tlc.out", writeOutput); err != nil {
 		return err
 	}
 	if res.Parsed == nil || len(res.Parsed.States) == 0 {
@@ -460,7 +461,7 @@ func writeRun(dir string, res *tlc.Result) error {
 	if err != nil {
 		return fmt.Errorf("converting the counterexample: %w", err)
 	}
-	if _, err := trace.WriteFiles(dir, t); err != nil {
+	if _, err := trace.WriteFilesTo(folder, t); err != nil {
 		return err
 	}
 	return nil
