@@ -3,6 +3,7 @@ package tlc
 import (
 	"archive/zip"
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -17,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fencelab/fencelab/internal/inputfile"
 	"github.com/fencelab/fencelab/internal/quote"
 )
 
@@ -31,12 +33,11 @@ type Pin struct {
 // ReadPin reads a tla2tools.version file: key=value lines (version, url,
 // sha256); blank lines and # comments are ignored.
 func ReadPin(path string) (Pin, error) {
-	f, err := os.Open(path)
+	data, err := inputfile.Read(path, inputfile.MaxText)
 	if err != nil {
-		return Pin{}, fmt.Errorf("reading the pinned TLA+ tools release: %w", err)
+		return Pin{}, fmt.Errorf("reading the pinned TLA+ tools release %s: %w", quote.S(path), pathErr(err))
 	}
-	defer f.Close()
-	return ParsePin(f)
+	return ParsePin(bytes.NewReader(data))
 }
 
 // ParsePin parses the contents of a tla2tools.version file.
