@@ -152,6 +152,11 @@ func (k *Checker) tlc(ctx context.Context, c impl.Config, traces []*Trace, verbo
 	if err != nil {
 		return res, fmt.Errorf("%w: %w", ErrTLC, err)
 	}
+	if !bytes.Contains(out, []byte("TLC2 Version")) {
+		// Not TLC speaking (a damaged jar, a java that is not Java): the
+		// traces were not checked, and the tools are at fault.
+		return res, fmt.Errorf("%w: what java printed is not TLC's output (exit %d): %w", ErrTLC, code, tlc.ErrNotTLC)
+	}
 	if code != 0 || !bytes.Contains(out, []byte("Model checking completed. No error has been found.")) {
 		return res, fmt.Errorf("%w (exit %d): %s", ErrTLC, code, tlc.ErrorDetail(out))
 	}

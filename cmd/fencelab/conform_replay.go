@@ -56,8 +56,16 @@ func replayCounterexamples(ctx context.Context, w io.Writer, runner *tlc.Runner,
 			if ctx.Err() != nil {
 				return sum, stopped(ctx)
 			}
+			if errors.Is(err, tlc.ErrNotTLC) {
+				return sum, badInput("%s: %v", mod.Name, err)
+			}
 			if err != nil {
 				return sum, failed("%s: %v", mod.Name, err)
+			}
+			if res.ParseErr != nil {
+				// The tools are broken (a damaged jar, a java that is not
+				// Java): nothing is known of the model.
+				return sum, badInput("%s: java printed something that is not TLC's output (%v): check the jar (%s) and java (%s)", mod.Name, res.ParseErr, quote.S(runner.Jar), quote.S(runner.Java))
 			}
 			sum.tlcTime += res.Wall
 			if res.Mismatch != "" {
@@ -77,7 +85,7 @@ func replayCounterexamples(ctx context.Context, w io.Writer, runner *tlc.Runner,
 		case err != nil && from != "":
 			// An output the user pointed at that is not TLC's complete
 			// output is bad input, as any unreadable file is.
-			return sum, badInput("--replay-from %s: %v", from, err)
+			return sum, badInput("--replay-from %s: %v", quote.S(from), err)
 		case err != nil:
 			return sum, failed("%s: %v", mod.Name, err)
 		default:

@@ -278,6 +278,12 @@ func TestBrokenTLCIsBadInput(t *testing.T) {
 			assert.NotContains(t, stderr, "differs from the manifest")
 		})
 	}
+	t.Run("conform, garbage", func(t *testing.T) {
+		newFakeTLC(t, "echo garbage; exit 0", "exit 0")
+		code, _, stderr := runCLI(t, "conform", "--walks", "1", "--explore=false", "--sim-runs", "0", "--sim-failing", "0", "--replay=false",
+			"--specs", "../../specs", "--pin", "../../tla2tools.version", "--out", t.TempDir())
+		assertBadInput(t, code, lastLine(stderr), "not TLC's output")
+	})
 	t.Run("a jar with a flipped bit", func(t *testing.T) {
 		fake := newFakeTLC(t, "cat "+mustAbs(t, okOutput), "exit 0")
 		// A jar holding the two mains and, stored uncompressed, a class
