@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/inputfile"
 	"github.com/fencelab/fencelab/tlc"
 )
 
@@ -127,7 +128,7 @@ func (k *Checker) tlc(ctx context.Context, c impl.Config, traces []*Trace, verbo
 	defer os.RemoveAll(dir)
 	spec, traceSpec := Spec(c.Design)+".tla", TraceSpec(c.Design)+".tla"
 	for _, name := range []string{spec, traceSpec} {
-		data, err := os.ReadFile(filepath.Join(k.SpecsDir, name))
+		data, err := inputfile.Read(filepath.Join(k.SpecsDir, name), inputfile.MaxText)
 		if err != nil {
 			return res, fmt.Errorf("reading the spec: %w", err)
 		}

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/internal/inputfile"
 	"github.com/fencelab/fencelab/internal/quote"
 )
@@ -211,30 +212,27 @@ func (r *Resolver) download(ctx context.Context, dest string) error {
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("downloading %s: HTTP %s", r.Pin.URL, resp.Status)
 	}
-	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
-		return fmt.Errorf("creating the cache directory: %w", err)
+	// Saved whole or not at all, and only once its checksum is the pin's:
+	// the cache never holds a part of a jar or another file.
+	save := func(w io.Writer) error {
+		h := sha256.New()
+		n, err := io.Copy(io.MultiWriter(w, h), io.LimitReader(resp.Body, maxJar+1))
+		if err != nil {
+			return fmt.Errorf("downloading %s: %w", r.Pin.URL, err)
+		}
+		if n > maxJar {
+			return fmt.Errorf("downloading %s: more than %d bytes, not the TLA+ tools", r.Pin.URL, maxJar)
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != r.Pin.SHA256 {
+			return fmt.Errorf("the downloaded file's sha256 is %s, not the pinned %s", got, r.Pin.SHA256)
+		}
+		return nil
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dest), ".tla2tools-*.jar")
-	if err != nil {
-		return fmt.Errorf("creating a file in the cache: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	h := sha256.New()
-	if _, err := io.Copy(io.MultiWriter(tmp, h), resp.Body); err != nil {
-		tmp.Close()
-		return fmt.Errorf("downloading %s: %w", r.Pin.URL, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing the download: %w", err)
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != r.Pin.SHA256 {
-		return fmt.Errorf("the downloaded file's sha256 is %s, not the pinned %s", got, r.Pin.SHA256)
-	}
-	if err := os.Rename(tmp.Name(), dest); err != nil {
-		return fmt.Errorf("caching the download: %w", err)
-	}
-	return nil
+	return atomicfile.NewFolder(filepath.Dir(dest)).WriteFile(filepath.Base(dest), save)
 }
+
+// maxJar bounds a download: the TLA+ tools jar is about 10 MB.
+const maxJar = 256 << 20
 
 // jarClasses are the entries a jar must hold to be the TLA+ tools: TLC
 // and the PlusCal translator, the two mains fencelab runs.

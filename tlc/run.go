@@ -210,7 +210,7 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 // translation is current) or an error if the translator fails. A spec
 // written in plain TLA+ (no "--algorithm") has nothing to translate.
 func (r *Runner) StaleTranslation(ctx context.Context, path string) (string, error) {
-	orig, err := os.ReadFile(path)
+	orig, err := inputfile.Read(path, inputfile.MaxText)
 	if err != nil {
 		return "", fmt.Errorf("reading %s: %w", path, err)
 	}
