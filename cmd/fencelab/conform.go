@@ -80,7 +80,7 @@ func runConform(e *env, args []string) error {
 	for _, d := range []impl.Design{impl.DesignNoFencing, impl.DesignFenceAll} {
 		for _, name := range []string{conform.Spec(d), conform.TraceSpec(d)} {
 			if fi, err := os.Stat(filepath.Join(*specs, name+".tla")); err != nil || !fi.Mode().IsRegular() {
-				return badInput("--specs %s has no %s.tla", *specs, name)
+				return badInput("--specs %s has no %s.tla", quote.S(*specs), name)
 			}
 		}
 	}
@@ -89,7 +89,7 @@ func runConform(e *env, args []string) error {
 			return badInput("--replay-from needs --replay")
 		}
 		if fi, err := os.Stat(*replayFrom); err != nil || !fi.IsDir() {
-			return badInput("--replay-from %s is not a folder of fencelab tlc's outputs", *replayFrom)
+			return badInput("--replay-from %s is not a folder of fencelab tlc's outputs", quote.S(*replayFrom))
 		}
 	}
 	if err := checkOutDir("out", *outDir); err != nil {

@@ -120,7 +120,7 @@ func runExplore(e *env, args []string) error {
 			// In the matrix a tokens-only invariant is just not applicable
 			// to the design without tokens; asked for alone, it is a mistake.
 			if !inv.AppliesTo(d) && len(designs) == 1 {
-				return badInput("%s does not apply to %s: it needs tokens", n, d.Describe())
+				return badInput("%s does not apply to %s: it needs tokens", quote.S(n), d.Describe())
 			}
 			c.Invariants = append(c.Invariants, n)
 		}
