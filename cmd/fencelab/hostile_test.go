@@ -134,7 +134,7 @@ func TestHostileInputEveryCommand(t *testing.T) {
 		{"trace /dev/zero", fixed("trace", "/dev/zero"), "a character device, not a regular file"},
 		{"trace a tlc.out linked to /dev/zero", fixed("trace", f.zeroLink), "a character device, not a regular file"},
 		{"trace a named pipe", fixed("trace", f.fifo), "a named pipe, not a regular file"},
-		{"trace a file above the limit", fixed("trace", f.huge), "more than the limit of 268435456"},
+		{"trace a file above the limit", fixed("trace", f.huge), "more than the limit of 67108864"},
 		{"trace a folder", fixed("trace", f.folder), "a folder, not a regular file"},
 		{"trace a missing file", fixed("trace", filepath.Join(f.dir, "missing.out")), "no such file"},
 		{"sim --schedule a named pipe", fixed(sim("--schedule", f.fifo)...), "a named pipe, not a regular file"},
@@ -181,6 +181,8 @@ func TestHostileInputEveryCommand(t *testing.T) {
 		{"trace: a format of a megabyte", fixed("trace", "--format", big, f.goodTrace), `…(1048576 bytes)`},
 		{"tlc: a model of a megabyte", fixed("tlc", "--specs", f.specs, "--pin", "PIN", "--model", big), `…(1048576 bytes)`},
 		{"tlc: an unknown model is answered with the nearest", fixed("tlc", "--specs", f.specs, "--pin", "PIN", "--model", "DistLock_2c_NoLostUpdat"), "did you mean DistLock_2c_NoLostUpdate"},
+		{"sweep: runs without end", fixed("sweep", "--runs", "1000000000"), "runs must be at most 100000 per cell"},
+		{"sweep: a billion workers", fixed("sweep", "--workers", "1000000000"), "workers must be at most 1024"},
 		{"conform: walks of a megabyte", fixed("conform", "--walks", big), `…(1048576 bytes)`},
 	}...)
 

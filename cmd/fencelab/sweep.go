@@ -40,6 +40,10 @@ clients × 2 sections by default. Same flags, same bytes.
 Exit codes: 0 the sweep agrees with the derivation, 1 a violation inside
 the boundary (or of NoLostUpdate with fencing all), 2 bad input.`
 
+// maxSweepRuns bounds --runs: a cell of the default grid runs 50, and a
+// sweep of 100,000 runs in each of its 578 cells would already take days.
+const maxSweepRuns = 100_000
+
 func runSweep(e *env, args []string) error {
 	defSim := sim.DefaultConfig()
 	def := defSim.Assumptions()
@@ -80,8 +84,12 @@ func runSweep(e *env, args []string) error {
 	switch {
 	case *runs < 0:
 		return badInput("runs must not be negative, got %d", *runs)
+	case *runs > maxSweepRuns:
+		return badInput("runs must be at most %d per cell, got %d", maxSweepRuns, *runs)
 	case *workers < 1:
 		return badInput("workers must be positive, got %d", *workers)
+	case *workers > maxWorkers:
+		return badInput("workers must be at most %d, got %d", maxWorkers, *workers)
 	case math.IsNaN(*drift):
 		return badInput("max-drift must be a fraction at least 0 and below %g, got NaN", bounds.MaxDrift)
 	}

@@ -21,9 +21,9 @@ const (
 	// README. The largest schedule Validate accepts (10,000 faults) is
 	// about 1 MB.
 	MaxText = 16 << 20
-	// MaxOutput bounds a TLC output or a trace.json: the longest
-	// counterexample of the shipped models is a few hundred kB.
-	MaxOutput = 256 << 20
+	// MaxOutput bounds a TLC output or a trace.json: the shipped
+	// models' outputs are tens of kB, a 10,000-step trace.json a few MB.
+	MaxOutput = 64 << 20
 )
 
 // ErrTooLarge is the error of a file above its limit.
