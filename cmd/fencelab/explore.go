@@ -59,8 +59,10 @@ func runExplore(e *env, args []string) error {
 	if len(rest) > 0 {
 		return badInput("unexpected argument %s", quote.Q(rest[0]))
 	}
-	if err := checkOutDir("out", *outDir); err != nil {
-		return err
+	if *outDir != "" { // empty: write nothing
+		if err := checkOutDir("out", *outDir); err != nil {
+			return err
+		}
 	}
 	memLimit, err := parseMemory(*maxMemory)
 	if err != nil {

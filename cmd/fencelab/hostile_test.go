@@ -193,12 +193,13 @@ func TestHostileInputEveryCommand(t *testing.T) {
 	}{
 		{"sim", []string{"sim"}},
 		{"sweep", []string{"sweep"}},
-		{"explore", []string{"explore"}},
+		{"explore", []string{"explore", "--design", "off"}},
 		{"tlc", []string{"tlc", "--specs", f.specs, "--pin", "PIN"}},
 		{"conform", []string{"conform", "--specs", f.specs, "--pin", "PIN"}},
 		{"demo", []string{"demo", "--specs", f.specs, "--pin", "PIN"}},
 	}
 	outs := []struct{ name, path, want string }{
+		{"empty", "", "--out is empty: name a folder"},
 		{"a file", f.aFile, "a regular file, not a folder"},
 		{"below a file", f.belowFile, "cannot be created"},
 		{"a dangling link", f.dangling, "a symbolic link to nothing"},
@@ -206,6 +207,9 @@ func TestHostileInputEveryCommand(t *testing.T) {
 	}
 	for _, c := range outCommands {
 		for _, o := range outs {
+			if o.path == "" && c.name == "explore" {
+				continue // explore --out "": write nothing, by design
+			}
 			tests = append(tests, hostile{c.name + " --out " + o.name, fixed(append(slices.Clone(c.args), "--out", o.path)...), o.want})
 		}
 	}

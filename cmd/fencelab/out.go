@@ -21,11 +21,12 @@ import (
 
 // checkOutDir makes sure an --out folder can be used, before any work and
 // without creating anything: dir, or the nearest folder above it that
-// exists, must be a folder fencelab can create files in. A file, a
-// dangling symbolic link, or a folder that cannot be written is bad input.
+// exists, must be a folder fencelab can create files in. An empty name, a
+// file, a dangling symbolic link, or a folder that cannot be written is
+// bad input.
 func checkOutDir(flagName, dir string) error {
 	if dir == "" {
-		return nil
+		return badInput("--%s is empty: name a folder", flagName)
 	}
 	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
 		info, err := os.Lstat(p)
