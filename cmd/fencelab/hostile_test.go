@@ -26,6 +26,7 @@ type hostileFiles struct {
 	fifo, zeroLink, huge, aFile string
 	dangling, belowFile, folder string
 	unwritable                  string // a folder no one can create files in
+	readOnly, readOnlyFile      string // mode without a write bit
 	goodTrace, laneTwice        string
 	backMinusOne                string
 	specs, fifoSpecs, zeroSpecs string
@@ -60,6 +61,11 @@ func newHostileFiles(t *testing.T) *hostileFiles {
 	require.NoError(t, os.Mkdir(f.folder, 0o755))
 	// Not writable, for root too.
 	f.unwritable = "/proc/self/fencelab-out"
+	f.readOnly = path("read-only")
+	require.NoError(t, os.Mkdir(f.readOnly, 0o555))
+	t.Cleanup(func() { os.Chmod(f.readOnly, 0o755) })
+	f.readOnlyFile = write("read-only.txt", "mine")
+	require.NoError(t, os.Chmod(f.readOnlyFile, 0o444))
 	f.goodTrace = write("good.json", `{"lanes": ["c1", "service"], "steps": [{"number": 1, "action": "Init"}, {"number": 2, "actor": "c1", "action": "a"}]}`)
 	f.laneTwice = write("lane-twice.json", `{"lanes": ["c1", "service", "c1"], "steps": [{"number": 1, "action": "Init"}]}`)
 	lasso, err := os.ReadFile("../../tlc/testdata/plain_lasso.out")
@@ -204,6 +210,8 @@ func TestHostileInputEveryCommand(t *testing.T) {
 		{"below a file", f.belowFile, "cannot be created"},
 		{"a dangling link", f.dangling, "a symbolic link to nothing"},
 		{"not writable", f.unwritable, "cannot be written"},
+		{"read-only", f.readOnly, "is read-only (mode 0555)"},
+		{"below a read-only folder", filepath.Join(f.readOnly, "out"), "is read-only (mode 0555)"},
 	}
 	for _, c := range outCommands {
 		for _, o := range outs {
@@ -219,6 +227,8 @@ func TestHostileInputEveryCommand(t *testing.T) {
 		{"a folder", f.folder, "a folder, not a regular file"},
 		{"a dangling link", f.dangling, "a symbolic link to nothing"},
 		{"below a file", filepath.Join(f.aFile, "trace.txt"), "not a directory"},
+		{"a read-only file", f.readOnlyFile, "is read-only (mode 0444)"},
+		{"in a read-only folder", filepath.Join(f.readOnly, "trace.txt"), "is read-only (mode 0555)"},
 	} {
 		tests = append(tests, hostile{"trace --out " + o.name, fixed("trace", "--out", o.path, f.goodTrace), o.want})
 	}

@@ -64,6 +64,9 @@ func checkOutFile(flagName, path string) error {
 	if err := atomicfile.CheckTarget(path); err != nil {
 		return badInput("--%s %s: %v", flagName, quote.S(path), withoutPath(err))
 	}
+	if info, err := os.Stat(path); err == nil && info.Mode().Perm()&0o222 == 0 {
+		return badInput("--%s %s is read-only (mode %04o): not replacing it", flagName, quote.S(path), info.Mode().Perm())
+	}
 	dir := filepath.Dir(path)
 	if resolved, err := filepath.EvalSymlinks(path); err == nil {
 		dir = filepath.Dir(resolved)
@@ -79,8 +82,14 @@ func checkOutFile(flagName, path string) error {
 }
 
 // probeWritable creates and removes a file in the existing folder dir: the
-// one sure test (permissions, a read-only file system, root's rights).
+// one sure test (permissions, a read-only file system, root's rights). A
+// folder whose mode has no write bit at all is read-only for fencelab too,
+// also when it runs as root, who could write there anyway: someone marked
+// it so.
 func probeWritable(flagName, value, dir string) error {
+	if info, err := os.Stat(dir); err == nil && info.Mode().Perm()&0o222 == 0 {
+		return badInput("--%s %s cannot be written: %s is read-only (mode %04o)", flagName, quote.S(value), quote.S(dir), info.Mode().Perm())
+	}
 	f, err := os.CreateTemp(dir, ".fencelab-write-check-")
 	if err != nil {
 		return badInput("--%s %s cannot be written: %s: %v", flagName, quote.S(value), quote.S(dir), withoutPath(err))
