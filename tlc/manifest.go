@@ -116,7 +116,7 @@ func knownDesign(name string) bool {
 func LoadManifest(path string) (*Manifest, error) {
 	data, err := inputfile.Read(path, inputfile.MaxText)
 	if err != nil {
-		return nil, fmt.Errorf("reading the models manifest %s: %w", path, pathErr(err))
+		return nil, fmt.Errorf("reading the models manifest %s: %w", quote.S(path), pathErr(err))
 	}
 	return ParseManifest(data)
 }
