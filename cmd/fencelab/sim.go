@@ -162,6 +162,13 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 	if err := checkOutDir("out", o.out); err != nil {
 		return nil, err
 	}
+	// A design's folder is replaced at the end: one holding a user's
+	// file is refused now, before the work, not after it.
+	for _, d := range impl.Designs() {
+		if err := checkOwn(filepath.Join(o.out, d.String())); err != nil {
+			return nil, badInput("--out %s: %v", quote.S(o.out), err)
+		}
+	}
 	for _, d := range o.designs {
 		if len(o.designs) == 1 {
 			// Asked of one row alone, --nodes must suit it.

@@ -448,8 +448,9 @@ func TestSimOutHoldsOneInvocation(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	notes := filepath.Join(dir, "none", "notes.txt")
 	require.NoError(t, os.WriteFile(notes, []byte("mine"), 0o644))
-	code, _, errOut = runCLI(t, "sim", "--fencing", "none", "--replay", "1", "--out", dir)
-	assert.Equal(t, exitBadInput, code, "a folder it cannot replace is a save that cannot be made, not a verdict")
+	code, stdout, errOut := runCLI(t, "sim", "--fencing", "none", "--replay", "1", "--out", dir)
+	assert.Equal(t, exitBadInput, code, "a folder it cannot replace is bad input, not a verdict")
+	assert.Empty(t, stdout, "refused before the run")
 	assert.Contains(t, errOut, "notes.txt, which fencelab sim did not write")
 	assert.FileExists(t, notes, "a user's file is never removed")
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/trace"
 )
 
@@ -94,6 +95,18 @@ func simFiles() []string {
 // only files of simFiles (or their temporary files). Anything else in it
 // is a user's, and dir stays, with an error that says so.
 func moveOwn(dir, to string) error {
+	if err := checkOwn(dir); err != nil {
+		return err
+	}
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return os.Rename(dir, to)
+}
+
+// checkOwn reports why dir is not a folder fencelab sim may replace: it
+// holds something fencelab sim does not write. A missing dir is fine.
+func checkOwn(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -104,8 +117,8 @@ func moveOwn(dir, to string) error {
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || !(slices.Contains(simFiles(), name) || strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".tmp")) {
-			return fmt.Errorf("%s holds %s, which fencelab sim did not write: not replacing it", dir, name)
+			return fmt.Errorf("%s holds %s, which fencelab sim did not write: not replacing it", dir, quote.S(name))
 		}
 	}
-	return os.Rename(dir, to)
+	return nil
 }
