@@ -290,6 +290,7 @@ func TestBrokenTLCIsBadInput(t *testing.T) {
 		{"garbage, exit 0", "echo garbage; exit 0", "not TLC's output"},
 		{"garbage, exit 12", "head -c 3000 /dev/urandom; exit 12", "not TLC's output"},
 		{"an evaluation error without TLC's framing", "echo 'Error: Evaluating'; exit 75", "not TLC's output"},
+		{"TLC's version line, then nothing, exit 0", "echo 'TLC2 Version 2.19 of 08 August 2024 (rev: 5a47802)'; exit 0", "without TLC's closing state count"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			newFakeTLC(t, tc.body, "exit 0")
