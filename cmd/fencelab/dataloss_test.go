@@ -50,6 +50,16 @@ func TestUpdateReadmeCheckedBeforeWork(t *testing.T) {
 	}
 }
 
+// TestUpdateReadmeAcceptsTheREADME: the project's README passes the
+// check (the witness that the check lets the good path through).
+func TestUpdateReadmeAcceptsTheREADME(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	readme := filepath.Join(t.TempDir(), "README.md") // its folder is probed
+	require.NoError(t, os.WriteFile(readme, data, 0o644))
+	assert.NoError(t, checkReadme(readme))
+}
+
 // TestMatrixPagesReplaceOnlyTheirOwn: saving the matrix's pages writes the
 // new ones, removes a page an older run wrote and this one did not, and
 // leaves everything else in docs/matrix: a user's file, a folder.
