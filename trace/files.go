@@ -163,5 +163,36 @@ func (t *Trace) validate() error {
 			return err
 		}
 	}
+	for _, n := range t.Notes {
+		switch n.Kind {
+		case NoteExpiry, NoteRejection, NoteFault, NoteViolation, NoteInfo:
+		default:
+			return fmt.Errorf("a note at step %d is of kind %s (want expiry, rejection, fault, violation or info)", n.Step, quote.Q(string(n.Kind)))
+		}
+	}
+	if v := t.Violation; v != nil {
+		for _, l := range v.Involved {
+			if err := known("the violation", l); err != nil {
+				return err
+			}
+		}
+	}
+	switch t.Source {
+	case "", SourceTLC, SourceExplorer, SourceSimulator:
+	default:
+		return fmt.Errorf("its source is %s (want tlc, explorer or simulator)", quote.Q(string(t.Source)))
+	}
+	// Virtual time starts at 0 and never runs backwards; an untimed trace
+	// has none.
+	for i, s := range t.Steps {
+		switch {
+		case !t.Timed && s.At != 0:
+			return fmt.Errorf("step %d has a time (%v) but the trace is not timed", s.Number, s.At)
+		case s.At < 0:
+			return fmt.Errorf("step %d is at %v, before the run's start", s.Number, s.At)
+		case i > 0 && s.At < t.Steps[i-1].At:
+			return fmt.Errorf("step %d is at %v, before step %d (%v): time runs forward", s.Number, s.At, t.Steps[i-1].Number, t.Steps[i-1].At)
+		}
+	}
 	return nil
 }
