@@ -237,8 +237,8 @@ func reservedName(s string) bool {
 	}
 }
 
-// CheckFiles checks, before anything runs, that every model's spec and cfg
-// is a regular file inside specsDir: symbolic links may be followed only as
+// CheckFiles checks, before anything runs, that every model's spec and cfg,
+// and every other module in specsDir, is a regular file inside specsDir: symbolic links may be followed only as
 // long as they stay inside it. The error names the first model at fault.
 func CheckFiles(specsDir string, models []Model) error {
 	root, err := os.OpenRoot(specsDir)
@@ -251,6 +251,20 @@ func CheckFiles(specsDir string, models []Model) error {
 			if err := regularIn(root, specsDir, f); err != nil {
 				return fmt.Errorf("model %s: %w", m.Name, err)
 			}
+		}
+	}
+	// Run copies every module of the folder (a spec may extend any): one
+	// that cannot be read (a pipe, a device, a huge file) is found now.
+	entries, err := os.ReadDir(specsDir)
+	if err != nil {
+		return fmt.Errorf("the specs folder: %w", err)
+	}
+	for _, e := range entries {
+		if filepath.Ext(e.Name()) != ".tla" || ValidFileName(e.Name(), ".tla") != nil {
+			continue
+		}
+		if err := regularIn(root, specsDir, e.Name()); err != nil {
+			return err
 		}
 	}
 	return nil

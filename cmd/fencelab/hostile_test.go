@@ -30,6 +30,7 @@ type hostileFiles struct {
 	goodTrace, laneTwice        string
 	backMinusOne                string
 	specs, fifoSpecs, zeroSpecs string
+	pipeModule                  string // a specs folder with a module that is a pipe
 	pin                         string
 	bigValue                    string // 1 MB, to be echoed by a bounded prefix
 }
@@ -75,6 +76,8 @@ func newHostileFiles(t *testing.T) *hostileFiles {
 	f.fifoSpecs = path("fifo-specs")
 	require.NoError(t, os.Mkdir(f.fifoSpecs, 0o755))
 	require.NoError(t, syscall.Mkfifo(filepath.Join(f.fifoSpecs, "models.json"), 0o644))
+	f.pipeModule = specsFolder(t)
+	require.NoError(t, syscall.Mkfifo(filepath.Join(f.pipeModule, "Other.tla"), 0o644))
 	f.zeroSpecs = path("zero-specs")
 	require.NoError(t, os.Mkdir(f.zeroSpecs, 0o755))
 	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(f.zeroSpecs, "models.json")))
@@ -151,6 +154,7 @@ func TestHostileInputEveryCommand(t *testing.T) {
 		{"tlc --pin a named pipe", fixed("tlc", "--specs", f.specs, "--pin", f.fifo, "--out", filepath.Join(f.dir, "unused")), "a named pipe, not a regular file"},
 		{"tlc --pin /dev/zero", fixed("tlc", "--specs", f.specs, "--pin", "/dev/zero", "--out", filepath.Join(f.dir, "unused")), "a character device, not a regular file"},
 		{"conform --pin a named pipe", fixed("conform", "--specs", f.specs, "--pin", f.fifo, "--out", filepath.Join(f.dir, "unused")), "a named pipe, not a regular file"},
+		{"tlc, a module of the specs folder a named pipe", fixed("tlc", "--specs", f.pipeModule, "--pin", "PIN"), "Other.tla is a named pipe, not a regular file"},
 		{"demo, models.json a named pipe", fixed("demo", "--specs", f.fifoSpecs, "--pin", "PIN"), "a named pipe, not a regular file"},
 		{"demo --update-readme a named pipe", fixed("demo", "--specs", f.specs, "--pin", "PIN", "--update-readme", f.fifo), "a named pipe, not a regular file"},
 		{"demo --update-readme without the verdict table", fixed("demo", "--specs", f.specs, "--pin", "PIN", "--update-readme", f.goodTrace), `no "verdicts" block`},
