@@ -3,6 +3,7 @@ package bounds
 import (
 	"errors"
 	"fmt"
+	"github.com/fencelab/fencelab/internal/quote"
 	"math"
 	"strconv"
 	"strings"
@@ -30,11 +31,11 @@ func ParseDrift(s string) (float64, error) {
 		err = nil
 	}
 	if err != nil || math.IsNaN(f) || strings.ContainsAny(strings.ToLower(num), "in") {
-		return 0, fmt.Errorf("drift %s is not a number: write a fraction (0.00005), a percentage (0.005%%) or parts per million (50ppm)", Quote(s))
+		return 0, fmt.Errorf("drift %s is not a number: write a fraction (0.00005), a percentage (0.005%%) or parts per million (50ppm)", quote.Q(s))
 	}
 	f /= scale
 	if f < 0 || f >= MaxDrift {
-		return 0, fmt.Errorf("drift %s must be at least 0 and below %g (%gppm)", Quote(s), MaxDrift, MaxDrift*1e6)
+		return 0, fmt.Errorf("drift %s must be at least 0 and below %g (%gppm)", quote.Q(s), MaxDrift, MaxDrift*1e6)
 	}
 	return f, nil
 }
@@ -48,15 +49,4 @@ func FormatDrift(f float64) string {
 	}
 	p := math.Round(f*100*1e6) / 1e6
 	return strconv.FormatFloat(p, 'f', -1, 64) + "%"
-}
-
-// maxQuoted is how much of a bad value a message echoes.
-const maxQuoted = 40
-
-// Quote is s quoted for a message, cut to its first maxQuoted bytes.
-func Quote(s string) string {
-	if len(s) > maxQuoted {
-		return strconv.Quote(s[:maxQuoted]) + "…"
-	}
-	return strconv.Quote(s)
 }

@@ -13,9 +13,18 @@ import (
 	"github.com/fencelab/fencelab/tlc"
 )
 
-// fakeChecker is a Checker whose "java" prints out and exits with code:
-// the judgement of TLC's output, without TLC.
+// tlcVersion is the line every TLC output starts with.
+const tlcVersion = "TLC2 Version 2.19 of 08 August 2024 (rev: 5a47802)\n"
+
+// fakeChecker is a Checker whose "java" prints TLC's version line, then
+// out, and exits with code: the judgement of TLC's output, without TLC.
 func fakeChecker(t *testing.T, out string, code int) *Checker {
+	t.Helper()
+	return fakeJava(t, tlcVersion+out, code)
+}
+
+// fakeJava is a Checker whose "java" prints out exactly.
+func fakeJava(t *testing.T, out string, code int) *Checker {
 	t.Helper()
 	dir := t.TempDir()
 	outFile := filepath.Join(dir, "out.txt")
@@ -63,6 +72,20 @@ func TestCheckJudgesOutput(t *testing.T) {
 				assert.Equal(t, tc.accepted[i], v.Accepted, "trace %d", i+1)
 			}
 		})
+	}
+}
+
+// TestCheckRefusesWhatIsNotTLC: an output without TLC's version line is
+// not TLC's (a damaged jar, a java that is not Java), even one that says
+// it completed: tlc.ErrNotTLC, no verdicts.
+func TestCheckRefusesWhatIsNotTLC(t *testing.T) {
+	c, ts := goldenTraces(t)
+	for _, out := range []string{"garbage\n", `<<"fencelab-accepted", 1>>` + "\n" + completed} {
+		run, err := fakeJava(t, out, 0).Check(t.Context(), c, ts[:1])
+		require.Error(t, err)
+		assert.ErrorIs(t, err, tlc.ErrNotTLC)
+		assert.ErrorIs(t, err, ErrTLC)
+		assert.Empty(t, run.Verdict)
 	}
 }
 

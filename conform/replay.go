@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/inputfile"
+	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/tlc"
 )
 
@@ -63,7 +64,7 @@ func ModelConfig(spec, cfg string) (impl.Config, error) {
 			*dst = v.Str
 		}
 		if k.TokenRule == "pairs" {
-			return impl.Config{}, fmt.Errorf("mutant service (TokenRule %q): %w", k.TokenRule, ErrNotGoSystem)
+			return impl.Config{}, fmt.Errorf("mutant service (TokenRule %s): %w", quote.Q(k.TokenRule), ErrNotGoSystem)
 		}
 		v, ok := consts["NonAtomic"]
 		if !ok || v.Kind != tlc.KindBool {
@@ -71,8 +72,8 @@ func ModelConfig(spec, cfg string) (impl.Config, error) {
 		}
 		k.NonAtomic = v.Bool
 		if c.Design, ok = DesignOf(k); !ok {
-			return impl.Config{}, fmt.Errorf("constants Check %q, TokenRule %q, ServiceRestart %q, NonAtomic %v are no design's (fencelab designs lists them)",
-				k.Check, k.TokenRule, k.ServiceRestart, k.NonAtomic)
+			return impl.Config{}, fmt.Errorf("constants Check %s, TokenRule %s, ServiceRestart %s, NonAtomic %v are no design's (fencelab designs lists them)",
+				quote.Q(k.Check), quote.Q(k.TokenRule), quote.Q(k.ServiceRestart), k.NonAtomic)
 		}
 	default:
 		return impl.Config{}, fmt.Errorf("another spec (%s): %w", spec, ErrNotGoSystem)
@@ -377,7 +378,7 @@ func sameState(w *impl.World, d impl.Design, st tlc.State) error {
 		}
 		goVal, err := tlc.ParseValue(s[name])
 		if err != nil {
-			return fmt.Errorf("%s: the abstraction wrote %q: %w", name, s[name], err)
+			return fmt.Errorf("%s: the abstraction wrote %s: %w", name, quote.Q(s[name]), err)
 		}
 		if g, t := canonical(goVal), canonical(*printed); g != t {
 			return fmt.Errorf("%s is %s in Go, %s in TLC's state", name, g, t)
@@ -448,9 +449,9 @@ func ModelReplayable(specsDir string, m tlc.Model) (impl.Config, error) {
 	if err := tlc.ValidFileName(m.Cfg, ".cfg"); err != nil {
 		return impl.Config{}, fmt.Errorf("model %s: cfg: %w", m.Name, err)
 	}
-	cfg, err := os.ReadFile(filepath.Join(specsDir, m.Cfg))
+	cfg, err := inputfile.Read(filepath.Join(specsDir, m.Cfg), inputfile.MaxText)
 	if err != nil {
-		return impl.Config{}, fmt.Errorf("model %s: %w", m.Name, err)
+		return impl.Config{}, fmt.Errorf("model %s: %s: %w", m.Name, m.Cfg, err)
 	}
 	c, err := ModelConfig(m.Spec, string(cfg))
 	if err != nil {

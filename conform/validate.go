@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/inputfile"
 	"github.com/fencelab/fencelab/tlc"
 )
 
@@ -127,7 +128,7 @@ func (k *Checker) tlc(ctx context.Context, c impl.Config, traces []*Trace, verbo
 	defer os.RemoveAll(dir)
 	spec, traceSpec := Spec(c.Design)+".tla", TraceSpec(c.Design)+".tla"
 	for _, name := range []string{spec, traceSpec} {
-		data, err := os.ReadFile(filepath.Join(k.SpecsDir, name))
+		data, err := inputfile.Read(filepath.Join(k.SpecsDir, name), inputfile.MaxText)
 		if err != nil {
 			return res, fmt.Errorf("reading the spec: %w", err)
 		}
@@ -151,6 +152,11 @@ func (k *Checker) tlc(ctx context.Context, c impl.Config, traces []*Trace, verbo
 	res.wall, res.output = time.Since(start), out
 	if err != nil {
 		return res, fmt.Errorf("%w: %w", ErrTLC, err)
+	}
+	if !bytes.Contains(out, []byte("TLC2 Version")) {
+		// Not TLC speaking (a damaged jar, a java that is not Java): the
+		// traces were not checked, and the tools are at fault.
+		return res, fmt.Errorf("%w: what java printed is not TLC's output (exit %d): %w", ErrTLC, code, tlc.ErrNotTLC)
 	}
 	if code != 0 || !bytes.Contains(out, []byte("Model checking completed. No error has been found.")) {
 		return res, fmt.Errorf("%w (exit %d): %s", ErrTLC, code, tlc.ErrorDetail(out))

@@ -3,6 +3,8 @@ package impl
 import (
 	"fmt"
 	"time"
+
+	"github.com/fencelab/fencelab/internal/quote"
 )
 
 // ValidityRule is when a client's validity window starts: the moment it
@@ -47,7 +49,7 @@ func ParseValidityRule(s string) (ValidityRule, error) {
 			return v, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown validity rule %q (want send or arrival)", s)
+	return 0, fmt.Errorf("unknown validity rule %s (want send or arrival)", quote.Q(s))
 }
 
 // Config is the one configuration of a system — one lock, its service, its

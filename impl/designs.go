@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/verdict"
 )
 
@@ -285,7 +286,7 @@ func ParseDesign(s string) (Design, error) {
 			return d, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown design %q (want %s)", s, Flags())
+	return 0, fmt.Errorf("unknown design %s (want %s)", quote.Q(s), Flags())
 }
 
 // Expected is DESIGN.md's table of verdicts under the asynchronous model

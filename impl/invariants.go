@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/verdict"
 )
 
@@ -71,7 +72,7 @@ func LookupInvariant(name string) (Invariant, error) {
 			return inv, nil
 		}
 	}
-	return Invariant{}, fmt.Errorf("unknown invariant %q (want one of %s)", name, strings.Join(InvariantNames(), ", "))
+	return Invariant{}, fmt.Errorf("unknown invariant %s (want one of %s)", quote.Q(name), strings.Join(InvariantNames(), ", "))
 }
 
 // atMostOneClientHoldsLock: no two distinct clients believe they hold the

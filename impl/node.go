@@ -1,6 +1,10 @@
 package impl
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/fencelab/fencelab/internal/quote"
+)
 
 // NodeID names a process. The service and the resource have fixed IDs; the
 // clients follow, so a NodeID fits in one byte of a canonical encoding.
@@ -69,4 +73,20 @@ func (n NodeID) String() string {
 	default:
 		return fmt.Sprintf("c%d", n.ClientIndex()+1)
 	}
+}
+
+// ParseNodeID is the one parser of node names: it accepts exactly the
+// names String prints (service, resource, c1 … c<MaxClients>, service2 …
+// service<MaxLockNodes>) and nothing else: not "c01", "c+1", "c0", " c1"
+// or "C1", which a number parser would read as a client.
+func ParseNodeID(s string) (NodeID, error) {
+	for n := range 256 {
+		// 256 names, compared without building a string for a long s.
+		if id := NodeID(n); id.IsClient() || id.IsLockNode() || id == ResourceNode {
+			if len(s) <= len("service")+2 && id.String() == s {
+				return id, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("unknown node %s (want service, resource, c1, c2, ... or, in a Redlock row, service2, service3, ...)", quote.Q(s))
 }

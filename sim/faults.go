@@ -45,6 +45,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/internal/words"
 )
 
@@ -92,7 +93,7 @@ func ParseFaults(s string) (FaultKinds, error) {
 			}
 		}
 		if !found {
-			return 0, fmt.Errorf("unknown fault kind %q (want delay, pause, drift, crash, a comma-separated list of them, or none)", part)
+			return 0, fmt.Errorf("unknown fault kind %s (want delay, pause, drift, crash, a comma-separated list of them, or none)", quote.Q(part))
 		}
 	}
 	return k, nil
@@ -231,53 +232,71 @@ func (f Fault) MarshalJSON() ([]byte, error) {
 	return json.Marshal(w)
 }
 
-// UnmarshalJSON reads f from its wire form. Whether its node exists is
-// checked against a configuration by Schedule.Validate.
+// UnmarshalJSON reads f from its wire form. A field that does not belong
+// to the fault's kind (a pause's "by", a drift's "at") is an error, not
+// ignored: the schedule would not run what its file says. Whether its
+// node exists is checked against a configuration by Schedule.Validate.
 func (f *Fault) UnmarshalJSON(b []byte) error {
-	var w wireFault
+	var w struct {
+		Kind     FaultKind `json:"kind"`
+		Node     string    `json:"node"`
+		At       *string   `json:"at"`
+		Duration *string   `json:"duration"`
+		By       *string   `json:"by"`
+		PPM      *int64    `json:"ppm"`
+	}
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&w); err != nil {
 		return err
 	}
-	node, err := parseNode(w.Node)
+	node, err := impl.ParseNodeID(w.Node)
 	if err != nil {
 		return err
 	}
-	*f = Fault{Kind: w.Kind, Node: node, PPM: w.PPM}
-	for _, d := range []struct {
-		text string
+	*f = Fault{Kind: w.Kind, Node: node}
+	if w.PPM != nil {
+		f.PPM = *w.PPM
+	}
+	fields := []struct {
+		text *string
 		into *time.Duration
 		name string
-	}{{w.At, &f.At, "at"}, {w.Duration, &f.Duration, "duration"}, {w.By, &f.By, "by"}} {
-		if d.text == "" {
+	}{{w.At, &f.At, "at"}, {w.Duration, &f.Duration, "duration"}, {w.By, &f.By, "by"}}
+	given := map[string]bool{"ppm": w.PPM != nil}
+	for _, d := range fields {
+		given[d.name] = d.text != nil
+	}
+	if allowed, known := faultFields(w.Kind); known {
+		for _, name := range []string{"at", "duration", "by", "ppm"} {
+			if given[name] && !slices.Contains(allowed, name) {
+				return fmt.Errorf("%s fault: %q does not belong to a %s (its fields: kind, node, %s)", w.Kind, name, w.Kind, strings.Join(allowed, ", "))
+			}
+		}
+	}
+	for _, d := range fields {
+		if d.text == nil {
 			continue
 		}
-		if *d.into, err = time.ParseDuration(d.text); err != nil {
-			return fmt.Errorf("%s fault: %s: %w", w.Kind, d.name, err)
+		if *d.into, err = time.ParseDuration(*d.text); err != nil {
+			return fmt.Errorf("%s fault: %s: %s is not a duration", quote.S(string(w.Kind)), d.name, quote.Q(*d.text))
 		}
 	}
 	return nil
 }
 
-func parseNode(s string) (impl.NodeID, error) {
-	switch s {
-	case "service":
-		return impl.ServiceNode, nil
-	case "resource":
-		return impl.ResourceNode, nil
+// faultFields are the fields of a kind of fault besides kind and node, as
+// MarshalJSON writes them; known is false for an unknown kind.
+func faultFields(kind FaultKind) (fields []string, known bool) {
+	switch kind {
+	case FaultPause, FaultSpike, FaultCrash:
+		return []string{"at", "duration"}, true
+	case FaultJump:
+		return []string{"at", "by"}, true
+	case FaultDrift:
+		return []string{"ppm"}, true
 	}
-	if rest, ok := strings.CutPrefix(s, "c"); ok {
-		if i, err := strconv.Atoi(rest); err == nil && i >= 1 && i <= impl.MaxClients {
-			return impl.ClientNode(i - 1), nil
-		}
-	}
-	if rest, ok := strings.CutPrefix(s, "service"); ok {
-		if k, err := strconv.Atoi(rest); err == nil && k >= 2 && k <= impl.MaxLockNodes && impl.LockNode(k-1).String() == s {
-			return impl.LockNode(k - 1), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown node %q (want service, resource, c1, c2, ... or, in a Redlock row, service2, service3, ...)", s)
+	return nil, false
 }
 
 // Validate reports the first thing in s that a run of c cannot use.
@@ -290,7 +309,7 @@ func (s *Schedule) Validate(c Config) error {
 	}
 	drift := map[impl.NodeID]bool{}
 	for i, f := range s.Faults {
-		where := fmt.Sprintf("fault %d (%s)", i+1, f.Kind)
+		where := fmt.Sprintf("fault %d (%s)", i+1, quote.S(string(f.Kind)))
 		if f.Node.IsClient() && f.Node.ClientIndex() >= c.Clients {
 			return fmt.Errorf("%s: node %s does not exist with %s", where, f.Node, words.Count(c.Clients, "client"))
 		}
@@ -328,7 +347,7 @@ func (s *Schedule) Validate(c Config) error {
 			}
 			drift[f.Node] = true
 		default:
-			return fmt.Errorf("fault %d: unknown kind %q (want pause, spike, jump, drift or crash)", i+1, f.Kind)
+			return fmt.Errorf("fault %d: unknown kind %s (want pause, spike, jump, drift or crash)", i+1, quote.Q(string(f.Kind)))
 		}
 	}
 	return nil

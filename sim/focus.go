@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/trace"
 )
@@ -242,6 +243,6 @@ func sentFrom(t *trace.Trace, lane string, step int) (int, bool) {
 
 // isClientLane reports whether a lane is a client's: c1, c2, ...
 func isClientLane(lane string) bool {
-	rest, ok := strings.CutPrefix(lane, "c")
-	return ok && rest != "" && strings.Trim(rest, "0123456789") == ""
+	n, err := impl.ParseNodeID(lane)
+	return err == nil && n.IsClient()
 }

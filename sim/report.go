@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/linearizability"
 	"github.com/fencelab/fencelab/trace"
@@ -141,13 +142,8 @@ func outcome(res *Result) string {
 // every runtime names them (trace.WriteFiles), then its own: run.txt (what
 // was run and how it ended), schedule.json (its faults, replayable) and
 // porcupine.html. It returns the files' names, in the order written.
-func (rp *Replay) Artifacts(dir string) ([]string, error) {
-	return trace.WriteFiles(dir, rp.Trace, rp.extras()...)
-}
-
-// WriteFile writes path with write, whole or not at all.
-func WriteFile(path string, write func(io.Writer) error) error {
-	return trace.WriteFileAtomic(path, write)
+func (rp *Replay) Artifacts(dir *atomicfile.Folder) ([]string, error) {
+	return trace.WriteFilesTo(dir, rp.Trace, rp.extras()...)
 }
 
 // WriteSpeed writes the wall-clock figures of a batch that took wall.

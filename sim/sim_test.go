@@ -246,12 +246,27 @@ func TestReadScheduleRejectsBadInput(t *testing.T) {
 		{"unknown kind", `{"version":1,"seed":1,"faults":[{"kind":"flood","node":"c1"}]}`, "unknown kind"},
 		{"unknown node", `{"version":1,"seed":1,"faults":[{"kind":"pause","node":"c0","at":"1s","duration":"1s"}]}`, "unknown node"},
 		{"missing client", `{"version":1,"seed":1,"faults":[{"kind":"pause","node":"c9","at":"1s","duration":"1s"}]}`, "does not exist with 3 clients"},
-		{"bad duration", `{"version":1,"seed":1,"faults":[{"kind":"pause","node":"c1","at":"soon","duration":"1s"}]}`, "invalid duration"},
+		{"bad duration", `{"version":1,"seed":1,"faults":[{"kind":"pause","node":"c1","at":"soon","duration":"1s"}]}`, `at: "soon" is not a duration`},
 		{"zero pause", `{"version":1,"seed":1,"faults":[{"kind":"pause","node":"c1","at":"1s"}]}`, "duration must be positive"},
 		{"zero jump", `{"version":1,"seed":1,"faults":[{"kind":"jump","node":"c1","at":"1s"}]}`, "by must be nonzero"},
 		{"drift too large", `{"version":1,"seed":1,"faults":[{"kind":"drift","node":"c1","ppm":900000}]}`, "ppm must be"},
 		{"two rates", `{"version":1,"seed":1,"faults":[{"kind":"drift","node":"c1","ppm":5},{"kind":"drift","node":"c1","ppm":6}]}`, "two clock rates"},
 		{"trailing data", `{"version":1,"seed":1,"faults":[]} {}`, "data after the schedule"},
+		// A field of another kind of fault is refused, not ignored.
+		{"pause with by", `{"version":1,"seed":1,"faults":[{"kind":"pause","node":"c1","at":"1s","duration":"1s","by":"1s"}]}`, `"by" does not belong to a pause`},
+		{"pause with ppm", `{"version":1,"seed":1,"faults":[{"kind":"pause","node":"c1","at":"1s","duration":"1s","ppm":0}]}`, `"ppm" does not belong to a pause`},
+		{"spike with by", `{"version":1,"seed":1,"faults":[{"kind":"spike","node":"c1","at":"1s","duration":"1s","by":"-1s"}]}`, `"by" does not belong to a spike`},
+		{"jump with duration", `{"version":1,"seed":1,"faults":[{"kind":"jump","node":"c1","at":"1s","by":"1s","duration":"1s"}]}`, `"duration" does not belong to a jump`},
+		{"drift with at", `{"version":1,"seed":1,"faults":[{"kind":"drift","node":"c1","ppm":5,"at":"1s"}]}`, `"at" does not belong to a drift`},
+		{"crash with ppm", `{"version":1,"seed":1,"faults":[{"kind":"crash","node":"service","at":"1s","duration":"1s","ppm":3}]}`, `"ppm" does not belong to a crash`},
+		// One parser of node names: only the names traces print.
+		{"node c01", `{"version":1,"seed":1,"faults":[{"kind":"pause","node":"c01","at":"1s","duration":"1s"}]}`, `unknown node "c01"`},
+		{"node c+1", `{"version":1,"seed":1,"faults":[{"kind":"pause","node":"c+1","at":"1s","duration":"1s"}]}`, `unknown node "c+1"`},
+		{"node with a space", `{"version":1,"seed":1,"faults":[{"kind":"pause","node":" c1","at":"1s","duration":"1s"}]}`, `unknown node " c1"`},
+		{"node C1", `{"version":1,"seed":1,"faults":[{"kind":"pause","node":"C1","at":"1s","duration":"1s"}]}`, `unknown node "C1"`},
+		{"node service1", `{"version":1,"seed":1,"faults":[{"kind":"crash","node":"service1","at":"1s","duration":"1s"}]}`, `unknown node "service1"`},
+		{"node service02", `{"version":1,"seed":1,"faults":[{"kind":"crash","node":"service02","at":"1s","duration":"1s"}]}`, `unknown node "service02"`},
+		{"long node", `{"version":1,"seed":1,"faults":[{"kind":"pause","node":"` + strings.Repeat("c", 100_000) + `","at":"1s","duration":"1s"}]}`, `…(100000 bytes)`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fencelab/fencelab/bounds"
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/quote"
 )
 
 // OneWay is the normal network's longest one-way delay: Processing +
@@ -153,7 +154,7 @@ func (c Config) Shortfall() time.Duration { return 4*c.OneWay() + 4*c.Jitter + 1
 // the ttl after the grant can be answered.
 func NewWorstCase(c Config, b bounds.Bounds, property string) (*WorstCase, error) {
 	if property != impl.AtMostOneClientHoldLock && property != impl.NoLostUpdate {
-		return nil, fmt.Errorf("no worst case for %q (want %s or %s)", property, impl.AtMostOneClientHoldLock, impl.NoLostUpdate)
+		return nil, fmt.Errorf("no worst case for %s (want %s or %s)", quote.Q(property), impl.AtMostOneClientHoldLock, impl.NoLostUpdate)
 	}
 	c, err := InsideBounds(c, b)
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/fencelab/fencelab/bounds"
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/sim"
 )
 
@@ -47,7 +48,7 @@ const MaxCells = 200
 func ParseGrid(s string) (x, y Axis, err error) {
 	parts := strings.Split(s, ",")
 	if len(parts) != 2 {
-		return x, y, fmt.Errorf("grid must be two axes, name:from..to/cells,name:from..to/cells, got %q", s)
+		return x, y, fmt.Errorf("grid must be two axes, name:from..to/cells,name:from..to/cells, got %s", quote.Q(s))
 	}
 	var axes [2]Axis
 	for i, p := range parts {
@@ -66,14 +67,14 @@ func parseAxis(s string) (Axis, error) {
 	span, cells, ok2 := strings.Cut(rest, "/")
 	from, to, ok3 := strings.Cut(span, "..")
 	if !ok || !ok2 || !ok3 {
-		return Axis{}, fmt.Errorf("grid axis %q: want name:from..to/cells, e.g. pause:0..500ms/10", s)
+		return Axis{}, fmt.Errorf("grid axis %s: want name:from..to/cells, e.g. pause:0..500ms/10", quote.Q(s))
 	}
 	known := false
 	for _, n := range axisNames {
 		known = known || n == name
 	}
 	if !known {
-		return Axis{}, fmt.Errorf("grid axis %q: unknown bound %q (want %s)", s, name, strings.Join(axisNames, ", "))
+		return Axis{}, fmt.Errorf("grid axis %s: unknown bound %s (want %s)", quote.Q(s), quote.Q(name), strings.Join(axisNames, ", "))
 	}
 	a := Axis{Name: name}
 	var err error
@@ -82,17 +83,17 @@ func parseAxis(s string) (Axis, error) {
 		into *int64
 	}{{from, &a.From}, {to, &a.To}} {
 		if *v.into, err = parseValue(name, v.text); err != nil {
-			return Axis{}, fmt.Errorf("grid axis %q: %v", s, err)
+			return Axis{}, fmt.Errorf("grid axis %s: %v", quote.Q(s), err)
 		}
 	}
 	if a.Cells, err = strconv.Atoi(cells); err != nil || a.Cells < 1 || a.Cells > MaxCells {
-		return Axis{}, fmt.Errorf("grid axis %q: cells must be a whole number between 1 and %d, got %q", s, MaxCells, cells)
+		return Axis{}, fmt.Errorf("grid axis %s: cells must be a whole number between 1 and %d, got %s", quote.Q(s), MaxCells, quote.Q(cells))
 	}
 	switch {
 	case a.Cells == 1 && a.To != a.From:
-		return Axis{}, fmt.Errorf("grid axis %q: one cell is one value, from and to the same", s)
+		return Axis{}, fmt.Errorf("grid axis %s: one cell is one value, from and to the same", quote.Q(s))
 	case a.Cells > 1 && a.To <= a.From:
-		return Axis{}, fmt.Errorf("grid axis %q: the range must go up (from < to)", s)
+		return Axis{}, fmt.Errorf("grid axis %s: the range must go up (from < to)", quote.Q(s))
 	}
 	return a, nil
 }
@@ -107,7 +108,7 @@ func parseValue(name, s string) (int64, error) {
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		return 0, fmt.Errorf("%s %q is not a duration", name, s)
+		return 0, fmt.Errorf("%s %s is not a duration", name, quote.Q(s))
 	}
 	if d < 0 || d > impl.MaxDuration {
 		return 0, fmt.Errorf("%s %v must be between 0 and %v", name, d, impl.MaxDuration)

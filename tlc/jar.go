@@ -3,6 +3,7 @@ package tlc
 import (
 	"archive/zip"
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -16,6 +17,10 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/internal/inputfile"
+	"github.com/fencelab/fencelab/internal/quote"
 )
 
 // Pin is the TLA+ tools release fencelab checks its specs with, as
@@ -29,12 +34,11 @@ type Pin struct {
 // ReadPin reads a tla2tools.version file: key=value lines (version, url,
 // sha256); blank lines and # comments are ignored.
 func ReadPin(path string) (Pin, error) {
-	f, err := os.Open(path)
+	data, err := inputfile.Read(path, inputfile.MaxText)
 	if err != nil {
-		return Pin{}, fmt.Errorf("reading the pinned TLA+ tools release: %w", err)
+		return Pin{}, fmt.Errorf("reading the pinned TLA+ tools release %s: %w", quote.S(path), pathErr(err))
 	}
-	defer f.Close()
-	return ParsePin(f)
+	return ParsePin(bytes.NewReader(data))
 }
 
 // ParsePin parses the contents of a tla2tools.version file.
@@ -48,7 +52,7 @@ func ParsePin(r io.Reader) (Pin, error) {
 		}
 		key, val, ok := strings.Cut(line, "=")
 		if !ok {
-			return Pin{}, fmt.Errorf("tla2tools.version line %d: expected key=value, got %q", n, line)
+			return Pin{}, fmt.Errorf("tla2tools.version line %d: expected key=value, got %s", n, quote.Q(line))
 		}
 		switch strings.TrimSpace(key) {
 		case "version":
@@ -154,13 +158,13 @@ func (r *Resolver) Resolve(ctx context.Context) (Jar, error) {
 		st, err := os.Stat(r.EnvJar)
 		if err != nil || st.IsDir() {
 			return Jar{}, &MissingToolError{Msg: fmt.Sprintf(
-				"TLA2TOOLS_JAR is set to %q, but no such file exists. Point it at the TLA+ tools %s jar (tla2tools.jar), e.g. TLA2TOOLS_JAR=/path/to/tla2tools.jar make tlc, or unset it to use a verified copy in the user cache or the pinned download.",
-				r.EnvJar, r.Pin.Version)}
+				"TLA2TOOLS_JAR is set to %s, but no such file exists. Point it at the TLA+ tools %s jar (tla2tools.jar), e.g. TLA2TOOLS_JAR=/path/to/tla2tools.jar make tlc, or unset it to use a verified copy in the user cache or the pinned download.",
+				quote.Q(r.EnvJar), r.Pin.Version)}
 		}
 		if err := CheckJar(r.EnvJar); err != nil {
 			return Jar{}, &MissingToolError{Msg: fmt.Sprintf(
-				"TLA2TOOLS_JAR is set to %q, which is not the TLA+ tools jar: %v. Point it at tla2tools.jar (TLA+ tools %s), e.g. TLA2TOOLS_JAR=/path/to/tla2tools.jar make tlc, or unset it to use a verified copy in the user cache or the pinned download.",
-				r.EnvJar, err, r.Pin.Version)}
+				"TLA2TOOLS_JAR is set to %s, which is not the TLA+ tools jar: %v. Point it at tla2tools.jar (TLA+ tools %s), e.g. TLA2TOOLS_JAR=/path/to/tla2tools.jar make tlc, or unset it to use a verified copy in the user cache or the pinned download.",
+				quote.Q(r.EnvJar), err, r.Pin.Version)}
 		}
 		return Jar{Path: r.EnvJar, Source: FromEnv}, nil
 	}
@@ -198,7 +202,7 @@ func (r *Resolver) download(ctx context.Context, dest string) error {
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.Pin.URL, nil)
 	if err != nil {
-		return fmt.Errorf("bad download URL %q: %w", r.Pin.URL, err)
+		return fmt.Errorf("bad download URL %s: %w", quote.Q(r.Pin.URL), err)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -208,38 +212,35 @@ func (r *Resolver) download(ctx context.Context, dest string) error {
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("downloading %s: HTTP %s", r.Pin.URL, resp.Status)
 	}
-	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
-		return fmt.Errorf("creating the cache directory: %w", err)
+	// Saved whole or not at all, and only once its checksum is the pin's:
+	// the cache never holds a part of a jar or another file.
+	save := func(w io.Writer) error {
+		h := sha256.New()
+		n, err := io.Copy(io.MultiWriter(w, h), io.LimitReader(resp.Body, maxJar+1))
+		if err != nil {
+			return fmt.Errorf("downloading %s: %w", r.Pin.URL, err)
+		}
+		if n > maxJar {
+			return fmt.Errorf("downloading %s: more than %d bytes, not the TLA+ tools", r.Pin.URL, maxJar)
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != r.Pin.SHA256 {
+			return fmt.Errorf("the downloaded file's sha256 is %s, not the pinned %s", got, r.Pin.SHA256)
+		}
+		return nil
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dest), ".tla2tools-*.jar")
-	if err != nil {
-		return fmt.Errorf("creating a file in the cache: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	h := sha256.New()
-	if _, err := io.Copy(io.MultiWriter(tmp, h), resp.Body); err != nil {
-		tmp.Close()
-		return fmt.Errorf("downloading %s: %w", r.Pin.URL, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing the download: %w", err)
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != r.Pin.SHA256 {
-		return fmt.Errorf("the downloaded file's sha256 is %s, not the pinned %s", got, r.Pin.SHA256)
-	}
-	if err := os.Rename(tmp.Name(), dest); err != nil {
-		return fmt.Errorf("caching the download: %w", err)
-	}
-	return nil
+	return atomicfile.NewFolder(filepath.Dir(dest)).WriteFile(filepath.Base(dest), save)
 }
+
+// maxJar bounds a download: the TLA+ tools jar is about 10 MB.
+const maxJar = 256 << 20
 
 // jarClasses are the entries a jar must hold to be the TLA+ tools: TLC
 // and the PlusCal translator, the two mains fencelab runs.
 var jarClasses = []string{"tlc2/TLC.class", "pcal/trans.class"}
 
 // CheckJar checks, before anything runs, that path is the TLA+ tools: a
-// complete zip archive holding TLC and the PlusCal translator, whose
-// classes read back with their checksums. It says what is wrong in words
+// complete zip archive holding TLC and the PlusCal translator, every
+// entry of which reads back with its checksum. It says what is wrong in words
 // a user can act on (empty, not a zip archive, truncated, not TLA+ tools).
 func CheckJar(path string) error {
 	st, err := os.Stat(path)
@@ -257,14 +258,24 @@ func CheckJar(path string) error {
 	}
 	defer zr.Close()
 	for _, name := range jarClasses {
-		f, err := zr.Open(name)
-		if err != nil {
+		if _, err := zr.Open(name); err != nil {
 			return fmt.Errorf("it holds no %s: not the TLA+ tools", name)
 		}
-		_, err = io.Copy(io.Discard, f)
-		f.Close()
+	}
+	// Every entry reads back with its checksum: a jar with one flipped
+	// bit is refused here, in words, not run to fail in the JVM with an
+	// error that reads like the spec's.
+	for _, f := range zr.File {
+		if f.FileInfo().IsDir() {
+			continue
+		}
+		rc, err := f.Open()
+		if err == nil {
+			_, err = io.Copy(io.Discard, rc)
+			rc.Close()
+		}
 		if err != nil {
-			return fmt.Errorf("its %s cannot be read (%v): a damaged jar", name, err)
+			return fmt.Errorf("its %s cannot be read (%v): a damaged jar", quote.S(f.Name), err)
 		}
 	}
 	return nil

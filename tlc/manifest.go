@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +13,9 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/inputfile"
+	"github.com/fencelab/fencelab/internal/quote"
+	"github.com/fencelab/fencelab/internal/suggest"
 	"github.com/fencelab/fencelab/verdict"
 )
 
@@ -110,9 +114,9 @@ func knownDesign(name string) bool {
 
 // LoadManifest reads and validates a models manifest.
 func LoadManifest(path string) (*Manifest, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, inputfile.MaxText)
 	if err != nil {
-		return nil, fmt.Errorf("reading the models manifest: %w", err)
+		return nil, fmt.Errorf("reading the models manifest %s: %w", quote.S(path), pathErr(err))
 	}
 	return ParseManifest(data)
 }
@@ -132,7 +136,7 @@ func ParseManifest(data []byte) (*Manifest, error) {
 	}
 	seen := map[string]bool{}
 	for i, mod := range m.Models {
-		where := fmt.Sprintf("models manifest: model %d (%q)", i+1, mod.Name)
+		where := fmt.Sprintf("models manifest: model %d (%s)", i+1, quote.Q(mod.Name))
 		switch {
 		case mod.Name == "" || mod.Spec == "" || mod.Cfg == "":
 			return nil, fmt.Errorf("%s: name, spec and cfg are required", where)
@@ -143,9 +147,9 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		case ValidFileName(mod.Cfg, ".cfg") != nil:
 			return nil, fmt.Errorf("%s: cfg: %v", where, ValidFileName(mod.Cfg, ".cfg"))
 		case !knownDesign(mod.Design):
-			return nil, fmt.Errorf("%s: design must be %s, got %q", where, impl.Flags(), mod.Design)
+			return nil, fmt.Errorf("%s: design must be %s, got %s", where, impl.Flags(), quote.Q(mod.Design))
 		case mod.Family != "" && mod.Family != FamilyTimed && mod.Family != FamilyVariant:
-			return nil, fmt.Errorf("%s: family must be empty, %q or %q, got %q", where, FamilyTimed, FamilyVariant, mod.Family)
+			return nil, fmt.Errorf("%s: family must be empty, %s or %s, got %s", where, quote.Q(FamilyTimed), quote.Q(FamilyVariant), quote.Q(mod.Family))
 		case seen[mod.Name]:
 			return nil, fmt.Errorf("%s: duplicate name", where)
 		case mod.Expected == ResultOK && mod.DistinctStates <= 0:
@@ -158,7 +162,7 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		switch mod.Expected {
 		case ResultOK, ResultAssume, ResultDeadlock, ResultInvariant, ResultLiveness, ResultAssert:
 		default:
-			return nil, fmt.Errorf("%s: unknown expected result %q", where, mod.Expected)
+			return nil, fmt.Errorf("%s: unknown expected result %s", where, quote.Q(mod.Expected))
 		}
 		seen[mod.Name] = true
 	}
@@ -181,7 +185,7 @@ const nameRule = "a model name is a letter followed by letters, digits, '_' or '
 // model's results folder is always inside --out.
 func ValidModelName(name string) error {
 	if !plainName(name) || !isLetter(name[0]) || reservedName(name) {
-		return fmt.Errorf("bad model name %q: %s", name, nameRule)
+		return fmt.Errorf("bad model name %s: %s", quote.Q(name), nameRule)
 	}
 	return nil
 }
@@ -195,13 +199,13 @@ func ValidFileName(name, ext string) error {
 	stem := strings.TrimSuffix(name, ext)
 	switch {
 	case !strings.HasSuffix(name, ext) || stem == "" || len(name) > maxNameLen || !isLetter(name[0]) || strings.Contains(name, ".."):
-		return fmt.Errorf("%q %s", name, rule)
+		return fmt.Errorf("%s %s", quote.Q(name), rule)
 	case reservedName(strings.SplitN(name, ".", 2)[0]):
-		return fmt.Errorf("%q %s", name, rule)
+		return fmt.Errorf("%s %s", quote.Q(name), rule)
 	}
 	for i := 0; i < len(stem); i++ {
 		if c := stem[i]; !isLetter(c) && !isASCIIDigit(c) && c != '_' && c != '-' && c != '.' {
-			return fmt.Errorf("%q %s", name, rule)
+			return fmt.Errorf("%s %s", quote.Q(name), rule)
 		}
 	}
 	return nil
@@ -233,8 +237,8 @@ func reservedName(s string) bool {
 	}
 }
 
-// CheckFiles checks, before anything runs, that every model's spec and cfg
-// is a regular file inside specsDir: symbolic links may be followed only as
+// CheckFiles checks, before anything runs, that every model's spec and cfg,
+// and every other module in specsDir, is a regular file inside specsDir: symbolic links may be followed only as
 // long as they stay inside it. The error names the first model at fault.
 func CheckFiles(specsDir string, models []Model) error {
 	root, err := os.OpenRoot(specsDir)
@@ -249,6 +253,20 @@ func CheckFiles(specsDir string, models []Model) error {
 			}
 		}
 	}
+	// Run copies every module of the folder (a spec may extend any): one
+	// that cannot be read (a pipe, a device, a huge file) is found now.
+	entries, err := os.ReadDir(specsDir)
+	if err != nil {
+		return fmt.Errorf("the specs folder: %w", err)
+	}
+	for _, e := range entries {
+		if filepath.Ext(e.Name()) != ".tla" || ValidFileName(e.Name(), ".tla") != nil {
+			continue
+		}
+		if err := regularIn(root, specsDir, e.Name()); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -261,7 +279,9 @@ func regularIn(root *os.Root, dir, name string) error {
 	case err != nil:
 		return fmt.Errorf("%s: %w", filepath.Join(dir, name), pathErr(err))
 	case !st.Mode().IsRegular():
-		return fmt.Errorf("%s is not a regular file", filepath.Join(dir, name))
+		return fmt.Errorf("%s is %s, not a regular file", filepath.Join(dir, name), inputfile.Kind(st.Mode()))
+	case st.Size() > inputfile.MaxText:
+		return fmt.Errorf("%s holds %d bytes, more than the limit of %d", filepath.Join(dir, name), st.Size(), inputfile.MaxText)
 	}
 	return nil
 }
@@ -271,9 +291,17 @@ func readIn(root *os.Root, dir, name string) ([]byte, error) {
 	if err := regularIn(root, dir, name); err != nil {
 		return nil, err
 	}
-	data, err := root.ReadFile(name)
+	f, err := root.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, name), pathErr(err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, inputfile.MaxText+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, name), pathErr(err))
+	}
+	if len(data) > inputfile.MaxText { // grown since regularIn looked
+		return nil, fmt.Errorf("%s holds more than the limit of %d bytes", filepath.Join(dir, name), inputfile.MaxText)
 	}
 	return data, nil
 }
@@ -302,7 +330,11 @@ func (m *Manifest) Select(name string) ([]Model, error) {
 		}
 		names = append(names, mod.Name)
 	}
-	return nil, fmt.Errorf("no model %q in the manifest (models: %s)", name, strings.Join(names, ", "))
+	hint := fmt.Sprintf("%d models in the manifest, none near it", len(names))
+	if near := suggest.Nearest(name, names, 3); len(near) > 0 {
+		hint = "did you mean " + strings.Join(near, ", ") + "?"
+	}
+	return nil, fmt.Errorf("no model %s in the manifest (%s)", quote.Q(name), hint)
 }
 
 // Default is the default run's models: every model but the slow ones.

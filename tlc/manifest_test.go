@@ -350,7 +350,17 @@ func TestSelect(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []Model{{Name: "b"}}, one)
 	_, err = m.Select("c")
-	assert.ErrorContains(t, err, `no model "c"`)
+	assert.EqualError(t, err, `no model "c" in the manifest (did you mean a, b?)`)
+	_, err = m.Select("Paxos")
+	assert.EqualError(t, err, `no model "Paxos" in the manifest (2 models in the manifest, none near it)`)
+
+	// An unknown name is answered with the nearest names, not the list.
+	m = &Manifest{Models: []Model{{Name: "DistLock_2c_NoLostUpdate"}, {Name: "DistLock_2c_AtMostOneClientHoldLock"}, {Name: "DieHard"}}}
+	_, err = m.Select("DistLock_2c_NoLostUpdat")
+	assert.EqualError(t, err, `no model "DistLock_2c_NoLostUpdat" in the manifest (did you mean DistLock_2c_NoLostUpdate?)`)
+	_, err = m.Select(strings.Repeat("x", 100<<20))
+	require.Error(t, err)
+	assert.Less(t, len(err.Error()), 200, "a long name is echoed by a bounded prefix")
 }
 
 func TestVerdicts(t *testing.T) {
@@ -449,7 +459,7 @@ func TestFilesStayInsideTheSpecsFolder(t *testing.T) {
 		{"cfg is a folder", func(s string) {
 			require.NoError(t, os.Remove(filepath.Join(s, "m.cfg")))
 			require.NoError(t, os.Mkdir(filepath.Join(s, "m.cfg"), 0o755))
-		}, "is not a regular file"},
+		}, "is a folder, not a regular file"},
 		{"cfg links outside (absolute)", func(s string) {
 			require.NoError(t, os.Remove(filepath.Join(s, "m.cfg")))
 			require.NoError(t, os.Symlink(filepath.Join(outside, "x.cfg"), filepath.Join(s, "m.cfg")))

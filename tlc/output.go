@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/fencelab/fencelab/internal/quote"
 )
 
 // TLC's message codes (tlc2/output/EC.java) that the output parser reads.
@@ -153,17 +155,20 @@ type Assignment struct {
 }
 
 var (
-	startMsg     = regexp.MustCompile(`^@!@!@STARTMSG (\d+):(\d+) @!@!@$`)
-	endMsg       = regexp.MustCompile(`^@!@!@ENDMSG (\d+) @!@!@$`)
-	plainState   = regexp.MustCompile(`^State (\d+): (.*)$`)
-	plainBack    = regexp.MustCompile(`^Back to state (\d+)(?:: (.*))?$`)
-	toolState    = regexp.MustCompile(`^(\d+): ?(.*)$`)
-	statsLine    = regexp.MustCompile(`^([\d,]+) states generated, ([\d,]+) distinct states found`)
-	depthLine    = regexp.MustCompile(`^The depth of the complete state graph search is (\d+)\.`)
-	progressLine = regexp.MustCompile(`^Progress\((\d+)\)`)
-	invariantMsg = regexp.MustCompile(`^(?:Error: )?(?:Invariant|Action property) (\S+) is violated`)
-	finishedLine = regexp.MustCompile(`^Finished in \S+ at \(`)
-	positionLine = regexp.MustCompile(`^\d+\. (Line \d+, column \d+ to line \d+, column \d+ in \S+)$`)
+	startMsg   = regexp.MustCompile(`^@!@!@STARTMSG (\d+):(\d+) @!@!@$`)
+	endMsg     = regexp.MustCompile(`^@!@!@ENDMSG (\d+) @!@!@$`)
+	plainState = regexp.MustCompile(`^State (\d+): (.*)$`)
+	plainBack  = regexp.MustCompile(`^Back to state (\d+)(?:: (.*))?$`)
+	// looseStateLine is what a state line with a malformed number looks
+	// like: "State -1: …", "State +2: …".
+	looseStateLine = regexp.MustCompile(`^State [-+]?\d*[^\d:]*:`)
+	toolState      = regexp.MustCompile(`^(\d+): ?(.*)$`)
+	statsLine      = regexp.MustCompile(`^([\d,]+) states generated, ([\d,]+) distinct states found`)
+	depthLine      = regexp.MustCompile(`^The depth of the complete state graph search is (\d+)\.`)
+	progressLine   = regexp.MustCompile(`^Progress\((\d+)\)`)
+	invariantMsg   = regexp.MustCompile(`^(?:Error: )?(?:Invariant|Action property) (\S+) is violated`)
+	finishedLine   = regexp.MustCompile(`^Finished in \S+ at \(`)
+	positionLine   = regexp.MustCompile(`^\d+\. (Line \d+, column \d+ to line \d+, column \d+ in \S+)$`)
 )
 
 // maxStateNumber bounds the state numbers the parser believes: TLC's
@@ -502,7 +507,7 @@ func (b *builder) message(msg Message) error {
 	case msgStatePrint:
 		m := toolState.FindStringSubmatch(first)
 		if m == nil {
-			return fmt.Errorf("TLC state message without a state number: %q", first)
+			return fmt.Errorf("TLC state message without a state number: %s", quote.Q(first))
 		}
 		n, err := stateNumber(m[1])
 		if err != nil {
@@ -517,7 +522,7 @@ func (b *builder) message(msg Message) error {
 	case msgStuttering:
 		m := toolState.FindStringSubmatch(first)
 		if m == nil {
-			return fmt.Errorf("TLC stuttering message without a state number: %q", first)
+			return fmt.Errorf("TLC stuttering message without a state number: %s", quote.Q(first))
 		}
 		n, err := stateNumber(m[1])
 		if err != nil {
@@ -527,7 +532,7 @@ func (b *builder) message(msg Message) error {
 	case msgBackToState:
 		m := toolState.FindStringSubmatch(first)
 		if m == nil {
-			return fmt.Errorf("TLC back-to-state message without a state number: %q", first)
+			return fmt.Errorf("TLC back-to-state message without a state number: %s", quote.Q(first))
 		}
 		to, err := stateNumber(m[1])
 		if err != nil {
@@ -604,6 +609,11 @@ func (b *builder) parsePlain(lines []string) error {
 				return fmt.Errorf("line %d: %w", i+1, err)
 			}
 			continue
+		}
+		if strings.HasPrefix(l, "Back to state") || looseStateLine.MatchString(l) {
+			// A back-to-state or state line TLC would not print ("Back to
+			// state -1"): read as text, it would drop the loop or a state.
+			return fmt.Errorf("line %d: %s is not a state line TLC prints (a state number is 1 or more)", i+1, quote.Q(l))
 		}
 		o.stats(l)
 		o.depth(l)
@@ -735,7 +745,7 @@ func parseAssignments(body []string) ([]Assignment, error) {
 		name, text, ok := strings.Cut(c, " = ")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" || strings.ContainsAny(name, " \t") {
-			return nil, fmt.Errorf("cannot read %q as \"variable = value\"", firstLine(c))
+			return nil, fmt.Errorf("cannot read %s as \"variable = value\"", quote.Q(firstLine(c)))
 		}
 		v, err := ParseValue(text)
 		if err != nil {

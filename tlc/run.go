@@ -14,6 +14,9 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/fencelab/fencelab/internal/inputfile"
+	"github.com/fencelab/fencelab/internal/quote"
 )
 
 // Runner runs TLC's tools from one jar.
@@ -150,12 +153,16 @@ func (r *Runner) run(ctx context.Context, dir string, opts jvmOptions, archiveFl
 	ownGroup(cmd)
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = waitDelay
-	var buf bytes.Buffer
-	cmd.Stdout = &buf
-	cmd.Stderr = &buf
+	// Bounded: a java that prints without end is stopped at the limit,
+	// not read into memory until it runs out.
+	buf := &cappedBuffer{limit: inputfile.MaxOutput, full: cancel}
+	cmd.Stdout = buf
+	cmd.Stderr = buf
 	err = cmd.Run()
 	_ = killGroup(cmd) // nothing it started outlives the run
 	switch {
+	case buf.overflow:
+		return buf.Bytes(), -1, fmt.Errorf("%s printed more than %d bytes, more than TLC prints; it was stopped: %w", main, buf.limit, ErrNotTLC)
 	case parent.Err() != nil:
 		return buf.Bytes(), -1, fmt.Errorf("%s stopped: %w", main, context.Cause(parent))
 	case errors.Is(err, exec.ErrWaitDelay):
@@ -173,13 +180,37 @@ func (r *Runner) run(ctx context.Context, dir string, opts jvmOptions, archiveFl
 	return buf.Bytes(), 0, nil
 }
 
+// ErrNotTLC means the process run as TLC did not behave as TLC does: the
+// tools are broken, and the run says nothing about the model.
+var ErrNotTLC = errors.New("not the TLA+ tools")
+
+// cappedBuffer keeps what a process prints up to limit bytes; past it,
+// it calls full (which stops the process) and drops the rest.
+type cappedBuffer struct {
+	bytes.Buffer
+	limit    int
+	full     func()
+	overflow bool
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if c.Len()+len(p) > c.limit {
+		if !c.overflow {
+			c.overflow = true
+			c.full()
+		}
+		return len(p), nil
+	}
+	return c.Buffer.Write(p)
+}
+
 // StaleTranslation re-translates the PlusCal algorithm of the spec at path
 // in a temporary copy and compares the result with the committed file. It
 // returns a description of the difference ("" when the committed
 // translation is current) or an error if the translator fails. A spec
 // written in plain TLA+ (no "--algorithm") has nothing to translate.
 func (r *Runner) StaleTranslation(ctx context.Context, path string) (string, error) {
-	orig, err := os.ReadFile(path)
+	orig, err := inputfile.Read(path, inputfile.MaxText)
 	if err != nil {
 		return "", fmt.Errorf("reading %s: %w", path, err)
 	}
@@ -212,7 +243,7 @@ func (r *Runner) StaleTranslation(ctx context.Context, path string) (string, err
 	a, b := strings.Split(string(orig), "\n"), strings.Split(string(fresh), "\n")
 	for i := 0; i < len(a) && i < len(b); i++ {
 		if a[i] != b[i] {
-			return fmt.Sprintf("%s line %d differs from a fresh translation (committed %q, fresh %q); run pcal.trans on it", name, i+1, strings.TrimSpace(a[i]), strings.TrimSpace(b[i])), nil
+			return fmt.Sprintf("%s line %d differs from a fresh translation (committed %s, fresh %s); run pcal.trans on it", name, i+1, quote.Q(strings.TrimSpace(a[i])), quote.Q(strings.TrimSpace(b[i]))), nil
 		}
 	}
 	return fmt.Sprintf("%s has %d lines, a fresh translation %d; run pcal.trans on it", name, len(a), len(b)), nil

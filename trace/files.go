@@ -1,12 +1,12 @@
 package trace
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+
+	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/internal/quote"
 )
 
 // The files of a counterexample, named the same whichever runtime found
@@ -30,14 +30,18 @@ type File struct {
 	Write func(io.Writer) error
 }
 
-// WriteFiles writes t into dir, creating dir if need be, as TextFile,
-// JSONFile, HTMLFile and MermaidFile, then each of extras. Each file is
-// written whole or not at all (WriteFileAtomic). It returns the names of
-// the files written, in order, also when it stops at an error.
+// WriteFiles writes t into dir, created with its first file (see
+// WriteFilesTo).
 func WriteFiles(dir string, t *Trace, extras ...File) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", dir, err)
-	}
+	return WriteFilesTo(atomicfile.NewFolder(dir), t, extras...)
+}
+
+// WriteFilesTo writes t into the folder dir as TextFile, JSONFile,
+// HTMLFile and MermaidFile, then each of extras. Each file is written
+// whole or not at all, and the folder appears with its first complete
+// file (atomicfile). It returns the names of the files written, in order,
+// also when it stops at an error.
+func WriteFilesTo(dir *atomicfile.Folder, t *Trace, extras ...File) ([]string, error) {
 	render := map[string]func(io.Writer, *Trace) error{
 		TextFile: WriteText, JSONFile: WriteJSON, HTMLFile: WriteHTML, MermaidFile: WriteMermaid,
 	}
@@ -46,14 +50,12 @@ func WriteFiles(dir string, t *Trace, extras ...File) ([]string, error) {
 		files = append(files, File{name, func(w io.Writer) error { return render[name](w, t) }})
 	}
 	files = append(files, extras...)
-	var names []string
 	for _, f := range files {
-		if err := WriteFileAtomic(filepath.Join(dir, f.Name), f.Write); err != nil {
-			return names, err
+		if err := dir.WriteFile(f.Name, f.Write); err != nil {
+			return dir.Written(), err
 		}
-		names = append(names, f.Name)
 	}
-	return names, nil
+	return dir.Written(), nil
 }
 
 // WriteText renders t as text for a terminal or a file: the step table
@@ -76,47 +78,6 @@ func WriteJSON(w io.Writer, t *Trace) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(t)
-}
-
-// WriteFileAtomic writes path with write through a temporary file in the
-// same folder, renamed over path once complete: a reader sees the old
-// file or the whole new one, never a part, and a failed write leaves
-// nothing behind.
-func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
-	defer func() {
-		if err != nil {
-			err = fmt.Errorf("write %s: %w", path, err)
-		}
-	}()
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			os.Remove(tmp)
-		}
-	}()
-	// Buffered: the renderers write a page in many small pieces (the HTML
-	// template one field at a time), a system call each unbuffered.
-	bw := bufio.NewWriterSize(f, 64<<10)
-	if err := write(bw); err != nil {
-		f.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 // ReadJSON reads a trace WriteJSON wrote (a trace.json) and checks it
@@ -143,6 +104,16 @@ func (t *Trace) validate() error {
 	if len(t.Steps) == 0 {
 		return fmt.Errorf("it has no steps")
 	}
+	lanes := make(map[string]bool, len(t.Lanes))
+	for _, l := range t.Lanes {
+		if l == "" {
+			return fmt.Errorf("a lane has no name")
+		}
+		if lanes[l] {
+			return fmt.Errorf("the lane %s is listed twice", quote.Q(l))
+		}
+		lanes[l] = true
+	}
 	steps := make(map[int]bool, len(t.Steps))
 	for i, s := range t.Steps {
 		if s.Number < 1 || (i > 0 && s.Number <= t.Steps[i-1].Number) {
@@ -153,7 +124,7 @@ func (t *Trace) validate() error {
 	last := t.Steps[len(t.Steps)-1].Number
 	for _, a := range t.Arrows {
 		if !steps[a.Sent] || (a.Received != 0 && (!steps[a.Received] || a.Received < a.Sent)) {
-			return fmt.Errorf("the message %q is sent at step %d and received at step %d, not steps of the trace in order", a.Label, a.Sent, a.Received)
+			return fmt.Errorf("the message %s is sent at step %d and received at step %d, not steps of the trace in order", quote.Q(a.Label), a.Sent, a.Received)
 		}
 	}
 	for _, n := range t.Notes {
@@ -166,6 +137,62 @@ func (t *Trace) validate() error {
 	}
 	if v := t.Violation; v != nil && !steps[v.Step] {
 		return fmt.Errorf("its violation is at step %d, which the trace does not have", v.Step)
+	}
+	known := func(what, lane string) error {
+		if !lanes[lane] {
+			return fmt.Errorf("%s names the lane %s, which the trace does not list", what, quote.Q(lane))
+		}
+		return nil
+	}
+	for _, s := range t.Steps {
+		if s.Actor != "" {
+			if err := known(fmt.Sprintf("step %d", s.Number), s.Actor); err != nil {
+				return err
+			}
+		}
+	}
+	for _, a := range t.Arrows {
+		for _, l := range []string{a.From, a.To} {
+			if err := known(fmt.Sprintf("the message %s", quote.Q(a.Label)), l); err != nil {
+				return err
+			}
+		}
+	}
+	for _, n := range t.Notes {
+		if err := known(fmt.Sprintf("a note at step %d", n.Step), n.Lane); err != nil {
+			return err
+		}
+	}
+	for _, n := range t.Notes {
+		switch n.Kind {
+		case NoteExpiry, NoteRejection, NoteFault, NoteViolation, NoteInfo:
+		default:
+			return fmt.Errorf("a note at step %d is of kind %s (want expiry, rejection, fault, violation or info)", n.Step, quote.Q(string(n.Kind)))
+		}
+	}
+	if v := t.Violation; v != nil {
+		for _, l := range v.Involved {
+			if err := known("the violation", l); err != nil {
+				return err
+			}
+		}
+	}
+	switch t.Source {
+	case "", SourceTLC, SourceExplorer, SourceSimulator:
+	default:
+		return fmt.Errorf("its source is %s (want tlc, explorer or simulator)", quote.Q(string(t.Source)))
+	}
+	// Virtual time starts at 0 and never runs backwards; an untimed trace
+	// has none.
+	for i, s := range t.Steps {
+		switch {
+		case !t.Timed && s.At != 0:
+			return fmt.Errorf("step %d has a time (%v) but the trace is not timed", s.Number, s.At)
+		case s.At < 0:
+			return fmt.Errorf("step %d is at %v, before the run's start", s.Number, s.At)
+		case i > 0 && s.At < t.Steps[i-1].At:
+			return fmt.Errorf("step %d is at %v, before step %d (%v): time runs forward", s.Number, s.At, t.Steps[i-1].Number, t.Steps[i-1].At)
+		}
 	}
 	return nil
 }

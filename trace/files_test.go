@@ -3,12 +3,12 @@ package trace
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -57,23 +57,29 @@ func TestWriteTextIsTableThenLanes(t *testing.T) {
 	assert.Equal(t, table.String()+"\n"+lanes.String(), text.String())
 }
 
-func TestWriteFileAtomicKeepsTheOldFileOnError(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "trace.html")
-	require.NoError(t, os.WriteFile(path, []byte("old"), 0o644))
-	boom := errors.New("boom")
-	err := WriteFileAtomic(path, func(w io.Writer) error {
-		io.WriteString(w, "half a pa")
-		return boom
-	})
-	require.ErrorIs(t, err, boom)
-	assert.Contains(t, err.Error(), path, "the error names the file")
-	got, err := os.ReadFile(path)
-	require.NoError(t, err)
-	assert.Equal(t, "old", string(got), "a failed write leaves the old file whole")
+// TestWriteFilesOnAFullDisk: a disk that fills during the first file
+// leaves no folder; one that fills later leaves the complete files only.
+func TestWriteFilesOnAFullDisk(t *testing.T) {
+	tr := loadTrace(t, "timed.json")
+	root := t.TempDir()
+	dir := filepath.Join(root, "cx")
+	names, err := WriteFilesTo(atomicfile.FullAfter(10).Folder(dir), tr)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "could not save")
+	assert.Empty(t, names)
+	assert.NoDirExists(t, dir, "no empty folder")
+
+	var text bytes.Buffer
+	require.NoError(t, WriteText(&text, tr))
+	names, err = WriteFilesTo(atomicfile.FullAfter(int64(text.Len())+10).Folder(dir), tr)
+	require.Error(t, err)
+	assert.Equal(t, []string{TextFile}, names)
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
-	assert.Len(t, entries, 1, "and no temporary file")
+	require.Len(t, entries, 1, "the complete file and no temporary one")
+	got, err := os.ReadFile(filepath.Join(dir, TextFile))
+	require.NoError(t, err)
+	assert.Equal(t, text.String(), string(got))
 }
 
 func TestWriteFilesBadFolder(t *testing.T) {

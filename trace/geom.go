@@ -213,20 +213,23 @@ func (p *labelPlacer) place(i, w, h int) box {
 	var near, nearLabels []box
 	var nearLines []segment
 	if qlo <= qhi {
-		p.byObstacle.each(qlo, qhi, func(j int) {
+		p.byObstacle.each(qlo, qhi, func(j int) bool {
 			if o := p.obstacles[j]; o.Y+o.H >= lo && o.Y <= hi {
 				near = append(near, o)
 			}
+			return true
 		})
-		p.byLabel.each(qlo, qhi, func(j int) {
+		p.byLabel.each(qlo, qhi, func(j int) bool {
 			if o := p.labels[j]; o.Y+o.H >= lo && o.Y <= hi {
 				nearLabels = append(nearLabels, o)
 			}
+			return true
 		})
-		p.byLine.each(qlo, qhi, func(j int) {
+		p.byLine.each(qlo, qhi, func(j int) bool {
 			if o := p.lines[j]; j != i && max(o.Y1, o.Y2) >= lo && min(o.Y1, o.Y2) <= hi {
 				nearLines = append(nearLines, o)
 			}
+			return len(nearLines) < maxBeside
 		})
 	}
 	best, bestScore := box{}, -1
@@ -262,25 +265,48 @@ func (p *labelPlacer) place(i, w, h int) box {
 // bandH is the height of one band of a yIndex.
 const bandH = 64
 
+// longBands is the most bands an item is listed in; a longer item (a
+// message in flight over many rows) is kept in one list of long items
+// instead, so that n messages all in flight at once cost n entries, not n
+// times the picture's height.
+const longBands = 32
+
+// maxBeside bounds the arrows a label or an action is scored against:
+// with more than that many messages in flight beside it, a reader cannot
+// follow them anyway, and scoring each against all of the others made a
+// picture of 10,000 overlapping arrows take 110 s (quadratic). A picture
+// with fewer arrows beside each text is laid out exactly as before.
+const maxBeside = 64
+
 // yIndex finds the items whose vertical extent meets a band of y, so that
 // laying out a picture costs what lies near each item instead of every
 // item for every item (which made a 22,000-step trace's picture take
-// seconds). An item is listed in every band of bandH its extent meets;
-// a query visits the bands of its range and each item in them once. The
-// work for n items is n plus, per query, the items within its range: it
-// grows with the number of arrows times how many run side by side (the
-// messages in flight at once), never with the square of the arrows.
-// Callers test each item exactly as before, so what is drawn is the same.
+// seconds). An item is listed in every band of bandH its extent meets, or
+// in the list of long items when that is more than longBands bands; a
+// query visits the bands of its range, each item in them once, and the
+// long items that meet its range. Callers test each item exactly as
+// before, so what is drawn is the same.
 type yIndex struct {
 	bands [][]int32 // band → items meeting it, in the order added
-	seen  []uint32  // item → the last query that visited it
+	long  []longItem
+	seen  []uint32 // item → the last query that visited it
 	query uint32
+}
+
+// longItem is an item of a yIndex that spans more than longBands bands.
+type longItem struct {
+	i      int32
+	y0, y1 int
 }
 
 // add lists item i, whose extent is [y0, y1].
 func (x *yIndex) add(i, y0, y1 int) {
 	for len(x.seen) <= i {
 		x.seen = append(x.seen, 0)
+	}
+	if band(y1)-band(y0) >= longBands {
+		x.long = append(x.long, longItem{int32(i), y0, y1})
+		return
 	}
 	for b := band(y0); b <= band(y1); b++ {
 		for len(x.bands) <= b {
@@ -294,8 +320,10 @@ func (x *yIndex) add(i, y0, y1 int) {
 func band(y int) int { return max(y, 0) / bandH }
 
 // each calls f once for every item whose extent may meet [y0, y1] (a
-// superset: those in the bands the range meets).
-func (x *yIndex) each(y0, y1 int, f func(i int)) {
+// superset: those in the bands the range meets, and the long items that
+// meet the bands), the banded items first, each in the order added, until
+// f returns false.
+func (x *yIndex) each(y0, y1 int, f func(i int) bool) {
 	x.query++
 	if x.query == 0 { // wrapped: forget every earlier visit
 		clear(x.seen)
@@ -305,8 +333,15 @@ func (x *yIndex) each(y0, y1 int, f func(i int)) {
 		for _, i := range x.bands[b] {
 			if x.seen[i] != x.query {
 				x.seen[i] = x.query
-				f(int(i))
+				if !f(int(i)) {
+					return
+				}
 			}
+		}
+	}
+	for _, l := range x.long {
+		if band(l.y1) >= band(y0) && band(l.y0) <= band(y1) && !f(int(l.i)) {
+			return
 		}
 	}
 }

@@ -468,8 +468,9 @@ func crossings(lines []svgLine, anchorEnd bool, arrows []segment, byY *yIndex, x
 		boxes[k] = lineBox(ln, anchorEnd)
 		lo, hi = min(lo, boxes[k].Y), max(hi, boxes[k].Y+boxes[k].H)
 	}
-	n := 0
-	byY.each(lo, hi, func(i int) {
+	n, scored := 0, 0
+	byY.each(lo, hi, func(i int) bool {
+		scored++
 		s := arrows[i]
 		for _, b := range boxes {
 			if s.hits(b) {
@@ -480,6 +481,7 @@ func crossings(lines []svgLine, anchorEnd bool, arrows []segment, byY *yIndex, x
 				break
 			}
 		}
+		return scored < maxBeside
 	})
 	return n
 }

@@ -130,6 +130,17 @@ func TestReadJSONRejects(t *testing.T) {
 		{"loop to no step", `{"steps": [{"number": 1}, {"number": 2}], "loop": 7}`, "loops back to step 7"},
 		{"violation at no step", `{"steps": [{"number": 1}], "violation": {"property": "P", "step": 4}}`, "violation is at step 4"},
 		{"wrong type", `{"steps": "many"}`, "not a trace.json"},
+		{"a lane twice", `{"lanes": ["c1", "service", "c1"], "steps": [{"number": 1}]}`, `the lane "c1" is listed twice`},
+		{"a lane without a name", `{"lanes": ["c1", ""], "steps": [{"number": 1}]}`, "a lane has no name"},
+		{"an actor of no lane", `{"lanes": ["c1"], "steps": [{"number": 1}, {"number": 2, "actor": "c2", "action": "a"}]}`, `step 2 names the lane "c2"`},
+		{"an arrow from no lane", `{"lanes": ["c1"], "steps": [{"number": 1}], "arrows": [{"from": "c9", "to": "c1", "sent": 1, "label": "m"}]}`, `names the lane "c9"`},
+		{"a note of no kind", `{"lanes": ["c1"], "steps": [{"number": 1}], "notes": [{"lane": "c1", "step": 1, "kind": "weird", "text": "t"}]}`, `of kind "weird"`},
+		{"a violation involving no lane", `{"lanes": ["c1"], "steps": [{"number": 1}], "violation": {"property": "P", "step": 1, "involved": ["zz"]}}`, `the violation names the lane "zz"`},
+		{"another source", `{"source": "paxos", "steps": [{"number": 1}]}`, `its source is "paxos"`},
+		{"time before the start", `{"timed": true, "steps": [{"number": 1, "at": -5}]}`, "before the run's start"},
+		{"time running backwards", `{"timed": true, "steps": [{"number": 1, "at": 10}, {"number": 2, "at": 5}]}`, "time runs forward"},
+		{"time in an untimed trace", `{"steps": [{"number": 1, "at": 10}]}`, "the trace is not timed"},
+		{"a note on no lane", `{"lanes": ["c1"], "steps": [{"number": 1}], "notes": [{"lane": "x", "step": 1, "kind": "info", "text": "t"}]}`, `a note at step 1 names the lane "x"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/fencelab/fencelab/bounds"
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/report"
 )
 
@@ -49,7 +50,7 @@ func runBounds(e *env, args []string) error {
 		return err
 	}
 	if len(rest) > 0 {
-		return badInput("unexpected argument %s", bounds.Quote(rest[0]))
+		return badInput("unexpected argument %s", quote.Q(rest[0]))
 	}
 	b := bounds.Bounds{Drift: float64(*drift), Jump: *jump, Delay: *delay, Pause: *pause, TTL: *ttl, Margin: *margin, LockDelay: *lockDelay}
 	if !given(fs, "ttl") {

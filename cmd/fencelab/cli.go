@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 
+	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/internal/quote"
 	"golang.org/x/term"
 )
 
@@ -23,6 +27,8 @@ type env struct {
 	stdout, stderr io.Writer
 	// terminal is true when stderr is a terminal, so progress bars make sense.
 	terminal bool
+	// disk is where saved files go: nil, the real one; a test's full disk.
+	disk *atomicfile.Disk
 }
 
 func newEnv(stdout, stderr *os.File) *env {
@@ -73,7 +79,7 @@ func parseFlags(e *env, fs *flag.FlagSet, usage string, args []string) ([]string
 			return nil, errHelpShown
 		}
 		if err != nil {
-			return nil, badInput("%s", boundedMessage(err.Error()))
+			return nil, badInput("%s", boundQuoted(err.Error()))
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -85,6 +91,29 @@ func parseFlags(e *env, fs *flag.FlagSet, usage string, args []string) ([]string
 		positional = append(positional, rest[0])
 		args = rest[1:]
 	}
+}
+
+// quoted is a Go-quoted string in a message, as the flag package quotes a
+// bad value: `invalid value "…" for flag -runs`.
+var quoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+
+// boundQuoted cuts each quoted value in msg to a bounded prefix
+// (quote.Q), and each unquoted word longer than a quoted one may be (an
+// unknown flag's name), so a flag given 100 MB is not echoed whole.
+func boundQuoted(msg string) string {
+	msg = quoted.ReplaceAllStringFunc(msg, func(q string) string {
+		if s, err := strconv.Unquote(q); err == nil {
+			return quote.Q(s)
+		}
+		return q
+	})
+	words := strings.Split(msg, " ")
+	for i, w := range words {
+		if len(w) > 4*quote.MaxEcho {
+			words[i] = quote.S(w)
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // writeUsage prints a command's usage line and its flags with defaults; a
@@ -100,18 +129,6 @@ func writeUsage(w io.Writer, fs *flag.FlagSet, usage string) {
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)
-}
-
-// maxMessage bounds a message that echoes what the user typed (the flag
-// package quotes a bad value whole).
-const maxMessage = 300
-
-// boundedMessage is s cut to maxMessage bytes.
-func boundedMessage(s string) string {
-	if len(s) <= maxMessage {
-		return s
-	}
-	return strings.ToValidUTF8(s[:maxMessage], "") + "…"
 }
 
 // oneLine joins a multi-line message so bad input is always one line.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"github.com/fencelab/fencelab/conform"
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/tlc"
 	"github.com/fencelab/fencelab/trace"
@@ -62,7 +65,7 @@ func runConform(e *env, args []string) error {
 		return err
 	}
 	if len(rest) > 0 {
-		return badInput("unexpected argument %q (usage: %s)", rest[0], conformUsage)
+		return badInput("unexpected argument %s (usage: %s)", quote.Q(rest[0]), conformUsage)
 	}
 	for _, c := range []struct {
 		flag      string
@@ -78,7 +81,7 @@ func runConform(e *env, args []string) error {
 	for _, d := range []impl.Design{impl.DesignNoFencing, impl.DesignFenceAll} {
 		for _, name := range []string{conform.Spec(d), conform.TraceSpec(d)} {
 			if fi, err := os.Stat(filepath.Join(*specs, name+".tla")); err != nil || !fi.Mode().IsRegular() {
-				return badInput("--specs %s has no %s.tla", *specs, name)
+				return badInput("--specs %s has no %s.tla", quote.S(*specs), name)
 			}
 		}
 	}
@@ -87,12 +90,17 @@ func runConform(e *env, args []string) error {
 			return badInput("--replay-from needs --replay")
 		}
 		if fi, err := os.Stat(*replayFrom); err != nil || !fi.IsDir() {
-			return badInput("--replay-from %s is not a folder of fencelab tlc's outputs", *replayFrom)
+			return badInput("--replay-from %s is not a folder of fencelab tlc's outputs", quote.S(*replayFrom))
 		}
 	}
-	if err := checkWritable(*outDir); err != nil {
+	if err := checkOutDir("out", *outDir); err != nil {
 		return err
 	}
+	removeIfEmpty, err := makeOutDir(e, *outDir)
+	if err != nil {
+		return err
+	}
+	defer removeIfEmpty()
 	ctx, stop := interruptible()
 	defer stop()
 	jar, java, err := resolveTLC(ctx, *pin)
@@ -167,6 +175,9 @@ func runConform(e *env, args []string) error {
 			if ctx.Err() != nil {
 				return stopped(ctx)
 			}
+			if errors.Is(err, tlc.ErrNotTLC) {
+				return badInput("%s, %s: %v", src.name, g.Config.Design, err)
+			}
 			if err != nil {
 				return failed("%s, %s: %v", src.name, g.Config.Design, err)
 			}
@@ -200,7 +211,7 @@ func runConform(e *env, args []string) error {
 				if k >= *show {
 					break
 				}
-				dir, err := renderRejection(ctx, checker, *outDir, src.name, g, k, v)
+				dir, err := renderRejection(ctx, e.disk, checker, *outDir, src.name, g, k, v)
 				if err != nil {
 					return err
 				}
@@ -242,7 +253,7 @@ func runConform(e *env, args []string) error {
 
 // renderRejection finds how far the spec follows a rejected trace, renders
 // it like a counterexample and writes its files.
-func renderRejection(ctx context.Context, checker *conform.Checker, outDir, source string, g conform.Group, k int, v conform.Verdict) (string, error) {
+func renderRejection(ctx context.Context, disk *atomicfile.Disk, checker *conform.Checker, outDir, source string, g conform.Group, k int, v conform.Verdict) (string, error) {
 	matched, err := checker.Diagnose(ctx, v.Trace)
 	if err != nil {
 		return "", failed("%s: %v", v.Trace.Name, err)
@@ -252,8 +263,8 @@ func renderRejection(ctx context.Context, checker *conform.Checker, outDir, sour
 		return "", failed("%s: %v", v.Trace.Name, err)
 	}
 	dir := filepath.Join(outDir, fmt.Sprintf("%s_%s_%dc_%ds_%d", source, g.Config.Design, g.Config.Clients, g.Config.Sections, k+1))
-	if _, err := trace.WriteFiles(dir, t); err != nil {
-		return "", err
+	if _, err := trace.WriteFilesTo(disk.Folder(dir), t); err != nil {
+		return "", couldNotSave(err)
 	}
 	return dir, nil
 }

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/fencelab/fencelab/conform"
+	"github.com/fencelab/fencelab/internal/inputfile"
+	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/tlc"
 )
 
@@ -48,17 +49,25 @@ func replayCounterexamples(ctx context.Context, e *env, runner *tlc.Runner, spec
 		}
 		var output []byte
 		if from != "" {
-			output, err = os.ReadFile(filepath.Join(from, mod.Name, "tlc.out"))
+			output, err = inputfile.Read(filepath.Join(from, mod.Name, "tlc.out"), inputfile.MaxOutput)
 			if err != nil {
-				return sum, badInput("--replay-from %s: no TLC output of %s (run fencelab tlc --out %s first): %v", from, mod.Name, from, errors.Unwrap(err))
+				return sum, badInput("--replay-from %s: no TLC output of %s (run fencelab tlc --out %s first): %v", quote.S(from), mod.Name, quote.S(from), withoutPath(err))
 			}
 		} else {
 			res, err := runner.Run(ctx, specs, mod)
 			if ctx.Err() != nil {
 				return sum, stopped(ctx)
 			}
+			if errors.Is(err, tlc.ErrNotTLC) {
+				return sum, badInput("%s: %v", mod.Name, err)
+			}
 			if err != nil {
 				return sum, failed("%s: %v", mod.Name, err)
+			}
+			if res.ParseErr != nil {
+				// The tools are broken (a damaged jar, a java that is not
+				// Java): nothing is known of the model.
+				return sum, badInput("%s: java printed something that is not TLC's output (%v): check the jar (%s) and java (%s)", mod.Name, res.ParseErr, quote.S(runner.Jar), quote.S(runner.Java))
 			}
 			sum.tlcTime += res.Wall
 			if res.Mismatch != "" {
@@ -79,7 +88,7 @@ func replayCounterexamples(ctx context.Context, e *env, runner *tlc.Runner, spec
 		case err != nil && from != "":
 			// An output the user pointed at that is not TLC's complete
 			// output is bad input, as any unreadable file is.
-			return sum, badInput("--replay-from %s: %v", from, err)
+			return sum, badInput("--replay-from %s: %v", quote.S(from), err)
 		case err != nil:
 			return sum, failed("%s: %v", mod.Name, err)
 		default:

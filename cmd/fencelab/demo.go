@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +15,9 @@ import (
 
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/internal/inputfile"
+	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/report"
 	"github.com/fencelab/fencelab/sim"
@@ -54,7 +59,7 @@ func runDemo(e *env, args []string) error {
 		return err
 	}
 	if len(rest) > 0 {
-		return badInput("unexpected argument %q (usage: %s)", rest[0], strings.SplitN(demoUsage, "\n", 2)[0])
+		return badInput("unexpected argument %s (usage: %s)", quote.Q(rest[0]), strings.SplitN(demoUsage, "\n", 2)[0])
 	}
 	// The simulator's flags are validated as fencelab sim validates them,
 	// so a bad --runs reads the same from both commands.
@@ -78,9 +83,17 @@ func runDemo(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkWritable(*out); err != nil {
+	if err := checkOutDir("out", *out); err != nil {
 		return err
 	}
+	if err := checkReadme(*readme); err != nil {
+		return err
+	}
+	removeIfEmpty, err := makeOutDir(e, *out)
+	if err != nil {
+		return err
+	}
+	defer removeIfEmpty()
 
 	w := e.stdout
 	fmt.Fprintln(w, "fencelab demo — when is a lease-based lock safe, and what do fencing tokens fix?")
@@ -122,12 +135,12 @@ func runDemo(e *env, args []string) error {
 		return err
 	}
 	mdPath := filepath.Join(*out, "demo", "verdicts.md")
-	if err := writeFileAll(mdPath, table.Markdown()); err != nil {
-		return failed("%w", err)
+	if err := writeFileAll(e.disk, mdPath, table.Markdown()); err != nil {
+		return couldNotSave(err)
 	}
 	matrixPath := filepath.Join(*out, "demo", "matrix.md")
-	if err := writeFileAll(matrixPath, table.Matrix(relativeLink(filepath.Dir(matrixPath)))); err != nil {
-		return failed("%w", err)
+	if err := writeFileAll(e.disk, matrixPath, table.Matrix(relativeLink(filepath.Dir(matrixPath)))); err != nil {
+		return couldNotSave(err)
 	}
 	fmt.Fprintf(w, "\nFiles written:\n")
 	fmt.Fprintf(w, "  %-48s the table above, in Markdown\n", mdPath)
@@ -152,16 +165,13 @@ func runDemo(e *env, args []string) error {
 		return badInput("TLC was not run (the TLC section above says what is missing and how to provide it); every other verdict agrees with DESIGN.md's table")
 	}
 	if *readme != "" {
-		link, copied, err := matrixPictures(filepath.Dir(*readme))
-		if err != nil {
-			return failed("%w", err)
+		pages := newMatrixPages(filepath.Dir(*readme))
+		matrix := table.Matrix(pages.link)
+		if err := pages.save(e.disk); err != nil {
+			return couldNotSave(fmt.Errorf("could not save the matrix's pictures: %w", err))
 		}
-		matrix := table.Matrix(link)
-		if err := copied(); err != nil {
-			return failed("copying the matrix's pictures: %w", err)
-		}
-		if err := updateReadmeBlock(*readme, "verdicts", matrix); err != nil {
-			return failed("%w", err)
+		if err := updateReadmeBlock(e.disk, *readme, "verdicts", matrix); err != nil {
+			return couldNotSave(err)
 		}
 		fmt.Fprintf(w, "\n%s: verdict table updated from this run\n", *readme)
 	}
@@ -180,7 +190,7 @@ func parseSizes(s string) ([]int, error) {
 	for _, part := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(part))
 		if err != nil {
-			return nil, badInput("clients: %q is not a number", part)
+			return nil, badInput("clients: %s is not a number", quote.Q(part))
 		}
 		if err := explore.DefaultConfig(impl.DesignFenceAll, n).Validate(); err != nil {
 			return nil, badInput("%v", err)
@@ -227,7 +237,7 @@ func demoExplore(e *env, sizes []int, nodes int, outDir string) ([]report.Reache
 		if err := report.ExploreMatrix(e.stdout, results); err != nil {
 			return nil, err
 		}
-		if _, err := writeTraces(outDir, results); err != nil {
+		if _, err := writeTraces(e.disk, outDir, results); err != nil {
 			return nil, err
 		}
 		all = append(all, results...)
@@ -364,53 +374,99 @@ func relativeLink(dir string) func(design, property, checker, picture string) st
 // Mermaid sequence picture the checker drew.
 const matrixDir = "docs/matrix"
 
-// matrixPictures copies each linked picture into docs/matrix beside the
-// README in root (emptied first, so no picture of an older run stays) and
-// links the README's cells to the copies; copied reports the first copy
-// that failed.
-func matrixPictures(root string) (link func(design, property, checker, picture string) string, copied func() error, err error) {
-	dir := filepath.Join(root, filepath.FromSlash(matrixDir))
-	if err := os.RemoveAll(dir); err != nil {
-		return nil, nil, fmt.Errorf("emptying %s: %w", dir, err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, nil, fmt.Errorf("creating %s: %w", dir, err)
-	}
-	var failure error
-	link = func(design, property, checker, picture string) string {
-		flag := design
-		for _, d := range impl.Designs() {
-			if d.Describe() == design {
-				flag = d.String()
-			}
-		}
-		if flag == design {
-			return "" // the simulator without faults: no design, no picture
-		}
-		mmd, err := os.ReadFile(picture)
-		if err != nil {
-			failure = errors.Join(failure, err)
-			return ""
-		}
-		name := fmt.Sprintf("%s-%s-%s.md", flag, property, strings.ToLower(checker))
-		page := fmt.Sprintf("# %s violated — %s (%s)\n\nThe shortest counterexample %s found, from `fencelab demo`'s run that wrote the README's matrix.\n\n```mermaid\n%s```\n",
-			property, design, checker, checker, mmd)
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(page), 0o644); err != nil {
-			failure = errors.Join(failure, err)
-			return ""
-		}
-		return matrixDir + "/" + name
-	}
-	return link, func() error { return failure }, nil
+// matrixPageMark is a sentence every page matrixPictures writes holds: a
+// page without it in docs/matrix is someone else's and is never removed.
+const matrixPageMark = "from `fencelab demo`'s run that wrote the README's matrix."
+
+// matrixPages collects a page per linked picture, to be written into
+// docs/matrix beside the README in root by save; link links the README's
+// cells to them.
+type matrixPages struct {
+	dir     string
+	pages   map[string]string // file name → page
+	failure error
 }
 
-// writeFileAll writes content to path, creating its folder.
-func writeFileAll(path, content string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w", filepath.Dir(path), err)
+func newMatrixPages(root string) *matrixPages {
+	return &matrixPages{dir: filepath.Join(root, filepath.FromSlash(matrixDir)), pages: map[string]string{}}
+}
+
+func (m *matrixPages) link(design, property, checker, picture string) string {
+	flag := design
+	for _, d := range impl.Designs() {
+		if d.Describe() == design {
+			flag = d.String()
+		}
 	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+	if flag == design {
+		return "" // the simulator without faults: no design, no picture
+	}
+	mmd, err := inputfile.Read(picture, inputfile.MaxOutput)
+	if err != nil {
+		m.failure = errors.Join(m.failure, fmt.Errorf("%s: %w", picture, err))
+		return ""
+	}
+	name := fmt.Sprintf("%s-%s-%s.md", flag, property, strings.ToLower(checker))
+	m.pages[name] = fmt.Sprintf("# %s violated — %s (%s)\n\nThe shortest counterexample %s found, %s\n\n```mermaid\n%s```\n",
+		property, design, checker, checker, matrixPageMark, mmd)
+	return matrixDir + "/" + name
+}
+
+// checkMatrixDir refuses, before any work, a docs/matrix beside the README
+// that is not a folder.
+func checkMatrixDir(root string) error {
+	dir := filepath.Join(root, filepath.FromSlash(matrixDir))
+	info, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("%s is %s, not a folder", dir, inputfile.Kind(info.Mode()))
 	}
 	return nil
+}
+
+// save writes every page into docs/matrix, each whole (atomicfile), then
+// removes the pages of an older run that this one did not write: only
+// files that hold matrixPageMark, never a folder, never anything else.
+func (m *matrixPages) save(disk *atomicfile.Disk) error {
+	if m.failure != nil {
+		return m.failure
+	}
+	folder := disk.Folder(m.dir)
+	for _, name := range slices.Sorted(maps.Keys(m.pages)) {
+		page := m.pages[name]
+		if err := folder.WriteFile(name, func(w io.Writer) error { _, err := io.WriteString(w, page); return err }); err != nil {
+			return err
+		}
+	}
+	entries, err := os.ReadDir(m.dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if _, fresh := m.pages[name]; fresh || !e.Type().IsRegular() || filepath.Ext(name) != ".md" {
+			continue
+		}
+		path := filepath.Join(m.dir, name)
+		if old, err := inputfile.Read(path, inputfile.MaxOutput); err == nil && strings.Contains(string(old), matrixPageMark) {
+			if err := os.Remove(path); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeFileAll writes content to path, creating its folder: whole or not
+// at all (atomicfile).
+func writeFileAll(disk *atomicfile.Disk, path, content string) error {
+	return disk.Folder(filepath.Dir(path)).WriteFile(filepath.Base(path), func(w io.Writer) error {
+		_, err := io.WriteString(w, content)
+		return err
+	})
 }

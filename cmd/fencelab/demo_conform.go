@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"github.com/fencelab/fencelab/conform"
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/inputfile"
 	"github.com/fencelab/fencelab/report"
 	"github.com/fencelab/fencelab/tlc"
 )
@@ -75,7 +75,7 @@ func demoConformance(ctx context.Context, runner *tlc.Runner, specs, tlcOut stri
 		if err != nil || out[d] == nil {
 			continue
 		}
-		output, err := os.ReadFile(filepath.Join(tlcOut, mod.Name, "tlc.out"))
+		output, err := inputfile.Read(filepath.Join(tlcOut, mod.Name, "tlc.out"), inputfile.MaxOutput)
 		if err != nil {
 			continue // TLC did not run it (a --model run): nothing to replay
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/quote"
 )
 
 const designsUsage = "fencelab designs"
@@ -22,7 +23,7 @@ func runDesigns(e *env, args []string) error {
 		return err
 	}
 	if len(rest) > 0 {
-		return badInput("unexpected argument %q (usage: %s)", rest[0], designsUsage)
+		return badInput("unexpected argument %s (usage: %s)", quote.Q(rest[0]), designsUsage)
 	}
 	width := 0
 	for _, d := range impl.Designs() {

@@ -3,13 +3,14 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
 
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/report"
 	"github.com/fencelab/fencelab/trace"
@@ -56,7 +57,12 @@ func runExplore(e *env, args []string) error {
 		return err
 	}
 	if len(rest) > 0 {
-		return badInput("unexpected argument %q", rest[0])
+		return badInput("unexpected argument %s", quote.Q(rest[0]))
+	}
+	if *outDir != "" { // empty: write nothing
+		if err := checkOutDir("out", *outDir); err != nil {
+			return err
+		}
 	}
 	if *nodes, err = lockNodes(fs, *nodes); err != nil {
 		return err
@@ -84,7 +90,7 @@ func runExplore(e *env, args []string) error {
 	} else {
 		d, err := impl.ParseDesign(*fencing)
 		if err != nil {
-			return badInput("unknown design %q (want %s, or %s)", *fencing, impl.Flags(), fencingEvery)
+			return badInput("unknown design %s (want %s, or %s)", quote.Q(*fencing), impl.Flags(), fencingEvery)
 		}
 		designs = []impl.Design{d}
 	}
@@ -119,7 +125,7 @@ func runExplore(e *env, args []string) error {
 			// In the matrix a tokens-only invariant is just not applicable
 			// to the design without tokens; asked for alone, it is a mistake.
 			if !inv.AppliesTo(d) && len(designs) == 1 {
-				return badInput("%s does not apply to %s: it needs tokens", n, d.Describe())
+				return badInput("%s does not apply to %s: it needs tokens", quote.S(n), d.Describe())
 			}
 			c.Invariants = append(c.Invariants, n)
 		}
@@ -167,7 +173,7 @@ func runExplore(e *env, args []string) error {
 		}
 	}
 	if *outDir != "" {
-		written, err := writeTraces(*outDir, results)
+		written, err := writeTraces(e.disk, *outDir, results)
 		if err != nil {
 			return err
 		}
@@ -183,21 +189,17 @@ func runExplore(e *env, args []string) error {
 
 // writeTraces writes the files of every counterexample (trace.WriteFiles)
 // into a folder of dir named <design>-<clients>c-<property>.
-func writeTraces(dir string, results []*explore.Result) (int, error) {
+// Each folder, and dir, appears with its first complete file.
+func writeTraces(disk *atomicfile.Disk, dir string, results []*explore.Result) (int, error) {
 	written := 0
 	for _, r := range results {
 		for _, v := range r.All() {
 			if v.Trace == nil {
 				continue
 			}
-			if written == 0 {
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					return 0, badInput("cannot create the output folder: %v", err)
-				}
-			}
 			sub := filepath.Join(dir, fmt.Sprintf("%s-%dc-%s", r.Config.Design, r.Config.Clients, v.Property))
-			if _, err := trace.WriteFiles(sub, v.Trace); err != nil {
-				return written, badInput("cannot write a trace: %v", err)
+			if _, err := trace.WriteFilesTo(disk.Folder(sub), v.Trace); err != nil {
+				return written, couldNotSave(err)
 			}
 			written++
 		}

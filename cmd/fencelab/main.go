@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/fencelab/fencelab/internal/quote"
 )
 
 // version is the release of this command; the TLA+ tools release it checks
@@ -60,7 +62,7 @@ func run(args []string, e *env) int {
 			return exitCode(e, c.name, c.run(e, args[1:]))
 		}
 	}
-	return exitCode(e, "", badInput("unknown command %q (run 'fencelab --help' for the list)", args[0]))
+	return exitCode(e, "", badInput("unknown command %s (run 'fencelab --help' for the list)", quote.Q(args[0])))
 }
 
 func writeHelp(w io.Writer) {
@@ -71,6 +73,11 @@ func writeHelp(w io.Writer) {
 	fmt.Fprint(w, "\nRun 'fencelab <command> --help' for a command's flags.\n"+
 		"Exit codes: 0 success (expected violations count as success), 1 unexpected verdict or failed check, 2 bad input or missing tool.\n")
 }
+
+// maxMessage bounds the line exitCode prints: every value a message
+// echoes is cut (quote.Q), and this is the bound of the whole line, for a
+// value echoed whole anywhere else.
+const maxMessage = 2048
 
 // exitCode prints err (if any) as one line on stderr and returns the code it
 // stands for.
@@ -85,7 +92,7 @@ func exitCode(e *env, cmd string, err error) int {
 	if cmd != "" {
 		prefix += " " + cmd
 	}
-	fmt.Fprintf(e.stderr, "%s: %s\n", prefix, oneLine(err.Error()))
+	fmt.Fprintf(e.stderr, "%s: %s\n", prefix, quote.Cut(oneLine(quote.Cut(err.Error(), 4*maxMessage)), maxMessage))
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code

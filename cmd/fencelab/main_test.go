@@ -71,7 +71,11 @@ func TestBadInputEveryCommand(t *testing.T) {
 			args := tc.args
 			if len(args) > 0 && args[0] != "check" && args[0] != "bounds" {
 				// Outputs, if any, go to a scratch folder: nothing lands in the tree.
-				args = append([]string{args[0], "--out", t.TempDir()}, args[1:]...)
+				out := t.TempDir()
+				if args[0] == "trace" {
+					out = filepath.Join(out, "trace.txt") // trace's --out is a file
+				}
+				args = append([]string{args[0], "--out", out}, args[1:]...)
 			}
 			code, _, stderr := runCLI(t, args...)
 			assertBadInput(t, code, stderr, tc.wantErr)

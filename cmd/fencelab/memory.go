@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/fencelab/fencelab/internal/quote"
 )
 
 // memoryAuto is --max-memory's default: a share of the memory available.
@@ -36,7 +38,7 @@ func parseMemory(s string) (int, error) {
 	}
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil || v < 0 || v*mult >= 1<<62 || t == "" {
-		return 0, fmt.Errorf("max-memory must be auto, 0 or a size such as 512MiB or 8GiB, got %q", s)
+		return 0, fmt.Errorf("max-memory must be auto, 0 or a size such as 512MiB or 8GiB, got %s", quote.Q(s))
 	}
 	return int(v * mult), nil
 }

@@ -2,8 +2,13 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"io"
+	"path/filepath"
 	"strings"
+
+	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/internal/inputfile"
+	"github.com/fencelab/fencelab/internal/quote"
 )
 
 // The README's generated parts sit between these markers, so that they
@@ -35,18 +40,40 @@ func spliceReadme(readme, name, content string) (string, error) {
 	return readme[:i] + content + readme[i+len(old):], nil
 }
 
-// updateReadmeBlock rewrites the generated block name of the README at path.
-func updateReadmeBlock(path, name, content string) error {
-	data, err := os.ReadFile(path)
+// updateReadmeBlock rewrites the generated block name of the README at
+// path, whole or not at all (atomicfile).
+func updateReadmeBlock(disk *atomicfile.Disk, path, name, content string) error {
+	data, err := inputfile.Read(path, inputfile.MaxText)
 	if err != nil {
-		return fmt.Errorf("reading the README: %w", err)
+		return fmt.Errorf("reading the README %s: %w", path, err)
 	}
 	updated, err := spliceReadme(string(data), name, content)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, []byte(updated), 0o644); err != nil {
-		return fmt.Errorf("writing the README: %w", err)
+	return disk.WriteFile(path, func(w io.Writer) error { _, err := io.WriteString(w, updated); return err })
+}
+
+// checkReadme checks, before any work, that demo --update-readme's file
+// is a README fencelab can rewrite: a regular file that holds the verdict
+// table's markers, in a folder it can write, beside a docs/matrix that is
+// a folder if it is there.
+func checkReadme(path string) error {
+	if path == "" {
+		return nil
+	}
+	data, err := readInput("--update-readme", path, inputfile.MaxText)
+	if err != nil {
+		return err
+	}
+	if _, err := readmeBlock(string(data), "verdicts"); err != nil {
+		return badInput("--update-readme %s: %v: not the README of fencelab", quote.S(path), err)
+	}
+	if err := checkOutFile("update-readme", path); err != nil {
+		return err
+	}
+	if err := checkMatrixDir(filepath.Dir(path)); err != nil {
+		return badInput("--update-readme %s: %v", quote.S(path), withoutPath(err))
 	}
 	return nil
 }

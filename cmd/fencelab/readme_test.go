@@ -38,7 +38,7 @@ func cliReference(t *testing.T) string {
 func TestREADMECLIReference(t *testing.T) {
 	want := cliReference(t)
 	if os.Getenv("FENCELAB_UPDATE_README") != "" {
-		require.NoError(t, updateReadmeBlock(readmePath, "cli", want))
+		require.NoError(t, updateReadmeBlock(nil, readmePath, "cli", want))
 	}
 	data, err := os.ReadFile(readmePath)
 	require.NoError(t, err)
@@ -146,7 +146,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 	for _, block := range []struct{ name, format string }{{"walkthrough-table", "table"}, {"walkthrough-mermaid", "mermaid"}} {
 		want := walkthrough(t, block.format)
 		if os.Getenv("FENCELAB_UPDATE_README") != "" {
-			require.NoError(t, updateReadmeBlock(readmePath, block.name, want))
+			require.NoError(t, updateReadmeBlock(nil, readmePath, block.name, want))
 		}
 		data, err := os.ReadFile(readmePath)
 		require.NoError(t, err)

@@ -1,12 +1,11 @@
 package main
 
 import (
-	"errors"
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -16,6 +15,8 @@ import (
 
 	"github.com/fencelab/fencelab/bounds"
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/inputfile"
+	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/report"
 	"github.com/fencelab/fencelab/sim"
@@ -120,7 +121,7 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 		return nil, err
 	}
 	if len(rest) > 0 {
-		return nil, badInput("unexpected argument %q", rest[0])
+		return nil, badInput("unexpected argument %s", quote.Q(rest[0]))
 	}
 
 	c := def
@@ -175,6 +176,16 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 	if err := impl.DurationBetween("porcupine-timeout", o.porcupine, time.Nanosecond, impl.MaxDuration); err != nil {
 		return nil, badInput("%v", err)
 	}
+	if err := checkOutDir("out", o.out); err != nil {
+		return nil, err
+	}
+	// A design's folder is replaced at the end: one holding a user's
+	// file is refused now, before the work, not after it.
+	for _, d := range impl.Designs() {
+		if err := checkOwn(filepath.Join(o.out, d.String())); err != nil {
+			return nil, badInput("--out %s: %v", quote.S(o.out), err)
+		}
+	}
 	for _, d := range o.designs {
 		if len(o.designs) == 1 {
 			// Asked of one row alone, --nodes must suit it.
@@ -197,7 +208,7 @@ func parseSimFlags(e *env, args []string) (*simOptions, error) {
 	if *replay != "" {
 		seed, err := strconv.ParseUint(*replay, 10, 64)
 		if err != nil {
-			return nil, badInput("replay: %q is not a seed (a non-negative integer)", *replay)
+			return nil, badInput("replay: %s is not a seed (a non-negative integer)", quote.Q(*replay))
 		}
 		o.replay = &seed
 	}
@@ -355,7 +366,7 @@ func simBatch(e *env, o *simOptions) error {
 // failing run is removed, not left from an earlier invocation.
 func (o *simOptions) firstFailures(e *env, sum *sim.Summary) error {
 	w := e.stdout
-	st, err := newStage(o.out)
+	st, err := newStage(e.disk, o.out)
 	if err != nil {
 		return err
 	}
@@ -388,7 +399,7 @@ func (o *simOptions) firstFailures(e *env, sum *sim.Summary) error {
 		}
 		files, err := rp.Artifacts(st.dir(d.Design.String()))
 		if err != nil {
-			return failed("%w", err)
+			return couldNotSave(err)
 		}
 		dir := filepath.Join(o.out, d.Design.String())
 		fmt.Fprintf(w, "          files:  %s/{%s}\n", dir, strings.Join(files, ","))
@@ -532,14 +543,13 @@ func simOne(e *env, o *simOptions) error {
 	case o.replay != nil:
 		sched = sim.Generate(*o.replay, c)
 	default:
-		f, err := os.Open(o.schedule)
+		data, err := readInput("--schedule", o.schedule, inputfile.MaxText)
 		if err != nil {
-			return badInput("schedule: %v", errors.Unwrap(err))
+			return err
 		}
-		sched, err = sim.ReadSchedule(f, c)
-		f.Close()
+		sched, err = sim.ReadSchedule(bytes.NewReader(data), c)
 		if err != nil {
-			return badInput("schedule %s: %v", o.schedule, err)
+			return badInput("--schedule %s: %v", quote.S(o.schedule), err)
 		}
 		faults = sched.Kinds()
 	}
@@ -550,7 +560,7 @@ func simOne(e *env, o *simOptions) error {
 	if err := rp.WriteTimeline(e.stdout); err != nil {
 		return err
 	}
-	st, err := newStage(o.out)
+	st, err := newStage(e.disk, o.out)
 	if err != nil {
 		return err
 	}
@@ -558,7 +568,7 @@ func simOne(e *env, o *simOptions) error {
 	dir := filepath.Join(o.out, c.Design.String())
 	files, err := rp.Artifacts(st.dir(c.Design.String()))
 	if err != nil {
-		return failed("%w", err)
+		return couldNotSave(err)
 	}
 	fmt.Fprintf(e.stdout, "\nfiles: %s/{%s}\n", dir, strings.Join(files, ","))
 	if o.shrink {
@@ -569,8 +579,8 @@ func simOne(e *env, o *simOptions) error {
 		}
 		if ok {
 			path := filepath.Join(dir, "shrunk-schedule.json")
-			if err := sim.WriteFile(filepath.Join(st.dir(c.Design.String()), "shrunk-schedule.json"), small.Schedule.WriteJSON); err != nil {
-				return failed("%w", err)
+			if err := st.dir(c.Design.String()).WriteFile("shrunk-schedule.json", small.Schedule.WriteJSON); err != nil {
+				return couldNotSave(err)
 			}
 			fmt.Fprintf(e.stdout, "          saved:  %s\n", path)
 			fmt.Fprintf(e.stdout, "          replay: %s\n", o.replayCommand(c.Design, "--schedule "+shellQuote(path)))

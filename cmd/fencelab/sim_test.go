@@ -56,7 +56,7 @@ func TestSimBadInput(t *testing.T) {
 		{"replay and schedule", []string{"--design", "all", "--replay", "3", "--schedule", malformed}, "--replay and --schedule are exclusive"},
 		{"npc and replay", []string{"--design", "all", "--replay", "3", "--npc"}, "--npc runs many runs"},
 		{"npc and shrink", []string{"--npc", "--shrink"}, "--shrink cannot be combined with --npc"},
-		{"missing schedule", []string{"--design", "all", "--schedule", filepath.Join(dir, "nope.json")}, "schedule: no such file or directory"},
+		{"missing schedule", []string{"--design", "all", "--schedule", filepath.Join(dir, "nope.json")}, "--schedule " + filepath.Join(dir, "nope.json") + ": no such file or directory"},
 		{"malformed schedule", []string{"--design", "all", "--schedule", malformed}, "malformed schedule"},
 		{"schedule for more clients", []string{"--design", "all", "--schedule", wrongNode}, "node c7 does not exist with 3 clients"},
 	}
@@ -302,7 +302,7 @@ func TestSimHostileInput(t *testing.T) {
 		name, faults, want string
 	}{
 		{"at max int64", `{"kind":"pause","node":"c1","at":"9223372036854775807ns","duration":"1s"}`, "at must be at most 100000h0m0s"},
-		{"at beyond int64", `{"kind":"pause","node":"c1","at":"9223372036854775808ns","duration":"1s"}`, "invalid duration"},
+		{"at beyond int64", `{"kind":"pause","node":"c1","at":"9223372036854775808ns","duration":"1s"}`, "is not a duration"},
 		{"at min int64", `{"kind":"pause","node":"c1","at":"-9223372036854775808ns","duration":"1s"}`, "at must not be negative"},
 		{"duration max int64", `{"kind":"pause","node":"c1","at":"1s","duration":"9223372036854775807ns"}`, "duration must be at most 72h0m0s"},
 		{"duration 2562047h", `{"kind":"spike","node":"service","at":"0s","duration":"2562047h"}`, "duration must be at most 72h0m0s"},
@@ -314,8 +314,8 @@ func TestSimHostileInput(t *testing.T) {
 		{"ppm min int64", `{"kind":"drift","node":"c1","ppm":-9223372036854775808}`, "ppm must be nonzero and within ±500000"},
 		{"ppm fraction", `{"kind":"drift","node":"c1","ppm":0.5}`, "malformed schedule"},
 		{"ppm NaN", `{"kind":"drift","node":"c1","ppm":"NaN"}`, "malformed schedule"},
-		{"at NaN", `{"kind":"pause","node":"c1","at":"NaN","duration":"1s"}`, "invalid duration"},
-		{"at Inf", `{"kind":"pause","node":"c1","at":"Inf","duration":"1s"}`, "invalid duration"},
+		{"at NaN", `{"kind":"pause","node":"c1","at":"NaN","duration":"1s"}`, "is not a duration"},
+		{"at Inf", `{"kind":"pause","node":"c1","at":"Inf","duration":"1s"}`, "is not a duration"},
 		{"at a number", `{"kind":"pause","node":"c1","at":5,"duration":"1s"}`, "malformed schedule"},
 		{"node c0", `{"kind":"pause","node":"c0","at":"1s","duration":"1s"}`, `unknown node "c0"`},
 		{"node c-1", `{"kind":"pause","node":"c-1","at":"1s","duration":"1s"}`, `unknown node "c-1"`},
@@ -453,8 +453,9 @@ func TestSimOutHoldsOneInvocation(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	notes := filepath.Join(dir, "none", "notes.txt")
 	require.NoError(t, os.WriteFile(notes, []byte("mine"), 0o644))
-	code, _, errOut = runCLI(t, "sim", "--design", "none", "--replay", "1", "--out", dir)
-	assert.Equal(t, exitFailure, code)
+	code, stdout, errOut := runCLI(t, "sim", "--design", "none", "--replay", "1", "--out", dir)
+	assert.Equal(t, exitBadInput, code, "a folder it cannot replace is bad input, not a verdict")
+	assert.Empty(t, stdout, "refused before the run")
 	assert.Contains(t, errOut, "notes.txt, which fencelab sim did not write")
 	assert.FileExists(t, notes, "a user's file is never removed")
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/trace"
 )
 
@@ -18,23 +20,36 @@ import (
 // whole, and a design with no failing run has no folder.
 type stage struct {
 	out, tmp string
+	disk     *atomicfile.Disk
+	// outFolder is --out: removed again at the end if this invocation
+	// created it and left nothing in it.
+	outFolder *atomicfile.Folder
+	folders   map[string]*atomicfile.Folder
 }
 
 // newStage creates --out and a staging folder inside it (on the same file
 // system, so that renaming is atomic).
-func newStage(out string) (*stage, error) {
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, failed("output folder: %w", err)
+func newStage(disk *atomicfile.Disk, out string) (*stage, error) {
+	outFolder := disk.Folder(out)
+	if err := outFolder.Create(); err != nil {
+		return nil, couldNotSave(err)
 	}
 	tmp, err := os.MkdirTemp(out, ".staging-")
 	if err != nil {
-		return nil, failed("output folder: %w", err)
+		outFolder.Abandon()
+		return nil, couldNotSave(fmt.Errorf("could not save into %s: %w", out, err))
 	}
-	return &stage{out: out, tmp: tmp}, nil
+	return &stage{out: out, tmp: tmp, disk: disk, outFolder: outFolder, folders: map[string]*atomicfile.Folder{}}, nil
 }
 
-// dir is the staging folder of a design's files.
-func (s *stage) dir(name string) string { return filepath.Join(s.tmp, name) }
+// dir is the staging folder of a design's files, created with its first
+// file.
+func (s *stage) dir(name string) *atomicfile.Folder {
+	if s.folders[name] == nil {
+		s.folders[name] = s.disk.Folder(filepath.Join(s.tmp, name))
+	}
+	return s.folders[name]
+}
 
 // commit puts the staged folder of each of names into --out, replacing the
 // one there, and removes the folder of each name that has none staged
@@ -46,26 +61,28 @@ func (s *stage) commit(names []string) error {
 		// The folder there moves aside first and goes with the staging
 		// folder: a reader sees the old folder or the new one.
 		if err := moveOwn(dst, old); err != nil {
-			return failed("output folder: %w", err)
+			return couldNotSave(fmt.Errorf("could not save into %s: %w", s.out, err))
 		}
-		src := s.dir(name)
+		src := filepath.Join(s.tmp, name)
 		if _, err := os.Stat(src); err != nil {
 			continue
 		}
 		if err := os.Rename(src, dst); err != nil {
-			return failed("output folder: %w", err)
+			return couldNotSave(fmt.Errorf("could not save into %s: %w", s.out, err))
 		}
 	}
 	return s.abandon()
 }
 
-// abandon removes the staging folder and whatever is left in it.
+// abandon removes the staging folder and whatever is left in it, and
+// --out if this invocation created it and it is empty.
 func (s *stage) abandon() error {
 	if s.tmp == "" {
 		return nil
 	}
 	err := os.RemoveAll(s.tmp)
 	s.tmp = ""
+	s.outFolder.Abandon()
 	return err
 }
 
@@ -78,6 +95,18 @@ func simFiles() []string {
 // only files of simFiles (or their temporary files). Anything else in it
 // is a user's, and dir stays, with an error that says so.
 func moveOwn(dir, to string) error {
+	if err := checkOwn(dir); err != nil {
+		return err
+	}
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return os.Rename(dir, to)
+}
+
+// checkOwn reports why dir is not a folder fencelab sim may replace: it
+// holds something fencelab sim does not write. A missing dir is fine.
+func checkOwn(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -88,8 +117,8 @@ func moveOwn(dir, to string) error {
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || !(slices.Contains(simFiles(), name) || strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".tmp")) {
-			return fmt.Errorf("%s holds %s, which fencelab sim did not write: not replacing it", dir, name)
+			return fmt.Errorf("%s holds %s, which fencelab sim did not write: not replacing it", dir, quote.S(name))
 		}
 	}
-	return os.Rename(dir, to)
+	return nil
 }

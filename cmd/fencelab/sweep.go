@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"time"
 
 	"github.com/fencelab/fencelab/bounds"
+	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/sim"
 	"github.com/fencelab/fencelab/sweep"
@@ -40,6 +40,10 @@ clients × 2 sections by default. Same flags, same bytes.
 Exit codes: 0 the sweep agrees with the derivation, 1 a violation inside
 the boundary (or of NoLostUpdate with fencing all), 2 bad input.`
 
+// maxSweepRuns bounds --runs: a cell of the default grid runs 50, and a
+// sweep of 100,000 runs in each of its 578 cells would already take days.
+const maxSweepRuns = 100_000
+
 func runSweep(e *env, args []string) error {
 	defSim := sim.DefaultConfig()
 	def := defSim.Assumptions()
@@ -64,7 +68,10 @@ func runSweep(e *env, args []string) error {
 		return err
 	}
 	if len(rest) > 0 {
-		return badInput("unexpected argument %q", rest[0])
+		return badInput("unexpected argument %s", quote.Q(rest[0]))
+	}
+	if err := checkOutDir("out", *out); err != nil {
+		return err
 	}
 	x, y, err := sweep.ParseGrid(*grid)
 	if err != nil {
@@ -77,8 +84,12 @@ func runSweep(e *env, args []string) error {
 	switch {
 	case *runs < 0:
 		return badInput("runs must not be negative, got %d", *runs)
+	case *runs > maxSweepRuns:
+		return badInput("runs must be at most %d per cell, got %d", maxSweepRuns, *runs)
 	case *workers < 1:
 		return badInput("workers must be positive, got %d", *workers)
+	case *workers > maxWorkers:
+		return badInput("workers must be at most %d, got %d", maxWorkers, *workers)
 	}
 	c := defSim
 	c.Clients, c.Sections = *clients, *sections
@@ -99,15 +110,13 @@ func runSweep(e *env, args []string) error {
 		return badInput("%v", err)
 	}
 	fmt.Fprintf(e.stderr, "fencelab sweep: %s in %.1fs\n", words.Count(s.Total(), "run"), time.Since(start).Seconds())
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return failed("output folder: %w", err)
-	}
 	csvPath, svgPath := filepath.Join(*out, "sweep.csv"), filepath.Join(*out, "sweep.svg")
-	if err := sim.WriteFile(csvPath, res.WriteCSV); err != nil {
-		return failed("%w", err)
+	folder := e.disk.Folder(*out)
+	if err := folder.WriteFile("sweep.csv", res.WriteCSV); err != nil {
+		return couldNotSave(err)
 	}
-	if err := sim.WriteFile(svgPath, res.WriteSVG); err != nil {
-		return failed("%w", err)
+	if err := folder.WriteFile("sweep.svg", res.WriteSVG); err != nil {
+		return couldNotSave(err)
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "fencelab sweep: %s × %s, %d × %s, designs %v, %s per cell\n\n", x.Name, y.Name, x.Cells, words.Count(y.Cells, "cell"), *fencing, words.Count(*runs, "random run"))

@@ -17,6 +17,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/internal/inputfile"
+	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/report"
 	"github.com/fencelab/fencelab/tlc"
@@ -51,13 +54,13 @@ func runTLC(e *env, args []string) error {
 		return err
 	}
 	if len(rest) > 0 {
-		return badInput("unexpected argument %q (usage: %s)", rest[0], tlcUsage)
+		return badInput("unexpected argument %s (usage: %s)", quote.Q(rest[0]), tlcUsage)
 	}
 	if *timeout <= 0 {
 		return badInput("--timeout must be positive")
 	}
 	if n, err := strconv.Atoi(*workers); *workers != "auto" && (err != nil || n < 1) {
-		return badInput("--workers must be auto or a positive number, got %q", *workers)
+		return badInput("--workers must be auto or a positive number, got %s", quote.Q(*workers))
 	}
 	if *printJar {
 		jar, _, err := resolveTLC(context.Background(), *pin)
@@ -71,9 +74,14 @@ func runTLC(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkWritable(*outDir); err != nil {
+	if err := checkOutDir("out", *outDir); err != nil {
 		return err
 	}
+	removeIfEmpty, err := makeOutDir(e, *outDir)
+	if err != nil {
+		return err
+	}
+	defer removeIfEmpty()
 	ctx, stop := interruptible()
 	defer stop()
 	runner, err := newTLCRunner(ctx, e, *pin, *timeout, len(models))
@@ -121,30 +129,6 @@ func loadModels(specs, name string, all bool) ([]tlc.Model, error) {
 		return nil, badInput("%v", err)
 	}
 	return models, nil
-}
-
-// checkWritable makes sure dir is a folder fencelab can write in, before
-// any work: it is created if missing, and a file is created and removed in
-// it. A file in its place or a folder without write permission is bad input.
-func checkWritable(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return badInput("--out %s cannot be created: %v", dir, pathError(err))
-	}
-	f, err := os.CreateTemp(dir, ".fencelab-write-check-")
-	if err != nil {
-		return badInput("--out %s cannot be written: %v", dir, pathError(err))
-	}
-	f.Close()
-	return os.Remove(f.Name())
-}
-
-// pathError drops a *PathError's repetition of the path.
-func pathError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
-	}
-	return err
 }
 
 // interrupted is the cause of a context cancelled by a signal.
@@ -244,6 +228,7 @@ func checkModels(ctx context.Context, e *env, runner *tlc.Runner, specs, outDir 
 	type done struct {
 		row tlc.Outcome
 		out bytes.Buffer // what runModel printed, written out in order
+		err error        // the run could not be saved, or TLC did not run: not a verdict
 	}
 	results := make([]done, len(models))
 	ready := make([]chan struct{}, len(models))
@@ -270,7 +255,7 @@ func checkModels(ctx context.Context, e *env, runner *tlc.Runner, specs, outDir 
 			go func() {
 				defer wg.Done()
 				defer func() { <-slots; close(ready[i]) }()
-				results[i].row = runModel(ctx, &results[i].out, runner, specs, outDir, m, stale[m.Spec], untranslated[m.Spec], show(m))
+				results[i].row, results[i].err = runModel(ctx, e.disk, &results[i].out, runner, specs, outDir, m, stale[m.Spec], untranslated[m.Spec], show(m))
 				step(m.Name)
 			}()
 		}
@@ -281,6 +266,10 @@ func checkModels(ctx context.Context, e *env, runner *tlc.Runner, specs, outDir 
 		if ctx.Err() != nil {
 			wg.Wait() // every started run has stopped and cleaned up
 			return nil, stopped(ctx)
+		}
+		if err := results[i].err; err != nil {
+			wg.Wait()
+			return nil, err
 		}
 		if _, err := e.stdout.Write(results[i].out.Bytes()); err != nil {
 			wg.Wait()
@@ -343,17 +332,22 @@ func staleSpecs(ctx context.Context, r *tlc.Runner, specs string, models []tlc.M
 
 // runModel runs one model, judges it against the manifest, saves its
 // output and counterexample, and, if show, prints the counterexample's
-// step table.
-func runModel(ctx context.Context, stdout io.Writer, r *tlc.Runner, specs, outDir string, m tlc.Model, stale []string, untranslated string, show bool) tlc.Outcome {
+// step table. A failed save, or an output that is not TLC's, is its
+// error (exit 2), not the row's mismatch: neither says anything about the
+// model.
+func runModel(ctx context.Context, disk *atomicfile.Disk, stdout io.Writer, r *tlc.Runner, specs, outDir string, m tlc.Model, stale []string, untranslated string, show bool) (tlc.Outcome, error) {
 	row := tlc.Outcome{Model: m, Distinct: -1, Depth: -1}
 	var invariants []string // what the model checks; a missing cfg fails the run below
-	if cfg, err := os.ReadFile(filepath.Join(specs, m.Cfg)); err == nil {
+	if cfg, err := inputfile.Read(filepath.Join(specs, m.Cfg), inputfile.MaxText); err == nil {
 		invariants = tlc.CfgInvariants(string(cfg))
 	}
 	res, err := r.Run(ctx, specs, m)
+	if errors.Is(err, tlc.ErrNotTLC) {
+		return row, badInput("%v", err)
+	}
 	if err != nil {
 		row.Got, row.Mismatch, row.Verdicts = "not run", err.Error(), tlc.NotRun(err.Error(), invariants)
-		return row
+		return row, nil
 	}
 	res.Got.Stale = append(res.Got.Stale, stale...)
 	res.Got.Untranslated = untranslated
@@ -364,17 +358,25 @@ func runModel(ctx context.Context, stdout io.Writer, r *tlc.Runner, specs, outDi
 	}
 	row.Verdicts = tlc.Verdicts(res.Got, invariants, steps)
 	row.Mismatch = tlc.Judge(m, res.Got)
-	if res.ParseErr != nil && row.Mismatch == "" {
-		row.Mismatch = "cannot read TLC's output: " + res.ParseErr.Error()
-	}
 	if err := tlc.ValidModelName(m.Name); err != nil { // never a path outside outDir
 		row.Mismatch = err.Error()
-		return row
+		return row, nil
 	}
 	dir := filepath.Join(outDir, m.Name)
-	if err := saveRun(dir, res); err != nil {
-		row.Mismatch = strings.TrimPrefix(row.Mismatch+"; ", "; ") + err.Error()
-		return row
+	if err := saveRun(disk, dir, res); err != nil {
+		return row, couldNotSave(err)
+	}
+	if res.ParseErr != nil {
+		// What java printed is not TLC's: the tools are broken (a damaged
+		// jar, a java that is not Java), which says nothing of the model.
+		return row, badInput("model %s: java printed something that is not TLC's output (%v; saved in %s): check the jar (%s) and java (%s)",
+			m.Name, res.ParseErr, filepath.Join(dir, "tlc.out"), quote.S(r.Jar), quote.S(r.Java))
+	}
+	if res.Got.Result == tlc.ResultOK && res.Got.Distinct < 0 {
+		// TLC ends every search it finished with its state count: an
+		// exit 0 without one is not TLC's whole output, and has no verdict.
+		return row, badInput("model %s: java exited 0 without TLC's closing state count (saved in %s): check the jar (%s) and java (%s)",
+			m.Name, filepath.Join(dir, "tlc.out"), quote.S(r.Jar), quote.S(r.Java))
 	}
 	if show && res.Parsed != nil && len(res.Parsed.States) > 0 {
 		t, err := res.Parsed.Trace(traceOptions(m, res))
@@ -386,7 +388,7 @@ func runModel(ctx context.Context, stdout io.Writer, r *tlc.Runner, specs, outDi
 			fmt.Fprintf(stdout, "(saved in %s)\n\n", dir)
 		}
 	}
-	return row
+	return row, nil
 }
 
 func traceOptions(m tlc.Model, res *tlc.Result) tlc.TraceOptions {
@@ -403,23 +405,26 @@ func traceOptions(m tlc.Model, res *tlc.Result) tlc.TraceOptions {
 // Nothing outside dir's parent is touched (dir is --out/<model name>, and a
 // model name is one plain path element), and a failed write leaves the
 // former results as they were.
-func saveRun(dir string, res *tlc.Result) error {
+func saveRun(disk *atomicfile.Disk, dir string, res *tlc.Result) error {
 	parent, name := filepath.Dir(dir), filepath.Base(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w", parent, err)
+		return fmt.Errorf("could not save %s: %w", dir, err)
 	}
 	tmp, err := os.MkdirTemp(parent, "."+name+".new-")
 	if err != nil {
-		return fmt.Errorf("creating a folder in %s: %w", parent, err)
+		return fmt.Errorf("could not save %s: %w", dir, err)
 	}
 	defer os.RemoveAll(tmp) // a no-op once renamed into place
 	if err := os.Chmod(tmp, 0o755); err != nil {
-		return fmt.Errorf("creating a folder in %s: %w", parent, err)
+		return fmt.Errorf("could not save %s: %w", dir, err)
 	}
-	if err := writeRun(tmp, res); err != nil {
+	if err := writeRun(disk, tmp, res); err != nil {
 		return err
 	}
-	return replaceDir(tmp, dir)
+	if err := replaceDir(tmp, dir); err != nil {
+		return fmt.Errorf("could not save %s: %w", dir, err)
+	}
+	return nil
 }
 
 // replaceDir puts the folder tmp in dir's place, through a temporary
@@ -450,10 +455,11 @@ func replaceDir(tmp, dir string) error {
 }
 
 // writeRun writes a run's files into dir, an empty folder.
-func writeRun(dir string, res *tlc.Result) error {
+func writeRun(disk *atomicfile.Disk, dir string, res *tlc.Result) error {
 	writeOutput := func(w io.Writer) error { _, err := w.Write(res.Output); return err }
-	if err := trace.WriteFileAtomic(filepath.Join(dir, "tlc.out"), writeOutput); err != nil {
-		return fmt.Errorf("saving TLC's output: %w", err)
+	folder := disk.Folder(dir)
+	if err := folder.WriteFile("tlc.out", writeOutput); err != nil {
+		return err
 	}
 	if res.Parsed == nil || len(res.Parsed.States) == 0 {
 		return nil
@@ -462,8 +468,8 @@ func writeRun(dir string, res *tlc.Result) error {
 	if err != nil {
 		return fmt.Errorf("converting the counterexample: %w", err)
 	}
-	if _, err := trace.WriteFiles(dir, t); err != nil {
-		return fmt.Errorf("saving the counterexample: %w", err)
+	if _, err := trace.WriteFilesTo(folder, t); err != nil {
+		return err
 	}
 	return nil
 }

@@ -133,7 +133,7 @@ func TestTLCBadInputFoundBeforeWork(t *testing.T) {
 			require.NoError(t, os.Remove(filepath.Join(s, "m.cfg")))
 			require.NoError(t, os.Symlink(file, filepath.Join(s, "m.cfg")))
 		}, nil, nil, "m.cfg"},
-		{"out is a file", nil, nil, nil, func(*testing.T) string { return file }, "--out " + file + " cannot be created"},
+		{"out is a file", nil, nil, nil, func(*testing.T) string { return file }, "--out " + file + " is a regular file, not a folder"},
 		{"out below a file", nil, nil, nil, func(*testing.T) string { return filepath.Join(file, "tlc") }, "cannot be created"},
 		{"jar empty", nil, nil, func(j string) { require.NoError(t, os.WriteFile(j, nil, 0o644)) }, nil, "the file is empty"},
 		{"jar not a zip", nil, nil, func(j string) { require.NoError(t, os.WriteFile(j, []byte("<html>404</html>"), 0o644)) }, nil, "not a complete zip archive"},
@@ -145,7 +145,7 @@ func TestTLCBadInputFoundBeforeWork(t *testing.T) {
 		{"jar of something else", nil, nil, func(j string) { writeZip(t, j, "org/other/Main.class") }, nil, "holds no tlc2/TLC.class"},
 	}
 	if _, err := os.Stat("/proc/self"); err == nil {
-		tests = append(tests, badTLCInput{"out not writable", nil, nil, nil, func(*testing.T) string { return "/proc/self/fencelab-out" }, "cannot be created"})
+		tests = append(tests, badTLCInput{"out not writable", nil, nil, nil, func(*testing.T) string { return "/proc/self/fencelab-out" }, "cannot be written"})
 	}
 	if os.Getuid() != 0 {
 		tests = append(tests, badTLCInput{"out read-only", nil, nil, nil, func(t *testing.T) string {

@@ -168,7 +168,7 @@ func TestSaveRunWritesTheTraceFiles(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), res.Model.Name)
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "stale.txt"), nil, 0o644))
-	require.NoError(t, saveRun(dir, res))
+	require.NoError(t, saveRun(nil, dir, res))
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	var names []string

@@ -63,7 +63,7 @@ func TestTLCSignalStopsTLCAndCleansUp(t *testing.T) {
 			tmp := t.TempDir()
 			out := filepath.Join(t.TempDir(), "out")
 			cmd := exec.Command(bin, "tlc", "--pin", mustAbs(t, "../../tla2tools.version"), "--specs", specs, "--out", out)
-			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "PIDS="+pids)
+			cmd.Env = cleanEnv(t, "TMPDIR="+tmp, "PIDS="+pids)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			require.NoError(t, cmd.Start())

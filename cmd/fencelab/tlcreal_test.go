@@ -129,6 +129,7 @@ func TestMakeKeepsFencelabsExitCode(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"-s", "-C", "../..", "tlc", "BIN=" + bin}, tc.vars...)
 			cmd := exec.Command(makePath, args...)
+			cmd.Env = cleanEnv(t)
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			err := cmd.Run()
@@ -151,6 +152,7 @@ func TestMakeKeepsFencelabsExitCode(t *testing.T) {
 			}
 			run := exec.Command(bin, direct...)
 			run.Dir = "../.."
+			run.Env = cleanEnv(t)
 			err = run.Run()
 			require.ErrorAs(t, err, &exit)
 			assert.Equal(t, tc.wantCode, exit.ExitCode())
@@ -175,8 +177,15 @@ func TestMakeCleanRemovesTLCMetadirs(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Join(dir, d), 0o755))
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "specs", "S.tla"), nil, 0o644))
-	out, err := exec.Command(makePath, "-s", "-C", dir, "clean").CombinedOutput()
+	// OUT on make's command line and a clean environment: the caller's
+	// OUT (an environment variable make would take) is never removed.
+	callers := t.TempDir()
+	t.Setenv("OUT", callers)
+	clean := exec.Command(makePath, "-s", "-C", dir, "clean", "OUT=out")
+	clean.Env = cleanEnv(t)
+	out, err := clean.CombinedOutput()
 	require.NoError(t, err, string(out))
+	assert.DirExists(t, callers, "the caller's OUT stays")
 	for _, d := range []string{"out", "bin", "states", "specs/states"} {
 		assert.NoDirExists(t, filepath.Join(dir, d))
 	}

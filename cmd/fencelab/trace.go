@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/fencelab/fencelab/internal/inputfile"
+	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/tlc"
 	"github.com/fencelab/fencelab/trace"
 )
@@ -36,12 +37,15 @@ func runTrace(e *env, args []string) error {
 	switch *format {
 	case "", "table", "lanes", "mermaid", "html", "json":
 	default:
-		return badInput("unknown --format %q (use table, lanes, mermaid, html or json)", *format)
+		return badInput("unknown --format %s (use table, lanes, mermaid, html or json)", quote.Q(*format))
+	}
+	if err := checkOutFile("out", *out); err != nil {
+		return err
 	}
 	path := rest[0]
-	data, err := os.ReadFile(path)
+	data, err := readInput("cannot read", path, inputfile.MaxOutput)
 	if err != nil {
-		return badInput("cannot read %s: %v", path, err)
+		return err
 	}
 	var t *trace.Trace
 	if isJSON(data) {
@@ -62,8 +66,8 @@ func runTrace(e *env, args []string) error {
 		_, err := e.stdout.Write(buf.Bytes())
 		return err
 	}
-	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
-		return badInput("cannot write %s: %v", *out, err)
+	if err := e.disk.WriteFile(*out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+		return couldNotSave(err)
 	}
 	return nil
 }
