@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/fencelab/fencelab/trace"
+	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/verdict"
 )
 
@@ -282,7 +282,7 @@ func (s *Summary) save(out string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("output folder: %w", err)
 	}
-	return trace.WriteFileAtomic(filepath.Join(dir, SummaryFile), func(w io.Writer) error {
+	return atomicfile.WriteFile(filepath.Join(dir, SummaryFile), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(doc)

@@ -80,7 +80,8 @@ func TestZooKeeperRestartWipe(t *testing.T) {
 	cfg := testRun(t, mustSetup(t, Setups(), "zookeeper", "zxid-restart-volatile"), FaultRestartWipe)
 	// c1 thinks long enough for the restart (a JVM start), c2's session
 	// loss (the session timeout) and c2's grant on a new connection.
-	cfg.Sections, cfg.Think = 1, 4*time.Second
+	cfg.Sections, cfg.Think = 1, 8*time.Second // 4 s was too short on a loaded machine: c2 acquired 3.8 s after c1 ended
+	cfg.Timeout = 30 * time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	res, err := Run(ctx, cfg)

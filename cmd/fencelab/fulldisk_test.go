@@ -43,7 +43,7 @@ func TestFullDiskEveryCommand(t *testing.T) {
 			return []string{"sim", "--design", "none", "--replay", "14", "--out", out}
 		}, false},
 		{"sweep", func(out string) []string {
-			return []string{"sweep", "--fencing", "off", "--grid", "pause:0..100ms/2,lock-delay:0..100ms/2", "--runs", "1", "--out", out}
+			return []string{"sweep", "--design", "off", "--grid", "pause:0..100ms/2,lock-delay:0..100ms/2", "--runs", "1", "--out", out}
 		}, false},
 	}
 	for _, tc := range tests {
