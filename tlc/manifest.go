@@ -23,6 +23,10 @@ const (
 	ResultInvariant = "invariant"  // exit 12
 	ResultLiveness  = "liveness"   // exit 13
 	ResultAssert    = "assert"     // exit 14
+	// ResultNoVerdict is a run whose output does not back its exit code
+	// (Interpret): cut short, another program's, or contradicting it.
+	// No manifest expects it.
+	ResultNoVerdict = "no verdict"
 )
 
 // ResultForExit names the result a TLC exit code stands for

@@ -335,7 +335,14 @@ func Interpret(out []byte, code int, cfg string) (Got, *Output, error) {
 	}
 	parsed, err := ParseOutput(bytes.NewReader(out))
 	if err != nil {
+		if g.Result == ResultOK || violation(g.Result) {
+			// An exit code alone is no verdict: TLC's words are.
+			g.Result, g.Detail = ResultNoVerdict, clip(printable(err.Error()), maxDetail)
+		}
 		return g, nil, err
+	}
+	if why := unsupported(g.Result, parsed); why != "" {
+		g.Result, g.Detail = ResultNoVerdict, why
 	}
 	g.Distinct, g.Depth = parsed.Distinct, parsed.Depth
 	for _, w := range parsed.Warnings {
@@ -352,6 +359,48 @@ func Interpret(out []byte, code int, cfg string) (Got, *Output, error) {
 		}
 	}
 	return g, parsed, nil
+}
+
+// violation reports whether result is a property's violation.
+func violation(result string) bool {
+	return result == ResultInvariant || result == ResultLiveness || result == ResultDeadlock
+}
+
+// unsupported says why an output does not back the result its exit code
+// names, "" when it does. TLC says a model holds with "Model checking
+// completed. No error has been found." and ends every run with "Finished
+// in …"; a violation is named in an error message. An output cut short,
+// another program's, or one that contradicts the exit code gives no
+// verdict, whatever the code.
+func unsupported(result string, o *Output) string {
+	if result != ResultOK && !violation(result) {
+		return ""
+	}
+	if !o.Complete {
+		return "the output stops before TLC's closing \"Finished in …\" (TLC was stopped, or the output is cut short)"
+	}
+	switch result {
+	case ResultOK:
+		if !o.NoError {
+			return "TLC exited 0 but its output lacks \"Model checking completed. No error has been found.\""
+		}
+	case ResultInvariant:
+		if o.Invariant == "" {
+			return "TLC exited 12 (an invariant violated) but its output names no violated invariant"
+		}
+	case ResultDeadlock:
+		if !o.Deadlock {
+			return "TLC exited 11 (a deadlock) but its output reports none"
+		}
+	case ResultLiveness:
+		if !o.Temporal {
+			return "TLC exited 13 (a temporal property violated) but its output reports none"
+		}
+	}
+	if o.NoError && result != ResultOK {
+		return fmt.Sprintf("TLC exited with a violation (%s) but its output says no error was found", result)
+	}
+	return ""
 }
 
 // maxDetail bounds ErrorDetail's text.
