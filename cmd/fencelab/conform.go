@@ -89,6 +89,9 @@ func runConform(e *env, args []string) error {
 			return badInput("--replay-from %s is not a folder of fencelab tlc's outputs", *replayFrom)
 		}
 	}
+	if *walks == 0 && *simRuns == 0 && *simFailing == 0 && !*withExplore && !*replay {
+		return nothingChecked("--walks 0, --sim-runs 0, --sim-failing 0, --explore=false and --replay=false leave conform no trace and no counterexample")
+	}
 	if err := checkWritable(*outDir); err != nil {
 		return err
 	}
@@ -217,6 +220,9 @@ func runConform(e *env, args []string) error {
 		return failed("%d of %d traces rejected by the specs", rejected, total)
 	}
 	if !*replay {
+		if total == 0 {
+			return nothingChecked("no trace was made to validate")
+		}
 		fmt.Fprintf(e.stdout, "conformance: all %d traces accepted by the specs\n", total)
 		return nil
 	}
@@ -228,6 +234,9 @@ func runConform(e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "\n%d TLC counterexamples replayed in Go, %d of systems Go does not run; TLC %s\n", rs.replayed, rs.notGo, rs.tlcTime.Round(10*time.Millisecond))
 	if rs.failed > 0 {
 		return failed("%d TLC counterexamples depart from the Go system", rs.failed)
+	}
+	if total == 0 && rs.replayed == 0 {
+		return nothingChecked("no trace validated and no counterexample replayed (every model's system is one Go does not run)")
 	}
 	fmt.Fprintf(e.stdout, "conformance: all %d traces accepted by the specs; all %d counterexamples replayed in Go\n", total, rs.replayed)
 	return nil

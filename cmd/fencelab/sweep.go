@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/fencelab/fencelab/bounds"
@@ -70,9 +71,18 @@ func runSweep(e *env, args []string) error {
 	if err != nil {
 		return badInput("%v", err)
 	}
+	if strings.TrimSpace(*fencing) == "" {
+		// parseDesigns reads "" as every design; a sweep wants them named.
+		return badInput("--fencing names no design (want some of off, none, writes, all, renewal)")
+	}
 	designs, err := parseDesigns(*fencing)
 	if err != nil {
 		return badInput("%v", err)
+	}
+	for _, d := range designs {
+		if err := sweep.Supported(d); err != nil {
+			return badInput("--fencing: %v", err)
+		}
 	}
 	switch {
 	case *runs < 0:
