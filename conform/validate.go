@@ -42,6 +42,16 @@ type Checker struct {
 	TLC      *tlc.Runner
 	SpecsDir string // the folder with DistLock*.tla and Trace*.tla
 	Workers  int    // TLC workers; 0: auto (one per core)
+	// HeapLimit bounds the heap of one TLC run, in bytes (tlc.HeapFor);
+	// 0: half the machine's memory (tlc.MachineHeapLimit).
+	HeapLimit int64
+}
+
+func (k *Checker) heapLimit() int64 {
+	if k.HeapLimit > 0 {
+		return k.HeapLimit
+	}
+	return tlc.MachineHeapLimit("/proc/meminfo")
 }
 
 // acceptedLine is what the trace specs print when a trace's last line is
@@ -135,7 +145,13 @@ func (k *Checker) tlc(ctx context.Context, c impl.Config, traces []*Trace, verbo
 			return res, fmt.Errorf("copying %s: %w", name, err)
 		}
 	}
-	files := map[string]string{DataModule + ".tla": Module(c, traces), "Trace.cfg": Cfg(c, verbose)}
+	data := Module(c, traces)
+	// The heap follows the traces: their module is what TLC holds.
+	heap, err := tlc.HeapFor(int64(len(data)), k.heapLimit())
+	if err != nil {
+		return res, err
+	}
+	files := map[string]string{DataModule + ".tla": data, "Trace.cfg": Cfg(c, verbose)}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			return res, fmt.Errorf("writing %s: %w", name, err)
@@ -146,7 +162,7 @@ func (k *Checker) tlc(ctx context.Context, c impl.Config, traces []*Trace, verbo
 		workers = strconv.Itoa(k.Workers)
 	}
 	start := time.Now()
-	out, code, err := k.TLC.TLC(ctx, dir, "-workers", workers, "-metadir", filepath.Join(dir, "states"),
+	out, code, err := k.TLC.TLCHeap(ctx, dir, heap, "-workers", workers, "-metadir", filepath.Join(dir, "states"),
 		"-config", "Trace.cfg", traceSpec)
 	res.wall, res.output = time.Since(start), out
 	if err != nil {

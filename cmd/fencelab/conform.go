@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -164,6 +165,9 @@ func runConform(e *env, args []string) error {
 			run, err := checker.Check(ctx, g.Config, g.Traces)
 			if ctx.Err() != nil {
 				return stopped(ctx)
+			}
+			if errors.Is(err, tlc.ErrTooBig) {
+				return badInput("%s, %s: %v", src.name, g.Config.Design, err)
 			}
 			if err != nil {
 				return failed("%s, %s: %v", src.name, g.Config.Design, err)
