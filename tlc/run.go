@@ -190,8 +190,12 @@ func (r *Runner) run(ctx context.Context, dir string, opts jvmOptions, archiveFl
 		return nil, -1, fmt.Errorf("creating a temporary folder: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	// The parallel GC is what TLC asks for (it warns otherwise).
-	flags := []string{"-XX:+UseParallelGC"}
+	// The parallel GC is what TLC asks for (it warns otherwise). UTF-8
+	// whatever the locale: Java 17 takes its default charset from it
+	// (file.encoding; sun.stdout/stderr.encoding for its output), and
+	// under LC_ALL=C, LANG=C or no locale the translator wrote every
+	// non-ASCII byte of a spec's comments as "?".
+	flags := []string{"-XX:+UseParallelGC", "-Dfile.encoding=UTF-8", "-Dsun.stdout.encoding=UTF-8", "-Dsun.stderr.encoding=UTF-8"}
 	if opts.quickJIT {
 		flags = append(flags, shortRunJIT)
 	}
@@ -261,16 +265,51 @@ func (r *Runner) StaleTranslation(ctx context.Context, path string) (string, err
 	if err != nil {
 		return "", fmt.Errorf("reading the fresh translation: %w", err)
 	}
-	if bytes.Equal(orig, fresh) {
-		return "", nil
-	}
-	a, b := strings.Split(string(orig), "\n"), strings.Split(string(fresh), "\n")
+	return translationDiff(name, orig, fresh), nil
+}
+
+// translationDiff compares a committed spec with the translator's fresh
+// copy of it: only the translation (from "\* BEGIN TRANSLATION" to "\*
+// END TRANSLATION", the whole file where there are no such lines), the
+// part pcal.trans writes. The rest is the author's text, which the
+// translator copies through the JVM's encoding: a JVM started without
+// UTF-8 (LC_ALL=C) writes every non-ASCII byte of a comment as "?", and
+// that is no stale translation. It returns "" when the translations are
+// the same, else where they first differ.
+func translationDiff(name string, orig, fresh []byte) string {
+	a, aFrom := translation(string(orig))
+	b, _ := translation(string(fresh))
 	for i := 0; i < len(a) && i < len(b); i++ {
 		if a[i] != b[i] {
-			return fmt.Sprintf("%s line %d differs from a fresh translation (committed %q, fresh %q); run pcal.trans on it", name, i+1, strings.TrimSpace(a[i]), strings.TrimSpace(b[i])), nil
+			return fmt.Sprintf("%s line %d differs from a fresh translation (committed %q, fresh %q); run pcal.trans on it", name, aFrom+i+1, clip(strings.TrimSpace(a[i]), maxDetail), clip(strings.TrimSpace(b[i]), maxDetail))
 		}
 	}
-	return fmt.Sprintf("%s has %d lines, a fresh translation %d; run pcal.trans on it", name, len(a), len(b)), nil
+	if len(a) != len(b) {
+		return fmt.Sprintf("%s's translation has %d lines, a fresh translation %d; run pcal.trans on it", name, len(a), len(b))
+	}
+	return ""
+}
+
+// translation is the lines of a spec's PlusCal translation and the index
+// of its first line in the file; the whole file when it marks none.
+func translation(spec string) ([]string, int) {
+	lines := strings.Split(strings.ReplaceAll(spec, "\r\n", "\n"), "\n")
+	begin, end := -1, -1
+	for i, l := range lines {
+		switch t := strings.TrimSpace(l); {
+		case begin < 0 && strings.HasPrefix(t, `\* BEGIN TRANSLATION`):
+			begin = i
+		case begin >= 0 && strings.HasPrefix(t, `\* END TRANSLATION`):
+			end = i
+		}
+		if end >= 0 {
+			break
+		}
+	}
+	if begin < 0 || end < 0 {
+		return lines, 0
+	}
+	return lines[begin : end+1], begin
 }
 
 func lastLines(out []byte, n int) string {
