@@ -48,14 +48,25 @@ demo: $(BIN) ## the whole story: explorer, simulator (NPC table too) and TLC on 
 # can report; every test here waits for the goroutines it starts, and
 # fifteen packages' seconds are a sixth of the first pass's wall time. A
 # GORACE of your own comes after, so its atexit_sleep_ms wins.
-test: fmt-check vet ## gofmt check, go vet, go test -race ./... then go test -short ./... (TLC tests skip without a jar; the last lines say how many ran)
-	@summary=$$(mktemp); \
-	echo "$(GO) test -race ./..."; \
-	FENCELAB_TEST_SUMMARY=$$summary GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -race ./...; race=$$?; \
-	echo "$(GO) test -short ./..."; \
-	$(GO) test -short ./...; short=$$?; \
+# Each pass bounds every package's test binary (go test -timeout, whose
+# default of 10 minutes the TLC-backed packages ran into on a loaded
+# 2-core machine), and the closing lines name every package that failed,
+# read from go test's own FAIL lines, in either pass.
+RACE_TIMEOUT  ?= 25m
+SHORT_TIMEOUT ?= 10m
+test: fmt-check vet ## gofmt check, go vet, go test -race ./... then go test -short ./... (TLC tests skip without a jar; the last lines say how many ran and which packages failed)
+	@summary=$$(mktemp); log=$$(mktemp); codes=$$(mktemp); \
+	echo "$(GO) test -race -timeout $(RACE_TIMEOUT) ./..."; \
+	{ FENCELAB_TEST_SUMMARY=$$summary GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -race -timeout $(RACE_TIMEOUT) ./... 2>&1; echo "race $$?" >> $$codes; } | tee $$log; \
+	echo "$(GO) test -short -timeout $(SHORT_TIMEOUT) ./..."; \
+	{ $(GO) test -short -timeout $(SHORT_TIMEOUT) ./... 2>&1; echo "short $$?" >> $$codes; } | tee -a $$log; \
+	race=$$(awk '$$1 == "race" {print $$2}' $$codes); short=$$(awk '$$1 == "short" {print $$2}' $$codes); \
 	echo; if [ -s $$summary ]; then sort $$summary; else echo "TLC-backed checks: no summary (the tlc and cmd/fencelab tests did not run)"; fi; \
-	rm -f $$summary; if [ $$race -ne 0 ]; then exit $$race; fi; exit $$short
+	failed=$$(awk '/^FAIL[ \t]+[^ \t]+/ && $$2 != "" {print $$2}' $$log | sort -u | tr '\n' ' '); \
+	if [ -n "$$failed" ]; then echo "make test: FAILED packages: $$failed"; \
+	elif [ "$$race" != 0 ] || [ "$$short" != 0 ]; then echo "make test: FAILED (go test exited $$race and $$short; see above)"; \
+	else echo "make test: every package passed"; fi; \
+	rm -f $$summary $$log $$codes; if [ "$$race" != 0 ]; then exit $$race; fi; exit $$short
 
 fmt-check: ## fail if any Go file is not gofmt-ed
 	@files=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -2,12 +2,14 @@ package conform
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 )
 
 // These tests run the real TLC (skipped, and counted, without a jar).
@@ -24,6 +26,10 @@ func TestWalksAccepted(t *testing.T) {
 		}
 		c.Validity = impl.ValiditySend
 		configs = append(configs, c)
+	}
+	if testbuild.Reduced() {
+		configs = reducedConfigs(configs)
+		require.Len(t, configs, len(Designs()), "one configuration per design")
 	}
 	for _, c := range configs {
 		g, err := Walks(c, 15, 200)
@@ -178,9 +184,15 @@ func mutants() []mutant {
 // refuses nothing without fencing, so the third cannot act there).
 func TestMutantsRejected(t *testing.T) {
 	k := checker(t)
+	designs := Designs()
+	if testbuild.Reduced() {
+		// One TLC run per mutant and design: at reduced size, design all
+		// (where every mutant acts) and every third other row.
+		designs = slices.DeleteFunc(slices.Clone(designs), func(d impl.Design) bool { return d != impl.DesignFenceAll && int(d)%3 != 0 })
+	}
 	for _, mu := range mutants() {
 		total := 0
-		for _, d := range Designs() {
+		for _, d := range designs {
 			c := UntimedConfigs()[2] // 3 clients, 1 section: room for one more acquirer
 			require.Equal(t, 3, c.Clients)
 			c.Design = d
@@ -236,4 +248,34 @@ func TestMutantsRejected(t *testing.T) {
 		}
 		t.Logf("%s: %d walks broken, all rejected", mu.name, total)
 	}
+}
+
+// reducedConfigs is TestWalksAccepted's configurations at reduced size
+// (internal/testbuild): one TLC run per design instead of eight, the
+// designs taking the client counts, section counts and validity rules in
+// turn, so that each of them is still validated.
+func reducedConfigs(configs []impl.Config) []impl.Config {
+	var out []impl.Config
+	seen := map[impl.Design]bool{}
+	for _, c := range configs {
+		if seen[c.Design] {
+			continue
+		}
+		i := int(c.Design)
+		want := impl.ValidityArrival
+		if i%2 == 1 && !c.Design.Renews() {
+			want = impl.ValiditySend
+		}
+		if c.Clients == 2+i%2 && c.Sections == 1+(i/2)%2 && c.Validity == want {
+			seen[c.Design] = true
+			out = append(out, c)
+		}
+	}
+	for _, c := range configs { // a design without the combination: its first
+		if !seen[c.Design] {
+			seen[c.Design] = true
+			out = append(out, c)
+		}
+	}
+	return out
 }
