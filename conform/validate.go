@@ -59,6 +59,7 @@ func (k *Checker) heapLimit() int64 {
 var (
 	acceptedLine = regexp.MustCompile(`^<<"fencelab-accepted", (\d+)>>$`)
 	matchedLine  = regexp.MustCompile(`^<<"fencelab-matched", (\d+), (\d+)>>$`)
+	finishedLine = regexp.MustCompile(`(?m)^Finished in \S+ at \(`)
 )
 
 // ErrTLC is the error of a TLC run that did not complete: its traces are
@@ -168,7 +169,9 @@ func (k *Checker) tlc(ctx context.Context, c impl.Config, traces []*Trace, verbo
 	if err != nil {
 		return res, fmt.Errorf("%w: %w", ErrTLC, err)
 	}
-	if code != 0 || !bytes.Contains(out, []byte("Model checking completed. No error has been found.")) {
+	// Holds only in TLC's words, its result and its closing line: an
+	// output cut short is no verdict, whatever the exit code.
+	if code != 0 || !bytes.Contains(out, []byte("Model checking completed. No error has been found.")) || !finishedLine.Match(out) {
 		return res, fmt.Errorf("%w (exit %d): %s", ErrTLC, code, tlc.ErrorDetail(out))
 	}
 	sc := bufio.NewScanner(bytes.NewReader(out))
