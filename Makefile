@@ -48,16 +48,28 @@ demo: $(BIN) ## the whole story: explorer, simulator (NPC table too) and TLC on 
 # can report; every test here waits for the goroutines it starts, and
 # fifteen packages' seconds are a sixth of the first pass's wall time. A
 # GORACE of your own comes after, so its atexit_sleep_ms wins.
-test: fmt-check vet test-deps ## gofmt check, go vet, go test -race ./... then go test -short ./..., then the live module's tests under -race (TLC tests skip without a jar, live and browser tests without their Debian packages; the last lines say how many ran)
-	@summary=$$(mktemp); \
-	echo "$(GO) test -race ./..."; \
-	FENCELAB_TEST_SUMMARY=$$summary GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -race ./...; race=$$?; \
-	echo "$(GO) test -short ./..."; \
-	FENCELAB_TEST_SUMMARY=$$summary $(GO) test -short ./...; short=$$?; \
-	echo "cd live && $(GO) test -race ./..."; \
-	(cd live && GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -race ./...); live=$$?; \
+# Each pass bounds every package's test binary (go test -timeout, whose
+# default of 10 minutes the TLC-backed packages ran into on a loaded
+# 2-core machine), and the closing lines name every package that failed,
+# read from go test's own FAIL lines, in any pass.
+RACE_TIMEOUT  ?= 25m
+SHORT_TIMEOUT ?= 10m
+LIVE_TIMEOUT  ?= 10m
+test: fmt-check vet test-deps ## gofmt check, go vet, go test -race ./... then go test -short ./..., then the live module's tests under -race (TLC tests skip without a jar, live and browser tests without their Debian packages; the last lines say how many ran and which packages failed)
+	@summary=$$(mktemp); log=$$(mktemp); codes=$$(mktemp); \
+	echo "$(GO) test -race -timeout $(RACE_TIMEOUT) ./..."; \
+	{ FENCELAB_TEST_SUMMARY=$$summary GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -race -timeout $(RACE_TIMEOUT) ./... 2>&1; echo "race $$?" >> $$codes; } | tee $$log; \
+	echo "$(GO) test -short -timeout $(SHORT_TIMEOUT) ./..."; \
+	{ FENCELAB_TEST_SUMMARY=$$summary $(GO) test -short -timeout $(SHORT_TIMEOUT) ./... 2>&1; echo "short $$?" >> $$codes; } | tee -a $$log; \
+	echo "cd live && $(GO) test -race -timeout $(LIVE_TIMEOUT) ./..."; \
+	{ cd live && GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -race -timeout $(LIVE_TIMEOUT) ./... 2>&1; echo "live $$?" >> $$codes; } | tee -a $$log; \
+	race=$$(awk '$$1 == "race" {print $$2}' $$codes); short=$$(awk '$$1 == "short" {print $$2}' $$codes); live=$$(awk '$$1 == "live" {print $$2}' $$codes); \
 	echo; if [ -s $$summary ]; then sort $$summary; else echo "TLC-backed checks: no summary (the tlc and cmd/fencelab tests did not run)"; fi; \
-	rm -f $$summary; for code in $$race $$short $$live; do if [ $$code -ne 0 ]; then exit $$code; fi; done
+	failed=$$(awk '/^FAIL[ \t]+[^ \t]+/ && $$2 != "" {print $$2}' $$log | sort -u | tr '\n' ' '); \
+	if [ -n "$$failed" ]; then echo "make test: FAILED packages: $$failed"; \
+	elif [ "$$race" != 0 ] || [ "$$short" != 0 ] || [ "$$live" != 0 ]; then echo "make test: FAILED (go test exited $$race, $$short and $$live; see above)"; \
+	else echo "make test: every package passed"; fi; \
+	rm -f $$summary $$log $$codes; for code in $$race $$short $$live; do if [ "$$code" != 0 ]; then exit $$code; fi; done
 
 # The Debian packages the tests use beyond Go and Java: the services the
 # live harness starts (and cc, for its clock shim), and headless Chromium

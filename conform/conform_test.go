@@ -417,3 +417,25 @@ func TestRender(t *testing.T) {
 	_, err = Render(tr, len(tr.Lines))
 	assert.Error(t, err, "past the end")
 }
+
+// TestReducedConfigs: at reduced size the walks still cover every design,
+// both client counts, both section counts and both validity rules.
+func TestReducedConfigs(t *testing.T) {
+	configs := UntimedConfigs()
+	for _, c := range UntimedConfigs() {
+		if !c.Design.Renews() {
+			c.Validity = impl.ValiditySend
+			configs = append(configs, c)
+		}
+	}
+	got := reducedConfigs(configs)
+	designs, clients, sections, validity := map[impl.Design]bool{}, map[int]bool{}, map[int]bool{}, map[impl.ValidityRule]bool{}
+	for _, c := range got {
+		designs[c.Design], clients[c.Clients], sections[c.Sections], validity[c.Validity] = true, true, true, true
+	}
+	assert.Len(t, got, len(Designs()))
+	assert.Len(t, designs, len(Designs()))
+	assert.Len(t, clients, 2)
+	assert.Len(t, sections, 2)
+	assert.Len(t, validity, 2)
+}

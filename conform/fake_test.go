@@ -35,7 +35,9 @@ func fakeJava(t *testing.T, out string, code int) *Checker {
 	return &Checker{TLC: &tlc.Runner{Java: java, Jar: "unused.jar"}, SpecsDir: specsDir}
 }
 
-const completed = "Model checking completed. No error has been found.\n"
+const completed = "Model checking completed. No error has been found.\n" + finished
+
+const finished = "Finished in 2416ms at (2026-11-25 20:10:02)\n"
 
 // TestCheckJudgesOutput: a trace is accepted only if TLC completed and
 // printed its acceptance; a TLC run that failed, or did not say it
@@ -55,6 +57,9 @@ func TestCheckJudgesOutput(t *testing.T) {
 		{"out of range and junk", `<<"fencelab-accepted", 4>>` + "\n" + `<<"fencelab-accepted", 0>>` + "\n" + `x <<"fencelab-accepted", 2>>` + "\n" + completed, 0, []bool{false, false, false}, false},
 		{"TLC error", `<<"fencelab-accepted", 1>>` + "\nError: TLC threw an unexpected exception.\n", 255, nil, true},
 		{"exit 0 without completion", `<<"fencelab-accepted", 1>>` + "\n", 0, nil, true},
+		{"exit 0 without the result line", `<<"fencelab-accepted", 1>>` + "\n" + finished, 0, nil, true},
+		{"exit 0, cut before Finished", `<<"fencelab-accepted", 1>>` + "\nModel checking completed. No error has been found.\n", 0, nil, true},
+		{"exit 0, Finished inside another line", `<<"fencelab-accepted", 1>>` + "\nModel checking completed. No error has been found.\nx Finished in 1s at (\n", 0, nil, true},
 		{"an invariant violated", `<<"fencelab-accepted", 1>>` + "\nError: Invariant X is violated.\n" + completed, 12, nil, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

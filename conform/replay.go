@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/fencelab/fencelab/explore"
@@ -90,7 +91,14 @@ func ModelConfig(spec, cfg string) (impl.Config, error) {
 	if !ok || clients.Kind != tlc.KindSet {
 		return impl.Config{}, fmt.Errorf("the cfg has no set Clients")
 	}
-	c.Clients = len(clients.Elems)
+	c.Clients = len(clients.Elems) // a set: each client once (tlc.ParseValue)
+	for _, e := range clients.Elems {
+		// The Go clients are c1, c2, …: a cfg's other names would make
+		// every replay depart at the initial state.
+		if n, err := strconv.Atoi(strings.TrimPrefix(e.Str, "c")); e.Kind != tlc.KindModel || !strings.HasPrefix(e.Str, "c") || err != nil || n < 1 || n > len(clients.Elems) || e.Str != "c"+strconv.Itoa(n) {
+			return impl.Config{}, fmt.Errorf("constant Clients must be the model values c1 … c%d (the Go clients' names), found %s", len(clients.Elems), clipped(e.String()))
+		}
+	}
 	for name, dst := range map[string]*int{"Sections": &c.Sections, "MaxRetries": &c.Retries} {
 		v, ok := consts[name]
 		if !ok || v.Kind != tlc.KindInt {
@@ -108,35 +116,114 @@ func ModelConfig(spec, cfg string) (impl.Config, error) {
 	return c, nil
 }
 
-// cfgConstants reads the "Name = value" lines of a cfg's CONSTANTS
-// section (the form every cfg of specs/ uses).
+// cfgConstants reads the "Name = value" assignments of a cfg's CONSTANT
+// and CONSTANTS sections as TLC reads them: comments dropped
+// (tlc.StripCfgComments), any white space between and inside the
+// assignments (several on a line, a value over several lines, the first
+// on the keyword's line), a set's repeated elements counted once
+// (tlc.ParseValue). A constant given twice, a substitution (Name <- Op)
+// and a name without a value are errors: fencelab does not guess which
+// TLC would take.
 func cfgConstants(cfg string) (map[string]tlc.Value, error) {
+	text := tlc.StripCfgComments(cfg)
 	consts := map[string]tlc.Value{}
 	in := false
-	for _, line := range strings.Split(cfg, "\n") {
-		line, _, _ = strings.Cut(line, `\*`)
-		line = strings.TrimSpace(line)
+	for i := skipSpace(text, 0); i < len(text); i = skipSpace(text, i) {
+		word := identifier(text, i)
 		switch {
-		case line == "":
-			continue
-		case line == "CONSTANTS" || line == "CONSTANT":
-			in = true
+		case word != "" && tlc.CfgKeyword(word):
+			in = word == "CONSTANT" || word == "CONSTANTS"
+			i += len(word)
 			continue
 		case !in:
+			i += max(1, len(word))
 			continue
+		case word == "":
+			return nil, fmt.Errorf("CONSTANTS: expected a constant's name, found %q", clipped(text[i:]))
 		}
-		name, val, ok := strings.Cut(line, "=")
-		if !ok {
-			in = false // the next section
-			continue
+		j := skipSpace(text, i+len(word))
+		switch {
+		case strings.HasPrefix(text[j:], "<-"):
+			return nil, fmt.Errorf("constant %s: a substitution (<-), where fencelab reads only Name = value", clipped(word))
+		case !strings.HasPrefix(text[j:], "="):
+			return nil, fmt.Errorf("constant %s has no \"= value\"", clipped(word))
 		}
-		v, err := tlc.ParseValue(strings.TrimSpace(val))
+		end := valueEnd(text, j+1)
+		v, err := tlc.ParseValue(strings.TrimSpace(text[j+1 : end]))
 		if err != nil {
-			return nil, fmt.Errorf("constant %s: %w", strings.TrimSpace(name), err)
+			return nil, fmt.Errorf("constant %s: %w", clipped(word), err)
 		}
-		consts[strings.TrimSpace(name)] = v
+		if _, dup := consts[word]; dup {
+			return nil, fmt.Errorf("constant %s is given twice", clipped(word))
+		}
+		consts[word] = v
+		i = end
 	}
 	return consts, nil
+}
+
+// clipped bounds a name or text the cfg reader echoes.
+func clipped(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return bounded(s)
+}
+
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// identifier is the TLA+ identifier at s[i:], "" if none.
+func identifier(s string, i int) string {
+	j := i
+	for j < len(s) && (s[j] == '_' || 'a' <= s[j] && s[j] <= 'z' || 'A' <= s[j] && s[j] <= 'Z' || '0' <= s[j] && s[j] <= '9') {
+		j++
+	}
+	return s[i:j]
+}
+
+// valueEnd is where the value that starts at s[i:] ends: at the white
+// space, outside brackets and strings, before the next assignment
+// ("Name =" or "Name <-"), a section keyword, or the end.
+func valueEnd(s string, i int) int {
+	depth, inString := 0, false
+	for ; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case inString:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '(' || c == '[' || c == '{' || c == '<' && strings.HasPrefix(s[i:], "<<"):
+			depth++
+			if c == '<' {
+				i++
+			}
+		case c == ')' || c == ']' || c == '}' || c == '>' && strings.HasPrefix(s[i:], ">>"):
+			depth--
+			if c == '>' {
+				i++
+			}
+		case depth <= 0 && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			j := skipSpace(s, i)
+			word := identifier(s, j)
+			if j == len(s) || tlc.CfgKeyword(word) {
+				return i
+			}
+			if k := skipSpace(s, j+len(word)); word != "" && (strings.HasPrefix(s[k:], "=") || strings.HasPrefix(s[k:], "<-")) {
+				return i
+			}
+		}
+	}
+	return len(s)
 }
 
 // Replayed is a counterexample replayed in Go.
@@ -420,8 +507,9 @@ func canonical(v tlc.Value) string {
 
 // ReplayModel replays in Go the counterexample TLC printed (output) for
 // model m of the manifest in specsDir. It fails as ModelReplayable does,
-// and with a *ReplayError where the Go system departs from TLC's
-// counterexample.
+// with an *OtherOutputError (ErrOtherOutput) when output is not m's (another
+// spec's, another violation's, another initial state: identify), and with
+// a *ReplayError where the Go system departs from TLC's counterexample.
 func ReplayModel(specsDir string, m tlc.Model, output []byte) (*Replayed, error) {
 	c, err := ModelReplayable(specsDir, m)
 	if err != nil {
@@ -430,6 +518,9 @@ func ReplayModel(specsDir string, m tlc.Model, output []byte) (*Replayed, error)
 	out, err := tlc.ParseOutput(bytes.NewReader(output))
 	if err != nil {
 		return nil, fmt.Errorf("model %s: TLC's output: %w", m.Name, err)
+	}
+	if err := identify(m, c, out); err != nil {
+		return nil, err
 	}
 	return Replay(c, out, m.Property)
 }

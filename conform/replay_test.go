@@ -387,7 +387,13 @@ func TestModelConfig(t *testing.T) {
 		{"unknown Check", "DistLockFencing.tla", base + row("most", "lease", "never", "FALSE"), false},
 		{"no Clients", "DistLock.tla", strings.Replace(base, "Clients = {c1, c2, c3}", "", 1), false},
 		{"Clients not a set", "DistLock.tla", strings.Replace(base, "{c1, c2, c3}", "3", 1), false},
-		{"too many clients", "DistLock.tla", strings.Replace(base, "{c1, c2, c3}", "{"+strings.Repeat("c, ", 300)+"c}", 1), false},
+		{"too many clients", "DistLock.tla", strings.Replace(base, "{c1, c2, c3}", "{"+manyClients(301)+"}", 1), false},
+		{"clients not named c1 … cN", "DistLock.tla", strings.Replace(base, "{c1, c2, c3}", "{a, b}", 1), false},
+		{"a client numbered past the count", "DistLock.tla", strings.Replace(base, "{c1, c2, c3}", "{c1, c3}", 1), false},
+		{"clients as strings", "DistLock.tla", strings.Replace(base, "{c1, c2, c3}", `{"c1", "c2"}`, 1), false},
+		{"a constant given twice", "DistLock.tla", base + "    Sections = 3\n", false},
+		{"a substitution", "DistLock.tla", strings.Replace(base, "Sections = 2", "Sections <- Two", 1), false},
+		{"a name without a value", "DistLock.tla", strings.Replace(base, "Sections = 2", "Sections", 1), false},
 		{"no Sections", "DistLock.tla", strings.Replace(base, "Sections = 2", "", 1), false},
 		{"Sections not a number", "DistLock.tla", strings.Replace(base, "Sections = 2", "Sections = \"two\"", 1), false},
 		{"no sections", "DistLock.tla", strings.Replace(base, "Sections = 2", "Sections = 0", 1), false},
@@ -398,6 +404,47 @@ func TestModelConfig(t *testing.T) {
 			_, err := ModelConfig(tc.spec, tc.cfg)
 			require.Error(t, err)
 			assert.Equal(t, tc.notGo, errors.Is(err, ErrNotGoSystem), err.Error())
+		})
+	}
+}
+
+func manyClients(n int) string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("c%d", i+1)
+	}
+	return strings.Join(names, ", ")
+}
+
+// TestModelConfigReadsTheCfgAsTLCDoes: the Go configuration of a cfg is
+// the one TLC checks, however the cfg is written: a set's repeated element
+// is one client (TLC's initial state of {c1, c2, c1} has c1 and c2 only:
+// testdata/replay/dup_clients.out), the clients in any order, the
+// assignments spread over lines or put on one, comments of either kind
+// anywhere.
+func TestModelConfigReadsTheCfgAsTLCDoes(t *testing.T) {
+	const tail = "    Service = service\n    MaxRetries = 1\n    Sections = 2\n    GiveUp = TRUE\n"
+	for _, tc := range []struct {
+		name, cfg string
+		clients   int
+	}{
+		{"plain", "CONSTANTS\n    Clients = {c1, c2}\n" + tail, 2},
+		{"a repeated client", "CONSTANTS\n    Clients = {c1, c2, c1}\n" + tail, 2},
+		{"every client twice", "CONSTANTS\n    Clients = {c2, c1, c3, c1, c2, c3}\n" + tail, 3},
+		{"in another order", "CONSTANTS\n    Clients = {c3, c1, c2}\n" + tail, 3},
+		{"no spaces", "CONSTANTS\nClients={c1,c2,c1}\nService=service\nMaxRetries=1\nSections=2\n", 2},
+		{"tabs and CRLF", "CONSTANTS\r\n\tClients\t=\t{ c1 ,\tc2 }\r\n\tService = service\r\n\tMaxRetries = 1\r\n\tSections = 2\r\n", 2},
+		{"on the keyword's line", "CONSTANTS Clients = {c1, c2} Service = service\nMaxRetries = 1 Sections = 2\n", 2},
+		{"a set over lines", "CONSTANT\n    Clients = {c1,\n        c2,\n        c3}\n" + tail, 3},
+		{"comments", "\\* header\nCONSTANTS (* a (* nested *) comment *)\n    Clients = {c1, (* not c9 *) c2} \\* c3\n" + tail, 2},
+		{"two sections", "CONSTANT Clients = {c1, c2}\nINVARIANT X\nCONSTANT\n" + tail, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := ModelConfig("DistLock.tla", tc.cfg)
+			require.NoError(t, err)
+			assert.Equal(t, tc.clients, c.Clients)
+			assert.Equal(t, 2, c.Sections)
+			assert.Equal(t, 1, c.Retries)
 		})
 	}
 }

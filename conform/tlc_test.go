@@ -2,12 +2,14 @@ package conform
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 )
 
 // These tests run the real TLC (skipped, and counted, without a jar).
@@ -24,6 +26,10 @@ func TestWalksAccepted(t *testing.T) {
 		}
 		c.Validity = impl.ValiditySend
 		configs = append(configs, c)
+	}
+	if testbuild.Reduced() {
+		configs = reducedConfigs(configs)
+		require.Len(t, configs, len(Designs()), "one configuration per design")
 	}
 	for _, c := range configs {
 		g, err := Walks(c, 15, 200)
@@ -54,9 +60,15 @@ func TestCounterexamplesAndSimAccepted(t *testing.T) {
 		g, err := Counterexamples(d, 2)
 		require.NoError(t, err)
 		require.NotEmpty(t, g.Traces, d)
-		s, err := SimRuns(SimConfig(d), 30, 3)
-		require.NoError(t, err)
-		for _, g := range []Group{g, s} {
+		groups := []Group{g}
+		// At reduced size (internal/testbuild) every other design's
+		// simulator runs: one TLC run per design and group.
+		if !testbuild.Reduced() || int(d)%2 == 0 {
+			s, err := SimRuns(SimConfig(d), 30, 3)
+			require.NoError(t, err)
+			groups = append(groups, s)
+		}
+		for _, g := range groups {
 			run, err := k.Check(t.Context(), g.Config, g.Traces)
 			require.NoError(t, err)
 			for _, v := range run.Verdict {
@@ -178,9 +190,17 @@ func mutants() []mutant {
 // refuses nothing without fencing, so the third cannot act there).
 func TestMutantsRejected(t *testing.T) {
 	k := checker(t)
+	designs, diagnosed := Designs(), 2
+	if testbuild.Reduced() {
+		// One TLC run per mutant and design: at reduced size, design all
+		// (where every mutant acts) and every fifth other row, and one
+		// rejection diagnosed of each instead of two.
+		designs = slices.DeleteFunc(slices.Clone(designs), func(d impl.Design) bool { return d != impl.DesignFenceAll && int(d)%5 != 0 })
+		diagnosed = 1
+	}
 	for _, mu := range mutants() {
 		total := 0
-		for _, d := range Designs() {
+		for _, d := range designs {
 			c := UntimedConfigs()[2] // 3 clients, 1 section: room for one more acquirer
 			require.Equal(t, 3, c.Clients)
 			c.Design = d
@@ -218,7 +238,7 @@ func TestMutantsRejected(t *testing.T) {
 					continue
 				}
 				rejected++
-				if rejected <= 2 {
+				if rejected <= diagnosed {
 					matched, err := k.Diagnose(t.Context(), v.Trace)
 					require.NoError(t, err)
 					assert.Equal(t, broke[i], matched, "%s, %s: %s: the first unmatched step is not the broken one", mu.name, d, v.Trace.Name)
@@ -236,4 +256,34 @@ func TestMutantsRejected(t *testing.T) {
 		}
 		t.Logf("%s: %d walks broken, all rejected", mu.name, total)
 	}
+}
+
+// reducedConfigs is TestWalksAccepted's configurations at reduced size
+// (internal/testbuild): one TLC run per design instead of eight, the
+// designs taking the client counts, section counts and validity rules in
+// turn, so that each of them is still validated.
+func reducedConfigs(configs []impl.Config) []impl.Config {
+	var out []impl.Config
+	seen := map[impl.Design]bool{}
+	for _, c := range configs {
+		if seen[c.Design] {
+			continue
+		}
+		i := int(c.Design)
+		want := impl.ValidityArrival
+		if i%2 == 1 && !c.Design.Renews() {
+			want = impl.ValiditySend
+		}
+		if c.Clients == 2+i%2 && c.Sections == 1+(i/2)%2 && c.Validity == want {
+			seen[c.Design] = true
+			out = append(out, c)
+		}
+	}
+	for _, c := range configs { // a design without the combination: its first
+		if !seen[c.Design] {
+			seen[c.Design] = true
+			out = append(out, c)
+		}
+	}
+	return out
 }

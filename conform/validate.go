@@ -43,6 +43,16 @@ type Checker struct {
 	TLC      *tlc.Runner
 	SpecsDir string // the folder with DistLock*.tla and Trace*.tla
 	Workers  int    // TLC workers; 0: auto (one per core)
+	// HeapLimit bounds the heap of one TLC run, in bytes (tlc.HeapFor);
+	// 0: half the machine's memory (tlc.MachineHeapLimit).
+	HeapLimit int64
+}
+
+func (k *Checker) heapLimit() int64 {
+	if k.HeapLimit > 0 {
+		return k.HeapLimit
+	}
+	return tlc.MachineHeapLimit("/proc/meminfo")
 }
 
 // acceptedLine is what the trace specs print when a trace's last line is
@@ -50,6 +60,7 @@ type Checker struct {
 var (
 	acceptedLine = regexp.MustCompile(`^<<"fencelab-accepted", (\d+)>>$`)
 	matchedLine  = regexp.MustCompile(`^<<"fencelab-matched", (\d+), (\d+)>>$`)
+	finishedLine = regexp.MustCompile(`(?m)^Finished in \S+ at \(`)
 )
 
 // ErrTLC is the error of a TLC run that did not complete: its traces are
@@ -136,7 +147,13 @@ func (k *Checker) tlc(ctx context.Context, c impl.Config, traces []*Trace, verbo
 			return res, fmt.Errorf("copying %s: %w", name, err)
 		}
 	}
-	files := map[string]string{DataModule + ".tla": Module(c, traces), "Trace.cfg": Cfg(c, verbose)}
+	data := Module(c, traces)
+	// The heap follows the traces: their module is what TLC holds.
+	heap, err := tlc.HeapFor(int64(len(data)), k.heapLimit())
+	if err != nil {
+		return res, err
+	}
+	files := map[string]string{DataModule + ".tla": data, "Trace.cfg": Cfg(c, verbose)}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			return res, fmt.Errorf("writing %s: %w", name, err)
@@ -147,7 +164,7 @@ func (k *Checker) tlc(ctx context.Context, c impl.Config, traces []*Trace, verbo
 		workers = strconv.Itoa(k.Workers)
 	}
 	start := time.Now()
-	out, code, err := k.TLC.TLC(ctx, dir, "-workers", workers, "-metadir", filepath.Join(dir, "states"),
+	out, code, err := k.TLC.TLCHeap(ctx, dir, heap, "-workers", workers, "-metadir", filepath.Join(dir, "states"),
 		"-config", "Trace.cfg", traceSpec)
 	res.wall, res.output = time.Since(start), out
 	if err != nil {
@@ -158,7 +175,9 @@ func (k *Checker) tlc(ctx context.Context, c impl.Config, traces []*Trace, verbo
 		// traces were not checked, and the tools are at fault.
 		return res, fmt.Errorf("%w: what java printed is not TLC's output (exit %d): %w", ErrTLC, code, tlc.ErrNotTLC)
 	}
-	if code != 0 || !bytes.Contains(out, []byte("Model checking completed. No error has been found.")) {
+	// Holds only in TLC's words, its result and its closing line: an
+	// output cut short is no verdict, whatever the exit code.
+	if code != 0 || !bytes.Contains(out, []byte("Model checking completed. No error has been found.")) || !finishedLine.Match(out) {
 		return res, fmt.Errorf("%w (exit %d): %s", ErrTLC, code, tlc.ErrorDetail(out))
 	}
 	sc := bufio.NewScanner(bytes.NewReader(out))

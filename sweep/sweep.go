@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -225,6 +226,29 @@ func (s *Sweep) cellBounds(i, j int) bounds.Bounds {
 	return s.Y.set(s.X.set(s.Bounds, s.X.Value(i)), s.Y.Value(j))
 }
 
+// supported are the designs a sweep judges: those whose safety DESIGN.md's
+// timing condition decides (no fencing, tokens the resource ignores or
+// checks on writes only, the lease renewed) and fencing all, which keeps
+// NoLostUpdate whatever the timing. The others rest on what the grid does
+// not vary (a restart of the service, a resource's atomicity, Redlock's
+// nodes and their clocks, the token rules): their violations, or their
+// safety, say nothing of the condition, and a sweep would report them as
+// disagreements, or agreements, it did not find.
+var supported = []impl.Design{impl.DesignNoFencing, impl.DesignFenceNone, impl.DesignFenceWrites, impl.DesignFenceAll, impl.DesignRenewal}
+
+// Supported returns an error, for a design the sweep does not judge,
+// naming those it does.
+func Supported(d impl.Design) error {
+	if slices.Contains(supported, d) {
+		return nil
+	}
+	names := make([]string, len(supported))
+	for i, s := range supported {
+		names[i] = s.String()
+	}
+	return fmt.Errorf("the sweep judges the designs %s against DESIGN.md's timing condition, not %s: it rests on more than the timing the grid varies", strings.Join(names, ", "), d)
+}
+
 // Validate checks every cell's bounds against the simulator before any
 // run, so a bad grid is one line, not a half-done sweep.
 func (s *Sweep) Validate() error {
@@ -233,6 +257,11 @@ func (s *Sweep) Validate() error {
 	}
 	if len(s.Designs) == 0 {
 		return fmt.Errorf("no design to sweep")
+	}
+	for _, d := range s.Designs {
+		if err := Supported(d); err != nil {
+			return err
+		}
 	}
 	for _, j := range []int{0, s.Y.Cells - 1} {
 		for _, i := range []int{0, s.X.Cells - 1} {

@@ -134,3 +134,22 @@ func BenchmarkSweep20x20(b *testing.B) {
 	}
 	b.ReportMetric(float64(s.Total()), "runs/op")
 }
+
+// TestValidateRefusesDesignsItDoesNotJudge: a sweep of a row whose safety
+// rests on more than the timing (a restart, Redlock's nodes) is refused
+// before any run; the rows it judges pass.
+func TestValidateRefusesDesignsItDoesNotJudge(t *testing.T) {
+	for _, d := range impl.Designs() {
+		s := small(t, "pause:0..400ms/2,lock-delay:0..800ms/2", 0, 1)
+		s.Designs = []impl.Design{impl.DesignNoFencing, d}
+		err := s.Validate()
+		switch d {
+		case impl.DesignNoFencing, impl.DesignFenceNone, impl.DesignFenceWrites, impl.DesignFenceAll, impl.DesignRenewal:
+			assert.NoError(t, err, d.String())
+		default:
+			assert.ErrorContains(t, err, "not "+d.String(), d.String())
+			_, err := s.Run()
+			assert.Error(t, err, d.String())
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,6 +28,10 @@ const (
 	ResultInvariant = "invariant"  // exit 12
 	ResultLiveness  = "liveness"   // exit 13
 	ResultAssert    = "assert"     // exit 14
+	// ResultNoVerdict is a run whose output does not back its exit code
+	// (Interpret): cut short, another program's, or contradicting it.
+	// No manifest expects it.
+	ResultNoVerdict = "no verdict"
 )
 
 // ResultForExit names the result a TLC exit code stands for
@@ -496,27 +501,18 @@ func CfgInvariants(cfg string) []string {
 }
 
 // cfgSection lists the names that follow either keyword in a TLC config,
-// up to the next keyword, skipping \* comments.
+// up to the next keyword, each once, comments dropped (StripCfgComments).
 func cfgSection(cfg, singular, plural string) []string {
 	var names []string
 	in := false
-	for _, line := range strings.Split(cfg, "\n") {
-		if i := strings.Index(line, `\*`); i >= 0 {
-			line = line[:i]
-		}
-		for _, f := range strings.Fields(line) {
-			switch f {
-			case singular, plural:
-				in = true
-			case "PROPERTY", "PROPERTIES", "INVARIANT", "INVARIANTS", "CONSTANT", "CONSTANTS", "SPECIFICATION", "INIT", "NEXT",
-				"SYMMETRY", "VIEW", "CONSTRAINT", "CONSTRAINTS", "ACTION_CONSTRAINT", "ACTION_CONSTRAINTS",
-				"CHECK_DEADLOCK", "POSTCONDITION", "ALIAS":
-				in = false
-			default:
-				if in {
-					names = append(names, f)
-				}
-			}
+	for _, f := range strings.Fields(StripCfgComments(cfg)) {
+		switch {
+		case f == singular || f == plural:
+			in = true
+		case CfgKeyword(f):
+			in = false
+		case in && !slices.Contains(names, f):
+			names = append(names, f)
 		}
 	}
 	return names

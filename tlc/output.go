@@ -24,6 +24,7 @@ const (
 	msgBehaviorUpTo      = 2121
 	msgCounterExample    = 2264
 	msgFinished          = 2186
+	msgNoError           = 2193
 	msgSearchDepth       = 2194
 	msgStats             = 2199
 	msgProgress          = 2200
@@ -43,6 +44,13 @@ type Output struct {
 	// its "Finished in …" message. ParseOutput refuses an incomplete
 	// output that reports an error or holds states.
 	Complete bool
+	// NoError is true when TLC said "Model checking completed. No error
+	// has been found.": the only words with which TLC says a model holds.
+	NoError bool
+	// Module is the spec TLC checked: the first module it parsed
+	// ("Parsing file …/DistLock.tla" gives "DistLock"); "" when the
+	// output does not say.
+	Module string
 	// Messages are the -tool messages in order (none for plain output).
 	Messages []Message
 	// Counterexamples are the behaviours TLC printed, in order: one, or
@@ -168,6 +176,8 @@ var (
 	progressLine   = regexp.MustCompile(`^Progress\((\d+)\)`)
 	invariantMsg   = regexp.MustCompile(`^(?:Error: )?(?:Invariant|Action property) (\S+) is violated`)
 	finishedLine   = regexp.MustCompile(`^Finished in \S+ at \(`)
+	noErrorLine    = "Model checking completed. No error has been found."
+	parsingLine    = regexp.MustCompile(`^Parsing file (.*\S)\.tla$`)
 	positionLine   = regexp.MustCompile(`^\d+\. (Line \d+, column \d+ to line \d+, column \d+ in \S+)$`)
 )
 
@@ -548,6 +558,8 @@ func (b *builder) message(msg Message) error {
 		o.progress(first)
 	case msgFinished:
 		o.Complete = true
+	case msgNoError:
+		o.NoError = true
 	}
 	if msg.Severity == severityError {
 		b.errorText(msg.Code, msg.Text)
@@ -567,6 +579,15 @@ func stateNumber(digits string) (int, error) {
 func (o *Output) looseLine(l string) {
 	if strings.HasPrefix(l, "!! WARNING") {
 		o.Warnings = append(o.Warnings, strings.TrimSpace(strings.TrimPrefix(l, "!!")))
+	}
+	if m := parsingLine.FindStringSubmatch(l); m != nil && o.Module == "" {
+		// The spec is parsed first, then the modules it extends; a path
+		// from Windows or Unix alike ends in the module's name.
+		name := m[1]
+		if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+			name = name[i+1:]
+		}
+		o.Module = name
 	}
 }
 
@@ -620,6 +641,9 @@ func (b *builder) parsePlain(lines []string) error {
 		o.progress(l)
 		if finishedLine.MatchString(l) {
 			o.Complete = true
+		}
+		if strings.TrimSpace(l) == noErrorLine {
+			o.NoError = true
 		}
 		if msg, ok := strings.CutPrefix(l, "Error: "); ok {
 			// An error's text goes on over the lines up to a blank line

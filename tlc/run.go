@@ -52,8 +52,9 @@ type jvmOptions struct {
 	// quickJIT stops the JVM's compilation at C1, the quick compiler
 	// (shortRunJIT).
 	quickJIT bool
-	// boundedHeap caps the heap at boundedHeap (-Xmx).
-	boundedHeap bool
+	// heap caps the JVM's heap (-Xmx), in bytes; 0 leaves the JVM's
+	// default (a quarter of the machine's memory).
+	heap int64
 }
 
 // shortRunJIT stops the JVM's compilation at C1, the quick compiler. Most
@@ -80,7 +81,8 @@ func LongModel(m Model) bool {
 	return m.DistinctStates >= longRunStates
 }
 
-// boundedHeap is the heap of every run but the slow models'. Left alone,
+// boundedHeap is the heap of every run but the slow models' and the big
+// trace validations' (HeapFor). Left alone,
 // the JVM takes a quarter of the machine's memory and the parallel GC
 // grows its young generation into it, every fresh page a page fault: on
 // a 24 GB machine, a 225,761-state model of the timed spec (one worker)
@@ -90,17 +92,70 @@ func LongModel(m Model) bool {
 // 0.9 GB under 2 GB, with no more user time. TLC keeps what outgrows its
 // share of the heap on disk, so a cap costs a big model speed, not
 // correctness; the slow models, the biggest, keep the JVM's default.
-const boundedHeap = "-Xmx2g"
+const boundedHeap int64 = 2 << 30
 
 // jvmFor is how a model's run starts the JVM: C1 alone unless the model
 // is big (LongModel), the heap bounded unless it is slow.
 func jvmFor(m Model) jvmOptions {
-	return jvmOptions{quickJIT: !LongModel(m), boundedHeap: !m.Slow}
+	o := jvmOptions{quickJIT: !LongModel(m), heap: boundedHeap}
+	if m.Slow {
+		o.heap = 0
+	}
+	return o
 }
 
 // shortRun is how every run that is not a model's starts the JVM: the
 // translator and trace validation are short.
-func shortRun() jvmOptions { return jvmOptions{quickJIT: true, boundedHeap: true} }
+func shortRun() jvmOptions { return jvmOptions{quickJIT: true, heap: boundedHeap} }
+
+// heapFlag is the -Xmx flag of a heap in bytes, in whole MiB.
+func heapFlag(heap int64) string {
+	return fmt.Sprintf("-Xmx%dm", max(1, heap>>20))
+}
+
+// HeapFor is the heap a TLC run needs whose spec holds a module of
+// constants of moduleBytes bytes (trace validation's data module, which
+// grows with the traces): TLC parses it into a syntax tree and keeps
+// every value, about 250 bytes of heap per byte of text, over the
+// boundedHeap every run gets. Measured (TLC 2.19, 2 workers, C1): 1,000
+// walks of design all with 3 clients, a 12.05 MB module, ran 163 s with
+// a peak of 4.0 GB resident under a 6 GB cap and ran out of a 2 GB one
+// (the GC thrashed until the 10-minute limit). The heap is bounded by
+// limit (MachineHeapLimit): a run that needs more is refused, with both
+// figures, before it starts.
+func HeapFor(moduleBytes, limit int64) (int64, error) {
+	need := boundedHeap + 250*moduleBytes
+	if limit > 0 && need > limit {
+		return 0, fmt.Errorf("%w: TLC would need about %.1f GB of heap for a %.1f MB module of traces, more than the %.1f GB this machine allows it (half its memory): validate fewer traces at a time",
+			ErrTooBig, float64(need)/(1<<30), float64(moduleBytes)/1e6, float64(limit)/(1<<30))
+	}
+	return need, nil
+}
+
+// ErrTooBig marks a run refused because it would need more heap than the
+// machine allows (HeapFor): too much work asked at once, not a failure.
+var ErrTooBig = errors.New("too big for this machine")
+
+// MachineHeapLimit is the largest heap fencelab gives one TLC run: half
+// the machine's memory (MemTotal in meminfo, /proc/meminfo on Linux), or
+// 0 (no limit known) where that cannot be read.
+func MachineHeapLimit(meminfo string) int64 {
+	data, err := os.ReadFile(meminfo)
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		f := strings.Fields(l)
+		if len(f) >= 2 && f[0] == "MemTotal:" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			if err != nil || kb <= 0 || kb > 1<<40 {
+				return 0
+			}
+			return kb << 10 / 2
+		}
+	}
+	return 0
+}
 
 // waitDelay bounds the wait, once java has exited or been stopped, for the
 // processes it started to release its output (exec.Cmd.WaitDelay).
@@ -138,13 +193,17 @@ func (r *Runner) run(ctx context.Context, dir string, opts jvmOptions, archiveFl
 		return nil, -1, fmt.Errorf("creating a temporary folder: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	// The parallel GC is what TLC asks for (it warns otherwise).
-	flags := []string{"-XX:+UseParallelGC"}
+	// The parallel GC is what TLC asks for (it warns otherwise). UTF-8
+	// whatever the locale: Java 17 takes its default charset from it
+	// (file.encoding; sun.stdout/stderr.encoding for its output), and
+	// under LC_ALL=C, LANG=C or no locale the translator wrote every
+	// non-ASCII byte of a spec's comments as "?".
+	flags := []string{"-XX:+UseParallelGC", "-Dfile.encoding=UTF-8", "-Dsun.stdout.encoding=UTF-8", "-Dsun.stderr.encoding=UTF-8"}
 	if opts.quickJIT {
 		flags = append(flags, shortRunJIT)
 	}
-	if opts.boundedHeap {
-		flags = append(flags, boundedHeap)
+	if opts.heap > 0 {
+		flags = append(flags, heapFlag(opts.heap))
 	}
 	flags = append(flags, archiveFlags...)
 	full := append(append(flags, "-Djava.io.tmpdir="+tmp, "-cp", r.Jar, main), args...)
@@ -237,16 +296,51 @@ func (r *Runner) StaleTranslation(ctx context.Context, path string) (string, err
 	if err != nil {
 		return "", fmt.Errorf("reading the fresh translation: %w", err)
 	}
-	if bytes.Equal(orig, fresh) {
-		return "", nil
-	}
-	a, b := strings.Split(string(orig), "\n"), strings.Split(string(fresh), "\n")
+	return translationDiff(name, orig, fresh), nil
+}
+
+// translationDiff compares a committed spec with the translator's fresh
+// copy of it: only the translation (from "\* BEGIN TRANSLATION" to "\*
+// END TRANSLATION", the whole file where there are no such lines), the
+// part pcal.trans writes. The rest is the author's text, which the
+// translator copies through the JVM's encoding: a JVM started without
+// UTF-8 (LC_ALL=C) writes every non-ASCII byte of a comment as "?", and
+// that is no stale translation. It returns "" when the translations are
+// the same, else where they first differ.
+func translationDiff(name string, orig, fresh []byte) string {
+	a, aFrom := translation(string(orig))
+	b, _ := translation(string(fresh))
 	for i := 0; i < len(a) && i < len(b); i++ {
 		if a[i] != b[i] {
-			return fmt.Sprintf("%s line %d differs from a fresh translation (committed %s, fresh %s); run pcal.trans on it", name, i+1, quote.Q(strings.TrimSpace(a[i])), quote.Q(strings.TrimSpace(b[i]))), nil
+			return fmt.Sprintf("%s line %d differs from a fresh translation (committed %s, fresh %s); run pcal.trans on it", name, aFrom+i+1, quote.Q(strings.TrimSpace(a[i])), quote.Q(strings.TrimSpace(b[i])))
 		}
 	}
-	return fmt.Sprintf("%s has %d lines, a fresh translation %d; run pcal.trans on it", name, len(a), len(b)), nil
+	if len(a) != len(b) {
+		return fmt.Sprintf("%s's translation has %d lines, a fresh translation %d; run pcal.trans on it", name, len(a), len(b))
+	}
+	return ""
+}
+
+// translation is the lines of a spec's PlusCal translation and the index
+// of its first line in the file; the whole file when it marks none.
+func translation(spec string) ([]string, int) {
+	lines := strings.Split(strings.ReplaceAll(spec, "\r\n", "\n"), "\n")
+	begin, end := -1, -1
+	for i, l := range lines {
+		switch t := strings.TrimSpace(l); {
+		case begin < 0 && strings.HasPrefix(t, `\* BEGIN TRANSLATION`):
+			begin = i
+		case begin >= 0 && strings.HasPrefix(t, `\* END TRANSLATION`):
+			end = i
+		}
+		if end >= 0 {
+			break
+		}
+	}
+	if begin < 0 || end < 0 {
+		return lines, 0
+	}
+	return lines[begin : end+1], begin
 }
 
 func lastLines(out []byte, n int) string {
@@ -366,7 +460,14 @@ func Interpret(out []byte, code int, cfg string) (Got, *Output, error) {
 	}
 	parsed, err := ParseOutput(bytes.NewReader(out))
 	if err != nil {
+		if g.Result == ResultOK || violation(g.Result) {
+			// An exit code alone is no verdict: TLC's words are.
+			g.Result, g.Detail = ResultNoVerdict, clip(printable(err.Error()), maxDetail)
+		}
 		return g, nil, err
+	}
+	if why := unsupported(g.Result, parsed); why != "" {
+		g.Result, g.Detail = ResultNoVerdict, why
 	}
 	g.Distinct, g.Depth = parsed.Distinct, parsed.Depth
 	for _, w := range parsed.Warnings {
@@ -383,6 +484,48 @@ func Interpret(out []byte, code int, cfg string) (Got, *Output, error) {
 		}
 	}
 	return g, parsed, nil
+}
+
+// violation reports whether result is a property's violation.
+func violation(result string) bool {
+	return result == ResultInvariant || result == ResultLiveness || result == ResultDeadlock
+}
+
+// unsupported says why an output does not back the result its exit code
+// names, "" when it does. TLC says a model holds with "Model checking
+// completed. No error has been found." and ends every run with "Finished
+// in …"; a violation is named in an error message. An output cut short,
+// another program's, or one that contradicts the exit code gives no
+// verdict, whatever the code.
+func unsupported(result string, o *Output) string {
+	if result != ResultOK && !violation(result) {
+		return ""
+	}
+	if !o.Complete {
+		return "the output stops before TLC's closing \"Finished in …\" (TLC was stopped, or the output is cut short)"
+	}
+	switch result {
+	case ResultOK:
+		if !o.NoError {
+			return "TLC exited 0 but its output lacks \"Model checking completed. No error has been found.\""
+		}
+	case ResultInvariant:
+		if o.Invariant == "" {
+			return "TLC exited 12 (an invariant violated) but its output names no violated invariant"
+		}
+	case ResultDeadlock:
+		if !o.Deadlock {
+			return "TLC exited 11 (a deadlock) but its output reports none"
+		}
+	case ResultLiveness:
+		if !o.Temporal {
+			return "TLC exited 13 (a temporal property violated) but its output reports none"
+		}
+	}
+	if o.NoError && result != ResultOK {
+		return fmt.Sprintf("TLC exited with a violation (%s) but its output says no error was found", result)
+	}
+	return ""
 }
 
 // maxDetail bounds ErrorDetail's text.
@@ -599,4 +742,12 @@ func clip(s string, n int) string {
 // conform's trace validation).
 func (r *Runner) TLC(ctx context.Context, dir string, args ...string) ([]byte, int, error) {
 	return r.java(ctx, dir, shortRun(), "tlc2.TLC", args...)
+}
+
+// TLCHeap is TLC with the heap capped at heap bytes (HeapFor) instead of
+// boundedHeap: for a run whose work grows with its input.
+func (r *Runner) TLCHeap(ctx context.Context, dir string, heap int64, args ...string) ([]byte, int, error) {
+	opts := shortRun()
+	opts.heap = max(heap, boundedHeap)
+	return r.java(ctx, dir, opts, "tlc2.TLC", args...)
 }

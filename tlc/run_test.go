@@ -134,8 +134,8 @@ func TestJVMOptions(t *testing.T) {
 	specs, fake := specsAndFakeJava(t, t.TempDir(), "INVARIANT Inv", "while [ $# -gt 0 ] && [ \"$1\" != -cp ]; do case $1 in -X*) echo \"$1\";; esac; shift; done")
 	r := &Runner{Java: fake, Jar: "tla2tools.jar"}
 	const gc = "-XX:+UseParallelGC\n"
-	quick := gc + shortRunJIT + "\n" + boundedHeap + "\n"
-	full := gc + boundedHeap + "\n"
+	quick := gc + shortRunJIT + "\n-Xmx2048m\n"
+	full := gc + "-Xmx2048m\n"
 	slow := gc
 	tests := []struct {
 		name string
@@ -163,6 +163,47 @@ func TestJVMOptions(t *testing.T) {
 	out, _, err := r.TLC(context.Background(), specs, "-config", "m.cfg", "S.tla")
 	require.NoError(t, err)
 	assert.Equal(t, quick, string(out), "trace validation")
+	out, _, err = r.TLCHeap(context.Background(), specs, 5<<30, "-config", "m.cfg", "S.tla")
+	require.NoError(t, err)
+	assert.Equal(t, gc+shortRunJIT+"\n-Xmx5120m\n", string(out), "trace validation of many traces")
+	out, _, err = r.TLCHeap(context.Background(), specs, 1<<20, "-config", "m.cfg", "S.tla")
+	require.NoError(t, err)
+	assert.Equal(t, quick, string(out), "never below the bounded heap")
+}
+
+// TestHeapFollowsTheWork: the heap of a trace validation grows with its
+// module of traces, from the bounded heap of every run, and a run that
+// would need more than the machine allows is refused, saying both.
+func TestHeapFollowsTheWork(t *testing.T) {
+	const gb = 1 << 30
+	tests := []struct {
+		module, limit int64
+		want          int64 // 0: refused
+	}{
+		{0, 12 * gb, boundedHeap},
+		{12_000, 12 * gb, boundedHeap + 3_000_000},          // one walk
+		{12_054_189, 12 * gb, boundedHeap + 250*12_054_189}, // 1,000 walks: 5.0 GB
+		{12_054_189, 4 * gb, 0},                             // the same on an 8 GB machine
+		{120_000_000, 0, boundedHeap + 250*120_000_000},     // no limit known
+		{120_000_000, 12 * gb, 0},                           // 10,000 walks on 24 GB
+	}
+	for _, tc := range tests {
+		got, err := HeapFor(tc.module, tc.limit)
+		if tc.want == 0 {
+			require.Error(t, err, "%d bytes under %d", tc.module, tc.limit)
+			assert.Contains(t, err.Error(), "GB of heap")
+			assert.Contains(t, err.Error(), "fewer traces")
+			continue
+		}
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, got)
+	}
+	mem := filepath.Join(t.TempDir(), "meminfo")
+	require.NoError(t, os.WriteFile(mem, []byte("MemTotal:       24576000 kB\nMemFree: 1 kB\n"), 0o644))
+	assert.Equal(t, int64(24576000)<<10/2, MachineHeapLimit(mem))
+	assert.Zero(t, MachineHeapLimit(filepath.Join(t.TempDir(), "none")))
+	require.NoError(t, os.WriteFile(mem, []byte("MemTotal: lots kB\n"), 0o644))
+	assert.Zero(t, MachineHeapLimit(mem))
 }
 
 // TestLivenessCheckedOnTheWholeGraph: every model run asks TLC to check

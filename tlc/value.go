@@ -175,7 +175,26 @@ func (v Value) Equal(w Value) bool {
 	return true
 }
 
-// ParseValue parses one TLA+ value as TLC prints it: integers (also
+// distinct drops the repeated elements of a set, keeping the first of
+// each: in TLA+ {c1, c2, c1} is the two-element set {c1, c2}, and TLC
+// checks a cfg's {c1, c2, c1} with two clients. Elements are the same
+// when they print the same (Equal's structural equality).
+func distinct(elems []Value) []Value {
+	seen := make(map[string]bool, len(elems))
+	out := elems[:0]
+	for _, e := range elems {
+		k := e.String()
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, e)
+	}
+	return out
+}
+
+// ParseValue parses one TLA+ value as TLC prints it (a set's repeated
+// elements counted once, distinct): integers (also
 // negative), intervals (1..3), strings, TRUE/FALSE, model values, records,
 // functions written with :> and @@, sequences and sets. Anything else,
 // trailing text, or nesting deeper than MaxValueDepth is an error naming
@@ -436,7 +455,7 @@ func (p *parser) primary() (Value, error) {
 		case "{":
 			p.next()
 			elems, err := p.list("}")
-			return Value{Kind: KindSet, Elems: elems}, err
+			return Value{Kind: KindSet, Elems: distinct(elems)}, err
 		case "[":
 			p.next()
 			return p.record()

@@ -93,6 +93,9 @@ func runConform(e *env, args []string) error {
 			return badInput("--replay-from %s is not a folder of fencelab tlc's outputs", quote.S(*replayFrom))
 		}
 	}
+	if *walks == 0 && *simRuns == 0 && *simFailing == 0 && !*withExplore && !*replay {
+		return nothingChecked("--walks 0, --sim-runs 0, --sim-failing 0, --explore=false and --replay=false leave conform no trace and no counterexample")
+	}
 	if err := checkOutDir("out", *outDir); err != nil {
 		return err
 	}
@@ -175,7 +178,7 @@ func runConform(e *env, args []string) error {
 			if ctx.Err() != nil {
 				return stopped(ctx)
 			}
-			if errors.Is(err, tlc.ErrNotTLC) {
+			if errors.Is(err, tlc.ErrNotTLC) || errors.Is(err, tlc.ErrTooBig) {
 				return badInput("%s, %s: %v", src.name, g.Config.Design, err)
 			}
 			if err != nil {
@@ -234,6 +237,9 @@ func runConform(e *env, args []string) error {
 		return failed("%d of %s rejected by the specs", rejected, words.Count(total, "trace"))
 	}
 	if !*replay {
+		if total == 0 {
+			return nothingChecked("no trace was made to validate")
+		}
 		fmt.Fprintf(e.stdout, "conformance: all %s accepted by the specs\n", words.Count(total, "trace"))
 		return nil
 	}
@@ -246,6 +252,9 @@ func runConform(e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "\n%d TLC counterexamples replayed in Go, %d of systems Go does not run; TLC %s\n", rs.replayed, rs.notGo, rs.tlcTime.Round(10*time.Millisecond))
 	if rs.failed > 0 {
 		return failed("%d TLC counterexamples depart from the Go system", rs.failed)
+	}
+	if total == 0 && rs.replayed == 0 {
+		return nothingChecked("no trace validated and no counterexample replayed (every model's system is one Go does not run)")
 	}
 	fmt.Fprintf(e.stdout, "conformance: all %s accepted by the specs; all %s replayed in Go\n", words.Count(total, "trace"), words.Count(rs.replayed, "counterexample"))
 	return nil

@@ -78,7 +78,15 @@ func replayCounterexamples(ctx context.Context, e *env, runner *tlc.Runner, spec
 		r, err := conform.ReplayModel(specs, mod, output)
 		step(mod.Name)
 		var re *conform.ReplayError
+		var other *conform.OtherOutputError
 		switch {
+		case errors.As(err, &other) && from != "":
+			// Another spec's, property's or model's output says nothing
+			// of the Go system: the file is at fault, not Go.
+			return sum, badInput("--replay-from %s: %s/tlc.out is %v", from, mod.Name, err)
+		case errors.As(err, &other):
+			sum.failed++
+			fmt.Fprintf(tw, "%s\t\tDEPARTS from TLC's counterexample: TLC's own run is %v\n", mod.Name, err)
 		case errors.Is(err, conform.ErrNotGoSystem):
 			sum.notGo++
 			fmt.Fprintf(tw, "%s\t—\tskipped: %s\n", mod.Name, skipReason(err))

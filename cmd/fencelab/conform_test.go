@@ -116,4 +116,22 @@ func TestConformRuns(t *testing.T) {
 		assert.Contains(t, stderr, "--replay-from "+from+": model DistLock_2c_NoLostUpdate: TLC's output")
 		assert.Equal(t, 1, countLines(stderr)-1, "one line after the jar's: %s", stderr)
 	}
+
+	// TLC's output of another spec, property or model is bad input too,
+	// never a departure: one line naming what was expected and found.
+	for _, tc := range []struct{ file, found string }{
+		{"../../conform/testdata/DieHard_NotSolved.tlc.out", "expected spec DistLock, found spec DieHard"},
+		{"../../conform/testdata/replay/DistLock_2c_AtMostOneClientHoldLock.out", "expected invariant NoLostUpdate violated, found invariant AtMostOneClientHoldLock violated"},
+		{"../../conform/testdata/replay/DistLockFencing_writes_2c_NoLostUpdate.out", "expected spec DistLock, found spec DistLockFencing"},
+	} {
+		data, err := os.ReadFile(tc.file)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(path, data, 0o644))
+		code, stdout, stderr = runCLI(t, "conform", "--pin", "../../tla2tools.version", "--specs", "../../specs", "--out", out,
+			"--walks", "0", "--sim-runs", "0", "--sim-failing", "0", "--explore=false", "--replay-from", from)
+		assert.Equal(t, exitBadInput, code, "stdout: %s\nstderr: %s", stdout, stderr)
+		assert.Contains(t, stderr, "--replay-from "+from+": DistLock_2c_NoLostUpdate/tlc.out is not model DistLock_2c_NoLostUpdate's TLC output: "+tc.found)
+		assert.NotContains(t, stdout, "DEPARTS")
+		assert.Equal(t, 1, countLines(stderr)-1, "one line after the jar's: %s", stderr)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/fencelab/fencelab/bounds"
@@ -77,9 +78,18 @@ func runSweep(e *env, args []string) error {
 	if err != nil {
 		return badInput("%v", err)
 	}
+	if strings.TrimSpace(*fencing) == "" {
+		// parseDesigns reads "" as every design; a sweep wants them named.
+		return badInput("--fencing names no design (want some of off, none, writes, all, renewal)")
+	}
 	designs, err := parseDesigns(*fencing)
 	if err != nil {
 		return badInput("%v", err)
+	}
+	for _, d := range designs {
+		if err := sweep.Supported(d); err != nil {
+			return badInput("--fencing: %v", err)
+		}
 	}
 	switch {
 	case *runs < 0:

@@ -124,6 +124,9 @@ func loadModels(specs, name string, all bool) ([]tlc.Model, error) {
 	}
 	if name == "" && !all {
 		models = manifest.Default()
+		if len(models) == 0 {
+			return nil, nothingChecked("every model of %s is marked slow (run them with --all, or one with --model NAME)", filepath.Join(specs, "models.json"))
+		}
 	}
 	if err := tlc.CheckFiles(specs, models); err != nil {
 		return nil, badInput("%v", err)
