@@ -80,7 +80,7 @@ func runSweep(e *env, args []string) error {
 	}
 	if strings.TrimSpace(*fencing) == "" {
 		// parseDesigns reads "" as every design; a sweep wants them named.
-		return badInput("--fencing names no design (want some of off, none, writes, all, renewal)")
+		return badInput("--design names no design (want some of off, none, writes, all, renewal)")
 	}
 	designs, err := parseDesigns(*fencing)
 	if err != nil {

@@ -375,11 +375,12 @@ func runModel(ctx context.Context, disk *atomicfile.Disk, stdout io.Writer, r *t
 		return row, badInput("model %s: java printed something that is not TLC's output (%v; saved in %s): check the jar (%s) and java (%s)",
 			m.Name, res.ParseErr, filepath.Join(dir, "tlc.out"), quote.S(r.Jar), quote.S(r.Java))
 	}
-	if res.Got.Result == tlc.ResultOK && res.Got.Distinct < 0 {
-		// TLC ends every search it finished with its state count: an
-		// exit 0 without one is not TLC's whole output, and has no verdict.
-		return row, badInput("model %s: java exited 0 without TLC's closing state count (saved in %s): check the jar (%s) and java (%s)",
-			m.Name, filepath.Join(dir, "tlc.out"), quote.S(r.Jar), quote.S(r.Java))
+	if res.Got.Result == tlc.ResultNoVerdict || (res.Got.Result == tlc.ResultOK && res.Got.Distinct < 0) {
+		// TLC ends every search it finished with its result and its state
+		// count: an output without them, or that contradicts its exit
+		// code, is not TLC's whole output, and says nothing of the model.
+		return row, badInput("model %s: java exited %d without TLC's closing state count and result (%s; saved in %s): check the jar (%s) and java (%s)",
+			m.Name, res.Got.ExitCode, res.Got.Detail, filepath.Join(dir, "tlc.out"), quote.S(r.Jar), quote.S(r.Java))
 	}
 	if show && res.Parsed != nil && len(res.Parsed.States) > 0 {
 		t, err := res.Parsed.Trace(traceOptions(m, res))

@@ -39,9 +39,9 @@ func TestNothingCheckedIsNeverSuccess(t *testing.T) {
 		{"conform, no source", []string{"conform", "--specs", "../../specs", "--out", t.TempDir(), "--walks", "0", "--sim-runs", "0", "--sim-failing", "0", "--explore=false", "--replay=false"}, "nothing to check: --walks 0"},
 		{"sim, no run", []string{"sim", "--runs", "0", "--out", t.TempDir()}, "runs must be positive, got 0"},
 		{"sim --npc, no run", []string{"sim", "--npc", "--runs", "0"}, "runs must be positive, got 0"},
-		{"sweep, no design", []string{"sweep", "--fencing", "", "--out", t.TempDir()}, "--fencing names no design"},
-		{"sweep, blank design", []string{"sweep", "--fencing", "  ", "--out", t.TempDir()}, "--fencing names no design"},
-		{"sweep, an empty design in the list", []string{"sweep", "--fencing", "off,", "--out", t.TempDir()}, `unknown design ""`},
+		{"sweep, no design", []string{"sweep", "--design", "", "--out", t.TempDir()}, "--design names no design"},
+		{"sweep, blank design", []string{"sweep", "--design", "  ", "--out", t.TempDir()}, "--design names no design"},
+		{"sweep, an empty design in the list", []string{"sweep", "--design", "off,", "--out", t.TempDir()}, `unknown design ""`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, tc.args...)
@@ -66,7 +66,7 @@ func TestSweepRefusesDesignsItDoesNotJudge(t *testing.T) {
 			continue
 		}
 		for _, list := range []string{d.String(), "off," + d.String()} {
-			code, stdout, stderr := runCLI(t, "sweep", "--fencing", list, "--out", t.TempDir())
+			code, stdout, stderr := runCLI(t, "sweep", "--design", list, "--out", t.TempDir())
 			assert.Equal(t, exitBadInput, code, "%s: %s", list, stderr)
 			assert.Empty(t, stdout, list)
 			assert.Contains(t, stderr, "the sweep judges the designs off, none, writes, all, renewal", list)
