@@ -70,7 +70,7 @@ func TestRedisScriptedPause(t *testing.T) {
 func TestRedisRestartWipe(t *testing.T) {
 	needRedis(t)
 	cfg := testRun(t, mustSetup(t, Setups(), "redis", "restart-volatile"), FaultRestartWipe)
-	cfg.Think = ScriptedThink(FaultRestartWipe)
+	cfg.Think = cfg.Setup.ScriptedThink(FaultRestartWipe)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	res, err := Run(ctx, cfg)
@@ -197,7 +197,7 @@ func TestRedisWithoutFault(t *testing.T) {
 		t.Run(id[1], func(t *testing.T) {
 			s := mustSetup(t, Setups(), id[0], id[1])
 			cfg := testRun(t, s, FaultNone)
-			cfg.Think = ScriptedThink(s.Faults[0])
+			cfg.Think = s.ScriptedThink(s.Faults[0])
 			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 			defer cancel()
 			res, err := Run(ctx, cfg)

@@ -32,11 +32,18 @@ const etcdTTL = time.Second
 // section had ended — the fault took effect in 0 of 3 runs for mutex and
 // for lease at the scripted think time, 0 of 3 for mutex at 900 ms, at
 // 9 s a run; it did in 2 of 2 at a 2 s think, which a 1 s lease no longer
-// allows. No network faults: behind live/nemesis's proxy (tried), a delay
-// or a blackhole acts on every client's link at once, so the waiting
-// client is held up with the holder and the fault took effect in 0 of 3
-// scripted runs of mutex and mutex-revision each; they need a proxy per
-// client. No clock step: etcd is a Go program, and Go reads the clock
+// allows.
+//
+// Network faults: each client reaches etcd through a proxy of its own
+// (behindProxies; the stores' links stay direct), and the scripted delay
+// or blackhole cuts the holder's link right after its first read: the
+// Session's keepalive stream is what it cuts, the lease expires at the
+// server, the other client's Mutex.Lock is granted over its healthy link
+// while the holder still thinks (2.5 TTL), and the holder's write comes
+// late. Not for lease: nobody renews it, the section must fit in it, and
+// the holder's write lands inside its lease (redisSetups says more).
+//
+// No clock step: etcd is a Go program, and Go reads the clock
 // through the vDSO and system calls, never through libc, so an LD_PRELOAD
 // clock shim does not reach it.
 func etcdSetups() []Setup {
@@ -47,7 +54,7 @@ func etcdSetups() []Setup {
 		Probe:   func(context.Context) (string, error) { return server.EtcdVersion(), nil },
 		Start:   startEtcd,
 	}
-	faults := []Fault{FaultClientPause, FaultServerPause, FaultRestartKeep}
+	faults := []Fault{FaultClientPause, FaultServerPause, FaultRestartKeep, FaultDelay, FaultBlackhole}
 
 	mutex := base
 	mutex.Name, mutex.Design = "mutex", impl.DesignRenewal
@@ -58,7 +65,8 @@ func etcdSetups() []Setup {
 	lease := base
 	lease.Name, lease.Design = "lease", impl.DesignFenceNone
 	lease.Why = "a Mutex on a lease nobody renews: the lock ends a TTL after the grant; the create revision is handed out and ignored"
-	lease.Faults = faults
+	lease.Faults = []Fault{FaultClientPause, FaultServerPause, FaultRestartKeep}
+	lease.MoreFaults = []Fault{FaultDelay, FaultBlackhole}
 	lease.Locker = lock.NewEtcdLease
 	lease.Leased = true // nobody renews it: a section as long as the TTL makes two holders without a fault
 
@@ -101,8 +109,9 @@ func startEtcd(ctx context.Context, env StartEnv) (*Deployment, error) {
 	if err != nil {
 		return nil, err
 	}
-	addrs := []string{e.Addr()}
-	return &Deployment{Servers: []server.Server{e}, LockAddrs: addrs, StoreAddrs: addrs}, nil
+	// The lock's links go through each client's proxy; the stores' are
+	// direct, so that a cut lock link still lets the stale write through.
+	return behindProxies(&Deployment{Servers: []server.Server{e}, StoreAddrs: []string{e.Addr()}}), nil
 }
 
 // auditEtcd reads the etcd stores' log of accepted operations.
