@@ -193,7 +193,7 @@ func annotations(h *History) []linearizability.Annotation {
 	var anns []linearizability.Annotation
 	for _, f := range h.Faults {
 		a := linearizability.Annotation{Client: -1, Start: f.Start - h.Start, End: f.End - h.Start, Text: fmt.Sprintf("%s %s: %s", f.Fault, f.Target, f.Detail), Tag: faultTag(f.Fault)}
-		if f.Fault == FaultClientPause {
+		if isClientFault(f.Fault) { // a pause, or one client's links
 			for c := range h.Clients {
 				if ClientName(c) == f.Target {
 					a.Client = c
@@ -274,7 +274,7 @@ func buildTrace(rc RunConfig, res *RunResult) *trace.Trace {
 		if e.fault != nil {
 			f := e.fault
 			lane := service
-			if f.Fault == FaultClientPause {
+			if isClientFault(f.Fault) {
 				lane = f.Target
 			}
 			step.Actor = lane
