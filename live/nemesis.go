@@ -176,6 +176,19 @@ func (s Setup) ScriptedThink(f Fault) time.Duration {
 	return 150 * time.Millisecond
 }
 
+// ScriptedWorkload is the clients and sections per client of fault f's
+// scripted story in the matrix: two clients of three sections, but for a
+// network fault, whose sections last 2.5 TTL each (ScriptedThink), three
+// clients of one section: the holder's, another granted while its link
+// is cut, and a third, so that a fenced row commits two sections besides
+// the refused one, in a third of the time.
+func ScriptedWorkload(f Fault) (clients, sections int) {
+	if f == FaultDelay || f == FaultBlackhole {
+		return 3, 1
+	}
+	return 2, 3
+}
+
 // RandomSchedule draws the faults of one run from seed: one to three
 // faults of kind f, each at a uniform time of the window, on a uniform
 // client (client faults), lasting a uniform time between TTL/2 and 3 TTL

@@ -17,8 +17,8 @@ import (
 // its lease or session ends at the server, another client is granted
 // over its healthy link while the holder thinks, and the holder's write
 // reaches the register (its link stays up): a lost update unfenced, the
-// stale write refused fenced. One section per client, and a third client
-// where the holder's write is refused, so that two sections commit.
+// stale write refused fenced. The matrix's workload (ScriptedWorkload),
+// with two clients where the holder's write is not refused.
 func TestNetworkStories(t *testing.T) {
 	unfenced := story{violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate}}
 	fenced := story{
@@ -43,9 +43,10 @@ func TestNetworkStories(t *testing.T) {
 			s := mustSetup(t, Setups(), tc.service, tc.setup)
 			require.Contains(t, s.Faults, tc.fault, "in the scripted matrix")
 			cfg := testRun(t, s, tc.fault)
-			cfg.Clients, cfg.Sections, cfg.Think = 2, 1, s.ScriptedThink(tc.fault)
-			if tc.fenced {
-				cfg.Clients = 3 // two sections commit besides the refused one
+			cfg.Clients, cfg.Sections = ScriptedWorkload(tc.fault)
+			cfg.Think = s.ScriptedThink(tc.fault)
+			if !tc.fenced {
+				cfg.Clients = 2 // both sections commit: a third adds nothing but time
 			}
 			res := checkStory(t, cfg, tc.want, tc.fenced)
 			// The fault was aimed at the first reader's links, and another

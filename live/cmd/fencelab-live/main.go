@@ -258,10 +258,11 @@ func matrixCommand(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		for _, f := range s.Faults {
+			clients, sections := live.ScriptedWorkload(f)
 			cfg := live.CampaignConfig{
 				Run: live.RunConfig{
 					Setup: s, Fault: f, Nemesis: live.Scripted, Seed: *seed,
-					Clients: 2, Sections: 3, Think: s.ScriptedThink(f), Timeout: 30 * time.Second,
+					Clients: clients, Sections: sections, Think: s.ScriptedThink(f), Timeout: 20 * time.Second,
 					Self: []string{self, "client"}, CheckTimeout: 10 * time.Second,
 				},
 				Runs: *runs, Out: *out, Progress: stderr,
