@@ -98,6 +98,7 @@ func TestSimScheduleNotForUnmappedFaults(t *testing.T) {
 		{"server pause", FaultRecord{Fault: FaultServerPause, Target: "toy", Start: ms(5), End: ms(600)}, "a server pause does not map"},
 		{"pause outside the think", FaultRecord{Fault: FaultClientPause, Target: "c1", Start: ms(800), End: ms(850)}, "paused outside its think time"},
 		{"delay", FaultRecord{Fault: FaultDelay, Target: "c1", Start: ms(5), End: ms(600)}, "does not map"},
+		{"restart outside a restart row", FaultRecord{Fault: FaultRestartWipe, Target: "toy", Start: ms(5), End: ms(40)}, "never restarts in the simulator"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hh := *h
@@ -129,4 +130,14 @@ func TestSimScheduleNotForUnmappedFaults(t *testing.T) {
 	assert.Equal(t, impl.ClientNode(0), st.Schedule.Faults[0].Node)
 	assert.Equal(t, 3*time.Second, st.Schedule.Faults[0].Duration, "600ms of a 200ms lease: 3 simulated TTLs")
 	assert.True(t, strings.HasPrefix(st.Command, "fencelab sim --design none "))
+	assert.True(t, st.Result.Violated(impl.NoLostUpdate), "the simulator tells the story: %v", st.Mapped)
+
+	// A clock step of the service in a thinking client's section is a
+	// jump of the simulator's service clock, scaled the same way.
+	hh.Faults = []FaultRecord{{Fault: FaultClockStep, Target: "toy", Start: ms(5), End: ms(5)}}
+	res = &RunResult{History: &hh, Schedule: Schedule{Events: []FaultEvent{{Fault: FaultClockStep, For: 400 * time.Millisecond}}}}
+	st, err = TellSim(rc, res)
+	require.NoError(t, err)
+	require.Len(t, st.Schedule.Faults, 1)
+	assert.Equal(t, sim.Fault{Kind: sim.FaultJump, Node: impl.ServiceNode, At: st.Schedule.Faults[0].At, By: 2 * time.Second}, st.Schedule.Faults[0])
 }
