@@ -121,8 +121,8 @@ func TellSim(rc RunConfig, res *RunResult) (*SimStory, error) {
 		default:
 			return nil, fmt.Errorf("fault %d: %s", i+1, unmappedWhy(f.Fault))
 		}
-		p.what = fmt.Sprintf("live %s of %s at %s's read %d (%v after the start) -> sim %s",
-			f.Fault, f.Target, ClientName(p.anchor.client), p.anchor.read+1, time.Duration(f.Start-h.Start).Round(time.Millisecond), "%s")
+		p.what = fmt.Sprintf("live %s of %s in %s's think after its read %d (%v after the start)",
+			f.Fault, f.Target, ClientName(p.anchor.client), p.anchor.read+1, time.Duration(f.Start-h.Start).Round(time.Millisecond))
 		story = append(story, p)
 	}
 
@@ -148,7 +148,7 @@ func TellSim(rc RunConfig, res *RunResult) (*SimStory, error) {
 		}
 		p.fault.At = time.Duration(r.Return) + c.Think/2
 		sched.Faults = append(sched.Faults, p.fault)
-		st.Mapped = append(st.Mapped, fmt.Sprintf(p.what, p.fault.String()+" at "+p.fault.At.String()))
+		st.Mapped = append(st.Mapped, fmt.Sprintf("%s -> sim: %s at %v", p.what, p.fault, p.fault.At))
 	}
 	if err := sched.Validate(c); err != nil {
 		return nil, fmt.Errorf("the simulator's schedule: %w", err)
