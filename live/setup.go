@@ -1,7 +1,8 @@
 // Package live runs fencelab's question against real lock services: real
 // server processes (package server), real client libraries (package lock),
 // each client its own OS process, real faults (SIGSTOP/SIGCONT of a client
-// or a server, kill and restart, a proxy's delay or blackhole, a clock
+// or a server, kill and restart, a delay or blackhole of one client's
+// links through its own proxy, a clock
 // step inside a service), and the resource a lock protects (package
 // store). A Setup names the design row of impl.Designs it instantiates, so
 // that every live verdict lines up with the model's for the same row.
