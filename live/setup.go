@@ -3,8 +3,9 @@
 // each client its own OS process, real faults (SIGSTOP/SIGCONT of a client
 // or a server, kill and restart, a delay or blackhole of one client's
 // links through its own proxy, a clock step inside a service), and the
-// resource a lock protects (package store). A Setup names the design row of impl.Designs it instantiates, so
-// that every live verdict lines up with the model's for the same row.
+// resource a lock protects (package store). A Setup names the design row
+// of impl.Designs it instantiates, so that every live verdict lines up
+// with the model's for the same row.
 //
 // A run: fresh servers on 127.0.0.1 with their own data folders, the
 // resource, the clients (the harness's own binary re-executed with the
