@@ -39,11 +39,15 @@ const (
 	// FaultRestartWipe kills the service and restarts it with its data
 	// folder emptied: a restart without persistence.
 	FaultRestartWipe Fault = "restart-wipe"
-	// FaultDelay delays every byte between clients and the service
-	// (Deployment.Network).
+	// FaultDelay delays every byte of one client's links to the lock
+	// service (its own proxies, Deployment.Network) by two thirds of the
+	// fault's length: scripted, the first reader's, by twice the TTL, so
+	// that its renewals arrive after its lease ended. Its link to the
+	// resource stays up.
 	FaultDelay Fault = "delay"
-	// FaultBlackhole drops every byte between clients and the service
-	// (Deployment.Network).
+	// FaultBlackhole drops every byte of one client's links to the lock
+	// service (Deployment.Network): scripted, the first reader's, for
+	// three TTLs; its link to the resource stays up.
 	FaultBlackhole Fault = "blackhole"
 	// FaultClockStep steps the service's wall clock forward
 	// (Deployment.Clock).
@@ -115,8 +119,15 @@ type ScheduleParams struct {
 	Window time.Duration
 }
 
-// isClientFault reports whether f is aimed at a client process.
-func isClientFault(f Fault) bool { return f == FaultClientPause }
+// isClientFault reports whether f is aimed at one client: its process,
+// or its links to the lock service.
+func isClientFault(f Fault) bool {
+	return f == FaultClientPause || f == FaultDelay || f == FaultBlackhole
+}
+
+// networkDelay is how long a delay fault lasting d holds each byte: two
+// thirds of it (the scripted story's 3 TTL give 2 TTL, past the lease).
+func networkDelay(d time.Duration) time.Duration { return d * 2 / 3 }
 
 // ScriptedSchedule is the classic story of fault f: one fault right after
 // the run's first accepted read, while its client believes it holds the
@@ -143,16 +154,39 @@ func ScriptedSchedule(f Fault, p ScheduleParams) Schedule {
 	return s
 }
 
-// ScriptedThink is the think time a scripted story of fault f needs: the
-// window in which the first reader still believes while the fault acts.
-// A restart must finish, and a second client acquire, within it; the
-// other faults act at once.
-func ScriptedThink(f Fault) time.Duration {
+// ScriptedThink is the think time a scripted story of fault f needs
+// against the setup: the window in which the first reader
+// still believes while the fault acts. A restart must finish, and a
+// second client acquire, within it. A network fault leaves the holder
+// running: only a section that outlasts the lease (its renewals lost on
+// the cut link) writes after another client was granted, so its think is
+// 2.5 TTL; a Leased setup refuses a think as long as its lease (a
+// section that outlives a fixed lease makes two holders with no fault),
+// so there the network faults cannot take effect and keep the default.
+// The other faults act at once.
+func (s Setup) ScriptedThink(f Fault) time.Duration {
 	switch f {
 	case FaultRestartKeep, FaultRestartWipe:
 		return 400 * time.Millisecond
+	case FaultDelay, FaultBlackhole:
+		if !s.Leased {
+			return s.TTL * 5 / 2
+		}
 	}
 	return 150 * time.Millisecond
+}
+
+// ScriptedWorkload is the clients and sections per client of fault f's
+// scripted story in the matrix: two clients of three sections, but for a
+// network fault, whose sections last 2.5 TTL each (ScriptedThink), three
+// clients of one section: the holder's, another granted while its link
+// is cut, and a third, so that a fenced row commits two sections besides
+// the refused one, in a third of the time.
+func ScriptedWorkload(f Fault) (clients, sections int) {
+	if f == FaultDelay || f == FaultBlackhole {
+		return 3, 1
+	}
+	return 2, 3
 }
 
 // RandomSchedule draws the faults of one run from seed: one to three
@@ -312,13 +346,15 @@ func (n *nemesis) inject(ctx context.Context, e FaultEvent) {
 			fail(errors.New("this setup has no proxy between clients and service"))
 			return
 		}
+		net, c := n.dep.Network, e.Client
 		var err error
 		if e.Fault == FaultDelay {
-			rec.Detail = fmt.Sprintf("delay every byte by %v for %v", e.For/4, e.For)
-			err = n.network(func() error { return n.dep.Network.Delay(e.For / 4) }, func() error { return n.dep.Network.Delay(0) })
+			d := networkDelay(e.For)
+			rec.Detail = fmt.Sprintf("delay every byte of %s's links to the lock service by %v for %v", rec.Target, d, e.For)
+			err = n.network(func() error { return net.Delay(c, d) }, func() error { return net.Delay(c, 0) })
 		} else {
-			rec.Detail = fmt.Sprintf("drop every byte for %v", e.For)
-			err = n.network(func() error { return n.dep.Network.Blackhole(true) }, func() error { return n.dep.Network.Blackhole(false) })
+			rec.Detail = fmt.Sprintf("drop every byte of %s's links to the lock service for %v", rec.Target, e.For)
+			err = n.network(func() error { return net.Blackhole(c, true) }, func() error { return net.Blackhole(c, false) })
 		}
 		if err != nil {
 			fail(err)

@@ -2,6 +2,9 @@ package live
 
 import (
 	"context"
+	"fmt"
+	"io"
+	stdnet "net"
 	"sync"
 	"syscall"
 	"testing"
@@ -145,19 +148,82 @@ func TestNemesisHooksMissing(t *testing.T) {
 // fakeNet records what the proxy hook was asked.
 type fakeNet struct{ calls []string }
 
-func (n *fakeNet) Delay(d time.Duration) error {
-	n.calls = append(n.calls, "delay "+d.String())
+func (n *fakeNet) LockAddrs(client int) ([]string, error) { return nil, nil }
+func (n *fakeNet) Delay(client int, d time.Duration) error {
+	n.calls = append(n.calls, fmt.Sprintf("c%d delay %v", client+1, d))
 	return nil
 }
-func (n *fakeNet) Blackhole(on bool) error {
-	n.calls = append(n.calls, map[bool]string{true: "blackhole on", false: "blackhole off"}[on])
+func (n *fakeNet) Blackhole(client int, on bool) error {
+	n.calls = append(n.calls, fmt.Sprintf("c%d blackhole %v", client+1, on))
 	return nil
 }
 
+// TestNemesisNetworkHooks: a network fault is aimed at one client's
+// links, and the scripted story aims it at the first reader.
 func TestNemesisNetworkHooks(t *testing.T) {
 	net := &fakeNet{}
-	n := &nemesis{dep: &Deployment{Network: net}, log: func(FaultRecord) {}}
-	n.inject(context.Background(), FaultEvent{Fault: FaultBlackhole, Client: -1, For: time.Millisecond})
-	n.inject(context.Background(), FaultEvent{Fault: FaultDelay, Client: -1, For: 40 * time.Millisecond})
-	assert.Equal(t, []string{"blackhole on", "blackhole off", "delay 10ms", "delay 0s"}, net.calls)
+	var logged []FaultRecord
+	n := &nemesis{dep: &Deployment{Network: net}, log: func(r FaultRecord) { logged = append(logged, r) }}
+	n.inject(context.Background(), FaultEvent{Fault: FaultBlackhole, Client: 1, For: time.Millisecond})
+	n.inject(context.Background(), FaultEvent{Fault: FaultDelay, Client: 0, For: 30 * time.Millisecond})
+	assert.Equal(t, []string{"c2 blackhole true", "c2 blackhole false", "c1 delay 20ms", "c1 delay 0s"}, net.calls)
+	require.Len(t, logged, 2)
+	assert.Equal(t, "c2", logged[0].Target)
+	assert.Contains(t, logged[1].Detail, "c1's links to the lock service by 20ms")
+
+	net.calls, logged = nil, nil
+	reads := make(chan int, 1)
+	reads <- 1 // c2 read first
+	sched := ScriptedSchedule(FaultBlackhole, ScheduleParams{Clients: 2, TTL: 10 * time.Millisecond})
+	n.run(context.Background(), sched, time.Now(), reads)
+	assert.Equal(t, []string{"c2 blackhole true", "c2 blackhole false"}, net.calls)
+}
+
+// TestClientLinks: each client gets its own proxy in front of the
+// server; a blackhole of one client's links leaves the other's healthy.
+func TestClientLinks(t *testing.T) {
+	ln, err := stdnet.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() { // an echo server
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { defer c.Close(); io.Copy(c, c) }()
+		}
+	}()
+	links := newClientLinks([]string{ln.Addr().String()})
+	defer links.close()
+	a0, err := links.LockAddrs(0)
+	require.NoError(t, err)
+	a1, err := links.LockAddrs(1)
+	require.NoError(t, err)
+	again, err := links.LockAddrs(0)
+	require.NoError(t, err)
+	assert.Equal(t, a0, again, "one proxy per client")
+	require.Len(t, a0, 1)
+	assert.NotEqual(t, a0[0], a1[0])
+	assert.Error(t, links.Blackhole(5, true), "no such client")
+
+	echo := func(addr string) error {
+		c, err := stdnet.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(200 * time.Millisecond))
+		if _, err := c.Write([]byte("x")); err != nil {
+			return err
+		}
+		b := make([]byte, 1)
+		_, err = io.ReadFull(c, b)
+		return err
+	}
+	require.NoError(t, links.Blackhole(0, true))
+	assert.Error(t, echo(a0[0]), "c1's link is cut")
+	assert.NoError(t, echo(a1[0]), "c2's link is healthy")
+	require.NoError(t, links.Blackhole(0, false))
+	assert.NoError(t, echo(a0[0]), "c1's link healed")
 }

@@ -186,6 +186,11 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 		if reg != nil {
 			cc.Register = reg.Addr()
 		}
+		if dep.Network != nil {
+			if cc.LockAddrs, err = dep.Network.LockAddrs(i); err != nil {
+				return nil, fmt.Errorf("%s's links: %w", ClientName(i), err)
+			}
+		}
 		c, err := startClient(cfg, cc, records, exits, quit)
 		if err != nil {
 			return nil, err

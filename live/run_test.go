@@ -57,10 +57,11 @@ func checkStory(t *testing.T, cfg RunConfig, want story, fenced bool) *RunResult
 	res, err := Run(ctx, cfg)
 	require.NoError(t, err)
 	j := res.Judgement
-	require.True(t, j.TookEffect, "the pause took effect: beliefs overlapped (%v)", j.Beliefs)
+	require.True(t, j.TookEffect, "the %s took effect: beliefs overlapped (%v)", cfg.Fault, j.Beliefs)
 	require.NotEmpty(t, res.History.Faults, "the fault is logged")
-	assert.Equal(t, FaultClientPause, res.History.Faults[0].Fault)
-	assert.Greater(t, res.History.Faults[0].End, res.History.Faults[0].Start, "the pause has wall times")
+	assert.Equal(t, cfg.Fault, res.History.Faults[0].Fault)
+	assert.Empty(t, res.History.Faults[0].Error)
+	assert.Greater(t, res.History.Faults[0].End, res.History.Faults[0].Start, "the fault has wall times")
 	for _, p := range want.violated {
 		assert.Equal(t, verdict.Violated, j.Verdicts.Get(p).Status, "%s: %v", p, j.Verdicts.Get(p))
 	}

@@ -33,7 +33,7 @@ const (
 
 // savedFiles are the names SaveRun writes into a run's folder.
 func savedFiles() []string {
-	return append(trace.FileNames(), HistoryFile, FaultsFile, VerdictsFile, ScheduleFile, PorcupineFile, RegisterFile, ErrorFile)
+	return append(trace.FileNames(), HistoryFile, FaultsFile, VerdictsFile, ScheduleFile, PorcupineFile, RegisterFile, ErrorFile, SimScheduleFile, SimCommandFile)
 }
 
 // savedVerdicts is verdicts.json.
@@ -64,7 +64,10 @@ type savedVerdict struct {
 }
 
 // SaveRun writes a run's files into RunDir: the history, the fault log,
-// the verdicts, the schedule, Porcupine's pages and the trace picture.
+// the verdicts, the schedule, Porcupine's pages and the trace picture,
+// and, where the run's faults map onto the simulator's (TellSim), the
+// simulator's schedule of the same story and the command that runs it;
+// faults.txt says which, or why not.
 // The folder appears whole or not at all (staged beside it, then renamed);
 // a folder already there is replaced only if it holds nothing but files
 // SaveRun writes. harnessErr, if any, goes into error.txt.
@@ -99,9 +102,21 @@ func SaveRun(out string, rc RunConfig, res *RunResult, harnessErr error) (dir st
 	if harnessErr != nil {
 		sv.Error = harnessErr.Error()
 	}
+	simStory, simErr := TellSim(rc, res)
 	extras := []trace.File{
 		{Name: HistoryFile, Write: h.WriteJSONL},
-		{Name: FaultsFile, Write: h.WriteFaults},
+		{Name: FaultsFile, Write: func(w io.Writer) error {
+			if err := h.WriteFaults(w); err != nil {
+				return err
+			}
+			var err error
+			if simErr != nil {
+				_, err = fmt.Fprintf(w, "no simulator schedule: %s\n", simErr)
+			} else {
+				_, err = fmt.Fprintf(w, "the simulator's version: %s (run it with %s)\n", SimScheduleFile, SimCommandFile)
+			}
+			return err
+		}},
 		{Name: VerdictsFile, Write: func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
@@ -114,6 +129,11 @@ func SaveRun(out string, rc RunConfig, res *RunResult, harnessErr error) (dir st
 			}
 			return err
 		}},
+	}
+	if simErr == nil {
+		extras = append(extras,
+			trace.File{Name: SimScheduleFile, Write: simStory.Schedule.WriteJSON},
+			trace.File{Name: SimCommandFile, Write: simStory.writeSimCommand})
 	}
 	anns := annotations(h)
 	if j != nil && j.SectionsCheck != nil {
@@ -173,7 +193,7 @@ func annotations(h *History) []linearizability.Annotation {
 	var anns []linearizability.Annotation
 	for _, f := range h.Faults {
 		a := linearizability.Annotation{Client: -1, Start: f.Start - h.Start, End: f.End - h.Start, Text: fmt.Sprintf("%s %s: %s", f.Fault, f.Target, f.Detail), Tag: faultTag(f.Fault)}
-		if f.Fault == FaultClientPause {
+		if isClientFault(f.Fault) { // a pause, or one client's links
 			for c := range h.Clients {
 				if ClientName(c) == f.Target {
 					a.Client = c
@@ -254,7 +274,7 @@ func buildTrace(rc RunConfig, res *RunResult) *trace.Trace {
 		if e.fault != nil {
 			f := e.fault
 			lane := service
-			if f.Fault == FaultClientPause {
+			if isClientFault(f.Fault) {
 				lane = f.Target
 			}
 			step.Actor = lane

@@ -1,10 +1,11 @@
 // Package live runs fencelab's question against real lock services: real
 // server processes (package server), real client libraries (package lock),
 // each client its own OS process, real faults (SIGSTOP/SIGCONT of a client
-// or a server, kill and restart, a proxy's delay or blackhole, a clock
-// step inside a service), and the resource a lock protects (package
-// store). A Setup names the design row of impl.Designs it instantiates, so
-// that every live verdict lines up with the model's for the same row.
+// or a server, kill and restart, a delay or blackhole of one client's
+// links through its own proxy, a clock step inside a service), and the
+// resource a lock protects (package store). A Setup names the design row
+// of impl.Designs it instantiates, so that every live verdict lines up
+// with the model's for the same row.
 //
 // A run: fresh servers on 127.0.0.1 with their own data folders, the
 // resource, the clients (the harness's own binary re-executed with the
@@ -143,12 +144,14 @@ type StartEnv struct {
 // dial, and the hooks of the faults that need more than a signal.
 type Deployment struct {
 	Servers []server.Server
-	// LockAddrs are what a client's Locker dials (a proxy's addresses
-	// when the setup puts one in front of the servers).
+	// LockAddrs are what a client's Locker dials when the setup puts no
+	// proxy in front of the servers (nil when Network gives each client
+	// its own addresses).
 	LockAddrs []string
 	// StoreAddrs are what a real store's clients dial.
 	StoreAddrs []string
-	// Network is the proxy between clients and servers; nil without one.
+	// Network is the per-client proxy between clients and the lock's
+	// servers; nil without one.
 	Network Network
 	// Clock steps a server's wall clock; nil where the service cannot get
 	// a clock fault.
@@ -186,13 +189,17 @@ func (d *Deployment) Versions() string {
 	return strings.Join(vs, ", ")
 }
 
-// Network is the hook of a TCP proxy between the clients and a service
-// (live-redis's proxy implements it): the delay and blackhole faults.
+// Network is the hook of TCP proxies between each client and the lock's
+// servers (live/nemesis's Proxy, one per client and server): the delay
+// and blackhole faults, aimed at one client's links.
 type Network interface {
-	// Delay holds every byte through the proxy for d (0: no delay).
-	Delay(d time.Duration) error
-	// Blackhole drops every byte through the proxy while on.
-	Blackhole(on bool) error
+	// LockAddrs are the addresses client (0-based) dials instead of the
+	// servers': its own links.
+	LockAddrs(client int) ([]string, error)
+	// Delay holds every byte of client's links for d (0: no delay).
+	Delay(client int, d time.Duration) error
+	// Blackhole drops every byte of client's links while on.
+	Blackhole(client int, on bool) error
 }
 
 // Clock is the hook of a clock shim inside a server (an LD_PRELOAD

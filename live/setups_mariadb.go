@@ -31,6 +31,15 @@ import (
 	"github.com/fencelab/fencelab/live/store"
 )
 
+// No network faults: GET_LOCK's lock lasts as long as its session, and a
+// session lives as long as its TCP connection. A delay or a blackhole of
+// the holder's link through a proxy keeps that connection open (the
+// proxy holds or drops bytes, it does not close), so the server cannot
+// tell a cut link from a quiet holder: the lock stays held, nobody else
+// is granted, and the fault could not take effect. (When the link heals,
+// a connection that lost bytes is closed, ending the session — but the
+// holder has finished its section by then.)
+//
 // mariadbTTL is the setups' TTL. GET_LOCK ignores it (its grants hold
 // until released or the session ends); the nemesis sizes its faults by it
 // (a pause lasts 3 TTL, a random restart's downtime up to one TTL).

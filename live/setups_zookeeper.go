@@ -44,7 +44,13 @@ func zooKeeperSetups() []Setup {
 	// sends zxids back (sessions and ephemeral nodes are in the log), so
 	// it belongs to every row; a wipe sends zxids back and belongs to the
 	// restart-volatile row alone.
-	classic := []Fault{FaultClientPause, FaultServerPause, FaultRestartKeep}
+	//
+	// Network faults: each client reaches the server through a proxy of
+	// its own (the register is reached directly); a delay or blackhole of
+	// the holder's link after its first read stops its pings, the server
+	// expires its session (and its ephemeral node), and the other client
+	// is granted over its healthy link while the holder still thinks.
+	classic := []Fault{FaultClientPause, FaultServerPause, FaultRestartKeep, FaultDelay, FaultBlackhole}
 
 	none := base
 	none.Name, none.Design, none.Faults = "zxid-none", impl.DesignFenceNone, classic
@@ -67,5 +73,5 @@ func startZooKeeper(ctx context.Context, env StartEnv) (*Deployment, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Deployment{Servers: []server.Server{z}, LockAddrs: []string{z.Addr()}}, nil
+	return behindProxies(&Deployment{Servers: []server.Server{z}}), nil
 }

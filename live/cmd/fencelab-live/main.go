@@ -132,7 +132,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		return bad(stderr, "own binary: %v", err)
 	}
 	if *think == 0 {
-		*think = live.ScriptedThink(fault)
+		*think = setup.ScriptedThink(fault)
 	}
 	cfg := live.CampaignConfig{
 		Run: live.RunConfig{
@@ -258,10 +258,11 @@ func matrixCommand(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		for _, f := range s.Faults {
+			clients, sections := live.ScriptedWorkload(f)
 			cfg := live.CampaignConfig{
 				Run: live.RunConfig{
 					Setup: s, Fault: f, Nemesis: live.Scripted, Seed: *seed,
-					Clients: 2, Sections: 3, Think: live.ScriptedThink(f), Timeout: 20 * time.Second,
+					Clients: clients, Sections: sections, Think: s.ScriptedThink(f), Timeout: 20 * time.Second,
 					Self: []string{self, "client"}, CheckTimeout: 10 * time.Second,
 				},
 				Runs: *runs, Out: *out, Progress: stderr,
