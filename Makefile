@@ -4,7 +4,7 @@ FENCELAB := $(GO) run ./cmd/fencelab
 OUT      ?= out
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-deps browser-deps fmt-check vet generate tlc conform explore sim sim-long bench readme fixtures clean live live-deps
+.PHONY: help install demo test test-deps browser-deps fmt-check vet generate tlc conform explore sim sim-long bench readme fixtures clean live live-deps live-readme
 
 help: ## print the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -137,6 +137,9 @@ fixtures: ## after a change of the specs: rewrite the TLC counterexamples commit
 
 live: $(LIVE_BIN) ## the live scripted matrix: every live setup under each of its classic faults, RUNS=<n> runs each (default 3), failing runs in $(OUT)/live; a missing service is skipped with one line (make live-deps installs them)
 	@$(LIVE_BIN) matrix --runs $(or $(RUNS),3) --out $(OUT)/live || { code=$$?; echo "make: fencelab-live matrix exited with code $$code (1 an unexpected verdict, 2 a missing service or a harness error, 130/143 a signal)" >&2; exit $$code; }
+
+live-readme: $(LIVE_BIN) ## write README.md's live block from the last make live's $(OUT)/live (and copy its failing runs' small files under docs/live)
+	@$(LIVE_BIN) readme --out $(OUT)/live README.md
 
 clean: ## remove the output folder, bin/ and TLC's metadirs (states/ where scripts/tlc.sh or TLC by hand left them)
 	rm -rf $(OUT) bin states specs/states
