@@ -260,13 +260,14 @@ func checkFolders(root, rel string) error {
 }
 
 // docFiles are the small files of a saved run copied under DocsDir (not
-// the HTML pages: hundreds of kB a run); required ones must be there.
+// the HTML pages: a hundred kB a run); required ones must be there. The
+// Mermaid picture is read to go into TracePage, not copied beside it.
 var docFiles = []struct {
 	name     string
 	required bool
 }{
 	{HistoryFile, true}, {VerdictsFile, true}, {FaultsFile, true}, {ScheduleFile, false},
-	{trace.TextFile, false}, {trace.MermaidFile, false},
+	{trace.MermaidFile, false},
 }
 
 // TracePage is the page written beside a copied run: the trace picture as
@@ -304,6 +305,7 @@ func readRun(src, dest string) (runCopy, error) {
 	fmt.Fprintf(&page, "# %s\n\nA failing live run, copied by `fencelab-live readme` from the matrix's output (the HTML pages stay there).\n\n", path.Base(dest))
 	if mmd, ok := rc.files[trace.MermaidFile]; ok {
 		fmt.Fprintf(&page, "```mermaid\n%s\n```\n\n", strings.TrimRight(string(mmd), "\n"))
+		delete(rc.files, trace.MermaidFile)
 	}
 	for _, f := range docFiles {
 		if _, ok := rc.files[f.name]; ok {

@@ -99,10 +99,11 @@ func TestUpdateReadmeWritesTheBlockAndCopiesTheRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "# title\n\nbefore\n"+ReadmeBegin+LiveBlock(cs)+ReadmeEnd+"\nafter\n", string(got))
 	run := filepath.Join(root, "docs", "live", "etcd", "mutex", "client-pause", "run-1")
-	for _, name := range []string{HistoryFile, FaultsFile, VerdictsFile, trace.MermaidFile, TracePage} {
+	for _, name := range []string{HistoryFile, FaultsFile, VerdictsFile, TracePage} {
 		assert.FileExists(t, filepath.Join(run, name))
 	}
 	assert.NoFileExists(t, filepath.Join(run, PorcupineFile), "the HTML pages stay in the matrix's folder")
+	assert.NoFileExists(t, filepath.Join(run, trace.MermaidFile), "the picture is in trace.md")
 	page, err := os.ReadFile(filepath.Join(run, TracePage))
 	require.NoError(t, err)
 	assert.Contains(t, string(page), "```mermaid\nsequenceDiagram")
