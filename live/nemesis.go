@@ -320,16 +320,24 @@ func (n *nemesis) inject(ctx context.Context, e FaultEvent) {
 			}
 		}
 		sleep(ctx, e.For)
-		if ctx.Err() != nil {
-			// The run is over: Stop ends what is left, or restartDown
-			// starts it again for the store's audit.
+		// The run may end during the downtime or the restart: Stop then
+		// ends what is left, or restartDown starts it again for the
+		// store's audit; a restart cut short is no fault of the service.
+		leftDown := func() {
 			n.mu.Lock()
 			n.down = true
 			n.mu.Unlock()
+		}
+		if ctx.Err() != nil {
+			leftDown()
 			return
 		}
 		for _, s := range n.dep.Servers {
 			if err := s.Restart(ctx, wipe); err != nil {
+				if ctx.Err() != nil {
+					leftDown()
+					return
+				}
 				fail(fmt.Errorf("restart %s: %w", s.Name(), err))
 				return
 			}
