@@ -41,10 +41,12 @@ install: $(BIN) ## put fencelab on your PATH (BINDIR=<dir>, default $(go env GOP
 	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "$(BINDIR) is not on your PATH: add it, e.g. export PATH=\"\$$PATH:$(BINDIR)\"";; esac
 
 demo: $(BIN) $(LIVE_BIN) ## the whole story: explorer, simulator (NPC table too) and TLC on every model, DESIGN.md's table three ways; then the live matrix's embedded-etcd part (nothing to install)
-	@$(call fencelab,demo --out $(OUT))
-	@echo; echo "make demo: the live part, real embedded etcd (fencelab-live matrix --service etcd --runs 1; make live runs every service):"
-	@t0=$$(date +%s%N); $(LIVE_BIN) matrix --service etcd --runs 1 --out $(OUT)/live || { code=$$?; echo "make: fencelab-live matrix exited with code $$code (1 an unexpected verdict, 2 a harness error, 130/143 a signal)" >&2; exit $$code; }; \
-	echo "make demo: the live etcd matrix took $$(( ($$(date +%s%N) - t0) / 1000000 )) ms"
+	@( $(call fencelab,demo --out $(OUT)) ); code=$$?; if [ $$code -ge 128 ]; then exit $$code; fi; \
+	echo; echo "make demo: the live part, real embedded etcd (fencelab-live matrix --service etcd --runs 1; make live runs every service):"; \
+	t0=$$(date +%s%N); $(LIVE_BIN) matrix --service etcd --runs 1 --out $(OUT)/live; live=$$?; \
+	echo "make demo: the live etcd matrix took $$(( ($$(date +%s%N) - t0) / 1000000 )) ms"; \
+	if [ $$live -ne 0 ]; then echo "make: fencelab-live matrix exited with code $$live (1 an unexpected verdict, 2 a harness error, 130/143 a signal)" >&2; fi; \
+	if [ $$code -ne 0 ]; then exit $$code; fi; exit $$live
 
 # make test runs the tests in two passes (DESIGN.md, "Tests: three
 # passes"): under the race detector, the tests of the code that runs
