@@ -4,7 +4,7 @@ FENCELAB := $(GO) run ./cmd/fencelab
 OUT      ?= out
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-deps browser-deps fmt-check vet generate tlc conform explore sim sim-long bench readme fixtures clean live live-deps
+.PHONY: help install demo test test-deps browser-deps fmt-check vet generate tlc conform explore sim sim-long bench readme fixtures clean live live-deps live-readme
 
 help: ## print the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -21,6 +21,12 @@ $(BIN): FORCE
 	@$(GO) build -o $(BIN) ./cmd/fencelab
 FORCE:
 
+# The live harness is a module of its own (live/go.mod): the client
+# libraries and the etcd server never weigh on the main module's build.
+LIVE_BIN ?= bin/fencelab-live
+$(LIVE_BIN): FORCE
+	@cd live && $(GO) build -o $(abspath $(LIVE_BIN)) ./cmd/fencelab-live
+
 # $(call fencelab,ARGS): run $(BIN) ARGS; on failure, say fencelab's exit
 # code and what it means, then fail with that code.
 fencelab = $(BIN) $(1) || { code=$$?; case $$code in 1) why="an unexpected verdict or a failed check";; 2) why="bad input or a missing tool";; *) why="stopped or crashed";; esac; \
@@ -34,8 +40,13 @@ install: $(BIN) ## put fencelab on your PATH (BINDIR=<dir>, default $(go env GOP
 	@echo "installed $(BINDIR)/fencelab"
 	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "$(BINDIR) is not on your PATH: add it, e.g. export PATH=\"\$$PATH:$(BINDIR)\"";; esac
 
-demo: $(BIN) ## the whole story: explorer, simulator (NPC table too) and TLC on every model, then DESIGN.md's table three ways
-	@$(call fencelab,demo --out $(OUT))
+demo: $(BIN) $(LIVE_BIN) ## the whole story: explorer, simulator (NPC table too) and TLC on every model, DESIGN.md's table three ways; then the live matrix's embedded-etcd part (nothing to install)
+	@( $(call fencelab,demo --out $(OUT)) ); code=$$?; if [ $$code -ge 128 ]; then exit $$code; fi; \
+	echo; echo "make demo: the live part, real embedded etcd (fencelab-live matrix --service etcd --runs 1; make live runs every service):"; \
+	t0=$$(date +%s%N); $(LIVE_BIN) matrix --service etcd --runs 1 --out $(OUT)/live; live=$$?; \
+	echo "make demo: the live etcd matrix took $$(( ($$(date +%s%N) - t0) / 1000000 )) ms"; \
+	if [ $$live -ne 0 ]; then echo "make: fencelab-live matrix exited with code $$live (1 an unexpected verdict, 2 a harness error, 130/143 a signal)" >&2; fi; \
+	if [ $$code -ne 0 ]; then exit $$code; fi; exit $$live
 
 # make test runs the tests in two passes (DESIGN.md, "Tests: three
 # passes"): under the race detector, the tests of the code that runs
@@ -137,14 +148,12 @@ readme: $(BIN) ## regenerate README.md's verdict table and TLC walkthrough (from
 fixtures: ## after a change of the specs: rewrite the TLC counterexamples committed for the replay in Go (conform/testdata/replay; needs TLC)
 	FENCELAB_UPDATE_FIXTURES=1 $(GO) test ./conform -run TestUpdateReplayOutputs -count 1 -timeout 60m -v
 
-# The live harness is a module of its own (live/go.mod): the client
-# libraries and the etcd server never weigh on the main module's build.
-LIVE_BIN ?= bin/fencelab-live
-$(LIVE_BIN): FORCE
-	@cd live && $(GO) build -o $(abspath $(LIVE_BIN)) ./cmd/fencelab-live
 
 live: $(LIVE_BIN) ## the live scripted matrix: every live setup under each of its classic faults, RUNS=<n> runs each (default 3), failing runs in $(OUT)/live; a missing service is skipped with one line (make live-deps installs them)
 	@$(LIVE_BIN) matrix --runs $(or $(RUNS),3) --out $(OUT)/live || { code=$$?; echo "make: fencelab-live matrix exited with code $$code (1 an unexpected verdict, 2 a missing service or a harness error, 130/143 a signal)" >&2; exit $$code; }
+
+live-readme: $(LIVE_BIN) ## write README.md's live block from the last make live's $(OUT)/live (and copy its failing runs' small files under docs/live)
+	@$(LIVE_BIN) readme --out $(OUT)/live README.md
 
 clean: ## remove the output folder, bin/ and TLC's metadirs (states/ where scripts/tlc.sh or TLC by hand left them)
 	rm -rf $(OUT) bin states specs/states

@@ -238,42 +238,48 @@ func RunDir(out string, s Setup, f Fault, seed uint64) string {
 // SummaryFile is a campaign's summary, beside its runs' folders.
 const SummaryFile = "summary.json"
 
+// SavedSummary is summary.json: what the README's live block is made
+// from (ReadSummaries).
+type SavedSummary struct {
+	Setup      string       `json:"setup"`
+	Row        string       `json:"row"`
+	Fault      Fault        `json:"fault"`
+	Nemesis    string       `json:"nemesis"`
+	Runs       int          `json:"runs"`
+	TookEffect int          `json:"took_effect"`
+	Committed  int          `json:"committed"`
+	Refused    int          `json:"refused"`
+	Errors     int          `json:"errors"`
+	Versions   string       `json:"versions"`
+	Library    string       `json:"library"`
+	StartUpMS  float64      `json:"startup_ms"`
+	RunsPerSec float64      `json:"runs_per_second"`
+	Tallies    []SavedTally `json:"properties"`
+}
+
+// SavedTally is one property of summary.json.
+type SavedTally struct {
+	Property       string `json:"property"`
+	Expected       string `json:"expected"`
+	Live           string `json:"live"`
+	Runs           int    `json:"runs"`
+	Violated       int    `json:"violated"`
+	TookEffect     int    `json:"took_effect"`
+	Unknown        int    `json:"unknown"`
+	FirstViolation string `json:"first_violation,omitempty"`
+	Unexpected     bool   `json:"unexpected"`
+}
+
 // save writes the summary so far as Out/<service>/<setup>/<fault>/
 // summary.json (atomically): what a table of the live column reads.
 func (s *Summary) save(out string) error {
-	type tally struct {
-		Property       string `json:"property"`
-		Expected       string `json:"expected"`
-		Live           string `json:"live"`
-		Runs           int    `json:"runs"`
-		Violated       int    `json:"violated"`
-		TookEffect     int    `json:"took_effect"`
-		Unknown        int    `json:"unknown"`
-		FirstViolation string `json:"first_violation,omitempty"`
-		Unexpected     bool   `json:"unexpected"`
-	}
-	doc := struct {
-		Setup      string  `json:"setup"`
-		Row        string  `json:"row"`
-		Fault      Fault   `json:"fault"`
-		Nemesis    string  `json:"nemesis"`
-		Runs       int     `json:"runs"`
-		TookEffect int     `json:"took_effect"`
-		Committed  int     `json:"committed"`
-		Refused    int     `json:"refused"`
-		Errors     int     `json:"errors"`
-		Versions   string  `json:"versions"`
-		Library    string  `json:"library"`
-		StartUpMS  float64 `json:"startup_ms"`
-		RunsPerSec float64 `json:"runs_per_second"`
-		Tallies    []tally `json:"properties"`
-	}{
+	doc := SavedSummary{
 		Setup: s.Setup.ID(), Row: s.Setup.Design.String(), Fault: s.Fault, Nemesis: s.Nemesis, Runs: s.Runs,
 		TookEffect: s.TookEffect, Committed: s.Committed, Refused: s.Refused, Errors: s.Errors,
 		Versions: s.Versions, Library: s.Library, StartUpMS: float64(s.StartUp.Microseconds()) / 1000, RunsPerSec: s.RunsPerSecond(),
 	}
 	for _, t := range s.Tallies {
-		doc.Tallies = append(doc.Tallies, tally{
+		doc.Tallies = append(doc.Tallies, SavedTally{
 			Property: t.Property, Expected: t.Expected.String(), Live: t.String(), Runs: t.Runs, Violated: t.Violated,
 			TookEffect: t.TookEffect, Unknown: t.Unknown, FirstViolation: t.FirstViolation, Unexpected: t.Unexpected(),
 		})

@@ -243,6 +243,29 @@ type nemesis struct {
 	stopped  []processGroup  // clients paused and not yet resumed
 	stoppedS []server.Server // servers paused and not yet resumed
 	undo     []func()        // a network fault to take back
+	down     bool            // servers killed by a restart the run's end cut short
+}
+
+// restartDown starts again, data kept, the servers a restart left killed
+// when the run ended during its downtime: a real store's log is read
+// from them after the run.
+func (n *nemesis) restartDown(ctx context.Context) error {
+	n.mu.Lock()
+	down := n.down
+	n.down = false
+	n.mu.Unlock()
+	if !down {
+		return nil
+	}
+	for _, s := range n.dep.Servers {
+		if len(s.Pids()) > 0 {
+			continue
+		}
+		if err := s.Restart(ctx, false); err != nil {
+			return fmt.Errorf("restarting %s, killed when the run ended: %w", s.Name(), err)
+		}
+	}
+	return nil
 }
 
 // run executes sched from t0 until done, or until ctx ends. reads
@@ -331,11 +354,24 @@ func (n *nemesis) inject(ctx context.Context, e FaultEvent) {
 			}
 		}
 		sleep(ctx, e.For)
+		// The run may end during the downtime or the restart: Stop then
+		// ends what is left, or restartDown starts it again for the
+		// store's audit; a restart cut short is no fault of the service.
+		leftDown := func() {
+			n.mu.Lock()
+			n.down = true
+			n.mu.Unlock()
+		}
 		if ctx.Err() != nil {
-			return // the run is over; Stop ends what is left
+			leftDown()
+			return
 		}
 		for _, s := range n.dep.Servers {
 			if err := s.Restart(ctx, wipe); err != nil {
+				if ctx.Err() != nil {
+					leftDown()
+					return
+				}
 				fail(fmt.Errorf("restart %s: %w", s.Name(), err))
 				return
 			}

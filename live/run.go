@@ -293,6 +293,9 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 	if reg != nil {
 		res.Resource = reg.Resource()
 	} else {
+		if err := n.restartDown(ctx); err != nil {
+			return res, err
+		}
 		ops, counter, err := cfg.Setup.Audit(ctx, dep)
 		if err != nil {
 			return res, fmt.Errorf("reading the store's log: %w", err)

@@ -29,7 +29,7 @@ type command struct {
 
 // commands lists the subcommands in the order help shows them.
 func commands() []command {
-	return []command{demoCommand(), designsCommand(), exploreCommand(), simCommand(), boundsCommand(), sweepCommand(), tlcCommand(), conformCommand(), traceCommand()}
+	return []command{demoCommand(), designsCommand(), exploreCommand(), simCommand(), boundsCommand(), sweepCommand(), tlcCommand(), conformCommand(), traceCommand(), liveCommand()}
 }
 
 func main() {
@@ -87,6 +87,10 @@ func exitCode(e *env, cmd string, err error) int {
 	}
 	if errors.Is(err, errHelpShown) {
 		return exitOK
+	}
+	var passed *passedExit
+	if errors.As(err, &passed) {
+		return passed.code
 	}
 	prefix := "fencelab"
 	if cmd != "" {

@@ -6,6 +6,7 @@
 //
 //	fencelab-live run --service redis --design all --fault client-pause --runs 5 --out out/live
 //	fencelab-live matrix --runs 3 --out out/live
+//	fencelab-live readme --out out/live README.md
 //	fencelab-live list
 //
 // Exit codes: 0 success (expected violations count as success), 1 a
@@ -43,7 +44,7 @@ func main() {
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "fencelab-live: no command given (want run, matrix or list)")
+		fmt.Fprintln(stderr, "fencelab-live: no command given (want run, matrix, readme or list)")
 		return exitBadInput
 	}
 	switch args[0] {
@@ -53,6 +54,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return listCommand(args[1:], stdout, stderr)
 	case "matrix":
 		return matrixCommand(args[1:], stdout, stderr)
+	case "readme":
+		return readmeCommand(args[1:], stdout, stderr)
 	case "client":
 		// Hidden: one client process of a run.
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
@@ -74,7 +77,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "fencelab-live: unknown command %.40q (want run, matrix or list)\n", args[0])
+	fmt.Fprintf(stderr, "fencelab-live: unknown command %.40q (want run, matrix, readme or list)\n", args[0])
 	return exitBadInput
 }
 
@@ -82,7 +85,8 @@ const usage = `fencelab-live — real lock services under real faults, judged ag
 
 Usage:
   fencelab-live run --service S --design D [--fault F] [--runs N] [--seed X] [--out DIR] [flags]
-  fencelab-live matrix [--runs N] [--seed X] [--out DIR] [--service S]
+  fencelab-live matrix [--runs N] [--seed X] [--out DIR] [--service S] [--update-readme FILE]
+  fencelab-live readme [--out DIR] FILE   (the live block of FILE from a matrix's --out)
   fencelab-live list
 
 Run 'fencelab-live run -h' for the flags.
@@ -218,9 +222,10 @@ func matrixCommand(args []string, stdout, stderr io.Writer) int {
 	runs := fs.Int("runs", 3, "runs per setup and fault")
 	seed := fs.Uint64("seed", 1, "the first run's seed")
 	out := fs.String("out", filepath.Join("out", "live"), "folder for failing runs")
+	readme := fs.String("update-readme", "", "then write the live block of this README (and its runs under docs/live)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, "Usage: fencelab-live matrix [--service S] [--runs N] [--seed X] [--out DIR]")
+			fmt.Fprintln(stdout, "Usage: fencelab-live matrix [--service S] [--runs N] [--seed X] [--out DIR] [--update-readme FILE]")
 			return exitOK
 		}
 		return badCmd(stderr, "matrix", "%v", err)
@@ -246,6 +251,13 @@ func matrixCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(setups) == 0 {
 		return badCmd(stderr, "matrix", "this binary has no live setups")
+	}
+	if *readme != "" {
+		// Checked before the first run: a README that cannot take the
+		// block is known in a second, not after the matrix.
+		if err := live.CheckReadme(*readme); err != nil {
+			return badCmd(stderr, "matrix", "--update-readme: %v", err)
+		}
 	}
 	ctx, stopped, done := onSignal()
 	defer done()
@@ -281,6 +293,20 @@ func matrixCommand(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+	if *readme != "" {
+		// Whatever the verdicts, the block shows what was measured; the
+		// exit code still says what went wrong.
+		cs, err := live.ReadSummaries(*out, setups)
+		if err == nil {
+			err = live.UpdateReadme(*readme, cs)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "fencelab-live matrix: --update-readme: %s\n", oneLine(err.Error()))
+			broken = true
+		} else {
+			fmt.Fprintf(stderr, "fencelab-live matrix: the live block of %s: %d campaigns\n", *readme, len(cs))
+		}
+	}
 	switch {
 	case failed:
 		fmt.Fprintln(stderr, "fencelab-live matrix: a property the models say holds was violated")
@@ -288,6 +314,45 @@ func matrixCommand(args []string, stdout, stderr io.Writer) int {
 	case broken:
 		return exitBadInput
 	}
+	return exitOK
+}
+
+// readmeCommand writes the live block of a README from the summaries a
+// matrix saved in --out, and copies the failing runs it links to under
+// docs/live beside the README.
+func readmeCommand(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("fencelab-live readme", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.String("out", filepath.Join("out", "live"), "the matrix's --out folder")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, "Usage: fencelab-live readme [--out DIR] FILE")
+			return exitOK
+		}
+		return badCmd(stderr, "readme", "%v", err)
+	}
+	if fs.NArg() != 1 {
+		return badCmd(stderr, "readme", "want one README file, got %d arguments", fs.NArg())
+	}
+	file := fs.Arg(0)
+	if err := live.CheckReadme(file); err != nil {
+		return badCmd(stderr, "readme", "%v", err)
+	}
+	info, err := os.Stat(*out)
+	if err != nil || !info.IsDir() {
+		return badCmd(stderr, "readme", "--out %.60q is not a folder (make live writes out/live)", *out)
+	}
+	cs, err := live.ReadSummaries(*out, live.Setups())
+	if err != nil {
+		return badCmd(stderr, "readme", "%v", err)
+	}
+	if len(cs) == 0 {
+		return badCmd(stderr, "readme", "no summary.json under %.60q (make live writes them)", *out)
+	}
+	if err := live.UpdateReadme(file, cs); err != nil {
+		return badCmd(stderr, "readme", "%v", err)
+	}
+	fmt.Fprintf(stdout, "the live block of %s: %d campaigns\n", file, len(cs))
 	return exitOK
 }
 
