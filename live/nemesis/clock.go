@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/live/server"
 )
 
@@ -51,7 +52,7 @@ func BuildClockShim(ctx context.Context, cacheDir string) (string, error) {
 	lib := filepath.Join(cacheDir, "clockshim-"+hex.EncodeToString(sum[:8])+".so")
 	if strings.ContainsAny(lib, " :") {
 		// LD_PRELOAD splits its list at spaces and colons.
-		return "", fmt.Errorf("clock shim: its path %q holds a space or a colon, which LD_PRELOAD cannot take", clip(lib))
+		return "", fmt.Errorf("clock shim: its path %s holds a space or a colon, which LD_PRELOAD cannot take", quote.Q(lib))
 	}
 	if info, err := os.Stat(lib); err == nil && info.Mode().IsRegular() {
 		return lib, nil
@@ -79,7 +80,7 @@ func BuildClockShim(ctx context.Context, cacheDir string) (string, error) {
 	var msgs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &msgs, &msgs
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("clock shim: cc failed: %w: %s", err, clip(strings.TrimSpace(msgs.String())))
+		return "", fmt.Errorf("clock shim: cc failed: %w: %s", err, quote.S(strings.TrimSpace(msgs.String())))
 	}
 	// Rename is atomic: two builders at once both end with a whole file.
 	if err := os.Rename(out, lib); err != nil {
@@ -148,7 +149,7 @@ func NewClock(ctx context.Context, dir, cacheDir string) (*Clock, error) {
 	}
 	if strings.ContainsAny(name, " :") {
 		_ = os.Remove(name)
-		return nil, fmt.Errorf("clock: the offset file's path %q holds a space or a colon", clip(name))
+		return nil, fmt.Errorf("clock: the offset file's path %s holds a space or a colon", quote.Q(name))
 	}
 	c := &Clock{shim: shim, file: name}
 	if err := c.write(0); err != nil {

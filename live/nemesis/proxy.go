@@ -11,6 +11,8 @@ import (
 	"net"
 	"sync"
 	"time"
+
+	"github.com/fencelab/fencelab/internal/quote"
 )
 
 // LinkMode is what a Proxy does with the bytes it forwards.
@@ -106,7 +108,7 @@ func (c *proxyConn) close() {
 // connection to upstream (host:port), in mode Pass.
 func NewProxy(upstream string) (*Proxy, error) {
 	if _, _, err := net.SplitHostPort(upstream); err != nil {
-		return nil, fmt.Errorf("proxy: upstream %q: %w", clip(upstream), err)
+		return nil, fmt.Errorf("proxy: upstream %s: %w", quote.Q(upstream), err)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -353,13 +355,4 @@ func (p *Proxy) forget(c *proxyConn) {
 	if last {
 		c.close()
 	}
-}
-
-// clip bounds a value echoed in an error message.
-func clip(s string) string {
-	const max = 64
-	if len(s) > max {
-		return s[:max] + "..."
-	}
-	return s
 }

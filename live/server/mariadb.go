@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/go-sql-driver/mysql"
 )
 
@@ -93,7 +94,7 @@ func MariaDBVersion(ctx context.Context) (string, error) {
 	}
 	m := mariadbdVersion.FindSubmatch(out)
 	if m == nil {
-		return "", fmt.Errorf("mariadbd --version: no version in %q", clip(string(out)))
+		return "", fmt.Errorf("mariadbd --version: no version in %s", quote.Q(string(out)))
 	}
 	return "mariadbd " + string(m[1]), nil
 }
@@ -222,7 +223,7 @@ func claimEmptyDir(dir string) (string, error) {
 	defer f.Close()
 	if _, err := f.Readdirnames(1); !errors.Is(err, io.EOF) {
 		if err == nil {
-			return "", fmt.Errorf("the data folder %q is not empty", clip(dir))
+			return "", fmt.Errorf("the data folder %s is not empty", quote.Q(dir))
 		}
 		return "", fmt.Errorf("reading the data folder: %w", err)
 	}
@@ -329,7 +330,7 @@ func MariaDBClientConfig(addrOrDSN string) (*mysql.Config, error) {
 	if strings.ContainsAny(addrOrDSN, "@/") {
 		cfg, err := mysql.ParseDSN(addrOrDSN)
 		if err != nil {
-			return nil, fmt.Errorf("MariaDB DSN %q: %w", clip(addrOrDSN), err)
+			return nil, fmt.Errorf("MariaDB DSN %s: %w", quote.Q(addrOrDSN), err)
 		}
 		if cfg.Timeout == 0 {
 			cfg.Timeout = mariadbDialTimeout
@@ -341,10 +342,10 @@ func MariaDBClientConfig(addrOrDSN string) (*mysql.Config, error) {
 	}
 	host, port, err := net.SplitHostPort(addrOrDSN)
 	if err != nil || host == "" {
-		return nil, fmt.Errorf("MariaDB address %q: want host:port or a DSN", clip(addrOrDSN))
+		return nil, fmt.Errorf("MariaDB address %s: want host:port or a DSN", quote.Q(addrOrDSN))
 	}
 	if p, err := strconv.Atoi(port); err != nil || p <= 0 || p > 65535 {
-		return nil, fmt.Errorf("MariaDB address %q: bad port", clip(addrOrDSN))
+		return nil, fmt.Errorf("MariaDB address %s: bad port", quote.Q(addrOrDSN))
 	}
 	return mariadbConfig(addrOrDSN), nil
 }

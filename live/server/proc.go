@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/fencelab/fencelab/internal/quote"
 )
 
 // ErrNotRunning is returned by the Proc operations that need a running
@@ -132,7 +134,7 @@ func StartProc(ctx context.Context, spec ProcSpec) (*Proc, error) {
 		if spec.Dir != "" {
 			_ = os.RemoveAll(spec.Dir)
 		}
-		return nil, fmt.Errorf("starting a process: the spec needs a name (a file name), a data folder, a command and a port (got name %q, port %d)", clip(spec.Name), spec.Port)
+		return nil, fmt.Errorf("starting a process: the spec needs a name (a file name), a data folder, a command and a port (got name %s, port %d)", quote.Q(spec.Name), spec.Port)
 	}
 	if spec.ReadyTimeout <= 0 {
 		spec.ReadyTimeout = DefaultReadyTimeout
@@ -523,15 +525,6 @@ func procGroup(pid int) (pgid int, state string, ok bool) {
 	}
 	g, err := strconv.Atoi(fields[2])
 	return g, fields[0], err == nil
-}
-
-// clip bounds a value echoed in an error message.
-func clip(s string) string {
-	const max = 64
-	if len(s) > max {
-		return s[:max] + "..."
-	}
-	return s
 }
 
 // MissingError says that a service's program is not installed: callers

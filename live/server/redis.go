@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/fencelab/fencelab/internal/quote"
 )
 
 // RedisPackage is the Debian package that installs redis-server.
@@ -72,7 +74,7 @@ func RedisVersion(ctx context.Context) (path, version string, err error) {
 	}
 	m := redisVersion.FindSubmatch(out)
 	if m == nil {
-		return "", "", fmt.Errorf("redis-server --version: no version in %q", clip(string(out)))
+		return "", "", fmt.Errorf("redis-server --version: no version in %s", quote.Q(string(out)))
 	}
 	return path, "redis-server " + string(m[1]), nil
 }

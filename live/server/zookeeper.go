@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fencelab/fencelab/internal/quote"
 )
 
 // ZooKeeperPackage is the Debian package that provides ZooKeeper's server
@@ -299,7 +301,7 @@ func zooKeeperJarVersion(jar string) (string, error) {
 	s := bufio.NewScanner(io.LimitReader(f, 64<<10))
 	for s.Scan() {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(s.Text()), "version="); ok && v != "" {
-			return clip(v), nil
+			return quote.S(v), nil
 		}
 	}
 	return "", fmt.Errorf("zookeeper: no version= line in %s of %s", entry, jar)
