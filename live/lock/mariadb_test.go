@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,24 +17,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencelab/fencelab/live/internal/servertest"
 	"github.com/fencelab/fencelab/live/server"
 )
-
-// startMariaDB starts one private instance for the test and its subtests,
-// stopped when the test ends whatever happens; it skips, in one line
-// naming the package, when MariaDB is not installed.
-func startMariaDB(t *testing.T) *server.MariaDB {
-	t.Helper()
-	if err := server.MariaDBInstalled(); err != nil {
-		t.Skip(err.Error())
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	m, err := server.StartMariaDB(ctx, filepath.Join(t.TempDir(), "mariadb"), server.MariaDBOptions{})
-	require.NoError(t, err)
-	t.Cleanup(func() { assert.NoError(t, m.Stop()) })
-	return m
-}
 
 func newGetLock(t *testing.T, addr, key string, withToken bool) Locker {
 	t.Helper()
@@ -54,7 +38,7 @@ func holderSession(ctx context.Context, t *testing.T, db *sql.DB, key string) in
 }
 
 func TestMariaDBGetLock(t *testing.T) {
-	m := startMariaDB(t)
+	m := servertest.MariaDB(t)
 	admin, err := sql.Open("mysql", m.DSN())
 	require.NoError(t, err)
 	defer admin.Close()

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,24 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/live/internal/servertest"
 	"github.com/fencelab/fencelab/live/server"
 )
-
-// startMariaDB starts one private instance shared by a test's subtests,
-// stopped when the test ends whatever happens; it skips, in one line
-// naming the package, when MariaDB is not installed.
-func startMariaDB(t *testing.T) *server.MariaDB {
-	t.Helper()
-	if err := server.MariaDBInstalled(); err != nil {
-		t.Skip(err.Error())
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	m, err := server.StartMariaDB(ctx, filepath.Join(t.TempDir(), "mariadb"), server.MariaDBOptions{})
-	require.NoError(t, err)
-	t.Cleanup(func() { assert.NoError(t, m.Stop()) })
-	return m
-}
 
 // freshStore drops the tables left by an earlier subtest and opens client
 // 0's store on the shared instance.
@@ -54,7 +38,7 @@ type fenceOp struct {
 }
 
 func TestMariaDBFenced(t *testing.T) {
-	m := startMariaDB(t)
+	m := servertest.MariaDB(t)
 	admin, err := sql.Open("mysql", m.DSN())
 	require.NoError(t, err)
 	defer admin.Close()
