@@ -238,23 +238,11 @@ func readReadme(file string) (string, error) {
 	return text, nil
 }
 
-// checkFolders refuses a folder on the way from root down rel (slash
-// separated) that exists as anything but a folder: a link there would
-// send the copies elsewhere.
+// checkFolders is atomicfile.CheckFolders, saying that nothing was
+// written.
 func checkFolders(root, rel string) error {
-	dir := root
-	for _, part := range strings.Split(rel, "/") {
-		dir = filepath.Join(dir, part)
-		info, err := os.Lstat(dir)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if !info.IsDir() {
-			return fmt.Errorf("%s is %s, not a folder: nothing written", dir, inputfile.Kind(info.Mode()))
-		}
+	if err := atomicfile.CheckFolders(root, rel); err != nil {
+		return fmt.Errorf("%w: nothing written", err)
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -410,23 +409,6 @@ func (m *matrixPages) link(design, property, checker, picture string) string {
 	m.pages[name] = fmt.Sprintf("# %s violated — %s (%s)\n\nThe shortest counterexample %s found, %s\n\n```mermaid\n%s```\n",
 		property, design, checker, checker, matrixPageMark, mmd)
 	return matrixDir + "/" + name
-}
-
-// checkMatrixDir refuses, before any work, a docs/matrix beside the README
-// that is not a folder.
-func checkMatrixDir(root string) error {
-	dir := filepath.Join(root, filepath.FromSlash(matrixDir))
-	info, err := os.Lstat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if !info.IsDir() {
-		return fmt.Errorf("%s is %s, not a folder", dir, inputfile.Kind(info.Mode()))
-	}
-	return nil
 }
 
 // save writes every page into docs/matrix, each whole (atomicfile), then

@@ -72,7 +72,7 @@ func checkReadme(path string) error {
 	if err := checkOutFile("update-readme", path); err != nil {
 		return err
 	}
-	if err := checkMatrixDir(filepath.Dir(path)); err != nil {
+	if err := atomicfile.CheckFolders(filepath.Dir(path), matrixDir); err != nil {
 		return badInput("--update-readme %s: %v", quote.S(path), withoutPath(err))
 	}
 	return nil

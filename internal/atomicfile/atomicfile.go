@@ -20,6 +20,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -262,4 +263,26 @@ func mkdirAll(dir string) ([]string, error) {
 		created = append(created, missing[i])
 	}
 	return created, nil
+}
+
+// CheckFolders refuses, before anything is written, a folder on the way
+// from root down rel (slash separated) that exists as anything but a
+// folder: a link or a file there would send what is written elsewhere, or
+// fail halfway. Folders not there yet are fine (they are made on write).
+func CheckFolders(root, rel string) error {
+	dir := root
+	for _, part := range strings.Split(rel, "/") {
+		dir = filepath.Join(dir, part)
+		info, err := os.Lstat(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !info.IsDir() {
+			return fmt.Errorf("%s is %s, not a folder", dir, inputfile.Kind(info.Mode()))
+		}
+	}
+	return nil
 }

@@ -154,3 +154,43 @@ func TestFullDevice(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotZero(t, info.Mode()&os.ModeCharDevice, "/dev/full is still the device")
 }
+
+// TestCheckFolders: every part of the way must be a folder or not there
+// yet; a file or a link anywhere on it is refused before anything is
+// written.
+func TestCheckFolders(t *testing.T) {
+	tests := []struct {
+		name    string
+		make    func(t *testing.T, root string)
+		wantErr string
+	}{
+		{"nothing there yet", func(*testing.T, string) {}, ""},
+		{"both folders there", func(t *testing.T, root string) {
+			require.NoError(t, os.MkdirAll(filepath.Join(root, "docs", "matrix"), 0o755))
+		}, ""},
+		{"a file for the first part", func(t *testing.T, root string) {
+			require.NoError(t, os.WriteFile(filepath.Join(root, "docs"), nil, 0o644))
+		}, "docs is a regular file, not a folder"},
+		{"a file for the last part", func(t *testing.T, root string) {
+			require.NoError(t, os.MkdirAll(filepath.Join(root, "docs"), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(root, "docs", "matrix"), nil, 0o644))
+		}, "matrix is a regular file, not a folder"},
+		{"a link to a folder", func(t *testing.T, root string) {
+			require.NoError(t, os.MkdirAll(filepath.Join(root, "elsewhere"), 0o755))
+			require.NoError(t, os.Symlink(filepath.Join(root, "elsewhere"), filepath.Join(root, "docs")))
+		}, "not a folder"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			tt.make(t, root)
+			err := CheckFolders(root, "docs/matrix")
+			if tt.wantErr == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.wantErr)
+		})
+	}
+}
