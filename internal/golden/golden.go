@@ -1,0 +1,227 @@
+// Package golden keeps the pinned figures of each design row — state
+// counts, depths, shortest counterexample lengths, simulator counts, TLC's
+// distinct states — in one text file per row, testdata/pins/<row>.golden
+// at the module root, in the manner of etcd-io/raft's testdata scripts:
+// a test compares what it measured with the file, and the same test run
+// with -update rewrites the file instead, so that a changed figure is a
+// reviewed diff, never a hand edit of a literal.
+//
+// A file is one figure per line, "key value", sorted by key; '#' starts a
+// comment line. Keys name the checker first ("explore.2c.none.states",
+// "tlc.DistLockFencing_all_2c.distinct_states"), so that tests of several
+// packages share one row's file. Rewrites take a lock on the file, because
+// go test runs packages in parallel processes.
+package golden
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// UpdateUsage is the usage of every test package's -update flag, the one
+// convention for rewriting committed expectations:
+//
+//	var update = flag.Bool("update", false, golden.UpdateUsage)
+const UpdateUsage = "rewrite the golden files (pinned figures, rendered outputs) instead of comparing; review the diff"
+
+// Figures are one row's pinned figures by key.
+type Figures map[string]string
+
+// Dir is the folder of the row files under the module root.
+const Dir = "testdata/pins"
+
+// Path is the golden file of design row row (its --design flag value),
+// found from the module root above the working directory.
+func Path(row string) (string, error) {
+	root, err := ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, filepath.FromSlash(Dir), row+".golden"), nil
+}
+
+// ModuleRoot is the nearest folder at or above the working directory that
+// holds go.mod: where a test of any package finds the row files.
+func ModuleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("golden: %w", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("golden: no go.mod at or above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// Parse reads a row file's text.
+func Parse(data []byte) (Figures, error) {
+	f := Figures{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		key, value, ok := strings.Cut(line, " ")
+		value = strings.TrimSpace(value)
+		if !ok || value == "" {
+			return nil, fmt.Errorf("golden: line %d: want \"key value\", got %q", n, line)
+		}
+		if _, dup := f[key]; dup {
+			return nil, fmt.Errorf("golden: line %d: key %s twice", n, key)
+		}
+		f[key] = value
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("golden: %w", err)
+	}
+	return f, nil
+}
+
+// Read reads the row file at path; a missing file is no figures.
+func Read(path string) (Figures, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Figures{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("golden: %w", err)
+	}
+	f, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
+
+// Format is the text of a row file: a header naming the row and how to
+// rewrite it, then the figures sorted by key.
+func Format(row string, f Figures) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# Pinned figures of the design row %s. Written by the tests:\n", row)
+	b.WriteString("# go test ./... -update rewrites them (TLC's with TLA2TOOLS_JAR set); review the diff.\n")
+	keys := make([]string, 0, len(f))
+	for k := range f {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s %s\n", k, f[k])
+	}
+	return b.Bytes()
+}
+
+// Lookup is the pinned figure of key in row's file, and whether there is one.
+func Lookup(row, key string) (string, bool, error) {
+	path, err := Path(row)
+	if err != nil {
+		return "", false, err
+	}
+	f, err := Read(path)
+	if err != nil {
+		return "", false, err
+	}
+	v, ok := f[key]
+	return v, ok, nil
+}
+
+// Check compares got, formatted with %v, with the figure pinned under key
+// in row's file. With update it records got instead (the test then
+// passes: the diff of the file is what a reviewer reads). A figure with
+// no pin fails the test, naming the flag that records it.
+func Check(t testing.TB, update bool, row, key string, got any) {
+	t.Helper()
+	value := fmt.Sprint(got)
+	if strings.ContainsAny(value, "\n") || value == "" || strings.ContainsAny(key, " \n") || key == "" {
+		t.Fatalf("golden: key %q, value %q: a key is one word and a value one non-empty line", key, value)
+	}
+	path, err := Path(row)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFile(t, update, path, row, key, value)
+}
+
+// checkFile is Check on the row file at path.
+func checkFile(t testing.TB, update bool, path, row, key, value string) {
+	t.Helper()
+	if update {
+		if err := set(path, row, key, value); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	f, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, ok := f[key]
+	if !ok {
+		t.Fatalf("%s: no pinned %s (measured %s): run the test with -update and review the diff", path, key, value)
+	}
+	if want != value {
+		t.Errorf("%s: %s = %s, pinned %s: if the change is meant, rerun with -update and review the diff", path, key, value, want)
+	}
+}
+
+// lockPath is the lock file of the row file at path: in the temporary
+// folder, so that no lock file is left in the tree.
+func lockPath(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("fencelab-golden-%x.lock", sha256.Sum256([]byte(abs))))
+}
+
+// set records one figure: read, change, write a temporary file and rename
+// it over the row file, under an exclusive lock on a lock file beside it.
+func set(path, row, key, value string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("golden: %w", err)
+	}
+	unlock, err := lock(lockPath(path))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	f, err := Read(path)
+	if err != nil {
+		return err
+	}
+	if f[key] == value {
+		return nil
+	}
+	f[key] = value
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".golden-*")
+	if err != nil {
+		return fmt.Errorf("golden: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(Format(row, f)); err != nil {
+		tmp.Close()
+		return fmt.Errorf("golden: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("golden: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("golden: %w", err)
+	}
+	return nil
+}
