@@ -76,7 +76,7 @@ func TestCheck(t *testing.T) {
 			delayAbove: [2]time.Duration{-22222223, -22222223},
 		},
 		{
-			name: "the margin of before issue 11: 100ms",
+			name: "a margin below the drift's share: 100ms",
 			b:    Bounds{Drift: 0.1, TTL: time.Second, Margin: 100 * ms},
 			safe: [2]bool{false, false},
 			// 10/11 s − 9/10 s = 1/110 s … negative: 0.9/0.9 = 1s > 0.909s
