@@ -13,7 +13,7 @@ import (
 
 const ms = time.Millisecond
 
-// TestCheck holds the condition to DESIGN.md's worked numbers.
+// TestCheck holds the condition to the worked numbers of docs/design/bounds.md.
 func TestCheck(t *testing.T) {
 	// The timed spec's constants (specs/DistLockTimed.tla): a perfect clock
 	// runs Q = 4 units a tick, rates 3..5 units a tick (ρ = R/Q = 1/4);
