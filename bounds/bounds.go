@@ -1,7 +1,6 @@
-// Package bounds is DESIGN.md's condition for a lease lock that is safe
-// without fencing ("When a lease lock is safe without fencing"), in one
-// place: every command, test and picture that asks whether a set of bounds
-// keeps a property asks Check.
+// Package bounds is the condition for a lease lock that is safe without
+// fencing (docs/design/bounds.md), in one place: every command, test and
+// picture that asks whether a set of bounds keeps a property asks Check.
 //
 // Bounds: per-node clock rate in [1−ρ, 1+ρ] of real time (Drift = ρ), the net
 // clock step J during any interval a node measures, the one-way message

@@ -13,7 +13,7 @@ import (
 
 const ms = time.Millisecond
 
-// TestCheck holds the condition to DESIGN.md's worked numbers.
+// TestCheck holds the condition to the worked numbers of docs/design/bounds.md.
 func TestCheck(t *testing.T) {
 	// The timed spec's constants (specs/DistLockTimed.tla): a perfect clock
 	// runs Q = 4 units a tick, rates 3..5 units a tick (ρ = R/Q = 1/4);
@@ -76,7 +76,7 @@ func TestCheck(t *testing.T) {
 			delayAbove: [2]time.Duration{-22222223, -22222223},
 		},
 		{
-			name: "the margin of before issue 11: 100ms",
+			name: "a margin below the drift's share: 100ms",
 			b:    Bounds{Drift: 0.1, TTL: time.Second, Margin: 100 * ms},
 			safe: [2]bool{false, false},
 			// 10/11 s − 9/10 s = 1/110 s … negative: 0.9/0.9 = 1s > 0.909s

@@ -8,7 +8,8 @@ import (
 
 //go:generate go tool stringer -type=LockStatus
 
-// LockStatus is the state of the lock at the service, named as in seed 000.
+// LockStatus is the state of the lock at the service, named as in the
+// PlusCal model of “Distributed lock — part 3” that the specs grow from.
 type LockStatus uint8
 
 // Lock states. Expired differs from Available only in how the lock became

@@ -208,7 +208,7 @@ func TestServiceRules(t *testing.T) {
 			old := grantOf(t, svcStep(svc, Message{Kind: MsgAcquire, From: c1}))
 			svcFire(svc, TimerLease)
 			// c1 again holds the lock under a new lease; its old lease must
-			// not free it (the compare-and-delete of seeds 001-003).
+			// not free it (Redis's compare-and-delete release).
 			grantOf(t, svcStep(svc, Message{Kind: MsgAcquire, From: c1}))
 			out := svcStep(svc, Message{Kind: MsgRelease, From: c1, Lease: old.Lease})
 			assert.Equal(t, EvReleaseRefused, out.Events[0].Kind)

@@ -80,8 +80,8 @@ func BenchmarkRun(b *testing.B) {
 // event loop — pop the earliest event, push one due a drawn latency later
 // — with as many events pending as a simulated run has on average: about
 // 7 under the default workload and faults (messages in flight, timers set,
-// faults to come), 55 before issue 14 took stale timer firings out of the
-// queue (the figure the issue measured against); 16 for comparison. Each event it handles stands for one the simulator hands to
+// faults to come), 55 when stale timer firings stayed in the queue (the
+// figure earlier measurements used); 16 for comparison. Each event it handles stands for one the simulator hands to
 // a node; what the simulator does beyond this loop (the actors' steps, the
 // effects, the fault model, the invariants and the history) is its cost
 // over the yardstick: compare the events/s. "minimal" is the least such a
@@ -214,8 +214,8 @@ func BenchmarkBatch(b *testing.B) {
 	for b.Loop() {
 		var err error
 		memo = linearizability.MemoStats{}
-		// The four designs of before issue 12's matrix, so that the
-		// figure stays comparable across it.
+		// The first four designs of the matrix, so that the figure
+		// stays comparable as rows are added.
 		sum, err = Batch{Config: DefaultConfig(), Designs: impl.Designs()[:4], Seed: 1, Runs: 1000, memo: &memo}.Run()
 		require.NoError(b, err)
 	}

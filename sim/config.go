@@ -68,9 +68,9 @@ const DefaultMaxSteps = 1_000_000
 // window, counted from the acquire's send, lasts at most (TTL − margin)/(1 − ρ)
 // of real time and the lease at least TTL/(1 + ρ), so the belief ends
 // first when margin ≥ TTL·2ρ/(1 + ρ) — 182ms for a 1s TTL at ρ = 0.1; the
-// default 200ms leaves 20ms of real time. (100ms, before issue 11, did
-// not: a service clock 10% fast expired the lease at 0.909s while a client
-// clock 10% slow believed until 1.0s.) What breaks the lock by default
+// default 200ms leaves 20ms of real time. (100ms would not: a service clock
+// 10% fast expires the lease at 0.909s while a client clock 10% slow
+// believes until 1.0s.) What breaks the lock by default
 // is what no margin covers: clock steps, pauses and delay spikes far
 // beyond the TTL.
 func DefaultConfig() Config {

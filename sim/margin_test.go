@@ -74,10 +74,10 @@ func rateDriftOnly(t *testing.T, c Config, seeds int) map[impl.Design][numProps]
 }
 
 // TestDefaultMarginCoversDefaultDrift: the simulator's default margin
-// covers its default rate drift (issue 11: 100ms on a 1s TTL at ±10% did
-// not — a service clock 10% fast expires the lease at 0.909s while a
+// covers its default rate drift (100ms on a 1s TTL at ±10% would not — a
+// service clock 10% fast expires the lease at 0.909s while a
 // client clock 10% slow believes until 1.0s). With rate drift alone no
-// run breaks any property in any design; with the margin of before, the
+// run breaks any property in any design; with a 100ms margin, the
 // worst case has two holders and loses updates — but in the row whose
 // service has a lock-delay (a fifth of the TTL), which covers what the
 // margin does not, as the condition says.

@@ -140,8 +140,8 @@ func TestRenewalUnderDefaultFaults(t *testing.T) {
 	}
 }
 
-// TestRenewalKeepsTheTimedBound is DESIGN.md's "With renewal" in the
-// simulator: renewal changes nothing in the condition under which an
+// TestRenewalKeepsTheTimedBound is "With renewal" of docs/design/bounds.md
+// in the simulator: renewal changes nothing in the condition under which an
 // unfenced lease lock is safe. Over bounds drawn by rapid, on sections
 // twice the TTL (so that a section commits only on a renewed lease), for
 // each property: where bounds.Check calls it safe, random runs drawn

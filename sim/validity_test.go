@@ -10,8 +10,8 @@ import (
 	"github.com/fencelab/fencelab/internal/testbuild"
 )
 
-// delayOnlyRuns is the bar of issue 11: 10,000 delay-only runs at full
-// size; a tenth of it at reduced size (internal/testbuild).
+// delayOnlyRuns is 10,000 delay-only runs at full size; a tenth of it at
+// reduced size (internal/testbuild).
 func delayOnlyRuns() int {
 	if testbuild.Reduced() {
 		return 1_000

@@ -1,7 +1,7 @@
 package sim
 
-// The simulator and DESIGN.md's condition ("When a lease lock is safe
-// without fencing", package bounds): how a configuration's fault bounds
+// The simulator and the condition of docs/design/bounds.md ("When a lease
+// lock is safe without fencing", package bounds): how a configuration's fault bounds
 // map onto the derivation's, campaigns drawn inside them, and the
 // derivation's worst case built as a schedule.
 
@@ -119,7 +119,7 @@ func GenerateInside(seed uint64, c Config, b bounds.Bounds) *Schedule {
 // renewal — the service restarts the lease as it lands and steps forward
 // then, c1's window starts at its send, c1's clock steps back after the
 // answer, and the think time is RenewEvery longer. To the derivation a
-// granted renewal is an acquire sent at the renewal's send (DESIGN.md,
+// granted renewal is an acquire sent at the renewal's send (docs/design/bounds.md,
 // "With renewal"), so the bound is the same. The network's
 // normal latencies are the run's own draws (seed 1), computed here exactly.
 type WorstCase struct {
@@ -206,7 +206,7 @@ func NewWorstCase(c Config, b bounds.Bounds, property string) (*WorstCase, error
 		// A renewing design: c1 renews once, RenewEvery of its clock after
 		// the grant arrives, and the service restarts the lease as the
 		// renewal lands. To the derivation that renewal is an acquire
-		// (DESIGN.md, "With renewal"): the worst case above, from the
+		// (docs/design/bounds.md, "With renewal"): the worst case above, from the
 		// renewal's send. One renewal, so that none follows it: the
 		// belief then ends with that renewal's window.
 		wc.Renewals = 1

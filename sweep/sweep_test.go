@@ -26,7 +26,7 @@ func small(t testing.TB, grid string, runs, workers int) *Sweep {
 		Bounds: bounds.Bounds{Drift: 0.1, Jump: 20 * ms, Pause: 100 * ms, Delay: c.OneWay() + 50*ms, TTL: time.Second, Margin: 200 * ms}}
 }
 
-// TestSweepAgreesWithTheDerivation is issue 11's bar on a small grid: no
+// TestSweepAgreesWithTheDerivation checks the derivation on a small grid: no
 // violation inside the boundary (worst case and random runs), the worst
 // case violates in every cell outside it by more than the simulator's
 // shortfall — including the cells just outside — and fencing all keeps
@@ -120,7 +120,7 @@ func TestParseGrid(t *testing.T) {
 	}
 }
 
-// BenchmarkSweep20x20 is issue 11's speed bar: a 20 × 20 grid, 200 random
+// BenchmarkSweep20x20 measures a 20 × 20 grid, 200 random
 // runs per cell (2 clients × 2 sections) and the two worst cases, one
 // design.
 //

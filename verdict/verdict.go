@@ -84,7 +84,7 @@ func (v Verdict) Agrees(want Status) bool {
 }
 
 // Steps is the length of the shortest counterexample as every table
-// and trace of fencelab counts it (DESIGN.md, "Steps"): steps are numbered
+// and trace of fencelab counts it (docs/design/architecture.md, "Steps"): steps are numbered
 // as TLC numbers the states of a trace — step 1 is the initial state, each
 // action one more — so a counterexample of Shortest actions is Shortest+1
 // steps long, and a table's "8 steps" is its trace's "violated at step 8".

@@ -9,12 +9,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// readmeCommands are the README's text blocks that quote a fencelab
-// command and its output: the command line and the lines shown ("…" where
-// the README leaves lines out).
+// boundsPath is the page that quotes the bounds and worst-case commands.
+const boundsPath = "../../docs/bounds.md"
+
+// readmeCommands are the text blocks of docs/bounds.md that quote a
+// fencelab command and its output: the command line and the lines shown
+// ("…" where the page leaves lines out).
 func readmeCommands(t *testing.T, prefixes ...string) map[string][]string {
 	t.Helper()
-	data, err := os.ReadFile(readmePath)
+	data, err := os.ReadFile(boundsPath)
 	require.NoError(t, err)
 	out := map[string][]string{}
 	blocks := strings.Split(string(data), "```text\n")
