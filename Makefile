@@ -149,12 +149,12 @@ readme: $(BIN) ## regenerate README.md's verdict table and TLC walkthrough (from
 # (go test ./... -update would stop at a package without the flag).
 GOLDEN_PACKAGES = $(shell $(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | awk '$$1 !~ /internal\/golden$$/ && / github.com\/fencelab\/fencelab\/internal\/golden( |$$)/ {print $$1}')
 
-golden: ## rewrite the pinned figures (testdata/pins/<row>.golden) and the rendered goldens at full size, to review as a diff (TLC's with TLA2TOOLS_JAR set)
-	$(GO) test -count 1 -timeout 60m $(GOLDEN_PACKAGES) -update
+golden: ## rewrite the pinned figures (testdata/pins/<row>.golden) and the rendered goldens at full size, to review as a diff (TLC's with TLA2TOOLS_JAR set; the replay's TLC outputs: make fixtures)
+	$(GO) test -count 1 -timeout 60m $(GOLDEN_PACKAGES) -update -skip TestUpdateReplayOutputs
 	cd live && $(GO) test -count 1 . -update
 
 fixtures: ## after a change of the specs: rewrite the TLC counterexamples committed for the replay in Go (conform/testdata/replay; needs TLC)
-	FENCELAB_UPDATE_FIXTURES=1 $(GO) test ./conform -run TestUpdateReplayOutputs -count 1 -timeout 60m -v
+	$(GO) test ./conform -run TestUpdateReplayOutputs -count 1 -timeout 60m -v -update
 
 
 live: $(LIVE_BIN) ## the live scripted matrix: every live setup under each of its classic faults, RUNS=<n> runs each (default 3), failing runs in $(OUT)/live; a missing service is skipped with one line (make live-deps installs them)
