@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/golden"
+	"github.com/fencelab/fencelab/verdict"
 )
 
 var update = flag.Bool("update", false, golden.UpdateUsage)
@@ -46,4 +48,17 @@ func checkFigures(t *testing.T, d impl.Design, prefix string, printed []string) 
 	for i, figure := range []string{"states", "generated", "depth"} {
 		golden.Check(t, *update, d.String(), prefix+"."+figure, strings.ReplaceAll(printed[i], ",", ""))
 	}
+}
+
+// pinned is the figure of design d pinned under key, which another test
+// checks against what it measures (a test that only reads a pin names
+// the tests that write it), as fencelab prints a count: "33,469".
+func pinned(t *testing.T, d impl.Design, key string) string {
+	t.Helper()
+	v, ok, err := golden.Lookup(d.String(), key)
+	require.NoError(t, err)
+	require.True(t, ok, "%s: no pinned %s", d, key)
+	n, err := strconv.Atoi(v)
+	require.NoError(t, err, "%s %s", d, key)
+	return verdict.Thousands(n)
 }
