@@ -4,7 +4,7 @@ FENCELAB := $(GO) run ./cmd/fencelab
 OUT      ?= out
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-deps browser-deps fmt-check vet generate tlc conform explore sim sim-long bench readme fixtures clean live live-deps live-readme
+.PHONY: help install demo test test-deps browser-deps fmt-check vet generate tlc conform explore sim sim-long bench readme fixtures golden clean live live-deps live-readme
 
 help: ## print the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -145,8 +145,16 @@ readme: $(BIN) ## regenerate README.md's verdict table and TLC walkthrough (from
 	cp $(OUT)/tlc/DistLock_2c_AtMostOneClientHoldLock/tlc.out tlc/testdata/tool_DistLock_2c_AtMostOneClientHoldLock.out
 	FENCELAB_UPDATE_README=1 $(GO) test ./cmd/fencelab -run 'TestREADMECLIReference|TestREADMEWalkthrough' -count 1
 
+# The packages whose tests import internal/golden: each declares -update
+# (go test ./... -update would stop at a package without the flag).
+GOLDEN_PACKAGES = $(shell $(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | awk '$$1 !~ /internal\/golden$$/ && / github.com\/fencelab\/fencelab\/internal\/golden( |$$)/ {print $$1}')
+
+golden: ## rewrite the pinned figures (testdata/pins/<row>.golden) and the rendered goldens at full size, to review as a diff (TLC's with TLA2TOOLS_JAR set; the replay's TLC outputs: make fixtures)
+	$(GO) test -count 1 -timeout 60m $(GOLDEN_PACKAGES) -update -skip TestUpdateReplayOutputs
+	cd live && $(GO) test -count 1 . -update
+
 fixtures: ## after a change of the specs: rewrite the TLC counterexamples committed for the replay in Go (conform/testdata/replay; needs TLC)
-	FENCELAB_UPDATE_FIXTURES=1 $(GO) test ./conform -run TestUpdateReplayOutputs -count 1 -timeout 60m -v
+	$(GO) test ./conform -run TestUpdateReplayOutputs -count 1 -timeout 60m -v -update
 
 
 live: $(LIVE_BIN) ## the live scripted matrix: every live setup under each of its classic faults, RUNS=<n> runs each (default 3), failing runs in $(OUT)/live; a missing service is skipped with one line (make live-deps installs them)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,21 +11,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencelab/fencelab/internal/golden"
 	"github.com/fencelab/fencelab/trace"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+var update = flag.Bool("update", false, golden.UpdateUsage)
 
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
+// goldenFile compares got with testdata/name, or rewrites it with -update.
+func goldenFile(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden file; run go test ./tlc -update and check it by eye")
-	assert.Equal(t, string(want), string(got))
+	golden.File(t, *update, filepath.Join("testdata", name), got)
 }
 
 func fixtureTrace(t *testing.T, file, property string) *trace.Trace {
@@ -59,7 +53,7 @@ func TestTraceGolden(t *testing.T) {
 			tr := fixtureTrace(t, tc.file, tc.property)
 			data, err := json.MarshalIndent(tr, "", "  ")
 			require.NoError(t, err)
-			golden(t, strings.TrimSuffix(tc.file, ".out")+".golden.json", append(data, '\n'))
+			goldenFile(t, strings.TrimSuffix(tc.file, ".out")+".golden.json", append(data, '\n'))
 		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/testbuild"
 	"github.com/fencelab/fencelab/tlc"
 )
@@ -41,11 +42,13 @@ func TestDemoWithoutTLC(t *testing.T) {
 	pin := withoutTLC(t)
 	out := t.TempDir()
 	args := []string{"demo", "--out", out, "--runs", "60", "--clients", "2", "--specs", "../../specs", "--pin", pin}
-	redlockHolds := "| Redlock, unique values as tokens, check-and-set | NoLostUpdate | holds | not run | holds (420,541 states; 2 clients) |"
+	// The explorer's figures are those TestExploreMatrix pins.
+	redlockStates := pinned(t, impl.DesignRedlockUnique, "explore.2c.sym.sleep.states")
 	if testbuild.Reduced() {
 		args = append(args, "--nodes", "2", "--seed", "3")
-		redlockHolds = "| Redlock, unique values as tokens, check-and-set | NoLostUpdate | holds | not run | holds (33,469 states; 2 clients) |"
+		redlockStates = pinned(t, impl.DesignRedlockUnique, "explore.2c.sym.2nodes.sleep.states")
 	}
+	redlockHolds := "| Redlock, unique values as tokens, check-and-set | NoLostUpdate | holds | not run | holds (" + redlockStates + " states; 2 clients) |"
 	code, stdout, stderr := runCLI(t, args...)
 
 	assert.Equal(t, exitBadInput, code, "a missing tool is never a pass")
@@ -59,7 +62,7 @@ func TestDemoWithoutTLC(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join(out, "demo", "verdicts.md"))
 	require.NoError(t, err)
 	table := string(md)
-	assert.Contains(t, table, "| tokens, mode all | NoLostUpdate | holds | not run | holds (1,409 states; 2 clients) |")
+	assert.Contains(t, table, "| tokens, mode all | NoLostUpdate | holds | not run | holds ("+pinned(t, impl.DesignFenceAll, "explore.2c.sym.sleep.states")+" states; 2 clients) |")
 	assert.Contains(t, table, "| no fencing (no tokens) | NoLostUpdate | violated | not run | violated (16 steps; 2 clients) |")
 	assert.Contains(t, table, redlockHolds, "--nodes reaches the explorer's Redlock rows")
 	assert.NotContains(t, table, "✗", "every method that ran agrees with DESIGN.md")

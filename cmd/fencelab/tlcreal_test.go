@@ -12,36 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/internal/tlccount"
-	"github.com/fencelab/fencelab/tlc"
+	"github.com/fencelab/fencelab/internal/tlctest"
 )
 
 // tlcChecks counts this package's TLC-backed tests that ran and those
 // skipped, so a run without TLC says so loudly (TestMain).
 var tlcChecks tlccount.Counter
-
-// requireTLC skips the test, counted, unless Java and a jar are there:
-// TLA2TOOLS_JAR, or a verified copy in the user cache (never a download).
-func requireTLC(t *testing.T) {
-	t.Helper()
-	why := ""
-	if testing.Short() {
-		why = "-short mode"
-	} else if _, err := tlc.FindJava(); err != nil {
-		why = "no java on PATH"
-	} else if r, err := tlc.DefaultResolver("../../tla2tools.version"); err != nil {
-		why = err.Error()
-	} else if r.EnvJar == "" && (r.CachePath() == "" || tlc.VerifyFile(r.CachePath(), r.Pin.SHA256) != nil) {
-		why = "no tla2tools.jar: set TLA2TOOLS_JAR=/path/to/tla2tools.jar or cache the pinned release with make tlc"
-	}
-	if why == "" {
-		tlcChecks.Ran()
-	} else {
-		tlcChecks.Skipped(why)
-	}
-	if why != "" {
-		t.Skip("TLC-backed test skipped: " + why)
-	}
-}
 
 // TestMain prints how many TLC-backed checks ran, and appends the line to
 // the file FENCELAB_TEST_SUMMARY names (make test prints it after go
@@ -81,7 +57,7 @@ func copySpecs(t *testing.T, file, old, new string) string {
 // error (outside the PlusCal translation) exits 1 with SANY's line, column
 // and message in the table row and the one-line error.
 func TestTLCCommandWithTLC(t *testing.T) {
-	requireTLC(t)
+	tlctest.Require(t, &tlcChecks)
 	pin := "../../tla2tools.version"
 	out := t.TempDir()
 	code, stdout, stderr := runCLI(t, "tlc", "--pin", pin, "--specs", "../../specs", "--out", out, "--model", "DistLock_2c_AtMostOneClientHoldLock")
@@ -196,7 +172,7 @@ func TestMakeCleanRemovesTLCMetadirs(t *testing.T) {
 // gives the counterexample the README's walkthrough is drawn from, step for
 // step (one worker for a model expected to be violated), twice in a row.
 func TestTLCWalkthroughIsReproducible(t *testing.T) {
-	requireTLC(t)
+	tlctest.Require(t, &tlcChecks)
 	want := walkthrough(t, "table")
 	for range 2 {
 		out := t.TempDir()
