@@ -9,6 +9,6 @@ import (
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(args, &env{stdout: &out, stderr: &errb})
+	code = run(args, &env{Stdout: &out, Stderr: &errb})
 	return code, out.String(), errb.String()
 }

@@ -17,7 +17,7 @@ import (
 func runCLIOnDisk(t *testing.T, disk *atomicfile.Disk, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(args, &env{stdout: &out, stderr: &errb, disk: disk})
+	code = run(args, &env{Stdout: &out, Stderr: &errb, Disk: disk})
 	return code, out.String(), errb.String()
 }
 

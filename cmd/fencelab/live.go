@@ -57,7 +57,7 @@ func runLive(e *env, args []string) error {
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
 		if len(args) == 1 {
-			fmt.Fprint(e.stdout, liveUsage)
+			fmt.Fprint(e.Stdout, liveUsage)
 			return nil
 		}
 	}
@@ -88,7 +88,7 @@ func findLive() (string, error) {
 // started and exits 128+n), and fencelab waits for it to finish.
 func runPassingThrough(e *env, bin string, args []string) error {
 	cmd := exec.Command(bin, args...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.Stdout, e.Stderr
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigs)

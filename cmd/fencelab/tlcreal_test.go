@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/internal/tlccount"
+	"github.com/fencelab/fencelab/pipeline"
 	"github.com/fencelab/fencelab/tlc"
 )
 
@@ -200,9 +201,9 @@ func TestTLCWalkthroughIsReproducible(t *testing.T) {
 	want := walkthrough(t, "table")
 	for range 2 {
 		out := t.TempDir()
-		code, stdout, stderr := runCLI(t, "tlc", "--model", showcaseModel, "--specs", "../../specs", "--pin", "../../tla2tools.version", "--out", out)
+		code, stdout, stderr := runCLI(t, "tlc", "--model", pipeline.ShowcaseModel, "--specs", "../../specs", "--pin", "../../tla2tools.version", "--out", out)
 		require.Equal(t, exitOK, code, "%s\n%s", stdout, stderr)
-		code, table, stderr := runCLI(t, "trace", "--format", "table", "--title", showcaseModel, filepath.Join(out, showcaseModel, "tlc.out"))
+		code, table, stderr := runCLI(t, "trace", "--format", "table", "--title", pipeline.ShowcaseModel, filepath.Join(out, pipeline.ShowcaseModel, "tlc.out"))
 		require.Equal(t, exitOK, code, stderr)
 		assert.Equal(t, want, "```text\n"+table+"```\n", "TLC's counterexample differs from the walkthrough's: run make readme")
 	}

@@ -1,4 +1,4 @@
-package main
+package pipeline
 
 import (
 	"errors"
@@ -32,12 +32,12 @@ type stage struct {
 func newStage(disk *atomicfile.Disk, out string) (*stage, error) {
 	outFolder := disk.Folder(out)
 	if err := outFolder.Create(); err != nil {
-		return nil, couldNotSave(err)
+		return nil, CouldNotSave(err)
 	}
 	tmp, err := os.MkdirTemp(out, ".staging-")
 	if err != nil {
 		outFolder.Abandon()
-		return nil, couldNotSave(fmt.Errorf("could not save into %s: %w", out, err))
+		return nil, CouldNotSave(fmt.Errorf("could not save into %s: %w", out, err))
 	}
 	return &stage{out: out, tmp: tmp, disk: disk, outFolder: outFolder, folders: map[string]*atomicfile.Folder{}}, nil
 }
@@ -61,14 +61,14 @@ func (s *stage) commit(names []string) error {
 		// The folder there moves aside first and goes with the staging
 		// folder: a reader sees the old folder or the new one.
 		if err := moveOwn(dst, old); err != nil {
-			return couldNotSave(fmt.Errorf("could not save into %s: %w", s.out, err))
+			return CouldNotSave(fmt.Errorf("could not save into %s: %w", s.out, err))
 		}
 		src := filepath.Join(s.tmp, name)
 		if _, err := os.Stat(src); err != nil {
 			continue
 		}
 		if err := os.Rename(src, dst); err != nil {
-			return couldNotSave(fmt.Errorf("could not save into %s: %w", s.out, err))
+			return CouldNotSave(fmt.Errorf("could not save into %s: %w", s.out, err))
 		}
 	}
 	return s.abandon()
