@@ -47,7 +47,7 @@ func CheckSimOut(out string) error {
 		return err
 	}
 	for _, d := range impl.Designs() {
-		if err := checkOwn(filepath.Join(out, d.String())); err != nil {
+		if err := simOwner().Check(filepath.Join(out, d.String())); err != nil {
 			return BadInput("--out %s: %v", quote.S(out), err)
 		}
 	}
@@ -154,7 +154,7 @@ func simBatch(e *Env, o *SimOptions) error {
 // failing run is removed, not left from an earlier invocation.
 func (o *SimOptions) firstFailures(e *Env, sum *sim.Summary) error {
 	w := e.Stdout
-	st, err := newStage(e.Disk, o.Out)
+	st, err := newSimStage(e.Disk, o.Out)
 	if err != nil {
 		return err
 	}
@@ -185,7 +185,11 @@ func (o *SimOptions) firstFailures(e *Env, sum *sim.Summary) error {
 		} else if ok {
 			rp = small
 		}
-		files, err := rp.Artifacts(st.dir(d.Design.String()))
+		folder, err := st.dir(d.Design.String())
+		if err != nil {
+			return err
+		}
+		files, err := rp.Artifacts(folder)
 		if err != nil {
 			return CouldNotSave(err)
 		}
@@ -348,13 +352,17 @@ func simOne(e *Env, o *SimOptions) error {
 	if err := rp.WriteTimeline(e.Stdout); err != nil {
 		return err
 	}
-	st, err := newStage(e.Disk, o.Out)
+	st, err := newSimStage(e.Disk, o.Out)
 	if err != nil {
 		return err
 	}
 	defer st.abandon()
 	dir := filepath.Join(o.Out, c.Design.String())
-	files, err := rp.Artifacts(st.dir(c.Design.String()))
+	folder, err := st.dir(c.Design.String())
+	if err != nil {
+		return err
+	}
+	files, err := rp.Artifacts(folder)
 	if err != nil {
 		return CouldNotSave(err)
 	}
@@ -367,7 +375,7 @@ func simOne(e *Env, o *SimOptions) error {
 		}
 		if ok {
 			path := filepath.Join(dir, "shrunk-schedule.json")
-			if err := st.dir(c.Design.String()).WriteFile("shrunk-schedule.json", small.Schedule.WriteJSON); err != nil {
+			if err := folder.WriteFile("shrunk-schedule.json", small.Schedule.WriteJSON); err != nil {
 				return CouldNotSave(err)
 			}
 			fmt.Fprintf(e.Stdout, "          saved:  %s\n", path)

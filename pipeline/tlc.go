@@ -373,64 +373,28 @@ func traceOptions(m tlc.Model, res *tlc.Result) tlc.TraceOptions {
 
 // saveRun writes TLC's raw output (tlc.out) and, when there is a
 // counterexample, the trace's files beside it (trace.WriteFiles) into a
-// temporary folder next to dir, then puts it in dir's place: the former
-// dir is moved aside into a temporary folder beside it and removed there.
-// Nothing outside dir's parent is touched (dir is --out/<model name>, and a
-// model name is one plain path element), and a failed write leaves the
-// former results as they were.
+// staged folder that then takes dir's place, whatever was there
+// (atomicfile.Stage). Nothing outside dir's parent is touched (dir is
+// --out/<model name>, and a model name is one plain path element), and a
+// failed write leaves the former results as they were.
 func saveRun(disk *atomicfile.Disk, dir string, res *tlc.Result) error {
-	parent, name := filepath.Dir(dir), filepath.Base(dir)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return fmt.Errorf("could not save %s: %w", dir, err)
-	}
-	tmp, err := os.MkdirTemp(parent, "."+name+".new-")
+	st, err := disk.Stage(dir)
 	if err != nil {
 		return fmt.Errorf("could not save %s: %w", dir, err)
 	}
-	defer os.RemoveAll(tmp) // a no-op once renamed into place
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return fmt.Errorf("could not save %s: %w", dir, err)
-	}
-	if err := writeRun(disk, tmp, res); err != nil {
+	defer st.Abandon()
+	if err := writeRun(st.Folder(), res); err != nil {
 		return err
 	}
-	if err := replaceDir(tmp, dir); err != nil {
+	if err := st.Commit(nil); err != nil {
 		return fmt.Errorf("could not save %s: %w", dir, err)
 	}
 	return nil
 }
 
-// replaceDir puts the folder tmp in dir's place, through a temporary
-// folder beside dir that takes the former dir (a folder, a file or a
-// symbolic link, which is removed as a link, never followed).
-func replaceDir(tmp, dir string) error {
-	parent, name := filepath.Dir(dir), filepath.Base(dir)
-	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
-		if err := os.Rename(tmp, dir); err != nil {
-			return fmt.Errorf("moving the results into %s: %w", dir, err)
-		}
-		return nil
-	}
-	aside, err := os.MkdirTemp(parent, "."+name+".old-")
-	if err != nil {
-		return fmt.Errorf("creating a folder in %s: %w", parent, err)
-	}
-	defer os.RemoveAll(aside)
-	old := filepath.Join(aside, name)
-	if err := os.Rename(dir, old); err != nil {
-		return fmt.Errorf("moving the former %s aside: %w", dir, err)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		_ = os.Rename(old, dir) // the former results stay
-		return fmt.Errorf("moving the results into %s: %w", dir, err)
-	}
-	return nil
-}
-
-// writeRun writes a run's files into dir, an empty folder.
-func writeRun(disk *atomicfile.Disk, dir string, res *tlc.Result) error {
+// writeRun writes a run's files into folder, an empty one.
+func writeRun(folder *atomicfile.Folder, res *tlc.Result) error {
 	writeOutput := func(w io.Writer) error { _, err := w.Write(res.Output); return err }
-	folder := disk.Folder(dir)
 	if err := folder.WriteFile("tlc.out", writeOutput); err != nil {
 		return err
 	}
