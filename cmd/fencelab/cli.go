@@ -23,10 +23,16 @@ const (
 )
 
 // env is what a command may touch of the outside world.
-type env = pipeline.Env
+type env struct {
+	pipeline.Env
+	// reference is set while the CLI reference is written (help
+	// --markdown): the flags' help then says "one per CPU", not this
+	// machine's count, so that docs/cli.md is the same everywhere.
+	reference bool
+}
 
 func newEnv(stdout, stderr *os.File) *env {
-	return &env{Stdout: stdout, Stderr: stderr, Terminal: term.IsTerminal(int(stderr.Fd()))}
+	return &env{Env: pipeline.Env{Stdout: stdout, Stderr: stderr, Terminal: term.IsTerminal(int(stderr.Fd()))}}
 }
 
 // badInput reports bad flags, values or files, or a missing tool: exit 2.

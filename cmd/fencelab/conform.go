@@ -59,6 +59,6 @@ func runConform(e *env, args []string) error {
 	if *timeout <= 0 {
 		return badInput("--timeout must be positive")
 	}
-	return pipeline.Conform(e, pipeline.ConformPlan{Walks: *walks, MaxSteps: *maxSteps, SimRuns: *simRuns, SimFailing: *simFailing, Explore: *withExplore,
+	return pipeline.Conform(&e.Env, pipeline.ConformPlan{Walks: *walks, MaxSteps: *maxSteps, SimRuns: *simRuns, SimFailing: *simFailing, Explore: *withExplore,
 		Show: *show, Out: *outDir, Specs: *specs, Pin: *pin, Timeout: *timeout, Replay: *replay, ReplayFrom: *replayFrom})
 }

@@ -60,7 +60,7 @@ func runDemo(e *env, args []string) error {
 	if redlock.Nodes = explore.Nodes(impl.DesignRedlock, *nodes, true); redlock.Validate() != nil {
 		return badInput("%v", redlock.Validate())
 	}
-	return pipeline.Demo(e, pipeline.DemoPlan{Out: *out, Specs: *specs, Pin: *pin, Sizes: sizes, Nodes: *nodes, Sim: opts, Readme: *readme})
+	return pipeline.Demo(&e.Env, pipeline.DemoPlan{Out: *out, Specs: *specs, Pin: *pin, Sizes: sizes, Nodes: *nodes, Sim: opts, Readme: *readme})
 }
 
 // parseSizes reads --clients: model sizes for the explorer, each checked

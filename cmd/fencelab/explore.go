@@ -130,5 +130,5 @@ func runExplore(e *env, args []string) error {
 		configs = append(configs, c)
 	}
 
-	return pipeline.Explore(e, configs, *outDir)
+	return pipeline.Explore(&e.Env, configs, *outDir)
 }

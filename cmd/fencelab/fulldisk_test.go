@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/pipeline"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -17,7 +18,7 @@ import (
 func runCLIOnDisk(t *testing.T, disk *atomicfile.Disk, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(args, &env{Stdout: &out, Stderr: &errb, Disk: disk})
+	code = run(args, &env{Env: pipeline.Env{Stdout: &out, Stderr: &errb, Disk: disk}})
 	return code, out.String(), errb.String()
 }
 

@@ -45,6 +45,9 @@ func run(args []string, e *env) int {
 	}
 	switch args[0] {
 	case "help":
+		if len(args) == 2 && args[1] == "--markdown" {
+			return exitCode(e, "help", writeReference(e.Stdout))
+		}
 		// fencelab help COMMAND is fencelab COMMAND --help.
 		if len(args) > 1 {
 			return run([]string{args[1], "--help"}, e)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -14,39 +13,6 @@ import (
 )
 
 const readmePath = "../../README.md"
-
-// cliReference is the README's CLI reference: what 'fencelab --help' and
-// each 'fencelab <command> --help' print, so the README cannot drift from
-// the flags.
-func cliReference(t *testing.T) string {
-	t.Helper()
-	var b strings.Builder
-	help := func(args ...string) {
-		code, stdout, stderr := runCLI(t, args...)
-		require.Equal(t, exitOK, code, stderr)
-		fmt.Fprintf(&b, "```text\n$ fencelab %s\n%s```\n", strings.Join(args, " "), stdout)
-	}
-	help("--help")
-	for _, c := range commands() {
-		fmt.Fprintf(&b, "\n#### fencelab %s\n\n", c.name)
-		help(c.name, "--help")
-	}
-	return b.String()
-}
-
-// TestREADMECLIReference checks the README's CLI reference against the
-// commands' own help. FENCELAB_UPDATE_README=1 rewrites it (make readme).
-func TestREADMECLIReference(t *testing.T) {
-	want := cliReference(t)
-	if os.Getenv("FENCELAB_UPDATE_README") != "" {
-		require.NoError(t, pipeline.UpdateReadmeBlock(nil, readmePath, "cli", want))
-	}
-	data, err := os.ReadFile(readmePath)
-	require.NoError(t, err)
-	got, err := pipeline.ReadmeBlock(string(data), "cli")
-	require.NoError(t, err)
-	assert.Equal(t, want, got, "the README's CLI reference differs from the commands' help: run make readme")
-}
 
 // TestREADMEVerdictTable checks that the README's matrix, written by
 // 'fencelab demo --update-readme', still says what DESIGN.md's table says

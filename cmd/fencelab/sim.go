@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -87,7 +86,7 @@ func parseSimFlags(e *env, args []string) (*pipeline.SimOptions, error) {
 	maxJump := fs.Duration("max-jump", def.MaxJump, "largest clock step J, forward or back (unless given, 2×ttl; 0: no steps)")
 	maxDrift := driftFlag(fs, float64(def.MaxDriftPPM)/1e6, "largest clock rate error `ρ` (0.1: clocks run at 0.9× to 1.1×; 0: no drift)")
 	fs.StringVar(&o.Out, "out", filepath.Join("out", "sim"), "folder for each design's first failing run, shrunk (or the run of --replay/--schedule): its trace files, run summary, schedule and Porcupine page")
-	fs.IntVar(&o.Workers, "workers", runtime.GOMAXPROCS(0), "goroutines running runs (results do not depend on it)")
+	workers := workersFlag(e, fs, "goroutines running runs (results do not depend on it)")
 	replay := fs.String("replay", "", "run only seed `SEED` (with one --design), print its timeline and write its files to --out")
 	fs.StringVar(&o.WorstCase, "worst-case", "", "run the adversarial schedule of the fault bounds for `PROPERTY` (AtMostOneClientHoldLock or NoLostUpdate; one --design): 2 clients, 1 section, the worst case of DESIGN.md's derivation")
 	fs.StringVar(&o.Schedule, "schedule", "", "run the fault schedule in `FILE` (with one --design), print its timeline and write its files to --out")
@@ -98,6 +97,7 @@ func parseSimFlags(e *env, args []string) (*pipeline.SimOptions, error) {
 	if err != nil {
 		return nil, err
 	}
+	o.Workers = *workers
 	if len(rest) > 0 {
 		return nil, badInput("unexpected argument %s", quote.Q(rest[0]))
 	}
@@ -229,7 +229,7 @@ func runSim(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return pipeline.Sim(e, o)
+	return pipeline.Sim(&e.Env, o)
 }
 
 // replayFlags are the flags a replay command must repeat: every flag the

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/testbuild"
+	"github.com/fencelab/fencelab/pipeline"
 	"github.com/fencelab/fencelab/sim"
 )
 
@@ -225,7 +226,7 @@ func TestSimProgressBarOnlyOnStderr(t *testing.T) {
 	}
 	_, plain, _ := runCLI(t, args...)
 	var out, errb bytes.Buffer
-	code := run(args, &env{Stdout: &out, Stderr: &errb, Terminal: true})
+	code := run(args, &env{Env: pipeline.Env{Stdout: &out, Stderr: &errb, Terminal: true}})
 	require.Equal(t, exitOK, code, errb.String())
 	assert.Equal(t, plain, out.String())
 	assert.Contains(t, errb.String(), "runs/s")

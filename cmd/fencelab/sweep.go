@@ -2,7 +2,6 @@ package main
 
 import (
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -54,7 +53,7 @@ func runSweep(e *env, args []string) error {
 	seed := fs.Uint64("seed", 1, "seed of a cell's first random run; run i uses seed+i")
 	clients := fs.Int("clients", 2, "clients in the random runs")
 	sections := fs.Int("sections", 2, "critical sections per client in the random runs")
-	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "goroutines running cells (results do not depend on it)")
+	workers := workersFlag(e, fs, "goroutines running cells (results do not depend on it)")
 	out := fs.String("out", filepath.Join("out", "sweep"), "folder for sweep.csv and sweep.svg")
 	ttl := fs.Duration("ttl", def.TTL, "lease TTL")
 	margin := fs.Duration("margin", def.Margin, "client margin")
@@ -110,5 +109,5 @@ func runSweep(e *env, args []string) error {
 	if err := s.Validate(); err != nil {
 		return badInput("%v", err)
 	}
-	return pipeline.Sweep(e, s, *out, *fencing)
+	return pipeline.Sweep(&e.Env, s, *out, *fencing)
 }

@@ -59,5 +59,5 @@ func runTLC(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return pipeline.TLC(e, pipeline.TLCPlan{Specs: *specs, Pin: *pin, Out: *outDir, Models: models, Timeout: *timeout, Workers: *workers})
+	return pipeline.TLC(&e.Env, pipeline.TLCPlan{Specs: *specs, Pin: *pin, Out: *outDir, Models: models, Timeout: *timeout, Workers: *workers})
 }

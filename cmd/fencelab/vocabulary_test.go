@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/pipeline"
 )
 
 // commandFlags is every flag of command c, read from its own help.
@@ -145,7 +146,7 @@ func TestDesignsNamesProducts(t *testing.T) {
 // is the default the help shows (for the TTL given), and --max-delay is
 // the one-way bound D: the spike is what it leaves above the network.
 func TestSimZeroMeansZero(t *testing.T) {
-	e := &env{Stdout: &strings.Builder{}, Stderr: &strings.Builder{}}
+	e := &env{Env: pipeline.Env{Stdout: &strings.Builder{}, Stderr: &strings.Builder{}}}
 	tests := []struct {
 		args               []string
 		pause, spike, jump string
