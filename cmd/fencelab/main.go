@@ -92,9 +92,9 @@ func exitCode(e *env, cmd string, err error) int {
 	if errors.Is(err, errHelpShown) {
 		return exitOK
 	}
-	var passed *passedExit
+	var passed *pipeline.PassedExit
 	if errors.As(err, &passed) {
-		return passed.code
+		return passed.Code
 	}
 	prefix := "fencelab"
 	if cmd != "" {
