@@ -14,10 +14,10 @@ import (
 )
 
 // The rules for what fencelab writes and reads, in one place: every
-// command checks its --out before any work (checkOutDir, checkOutFile),
-// saves through atomicfile (env.disk), reports a failed save as "could not
-// save …" (couldNotSave), and reads every input through inputfile
-// (readInput).
+// command checks its --out before any work (CheckOutDir, CheckOutFile),
+// saves through atomicfile (Env.Disk), reports a failed save as "could not
+// save …" (CouldNotSave), and reads every input through inputfile
+// (ReadInput).
 
 // CheckOutDir makes sure an --out folder can be used, before any work and
 // without creating anything: dir, or the nearest folder above it that

@@ -90,5 +90,5 @@ func TestDemoBadInput(t *testing.T) {
 	}
 }
 
-// progressLine matches a plain progress line (progress.go).
+// progressLine matches a plain progress line (pipeline/progress.go).
 var progressLine = regexp.MustCompile(`(?m)^((sim|npc): [0-9,]+ of [0-9,]+ runs \([0-9]+%\)(, [0-9,]+ runs/s)?|(tlc|conform|conform replay|conformance|explore): .*; last: .*)\n`)
