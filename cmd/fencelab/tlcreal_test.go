@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencelab/fencelab/internal/faketlc"
 	"github.com/fencelab/fencelab/internal/tlccount"
 	"github.com/fencelab/fencelab/pipeline"
 	"github.com/fencelab/fencelab/tlc"
@@ -115,7 +116,7 @@ func TestMakeKeepsFencelabsExitCode(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "fencelab")
 	aFile := filepath.Join(t.TempDir(), "a-file")
 	require.NoError(t, os.WriteFile(aFile, nil, 0o644))
-	newFakeTLC(t, "cat "+mustAbs(t, okOutput), "exit 0") // every model "ok, 1409 states"
+	faketlc.New(t, "cat "+mustAbs(t, okOutput), "exit 0") // every model "ok, 1409 states"
 	tests := []struct {
 		name     string
 		vars     []string
