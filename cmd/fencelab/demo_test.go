@@ -12,7 +12,6 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/testbuild"
-	"github.com/fencelab/fencelab/tlc"
 )
 
 // withoutTLC points the jar lookup where nothing can be found: no
@@ -94,24 +93,5 @@ func TestDemoBadInput(t *testing.T) {
 	}
 }
 
-// progressLine matches a plain progress line (progress.go).
+// progressLine matches a plain progress line (pipeline/progress.go).
 var progressLine = regexp.MustCompile(`(?m)^((sim|npc): [0-9,]+ of [0-9,]+ runs \([0-9]+%\)(, [0-9,]+ runs/s)?|(tlc|conform|conform replay|conformance|explore): .*; last: .*)\n`)
-
-// TestDemoFailsOnAnyTLCMismatch: a model outside the verdict table that
-// differs from the manifest (here a witness TLC found holding) fails the
-// demo, exit 1, naming it; models that match do not.
-func TestDemoFailsOnAnyTLCMismatch(t *testing.T) {
-	ok := tlc.Outcome{Model: tlc.Model{Name: "DistLock_2c_AtMostOneClientHoldLock"}}
-	witness := tlc.Outcome{Model: tlc.Model{Name: "DistLockFencing_all_2c_Witness"}, Mismatch: "expected invariant NotEveryClientCommits, got ok"}
-	variant := tlc.Outcome{Model: tlc.Model{Name: "DistLock_2c_2s_EveryClientCommits", Family: tlc.FamilyVariant}, Mismatch: "expected ok, got liveness"}
-	assert.NoError(t, tlcMismatches([]tlc.Outcome{ok, ok}))
-	assert.NoError(t, tlcMismatches(nil))
-	err := tlcMismatches([]tlc.Outcome{ok, witness, variant})
-	var ee *exitError
-	require.ErrorAs(t, err, &ee)
-	assert.Equal(t, exitFailure, ee.code)
-	assert.Contains(t, err.Error(), "the manifest differs in 2 TLC models")
-	assert.Contains(t, err.Error(), "DistLockFencing_all_2c_Witness (expected invariant NotEveryClientCommits, got ok)")
-	assert.Contains(t, err.Error(), "DistLock_2c_2s_EveryClientCommits")
-	assert.NotContains(t, err.Error(), "AtMostOneClientHoldLock")
-}

@@ -11,8 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencelab/fencelab/internal/faketlc"
 	"github.com/fencelab/fencelab/internal/tlccount"
 	"github.com/fencelab/fencelab/internal/tlctest"
+	"github.com/fencelab/fencelab/pipeline"
 )
 
 // tlcChecks counts this package's TLC-backed tests that ran and those
@@ -90,7 +92,7 @@ func TestMakeKeepsFencelabsExitCode(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "fencelab")
 	aFile := filepath.Join(t.TempDir(), "a-file")
 	require.NoError(t, os.WriteFile(aFile, nil, 0o644))
-	newFakeTLC(t, "cat "+mustAbs(t, okOutput), "exit 0") // every model "ok, 1409 states"
+	faketlc.New(t, "cat "+mustAbs(t, okOutput), "exit 0") // every model "ok, 1409 states"
 	tests := []struct {
 		name     string
 		vars     []string
@@ -176,9 +178,9 @@ func TestTLCWalkthroughIsReproducible(t *testing.T) {
 	want := walkthrough(t, "table")
 	for range 2 {
 		out := t.TempDir()
-		code, stdout, stderr := runCLI(t, "tlc", "--model", showcaseModel, "--specs", "../../specs", "--pin", "../../tla2tools.version", "--out", out)
+		code, stdout, stderr := runCLI(t, "tlc", "--model", pipeline.ShowcaseModel, "--specs", "../../specs", "--pin", "../../tla2tools.version", "--out", out)
 		require.Equal(t, exitOK, code, "%s\n%s", stdout, stderr)
-		code, table, stderr := runCLI(t, "trace", "--format", "table", "--title", showcaseModel, filepath.Join(out, showcaseModel, "tlc.out"))
+		code, table, stderr := runCLI(t, "trace", "--format", "table", "--title", pipeline.ShowcaseModel, filepath.Join(out, pipeline.ShowcaseModel, "tlc.out"))
 		require.Equal(t, exitOK, code, stderr)
 		assert.Equal(t, want, "```text\n"+table+"```\n", "TLC's counterexample differs from the walkthrough's: run make readme")
 	}

@@ -54,12 +54,15 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/fencelab/fencelab/internal/atomicfile"
 )
 
 // UpdateUsage is the usage of every test package's -update flag, the one
@@ -278,19 +281,8 @@ func set(path, row, key, value string) error {
 		return nil
 	}
 	f[key] = value
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".golden-*")
-	if err != nil {
-		return fmt.Errorf("golden: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(Format(row, f)); err != nil {
-		tmp.Close()
-		return fmt.Errorf("golden: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("golden: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	data := Format(row, f)
+	if err := atomicfile.WriteFile(path, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 		return fmt.Errorf("golden: %w", err)
 	}
 	return nil
