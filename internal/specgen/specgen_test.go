@@ -1,6 +1,7 @@
 package specgen
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencelab/fencelab/conform"
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/golden"
 	"github.com/fencelab/fencelab/tlc"
@@ -168,4 +170,33 @@ func TestGenerateRefuses(t *testing.T) {
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "constant L has no value")
 	})
+}
+
+// TestRowConstantsSelectTheRow: the constants a row gives DistLock.tla and
+// DistLockFencing.tla are the ones conform reads back as that very row
+// (conform.ModelConfig, from conform.SpecConstants): a row that copied
+// another row's constants would check the other row.
+func TestRowConstantsSelectTheRow(t *testing.T) {
+	checked := map[string]bool{}
+	for _, r := range Rows() {
+		for _, s := range r.Specs {
+			for _, tm := range s.Models {
+				cfg, err := Cfg(r, s, tm)
+				require.NoError(t, err)
+				c, err := conform.ModelConfig(s.Module+".tla", string(cfg))
+				if errors.Is(err, conform.ErrNotGoSystem) {
+					continue // the timed and Redlock specs, mutants, patient clients
+				}
+				require.NoError(t, err, tm.Name(s))
+				assert.Equal(t, r.Design, c.Design.String(), "%s: its constants select another row", tm.Name(s))
+				assert.Equal(t, tm.Clients, c.Clients, tm.Name(s))
+				checked[r.Design] = true
+			}
+		}
+	}
+	// The witness that the check ran: every row with one lock service has
+	// models the Go code runs.
+	for _, d := range conform.Designs() {
+		assert.True(t, checked[d.String()], "no model of design %s was checked", d)
+	}
 }
