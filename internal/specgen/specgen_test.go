@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/conform"
+	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/golden"
 	"github.com/fencelab/fencelab/tlc"
@@ -199,4 +201,22 @@ func TestRowConstantsSelectTheRow(t *testing.T) {
 	for _, d := range conform.Designs() {
 		assert.True(t, checked[d.String()], "no model of design %s was checked", d)
 	}
+}
+
+// TestRowRetriesAreTheExplorers: every model gives each client the
+// explorer's retries for its row (explore.DefaultRetries: none in the
+// Redlock rows), so that TLC and the explorer count the same system.
+func TestRowRetriesAreTheExplorers(t *testing.T) {
+	n := 0
+	for _, d := range impl.Designs() {
+		for _, s := range d.Specs() {
+			for _, c := range s.Constants {
+				if c.Name == "MaxRetries" {
+					assert.Equal(t, strconv.Itoa(explore.DefaultRetries(d)), c.Value, "design %s, %s", d, s.Module)
+					n++
+				}
+			}
+		}
+	}
+	assert.Positive(t, n, "no spec of any row has MaxRetries")
 }
