@@ -16,6 +16,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -53,9 +54,10 @@ func run(record string) error {
 		}
 	}
 	files, err := specgen.Generate(specgen.Rows(), specgen.GoldenFigures(root))
-	if err != nil {
+	if err != nil && !errors.Is(err, specgen.ErrUnpinned) {
 		return err
 	}
+	unpinned := err // the cfgs are written all the same, for TLC to check
 	dir := filepath.Join(root, specgen.Dir)
 	want := map[string]bool{}
 	wrote := 0
@@ -90,7 +92,7 @@ func run(record string) error {
 	if wrote > 0 || removed > 0 {
 		fmt.Printf("specgen: %d of %d files in %s written, %d stale cfgs removed\n", wrote, len(files), specgen.Dir, removed)
 	}
-	return nil
+	return unpinned
 }
 
 // generated reports whether the cfg at path is one specgen wrote: its first

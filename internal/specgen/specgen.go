@@ -114,11 +114,20 @@ func Rows() []Row {
 	return rows
 }
 
+// ErrUnpinned is the error of Generate when an ok model has no distinct
+// state count pinned yet (a new row, a new model): Generate then returns
+// the cfgs without models.json, so that TLC can check the new models and
+// specgen -record pin their counts.
+var ErrUnpinned = errors.New("no distinct state count pinned")
+
 // Generate makes every cfg of the rows, in their order, then models.json.
-// Every ok model needs its distinct state count in its row's figures, and
-// a row's figures may pin no count for a model it does not have.
+// Every ok model needs its distinct state count in its row's figures
+// (else the cfgs come back without models.json, and an error wrapping
+// ErrUnpinned), and a row's figures may pin no count for a model it does
+// not have.
 func Generate(rows []Row, figures Figures) ([]File, error) {
 	var files []File
+	var unpinned []string
 	m := manifest{Comment: manifestComment}
 	seen := map[string]bool{}
 	for _, r := range rows {
@@ -140,6 +149,10 @@ func Generate(rows []Row, figures Figures) ([]File, error) {
 				}
 				files = append(files, File{Name: name + ".cfg", Data: cfg})
 				entry, err := manifestModel(r.Design, s, tm, pins)
+				if errors.Is(err, ErrUnpinned) {
+					unpinned = append(unpinned, fmt.Sprintf("%s (%s in %s/%s.golden)", name, StatesKey(name), golden.Dir, r.Design))
+					continue
+				}
 				if err != nil {
 					return nil, fmt.Errorf("design %s: model %s: %w", r.Design, name, err)
 				}
@@ -152,6 +165,11 @@ func Generate(rows []Row, figures Figures) ([]File, error) {
 				return nil, fmt.Errorf("%s/%s.golden pins %s, but the row has no such model", golden.Dir, r.Design, key)
 			}
 		}
+	}
+	if len(unpinned) > 0 {
+		return files, fmt.Errorf("%w for %s: check each with TLC, its output in DIR/<model>/tlc.out "+
+			"(scripts/tlc.sh -config specs/<model>.cfg specs/<spec>.tla > DIR/<model>/tlc.out), then pin the counts with go run ./cmd/specgen -record DIR",
+			ErrUnpinned, strings.Join(unpinned, ", "))
 	}
 	if len(m.Models) == 0 {
 		return nil, fmt.Errorf("no models: no row declares one")
@@ -215,7 +233,7 @@ func manifestModel(design string, s impl.SpecModels, tm impl.TLCModel, pins gold
 	case tm.Violates == "":
 		e.Expected = resultOK
 		if !ok {
-			return e, fmt.Errorf("no distinct state count pinned: %s in %s/%s.golden (run fencelab tlc --model %s and record TLC's count)", key, golden.Dir, design, name)
+			return e, ErrUnpinned
 		}
 		n, err := strconv.ParseInt(pinned, 10, 64)
 		if err != nil || n <= 0 {

@@ -147,7 +147,6 @@ func TestGenerateRefuses(t *testing.T) {
 		pins golden.Figures
 		want string
 	}{
-		{"no pinned count", testRow(ok), nil, "no distinct state count pinned: tlc.S_t_2c.distinct_states"},
 		{"bad pinned count", testRow(ok), golden.Figures{StatesKey("S_t_2c"): "-3"}, "is not a positive count"},
 		{"count of a violation", testRow(impl.TLCModel{Clients: 2, Invariants: []string{"Inv"}, Violates: "Inv"}), golden.Figures{StatesKey("S_t_2c"): "3"}, "expected to violate Inv"},
 		{"count of no model", testRow(impl.TLCModel{Clients: 2, Violates: "Inv", Invariants: []string{"Inv"}}), golden.Figures{StatesKey("S_t_9c"): "3"}, "no such model"},
@@ -165,6 +164,16 @@ func TestGenerateRefuses(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
+	t.Run("no pinned count", func(t *testing.T) {
+		// The cfgs come back, for TLC to check the new model; models.json
+		// does not.
+		files, err := Generate([]Row{testRow(ok, impl.TLCModel{Clients: 3, Invariants: []string{"Inv"}, Violates: "Inv"})}, figures(nil))
+		require.ErrorIs(t, err, ErrUnpinned)
+		assert.Contains(t, err.Error(), "S_t_2c (tlc.S_t_2c.distinct_states in testdata/pins/off.golden)")
+		assert.NotContains(t, err.Error(), "S_t_3c", "a violation model needs no count")
+		require.Len(t, files, 2)
+		assert.Equal(t, []string{"S_t_2c.cfg", "S_t_3c.cfg"}, []string{files[0].Name, files[1].Name})
+	})
 	t.Run("unset constant", func(t *testing.T) {
 		r := testRow(impl.TLCModel{Clients: 2, Violates: "Inv", Invariants: []string{"Inv"}})
 		r.Specs[0].Constants[1].Value = ""
