@@ -113,8 +113,9 @@ type row struct {
 	notApplicable [3]string
 	// specs are the TLA+ specs as the row instantiates them and the TLC
 	// models that check it (tlcmodels.go; go generate writes them into
-	// specs/).
-	specs []SpecModels
+	// specs/). A function, so that building the record for the facts the
+	// actors read on every step allocates nothing: only Specs builds them.
+	specs func() []SpecModels
 }
 
 const (
@@ -227,7 +228,12 @@ func (d Design) DefaultNodes() int {
 // Specs are the TLA+ specs as design d instantiates them, with the TLC
 // models that check it: cmd/specgen writes every specs/*.cfg and
 // specs/models.json from them (go generate ./...).
-func (d Design) Specs() []SpecModels { return d.row().specs }
+func (d Design) Specs() []SpecModels {
+	if specs := d.row().specs; specs != nil {
+		return specs()
+	}
+	return nil
+}
 
 // UniqueTokens reports whether the design's tokens are unique and
 // unordered (Scramble) rather than the lease numbers.

@@ -15,26 +15,28 @@ func rowRedlock() row {
 		assumption:    "a majority of N independent lock nodes granted and the client's validity (TTL − time since its first send − drift allowance) has not run out: safety rests on every node's clock and memory — a node whose clock jumps forward, or that restarts without persistence, lets a second client win a majority",
 		expected:      [3]verdict.Status{v, na, v},
 		notApplicable: [3]string{1: "there are no tokens to order"},
-		specs: []SpecModels{
-			{
-				Module:    "DistLockRedlock",
-				Tag:       "redlock",
-				Constants: redlockConstants("none"),
-				Symmetry:  "ClientAndNodeSymmetry",
-				Models: []TLCModel{
-					violates(2, "AtMostOneClientHoldLock", "Redlock, no fencing, 3 lock nodes: a node lets c1's key go early (its clock) and c2 wins a majority: two clients believe they hold the lock"),
-					violates(2, "NoLostUpdate", "Redlock, no fencing, 3 lock nodes: both holders' writes accepted, an update lost"),
-					{
-						Clients:    2,
-						Suffix:     "NoLostUpdate_NoTimeouts",
-						Invariants: []string{"NoLostUpdate"},
-						Set:        noTimeouts(),
-						Violates:   "NoLostUpdate",
-						Variant:    true,
-						Note:       "Redlock, no fencing, no timer fires at all: a node that restarts without persistence alone lets a second client win a majority and lose an update (Kleppmann's second counterexample)",
+		specs: func() []SpecModels {
+			return []SpecModels{
+				{
+					Module:    "DistLockRedlock",
+					Tag:       "redlock",
+					Constants: redlockConstants("none"),
+					Symmetry:  "ClientAndNodeSymmetry",
+					Models: []TLCModel{
+						violates(2, "AtMostOneClientHoldLock", "Redlock, no fencing, 3 lock nodes: a node lets c1's key go early (its clock) and c2 wins a majority: two clients believe they hold the lock"),
+						violates(2, "NoLostUpdate", "Redlock, no fencing, 3 lock nodes: both holders' writes accepted, an update lost"),
+						{
+							Clients:    2,
+							Suffix:     "NoLostUpdate_NoTimeouts",
+							Invariants: []string{"NoLostUpdate"},
+							Set:        noTimeouts(),
+							Violates:   "NoLostUpdate",
+							Variant:    true,
+							Note:       "Redlock, no fencing, no timer fires at all: a node that restarts without persistence alone lets a second client win a majority and lose an update (Kleppmann's second counterexample)",
+						},
 					},
 				},
-			},
+			}
 		},
 	}
 }

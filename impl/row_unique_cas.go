@@ -16,27 +16,29 @@ func rowUniqueCAS() row {
 		assumption:    "tokens are unique (never handed out twice) and the resource compares and sets in one atomic step: a holder's read sets the resource's token, a write is accepted only with that token (antirez's proposal for Redlock)",
 		expected:      [3]verdict.Status{v, na, h},
 		notApplicable: [3]string{1: "the tokens are unique but unordered: the resource compares them for equality, and their order means nothing"},
-		specs: []SpecModels{
-			{
-				Module:    "DistLockFencing",
-				Tag:       "unique-cas",
-				Constants: fencingConstants("cas", "unique", "never", false),
-				Symmetry:  "Symmetry",
-				Models: []TLCModel{
-					holds(2, "unique tokens (Go's, impl.Scramble's order), check-and-set: NoLostUpdate and TokensAreUnique hold; no deadlock (the explorer's distinct states)", "NoLostUpdate", "TokensAreUnique"),
-					violates(2, "AtMostOneClientHoldLock", "unique tokens, check-and-set: two clients believe they hold the lock"),
-					witness(2, "NotEveryClientCommits", "witness: DistLockFencing_unique-cas_2c does not hold vacuously, every client can commit every section"),
-					{
-						Clients:    3,
-						Suffix:     "TokenIsMonotonical_NoTimeouts",
-						Invariants: []string{"TokenIsMonotonical"},
-						Set:        noTimeouts(),
-						Violates:   "TokenIsMonotonical",
-						Variant:    true,
-						Note:       "no timeouts, no fault at all, and the accepted tokens still decrease: Go's unique tokens of leases 1, 2, 3 are in the order 2nd, 3rd, 1st, so TokenIsMonotonical does not apply to the row (3 clients: with 2 only leases 1 and 2 are granted, whose tokens happen to ascend)",
+		specs: func() []SpecModels {
+			return []SpecModels{
+				{
+					Module:    "DistLockFencing",
+					Tag:       "unique-cas",
+					Constants: fencingConstants("cas", "unique", "never", false),
+					Symmetry:  "Symmetry",
+					Models: []TLCModel{
+						holds(2, "unique tokens (Go's, impl.Scramble's order), check-and-set: NoLostUpdate and TokensAreUnique hold; no deadlock (the explorer's distinct states)", "NoLostUpdate", "TokensAreUnique"),
+						violates(2, "AtMostOneClientHoldLock", "unique tokens, check-and-set: two clients believe they hold the lock"),
+						witness(2, "NotEveryClientCommits", "witness: DistLockFencing_unique-cas_2c does not hold vacuously, every client can commit every section"),
+						{
+							Clients:    3,
+							Suffix:     "TokenIsMonotonical_NoTimeouts",
+							Invariants: []string{"TokenIsMonotonical"},
+							Set:        noTimeouts(),
+							Violates:   "TokenIsMonotonical",
+							Variant:    true,
+							Note:       "no timeouts, no fault at all, and the accepted tokens still decrease: Go's unique tokens of leases 1, 2, 3 are in the order 2nd, 3rd, 1st, so TokenIsMonotonical does not apply to the row (3 clients: with 2 only leases 1 and 2 are granted, whose tokens happen to ascend)",
+						},
 					},
 				},
-			},
+			}
 		},
 	}
 }

@@ -17,18 +17,20 @@ func rowVersionEquality() row {
 		expected:      [3]verdict.Status{v, na, h},
 		notApplicable: [3]string{1: "the versions are lease IDs, unique but unordered: the storage compares them for equality"},
 		starves:       "the storage remembers the first write's version and refuses every other version forever: only the first written section ever commits (a version is one grant's lease here; with one etcd session per client, only that client's)",
-		specs: []SpecModels{
-			{
-				Module:    "DistLockFencing",
-				Tag:       "version-equality",
-				Constants: fencingConstants("version", "unique", "never", false),
-				Symmetry:  "Symmetry",
-				Models: []TLCModel{
-					holds(2, "etcd contrib/lock's version equality: NoLostUpdate and TokensAreUnique hold, and so does NotEveryClientCommits: the first write's version shuts every other one out; no deadlock", "NoLostUpdate", "TokensAreUnique", "NotEveryClientCommits"),
-					violates(2, "AtMostOneClientHoldLock", "version equality: two clients believe they hold the lock"),
-					witness(2, "NoSectionCommits", "witness: some section commits, so DistLockFencing_version-equality_2c's NoLostUpdate does not hold vacuously altogether"),
+		specs: func() []SpecModels {
+			return []SpecModels{
+				{
+					Module:    "DistLockFencing",
+					Tag:       "version-equality",
+					Constants: fencingConstants("version", "unique", "never", false),
+					Symmetry:  "Symmetry",
+					Models: []TLCModel{
+						holds(2, "etcd contrib/lock's version equality: NoLostUpdate and TokensAreUnique hold, and so does NotEveryClientCommits: the first write's version shuts every other one out; no deadlock", "NoLostUpdate", "TokensAreUnique", "NotEveryClientCommits"),
+						violates(2, "AtMostOneClientHoldLock", "version equality: two clients believe they hold the lock"),
+						witness(2, "NoSectionCommits", "witness: some section commits, so DistLockFencing_version-equality_2c's NoLostUpdate does not hold vacuously altogether"),
+					},
 				},
-			},
+			}
 		},
 	}
 }
