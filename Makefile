@@ -4,7 +4,7 @@ FENCELAB := $(GO) run ./cmd/fencelab
 OUT      ?= out
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-deps browser-deps fmt-check vet generate cli-docs tlc conform explore sim sim-long bench readme fixtures golden clean live live-deps live-readme
+.PHONY: help install demo test test-deps browser-deps fmt-check vet generate cli-docs tlc tlc-pin conform explore sim sim-long bench readme fixtures golden clean live live-deps live-readme
 
 help: ## print the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -114,7 +114,7 @@ vet: ## go vet ./... in the main module and in live/
 	$(GO) vet ./...
 	cd live && $(GO) vet ./...
 
-generate: ## go generate ./...: rewrite the generated String methods (stringer, pinned in go.mod)
+generate: ## go generate ./...: rewrite the generated String methods (stringer, pinned in go.mod), specs/*.cfg and specs/models.json (cmd/specgen, from impl/row_*.go) and docs/cli.md
 	$(GO) generate ./...
 
 cli-docs: ## rewrite docs/cli.md, the CLI reference, from the commands' own help (fencelab help --markdown; TestCLIReference fails when it is stale)
@@ -122,6 +122,9 @@ cli-docs: ## rewrite docs/cli.md, the CLI reference, from the commands' own help
 
 tlc: $(BIN) ## run TLC on every model in specs/models.json (MODEL=<name> for one; offline: TLA2TOOLS_JAR=/path/to/tla2tools.jar)
 	@$(call fencelab,tlc --out $(OUT)/tlc $(if $(MODEL),--model $(MODEL)))
+
+tlc-pin: ## after make tlc (MODEL=<name> for one): pin the ok models' distinct state counts TLC found in testdata/pins/<design>.golden, then regenerate specs/models.json
+	$(GO) run ./cmd/specgen -record $(OUT)/tlc
 
 conform: $(BIN) ## Go runs (random walks, explorer counterexamples, simulator runs) checked against the specs by TLC, and TLC's counterexamples replayed in Go (WALKS=<n> per configuration, default 100; needs the jar)
 	@$(call fencelab,conform --out $(OUT)/conform $(if $(WALKS),--walks $(WALKS)))
