@@ -14,15 +14,11 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/internal/golden"
@@ -53,58 +49,11 @@ func run(record string) error {
 			return err
 		}
 	}
-	files, err := specgen.Generate(specgen.Rows(), specgen.GoldenFigures(root))
-	if err != nil && !errors.Is(err, specgen.ErrUnpinned) {
-		return err
-	}
-	unpinned := err // the cfgs are written all the same, for TLC to check
-	dir := filepath.Join(root, specgen.Dir)
-	want := map[string]bool{}
-	wrote := 0
-	for _, f := range files {
-		want[f.Name] = true
-		path := filepath.Join(dir, f.Name)
-		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, f.Data) {
-			continue
-		}
-		if err := atomicfile.WriteFile(path, func(w io.Writer) error {
-			_, err := w.Write(f.Data)
-			return err
-		}); err != nil {
-			return err
-		}
-		wrote++
-	}
-	cfgs, err := filepath.Glob(filepath.Join(dir, "*.cfg"))
-	if err != nil {
-		return err
-	}
-	removed := 0
-	for _, path := range cfgs {
-		if want[filepath.Base(path)] || !generated(path) {
-			continue
-		}
-		if err := os.Remove(path); err != nil {
-			return err
-		}
-		removed++
-	}
+	wrote, removed, total, err := specgen.Write(root)
 	if wrote > 0 || removed > 0 {
-		fmt.Printf("specgen: %d of %d files in %s written, %d stale cfgs removed\n", wrote, len(files), specgen.Dir, removed)
+		fmt.Printf("specgen: %d of %d files in %s written, %d stale cfgs removed\n", wrote, total, specgen.Dir, removed)
 	}
-	return unpinned
-}
-
-// generated reports whether the cfg at path is one specgen wrote: its first
-// line bears specgen.GeneratedMark.
-func generated(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	line, _ := bufio.NewReader(io.LimitReader(f, 4096)).ReadString('\n')
-	return strings.HasPrefix(line, specgen.GeneratedMark)
+	return err
 }
 
 // recordStates writes into the rows' golden files the distinct state

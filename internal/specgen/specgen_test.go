@@ -2,6 +2,7 @@ package specgen
 
 import (
 	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,6 +19,8 @@ import (
 	"github.com/fencelab/fencelab/tlc"
 )
 
+var update = flag.Bool("update", false, golden.UpdateUsage)
+
 func moduleRoot(t *testing.T) string {
 	t.Helper()
 	root, err := golden.ModuleRoot()
@@ -30,6 +33,10 @@ func moduleRoot(t *testing.T) string {
 // generates: run go generate ./... (make generate) and commit the result.
 func TestCommittedSpecsAreGenerated(t *testing.T) {
 	root := moduleRoot(t)
+	if *update {
+		_, _, _, err := Write(root)
+		require.NoError(t, err, "-update rewrites the specs as go generate does")
+	}
 	files, err := Generate(Rows(), GoldenFigures(root))
 	require.NoError(t, err)
 	stale, err := Stale(filepath.Join(root, Dir), files)
