@@ -59,18 +59,6 @@ const (
 	Eventually
 )
 
-func (e Expectation) String() string {
-	switch e {
-	case Always:
-		return "always"
-	case Sometimes:
-		return "sometimes"
-	case Eventually:
-		return "eventually"
-	}
-	return fmt.Sprintf("Expectation(%d)", uint8(e))
-}
-
 // Property is one property of the model, named as in the specs.
 type Property struct {
 	Name        string
