@@ -280,7 +280,7 @@ func replay(c impl.Config, out *tlc.Output, property string, apply stepper) (*Re
 	// worlds[k] is the Go world at TLC state k+1, for a lasso's loop.
 	worlds := []*impl.World{w.Clone()}
 	first := -1 // the first step at which Go violates property
-	if violates(w, property, c.Sections) {
+	if violates(w, property) {
 		first = 0
 	}
 	trial := w.Clone()
@@ -317,7 +317,7 @@ func replay(c impl.Config, out *tlc.Output, property string, apply stepper) (*Re
 		r.Path = append(r.Path, matched[0])
 		r.Steps = step
 		worlds = append(worlds, w.Clone())
-		if first < 0 && violates(w, property, c.Sections) {
+		if first < 0 && violates(w, property) {
 			first = step
 		}
 	}
@@ -330,7 +330,7 @@ func replay(c impl.Config, out *tlc.Output, property string, apply stepper) (*Re
 		r.Property, r.At = "Deadlock", r.Steps
 		return r, nil
 	case out.Temporal:
-		return r, liveness(r, worlds, last, property, c.Sections)
+		return r, liveness(r, worlds, last, property)
 	}
 	if first != r.Steps {
 		if first < 0 {
@@ -346,7 +346,7 @@ func replay(c impl.Config, out *tlc.Output, property string, apply stepper) (*Re
 // liveness checks a temporal counterexample's end in Go: where TLC
 // stutters for ever, or on the loop it closes (which must be a loop of the
 // Go world too), the property's goal is never reached.
-func liveness(r *Replayed, worlds []*impl.World, last tlc.State, property string, sections int) error {
+func liveness(r *Replayed, worlds []*impl.World, last tlc.State, property string) error {
 	end := worlds[len(worlds)-1]
 	from := len(worlds) - 1
 	if last.LoopTo > 0 {
@@ -356,7 +356,7 @@ func liveness(r *Replayed, worlds []*impl.World, last tlc.State, property string
 		}
 	}
 	for k := from; k < len(worlds); k++ {
-		if !violates(worlds[k], property, sections) {
+		if !violates(worlds[k], property) {
 			return &ReplayError{Step: k, Action: "loop", Reason: property + "'s goal is reached in the Go world on TLC's loop"}
 		}
 	}
@@ -364,84 +364,22 @@ func liveness(r *Replayed, worlds []*impl.World, last tlc.State, property string
 	return nil
 }
 
-// violates reports whether w is a state TLC reports for property: an
-// invariant's breach; for the witness, every section committed (its goal);
-// for the liveness properties, a state short of their goal.
-func violates(w *impl.World, property string, sections int) bool {
-	switch property {
-	case "NotEveryClientCommits":
-		return everyClientCommitted(w, sections)
-	case "EveryClientCommits":
-		return !everyClientCommitted(w, sections)
-	case "AllClientsFinish":
-		return !w.Done()
-	case "NoSectionCommitsAfterRenewal":
-		return w.SectionCommitsAfterRenewal()
-	case "NoSectionCommits":
-		return someSectionCommitted(w)
-	case "NoSectionCommitsAcrossRestart":
-		return w.HeldAtRestart != 0 && everyClientCommitted(w, sections)
-	case "TokensAreUnique":
-		return tokenShared(w)
-	}
-	inv, err := impl.LookupInvariant(property)
-	if err != nil {
-		return false
-	}
-	return inv.Check(w.Sys) != nil
+// violates reports whether w is a state TLC reports for property
+// (impl.Property.Violated): an invariant's breach; a witness's goal
+// reached; for a liveness property, a state short of its goal. A property
+// Go has no check for is never violated (Replayable).
+func violates(w *impl.World, property string) bool {
+	p, ok := impl.LookupProperty(property)
+	return ok && p.Violated(w)
 }
 
-func someSectionCommitted(w *impl.World) bool {
-	for i := range w.Sys.Clients {
-		if w.Sys.Clients[i].Committed() > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// tokenShared reports whether the resource accepted operations of two
-// clients with one token: TokensAreUnique's breach in Go, whose log has no
-// lease (the spec's ghost lease of an operation is a function of its
-// token in every design, so equal tokens have equal leases and only the
-// clients can differ). A restarted volatile counter does it.
-func tokenShared(w *impl.World) bool {
-	by := map[uint64]impl.NodeID{}
-	for _, op := range w.Sys.Resource.Log() {
-		if !op.Accepted {
-			continue
-		}
-		if c, ok := by[op.Token]; ok && c != op.Client {
-			return true
-		}
-		by[op.Token] = op.Client
-	}
-	return false
-}
-
-func everyClientCommitted(w *impl.World, sections int) bool {
-	for i := range w.Sys.Clients {
-		if w.Sys.Clients[i].Committed() != sections {
-			return false
-		}
-	}
-	return true
-}
-
-// Replayable reports whether Go has a check for property: the three
-// invariants, the witnesses (NotEveryClientCommits, NoSectionCommits,
-// NoSectionCommitsAcrossRestart, the renewing row's
-// NoSectionCommitsAfterRenewal), the two liveness properties and
-// TokensAreUnique (a restarted volatile counter hands one token to two
-// grants).
+// Replayable reports whether Go has a check for property: it is one of
+// impl.Properties — the invariants (TokensAreUnique among them: a
+// restarted volatile counter hands one token to two grants), the
+// witnesses and the liveness properties.
 func Replayable(property string) bool {
-	switch property {
-	case "NotEveryClientCommits", "EveryClientCommits", "AllClientsFinish",
-		"NoSectionCommits", "NoSectionCommitsAcrossRestart", "TokensAreUnique", "NoSectionCommitsAfterRenewal":
-		return true
-	}
-	_, err := impl.LookupInvariant(property)
-	return err == nil
+	_, ok := impl.LookupProperty(property)
+	return ok
 }
 
 // sameState compares w's abstraction with the state TLC printed, variable

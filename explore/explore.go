@@ -368,7 +368,7 @@ func Run(c Config) (*Result, error) {
 		return nil, err
 	}
 	for k, g := range m.goals {
-		w := Witness{Goal: g.name, What: g.what, Complete: out.Complete, Unreachable: g.unreachable}
+		w := Witness{Goal: g.Name, What: g.What, Complete: out.Complete, Unreachable: g.Unreachable(c.Design)}
 		if found := out.Violations[len(m.invs)+k]; found != nil {
 			if err := checkWitness(m, g, found.Path); err != nil {
 				return nil, err

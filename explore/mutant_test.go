@@ -74,15 +74,15 @@ func TestMutantsReachNoWitness(t *testing.T) {
 			require.NoError(t, err)
 			assert.True(t, out.Complete)
 			for k := range m.goals {
-				assert.Nil(t, out.Violations[len(m.invs)+k], "%s, %s: %s reached", mut.name, d, m.goals[k].name)
+				assert.Nil(t, out.Violations[len(m.invs)+k], "%s, %s: %s reached", mut.name, d, m.goals[k].Name)
 			}
 			// The honest model reaches both (its search is Run's, shared
 			// with TestWitnessesReached).
 			honest, _ := runShared(t, c)
 			require.Len(t, honest.Witnesses, len(m.goals))
 			for k, w := range honest.Witnesses {
-				require.Equal(t, m.goals[k].name, w.Goal)
-				if m.goals[k].unreachable != "" {
+				require.Equal(t, m.goals[k].Name, w.Goal)
+				if m.goals[k].Unreachable(d) != "" {
 					assert.False(t, w.Reached, "%s: %s is unreachable by design", d, w.Goal)
 					continue
 				}
@@ -95,7 +95,7 @@ func TestMutantsReachNoWitness(t *testing.T) {
 // TestServiceRefusingRenewalsReachesNoRenewalWitness: in the renewing rows
 // a service that refuses every renewal still lets sections commit (the
 // first two witnesses), but none on a renewed lease:
-// SectionCommitsAfterRenewal is not reached, so the row's witness tells a
+// NoSectionCommitsAfterRenewal is not reached, so the row's witness tells a
 // renewal that works from one that does nothing.
 func TestServiceRefusingRenewalsReachesNoRenewalWitness(t *testing.T) {
 	testbuild.SkipUnderRace(t)
@@ -107,10 +107,10 @@ func TestServiceRefusingRenewalsReachesNoRenewalWitness(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, out.Complete)
 		for k, g := range m.goals {
-			if g.name == SectionCommitsAfterRenewal {
-				assert.Nil(t, out.Violations[k], "%s: %s reached with every renewal refused", d, g.name)
+			if g.Name == impl.NoSectionCommitsAfterRenewal {
+				assert.Nil(t, out.Violations[k], "%s: %s reached with every renewal refused", d, g.Name)
 			} else {
-				assert.NotNil(t, out.Violations[k], "%s: %s", d, g.name)
+				assert.NotNil(t, out.Violations[k], "%s: %s", d, g.Name)
 			}
 		}
 	}

@@ -33,7 +33,7 @@ import (
 //     as mode all (the revision is a function of the rest of the state);
 //   - version-equality: etcd's contrib/lock storage; no update is lost,
 //     but only because the first write's version shuts every other lease
-//     out for good: EveryClientCommits is not reached (checkPinned's Run
+//     out for good: NotEveryClientCommits is not reached (checkPinned's Run
 //     counts the holds only because the row expects exactly that);
 //   - sequencer: the resource asks the service about each operation's
 //     token (two more steps an operation, and operations queue at the
@@ -45,7 +45,7 @@ import (
 //     the verdicts and shortest traces are off's (the shortest ones renew
 //     nothing), with about 23 times the states — the renewal timer, the
 //     renewal and its answer in flight — and the witness that a renewal is
-//     granted and its section still commits (SectionCommitsAfterRenewal,
+//     granted and its section still commits (NoSectionCommitsAfterRenewal,
 //     11 steps).
 func TestPinnedFiguresMatrix2Clients(t *testing.T) {
 	testbuild.SkipUnderRace(t)

@@ -235,271 +235,325 @@ type expander[S any] struct {
 // count, verdict and path. The chunk's part of the level being expanded
 // is then given back (see level), for the next level to reuse.
 func Search[S any](m Model[S], opt Options) (*Outcome, error) {
-	props := m.Properties()
-	if len(props) > 64 {
-		return nil, fmt.Errorf("at most 64 properties, got %d", len(props))
+	s, err := newSearch(m, opt)
+	if err != nil {
+		return nil, err
 	}
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	return s.run()
+}
+
+// search is one run of Search: the model and its options, and what the
+// run keeps from level to level.
+type search[S any] struct {
+	m        Model[S]
+	opt      Options
+	props    int // the number of properties
+	workers  int
+	commuter Commuter[S] // nil without sleep sets
+	out      *Outcome
+	table    *fpTable
+	parents  links
+	// violated counts the properties found violated, goals not counted;
+	// pending has bit k set while property k is not yet found violated;
+	// invariants has bit k set for the properties that are not goals:
+	// only their violations stop a First search.
+	violated            int
+	pending, invariants uint64
+	// exps are the workers' scratch; the caller of run is worker 0.
+	exps []*expander[S]
+	// frontier is the level being expanded; next the level the merges
+	// build from it. A level is expanded and merged a chunk of levelChunk
+	// states at a time, so that the workers' buffers (the candidates and
+	// their encodings) hold one chunk's successors, not the whole next
+	// level's with its duplicates. Both are stored in chunks from pools
+	// they share (see level).
+	pools          levelPools
+	frontier, next level
+	// nextIndex, with sleep sets: where each state of the next level is
+	// in it, by fingerprint, so that a state reached again in the same
+	// level gets the intersection.
+	nextIndex levelIndex
+	// sets are the workers' output for two chunks: while the merge reads
+	// one, the workers fill the other with the next chunk's successors.
+	sets [2][]*batch
+	// levelStart is the index of the level's first state.
+	levelStart int
+}
+
+// newSearch checks opt against m and sets up a search of it.
+func newSearch[S any](m Model[S], opt Options) (*search[S], error) {
+	props := len(m.Properties())
+	if props > 64 {
+		return nil, fmt.Errorf("at most 64 properties, got %d", props)
 	}
-	var commuter Commuter[S]
+	s := &search[S]{m: m, opt: opt, props: props, workers: opt.Workers}
+	if s.workers <= 0 {
+		s.workers = runtime.GOMAXPROCS(0)
+	}
 	if opt.SleepSets {
 		c, ok := m.(Commuter[S])
 		if !ok {
 			return nil, errors.New("sleep sets need a model that names its actions and knows which commute (Commuter)")
 		}
-		commuter = c
+		s.commuter = c
 	}
-	out := &Outcome{Violations: make([]*Found, len(props))}
-	table := newFPTable()
-	var parents links
-	if opt.Goals < 0 || opt.Goals > len(props) {
-		return nil, fmt.Errorf("%d goals among %d properties", opt.Goals, len(props))
+	if opt.Goals < 0 || opt.Goals > props {
+		return nil, fmt.Errorf("%d goals among %d properties", opt.Goals, props)
 	}
-	violated := 0      // properties found violated, goals not counted
-	var pending uint64 // bit k: property k not yet found violated
+	s.out = &Outcome{Violations: make([]*Found, props)}
+	s.table = newFPTable()
 	for k := range props {
-		pending |= 1 << k
+		s.pending |= 1 << k
 	}
-	// invariants has bit k set for the properties that are not goals: only
-	// their violations stop a First search.
-	invariants := uint64(1)<<(len(props)-opt.Goals) - 1
-	found := func(k int, index uint32) {
-		out.Violations[k] = &Found{index: index}
-		pending &^= 1 << k
-		if invariants&(1<<k) != 0 {
-			violated++
-		}
+	s.invariants = uint64(1)<<(props-opt.Goals) - 1
+	s.exps = make([]*expander[S], s.workers)
+	for w := range s.exps {
+		s.exps[w] = &expander[S]{cur: m.New(), next: m.New()}
 	}
+	s.pools = newLevelPools()
+	s.frontier, s.next = newLevel(s.pools), newLevel(s.pools)
+	return s, nil
+}
 
-	exps := make([]*expander[S], workers)
-	for w := range exps {
-		exps[w] = &expander[S]{cur: m.New(), next: m.New()}
+// found records that the state of the given index is the first found to
+// violate property k.
+func (s *search[S]) found(k int, index uint32) {
+	s.out.Violations[k] = &Found{index: index}
+	s.pending &^= 1 << k
+	if s.invariants&(1<<k) != 0 {
+		s.violated++
 	}
-	e := exps[0]
+}
+
+// run searches from the initial state until every reachable state is
+// explored or the search must stop, then rebuilds the paths found.
+func (s *search[S]) run() (*Outcome, error) {
+	m, out := s.m, s.out
+	e := s.exps[0]
 	m.Init(e.cur)
 	e.buf = m.Encode(e.buf[:0], e.cur)
-	table.insert(fingerprint(e.buf))
+	s.table.insert(fingerprint(e.buf))
 	out.stateSum = fingerprint(e.buf)
-	parents.add(0, 0)
+	s.parents.add(0, 0)
 	out.Distinct, out.Generated = 1, 1
-	for k := range props {
+	for k := range s.props {
 		if !m.Holds(e.cur, k) {
-			found(k, 0)
+			s.found(k, 0)
 		}
 	}
-	// frontier is the level being expanded; next the level the merges
-	// build from it. A level is expanded and merged a chunk of levelChunk
-	// states at a time, so that the workers' buffers (the candidates and
-	// their encodings) hold one chunk's successors, not the whole next
-	// level's with its duplicates.
-	// Both are stored in chunks from pools they share (see level).
-	pools := newLevelPools()
-	frontier, next := newLevel(pools), newLevel(pools)
-	if err := frontier.add(e.buf, nil, commuter != nil); err != nil {
+	if err := s.frontier.add(e.buf, nil, s.commuter != nil); err != nil {
 		return nil, err
 	}
-	// With sleep sets: where each state of the next level is in it, by
-	// fingerprint, so that a state reached again in the same level gets
-	// the intersection.
-	var nextIndex levelIndex
-	if opt.First && violated > 0 {
+	if s.opt.First && s.violated > 0 {
 		out.Stopped = StoppedAtFirst
 	}
-
-	// The workers' output for two chunks: while the merge reads one, the
-	// workers fill the other with the next chunk's successors.
-	var sets [2][]*batch
-	// prepare cuts the chunk of the frontier from lo into runs of set s,
-	// more of them than workers so that a slow run does not hold the
-	// others up.
-	prepare := func(s, lo int) *expansion {
-		hi := min(lo+levelChunk, frontier.len())
-		n := hi - lo
-		runs := 1
-		if workers > 1 {
-			runs = min(n, 8*workers, max(1, n/64))
+	for s.frontier.len() > 0 && out.Stopped == NotStopped {
+		if err := s.level(); err != nil {
+			return nil, err
 		}
-		for len(sets[s]) < runs {
-			sets[s] = append(sets[s], &batch{})
-		}
-		for r := range runs {
-			sets[s][r].lo, sets[s][r].hi = lo+r*n/runs, lo+(r+1)*n/runs
-		}
-		return &expansion{hi: hi, batches: sets[s][:runs], check: pending}
-	}
-	// work expands the runs of x that no other goroutine took.
-	work := func(x *expansion, e *expander[S]) {
-		for r := int(x.taken.Add(1)) - 1; r < len(x.batches); r = int(x.taken.Add(1)) - 1 {
-			expand(m, commuter, e, &frontier, table, x.check, x.batches[r])
-		}
-	}
-	// start sets workers 1 and up expanding x's runs in goroutines; the
-	// caller takes part as worker 0 (exps[0]), then waits on wg.
-	start := func(x *expansion, wg *sync.WaitGroup) {
-		for w := 1; w < min(workers, len(x.batches)); w++ {
-			wg.Add(1)
-			go func(e *expander[S]) {
-				defer wg.Done()
-				work(x, e)
-			}(exps[w])
-		}
-	}
-	buffers := func() int {
-		n := 0
-		for _, set := range sets {
-			for _, b := range set {
-				n += b.bytes()
-			}
-		}
-		return n
-	}
-	levelStart := 0 // the index of this level's first state
-	memory := func(extra int) int {
-		return table.bytes() + parents.bytes() + pools.bytes() + nextIndex.bytes() + extra
-	}
-	// merge adds the new states of a chunk's batches, in frontier order,
-	// to the next level and the parent links, and records violations and
-	// deadlocks; it sets out.Stopped if the search must stop, at the state
-	// where it must.
-	merge := func(bs []*batch, held int) error {
-		for _, b := range bs {
-			c := 0
-			for j := b.lo; j < b.hi; j++ {
-				acts := int(b.actions[j-b.lo])
-				if acts < 0 {
-					acts = 0
-					if out.Deadlock == nil {
-						out.Deadlock = &Found{index: uint32(levelStart + j)}
-					}
-				}
-				generated := out.Generated
-				out.Generated += acts
-				for ; c < len(b.cands) && int(b.cands[c].state) == j; c++ {
-					cand := &b.cands[c]
-					if !b.fresh[c] {
-						continue // intersectLevel's, with sleep sets
-					}
-					var sleep []uint64
-					if commuter != nil {
-						lo := uint32(0)
-						if c > 0 {
-							lo = b.cands[c-1].sleepEnd
-						}
-						sleep = b.sleeps[lo:cand.sleepEnd]
-						b.index[c] = uint32(next.len())
-					}
-					index := out.Distinct
-					out.Distinct++
-					out.stateSum += cand.fp
-					parents.add(uint32(levelStart+j), int(cand.action))
-					if err := next.add(b.encs.state(c), sleep, commuter != nil); err != nil {
-						return err
-					}
-					if v := cand.violates & pending; v != 0 {
-						for k := range props {
-							if v&(1<<k) != 0 {
-								found(k, uint32(index))
-							}
-						}
-						if opt.First && v&invariants != 0 {
-							out.Stopped = StoppedAtFirst
-						}
-					}
-					if opt.MaxStates > 0 && out.Distinct >= opt.MaxStates && out.Stopped == NotStopped {
-						out.Stopped = StoppedAtMaxStates
-					}
-					if opt.MaxMemory > 0 && out.Distinct%4096 == 0 && out.Stopped == NotStopped && memory(held) > opt.MaxMemory {
-						out.Stopped = StoppedAtMaxMemory
-					}
-					if out.Stopped != NotStopped {
-						out.Generated = generated + int(cand.generated)
-						return nil
-					}
-				}
-			}
-		}
-		return nil
-	}
-	for frontier.len() > 0 && out.Stopped == NotStopped {
-		next.reset()
-		nextIndex.reset()
-		cur := 0
-		x := prepare(cur, 0)
-		var wg sync.WaitGroup
-		start(x, &wg)
-		work(x, exps[0])
-		wg.Wait()
-		for x != nil {
-			// The states of this chunk are expanded: their chunks can
-			// hold the next level's.
-			frontier.release(x.hi)
-			held := buffers()
-			out.PeakBytes = max(out.PeakBytes, memory(held))
-
-			// Merge, in frontier order: first every candidate into the
-			// table (in parallel, by shard), then the new states into the
-			// next level, one goroutine, while the workers expand the
-			// next chunk: they read only the frontier and the table,
-			// which the merge does not change. They find this chunk's new
-			// states in the table and skip them, as the merge would.
-			if err := insertLevel(table, x.batches, workers); err != nil {
-				return nil, err
-			}
-			var nx *expansion
-			if x.hi < frontier.len() {
-				nx = prepare(1-cur, x.hi)
-				start(nx, &wg)
-			}
-			err := merge(x.batches, held)
-			if err == nil && out.Stopped == NotStopped && commuter != nil {
-				intersectLevel(&nextIndex, &next.sleep, x.batches)
-			}
-			if nx != nil {
-				if err == nil && out.Stopped == NotStopped {
-					work(nx, exps[0])
-				} else {
-					nx.taken.Store(int64(len(nx.batches))) // the rest is not needed
-				}
-				wg.Wait()
-			}
-			if err != nil {
-				return nil, err
-			}
-			if out.Stopped != NotStopped {
-				break
-			}
-			out.PeakBytes = max(out.PeakBytes, memory(held))
-			if opt.MaxMemory > 0 && memory(held) > opt.MaxMemory {
-				out.Stopped = StoppedAtMaxMemory
-				break
-			}
-			x, cur = nx, 1-cur
-		}
-		levelStart += frontier.len()
-		frontier, next = next, frontier
-		if frontier.len() > 0 {
+		s.levelStart += s.frontier.len()
+		s.frontier, s.next = s.next, s.frontier
+		if s.frontier.len() > 0 {
 			out.Depth++
 		}
-		if opt.Progress != nil {
-			opt.Progress(out.Depth, out.Distinct, frontier.len())
+		if s.opt.Progress != nil {
+			s.opt.Progress(out.Depth, out.Distinct, s.frontier.len())
 		}
 	}
 	out.Complete = out.Stopped == NotStopped
-	out.TableBytes, out.LinkBytes, out.FrontierBytes = table.bytes(), parents.bytes(), pools.bytes()
+	out.TableBytes, out.LinkBytes, out.FrontierBytes = s.table.bytes(), s.parents.bytes(), s.pools.bytes()
 
 	for _, f := range append(out.Violations, out.Deadlock) {
 		if f == nil {
 			continue
 		}
-		path, err := shortestPath(m, &parents, f.index)
+		path, err := shortestPath(m, &s.parents, f.index)
 		if err != nil {
 			return nil, err
 		}
 		f.Path = path
 	}
 	return out, nil
+}
+
+// level expands the frontier a chunk at a time into the next level,
+// merging each chunk while the workers expand the next one, until the
+// level is done or the search must stop.
+func (s *search[S]) level() error {
+	out := s.out
+	s.next.reset()
+	s.nextIndex.reset()
+	cur := 0
+	x := s.prepare(cur, 0)
+	var wg sync.WaitGroup
+	s.start(x, &wg)
+	s.work(x, s.exps[0])
+	wg.Wait()
+	for x != nil {
+		// The states of this chunk are expanded: their chunks can hold
+		// the next level's.
+		s.frontier.release(x.hi)
+		held := s.buffers()
+		out.PeakBytes = max(out.PeakBytes, s.memory(held))
+
+		// Merge, in frontier order: first every candidate into the table
+		// (in parallel, by shard), then the new states into the next
+		// level, one goroutine, while the workers expand the next chunk:
+		// they read only the frontier and the table, which the merge does
+		// not change. They find this chunk's new states in the table and
+		// skip them, as the merge would.
+		if err := insertLevel(s.table, x.batches, s.workers); err != nil {
+			return err
+		}
+		var nx *expansion
+		if x.hi < s.frontier.len() {
+			nx = s.prepare(1-cur, x.hi)
+			s.start(nx, &wg)
+		}
+		err := s.merge(x.batches, held)
+		if err == nil && out.Stopped == NotStopped && s.commuter != nil {
+			intersectLevel(&s.nextIndex, &s.next.sleep, x.batches)
+		}
+		if nx != nil {
+			if err == nil && out.Stopped == NotStopped {
+				s.work(nx, s.exps[0])
+			} else {
+				nx.taken.Store(int64(len(nx.batches))) // the rest is not needed
+			}
+			wg.Wait()
+		}
+		if err != nil {
+			return err
+		}
+		if out.Stopped != NotStopped {
+			return nil
+		}
+		out.PeakBytes = max(out.PeakBytes, s.memory(held))
+		if s.opt.MaxMemory > 0 && s.memory(held) > s.opt.MaxMemory {
+			out.Stopped = StoppedAtMaxMemory
+			return nil
+		}
+		x, cur = nx, 1-cur
+	}
+	return nil
+}
+
+// prepare cuts the chunk of the frontier from lo into runs of set i, more
+// of them than workers so that a slow run does not hold the others up.
+func (s *search[S]) prepare(i, lo int) *expansion {
+	hi := min(lo+levelChunk, s.frontier.len())
+	n := hi - lo
+	runs := 1
+	if s.workers > 1 {
+		runs = min(n, 8*s.workers, max(1, n/64))
+	}
+	for len(s.sets[i]) < runs {
+		s.sets[i] = append(s.sets[i], &batch{})
+	}
+	for r := range runs {
+		s.sets[i][r].lo, s.sets[i][r].hi = lo+r*n/runs, lo+(r+1)*n/runs
+	}
+	return &expansion{hi: hi, batches: s.sets[i][:runs], check: s.pending}
+}
+
+// work expands the runs of x that no other goroutine took.
+func (s *search[S]) work(x *expansion, e *expander[S]) {
+	for r := int(x.taken.Add(1)) - 1; r < len(x.batches); r = int(x.taken.Add(1)) - 1 {
+		expand(s.m, s.commuter, e, &s.frontier, s.table, x.check, x.batches[r])
+	}
+}
+
+// start sets workers 1 and up expanding x's runs in goroutines; the
+// caller takes part as worker 0 (exps[0]), then waits on wg.
+func (s *search[S]) start(x *expansion, wg *sync.WaitGroup) {
+	for w := 1; w < min(s.workers, len(x.batches)); w++ {
+		wg.Add(1)
+		go func(e *expander[S]) {
+			defer wg.Done()
+			s.work(x, e)
+		}(s.exps[w])
+	}
+}
+
+// buffers is the memory of the workers' output for both chunks.
+func (s *search[S]) buffers() int {
+	n := 0
+	for _, set := range s.sets {
+		for _, b := range set {
+			n += b.bytes()
+		}
+	}
+	return n
+}
+
+// memory is what the search holds, with extra bytes of buffers.
+func (s *search[S]) memory(extra int) int {
+	return s.table.bytes() + s.parents.bytes() + s.pools.bytes() + s.nextIndex.bytes() + extra
+}
+
+// merge adds the new states of a chunk's batches, in frontier order, to
+// the next level and the parent links, and records violations and
+// deadlocks; it sets out.Stopped if the search must stop, at the state
+// where it must.
+func (s *search[S]) merge(bs []*batch, held int) error {
+	out, opt := s.out, s.opt
+	for _, b := range bs {
+		c := 0
+		for j := b.lo; j < b.hi; j++ {
+			acts := int(b.actions[j-b.lo])
+			if acts < 0 {
+				acts = 0
+				if out.Deadlock == nil {
+					out.Deadlock = &Found{index: uint32(s.levelStart + j)}
+				}
+			}
+			generated := out.Generated
+			out.Generated += acts
+			for ; c < len(b.cands) && int(b.cands[c].state) == j; c++ {
+				cand := &b.cands[c]
+				if !b.fresh[c] {
+					continue // intersectLevel's, with sleep sets
+				}
+				var sleep []uint64
+				if s.commuter != nil {
+					lo := uint32(0)
+					if c > 0 {
+						lo = b.cands[c-1].sleepEnd
+					}
+					sleep = b.sleeps[lo:cand.sleepEnd]
+					b.index[c] = uint32(s.next.len())
+				}
+				index := out.Distinct
+				out.Distinct++
+				out.stateSum += cand.fp
+				s.parents.add(uint32(s.levelStart+j), int(cand.action))
+				if err := s.next.add(b.encs.state(c), sleep, s.commuter != nil); err != nil {
+					return err
+				}
+				if v := cand.violates & s.pending; v != 0 {
+					for k := range s.props {
+						if v&(1<<k) != 0 {
+							s.found(k, uint32(index))
+						}
+					}
+					if opt.First && v&s.invariants != 0 {
+						out.Stopped = StoppedAtFirst
+					}
+				}
+				if opt.MaxStates > 0 && out.Distinct >= opt.MaxStates && out.Stopped == NotStopped {
+					out.Stopped = StoppedAtMaxStates
+				}
+				if opt.MaxMemory > 0 && out.Distinct%4096 == 0 && out.Stopped == NotStopped && s.memory(held) > opt.MaxMemory {
+					out.Stopped = StoppedAtMaxMemory
+				}
+				if out.Stopped != NotStopped {
+					out.Generated = generated + int(cand.generated)
+					return nil
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // insertLevel inserts the candidates of a level's batches into the table

@@ -13,8 +13,8 @@ import (
 // symmetry, a canonical encoding.
 type sysModel struct {
 	cfg   impl.Config
-	invs  []impl.Invariant
-	goals []goal
+	invs  []impl.Property
+	goals []impl.Property
 	// sym, when set, makes Encode canonical under renamings of clients.
 	sym *symmetry
 }
@@ -50,7 +50,7 @@ func (m *sysModel) Properties() []string {
 		names = append(names, inv.Name)
 	}
 	for _, g := range m.goals {
-		names = append(names, "not "+g.name)
+		names = append(names, g.Name)
 	}
 	return names
 }
@@ -59,7 +59,7 @@ func (m *sysModel) Holds(s *impl.World, k int) bool {
 	if k < len(m.invs) {
 		return m.invs[k].Check(s.Sys) == nil
 	}
-	return !m.goals[k-len(m.invs)].reached(s)
+	return !m.goals[k-len(m.invs)].Goal(s)
 }
 
 func (m *sysModel) Finished(s *impl.World) bool { return s.Done() }

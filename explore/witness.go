@@ -9,74 +9,15 @@ import (
 	"github.com/fencelab/fencelab/internal/words"
 )
 
-// Names of the explorer's witnesses.
-const (
-	SomeSectionCommits = "SomeSectionCommits"
-	EveryClientCommits = "EveryClientCommits"
-	// SectionSpansRestart is the witness of the rows whose service
-	// restarts (impl.Design.Restart): a holds there must not come from
-	// restarts that stop every section.
-	SectionSpansRestart = "SectionSpansRestart"
-	// SectionCommitsAfterRenewal is the witness of the renewing rows
-	// (impl.Design.Renews): a renewal is granted and the section it
-	// extended still commits, so their verdicts are not those of clients
-	// that never renew.
-	SectionCommitsAfterRenewal = "SectionCommitsAfterRenewal"
-)
-
-// A goal is a state the search looks for, like a violation, but whose
-// reaching is good news: a "sometimes" property (TLC's witness models,
-// NotEveryClientCommits, are its negation as an invariant). A verdict that
-// an invariant holds means nothing if nothing ever happens in the model —
-// a resource that refuses every operation, or a service that never grants,
-// keeps every invariant — so every run also looks for its goals, and a
-// holds verdict counts only once they are reached.
-type goal struct {
-	name string
-	// what says in words what the goal's state is.
-	what    string
-	reached func(*impl.World) bool
-	// unreachable, when set, says why the design is expected never to
-	// reach the goal (impl.Design.Starves): its not being reached is then
-	// the row's finding, and reaching it a contradiction.
-	unreachable string
-}
-
-// goals are the witnesses a run of design d looks for, in report order:
-// every design's two, then the restart rows' and the renewing rows' own. They are symmetric in
-// the clients, so a search under symmetry finds them at the same depth.
-func goals(d impl.Design) []goal {
-	gs := []goal{
-		{name: SomeSectionCommits, what: "some client has committed a section", reached: func(w *impl.World) bool {
-			for i := range w.Sys.Clients {
-				if w.Sys.Clients[i].Committed() > 0 {
-					return true
-				}
-			}
-			return false
-		}},
-		{EveryClientCommits, "every client has committed all its sections", everyClientCommits, d.Starves()},
-	}
-	if d.Restart() != impl.NoRestart {
-		gs = append(gs, goal{name: SectionSpansRestart, what: "a client held the lock when the service restarted, and every client has committed all its sections (that one's too)",
-			reached: func(w *impl.World) bool { return w.HeldAtRestart != 0 && everyClientCommits(w) }})
-	}
-	if d.Renews() {
-		gs = append(gs, goal{name: SectionCommitsAfterRenewal, what: "a client's renewal was granted and extended its belief, and the resource accepted that section's write (its accepting reply in flight)",
-			reached: (*impl.World).SectionCommitsAfterRenewal})
-	}
-	return gs
-}
-
-func everyClientCommits(w *impl.World) bool {
-	for i := range w.Sys.Clients {
-		c := &w.Sys.Clients[i]
-		if !c.Done() || c.Aborted() > 0 {
-			return false
-		}
-	}
-	return true
-}
+// goals are the witnesses a run of design d looks for
+// (impl.Witnesses, "sometimes" properties), in report order: every
+// design's two, then the restart rows' and the renewing rows' own. A goal
+// is a state the search looks for, like a violation, but whose reaching is
+// good news; each is named as TLC's invariant that negates it, which a
+// witness model is expected to violate. Every run looks for its goals, and
+// a holds verdict counts only once they are reached. They are symmetric
+// in the clients, so a search under symmetry finds them at the same depth.
+func goals(d impl.Design) []impl.Property { return impl.Witnesses(d) }
 
 // RoutineClients is the largest model of design d that the demo and
 // fencelab conform explore routinely. The renewing rows stop at 2 clients:
@@ -99,8 +40,8 @@ func GoalNames() []string {
 	var names []string
 	for _, d := range impl.Designs() {
 		for _, g := range goals(d) {
-			if !slices.Contains(names, g.name) {
-				names = append(names, g.name)
+			if !slices.Contains(names, g.Name) {
+				names = append(names, g.Name)
 			}
 		}
 	}
@@ -174,13 +115,13 @@ func (r *Result) Unreached() string {
 // checkWitness replays path from the initial state and checks that its
 // last state reaches g: a witness the Go system does not reach would be a
 // lie.
-func checkWitness(m *sysModel, g goal, path []int) error {
+func checkWitness(m *sysModel, g impl.Property, path []int) error {
 	s := m.New()
 	for _, i := range path {
 		s.Apply(i)
 	}
-	if !g.reached(s) {
-		return fmt.Errorf("replayed %s witness ends in a state that does not reach it: %s", g.name, s.Sys)
+	if !g.Goal(s) {
+		return fmt.Errorf("replayed %s witness ends in a state that does not reach it: %s", g.Name, s.Sys)
 	}
 	return nil
 }

@@ -14,18 +14,18 @@ import (
 // both of every design, and a section spanning a restart in the rows
 // whose service restarts, a section committing on a renewed lease in the
 // renewing rows — so the holds verdicts stand; except
-// EveryClientCommits in a row that starves every client but the first by
+// NotEveryClientCommits (every client commits every section) in a row that starves every client but the first by
 // design, where a complete search must not reach it.
 func TestWitnessesReached(t *testing.T) {
 	testbuild.SkipUnderRace(t)
 	for _, d := range rowDesigns() {
 		res, _ := runShared(t, DefaultConfig(d, 2))
-		want := []string{SomeSectionCommits, EveryClientCommits}
+		want := []string{impl.NoSectionCommits, impl.NotEveryClientCommits}
 		if d.Restart() != impl.NoRestart {
-			want = append(want, SectionSpansRestart)
+			want = append(want, impl.NoSectionCommitsAcrossRestart)
 		}
 		if d.Renews() {
-			want = append(want, SectionCommitsAfterRenewal)
+			want = append(want, impl.NoSectionCommitsAfterRenewal)
 		}
 		var got []string
 		for _, w := range res.Witnesses {
@@ -33,7 +33,7 @@ func TestWitnessesReached(t *testing.T) {
 		}
 		require.Equal(t, want, got)
 		for _, w := range res.Witnesses {
-			if w.Goal == EveryClientCommits && d.Starves() != "" {
+			if w.Goal == impl.NotEveryClientCommits && d.Starves() != "" {
 				// The row's finding: only the first holder ever commits.
 				assert.True(t, !w.Reached && w.Complete && !w.Vacuous(), "%s %s", d, w.Goal)
 				continue

@@ -103,9 +103,9 @@ type row struct {
 	// section lasts, and the service extend a lease only for its holder.
 	renews bool
 	// starves says why not every client can commit all its sections in
-	// this row, when it is so by design ("" otherwise): the explorer's
-	// EveryClientCommits is then expected unreached, and TLC's witness
-	// NotEveryClientCommits expected to hold.
+	// this row, when it is so by design ("" otherwise): the witness
+	// NotEveryClientCommits is then expected unreached, TLC's invariant of
+	// that name expected to hold.
 	starves  string
 	expected [3]verdict.Status
 	// notApplicable says why a property expected NotApplicable does not

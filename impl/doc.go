@@ -15,7 +15,10 @@
 //
 // The rules live one per file: the lock rules in service.go, the client's
 // protocol in client.go, the fencing check in resource.go, and the
-// properties in invariants.go, over the global System.
+// properties in properties.go: one list (Properties) of the invariants
+// ("always", over the global System), the witnesses ("sometimes") and the
+// liveness properties ("eventually", over the World), each named as the
+// specs' operator, which every checker reads.
 //
 // The rows of the design matrix live one per file too: row_<flag>.go
 // returns the row's record — its facts, how the actors are built for it,

@@ -41,8 +41,8 @@ type World struct {
 	Timers   []PendingTimer
 	// Restarts counts the service's restarts so far, and HeldAtRestart
 	// has bit i set when client i believed it held the lock at a restart
-	// (for the explorer's witness that a section under way at a restart
-	// can still commit). Both are part of the encoding only in a design
+	// (for the witness NoSectionCommitsAcrossRestart: a section under
+	// way at a restart can still commit). Both are part of the encoding only in a design
 	// whose service restarts; HeldAtRestart names clients 0 to 63.
 	Restarts      int
 	HeldAtRestart uint64
@@ -61,8 +61,8 @@ const UntimedRestarts = 1
 // SectionCommitsAfterRenewal reports whether some client whose belief a
 // granted renewal extended is told its section's write was accepted (its
 // accepting reply in flight): the witness of the renewing rows that a
-// renewal works at all (the explorer's goal, TLC's
-// NoSectionCommitsAfterRenewal violated).
+// renewal works at all: the goal of the witness
+// NoSectionCommitsAfterRenewal (impl.Properties).
 func (w *World) SectionCommitsAfterRenewal() bool {
 	for _, m := range w.InFlight {
 		if m.Kind != MsgWriteReply || !m.OK || !m.To.IsClient() || m.To.ClientIndex() >= len(w.Sys.Clients) {

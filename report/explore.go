@@ -245,7 +245,7 @@ func ExploreMatrix(w io.Writer, results []*explore.Result) error {
 // witnessLegend says what the witnesses are and why they are there.
 func witnessLegend(ws []explore.Witness) string {
 	var b strings.Builder
-	b.WriteString("witnesses (\"sometimes\" goals; a holds counts only if they are reached):")
+	b.WriteString("witnesses (\"sometimes\" goals, each named as the specs' invariant that negates it: TLC finds that invariant violated where the goal is reached; a holds counts only if they are reached):")
 	for _, w := range ws {
 		fmt.Fprintf(&b, "\n  %s: %s", w.Goal, w.What)
 	}

@@ -49,9 +49,11 @@ type Summary struct {
 // DesignSummary counts one design's runs; Verdicts says what they found
 // about each property.
 type DesignSummary struct {
-	Design     impl.Design
-	Runs       int
-	Committed  int // sections committed, over all runs
+	Design    impl.Design
+	Runs      int
+	Committed int // sections committed, over all runs
+	// Witnessed counts the runs that reached VacuityWitness's goal.
+	Witnessed  int
 	violations [numProps]int
 	firstSeed  [numProps]Seed // the lowest seed that violated each property
 	Stalls     int
@@ -75,10 +77,17 @@ type DesignSummary struct {
 }
 
 // NoneCommitted is the Detail of a verdict left Unknown because no run
-// committed a section: a property no run violated holds vacuously when
-// nothing happened (a resource that refuses everything, a service that
-// never grants), and a vacuous holds is no holds.
+// reached VacuityWitness's goal, no section committed: a property no run
+// violated holds vacuously when nothing happened (a resource that refuses
+// everything, a service that never grants), and a vacuous holds is no
+// holds.
 const NoneCommitted = "no section committed"
+
+// VacuityWitness is the witness of impl.Properties whose goal some run
+// must reach for a holds to count: some section commits. Not every
+// client committing every section (impl.NotEveryClientCommits): under
+// faults clients give sections up, so runs that hold need not reach it.
+const VacuityWitness = impl.NoSectionCommits
 
 // Verdicts is what the runs found about each property of impl.Invariants,
 // then about the Porcupine checks of their histories: Violated in
@@ -99,7 +108,7 @@ func (d *DesignSummary) Verdicts() verdict.Set {
 			v.Status = verdict.NotChecked
 		case v.Violating > 0:
 			v.Status, v.Detail = verdict.Violated, "first seed "+d.firstSeed[p].String()
-		case d.Committed == 0:
+		case d.Witnessed == 0:
 			v.Status, v.Detail = verdict.Unknown, NoneCommitted
 		default:
 			v.Status = verdict.Holds
@@ -115,7 +124,7 @@ func (d *DesignSummary) Verdicts() verdict.Set {
 			v.Status = verdict.Violated
 		case unknown > 0:
 			v.Status, v.Detail = verdict.Unknown, fmt.Sprintf("Porcupine timed out in %s", words.Count(unknown, "run"))
-		case d.Committed == 0:
+		case d.Witnessed == 0:
 			v.Status, v.Detail = verdict.Unknown, NoneCommitted
 		default:
 			v.Status = verdict.Holds
@@ -170,6 +179,9 @@ func (d *DesignSummary) Add(res *Result) {
 	d.Steps += int64(res.Steps)
 	d.Virtual = time.Duration(satAdd(int64(d.Virtual), int64(res.End))) // runs of years add up past int64
 	d.Committed += res.Committed
+	if res.Witnessed {
+		d.Witnessed++
+	}
 	for p := range numProps {
 		if res.violations[p].Step > 0 {
 			d.violations[p]++
@@ -212,6 +224,7 @@ func (d *DesignSummary) merge(o *DesignSummary) {
 	d.Steps += o.Steps
 	d.Virtual = time.Duration(satAdd(int64(d.Virtual), int64(o.Virtual)))
 	d.Committed += o.Committed
+	d.Witnessed += o.Witnessed
 	d.porcupineRuns += o.porcupineRuns
 	for p := range numProps {
 		d.violations[p] += o.violations[p]

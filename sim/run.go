@@ -60,6 +60,10 @@ type Result struct {
 	Committed int           // sections whose write took effect
 	Aborted   int           // sections that ended without effect, given-up ones included
 	Fenced    int           // operations the resource rejected for a stale token
+	// Witnessed is whether the run's last state reaches the goal of
+	// VacuityWitness (some section committed): a goal that only grows
+	// along a run, so the last state reaches it if any state did.
+	Witnessed bool
 	// Extended counts the renewals whose grant extended a client's belief
 	// (renewing designs; impl.EvBeliefExtended): the witness that a run
 	// renewed at all.
@@ -122,7 +126,8 @@ type timerSlot struct {
 // its buffers from run to run; use one Runner per goroutine.
 type Runner struct {
 	cfg     Config
-	invs    []impl.Invariant
+	invs    []impl.Property
+	witness impl.Property // VacuityWitness
 	applies [numProps]bool
 	stall   time.Duration
 
@@ -194,6 +199,9 @@ func NewRunner(c Config) (*Runner, error) {
 	r := &Runner{cfg: c, invs: impl.Invariants(), checker: linearizability.NewChecker(), initial: initial, redlock: c.Design.Redlock()}
 	if len(r.invs) != numProps {
 		return nil, fmt.Errorf("sim knows %d properties, impl has %d", numProps, len(r.invs))
+	}
+	if r.witness, _ = impl.LookupProperty(VacuityWitness); r.witness.SystemGoal == nil {
+		return nil, fmt.Errorf("impl has no witness %s about the actors' states", VacuityWitness)
 	}
 	for i, inv := range r.invs {
 		r.applies[i] = inv.AppliesTo(c.Design)
@@ -365,6 +373,7 @@ func (r *Runner) runOn(sys *impl.System, s *Schedule) {
 		r.res.Committed += sys.Clients[i].Committed()
 		r.res.Aborted += sys.Clients[i].Aborted()
 	}
+	r.res.Witnessed = r.witness.SystemGoal(sys)
 	r.hist.finish(r.now)
 }
 

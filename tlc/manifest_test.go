@@ -196,11 +196,18 @@ func TestCommittedManifest(t *testing.T) {
 			assert.Equal(t, want, impl.Expected(design, inv), "%s: %s in design %s is DESIGN.md's verdict", mod.Name, inv, design)
 		}
 	}
-	for _, p := range []string{"AtMostOneClientHoldLock", "NoLostUpdate", "TokenIsMonotonical", "AllClientsFinish",
-		"NotEveryClientCommits", "TokensAreUnique", "EveryClientCommits", "NoSectionCommitsAcrossRestart", "NoSectionCommits",
-		"NoSectionCommitsAfterRenewal", "NeverBothCommit", "NeverBothCommitPastWindow"} {
+	// Every property of the one list (impl.Properties: the invariants, the
+	// witnesses, the liveness properties), and the timed spec's witnesses,
+	// which no Go runtime checks.
+	for _, p := range append(propertyNames(), "NeverBothCommit", "NeverBothCommitPastWindow") {
 		// (TypeInvariant is shown violated by a mutated spec in tlc_test.go.)
 		assert.True(t, violated[p], "%s is shown violated by some model", p)
+	}
+	for _, mod := range m.Models {
+		// An untimed model checks a property of the one list, by its name.
+		if mod.Family != FamilyTimed && mod.Property != "" {
+			assert.Contains(t, propertyNames(), mod.Property, mod.Name)
+		}
 	}
 	// No vacuous holds (issue 10, item 4): every untimed model expected to
 	// hold has a witness with the same constants in which every client
@@ -224,20 +231,27 @@ func TestCommittedManifest(t *testing.T) {
 		w := witness(mod.Name)
 		design, err := impl.ParseDesign(mod.Design)
 		require.NoError(t, err)
+		// The witness model checks a witness of the row's (impl.Witnesses)
+		// that the row reaches.
+		reachable := map[string]bool{}
+		for _, p := range impl.Witnesses(design) {
+			reachable["invariant "+p.Name] = p.Unreachable(design) == ""
+		}
+		assert.True(t, reachable[expected[w]], "%s: its witness %s checks %q, no witness the row reaches", mod.Name, w, expected[w])
 		switch {
 		case design.Starves() != "":
 			// A row where not every client can commit, by design
 			// (version-equality): its ok model shows that
 			// NotEveryClientCommits holds, and its witness that some
 			// section commits all the same.
-			assert.Contains(t, CfgInvariants(string(cfg)), "NotEveryClientCommits", "%s: %s", mod.Name, design.Starves())
-			assert.Equal(t, "invariant NoSectionCommits", expected[w], "%s has the witness %s", mod.Name, w)
+			assert.Contains(t, CfgInvariants(string(cfg)), impl.NotEveryClientCommits, "%s: %s", mod.Name, design.Starves())
+			assert.Equal(t, "invariant "+impl.NoSectionCommits, expected[w], "%s has the witness %s", mod.Name, w)
 		case design.Restart() != impl.NoRestart:
 			// The restart rows' witness is stronger: a client that held
 			// the lock at the restart, and every client, commits.
-			assert.Equal(t, "invariant NoSectionCommitsAcrossRestart", expected[w], "%s has the witness %s", mod.Name, w)
+			assert.Equal(t, "invariant "+impl.NoSectionCommitsAcrossRestart, expected[w], "%s has the witness %s", mod.Name, w)
 		default:
-			assert.Equal(t, "invariant NotEveryClientCommits", expected[w], "%s has the witness %s", mod.Name, w)
+			assert.Equal(t, "invariant "+impl.NotEveryClientCommits, expected[w], "%s has the witness %s", mod.Name, w)
 		}
 		if expected[w] != "" {
 			assert.Equal(t, cfgConstants(t, filepath.Join(specs, mod.Cfg)), cfgConstants(t, filepath.Join(specs, w+".cfg")), "a witness speaks for %s only with its constants", mod.Name)
@@ -312,6 +326,15 @@ var tableProperty = func() map[string]struct{} {
 	}
 	return m
 }()
+
+// propertyNames lists the names of the one list of properties.
+func propertyNames() []string {
+	var names []string
+	for _, p := range impl.Properties() {
+		names = append(names, p.Name)
+	}
+	return names
+}
 
 // tableSystem reports whether a cfg's constants are the system of
 // DESIGN.md's table: leases expire and beliefs end (Timeouts), clients give

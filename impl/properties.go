@@ -1,0 +1,358 @@
+package impl
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fencelab/fencelab/internal/quote"
+	"github.com/fencelab/fencelab/verdict"
+)
+
+// The properties, each named as the operator of specs/*.tla that TLC
+// checks. A witness ("sometimes") is named by the invariant that negates
+// its goal: TLC checks that invariant and is expected to find it violated,
+// which is the goal reached.
+const (
+	// The invariants of DESIGN.md's verdict table.
+	AtMostOneClientHoldLock = "AtMostOneClientHoldLock"
+	TokenIsMonotonical      = "TokenIsMonotonical"
+	NoLostUpdate            = "NoLostUpdate"
+	// TokensAreUnique, an invariant of the specs outside the table: no two
+	// clients' accepted operations carry one token.
+	TokensAreUnique = "TokensAreUnique"
+	// The witnesses.
+	NoSectionCommits              = "NoSectionCommits"
+	NotEveryClientCommits         = "NotEveryClientCommits"
+	NoSectionCommitsAcrossRestart = "NoSectionCommitsAcrossRestart"
+	NoSectionCommitsAfterRenewal  = "NoSectionCommitsAfterRenewal"
+	// The liveness properties (TLC's temporal PROPERTY, under fairness).
+	AllClientsFinish   = "AllClientsFinish"
+	EveryClientCommits = "EveryClientCommits"
+)
+
+// Breach says why an invariant does not hold in a state.
+type Breach struct {
+	Involved    []NodeID
+	Explanation string
+}
+
+// Expectation is what a property claims of the reachable states, as in
+// stateright's properties: always, sometimes or eventually.
+type Expectation uint8
+
+// Expectations.
+const (
+	// Always: every reachable state satisfies the property (an invariant;
+	// Check says why a state does not).
+	Always Expectation = iota
+	// Sometimes: some reachable state reaches the property's goal (a
+	// witness). A verdict that an invariant holds means nothing if nothing
+	// ever happens in the model — a resource that refuses every operation,
+	// or a service that never grants, keeps every invariant — so a holds
+	// counts only once the design's witnesses are reached. TLC checks the
+	// goal's negation, the property's Name, as an invariant expected
+	// violated.
+	Sometimes
+	// Eventually: every behaviour reaches the property's goal (a liveness
+	// property; TLC checks it under the specs' fairness). No Go runtime
+	// searches for it; conform's replay checks a TLC counterexample's end.
+	Eventually
+)
+
+// Property is one property of the model, named as in the specs.
+type Property struct {
+	Name        string
+	Expectation Expectation
+	// What says in words what the property is about: the state it keeps
+	// out (Always), the goal's state (Sometimes, Eventually).
+	What string
+	// Check, of an Always property, returns nil when it holds in s.
+	Check func(s *System) *Breach
+	// Goal, of a Sometimes or Eventually property, reports whether w is a
+	// goal state. SystemGoal is the same goal for a property about the
+	// actors' states alone (nil for one about the messages in flight or
+	// the restarts): what a runtime without a World (the simulator) can
+	// check.
+	Goal       func(w *World) bool
+	SystemGoal func(s *System) bool
+	// table marks the invariants of DESIGN.md's verdict table, which
+	// every runtime checks in every state (Invariants).
+	table bool
+	// designs, when set, are the only designs the property applies to
+	// (else: every design, or the table's for an invariant of it).
+	designs func(Design) bool
+	// unreachable, when set, says why design d never reaches the goal of
+	// a witness by design ("" when it should).
+	unreachable func(Design) string
+}
+
+// Properties is the one list of the properties of the model: the
+// invariants ("always"), the witnesses ("sometimes") and the liveness
+// properties ("eventually"), each named as the specs' operator. The
+// explorer, the simulator, conform's replay and the TLC judge read it.
+func Properties() []Property {
+	return []Property{
+		{Name: AtMostOneClientHoldLock, Expectation: Always, table: true, Check: atMostOneClientHoldsLock,
+			What: "two clients believe they hold the lock at once"},
+		{Name: TokenIsMonotonical, Expectation: Always, table: true, Check: tokenIsMonotonical,
+			What: "the resource accepts a smaller token after a larger one"},
+		{Name: NoLostUpdate, Expectation: Always, table: true, Check: noLostUpdate,
+			What: "an accepted write is based on a stale read"},
+		{Name: TokensAreUnique, Expectation: Always, Check: tokensAreUnique,
+			What: "the resource accepts operations of two clients with one token"},
+		systemWitness(NoSectionCommits, "some client has committed a section", someSectionCommits),
+		{Name: NotEveryClientCommits, Expectation: Sometimes, What: "every client has committed all its sections",
+			Goal: func(w *World) bool { return everyClientCommits(w.Sys) }, SystemGoal: everyClientCommits,
+			unreachable: Design.Starves},
+		{Name: NoSectionCommitsAcrossRestart, Expectation: Sometimes,
+			What:    "a client held the lock when the service restarted, and every client has committed all its sections (that one's too)",
+			Goal:    func(w *World) bool { return w.HeldAtRestart != 0 && everyClientCommits(w.Sys) },
+			designs: func(d Design) bool { return d.Restart() != NoRestart }},
+		{Name: NoSectionCommitsAfterRenewal, Expectation: Sometimes,
+			What: "a client's renewal was granted and extended its belief, and the resource accepted that section's write (its accepting reply in flight)",
+			Goal: (*World).SectionCommitsAfterRenewal, designs: Design.Renews},
+		{Name: AllClientsFinish, Expectation: Eventually, What: "every client has finished",
+			Goal: (*World).Done, SystemGoal: (*System).AllDone},
+		{Name: EveryClientCommits, Expectation: Eventually, What: "every client has committed all its sections",
+			Goal: func(w *World) bool { return everyClientCommits(w.Sys) }, SystemGoal: everyClientCommits},
+	}
+}
+
+// systemWitness is a witness whose goal is about the actors' states alone.
+func systemWitness(name, what string, goal func(*System) bool) Property {
+	return Property{Name: name, Expectation: Sometimes, What: what, SystemGoal: goal,
+		Goal: func(w *World) bool { return goal(w.Sys) }}
+}
+
+// AppliesTo reports whether p is meaningful for design d: for an invariant
+// of the table, DESIGN.md's table does not show "—" for it
+// (NotApplicableWhy says why it does); for another property, d is one of
+// the designs it is about.
+func (p Property) AppliesTo(d Design) bool {
+	if p.table {
+		return Expected(d, p.Name) != verdict.NotApplicable
+	}
+	return p.designs == nil || p.designs(d)
+}
+
+// Unreachable says why design d is expected never to reach the goal of
+// witness p ("" when it is expected to): its not being reached is then
+// the row's finding, and reaching it a contradiction.
+func (p Property) Unreachable(d Design) string {
+	if p.unreachable == nil {
+		return ""
+	}
+	return p.unreachable(d)
+}
+
+// Violated reports whether w is a state TLC reports when it finds p
+// violated: an invariant's breach; a witness's goal reached (TLC's
+// invariant, its negation, violated); for a liveness property, a state
+// short of its goal.
+func (p Property) Violated(w *World) bool {
+	switch p.Expectation {
+	case Sometimes:
+		return p.Goal(w)
+	case Eventually:
+		return !p.Goal(w)
+	}
+	return p.Check(w.Sys) != nil
+}
+
+// Invariants lists the invariants of DESIGN.md's verdict table, which
+// every runtime checks in every state, in the table's order.
+func Invariants() []Property {
+	return filter(func(p Property) bool { return p.table })
+}
+
+// Witnesses lists the witnesses of design d, in Properties order: every
+// design's, then the restart rows' and the renewing rows' own.
+func Witnesses(d Design) []Property {
+	return filter(func(p Property) bool { return p.Expectation == Sometimes && p.AppliesTo(d) })
+}
+
+func filter(keep func(Property) bool) []Property {
+	var ps []Property
+	for _, p := range Properties() {
+		if keep(p) {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
+// invariantIndex is the index of the named property in Invariants, -1 if
+// there is none.
+func invariantIndex(name string) int {
+	for k, inv := range Invariants() {
+		if inv.Name == name {
+			return k
+		}
+	}
+	return -1
+}
+
+// InvariantNames lists the names of the table's invariants.
+func InvariantNames() []string {
+	var names []string
+	for _, inv := range Invariants() {
+		names = append(names, inv.Name)
+	}
+	return names
+}
+
+// LookupInvariant finds an invariant of the table by name.
+func LookupInvariant(name string) (Property, error) {
+	for _, inv := range Invariants() {
+		if inv.Name == name {
+			return inv, nil
+		}
+	}
+	return Property{}, fmt.Errorf("unknown invariant %s (want one of %s)", quote.Q(name), strings.Join(InvariantNames(), ", "))
+}
+
+// LookupProperty finds a property of the list by name.
+func LookupProperty(name string) (Property, bool) {
+	for _, p := range Properties() {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Property{}, false
+}
+
+// atMostOneClientHoldsLock: no two distinct clients believe they hold the
+// lock at once. It is about beliefs, which fencing does not change.
+func atMostOneClientHoldsLock(s *System) *Breach {
+	// Counted first: the check runs after every step that makes a holder,
+	// and a single holder needs no list.
+	n := 0
+	for i := range s.Clients {
+		if s.Clients[i].holds {
+			n++
+		}
+	}
+	if n < 2 {
+		return nil
+	}
+	holders := make([]NodeID, 0, n)
+	for i := range s.Clients {
+		if s.Clients[i].holds {
+			holders = append(holders, s.Clients[i].id)
+		}
+	}
+	names := make([]string, len(holders))
+	for i, h := range holders {
+		names[i] = h.String()
+	}
+	all := "both"
+	if len(names) > 2 {
+		all = "all"
+	}
+	return &Breach{Involved: holders, Explanation: fmt.Sprintf("%s %s believe they hold the lock", strings.Join(names, " and "), all)}
+}
+
+// tokenIsMonotonical: the tokens of the operations the resource accepted,
+// in acceptance order, never decrease. Unlike seed 000's version, which
+// only the client's own check could falsify, this is about what the
+// resource accepted, so a resource that ignores tokens breaks it.
+func tokenIsMonotonical(s *System) *Breach {
+	var last Op
+	seen := false
+	for _, op := range s.Resource.log {
+		if !op.Accepted {
+			continue
+		}
+		if seen && op.Token < last.Token {
+			return &Breach{
+				Involved:    distinct(last.Client, op.Client),
+				Explanation: fmt.Sprintf("the resource accepted %s after %s", op, last),
+			}
+		}
+		last, seen = op, true
+	}
+	return nil
+}
+
+// noLostUpdate: the counter always equals the number of writes the resource
+// accepted. Checked in every state, this means the k-th accepted write wrote
+// k, i.e. no critical section's write was based on a stale read.
+func noLostUpdate(s *System) *Breach {
+	var writes int64
+	var prev *Op
+	var stale *Op
+	for i := range s.Resource.log {
+		op := &s.Resource.log[i]
+		if !op.Accepted || op.Kind != OpWrite {
+			continue
+		}
+		writes++
+		if stale == nil && op.Value != writes {
+			stale = op
+			break
+		}
+		prev = op
+	}
+	if stale == nil && s.Resource.counter == writes {
+		return nil
+	}
+	if stale == nil { // the counter changed other than by an accepted write: impossible by construction
+		return &Breach{Explanation: fmt.Sprintf("the counter is %d after %d accepted writes", s.Resource.counter, writes)}
+	}
+	b := &Breach{Involved: []NodeID{stale.Client}}
+	if prev != nil {
+		b.Involved = distinct(prev.Client, stale.Client)
+		b.Explanation = fmt.Sprintf("%s wrote %d over %s's %d: an update was lost", stale.Client, stale.Value, prev.Client, prev.Value)
+	} else {
+		b.Explanation = fmt.Sprintf("%s wrote %d as the first write: an update was lost", stale.Client, stale.Value)
+	}
+	return b
+}
+
+// someSectionCommits: some client has committed a section.
+func someSectionCommits(s *System) bool {
+	for i := range s.Clients {
+		if s.Clients[i].committed > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// everyClientCommits: every client has committed all its sections (the
+// specs' committed[c] = Sections for every c).
+func everyClientCommits(s *System) bool {
+	for i := range s.Clients {
+		if c := &s.Clients[i]; int(c.committed) != c.cfg.Sections {
+			return false
+		}
+	}
+	return true
+}
+
+// tokensAreUnique: the resource accepted no operations of two clients
+// with one token. The spec's ghost lease of an operation is a function of
+// its token in every design, so equal tokens have equal leases there and
+// only the clients can differ; Go's log has no lease. A restarted volatile
+// counter breaks it.
+func tokensAreUnique(s *System) *Breach {
+	by := map[uint64]Op{}
+	for _, op := range s.Resource.log {
+		if !op.Accepted {
+			continue
+		}
+		if first, ok := by[op.Token]; ok && first.Client != op.Client {
+			return &Breach{Involved: distinct(first.Client, op.Client),
+				Explanation: fmt.Sprintf("the resource accepted %s and %s: one token, two clients", first, op)}
+		}
+		by[op.Token] = op
+	}
+	return nil
+}
+
+func distinct(a, b NodeID) []NodeID {
+	if a == b {
+		return []NodeID{a}
+	}
+	return []NodeID{a, b}
+}

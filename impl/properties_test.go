@@ -1,0 +1,136 @@
+package impl
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestPropertiesNamedAsSpecs: every property of the one list is an
+// operator the specs define, under the same name, once in the list; an
+// invariant has a check, a witness or liveness property a goal.
+func TestPropertiesNamedAsSpecs(t *testing.T) {
+	specs, err := filepath.Glob(filepath.Join("..", "specs", "*.tla"))
+	require.NoError(t, err)
+	require.NotEmpty(t, specs)
+	var text []byte
+	for _, f := range specs {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		text = append(text, b...)
+	}
+	seen := map[string]bool{}
+	for _, p := range Properties() {
+		assert.False(t, seen[p.Name], "%s twice", p.Name)
+		seen[p.Name] = true
+		assert.Regexp(t, regexp.MustCompile(`(?m)^`+p.Name+` ==`), string(text), "%s is no operator of specs/*.tla", p.Name)
+		assert.NotEmpty(t, p.What, p.Name)
+		if p.Expectation == Always {
+			assert.NotNil(t, p.Check, p.Name)
+			assert.Nil(t, p.Goal, p.Name)
+		} else {
+			assert.NotNil(t, p.Goal, p.Name)
+			assert.Nil(t, p.Check, p.Name)
+		}
+	}
+	assert.Equal(t, []string{AtMostOneClientHoldLock, TokenIsMonotonical, NoLostUpdate}, InvariantNames())
+	for _, d := range Designs() {
+		var names []string
+		for _, w := range Witnesses(d) {
+			names = append(names, w.Name)
+		}
+		want := []string{NoSectionCommits, NotEveryClientCommits}
+		if d.Restart() != NoRestart {
+			want = append(want, NoSectionCommitsAcrossRestart)
+		}
+		if d.Renews() {
+			want = append(want, NoSectionCommitsAfterRenewal)
+		}
+		assert.Equal(t, want, names, d.String())
+	}
+	_, ok := LookupProperty("SomeSectionCommits")
+	assert.False(t, ok, "the explorer's old name is no property")
+}
+
+// TestWitnessGoals walks each design's untimed world at random: no goal
+// is reached in the initial state (the witness invariants of TLC hold
+// there), some section commits in some walk of two simple rows, a goal the design never
+// reaches (Unreachable) is reached by none, and a goal about the actors
+// alone (SystemGoal) agrees with Goal in every state. That every witness
+// is reached, and not reached with a broken actor, is the explorer's
+// test (TestWitnessesReached, TestMutantsReachNoWitness): it needs the
+// whole state space, not a sample.
+func TestWitnessGoals(t *testing.T) {
+	for _, d := range Designs() {
+		cfg := Config{Design: d, Clients: 2, Sections: 1, Retries: 1, TTL: 10, Margin: 1}
+		if d.Redlock() {
+			cfg.Nodes, cfg.Retries = 3, 0
+		}
+		init, err := NewWorld(cfg)
+		require.NoError(t, err, d.String())
+		props := append(Witnesses(d), eventually()...)
+		reached := make([]bool, len(props))
+		for _, p := range props {
+			assert.False(t, p.Goal(init), "%s: %s's goal in the initial state", d, p.Name)
+			assert.Equal(t, p.Expectation == Eventually, p.Violated(init), "%s: %s", d, p.Name)
+		}
+		rng := rand.New(rand.NewPCG(1, uint64(d)))
+		for walk := 0; walk < 300; walk++ {
+			w := init.Clone()
+			for step := 0; step < 200 && w.Actions() > 0; step++ {
+				w.Apply(rng.IntN(w.Actions()))
+				for k, p := range props {
+					g := p.Goal(w)
+					reached[k] = reached[k] || g
+					assert.Equal(t, g, p.Violated(w) != (p.Expectation == Eventually))
+					if p.SystemGoal != nil {
+						require.Equal(t, g, p.SystemGoal(w.Sys), "%s: %s", d, p.Name)
+					}
+				}
+			}
+		}
+		for k, p := range props {
+			if p.Unreachable(d) != "" {
+				assert.False(t, reached[k], "%s: %s reached, unreachable: %s", d, p.Name, p.Unreachable(d))
+			}
+			if p.Name == NoSectionCommits && (d == DesignNoFencing || d == DesignFenceAll) {
+				assert.True(t, reached[k], "%s: no walk commits a section", d) // the walks reach goals at all
+			}
+		}
+	}
+}
+
+func eventually() []Property {
+	return filter(func(p Property) bool { return p.Expectation == Eventually })
+}
+
+// TestTokensAreUnique: two clients' accepted operations with one token
+// violate it; one client's, or a refused one, do not.
+func TestTokensAreUnique(t *testing.T) {
+	p, ok := LookupProperty(TokensAreUnique)
+	require.True(t, ok)
+	sys, err := NewSystem(Config{Design: DesignRestartVolatile, Clients: 2, Sections: 1, TTL: 10, Margin: 1})
+	require.NoError(t, err)
+	c1, c2 := ClientNode(0), ClientNode(1)
+	for _, tc := range []struct {
+		log  []Op
+		want bool
+	}{
+		{[]Op{{Client: c1, Kind: OpRead, Accepted: true, Token: 1}, {Client: c2, Kind: OpRead, Accepted: true, Token: 1}}, true},
+		{[]Op{{Client: c1, Kind: OpRead, Accepted: true, Token: 1}, {Client: c2, Kind: OpRead, Accepted: true, Token: 2}, {Client: c1, Kind: OpWrite, Accepted: true, Token: 2, Value: 1}}, true},
+		{[]Op{{Client: c1, Kind: OpRead, Accepted: true, Token: 1}, {Client: c1, Kind: OpWrite, Accepted: true, Token: 1, Value: 1}}, false},
+		{[]Op{{Client: c1, Kind: OpRead, Accepted: true, Token: 1}, {Client: c2, Kind: OpRead, Accepted: false, Token: 1}}, false},
+	} {
+		sys.Resource.log = tc.log
+		b := p.Check(sys)
+		assert.Equal(t, tc.want, b != nil, "%v", tc.log)
+		if b != nil {
+			assert.ElementsMatch(t, []NodeID{c1, c2}, b.Involved)
+		}
+	}
+}
