@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/conform"
+	"github.com/fencelab/fencelab/distlockspec"
 	"github.com/fencelab/fencelab/internal/inputfile"
 	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/tlc"
@@ -30,7 +31,7 @@ type replaySummary struct {
 func replayCounterexamples(ctx context.Context, e *env, runner *tlc.Runner, specs, from string) (replaySummary, error) {
 	var sum replaySummary
 	w := e.stdout
-	m, err := tlc.LoadManifest(filepath.Join(specs, "models.json"))
+	m, err := distlockspec.LoadManifest(filepath.Join(specs, "models.json"))
 	if err != nil {
 		return sum, badInput("%v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/fencelab/fencelab/distlockspec"
 	"github.com/fencelab/fencelab/internal/inputfile"
 	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/tlc"
@@ -99,8 +100,8 @@ func tlcTrace(path string, data []byte, title, property string, which int) (*tra
 			title += fmt.Sprintf(" (counterexample %d of %d)", which, n)
 		}
 	}
-	t, err := parsed.Trace(tlc.TraceOptions{Title: title, Property: property})
-	if errors.Is(err, tlc.ErrNoCounterexample) {
+	t, err := distlockspec.Trace(parsed, distlockspec.TraceOptions{Title: title, Property: property})
+	if errors.Is(err, distlockspec.ErrNoCounterexample) {
 		return nil, badInput("%s: no counterexample in this TLC output (TLC found no error, or stopped before printing one)", path)
 	}
 	if err != nil {
