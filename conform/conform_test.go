@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencelab/fencelab/distlockspec"
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/testbuild"
 )
@@ -25,28 +26,28 @@ var update = flag.Bool("update", false, "rewrite the golden trace module and its
 func TestVarsAreTheTranslations(t *testing.T) {
 	re := regexp.MustCompile(`(?s)\nvars == <<(.*?)>>`)
 	for _, d := range []impl.Design{impl.DesignNoFencing, impl.DesignFenceAll} {
-		src, err := os.ReadFile(filepath.Join(specsDir, Spec(d)+".tla"))
+		src, err := os.ReadFile(filepath.Join(specsDir, distlockspec.Spec(d)+".tla"))
 		require.NoError(t, err)
 		m := re.FindSubmatch(src)
-		require.NotNil(t, m, "%s: no vars tuple", Spec(d))
+		require.NotNil(t, m, "%s: no vars tuple", distlockspec.Spec(d))
 		var got []string
 		for _, f := range strings.Split(string(m[1]), ",") {
 			got = append(got, strings.TrimSpace(f))
 		}
-		assert.Equal(t, got, Vars(d), Spec(d))
+		assert.Equal(t, got, distlockspec.Vars(d), distlockspec.Spec(d))
 	}
 }
 
 // TestAbstractInitial: the initial world of every design is the specs'
 // Init, variable by variable.
 func TestAbstractInitial(t *testing.T) {
-	for _, d := range Designs() {
+	for _, d := range distlockspec.Designs() {
 		for _, n := range []int{1, 2, 3} {
 			c := UntimedConfigs()[0]
 			c.Design, c.Clients = d, n
 			w, err := impl.NewWorld(c)
 			require.NoError(t, err)
-			s, err := Abstract(w, d)
+			s, err := distlockspec.Abstract(w, d)
 			require.NoError(t, err)
 			per := func(v string) string {
 				var f []string
@@ -55,7 +56,7 @@ func TestAbstractInitial(t *testing.T) {
 				}
 				return "[" + strings.Join(f, ", ") + "]"
 			}
-			want := State{
+			want := distlockspec.State{
 				"network": "{}", "timers": "{}", "counter": "0", "ops": "<<>>", "last_lease": "0",
 				"renewals": per("0"), "renewed": per("FALSE"),
 				"lock_held": per("FALSE"), "late": per("FALSE"), "lease": per("0"), "retries": per("0"),
@@ -72,7 +73,7 @@ func TestAbstractInitial(t *testing.T) {
 				want["distLock"] = `[status |-> "Available", id |-> "none", lease |-> 0]`
 			}
 			assert.Equal(t, want, s, "%s, %d clients", d, n)
-			assert.Len(t, s, len(Vars(d)))
+			assert.Len(t, s, len(distlockspec.Vars(d)))
 		}
 	}
 }
@@ -86,13 +87,13 @@ func TestAbstractRefuses(t *testing.T) {
 	require.NoError(t, err)
 	acq := impl.Message{Kind: impl.MsgAcquire, From: impl.ClientNode(0), To: impl.ServiceNode}
 	w.InFlight = []impl.Message{acq, acq}
-	_, err = Abstract(w, c.Design)
+	_, err = distlockspec.Abstract(w, c.Design)
 	assert.ErrorContains(t, err, "two equal messages")
 
 	w, err = impl.NewWorld(c)
 	require.NoError(t, err)
 	w.Timers = []impl.PendingTimer{{Node: impl.ServiceNode, Timer: impl.Timer{Kind: impl.TimerLockDelay}}}
-	_, err = Abstract(w, c.Design)
+	_, err = distlockspec.Abstract(w, c.Design)
 	assert.ErrorContains(t, err, "lock-delay")
 
 	// A non-atomic resource's applies are its checked writes, one each.
@@ -100,7 +101,7 @@ func TestAbstractRefuses(t *testing.T) {
 	w, err = impl.NewWorld(c)
 	require.NoError(t, err)
 	w.InFlight = []impl.Message{{Kind: impl.MsgApply, From: impl.ResourceNode, To: impl.ResourceNode}}
-	_, err = Abstract(w, c.Design)
+	_, err = distlockspec.Abstract(w, c.Design)
 	assert.ErrorContains(t, err, "1 applies in flight for 0 writes")
 
 	// Unique tokens are the spec's ranks up to lease 16, and none beyond.
@@ -108,25 +109,25 @@ func TestAbstractRefuses(t *testing.T) {
 	w, err = impl.NewWorld(c)
 	require.NoError(t, err)
 	w.InFlight = []impl.Message{{Kind: impl.MsgRead, From: impl.ClientNode(0), To: impl.ResourceNode, Token: impl.Scramble(16)}}
-	s, err := Abstract(w, c.Design)
+	s, err := distlockspec.Abstract(w, c.Design)
 	require.NoError(t, err)
 	assert.Contains(t, s["network"], "token |-> 14,")
 	w.InFlight[0].Token = impl.Scramble(17)
-	_, err = Abstract(w, c.Design)
+	_, err = distlockspec.Abstract(w, c.Design)
 	assert.ErrorContains(t, err, "UniqueTokens")
 
 	// Every design with one lock service has a spec here; the Redlock
 	// rows (DistLockRedlock.tla) have no abstraction yet, and say so.
 	for _, d := range impl.Designs() {
 		if !d.Redlock() {
-			assert.Contains(t, Designs(), d)
+			assert.Contains(t, distlockspec.Designs(), d)
 			continue
 		}
 		c := UntimedConfigs()[0]
 		c.Design = d
 		w, err := impl.NewWorld(c)
 		require.NoError(t, err)
-		_, err = Abstract(w, d)
+		_, err = distlockspec.Abstract(w, d)
 		assert.ErrorContains(t, err, "no spec models it", d.String())
 	}
 }
@@ -141,11 +142,11 @@ func TestUniqueTokensTable(t *testing.T) {
 	m := regexp.MustCompile(`\nUniqueTokens == <<([0-9, ]*)>>`).FindSubmatch(src)
 	require.NotNil(t, m, "no UniqueTokens in DistLockFencing.tla")
 	var want []string
-	for _, r := range UniqueTokenRanks() {
+	for _, r := range distlockspec.UniqueTokenRanks() {
 		want = append(want, fmt.Sprint(r))
 	}
 	assert.Equal(t, strings.Join(want, ", "), string(m[1]))
-	ranks := UniqueTokenRanks()
+	ranks := distlockspec.UniqueTokenRanks()
 	for i := range ranks {
 		for j := range ranks {
 			a, b := impl.Scramble(uint64(i+1)), impl.Scramble(uint64(j+1))
@@ -158,22 +159,22 @@ func TestUniqueTokensTable(t *testing.T) {
 // TestSpecConstants: every design with tokens has its own constants, and
 // DesignOf reads it back; a mutant's constants are no design's.
 func TestSpecConstants(t *testing.T) {
-	seen := map[Constants]impl.Design{}
+	seen := map[distlockspec.Constants]impl.Design{}
 	for _, d := range impl.Designs() {
 		if !d.Tokens() {
 			continue
 		}
-		k := SpecConstants(d)
+		k := distlockspec.SpecConstants(d)
 		prev, dup := seen[k]
 		assert.False(t, dup, "%s and %s share constants %+v", d, prev, k)
 		seen[k] = d
-		got, ok := DesignOf(k)
+		got, ok := distlockspec.DesignOf(k)
 		assert.True(t, ok, d.String())
 		assert.Equal(t, d, got)
 	}
-	_, ok := DesignOf(Constants{Check: "all", TokenRule: "pairs", ServiceRestart: "never"})
+	_, ok := distlockspec.DesignOf(distlockspec.Constants{Check: "all", TokenRule: "pairs", ServiceRestart: "never"})
 	assert.False(t, ok)
-	_, ok = DesignOf(Constants{Check: "cas", TokenRule: "lease", ServiceRestart: "never"})
+	_, ok = distlockspec.DesignOf(distlockspec.Constants{Check: "cas", TokenRule: "lease", ServiceRestart: "never"})
 	assert.False(t, ok, "check-and-set on lease numbers is no row")
 }
 
@@ -209,7 +210,7 @@ func mappingKey(w *impl.World, a impl.Action) (node, phase, input string) {
 func TestMappingsCoverWalks(t *testing.T) {
 	testbuild.SkipUnderRace(t)
 	rows := map[string]string{}
-	for _, m := range Mappings() {
+	for _, m := range distlockspec.Mappings() {
 		in, _, _ := strings.Cut(m.Input, " ")
 		rows[m.Node+"/"+m.Phase+"/"+in] = m.Label
 	}
@@ -236,7 +237,7 @@ func TestMappingsCoverWalks(t *testing.T) {
 					key := node + "/" + phase + "/" + input
 					label, ok := rows[key]
 					require.True(t, ok, "no mapping row for %s", key)
-					assert.Equal(t, label, SpecAction(w, a).Label, key)
+					assert.Equal(t, label, distlockspec.SpecAction(w, a).Label, key)
 					taken[key] = true
 					w.Apply(indexOf(t, w, a))
 				}
@@ -273,7 +274,7 @@ func TestRecordFollowsWalk(t *testing.T) {
 		w, _ := impl.NewWorld(c)
 		for k, i := range path {
 			w.Apply(i)
-			s, err := Abstract(w, c.Design)
+			s, err := distlockspec.Abstract(w, c.Design)
 			require.NoError(t, err)
 			assert.Equal(t, s, tr.Lines[k+1].State)
 		}
@@ -285,7 +286,7 @@ func TestRecordFollowsWalk(t *testing.T) {
 // TestSimPathIsTheWorlds: every simulator step of a run (default faults)
 // is a step of the untimed world, found by SimPath.
 func TestSimPathIsTheWorlds(t *testing.T) {
-	for _, d := range Designs() {
+	for _, d := range distlockspec.Designs() {
 		g, err := SimRuns(SimConfig(d), 5, 1)
 		require.NoError(t, err)
 		cut := 0
@@ -376,22 +377,22 @@ func TestModuleShares(t *testing.T) {
 func TestCfg(t *testing.T) {
 	c := UntimedConfigs()[0]
 	c.Retries, c.Sections, c.Validity = 3, 2, impl.ValiditySend
-	got := Cfg(c, true)
+	got := distlockspec.TraceCfg(c, true)
 	for _, want := range []string{"INIT TraceInit", "NEXT TraceNext", "Clients <- TraceClients", "MaxRetries = 3", "Sections = 2",
 		`Validity = "send"`, "Verbose = TRUE", "CHECK_DEADLOCK FALSE"} {
 		assert.Contains(t, got, want)
 	}
 	assert.NotContains(t, got, "Check =")
 	c.Design = impl.DesignFenceWrites
-	assert.Contains(t, Cfg(c, false), `Check = "writes"`)
-	assert.Contains(t, Cfg(c, false), "Verbose = FALSE")
+	assert.Contains(t, distlockspec.TraceCfg(c, false), `Check = "writes"`)
+	assert.Contains(t, distlockspec.TraceCfg(c, false), "Verbose = FALSE")
 	c.Design = impl.DesignRestartDurable
 	for _, want := range []string{`Check = "all"`, `TokenRule = "lease"`, `ServiceRestart = "durable"`, "NonAtomic = FALSE"} {
-		assert.Contains(t, Cfg(c, false), want)
+		assert.Contains(t, distlockspec.TraceCfg(c, false), want)
 	}
 	c.Design = impl.DesignVersionEquality
 	for _, want := range []string{`Check = "version"`, `TokenRule = "unique"`, `ServiceRestart = "never"`} {
-		assert.Contains(t, Cfg(c, false), want)
+		assert.Contains(t, distlockspec.TraceCfg(c, false), want)
 	}
 }
 
@@ -433,8 +434,8 @@ func TestReducedConfigs(t *testing.T) {
 	for _, c := range got {
 		designs[c.Design], clients[c.Clients], sections[c.Sections], validity[c.Validity] = true, true, true, true
 	}
-	assert.Len(t, got, len(Designs()))
-	assert.Len(t, designs, len(Designs()))
+	assert.Len(t, got, len(distlockspec.Designs()))
+	assert.Len(t, designs, len(distlockspec.Designs()))
 	assert.Len(t, clients, 2)
 	assert.Len(t, sections, 2)
 	assert.Len(t, validity, 2)

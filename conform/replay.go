@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fencelab/fencelab/distlockspec"
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/inputfile"
@@ -56,7 +57,7 @@ func ModelConfig(spec, cfg string) (impl.Config, error) {
 			}
 		}
 	case "DistLockFencing.tla":
-		var k Constants
+		var k distlockspec.Constants
 		for name, dst := range map[string]*string{"Check": &k.Check, "TokenRule": &k.TokenRule, "ServiceRestart": &k.ServiceRestart} {
 			v, ok := consts[name]
 			if !ok || v.Kind != tlc.KindString {
@@ -72,7 +73,7 @@ func ModelConfig(spec, cfg string) (impl.Config, error) {
 			return impl.Config{}, fmt.Errorf("the cfg has no boolean NonAtomic")
 		}
 		k.NonAtomic = v.Bool
-		if c.Design, ok = DesignOf(k); !ok {
+		if c.Design, ok = distlockspec.DesignOf(k); !ok {
 			return impl.Config{}, fmt.Errorf("constants Check %s, TokenRule %s, ServiceRestart %s, NonAtomic %v are no design's (fencelab designs lists them)",
 				quote.Q(k.Check), quote.Q(k.TokenRule), quote.Q(k.ServiceRestart), k.NonAtomic)
 		}
@@ -273,7 +274,7 @@ func replay(c impl.Config, out *tlc.Output, property string, apply stepper) (*Re
 	if err != nil {
 		return nil, err
 	}
-	if err := sameState(w, c.Design, out.States[0]); err != nil {
+	if err := distlockspec.SameState(w, c.Design, out.States[0]); err != nil {
 		return nil, &ReplayError{Reason: err.Error()}
 	}
 	r := &Replayed{Property: property, At: -1}
@@ -293,12 +294,12 @@ func replay(c impl.Config, out *tlc.Output, property string, apply stepper) (*Re
 		var tried []string
 		for i := range w.Actions() {
 			trial.CopyFrom(w)
-			act := SpecAction(trial, trial.Action(i))
+			act := distlockspec.SpecAction(trial, trial.Action(i))
 			if act.Label != st.Action {
 				continue
 			}
 			a, _ := apply(trial, r.Path, i)
-			if err := sameState(trial, c.Design, st); err != nil {
+			if err := distlockspec.SameState(trial, c.Design, st); err != nil {
 				tried = append(tried, fmt.Sprintf("%s: %v", describe(a), err))
 				continue
 			}
@@ -442,67 +443,6 @@ func Replayable(property string) bool {
 	}
 	_, err := impl.LookupInvariant(property)
 	return err == nil
-}
-
-// sameState compares w's abstraction with the state TLC printed, variable
-// by variable, after both are put in one canonical form (TLC prints model
-// values, functions and records in its own order; Abstract writes
-// strings and records).
-func sameState(w *impl.World, d impl.Design, st tlc.State) error {
-	s, err := Abstract(w, d)
-	if err != nil {
-		return err
-	}
-	for _, name := range Vars(d) {
-		var printed *tlc.Value
-		for i := range st.Vars {
-			if st.Vars[i].Name == name {
-				printed = &st.Vars[i].Value
-			}
-		}
-		if printed == nil {
-			return fmt.Errorf("TLC's state has no variable %s", name)
-		}
-		goVal, err := tlc.ParseValue(s[name])
-		if err != nil {
-			return fmt.Errorf("%s: the abstraction wrote %s: %w", name, quote.Q(s[name]), err)
-		}
-		if g, t := canonical(goVal), canonical(*printed); g != t {
-			return fmt.Errorf("%s is %s in Go, %s in TLC's state", name, g, t)
-		}
-	}
-	return nil
-}
-
-// canonical writes v so that two values TLA+ calls equal write the same:
-// model values as strings (the trace modules bind clients to strings),
-// records and functions as one sorted map, sets sorted.
-func canonical(v tlc.Value) string {
-	switch v.Kind {
-	case tlc.KindModel, tlc.KindString:
-		return fmt.Sprintf("%q", v.Str)
-	case tlc.KindRecord, tlc.KindFunction:
-		pairs := make([]string, len(v.Fields))
-		for i, f := range v.Fields {
-			pairs[i] = canonical(f.Key) + " |-> " + canonical(f.Val)
-		}
-		slices.Sort(pairs)
-		return "[" + strings.Join(pairs, ", ") + "]"
-	case tlc.KindSet:
-		elems := make([]string, len(v.Elems))
-		for i, e := range v.Elems {
-			elems[i] = canonical(e)
-		}
-		slices.Sort(elems)
-		return "{" + strings.Join(elems, ", ") + "}"
-	case tlc.KindSeq:
-		elems := make([]string, len(v.Elems))
-		for i, e := range v.Elems {
-			elems[i] = canonical(e)
-		}
-		return "<<" + strings.Join(elems, ", ") + ">>"
-	}
-	return v.String()
 }
 
 // ReplayModel replays in Go the counterexample TLC printed (output) for

@@ -8,12 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencelab/fencelab/distlockspec"
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/testbuild"
 	"github.com/fencelab/fencelab/tlc"
@@ -360,8 +362,8 @@ func TestModelConfig(t *testing.T) {
 		if !d.Tokens() {
 			continue
 		}
-		k := SpecConstants(d)
-		c, err := ModelConfig("DistLockFencing.tla", base+row(k.Check, k.TokenRule, k.ServiceRestart, boolean(k.NonAtomic)))
+		k := distlockspec.SpecConstants(d)
+		c, err := ModelConfig("DistLockFencing.tla", base+row(k.Check, k.TokenRule, k.ServiceRestart, strings.ToUpper(strconv.FormatBool(k.NonAtomic))))
 		require.NoError(t, err, d.String())
 		assert.Equal(t, d, c.Design)
 	}

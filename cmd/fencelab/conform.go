@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/conform"
+	"github.com/fencelab/fencelab/distlockspec"
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/atomicfile"
@@ -79,7 +80,7 @@ func runConform(e *env, args []string) error {
 		return badInput("--timeout must be positive")
 	}
 	for _, d := range []impl.Design{impl.DesignNoFencing, impl.DesignFenceAll} {
-		for _, name := range []string{conform.Spec(d), conform.TraceSpec(d)} {
+		for _, name := range []string{distlockspec.Spec(d), distlockspec.TraceSpec(d)} {
 			if fi, err := os.Stat(filepath.Join(*specs, name+".tla")); err != nil || !fi.Mode().IsRegular() {
 				return badInput("--specs %s has no %s.tla", quote.S(*specs), name)
 			}
@@ -130,7 +131,7 @@ func runConform(e *env, args []string) error {
 	if *withExplore {
 		sources = append(sources, conformSource{"explore", func() ([]conform.Group, error) {
 			var gs []conform.Group
-			for _, d := range conform.Designs() {
+			for _, d := range distlockspec.Designs() {
 				for _, n := range []int{2, 3} {
 					if n > explore.RoutineClients(d) {
 						continue
@@ -148,7 +149,7 @@ func runConform(e *env, args []string) error {
 	if *simRuns > 0 || *simFailing > 0 {
 		sources = append(sources, conformSource{"sim", func() ([]conform.Group, error) {
 			var gs []conform.Group
-			for _, d := range conform.Designs() {
+			for _, d := range distlockspec.Designs() {
 				g, err := conform.SimRuns(conform.SimConfig(d), *simRuns, *simFailing)
 				if err != nil {
 					return nil, err
