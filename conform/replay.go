@@ -2,7 +2,6 @@ package conform
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -13,7 +12,6 @@ import (
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/inputfile"
-	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/tlc"
 )
 
@@ -29,16 +27,11 @@ import (
 // with clients unfinished for a deadlock; the property's condition false
 // on the lasso TLC closed, or where TLC stuttered, for a liveness property.
 
-// ErrNotGoSystem marks a model whose system is not one the Go code runs:
-// its counterexample has no Go replay by construction, and the reason says
-// why.
-var ErrNotGoSystem = errors.New("not a system the Go code runs")
-
 // ModelConfig is the Go configuration a model of the specs stands for,
 // read from the CONSTANTS of its cfg: design (the spec, and the constants
-// SpecConstants writes), number of clients, sections, retries and validity
+// distlockspec.DesignOfConstants reads), number of clients, sections, retries and validity
 // rule. It fails, wrapping
-// ErrNotGoSystem, for the constants that change the system into one the
+// distlockspec.ErrNotGoSystem, for the constants that change the system into one the
 // Go code does not implement (a mutant token rule; clients that never
 // give up); Timeouts = FALSE is a Go system, TLC merely never fires its
 // expiry and validity timers.
@@ -47,42 +40,11 @@ func ModelConfig(spec, cfg string) (impl.Config, error) {
 	if err != nil {
 		return impl.Config{}, err
 	}
-	c := impl.Config{Design: impl.DesignNoFencing, Validity: impl.ValidityArrival}
-	switch spec {
-	case "DistLock.tla":
-		if r, ok := consts["Renewals"]; ok && r.Kind == tlc.KindInt && r.Int > 0 {
-			c.Design = impl.DesignRenewal
-			if r.Int != int64(impl.UntimedRenewals) {
-				return impl.Config{}, fmt.Errorf("constant Renewals = %d: Go's untimed world renews at most %d a section: %w", r.Int, impl.UntimedRenewals, ErrNotGoSystem)
-			}
-		}
-	case "DistLockFencing.tla":
-		var k distlockspec.Constants
-		for name, dst := range map[string]*string{"Check": &k.Check, "TokenRule": &k.TokenRule, "ServiceRestart": &k.ServiceRestart} {
-			v, ok := consts[name]
-			if !ok || v.Kind != tlc.KindString {
-				return impl.Config{}, fmt.Errorf("the cfg has no %s string", name)
-			}
-			*dst = v.Str
-		}
-		if k.TokenRule == "pairs" {
-			return impl.Config{}, fmt.Errorf("mutant service (TokenRule %s): %w", quote.Q(k.TokenRule), ErrNotGoSystem)
-		}
-		v, ok := consts["NonAtomic"]
-		if !ok || v.Kind != tlc.KindBool {
-			return impl.Config{}, fmt.Errorf("the cfg has no boolean NonAtomic")
-		}
-		k.NonAtomic = v.Bool
-		if c.Design, ok = distlockspec.DesignOf(k); !ok {
-			return impl.Config{}, fmt.Errorf("constants Check %s, TokenRule %s, ServiceRestart %s, NonAtomic %v are no design's (fencelab designs lists them)",
-				quote.Q(k.Check), quote.Q(k.TokenRule), quote.Q(k.ServiceRestart), k.NonAtomic)
-		}
-	default:
-		return impl.Config{}, fmt.Errorf("another spec (%s): %w", spec, ErrNotGoSystem)
+	design, err := distlockspec.DesignOfConstants(spec, consts)
+	if err != nil {
+		return impl.Config{}, err
 	}
-	if g, ok := consts["GiveUp"]; ok && g.Kind == tlc.KindBool && !g.Bool {
-		return impl.Config{}, fmt.Errorf("clients never give up (GiveUp): %w", ErrNotGoSystem)
-	}
+	c := impl.Config{Design: design, Validity: impl.ValidityArrival}
 	if v, ok := consts["Validity"]; ok {
 		if c.Validity, err = impl.ParseValidityRule(v.Str); err != nil {
 			return impl.Config{}, fmt.Errorf("constant Validity: %w", err)
@@ -466,16 +428,16 @@ func ReplayModel(specsDir string, m tlc.Model, output []byte) (*Replayed, error)
 }
 
 // ModelReplayable returns the Go configuration model m of the manifest in
-// specsDir stands for. It fails wrapping ErrNotGoSystem, with the reason,
+// specsDir stands for. It fails wrapping distlockspec.ErrNotGoSystem, with the reason,
 // for a model whose counterexample Go cannot replay: the timed spec's, a
 // variant's whose system Go does not run (a mutant service, clients that
 // never give up), or one whose property Go has no check for.
 func ModelReplayable(specsDir string, m tlc.Model) (impl.Config, error) {
 	if m.Family == tlc.FamilyTimed {
-		return impl.Config{}, fmt.Errorf("timed spec (its steps are ticks): %w", ErrNotGoSystem)
+		return impl.Config{}, fmt.Errorf("timed spec (its steps are ticks): %w", distlockspec.ErrNotGoSystem)
 	}
 	if !Replayable(m.Property) {
-		return impl.Config{}, fmt.Errorf("no Go check (%s): %w", m.Property, ErrNotGoSystem)
+		return impl.Config{}, fmt.Errorf("no Go check (%s): %w", m.Property, distlockspec.ErrNotGoSystem)
 	}
 	if err := tlc.ValidFileName(m.Cfg, ".cfg"); err != nil {
 		return impl.Config{}, fmt.Errorf("model %s: cfg: %w", m.Name, err)

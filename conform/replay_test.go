@@ -74,7 +74,7 @@ func TestReplayEveryCounterexample(t *testing.T) {
 	for _, rc := range violatedModels(t) {
 		mod := rc.model
 		if _, err := ModelReplayable(specsDir, mod); err != nil {
-			require.ErrorIs(t, err, ErrNotGoSystem, mod.Name)
+			require.ErrorIs(t, err, distlockspec.ErrNotGoSystem, mod.Name)
 			// Only a changed system may be left out: a variant of the
 			// two specs of the Go protocol, or another spec.
 			if mod.Spec == "DistLock.tla" || mod.Spec == "DistLockFencing.tla" {
@@ -405,7 +405,7 @@ func TestModelConfig(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ModelConfig(tc.spec, tc.cfg)
 			require.Error(t, err)
-			assert.Equal(t, tc.notGo, errors.Is(err, ErrNotGoSystem), err.Error())
+			assert.Equal(t, tc.notGo, errors.Is(err, distlockspec.ErrNotGoSystem), err.Error())
 		})
 	}
 }
