@@ -15,7 +15,7 @@ const DataModule = "TraceData"
 // Module writes traces, all of configuration c, as the TLA+ module
 // TraceData: TraceClients, the clients' names, and Traces, a sequence of
 // traces, each a sequence of lines [label, proc, state] where state is the
-// tuple of the spec's variables in the translation's order (Vars). The
+// tuple of the spec's variables in the translation's order (distlockspec.Vars). The
 // first line is the initial state (label "Init").
 //
 // Every distinct value of a variable is written once, as a definition

@@ -18,8 +18,8 @@ import (
 // Replay, TLA+ → Go: a counterexample TLC printed is driven into the Go
 // actors through the action mapping. Each TLC step must be matched by
 // exactly the Go step the mapping names: one node handling one input,
-// chosen among the steps impl.World enables, whose abstraction (Abstract)
-// is the state TLC printed and whose spec action (SpecAction) is the
+// chosen among the steps impl.World enables, whose abstraction (distlockspec.Abstract)
+// is the state TLC printed and whose spec action (distlockspec.SpecAction) is the
 // action TLC names. At the end the Go system must be in the same
 // violation: the same invariant breached by the Go check (package impl's
 // Invariants), first at the step TLC stopped at; the witness invariant's

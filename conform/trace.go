@@ -25,7 +25,7 @@ type Trace struct {
 	Path   []int
 	Lines  []Line
 	// Unmapped is set when the abstraction failed at line len(Lines): the
-	// Go state there has no spec state (see Abstract), so the trace is
+	// Go state there has no spec state (see distlockspec.Abstract), so the trace is
 	// rejected without TLC.
 	Unmapped error
 	// LeaseLost and Expired say whether the run took a belief-loss path:
