@@ -56,7 +56,7 @@ func TestDesignOfConstants(t *testing.T) {
 		{"patient clients", "DistLockFencing.tla", with("GiveUp", boolean(false)), true, "never give up"},
 		{"another renewal budget", "DistLock.tla", map[string]tlc.Value{"Renewals": integer(int64(impl.UntimedRenewals) + 1)}, true, "renews at most"},
 		{"no design's constants", "DistLockFencing.tla", with("Check", str("cas")), false, "no design's"},
-		{"a missing constant", "DistLockFencing.tla", map[string]tlc.Value{"Check": str("all")}, false, "no TokenRule string"},
+		{"a missing constant", "DistLockFencing.tla", map[string]tlc.Value{"Check": str("all"), "TokenRule": str("lease"), "NonAtomic": boolean(false)}, false, "no ServiceRestart string"},
 		{"a constant of the wrong kind", "DistLockFencing.tla", with("NonAtomic", integer(1)), false, "no boolean NonAtomic"},
 	}
 	for _, tc := range tests {
