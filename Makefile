@@ -4,7 +4,7 @@ FENCELAB := $(GO) run ./cmd/fencelab
 OUT      ?= out
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-deps browser-deps fmt-check vet generate tlc conform explore sim sim-long bench readme fixtures clean live live-deps live-readme
+.PHONY: help install demo test test-deps browser-deps fmt-check vet generate cli-docs tlc tlc-pin conform explore sim sim-long bench readme fixtures golden clean live live-deps live-readme
 
 help: ## print the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -114,11 +114,17 @@ vet: ## go vet ./... in the main module and in live/
 	$(GO) vet ./...
 	cd live && $(GO) vet ./...
 
-generate: ## go generate ./...: rewrite the generated String methods (stringer, pinned in go.mod)
+generate: ## go generate ./...: rewrite the generated String methods (stringer, pinned in go.mod), specs/*.cfg and specs/models.json (cmd/specgen, from impl/row_*.go) and docs/cli.md
 	$(GO) generate ./...
+
+cli-docs: ## rewrite docs/cli.md, the CLI reference, from the commands' own help (fencelab help --markdown; TestCLIReference fails when it is stale)
+	$(GO) generate ./cmd/fencelab
 
 tlc: $(BIN) ## run TLC on every model in specs/models.json (MODEL=<name> for one; offline: TLA2TOOLS_JAR=/path/to/tla2tools.jar)
 	@$(call fencelab,tlc --out $(OUT)/tlc $(if $(MODEL),--model $(MODEL)))
+
+tlc-pin: ## after make tlc (MODEL=<name> for one): pin the ok models' distinct state counts TLC found in testdata/pins/<design>.golden, then regenerate specs/models.json
+	$(GO) run ./cmd/specgen -record $(OUT)/tlc
 
 conform: $(BIN) ## Go runs (random walks, explorer counterexamples, simulator runs) checked against the specs by TLC, and TLC's counterexamples replayed in Go (WALKS=<n> per configuration, default 100; needs the jar)
 	@$(call fencelab,conform --out $(OUT)/conform $(if $(WALKS),--walks $(WALKS)))
@@ -140,13 +146,21 @@ bench: $(BIN) ## Go benchmarks of the explorer, simulator and Porcupine checks (
 	@echo; echo "TLC, one worker, on DistLockFencing_all_3c, the explorer's 3-client symmetric model (75,272 states both; compare its distinct states/s with BenchmarkExplore's states/s):"
 	@$(BIN) tlc --workers 1 --model DistLockFencing_all_3c --out $(OUT)/tlc-bench || echo "(TLC not run: see the line above)"
 
-readme: $(BIN) ## regenerate README.md's verdict table and TLC walkthrough (from a full fencelab demo run: needs TLC) and CLI reference
+readme: $(BIN) ## regenerate README.md's verdict table and TLC walkthrough (from a full fencelab demo run: needs TLC)
 	@mkdir -p $(OUT) && $(BIN) demo --out $(OUT) --update-readme README.md > $(OUT)/demo.txt || { code=$$?; cat $(OUT)/demo.txt; echo "make: fencelab demo exited with code $$code" >&2; exit $$code; }
 	cp $(OUT)/tlc/DistLock_2c_AtMostOneClientHoldLock/tlc.out tlc/testdata/tool_DistLock_2c_AtMostOneClientHoldLock.out
-	FENCELAB_UPDATE_README=1 $(GO) test ./cmd/fencelab -run 'TestREADMECLIReference|TestREADMEWalkthrough' -count 1
+	FENCELAB_UPDATE_README=1 $(GO) test ./cmd/fencelab -run 'TestREADMEWalkthrough' -count 1
+
+# The packages whose tests import internal/golden: each declares -update
+# (go test ./... -update would stop at a package without the flag).
+GOLDEN_PACKAGES = $(shell $(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | awk '$$1 !~ /internal\/golden$$/ && / github.com\/fencelab\/fencelab\/internal\/golden( |$$)/ {print $$1}')
+
+golden: ## rewrite the pinned figures (testdata/pins/<row>.golden) and the rendered goldens at full size, to review as a diff (TLC's with TLA2TOOLS_JAR set; the replay's TLC outputs: make fixtures)
+	$(GO) test -count 1 -timeout 60m $(GOLDEN_PACKAGES) -update -skip TestUpdateReplayOutputs
+	cd live && $(GO) test -count 1 . -update
 
 fixtures: ## after a change of the specs: rewrite the TLC counterexamples committed for the replay in Go (conform/testdata/replay; needs TLC)
-	FENCELAB_UPDATE_FIXTURES=1 $(GO) test ./conform -run TestUpdateReplayOutputs -count 1 -timeout 60m -v
+	$(GO) test ./conform -run TestUpdateReplayOutputs -count 1 -timeout 60m -v -update
 
 
 live: $(LIVE_BIN) ## the live scripted matrix: every live setup under each of its classic faults, RUNS=<n> runs each (default 3), failing runs in $(OUT)/live; a missing service is skipped with one line (make live-deps installs them)

@@ -14,10 +14,11 @@ import (
 
 	"github.com/fencelab/fencelab/distlockspec"
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/golden"
 	"github.com/fencelab/fencelab/internal/testbuild"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden trace module and its TLC output (needs the jar)")
+var update = flag.Bool("update", false, golden.UpdateUsage)
 
 // mappingKey names a Go step as Mappings does.
 func mappingKey(w *impl.World, a impl.Action) (node, phase, input string) {
@@ -184,18 +185,16 @@ func goldenTraces(t *testing.T) (impl.Config, []*Trace) {
 func TestGoldenModule(t *testing.T) {
 	c, ts := goldenTraces(t)
 	got := Module(c, ts)
-	golden := filepath.Join("testdata", "TraceData_all_2c.tla")
 	outFile := filepath.Join("testdata", "TraceData_all_2c.tlc.out")
 	if *update {
+		// The module is rewritten only with TLC's verdict on it (needs
+		// the jar: tlctest.Require skips without).
 		k := checker(t)
 		run, err := k.Check(t.Context(), c, ts)
 		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
 		require.NoError(t, os.WriteFile(outFile, run.Output, 0o644))
 	}
-	want, err := os.ReadFile(golden)
-	require.NoError(t, err)
-	assert.Equal(t, string(want), got, "regenerate with go test ./conform -run TestGoldenModule -update (needs the jar) after checking why")
+	golden.File(t, *update, filepath.Join("testdata", "TraceData_all_2c.tla"), []byte(got))
 	out, err := os.ReadFile(outFile)
 	require.NoError(t, err)
 	assert.Contains(t, string(out), "Model checking completed. No error has been found.")

@@ -226,8 +226,8 @@ const refreshHint = "refresh them: TLA2TOOLS_JAR=/path/to/tla2tools.jar make fix
 // specs and cfgs as they are (their checksums are recorded beside them),
 // and there is one for each model expected to be violated, and no other.
 func TestReplayOutputsAreCurrent(t *testing.T) {
-	if os.Getenv("FENCELAB_UPDATE_FIXTURES") != "" {
-		t.Skip("TestUpdateReplayOutputs rewrites the outputs and their checksums")
+	if *update {
+		t.Skip("-update: TestUpdateReplayOutputs rewrites the outputs and their checksums")
 	}
 	data, err := os.ReadFile(specsSums)
 	require.NoError(t, err)
@@ -267,11 +267,12 @@ func TestReplayOutputsAreCurrent(t *testing.T) {
 
 // TestUpdateReplayOutputs rewrites the committed TLC outputs and their
 // checksums from fresh TLC runs (one worker: the same counterexample on
-// every run) when FENCELAB_UPDATE_FIXTURES=1 (make fixtures). It is
-// maintenance, not a check: TestReplayOutputsAreCurrent is the check.
+// every run) with -update (make fixtures; make golden leaves it out: it
+// runs TLC on every model expected to be violated). It is maintenance,
+// not a check: TestReplayOutputsAreCurrent is the check.
 func TestUpdateReplayOutputs(t *testing.T) {
-	if os.Getenv("FENCELAB_UPDATE_FIXTURES") == "" {
-		t.Skip("maintenance: FENCELAB_UPDATE_FIXTURES=1 rewrites the committed TLC outputs (make fixtures)")
+	if !*update {
+		t.Skip("maintenance: -update rewrites the committed TLC outputs (make fixtures)")
 	}
 	k := checker(t)
 	k.TLC.Workers = "auto"

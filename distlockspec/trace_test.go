@@ -13,22 +13,17 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencelab/fencelab/internal/golden"
 	"github.com/fencelab/fencelab/tlc"
 	"github.com/fencelab/fencelab/trace"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+var update = flag.Bool("update", false, golden.UpdateUsage)
 
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
+// goldenFile compares got with testdata/name, or rewrites it with -update.
+func goldenFile(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden file; run go test ./distlockspec -update and check it by eye")
-	assert.Equal(t, string(want), string(got))
+	golden.File(t, *update, filepath.Join("testdata", name), got)
 }
 
 // parseFixture parses a TLC output captured in package tlc's testdata,
@@ -72,7 +67,7 @@ func TestTraceGolden(t *testing.T) {
 			tr := fixtureTrace(t, tc.file, tc.property)
 			data, err := json.MarshalIndent(tr, "", "  ")
 			require.NoError(t, err)
-			golden(t, strings.TrimSuffix(tc.file, ".out")+".golden.json", append(data, '\n'))
+			goldenFile(t, strings.TrimSuffix(tc.file, ".out")+".golden.json", append(data, '\n'))
 		})
 	}
 }

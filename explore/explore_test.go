@@ -14,6 +14,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/golden"
 	"github.com/fencelab/fencelab/internal/testbuild"
 	"github.com/fencelab/fencelab/verdict"
 )
@@ -356,7 +357,7 @@ func TestDeadlockIsDetected(t *testing.T) {
 	// section is an abort: its validity timer fires and the read's reply
 	// then finds it no longer holding (4 steps); its release must still be
 	// delivered (1 step) for nothing to be in flight but the rejection.
-	assert.Len(t, out.Deadlock.Path, 9)
+	golden.Check(t, *update, cfg.Design.String(), "explore.2c.rejects-lost.deadlock.shortest", len(out.Deadlock.Path))
 }
 
 // TestRunIsDeterministic: verdicts, figures and traces are identical run to

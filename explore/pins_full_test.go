@@ -12,12 +12,9 @@ import (
 // at full size only).
 func TestPinnedFigures3Clients(t *testing.T) {
 	testbuild.SkipReduced(t, "a million states per model without symmetry")
-	checkPinned(t, func(*Config) {}, []pinnedModel{
-		{impl.DesignNoFencing, 3, 1119074, 4631470, 34, [3]int{7, 0, 15}},
-		{impl.DesignFenceNone, 3, 1147658, 4673452, 34, [3]int{7, 9, 15}},
-		{impl.DesignFenceWrites, 3, 1147658, 4673452, 34, [3]int{7, 9, 15}},
-		{impl.DesignFenceAll, 3, 450986, 1817092, 34, [3]int{7, -1, -1}},
-	})
+	checkPinned(t, pinnedModels{clients: 3, designs: []impl.Design{
+		impl.DesignNoFencing, impl.DesignFenceNone, impl.DesignFenceWrites, impl.DesignFenceAll,
+	}})
 }
 
 // TestPinnedFigures3ClientsSymmetryUnfenced: the unfenced rows' 3-client
@@ -25,9 +22,7 @@ func TestPinnedFigures3Clients(t *testing.T) {
 // mode all, the four rows of before the matrix had more).
 func TestPinnedFigures3ClientsSymmetryUnfenced(t *testing.T) {
 	testbuild.SkipReduced(t, "the unfenced rows with 3 clients, 190,000 states each")
-	checkPinned(t, func(c *Config) { c.Symmetry = true }, []pinnedModel{
-		{impl.DesignNoFencing, 3, 186620, 772272, 34, [3]int{7, 0, 15}},
-		{impl.DesignFenceNone, 3, 191384, 779269, 34, [3]int{7, 9, 15}},
-		{impl.DesignFenceWrites, 3, 191384, 779269, 34, [3]int{7, 9, 15}},
-	})
+	checkPinned(t, pinnedModels{clients: 3, variant: "sym", setup: func(c *Config) { c.Symmetry = true }, designs: []impl.Design{
+		impl.DesignNoFencing, impl.DesignFenceNone, impl.DesignFenceWrites,
+	}})
 }

@@ -14,15 +14,10 @@ import (
 // counterexamples as with 2 clients.
 func TestPinnedFiguresMatrix3ClientsSymmetry(t *testing.T) {
 	testbuild.SkipReduced(t, "the rows of issue 12 with 3 clients, up to 0.9 million states")
-	checkPinned(t, func(c *Config) { c.Symmetry = true }, []pinnedModel{
-		{impl.DesignNonAtomic, 3, 127952, 520519, 37, [3]int{7, 13, 17}},
-		{impl.DesignRestartVolatile, 3, 905964, 3654365, 35, [3]int{7, -1, 15}},
-		{impl.DesignRestartDurable, 3, 602404, 2418963, 34, [3]int{7, -1, -1}},
-		{impl.DesignUniqueCAS, 3, 191384, 779269, 34, [3]int{7, 0, -1}},
-		{impl.DesignRevision, 3, 75272, 303209, 34, [3]int{7, -1, -1}},
-		{impl.DesignVersionEquality, 3, 191384, 779269, 34, [3]int{7, 0, -1}},
-		{impl.DesignSequencer, 3, 556802, 2337669, 49, [3]int{8, -1, -1}},
-	})
+	checkPinned(t, pinnedModels{clients: 3, variant: "sym", setup: func(c *Config) { c.Symmetry = true }, designs: []impl.Design{
+		impl.DesignNonAtomic, impl.DesignRestartVolatile, impl.DesignRestartDurable, impl.DesignUniqueCAS,
+		impl.DesignRevision, impl.DesignVersionEquality, impl.DesignSequencer,
+	}})
 }
 
 // TestPinnedFiguresRedlock: the Redlock rows, 3 independent lock nodes, 2
@@ -39,8 +34,7 @@ func TestPinnedFiguresMatrix3ClientsSymmetry(t *testing.T) {
 // runs the rows at every size).
 func TestPinnedFiguresRedlock(t *testing.T) {
 	testbuild.SkipReduced(t, "the Redlock rows with 3 lock nodes, 420,541 states each")
-	checkPinned(t, func(c *Config) { c.Symmetry = true }, []pinnedModel{
-		{impl.DesignRedlock, 2, 420541, 2204844, 34, [3]int{15, 0, 23}},
-		{impl.DesignRedlockUnique, 2, 420541, 2204844, 34, [3]int{15, 0, -1}},
-	})
+	checkPinned(t, pinnedModels{clients: 2, variant: "sym", setup: func(c *Config) { c.Symmetry = true }, designs: []impl.Design{
+		impl.DesignRedlock, impl.DesignRedlockUnique,
+	}})
 }

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
@@ -48,23 +49,18 @@ import (
 //     11 steps).
 func TestPinnedFiguresMatrix2Clients(t *testing.T) {
 	testbuild.SkipUnderRace(t)
-	checkPinned(t, func(*Config) {}, []pinnedModel{
-		{impl.DesignNonAtomic, 2, 3816, 10939, 24, [3]int{7, 13, 17}},
-		{impl.DesignRestartVolatile, 2, 16627, 48231, 23, [3]int{7, -1, 15}},
-		{impl.DesignRestartDurable, 2, 12650, 36807, 22, [3]int{7, -1, -1}},
-		{impl.DesignUniqueCAS, 2, 3744, 10655, 22, [3]int{7, 0, -1}},
-		{impl.DesignRevision, 2, 2816, 7943, 22, [3]int{7, -1, -1}},
-		{impl.DesignVersionEquality, 2, 3744, 10655, 22, [3]int{7, 0, -1}},
-		{impl.DesignSequencer, 2, 14046, 42681, 32, [3]int{8, -1, -1}},
-		{impl.DesignRenewal, 2, 84590, 350627, 27, [3]int{7, 0, 15}},
-	})
+	checkPinned(t, pinnedModels{clients: 2, designs: []impl.Design{
+		impl.DesignNonAtomic, impl.DesignRestartVolatile, impl.DesignRestartDurable, impl.DesignUniqueCAS,
+		impl.DesignRevision, impl.DesignVersionEquality, impl.DesignSequencer, impl.DesignRenewal,
+	}})
 }
 
 // TestSequencerStatesAreTLCs: the sequencer row's 2-client model with
 // client symmetry has the distinct states TLC reports for
 // DistLockFencing_sequencer_2c (specs/models.json), the same depth less
 // TLC's initial state, and AtMostOneClientHoldLock's shortest trace is
-// DistLockFencing_sequencer_2c_AtMostOneClientHoldLock's 9 states.
+// DistLockFencing_sequencer_2c_AtMostOneClientHoldLock's 9 states (the
+// pinned 8 actions).
 func TestSequencerStatesAreTLCs(t *testing.T) {
 	m, err := tlc.LoadManifest(filepath.Join("..", "specs", "models.json"))
 	require.NoError(t, err)
@@ -75,8 +71,11 @@ func TestSequencerStatesAreTLCs(t *testing.T) {
 		}
 	}
 	require.Positive(t, want, "DistLockFencing_sequencer_2c and its count are in the manifest")
-	checkPinned(t, func(c *Config) { c.Symmetry = true }, []pinnedModel{
-		{impl.DesignSequencer, 2, int(want), 21343, 32, [3]int{8, -1, -1}},
+	p := pinnedModels{clients: 2, variant: "sym", setup: func(c *Config) { c.Symmetry = true }, designs: []impl.Design{impl.DesignSequencer}}
+	checkPinned(t, p)
+	t.Run("TLC's", func(t *testing.T) {
+		res, _ := runShared(t, p.config(impl.DesignSequencer))
+		assert.Equal(t, want, int64(res.Distinct), "the explorer's distinct states are TLC's")
 	})
 }
 
@@ -91,8 +90,7 @@ func TestSequencerStatesAreTLCs(t *testing.T) {
 // full size (pins_matrix_full_test.go).
 func TestPinnedFiguresRedlockTwoNodes(t *testing.T) {
 	testbuild.SkipUnderRace(t)
-	checkPinned(t, func(c *Config) { c.Symmetry, c.Nodes = true, 2 }, []pinnedModel{
-		{impl.DesignRedlock, 2, 33469, 128577, 28, [3]int{12, 0, 20}},
-		{impl.DesignRedlockUnique, 2, 33469, 128577, 28, [3]int{12, 0, -1}},
-	})
+	checkPinned(t, pinnedModels{clients: 2, variant: "sym.2nodes", setup: func(c *Config) { c.Symmetry, c.Nodes = true, 2 }, designs: []impl.Design{
+		impl.DesignRedlock, impl.DesignRedlockUnique,
+	}})
 }

@@ -17,7 +17,7 @@ import (
 // (TestPinnedFigures3ClientsSymmetryUnfenced).
 func TestPinnedFigures3ClientsSymmetry(t *testing.T) {
 	testbuild.SkipUnderRace(t)
-	checkPinned(t, func(c *Config) { c.Symmetry = true }, []pinnedModel{
-		{impl.DesignFenceAll, 3, 75272, 303209, 34, [3]int{7, -1, -1}},
-	})
+	checkPinned(t, pinnedModels{clients: 3, variant: "sym", setup: func(c *Config) { c.Symmetry = true }, designs: []impl.Design{
+		impl.DesignFenceAll,
+	}})
 }

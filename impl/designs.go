@@ -13,8 +13,9 @@ import (
 // of the service, what the resource checks, and whether it checks and
 // applies an operation in one step. Every fact about a row — its flag
 // value, its name in the tables, the assumption it rests on, how the
-// actors are built for it and the verdicts DESIGN.md expects of it — is in
-// row, below, and nowhere else.
+// actors are built for it, the verdicts DESIGN.md expects of it and the TLC
+// models that check it — is in its record, one file per row (row_<flag>.go),
+// and nowhere else.
 type Design uint8
 
 // Designs, in table order. The first four differ only in what the
@@ -64,8 +65,10 @@ const (
 	RestartDurable
 )
 
-// row is everything a design is. expected and notApplicable are indexed
-// in Invariants order.
+// row is everything a design is, one record per row, each in its own file
+// (row_off.go, row_all.go, ...: a new row is a new file, a constant above
+// and a case in Design.row). expected and notApplicable are indexed in
+// Invariants order.
 type row struct {
 	flag     string // the --design value
 	describe string // the name in DESIGN.md's and the README's tables
@@ -108,6 +111,11 @@ type row struct {
 	// notApplicable says why a property expected NotApplicable does not
 	// apply to the row.
 	notApplicable [3]string
+	// specs are the TLA+ specs as the row instantiates them and the TLC
+	// models that check it (tlcmodels.go; go generate writes them into
+	// specs/). A function, so that building the record for the facts the
+	// actors read on every step allocates nothing: only Specs builds them.
+	specs func() []SpecModels
 }
 
 const (
@@ -116,85 +124,37 @@ const (
 	na = verdict.NotApplicable
 )
 
+// row is design d's record, declared in its own file (row_<flag>.go).
 func (d Design) row() row {
 	switch d {
 	case DesignNoFencing:
-		return row{flag: "off", describe: "no fencing (no tokens)",
-			products:      "a single Redis instance locked with SET key value NX PX ttl (no token); MySQL GET_LOCK comes closest (see below)",
-			assumption:    "no tokens: safety rests on timing alone — every lease outlives its holder's pauses, delays and clock errors — which the asynchronous model never grants",
-			expected:      [3]verdict.Status{v, na, v},
-			notApplicable: [3]string{1: "there are no tokens to order"}}
+		return rowOff()
 	case DesignFenceNone:
-		return row{flag: "none", describe: "tokens, mode none", tokens: true, mode: FenceNone,
-			products:   "a lock that hands out a token (Redis SET NX PX plus an INCR counter, etcd or ZooKeeper) when the resource never looks at it",
-			assumption: "tokens are handed out but the resource ignores them: safety rests on timing alone",
-			expected:   [3]verdict.Status{v, v, v}}
+		return rowFenceNone()
 	case DesignFenceWrites:
-		return row{flag: "writes", describe: "tokens, mode writes", tokens: true, mode: FenceWrites,
-			products:   "any lock whose token the resource checks on writes only, not on reads",
-			assumption: "the resource checks writes only: a newer holder's read does not fence an older holder's write",
-			expected:   [3]verdict.Status{v, v, v}}
+		return rowFenceWrites()
 	case DesignFenceAll:
-		return row{flag: "all", describe: "tokens, mode all", tokens: true, mode: FenceAll,
-			products:   "a fencing token from a counter that never goes back, checked by the resource on every read and write, atomically (Kleppmann's fencing)",
-			assumption: "the token counter never goes back (the service never restarts, or persists it) and the resource checks and applies each operation in one atomic step",
-			expected:   [3]verdict.Status{v, h, h}}
+		return rowFenceAll()
 	case DesignNonAtomic:
-		return row{flag: "nonatomic", describe: "tokens, mode all, non-atomic resource", tokens: true, mode: FenceAll, nonAtomic: true,
-			products:   "a resource that checks the token, then writes in a second step (a read-then-write without a transaction)",
-			assumption: "as all, but the resource checks a write's token in one step and applies the write in a later one, so another operation can come between: the atomicity all rests on, taken away",
-			expected:   [3]verdict.Status{v, v, v}}
+		return rowNonAtomic()
 	case DesignRestartVolatile:
-		return row{flag: "restart-volatile", describe: "tokens, mode all, service restarts, volatile counter", tokens: true, mode: FenceAll, restart: RestartVolatile,
-			products:   "a token counter kept in memory by a lock server that may restart (Redis INCR without persistence)",
-			assumption: "as all, but the service may crash and restart, and its token counter lives in memory: after a restart it hands out token 1 again",
-			expected:   [3]verdict.Status{v, h, v}}
+		return rowRestartVolatile()
 	case DesignRestartDurable:
-		return row{flag: "restart-durable", describe: "tokens, mode all, service restarts, durable counter", tokens: true, mode: FenceAll, restart: RestartDurable,
-			products:   "a token counter persisted before each grant (Redis INCR with appendfsync always, a database sequence)",
-			assumption: "as all, the service may crash and restart (forgetting who holds the lock), and its token counter is persisted before each grant is sent",
-			expected:   [3]verdict.Status{v, h, h}}
+		return rowRestartDurable()
 	case DesignUniqueCAS:
-		return row{flag: "unique-cas", describe: "unique tokens, check-and-set at the resource", tokens: true, mode: FenceCAS, uniqueTokens: true,
-			products:      "unique random lock values used as tokens, compared-and-set by the resource (antirez's answer to Kleppmann)",
-			assumption:    "tokens are unique (never handed out twice) and the resource compares and sets in one atomic step: a holder's read sets the resource's token, a write is accepted only with that token (antirez's proposal for Redlock)",
-			expected:      [3]verdict.Status{v, na, h},
-			notApplicable: [3]string{1: "the tokens are unique but unordered: the resource compares them for equality, and their order means nothing"}}
+		return rowUniqueCAS()
 	case DesignRevision:
-		return row{flag: "revision", describe: "revision tokens, resource checks ≥", tokens: true, mode: FenceAll, revision: true,
-			products:   "etcd's concurrency.Mutex with its revision (the key's CreateRevision) checked by the resource; ZooKeeper and Curator's InterProcessMutex with the lock node's zxid or sequence number checked",
-			assumption: "the token is the lock key's creation revision (etcd) or zxid (ZooKeeper): the store's revision, durable (replicated) and advanced by every change, so it only grows — with gaps; the resource checks ≥ on every operation",
-			expected:   [3]verdict.Status{v, h, h}}
+		return rowRevision()
 	case DesignVersionEquality:
-		return row{flag: "version-equality", describe: "version equality (etcd contrib/lock)", tokens: true, mode: FenceVersion, uniqueTokens: true,
-			products:      "etcd's contrib/lock (the storage keeps the first write's version)",
-			assumption:    "as etcd's contrib/lock demo: the version is the holder's lease ID (unique, unordered; one per grant here); the storage remembers the version of the first write, and accepts a later write only with that very version; reads are not checked",
-			expected:      [3]verdict.Status{v, na, h},
-			notApplicable: [3]string{1: "the versions are lease IDs, unique but unordered: the storage compares them for equality"},
-			starves:       "the storage remembers the first write's version and refuses every other version forever: only the first written section ever commits (a version is one grant's lease here; with one etcd session per client, only that client's)"}
+		return rowVersionEquality()
 	case DesignSequencer:
-		return row{flag: "sequencer", describe: "sequencer checked with the service (Chubby, Consul)", tokens: true, mode: FenceSequencer, lockDelay: true,
-			products:   "Chubby's sequencers (CheckSequencer) and Consul's sessions (lock-delay, the resource asking Consul who holds the lock)",
-			assumption: "the resource asks the lock service whether each operation's sequencer is the current holder's and applies it only if so, one operation at a time, so operations take effect in the order the service said yes (Chubby's CheckSequencer); the lock-delay after an expiry protects only resources that do not check, and only under timing bounds",
-			expected:   [3]verdict.Status{v, h, h}}
+		return rowSequencer()
 	case DesignRedlock:
-		return row{flag: "redlock", describe: "Redlock, no fencing", redlock: true, restart: RestartVolatile,
-			products:      "Redlock over N Redis masters: redsync (Go), Redisson RedLock and the other Redlock clients",
-			assumption:    "a majority of N independent lock nodes granted and the client's validity (TTL − time since its first send − drift allowance) has not run out: safety rests on every node's clock and memory — a node whose clock jumps forward, or that restarts without persistence, lets a second client win a majority",
-			expected:      [3]verdict.Status{v, na, v},
-			notApplicable: [3]string{1: "there are no tokens to order"}}
+		return rowRedlock()
 	case DesignRedlockUnique:
-		return row{flag: "redlock-unique", describe: "Redlock, unique values as tokens, check-and-set", redlock: true, restart: RestartVolatile, tokens: true, mode: FenceCAS, uniqueTokens: true,
-			products:      "Redlock with its unique values compared-and-set by the resource (antirez's proposal)",
-			assumption:    "as redlock, and the resource checks the client's unique value with an atomic check-and-set (antirez's proposal): a holder's read sets the resource's token, a write is accepted only with it",
-			expected:      [3]verdict.Status{v, na, h},
-			notApplicable: [3]string{1: "the tokens are the clients' unique values, unordered: the resource compares them for equality, and their order means nothing"}}
+		return rowRedlockUnique()
 	case DesignRenewal:
-		return row{flag: "renewal", describe: "no fencing, lease renewed (Redisson's watchdog)", renews: true,
-			products:      "Redisson's RLock with its watchdog; etcd's concurrency.Mutex when the resource does not check its revision (the session's KeepAlive renews the lease)",
-			assumption:    "no tokens; the holder renews its lease every TTL/3 while its section lasts and the service extends only the holder's current lease: a section may outlast the TTL, but a pause longer than what is left of the lease stops the renewals with the work, and the paused holder resumes still believing",
-			expected:      [3]verdict.Status{v, na, v},
-			notApplicable: [3]string{1: "there are no tokens to order"}}
+		return rowRenewal()
 	}
 	return row{flag: fmt.Sprintf("Design(%d)", uint8(d))}
 }
@@ -263,6 +223,16 @@ func (d Design) DefaultNodes() int {
 		return 5
 	}
 	return 1
+}
+
+// Specs are the TLA+ specs as design d instantiates them, with the TLC
+// models that check it: cmd/specgen writes every specs/*.cfg and
+// specs/models.json from them (go generate ./...).
+func (d Design) Specs() []SpecModels {
+	if specs := d.row().specs; specs != nil {
+		return specs()
+	}
+	return nil
 }
 
 // UniqueTokens reports whether the design's tokens are unique and

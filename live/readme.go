@@ -23,7 +23,7 @@ import (
 )
 
 // The README's live block sits between these markers, as the main
-// binary's generated blocks do (cmd/fencelab/readme.go): written by
+// binary's generated blocks do (pipeline/readme.go): written by
 // UpdateReadme from a matrix's summaries, never by hand.
 const (
 	ReadmeBegin = "<!-- BEGIN live: generated, do not edit -->\n"

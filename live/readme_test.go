@@ -12,10 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/golden"
 	"github.com/fencelab/fencelab/trace"
 )
 
-var updateGolden = flag.Bool("update", false, "rewrite testdata/readme_block.golden.md")
+var update = flag.Bool("update", false, golden.UpdateUsage)
 
 // readmeFixture writes, through Summary.save (the matrix's own writer),
 // the summaries of two campaigns into a matrix's --out folder: etcd's
@@ -65,13 +66,7 @@ func TestLiveBlockGolden(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, cs, 2)
 	block := LiveBlock(cs)
-	golden := filepath.Join("testdata", "readme_block.golden.md")
-	if *updateGolden {
-		require.NoError(t, os.WriteFile(golden, []byte(block), 0o644))
-	}
-	want, err := os.ReadFile(golden)
-	require.NoError(t, err)
-	assert.Equal(t, string(want), block)
+	golden.File(t, *update, filepath.Join("testdata", "readme_block.golden.md"), []byte(block))
 	// The rows in impl.Designs' order (all before renewal), the link to
 	// the copied run, the not-observed cell with its witness count, and
 	// the file's strings defanged.

@@ -2,17 +2,13 @@ package live
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/linearizability"
 	"github.com/fencelab/fencelab/trace"
 	"github.com/fencelab/fencelab/verdict"
@@ -68,24 +64,16 @@ type savedVerdict struct {
 // and, where the run's faults map onto the simulator's (TellSim), the
 // simulator's schedule of the same story and the command that runs it;
 // faults.txt says which, or why not.
-// The folder appears whole or not at all (staged beside it, then renamed);
+// The folder appears whole or not at all (atomicfile.Stage);
 // a folder already there is replaced only if it holds nothing but files
 // SaveRun writes. harnessErr, if any, goes into error.txt.
 func SaveRun(out string, rc RunConfig, res *RunResult, harnessErr error) (dir string, err error) {
 	dir = RunDir(out, rc.Setup, rc.Fault, rc.Seed)
-	parent := filepath.Dir(dir)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return "", fmt.Errorf("output folder: %w", err)
-	}
-	stage, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+"-")
+	st, err := atomicfile.NewStage(dir)
 	if err != nil {
 		return "", fmt.Errorf("output folder: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(stage)
-		}
-	}()
+	defer st.Abandon()
 	h := res.History
 	j := res.Judgement
 	sv := savedVerdicts{
@@ -148,43 +136,13 @@ func SaveRun(out string, rc RunConfig, res *RunResult, harnessErr error) (dir st
 			return err
 		}})
 	}
-	if _, err := trace.WriteFiles(stage, buildTrace(rc, res), extras...); err != nil {
+	if _, err := trace.WriteFilesTo(st.Folder(), buildTrace(rc, res), extras...); err != nil {
 		return "", err
 	}
-	if err := os.Chmod(stage, 0o755); err != nil { // MkdirTemp made it private
-		return "", fmt.Errorf("output folder: %w", err)
-	}
-	if err := replaceOwn(dir, stage); err != nil {
+	if err := st.Commit(&atomicfile.Owner{Name: "fencelab-live", Files: savedFiles()}); err != nil {
 		return "", fmt.Errorf("output folder: %w", err)
 	}
 	return dir, nil
-}
-
-// replaceOwn renames stage to dir, first moving aside and removing a dir
-// that holds only files SaveRun writes; anything else in it is a user's,
-// and dir stays, with an error that says so.
-func replaceOwn(dir, stage string) error {
-	entries, err := os.ReadDir(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return os.Rename(stage, dir)
-	case err != nil:
-		return err
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !(slices.Contains(savedFiles(), name) || strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".tmp")) {
-			return fmt.Errorf("%s holds %s, which fencelab-live did not write: not replacing it", dir, name)
-		}
-	}
-	old := stage + ".old"
-	if err := os.Rename(dir, old); err != nil {
-		return err
-	}
-	if err := os.Rename(stage, dir); err != nil {
-		return err
-	}
-	return os.RemoveAll(old)
 }
 
 // annotations are the faults as Porcupine draws them, in virtual time

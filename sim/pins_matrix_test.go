@@ -1,9 +1,14 @@
 package sim
 
 import (
+	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/golden"
 	"github.com/fencelab/fencelab/internal/testbuild"
 )
 
@@ -31,16 +36,10 @@ import (
 // outlasts still lose updates.
 func TestPinnedRunsMatrix(t *testing.T) {
 	testbuild.SkipUnderRace(t)
-	checkPinnedRuns(t, DefaultConfig(), []pinnedRun{
-		{impl.DesignNonAtomic, [numProps]int{20, 28, 25}, 14902, "82b3deb0c397c68b0c17afaaba938324c794bedfb527ccdba8989c7d8c87b102"},
-		{impl.DesignRestartVolatile, [numProps]int{87, 0, 10}, 12205, "6feb4f5fd5dd4b0152c83fc3d129b881b13d671e320e1276abdd64c0e35c703c"},
-		{impl.DesignRestartDurable, [numProps]int{84, 0, 0}, 14866, "671913e3907ab2944543b3ae92308ad7044ff84c81880d8b348df373c61e7699"},
-		{impl.DesignUniqueCAS, [numProps]int{23, 0, 0}, 14897, "9b7726dc9b286c3b72ad44d244b7b69c575591c501d07ac6eb931885efc34f15"},
-		{impl.DesignRevision, [numProps]int{23, 0, 0}, 14899, "288133c508504ca98c2d4a9ea210bcca6ec162277739a80cc3d0c334297bbaf7"},
-		{impl.DesignVersionEquality, [numProps]int{23, 0, 0}, 500, "e4c51d7e4bdd59e79f3cc7f72172c3c0e82f03c0c6eee92454120cd948ab0b0e"},
-		{impl.DesignSequencer, [numProps]int{11, 0, 0}, 14845, "924f0562a63ec1b351606a8b87d352d6d726a9b59afe08d0fbae5f9723b65b8a"},
-		{impl.DesignRenewal, [numProps]int{23, 0, 15}, 14959, "63bec47033107fdee63b30437cf1280bd50e1bbaaf51ba5260c1e4920c23c31b"},
-	})
+	checkPinnedRuns(t, pinnedRuns{config: "default", base: DefaultConfig(), designs: []impl.Design{
+		impl.DesignNonAtomic, impl.DesignRestartVolatile, impl.DesignRestartDurable, impl.DesignUniqueCAS,
+		impl.DesignRevision, impl.DesignVersionEquality, impl.DesignSequencer, impl.DesignRenewal,
+	}})
 }
 
 // TestPinnedRunsRedlock: 500 seeds of the Redlock rows, 5 lock nodes each
@@ -51,8 +50,33 @@ func TestPinnedRunsMatrix(t *testing.T) {
 // checked by check-and-set, none is, under the very same faults.
 func TestPinnedRunsRedlock(t *testing.T) {
 	testbuild.SkipUnderRace(t)
-	checkPinnedRuns(t, DefaultConfig(), []pinnedRun{
-		{impl.DesignRedlock, [numProps]int{33, 0, 35}, 14950, "4b3e7c13c74706a6b5d0ba4563a4ce6c4c32f02547fb6ec4653a65f87ccf9206"},
-		{impl.DesignRedlockUnique, [numProps]int{33, 0, 0}, 14911, "74926564b83f7ac89b6c1eb2e59f4e52af9b64c27438239946f402acd9accb2e"},
-	})
+	checkPinnedRuns(t, pinnedRuns{config: "default", base: DefaultConfig(), designs: []impl.Design{
+		impl.DesignRedlock, impl.DesignRedlockUnique,
+	}})
+}
+
+// TestPinnedRunsSharedByRows: revision runs exactly as fencing all —
+// revision tokens with gaps are checked by >= as lease numbers are — so
+// their pinned batches are one: a rewrite (-update) that tells them apart
+// shows as a failure, not only as a diff.
+func TestPinnedRunsSharedByRows(t *testing.T) {
+	for _, tc := range []struct {
+		row, as impl.Design
+		config  string
+	}{
+		{impl.DesignRevision, impl.DesignFenceAll, "default"},
+	} {
+		t.Run(tc.row.String(), func(t *testing.T) {
+			prefix := fmt.Sprintf("sim.%s.%druns.", tc.config, pinnedSeeds)
+			for _, f := range []string{"digest", "committed"} {
+				got, ok, err := golden.Lookup(tc.row.String(), prefix+f)
+				require.NoError(t, err)
+				require.True(t, ok, "%s: no pinned %s", tc.row, prefix+f)
+				want, ok, err := golden.Lookup(tc.as.String(), prefix+f)
+				require.NoError(t, err)
+				require.True(t, ok, "%s: no pinned %s", tc.as, prefix+f)
+				assert.Equal(t, want, got, "%s runs as %s", tc.row, tc.as)
+			}
+		})
+	}
 }

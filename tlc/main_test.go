@@ -1,4 +1,4 @@
-package tlc
+package tlc_test
 
 import (
 	"os"
@@ -10,14 +10,6 @@ import (
 // tlcChecks counts this package's TLC-backed tests that ran and those
 // skipped.
 var tlcChecks tlccount.Counter
-
-func countTLC(ran bool, why string) {
-	if ran {
-		tlcChecks.Ran()
-		return
-	}
-	tlcChecks.Skipped(why)
-}
 
 // TestMain reports how many TLC-backed checks ran (tlccount.Report).
 func TestMain(m *testing.M) {

@@ -1,14 +1,10 @@
 package tlc
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // TestTranslationDiff: only the translation decides staleness. A comment
@@ -44,43 +40,4 @@ func TestTranslationDiff(t *testing.T) {
 			assert.Contains(t, got, tc.want)
 		})
 	}
-}
-
-// TestTranslationCurrentInAnyLocale (TLC): the committed specs, one with
-// non-ASCII comments (DistLockRedlock.tla), are current whatever the
-// locale java inherits: LC_ALL=C, LANG=C, none. (Before, LC_ALL=C made
-// the translator write "—" as "???" and the spec was called stale.)
-func TestTranslationCurrentInAnyLocale(t *testing.T) {
-	r := tlcRunner(t)
-	path := filepath.Join(specsDir, "DistLockRedlock.tla")
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	require.Contains(t, string(data), "—", "the spec keeps a non-ASCII comment")
-	for _, env := range []map[string]string{{"LC_ALL": "C"}, {"LC_ALL": "", "LANG": "C"}, {"LC_ALL": "", "LANG": "", "LC_CTYPE": ""}} {
-		t.Run(strings.TrimSpace(strings.ReplaceAll(envText(env), "=", "=")), func(t *testing.T) {
-			for k, v := range env {
-				t.Setenv(k, v)
-			}
-			why, err := r.StaleTranslation(context.Background(), path)
-			require.NoError(t, err)
-			assert.Empty(t, why)
-			// The good path: a real change of the translation is seen.
-			dir := t.TempDir()
-			stale := strings.Replace(string(data), "\\* END TRANSLATION", "Extra == 1\n\\* END TRANSLATION", 1)
-			require.NoError(t, os.WriteFile(filepath.Join(dir, "DistLockRedlock.tla"), []byte(stale), 0o644))
-			why, err = r.StaleTranslation(context.Background(), filepath.Join(dir, "DistLockRedlock.tla"))
-			require.NoError(t, err)
-			assert.Contains(t, why, "differs from a fresh translation")
-		})
-	}
-}
-
-func envText(env map[string]string) string {
-	var parts []string
-	for _, k := range []string{"LC_ALL", "LANG", "LC_CTYPE"} {
-		if v, ok := env[k]; ok {
-			parts = append(parts, k+"="+v)
-		}
-	}
-	return strings.Join(parts, " ")
 }

@@ -1,4 +1,4 @@
-package tlc
+package tlc_test
 
 import (
 	"context"
@@ -10,6 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencelab/fencelab/internal/tlctest"
+	"github.com/fencelab/fencelab/tlc"
 )
 
 // These tests run the real TLC on the specs. They need Java and a jar
@@ -19,36 +22,16 @@ import (
 
 const specsDir = "../specs"
 
-func tlcRunner(t *testing.T) *Runner {
+// tlcRunner is a Runner with the real TLC, or skips t (tlctest.Require).
+func tlcRunner(t *testing.T) *tlc.Runner {
 	t.Helper()
-	skip := func(why string) {
-		countTLC(false, why)
-		t.Skip("TLC-backed test skipped: " + why)
-	}
-	if testing.Short() {
-		skip("-short mode")
-	}
-	java, err := FindJava()
-	if err != nil {
-		skip("no java on PATH")
-	}
-	r, err := DefaultResolver(filepath.Join("..", "tla2tools.version"))
-	require.NoError(t, err)
-	if r.EnvJar == "" {
-		if r.CachePath() == "" || VerifyFile(r.CachePath(), r.Pin.SHA256) != nil {
-			skip("no tla2tools.jar: set TLA2TOOLS_JAR=/path/to/tla2tools.jar or cache the pinned release with make tlc")
-		}
-		r.CacheDir = filepath.Dir(r.CachePath())
-	}
-	jar, err := r.Resolve(context.Background())
-	require.NoError(t, err, "TLA2TOOLS_JAR is set but unusable")
-	countTLC(true, "")
-	return &Runner{Java: java, Jar: jar.Path, Workers: "auto", Timeout: 5 * time.Minute}
+	tool := tlctest.Require(t, &tlcChecks)
+	return &tlc.Runner{Java: tool.Java, Jar: tool.Jar, Workers: "auto", Timeout: 5 * time.Minute}
 }
 
-func manifestModel(t *testing.T, name string) Model {
+func manifestModel(t *testing.T, name string) tlc.Model {
 	t.Helper()
-	m, err := LoadManifest(filepath.Join(specsDir, "models.json"))
+	m, err := tlc.LoadManifest(filepath.Join(specsDir, "models.json"))
 	require.NoError(t, err)
 	models, err := m.Select(name)
 	require.NoError(t, err)
@@ -58,7 +41,7 @@ func manifestModel(t *testing.T, name string) Model {
 // mutant copies the specs into a fresh folder, applies edits to file
 // (each old string must occur), and re-translates it when retranslate is
 // set, so the mutant's translation is current.
-func mutant(t *testing.T, r *Runner, file string, retranslate bool, edits ...string) string {
+func mutant(t *testing.T, r *tlc.Runner, file string, retranslate bool, edits ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	entries, err := os.ReadDir(specsDir)
@@ -77,7 +60,7 @@ func mutant(t *testing.T, r *Runner, file string, retranslate bool, edits ...str
 		require.NoError(t, os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644))
 	}
 	if retranslate {
-		out, code, err := r.java(context.Background(), dir, shortRun(), "pcal.trans", "-nocfg", file)
+		out, code, err := r.Translate(context.Background(), dir, file)
 		require.NoError(t, err)
 		require.Equal(t, 0, code, string(out))
 	}
@@ -118,7 +101,7 @@ func TestTLCBrokenModelIsNoticed(t *testing.T) {
 	dir := mutant(t, r, "DistLockFencing_all_2c.cfg", false, `Check = "all"`, `Check = "writes"`)
 	res, err := r.Run(context.Background(), dir, manifestModel(t, "DistLockFencing_all_2c"))
 	require.NoError(t, err)
-	assert.Equal(t, ResultInvariant, res.Got.Result)
+	assert.Equal(t, tlc.ResultInvariant, res.Got.Result)
 	assert.Contains(t, res.Mismatch, "expected ok, TLC gave invariant")
 }
 
@@ -147,7 +130,7 @@ func TestTLCTypeInvariantCanFail(t *testing.T) {
 		`network := (network \ {m}) \cup {[RejectMsg(m.from) EXCEPT !.type = "refused"]};`)
 	cfg := "SPECIFICATION Spec\nCONSTANTS\n" + constants + "  MaxRetries = 1\nINVARIANT TypeInvariant\nCHECK_DEADLOCK TRUE\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "typeinv.cfg"), []byte(cfg), 0o644))
-	m := Model{Name: "mutant", Spec: "DistLock.tla", Cfg: "typeinv.cfg", Expected: ResultInvariant, Property: "TypeInvariant"}
+	m := tlc.Model{Name: "mutant", Spec: "DistLock.tla", Cfg: "typeinv.cfg", Expected: tlc.ResultInvariant, Property: "TypeInvariant"}
 	res, err := r.Run(context.Background(), dir, m)
 	require.NoError(t, err)
 	assert.Empty(t, res.Mismatch, string(res.Output))
@@ -166,7 +149,7 @@ func TestTLCSeed000DeadlockIsFound(t *testing.T) {
                 goto Receive;`)
 	cfg := "SPECIFICATION Spec\nCONSTANTS\n" + constants + "  MaxRetries = 0\nINVARIANT TypeInvariant\nCHECK_DEADLOCK TRUE\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "deadlock.cfg"), []byte(cfg), 0o644))
-	m := Model{Name: "seed000", Spec: "DistLock.tla", Cfg: "deadlock.cfg", Expected: ResultDeadlock}
+	m := tlc.Model{Name: "seed000", Spec: "DistLock.tla", Cfg: "deadlock.cfg", Expected: tlc.ResultDeadlock}
 	res, err := r.Run(context.Background(), dir, m)
 	require.NoError(t, err)
 	assert.Empty(t, res.Mismatch, string(res.Output))
@@ -189,8 +172,47 @@ func TestTLCTimedRenewalMustRestartTheLease(t *testing.T) {
 	require.Contains(t, string(cfg), "MaxStart = 5\n")
 	mutated := strings.Replace(string(cfg), "MaxStart = 5\n", "MaxStart = 4\n", 1)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "norestart.cfg"), []byte(mutated), 0o644))
-	m := Model{Name: "norestart", Spec: "DistLockTimed.tla", Cfg: "norestart.cfg", Expected: ResultInvariant, Property: "AtMostOneClientHoldLock"}
+	m := tlc.Model{Name: "norestart", Spec: "DistLockTimed.tla", Cfg: "norestart.cfg", Expected: tlc.ResultInvariant, Property: "AtMostOneClientHoldLock"}
 	res, err := r.Run(context.Background(), dir, m)
 	require.NoError(t, err)
 	assert.Empty(t, res.Mismatch, string(res.Output))
+}
+
+// TestTranslationCurrentInAnyLocale (TLC): the committed specs, one with
+// non-ASCII comments (DistLockRedlock.tla), are current whatever the
+// locale java inherits: LC_ALL=C, LANG=C, none. (Before, LC_ALL=C made
+// the translator write "—" as "???" and the spec was called stale.)
+func TestTranslationCurrentInAnyLocale(t *testing.T) {
+	r := tlcRunner(t)
+	path := filepath.Join(specsDir, "DistLockRedlock.tla")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Contains(t, string(data), "—", "the spec keeps a non-ASCII comment")
+	for _, env := range []map[string]string{{"LC_ALL": "C"}, {"LC_ALL": "", "LANG": "C"}, {"LC_ALL": "", "LANG": "", "LC_CTYPE": ""}} {
+		t.Run(strings.TrimSpace(strings.ReplaceAll(envText(env), "=", "=")), func(t *testing.T) {
+			for k, v := range env {
+				t.Setenv(k, v)
+			}
+			why, err := r.StaleTranslation(context.Background(), path)
+			require.NoError(t, err)
+			assert.Empty(t, why)
+			// The good path: a real change of the translation is seen.
+			dir := t.TempDir()
+			stale := strings.Replace(string(data), "\\* END TRANSLATION", "Extra == 1\n\\* END TRANSLATION", 1)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "DistLockRedlock.tla"), []byte(stale), 0o644))
+			why, err = r.StaleTranslation(context.Background(), filepath.Join(dir, "DistLockRedlock.tla"))
+			require.NoError(t, err)
+			assert.Contains(t, why, "differs from a fresh translation")
+		})
+	}
+}
+
+func envText(env map[string]string) string {
+	var parts []string
+	for _, k := range []string{"LC_ALL", "LANG", "LC_CTYPE"} {
+		if v, ok := env[k]; ok {
+			parts = append(parts, k+"="+v)
+		}
+	}
+	return strings.Join(parts, " ")
 }

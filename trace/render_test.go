@@ -12,9 +12,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencelab/fencelab/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+var update = flag.Bool("update", false, golden.UpdateUsage)
 
 func loadTrace(t *testing.T, name string) *Trace {
 	t.Helper()
@@ -43,13 +45,7 @@ func TestRenderersGolden(t *testing.T) {
 				require.NoError(t, r.render(&first, tr))
 				require.NoError(t, r.render(&second, tr))
 				assert.Equal(t, first.String(), second.String(), "same trace, same bytes")
-				path := filepath.Join("testdata", fixture+".golden."+r.ext)
-				if *update {
-					require.NoError(t, os.WriteFile(path, first.Bytes(), 0o644))
-				}
-				want, err := os.ReadFile(path)
-				require.NoError(t, err, "missing golden file; run go test ./trace -update and check it by eye")
-				assert.Equal(t, string(want), first.String())
+				golden.File(t, *update, filepath.Join("testdata", fixture+".golden."+r.ext), first.Bytes())
 			})
 		}
 	}

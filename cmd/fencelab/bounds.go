@@ -75,7 +75,7 @@ func runBounds(e *env, args []string) error {
 		}
 		return value
 	}
-	w := e.stdout
+	w := e.Stdout
 	fmt.Fprintf(w, "fencelab bounds: an unfenced lease lock, validity counted from the acquire's send\n")
 	fmt.Fprintf(w, "clock rate drift ±%s, clock steps up to %s, one-way delay up to %s, pauses up to %s\n",
 		v("max-drift", bounds.FormatDrift(b.Drift)), v("max-jump", b.Jump.String()), v("max-delay", b.Delay.String()), v("max-pause", b.Pause.String()))

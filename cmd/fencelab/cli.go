@@ -10,49 +10,33 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/internal/quote"
+	"github.com/fencelab/fencelab/pipeline"
 	"golang.org/x/term"
 )
 
 // Exit codes, documented in the README and in 'fencelab --help'.
 const (
-	exitOK       = 0
-	exitFailure  = 1 // an unexpected verdict or a failed check
-	exitBadInput = 2 // bad flags, values or files, or a missing tool
+	exitOK       = pipeline.ExitOK
+	exitFailure  = pipeline.ExitFailure
+	exitBadInput = pipeline.ExitBadInput
 )
 
-// env is what a subcommand may touch of the outside world.
+// env is what a command may touch of the outside world.
 type env struct {
-	stdout, stderr io.Writer
-	// terminal is true when stderr is a terminal, so progress bars make sense.
-	terminal bool
-	// disk is where saved files go: nil, the real one; a test's full disk.
-	disk *atomicfile.Disk
+	pipeline.Env
+	// reference is set while the CLI reference is written (help
+	// --markdown): the flags' help then says "one per CPU", not this
+	// machine's count, so that docs/cli.md is the same everywhere.
+	reference bool
 }
 
 func newEnv(stdout, stderr *os.File) *env {
-	return &env{stdout: stdout, stderr: stderr, terminal: term.IsTerminal(int(stderr.Fd()))}
+	return &env{Env: pipeline.Env{Stdout: stdout, Stderr: stderr, Terminal: term.IsTerminal(int(stderr.Fd()))}}
 }
-
-// exitError carries the exit code a failure stands for.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
 
 // badInput reports bad flags, values or files, or a missing tool: exit 2.
-func badInput(format string, args ...any) error {
-	return &exitError{code: exitBadInput, err: fmt.Errorf(format, args...)}
-}
-
-// failed reports an unexpected verdict or a failed check: exit 1.
-func failed(format string, args ...any) error {
-	return &exitError{code: exitFailure, err: fmt.Errorf(format, args...)}
-}
+func badInput(format string, args ...any) error { return pipeline.BadInput(format, args...) }
 
 // errHelpShown means a command printed its usage on request: exit 0.
 var errHelpShown = errors.New("help shown")
@@ -75,7 +59,7 @@ func parseFlags(e *env, fs *flag.FlagSet, usage string, args []string) ([]string
 	for {
 		err := fs.Parse(args)
 		if errors.Is(err, flag.ErrHelp) {
-			writeUsage(e.stdout, fs, usage)
+			writeUsage(e.Stdout, fs, usage)
 			return nil, errHelpShown
 		}
 		if err != nil {
@@ -129,9 +113,4 @@ func writeUsage(w io.Writer, fs *flag.FlagSet, usage string) {
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)
-}
-
-// oneLine joins a multi-line message so bad input is always one line.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencelab/fencelab/internal/tlctest"
 )
 
 // TestConformBadInput: every bad flag is one line on stderr and exit 2,
@@ -67,7 +69,7 @@ func TestConformWithoutJar(t *testing.T) {
 // them), and prints its tables and summary; a counterexample changed by
 // one state departs from the Go system: exit 1, and the row says where.
 func TestConformRuns(t *testing.T) {
-	requireTLC(t)
+	tlctest.Require(t, &tlcChecks)
 	from := t.TempDir()
 	fixtures, err := filepath.Glob("../../conform/testdata/replay/*.out")
 	require.NoError(t, err)

@@ -30,16 +30,16 @@ func runDesigns(e *env, args []string) error {
 		width = max(width, len(d.String()))
 	}
 	for _, d := range impl.Designs() {
-		if _, err := fmt.Fprintf(e.stdout, "%-*s  %s — rests on: %s\n", width, d, d.Describe(), d.Assumption()); err != nil {
+		if _, err := fmt.Fprintf(e.Stdout, "%-*s  %s — rests on: %s\n", width, d, d.Describe(), d.Assumption()); err != nil {
 			return err
 		}
 		if p := d.Products(); p != "" {
-			fmt.Fprintf(e.stdout, "%-*s  stands for: %s\n", width, "", p)
+			fmt.Fprintf(e.Stdout, "%-*s  stands for: %s\n", width, "", p)
 		}
 	}
-	fmt.Fprintf(e.stdout, "\nWhich row am I? Find your lock above; a token checked on writes only (not reads) is row %s.\n", impl.DesignFenceWrites)
+	fmt.Fprintf(e.Stdout, "\nWhich row am I? Find your lock above; a token checked on writes only (not reads) is row %s.\n", impl.DesignFenceWrites)
 	for _, p := range impl.WithoutRow() {
-		if _, err := fmt.Fprintf(e.stdout, "No row: %s\n", p); err != nil {
+		if _, err := fmt.Fprintf(e.Stdout, "No row: %s\n", p); err != nil {
 			return err
 		}
 	}

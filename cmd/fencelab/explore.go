@@ -2,19 +2,14 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
 
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
-	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/internal/quote"
-	"github.com/fencelab/fencelab/internal/words"
-	"github.com/fencelab/fencelab/report"
-	"github.com/fencelab/fencelab/trace"
-	"github.com/fencelab/fencelab/verdict"
+	"github.com/fencelab/fencelab/pipeline"
 )
 
 // fourClients is --clients' note on 4-client models, measured with
@@ -60,7 +55,7 @@ func runExplore(e *env, args []string) error {
 		return badInput("unexpected argument %s", quote.Q(rest[0]))
 	}
 	if *outDir != "" { // empty: write nothing
-		if err := checkOutDir("out", *outDir); err != nil {
+		if err := pipeline.CheckOutDir("out", *outDir); err != nil {
 			return err
 		}
 	}
@@ -135,77 +130,5 @@ func runExplore(e *env, args []string) error {
 		configs = append(configs, c)
 	}
 
-	var results []*explore.Result
-	// Every design, on a pipe: a line per design explored (on a terminal
-	// the running line below says where each one is).
-	step := func(string) {}
-	if !e.terminal && len(configs) > 1 {
-		var stepsDone func()
-		step, stepsDone = newStepProgress(e, len(configs), "explore", "design")
-		defer stepsDone()
-	}
-	for _, c := range configs {
-		if e.terminal {
-			// Long runs (3 and 4 clients) show where they are, on stderr
-			// and only on a terminal, so stdout stays the same bytes.
-			c.Progress = func(depth, distinct, queued int) {
-				fmt.Fprintf(e.stderr, "\r%s: depth %d, %s distinct states, %s queued ", c.Design, depth, thousands(distinct), thousands(queued))
-			}
-		}
-		res, err := explore.Run(c)
-		if e.terminal {
-			fmt.Fprint(e.stderr, "\r\033[K")
-		}
-		if err != nil {
-			return fmt.Errorf("explore: %w", err)
-		}
-		step(c.Design.String())
-		results = append(results, res)
-		if len(configs) == 1 {
-			if err := report.ExploreResult(e.stdout, res); err != nil {
-				return err
-			}
-		}
-	}
-	if len(configs) > 1 {
-		if err := report.ExploreMatrix(e.stdout, results); err != nil {
-			return err
-		}
-	}
-	if *outDir != "" {
-		written, err := writeTraces(e.disk, *outDir, results)
-		if err != nil {
-			return err
-		}
-		if written > 0 {
-			fmt.Fprintf(e.stdout, "\n%d counterexample traces written to %s, one folder each (<design>-<clients>c-<property>/: %s)\n", written, *outDir, strings.Join(trace.FileNames(), ", "))
-		}
-	}
-	if diff := report.ExploreMismatches(results); len(diff) > 0 {
-		return failed("DESIGN.md's table differs in %s: %s", words.Count(len(diff), "verdict"), strings.Join(diff, "; "))
-	}
-	return nil
+	return pipeline.Explore(&e.Env, configs, *outDir)
 }
-
-// writeTraces writes the files of every counterexample (trace.WriteFiles)
-// into a folder of dir named <design>-<clients>c-<property>.
-// Each folder, and dir, appears with its first complete file.
-func writeTraces(disk *atomicfile.Disk, dir string, results []*explore.Result) (int, error) {
-	written := 0
-	for _, r := range results {
-		for _, v := range r.All() {
-			if v.Trace == nil {
-				continue
-			}
-			sub := filepath.Join(dir, fmt.Sprintf("%s-%dc-%s", r.Config.Design, r.Config.Clients, v.Property))
-			if _, err := trace.WriteFilesTo(disk.Folder(sub), v.Trace); err != nil {
-				return written, couldNotSave(err)
-			}
-			written++
-		}
-	}
-	return written, nil
-}
-
-// thousands prints n with a comma every three digits: 1,147,658.
-func thousands(n int) string { return verdict.Thousands(n) }

@@ -64,7 +64,7 @@ func TestExploreOneDesign(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "explore", "--clients", "2", "--design", "none", "--out", out)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Empty(t, stderr)
-	assert.Contains(t, stdout, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay, client symmetry, sleep sets\n1,873 distinct states, 2,603 generated, depth 22, ")
+	checkExploreFigures(t, stdout, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay, client symmetry, sleep sets", impl.DesignFenceNone, "explore.2c.sym.sleep")
 	for _, line := range []string{
 		"AtMostOneClientHoldLock  violated (8 steps)   violated  ✓",
 		"TokenIsMonotonical       violated (10 steps)  violated  ✓",
@@ -99,33 +99,29 @@ func TestExploreSelectedInvariant(t *testing.T) {
 }
 
 // TestExploreMatrix: every row, the table, one counterexample folder per
-// expected violation. At reduced size the Redlock rows take 2 lock nodes
-// (33,469 states, not 420,541: twenty seconds of CPU each under the race
-// detector); at full size they have their 3.
+// expected violation; each row's figures (client symmetry and sleep sets,
+// the defaults) are those pinned in its golden file. At reduced size the
+// Redlock rows take 2 lock nodes (a twelfth of the states: twenty seconds
+// of CPU each under the race detector); at full size they have their 3.
 func TestExploreMatrix(t *testing.T) {
 	testbuild.SkipUnderRace(t)
 	out := t.TempDir()
 	args := []string{"explore", "--out", out}
-	redlock := `Redlock, no fencing\s+420,541\s`
+	redlock := "explore.2c.sym.sleep"
 	if testbuild.Reduced() {
 		args = append(args, "--nodes", "2")
-		redlock = `Redlock, no fencing\s+33,469\s`
+		redlock = "explore.2c.sym.2nodes.sleep"
 	}
 	code, stdout, stderr := runCLI(t, args...)
 	require.Equal(t, exitOK, code, stderr)
-	for _, row := range []string{
-		// With client symmetry, the default; the first four rows are
-		// those of before the matrix had more.
-		`no fencing \(no tokens\)\s+1,859\s+2,603\s+22\s`,
-		`tokens, mode none\s+1,873\s+2,603\s+22\s`,
-		`tokens, mode writes\s+1,873\s+2,603\s+22\s`,
-		`tokens, mode all\s+1,409\s+1,932\s+22\s`,
-		`tokens, mode all, non-atomic resource\s+1,909\s+2,586\s+24\s`,
-		redlock,
-		`every verdict agrees with DESIGN.md's table`,
-	} {
-		assert.Regexp(t, row, stdout)
+	for _, d := range impl.Designs() {
+		prefix := "explore.2c.sym.sleep"
+		if d.Redlock() {
+			prefix = redlock
+		}
+		checkExploreRow(t, stdout, d, prefix)
 	}
+	assert.Contains(t, stdout, "every verdict agrees with DESIGN.md's table")
 	// One counterexample per violation DESIGN.md expects.
 	violations := 0
 	for _, d := range impl.Designs() {
@@ -193,7 +189,7 @@ func TestExploreHelp(t *testing.T) {
 func TestExploreSymmetry(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "explore", "--design", "none", "--symmetry", "--out", "")
 	require.Equal(t, exitOK, code, stderr)
-	assert.Contains(t, stdout, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay, client symmetry, sleep sets\n1,873 distinct states, 2,603 generated, depth 22, ")
+	checkExploreFigures(t, stdout, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay, client symmetry, sleep sets", impl.DesignFenceNone, "explore.2c.sym.sleep")
 	assert.Contains(t, stdout, "NoLostUpdate             violated (16 steps)  violated  ✓")
 }
 
@@ -204,7 +200,7 @@ func TestExploreSymmetryIsTheDefault(t *testing.T) {
 	assert.Equal(t, stripTimes(on), stripTimes(def))
 	code, off, stderr := runCLI(t, "explore", "--design", "none", "--symmetry=false", "--out", "")
 	require.Equal(t, exitOK, code, stderr)
-	assert.Contains(t, off, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay, sleep sets\n3,744 distinct states, 5,004 generated, depth 22, ")
+	checkExploreFigures(t, off, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay, sleep sets", impl.DesignFenceNone, "explore.2c.sleep")
 }
 
 // TestExploreSleepSetsAreTheDefault: --por is on unless turned off; off,
@@ -216,7 +212,7 @@ func TestExploreSleepSetsAreTheDefault(t *testing.T) {
 	assert.Equal(t, stripTimes(on), stripTimes(def))
 	code, off, stderr := runCLI(t, "explore", "--design", "none", "--por=false", "--out", "")
 	require.Equal(t, exitOK, code, stderr)
-	assert.Contains(t, off, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay, client symmetry\n1,873 distinct states, 5,330 generated, depth 22, ")
+	checkExploreFigures(t, off, "explore: tokens, mode none, 2 clients, 1 section each, 1 retry, no lock-delay, client symmetry", impl.DesignFenceNone, "explore.2c.sym")
 	verdicts := func(out string) string { return out[strings.Index(out, "property "):strings.Index(out, "witnesses (")] }
 	assert.Equal(t, verdicts(stripTimes(def)), verdicts(stripTimes(off)))
 }
@@ -272,6 +268,6 @@ func TestExploreSendRule(t *testing.T) {
 	testbuild.SkipUnderRace(t)
 	code, stdout, stderr := runCLI(t, "explore", "--design", "all", "--validity", "send", "--symmetry=false", "--out", "")
 	require.Equal(t, exitOK, code, stderr)
-	assert.Contains(t, stdout, "explore: tokens, mode all, 2 clients, 1 section each, 1 retry, no lock-delay, validity from the send, sleep sets\n43,545 distinct states, 65,726 generated, depth 28, ")
+	checkExploreFigures(t, stdout, "explore: tokens, mode all, 2 clients, 1 section each, 1 retry, no lock-delay, validity from the send, sleep sets", impl.DesignFenceAll, "explore.2c.send.sleep")
 	assert.Contains(t, stdout, "AtMostOneClientHoldLock  violated (8 steps)  violated  ✓")
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/internal/faketlc"
+	"github.com/fencelab/fencelab/pipeline"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -17,7 +19,7 @@ import (
 func runCLIOnDisk(t *testing.T, disk *atomicfile.Disk, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(args, &env{stdout: &out, stderr: &errb, disk: disk})
+	code = run(args, &env{Env: pipeline.Env{Stdout: &out, Stderr: &errb, Disk: disk}})
 	return code, out.String(), errb.String()
 }
 
@@ -92,9 +94,9 @@ func TestFullDiskEveryCommand(t *testing.T) {
 // its output could not be saved: exit 2, "could not save", not a model
 // that "differs from the manifest".
 func TestFullDiskInTLCIsNotAVerdict(t *testing.T) {
-	newFakeTLC(t, "cat "+mustAbs(t, okOutput), "exit 0")
+	faketlc.New(t, "cat "+mustAbs(t, okOutput), "exit 0")
 	out := filepath.Join(t.TempDir(), "tlc")
-	code, _, stderr := runCLIOnDisk(t, atomicfile.FullAfter(100), "tlc", "--pin", "../../tla2tools.version", "--specs", specsFolder(t), "--out", out)
+	code, _, stderr := runCLIOnDisk(t, atomicfile.FullAfter(100), "tlc", "--pin", "../../tla2tools.version", "--specs", faketlc.Specs(t), "--out", out)
 	assert.Equal(t, exitBadInput, code, stderr)
 	assert.Contains(t, lastLine(stderr), "could not save")
 	assert.NotContains(t, stderr, "differ")

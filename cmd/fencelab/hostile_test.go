@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencelab/fencelab/internal/faketlc"
 	"github.com/fencelab/fencelab/internal/inputfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -76,7 +77,7 @@ func newHostileFiles(t *testing.T) *hostileFiles {
 	f.fifoSpecs = path("fifo-specs")
 	require.NoError(t, os.Mkdir(f.fifoSpecs, 0o755))
 	require.NoError(t, syscall.Mkfifo(filepath.Join(f.fifoSpecs, "models.json"), 0o644))
-	f.pipeModule = specsFolder(t)
+	f.pipeModule = faketlc.Specs(t)
 	require.NoError(t, syscall.Mkfifo(filepath.Join(f.pipeModule, "Other.tla"), 0o644))
 	f.zeroSpecs = path("zero-specs")
 	require.NoError(t, os.Mkdir(f.zeroSpecs, 0o755))
@@ -297,24 +298,24 @@ func TestBrokenTLCIsBadInput(t *testing.T) {
 		{"TLC's version line, then nothing, exit 0", "echo 'TLC2 Version 2.19 of 08 August 2024 (rev: 5a47802)'; exit 0", "without TLC's closing state count"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			newFakeTLC(t, tc.body, "exit 0")
-			code, _, stderr := runCLI(t, "tlc", "--pin", "../../tla2tools.version", "--specs", specsFolder(t), "--out", t.TempDir())
+			faketlc.New(t, tc.body, "exit 0")
+			code, _, stderr := runCLI(t, "tlc", "--pin", "../../tla2tools.version", "--specs", faketlc.Specs(t), "--out", t.TempDir())
 			stderr = strings.TrimPrefix(stderr, stderr[:strings.Index(stderr, "\n")+1]) // the jar line
 			assertBadInput(t, code, stderr, tc.want)
 			assert.NotContains(t, stderr, "differs from the manifest")
 		})
 	}
 	t.Run("conform, garbage", func(t *testing.T) {
-		newFakeTLC(t, "echo garbage; exit 0", "exit 0")
+		faketlc.New(t, "echo garbage; exit 0", "exit 0")
 		code, _, stderr := runCLI(t, "conform", "--walks", "1", "--explore=false", "--sim-runs", "0", "--sim-failing", "0", "--replay=false",
 			"--specs", "../../specs", "--pin", "../../tla2tools.version", "--out", t.TempDir())
 		assertBadInput(t, code, lastLine(stderr), "not TLC's output")
 	})
 	t.Run("a jar with a flipped bit", func(t *testing.T) {
-		fake := newFakeTLC(t, "cat "+mustAbs(t, okOutput), "exit 0")
+		fake := faketlc.New(t, "cat "+mustAbs(t, okOutput), "exit 0")
 		// A jar holding the two mains and, stored uncompressed, a class
 		// whose bytes are known, so one of them can be flipped.
-		out, err := os.Create(fake.jar)
+		out, err := os.Create(fake.Jar)
 		require.NoError(t, err)
 		zw := zip.NewWriter(out)
 		for _, n := range []string{"tlc2/TLC.class", "pcal/trans.class"} {
@@ -329,15 +330,15 @@ func TestBrokenTLCIsBadInput(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, zw.Close())
 		require.NoError(t, out.Close())
-		data, err := os.ReadFile(fake.jar)
+		data, err := os.ReadFile(fake.Jar)
 		require.NoError(t, err)
 		at := bytes.Index(data, bytes.Repeat([]byte("A"), 4096))
 		require.Positive(t, at)
 		data[at+2048] ^= 0x01
-		require.NoError(t, os.WriteFile(fake.jar, data, 0o644))
+		require.NoError(t, os.WriteFile(fake.Jar, data, 0o644))
 
-		code, _, stderr := runCLI(t, "tlc", "--pin", "../../tla2tools.version", "--specs", specsFolder(t), "--out", t.TempDir())
+		code, _, stderr := runCLI(t, "tlc", "--pin", "../../tla2tools.version", "--specs", faketlc.Specs(t), "--out", t.TempDir())
 		assertBadInput(t, code, stderr, "tlc2/Other.class cannot be read")
-		assert.Empty(t, fake.runs(t), "java never ran")
+		assert.Empty(t, fake.Runs(t), "java never ran")
 	})
 }

@@ -1,21 +1,10 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"os/signal"
-	"path/filepath"
-	"syscall"
 
-	"github.com/fencelab/fencelab/internal/quote"
+	"github.com/fencelab/fencelab/pipeline"
 )
-
-// liveBinary is the live harness's binary: a module of its own (live/),
-// so that the etcd server and the client libraries never weigh on this
-// one; fencelab live runs it.
-const liveBinary = "fencelab-live"
 
 func liveCommand() command {
 	return command{name: "live", summary: "real lock services under real faults, judged against the models (runs fencelab-live)", run: runLive}
@@ -44,12 +33,6 @@ where the models say the property holds, 2 bad input, a missing service or a har
 128+n stopped by signal n. make live builds fencelab-live (bin/, beside fencelab).
 `
 
-// passedExit is the exit code of a program fencelab ran in its place,
-// which said what it had to say itself: exitCode prints nothing for it.
-type passedExit struct{ code int }
-
-func (p *passedExit) Error() string { return fmt.Sprintf("exit code %d", p.code) }
-
 func runLive(e *env, args []string) error {
 	if len(args) == 0 {
 		return badInput("no live command given (want run, matrix, readme or list; fencelab live --help)")
@@ -57,62 +40,9 @@ func runLive(e *env, args []string) error {
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
 		if len(args) == 1 {
-			fmt.Fprint(e.stdout, liveUsage)
+			fmt.Fprint(e.Stdout, liveUsage)
 			return nil
 		}
 	}
-	bin, err := findLive()
-	if err != nil {
-		return err
-	}
-	return runPassingThrough(e, bin, args)
-}
-
-// findLive finds fencelab-live beside this executable, then on PATH.
-func findLive() (string, error) {
-	if self, err := os.Executable(); err == nil {
-		beside := filepath.Join(filepath.Dir(self), liveBinary)
-		if info, err := os.Stat(beside); err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 {
-			return beside, nil
-		}
-	}
-	if bin, err := exec.LookPath(liveBinary); err == nil {
-		return bin, nil
-	}
-	return "", badInput("%s is not beside fencelab nor on PATH: make live builds it as bin/%s (and runs the live matrix), or build it alone: cd live && go build -o ../bin/%s ./cmd/%s", liveBinary, liveBinary, liveBinary, liveBinary)
-}
-
-// runPassingThrough runs bin with args, fencelab's own standard streams
-// and exit code: SIGINT and SIGTERM sent to fencelab are passed on to it
-// (a terminal's Ctrl-C reaches both; the harness then stops what it
-// started and exits 128+n), and fencelab waits for it to finish.
-func runPassingThrough(e *env, bin string, args []string) error {
-	cmd := exec.Command(bin, args...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	if err := cmd.Start(); err != nil {
-		return badInput("starting %s: %v", quote.S(bin), err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	for {
-		select {
-		case s := <-sigs:
-			_ = cmd.Process.Signal(s)
-		case err := <-done:
-			var exit *exec.ExitError
-			switch {
-			case err == nil:
-				return nil
-			case errors.As(err, &exit):
-				if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-					return &passedExit{code: 128 + int(ws.Signal())}
-				}
-				return &passedExit{code: exit.ExitCode()}
-			}
-			return fmt.Errorf("running %s: %w", quote.S(bin), err)
-		}
-	}
+	return pipeline.Live(&e.Env, args)
 }

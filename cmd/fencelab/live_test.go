@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fencelab/fencelab/pipeline"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -16,7 +17,7 @@ func fakeLive(t *testing.T) {
 	t.Helper()
 	dir := t.TempDir()
 	script := "#!/bin/sh\necho \"args: $*\"\necho \"to stderr\" >&2\ncase \"$1\" in\n  exit-*) exit \"${1#exit-}\";;\n  signal) kill -TERM $$;;\nesac\n"
-	require.NoError(t, os.WriteFile(filepath.Join(dir, liveBinary), []byte(script), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, pipeline.LiveBinary), []byte(script), 0o755))
 	t.Setenv("PATH", dir)
 }
 

@@ -14,6 +14,7 @@ import (
 	"os"
 
 	"github.com/fencelab/fencelab/internal/quote"
+	"github.com/fencelab/fencelab/pipeline"
 )
 
 // version is the release of this command; the TLA+ tools release it checks
@@ -44,17 +45,20 @@ func run(args []string, e *env) int {
 	}
 	switch args[0] {
 	case "help":
+		if len(args) == 2 && args[1] == "--markdown" {
+			return exitCode(e, "help", writeReference(e.Stdout))
+		}
 		// fencelab help COMMAND is fencelab COMMAND --help.
 		if len(args) > 1 {
 			return run([]string{args[1], "--help"}, e)
 		}
-		writeHelp(e.stdout)
+		writeHelp(e.Stdout)
 		return exitOK
 	case "-h", "-help", "--help":
-		writeHelp(e.stdout)
+		writeHelp(e.Stdout)
 		return exitOK
 	case "-version", "--version", "version":
-		fmt.Fprintf(e.stdout, "fencelab %s\n", version)
+		fmt.Fprintf(e.Stdout, "fencelab %s\n", version)
 		return exitOK
 	}
 	for _, c := range commands() {
@@ -88,18 +92,18 @@ func exitCode(e *env, cmd string, err error) int {
 	if errors.Is(err, errHelpShown) {
 		return exitOK
 	}
-	var passed *passedExit
+	var passed *pipeline.PassedExit
 	if errors.As(err, &passed) {
-		return passed.code
+		return passed.Code
 	}
 	prefix := "fencelab"
 	if cmd != "" {
 		prefix += " " + cmd
 	}
-	fmt.Fprintf(e.stderr, "%s: %s\n", prefix, quote.Cut(oneLine(quote.Cut(err.Error(), 4*maxMessage)), maxMessage))
-	var ee *exitError
+	fmt.Fprintf(e.Stderr, "%s: %s\n", prefix, quote.Cut(pipeline.OneLine(quote.Cut(err.Error(), 4*maxMessage)), maxMessage))
+	var ee *pipeline.ExitError
 	if errors.As(err, &ee) {
-		return ee.code
+		return ee.Code
 	}
 	return exitFailure
 }

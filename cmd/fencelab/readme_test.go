@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/pipeline"
 )
 
 const readmePath = "../../README.md"
@@ -20,7 +21,7 @@ const readmePath = "../../README.md"
 func TestREADMEVerdictTable(t *testing.T) {
 	data, err := os.ReadFile(readmePath)
 	require.NoError(t, err)
-	block, err := readmeBlock(string(data), "verdicts")
+	block, err := pipeline.ReadmeBlock(string(data), "verdicts")
 	require.NoError(t, err)
 	props := impl.InvariantNames()
 	var rows []string
@@ -71,19 +72,6 @@ func designByDescription(t *testing.T, s string) impl.Design {
 	return 0
 }
 
-func TestSpliceReadme(t *testing.T) {
-	begin, end := readmeMarkers("x")
-	readme := "intro\n" + begin + "old\n" + end + "\nrest\n"
-	got, err := spliceReadme(readme, "x", "new\n")
-	require.NoError(t, err)
-	assert.Equal(t, "intro\n"+begin+"new\n"+end+"\nrest\n", got)
-	_, err = spliceReadme("no markers", "x", "new")
-	assert.ErrorContains(t, err, `README has no "x" block`)
-	block, err := readmeBlock(got, "x")
-	require.NoError(t, err)
-	assert.Equal(t, "new\n", block)
-}
-
 // walkthroughFixture is TLC's output for the README's walkthrough: the
 // showcase model checked with one worker, so the counterexample is the
 // same on every run (tlc.Runner's "auto" workers). make readme refreshes
@@ -99,7 +87,7 @@ const counterexamplesPath = "../../docs/counterexamples.md"
 // and the Mermaid picture, titled by the model rather than a file path.
 func walkthrough(t *testing.T, format string) string {
 	t.Helper()
-	code, stdout, stderr := runCLI(t, "trace", "--format", format, "--title", showcaseModel, walkthroughFixture)
+	code, stdout, stderr := runCLI(t, "trace", "--format", format, "--title", pipeline.ShowcaseModel, walkthroughFixture)
 	require.Equal(t, exitOK, code, stderr)
 	fence := "text"
 	if format == "mermaid" {
@@ -117,11 +105,11 @@ func TestREADMEWalkthrough(t *testing.T) {
 	for _, block := range []struct{ name, format, file string }{{"walkthrough-table", "table", counterexamplesPath}, {"walkthrough-mermaid", "mermaid", readmePath}} {
 		want := walkthrough(t, block.format)
 		if os.Getenv("FENCELAB_UPDATE_README") != "" {
-			require.NoError(t, updateReadmeBlock(nil, block.file, block.name, want))
+			require.NoError(t, pipeline.UpdateReadmeBlock(nil, block.file, block.name, want))
 		}
 		data, err := os.ReadFile(block.file)
 		require.NoError(t, err)
-		got, err := readmeBlock(string(data), block.name)
+		got, err := pipeline.ReadmeBlock(string(data), block.name)
 		require.NoError(t, err)
 		assert.Equal(t, want, got, "the README's walkthrough differs from the TLC output it is drawn from: run make readme")
 	}

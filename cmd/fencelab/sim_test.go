@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/testbuild"
+	"github.com/fencelab/fencelab/pipeline"
 	"github.com/fencelab/fencelab/sim"
 )
 
@@ -226,7 +226,7 @@ func TestSimProgressBarOnlyOnStderr(t *testing.T) {
 	}
 	_, plain, _ := runCLI(t, args...)
 	var out, errb bytes.Buffer
-	code := run(args, &env{stdout: &out, stderr: &errb, terminal: true})
+	code := run(args, &env{Env: pipeline.Env{Stdout: &out, Stderr: &errb, Terminal: true}})
 	require.Equal(t, exitOK, code, errb.String())
 	assert.Equal(t, plain, out.String())
 	assert.Contains(t, errb.String(), "runs/s")
@@ -458,41 +458,6 @@ func TestSimOutHoldsOneInvocation(t *testing.T) {
 	assert.Empty(t, stdout, "refused before the run")
 	assert.Contains(t, errOut, "notes.txt, which fencelab sim did not write")
 	assert.FileExists(t, notes, "a user's file is never removed")
-}
-
-// TestProgressWhenStderrIsNotATerminal: on a pipe or in CI, progress is
-// plain lines, every tenth of the runs (or every few seconds) after the
-// first second, with a rate measured from the batch's start — not the
-// millions of runs per second a first tick over a single chunk reads.
-func TestProgressWhenStderrIsNotATerminal(t *testing.T) {
-	var b bytes.Buffer
-	clock := time.Unix(0, 0)
-	p := newProgressTo(&b, false, 1000, "sim", func() time.Time { return clock })
-	p.add(256) // the first chunk, at once: quiet, no rate yet
-	assert.Empty(t, b.String())
-	for range 744 / 4 {
-		clock = clock.Add(10 * time.Millisecond)
-		p.add(4)
-	}
-	p.finish()
-	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	require.NotEmpty(t, lines)
-	assert.LessOrEqual(t, len(lines), 10, "a line per tenth at most: %q", lines)
-	assert.Equal(t, "sim: 1,000 of 1,000 runs (100%), 537 runs/s", lines[len(lines)-1])
-	for _, l := range lines {
-		assert.Regexp(t, `^sim: [0-9,]+ of 1,000 runs \([0-9]+%\), [0-9,]+ runs/s$`, l)
-	}
-
-	// A long stretch inside one tenth still prints, every few seconds.
-	b.Reset()
-	clock = time.Unix(0, 0)
-	p = newProgressTo(&b, false, 1_000_000, "npc", func() time.Time { return clock })
-	for range 4 {
-		clock = clock.Add(6 * time.Second)
-		p.add(1)
-	}
-	assert.Equal(t, 4, strings.Count(b.String(), "\n"), b.String())
-	assert.Contains(t, b.String(), "npc: 4 of 1,000,000 runs (0%), 0 runs/s")
 }
 
 // TestSimOutputFitsATerminal: the tables and the timeline fit in 100

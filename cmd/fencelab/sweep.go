@@ -1,15 +1,13 @@
 package main
 
 import (
-	"fmt"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
 	"github.com/fencelab/fencelab/bounds"
 	"github.com/fencelab/fencelab/internal/quote"
-	"github.com/fencelab/fencelab/internal/words"
+	"github.com/fencelab/fencelab/pipeline"
 	"github.com/fencelab/fencelab/sim"
 	"github.com/fencelab/fencelab/sweep"
 )
@@ -55,7 +53,7 @@ func runSweep(e *env, args []string) error {
 	seed := fs.Uint64("seed", 1, "seed of a cell's first random run; run i uses seed+i")
 	clients := fs.Int("clients", 2, "clients in the random runs")
 	sections := fs.Int("sections", 2, "critical sections per client in the random runs")
-	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "goroutines running cells (results do not depend on it)")
+	workers := workersFlag(e, fs, "goroutines running cells (results do not depend on it)")
 	out := fs.String("out", filepath.Join("out", "sweep"), "folder for sweep.csv and sweep.svg")
 	ttl := fs.Duration("ttl", def.TTL, "lease TTL")
 	margin := fs.Duration("margin", def.Margin, "client margin")
@@ -71,7 +69,7 @@ func runSweep(e *env, args []string) error {
 	if len(rest) > 0 {
 		return badInput("unexpected argument %s", quote.Q(rest[0]))
 	}
-	if err := checkOutDir("out", *out); err != nil {
+	if err := pipeline.CheckOutDir("out", *out); err != nil {
 		return err
 	}
 	x, y, err := sweep.ParseGrid(*grid)
@@ -111,55 +109,5 @@ func runSweep(e *env, args []string) error {
 	if err := s.Validate(); err != nil {
 		return badInput("%v", err)
 	}
-	progress, done := newProgress(e, s.Total(), "sweep")
-	s.Progress = progress
-	start := time.Now()
-	res, err := s.Run()
-	done()
-	if err != nil {
-		return badInput("%v", err)
-	}
-	fmt.Fprintf(e.stderr, "fencelab sweep: %s in %.1fs\n", words.Count(s.Total(), "run"), time.Since(start).Seconds())
-	csvPath, svgPath := filepath.Join(*out, "sweep.csv"), filepath.Join(*out, "sweep.svg")
-	folder := e.disk.Folder(*out)
-	if err := folder.WriteFile("sweep.csv", res.WriteCSV); err != nil {
-		return couldNotSave(err)
-	}
-	if err := folder.WriteFile("sweep.svg", res.WriteSVG); err != nil {
-		return couldNotSave(err)
-	}
-	w := e.stdout
-	fmt.Fprintf(w, "fencelab sweep: %s × %s, %d × %s, designs %v, %s per cell\n\n", x.Name, y.Name, x.Cells, words.Count(y.Cells, "cell"), *fencing, words.Count(*runs, "random run"))
-	for k, d := range designs {
-		for q, p := range bounds.Properties() {
-			var inside, outside, worstOut, randomOut int
-			for j := range y.Cells {
-				for i := range x.Cells {
-					o := res.CellAt(k, i, j).Outcomes[q]
-					if o.Derived.Safe {
-						inside++
-						continue
-					}
-					outside++
-					if o.Worst == "violated" {
-						worstOut++
-					}
-					if o.Random > 0 {
-						randomOut++
-					}
-				}
-			}
-			fmt.Fprintf(w, "  %-7s %-24s %3d cells inside the boundary, %3d outside: the worst case violates in %d, random runs in %d\n", d, p.Name, inside, outside, worstOut, randomOut)
-		}
-	}
-	fmt.Fprintf(w, "\nfiles: %s, %s\n", csvPath, svgPath)
-	if dis := res.Disagreements(); len(dis) > 0 {
-		fmt.Fprintln(w, "\nDisagreements with the derivation:")
-		for _, d := range dis {
-			fmt.Fprintf(w, "  ✗ %s\n", d)
-		}
-		return failed("DESIGN.md's condition and the sweep disagree in %s (see above)", words.Count(len(dis), "cell"))
-	}
-	fmt.Fprintln(w, "\nNo violation inside the boundary: the sweep agrees with DESIGN.md's condition.")
-	return nil
+	return pipeline.Sweep(&e.Env, s, *out, *fencing)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fencelab/fencelab/tlc"
 	"github.com/fencelab/fencelab/trace"
 )
 
@@ -149,37 +147,4 @@ func TestTLCCommandBadInput(t *testing.T) {
 			assertBadInput(t, code, errOut, tc.wantErr)
 		})
 	}
-}
-
-// TestSaveRunWritesTheTraceFiles: a TLC run's folder holds TLC's output
-// and the counterexample under the names every runtime uses, and is
-// cleared of files a run before left.
-func TestSaveRunWritesTheTraceFiles(t *testing.T) {
-	data, err := os.ReadFile(fixture)
-	require.NoError(t, err)
-	parsed, err := tlc.ParseOutput(bytes.NewReader(data))
-	require.NoError(t, err)
-	res := &tlc.Result{
-		Model:  tlc.Model{Name: "DistLock_2c_AtMostOneClientHoldLock", Spec: "DistLock.tla", Cfg: "DistLock_2c.cfg"},
-		Got:    tlc.Got{ExitCode: 12, Result: "invariant", Property: "AtMostOneClientHoldLock"},
-		Output: data,
-		Parsed: parsed,
-	}
-	dir := filepath.Join(t.TempDir(), res.Model.Name)
-	require.NoError(t, os.MkdirAll(dir, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "stale.txt"), nil, 0o644))
-	require.NoError(t, saveRun(nil, dir, res))
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	assert.ElementsMatch(t, append(trace.FileNames(), "tlc.out"), names)
-	out, err := os.ReadFile(filepath.Join(dir, "tlc.out"))
-	require.NoError(t, err)
-	assert.Equal(t, data, out, "TLC's output as it printed it")
-	text, err := os.ReadFile(filepath.Join(dir, trace.TextFile))
-	require.NoError(t, err)
-	assert.Contains(t, string(text), "AtMostOneClientHoldLock violated at step 8")
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencelab/fencelab/internal/faketlc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -58,8 +59,8 @@ func TestTLCSignalStopsTLCAndCleansUp(t *testing.T) {
 	}{{syscall.SIGINT, "SIGINT"}, {syscall.SIGTERM, "SIGTERM"}} {
 		t.Run(tc.name, func(t *testing.T) {
 			pids := filepath.Join(t.TempDir(), "pids")
-			fake := newFakeTLC(t, `echo $$ >> "$PIDS"; sleep 1000 & echo $! >> "$PIDS"; sleep 1000`, "exit 0")
-			specs := specsFolder(t)
+			fake := faketlc.New(t, `echo $$ >> "$PIDS"; sleep 1000 & echo $! >> "$PIDS"; sleep 1000`, "exit 0")
+			specs := faketlc.Specs(t)
 			tmp := t.TempDir()
 			out := filepath.Join(t.TempDir(), "out")
 			cmd := exec.Command(bin, "tlc", "--pin", mustAbs(t, "../../tla2tools.version"), "--specs", specs, "--out", out)
@@ -96,7 +97,7 @@ func TestTLCSignalStopsTLCAndCleansUp(t *testing.T) {
 			require.True(t, errors.As(err, &exit), "exit: %v", err)
 			assert.Equal(t, 128+int(tc.sig), exit.ExitCode())
 			assert.Equal(t, "fencelab tlc: interrupted by "+tc.name+": TLC stopped, its temporary folders removed\n", lastLine(stderr.String()))
-			assert.Equal(t, []string{"pcal.trans", "tlc2.TLC"}, fake.runs(t))
+			assert.Equal(t, []string{"pcal.trans", "tlc2.TLC"}, fake.Runs(t))
 
 			data, err := os.ReadFile(pids)
 			require.NoError(t, err)

@@ -11,37 +11,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencelab/fencelab/internal/faketlc"
 	"github.com/fencelab/fencelab/internal/tlccount"
-	"github.com/fencelab/fencelab/tlc"
+	"github.com/fencelab/fencelab/internal/tlctest"
+	"github.com/fencelab/fencelab/pipeline"
 )
 
 // tlcChecks counts this package's TLC-backed tests that ran and those
 // skipped, so a run without TLC says so loudly (TestMain).
 var tlcChecks tlccount.Counter
-
-// requireTLC skips the test, counted, unless Java and a jar are there:
-// TLA2TOOLS_JAR, or a verified copy in the user cache (never a download).
-func requireTLC(t *testing.T) {
-	t.Helper()
-	why := ""
-	if testing.Short() {
-		why = "-short mode"
-	} else if _, err := tlc.FindJava(); err != nil {
-		why = "no java on PATH"
-	} else if r, err := tlc.DefaultResolver("../../tla2tools.version"); err != nil {
-		why = err.Error()
-	} else if r.EnvJar == "" && (r.CachePath() == "" || tlc.VerifyFile(r.CachePath(), r.Pin.SHA256) != nil) {
-		why = "no tla2tools.jar: set TLA2TOOLS_JAR=/path/to/tla2tools.jar or cache the pinned release with make tlc"
-	}
-	if why == "" {
-		tlcChecks.Ran()
-	} else {
-		tlcChecks.Skipped(why)
-	}
-	if why != "" {
-		t.Skip("TLC-backed test skipped: " + why)
-	}
-}
 
 // TestMain prints how many TLC-backed checks ran, and appends the line to
 // the file FENCELAB_TEST_SUMMARY names (make test prints it after go
@@ -81,7 +59,7 @@ func copySpecs(t *testing.T, file, old, new string) string {
 // error (outside the PlusCal translation) exits 1 with SANY's line, column
 // and message in the table row and the one-line error.
 func TestTLCCommandWithTLC(t *testing.T) {
-	requireTLC(t)
+	tlctest.Require(t, &tlcChecks)
 	pin := "../../tla2tools.version"
 	out := t.TempDir()
 	code, stdout, stderr := runCLI(t, "tlc", "--pin", pin, "--specs", "../../specs", "--out", out, "--model", "DistLock_2c_AtMostOneClientHoldLock")
@@ -114,7 +92,7 @@ func TestMakeKeepsFencelabsExitCode(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "fencelab")
 	aFile := filepath.Join(t.TempDir(), "a-file")
 	require.NoError(t, os.WriteFile(aFile, nil, 0o644))
-	newFakeTLC(t, "cat "+mustAbs(t, okOutput), "exit 0") // every model "ok, 1409 states"
+	faketlc.New(t, "cat "+mustAbs(t, okOutput), "exit 0") // every model "ok, 1409 states"
 	tests := []struct {
 		name     string
 		vars     []string
@@ -196,13 +174,13 @@ func TestMakeCleanRemovesTLCMetadirs(t *testing.T) {
 // gives the counterexample the README's walkthrough is drawn from, step for
 // step (one worker for a model expected to be violated), twice in a row.
 func TestTLCWalkthroughIsReproducible(t *testing.T) {
-	requireTLC(t)
+	tlctest.Require(t, &tlcChecks)
 	want := walkthrough(t, "table")
 	for range 2 {
 		out := t.TempDir()
-		code, stdout, stderr := runCLI(t, "tlc", "--model", showcaseModel, "--specs", "../../specs", "--pin", "../../tla2tools.version", "--out", out)
+		code, stdout, stderr := runCLI(t, "tlc", "--model", pipeline.ShowcaseModel, "--specs", "../../specs", "--pin", "../../tla2tools.version", "--out", out)
 		require.Equal(t, exitOK, code, "%s\n%s", stdout, stderr)
-		code, table, stderr := runCLI(t, "trace", "--format", "table", "--title", showcaseModel, filepath.Join(out, showcaseModel, "tlc.out"))
+		code, table, stderr := runCLI(t, "trace", "--format", "table", "--title", pipeline.ShowcaseModel, filepath.Join(out, pipeline.ShowcaseModel, "tlc.out"))
 		require.Equal(t, exitOK, code, stderr)
 		assert.Equal(t, want, "```text\n"+table+"```\n", "TLC's counterexample differs from the walkthrough's: run make readme")
 	}

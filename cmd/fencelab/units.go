@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"runtime"
 	"strconv"
 
 	"github.com/fencelab/fencelab/bounds"
@@ -60,4 +61,14 @@ func lockNodes(fs *flag.FlagSet, n int) (int, error) {
 		return 0, badInput("nodes must be at least 1 (a lock node or more), got %d", n)
 	}
 	return n, nil
+}
+
+// workersFlag defines --workers, the goroutines that run runs or cells:
+// one per CPU unless given. In the CLI reference its help says so in
+// words, not as this machine's count.
+func workersFlag(e *env, fs *flag.FlagSet, usage string) *int {
+	if e.reference {
+		return fs.Int("workers", 0, usage+" (default: one per CPU)")
+	}
+	return fs.Int("workers", runtime.GOMAXPROCS(0), usage)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/pipeline"
 )
 
 // commandFlags is every flag of command c, read from its own help.
@@ -145,7 +146,7 @@ func TestDesignsNamesProducts(t *testing.T) {
 // is the default the help shows (for the TTL given), and --max-delay is
 // the one-way bound D: the spike is what it leaves above the network.
 func TestSimZeroMeansZero(t *testing.T) {
-	e := &env{stdout: &strings.Builder{}, stderr: &strings.Builder{}}
+	e := &env{Env: pipeline.Env{Stdout: &strings.Builder{}, Stderr: &strings.Builder{}}}
 	tests := []struct {
 		args               []string
 		pause, spike, jump string
@@ -159,7 +160,7 @@ func TestSimZeroMeansZero(t *testing.T) {
 	for _, tc := range tests {
 		o, err := parseSimFlags(e, tc.args)
 		require.NoError(t, err, tc.args)
-		c := o.cfg
+		c := o.Cfg
 		assert.Equal(t, tc.pause, c.MaxPause.String(), "%v pause", tc.args)
 		assert.Equal(t, tc.spike, c.MaxSpike.String(), "%v spike", tc.args)
 		assert.Equal(t, tc.jump, c.MaxJump.String(), "%v jump", tc.args)

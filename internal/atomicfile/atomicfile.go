@@ -6,6 +6,10 @@
 // file or the whole new one, never a truncated one. A Folder creates its
 // folders when its first file is written and removes the folders it created
 // again when that first file fails, so a failed save leaves no empty folder.
+// A Stage saves a whole folder in place of another (a run's files replacing
+// the former run's): its files go into a temporary folder beside it, which
+// one rename puts in place, so a reader never sees two runs' files mixed;
+// an Owner says which former folders are the writer's to replace.
 //
 // A Disk is where the files go; nil is the real file system. Tests make a
 // full disk with FullAfter, so the failure paths are tested everywhere, not

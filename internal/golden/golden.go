@@ -1,16 +1,51 @@
 // Package golden keeps the pinned figures of each design row — state
 // counts, depths, shortest counterexample lengths, simulator counts, TLC's
 // distinct states — in one text file per row, testdata/pins/<row>.golden
-// at the module root, in the manner of etcd-io/raft's testdata scripts:
-// a test compares what it measured with the file, and the same test run
-// with -update rewrites the file instead, so that a changed figure is a
-// reviewed diff, never a hand edit of a literal.
+// at the module root (<row> is the row's --design flag value), in the
+// manner of etcd-io/raft's testdata scripts: a test compares what it
+// measured with the file, and the same test run with -update rewrites the
+// file instead, so that a changed figure is a reviewed diff, never a hand
+// edit of a literal. A test file keeps the table of what it pins and the
+// comments that say why a figure is what it is; the numbers live here.
 //
 // A file is one figure per line, "key value", sorted by key; '#' starts a
-// comment line. Keys name the checker first ("explore.2c.none.states",
-// "tlc.DistLockFencing_all_2c.distinct_states"), so that tests of several
-// packages share one row's file. Rewrites take a lock on the file, because
-// go test runs packages in parallel processes.
+// comment line. Rewrites take a lock on the file, because go test runs
+// packages in parallel processes, and keep every other key.
+//
+// # Keys
+//
+// A key is dot-separated words: the checker first, then the model or
+// batch, then the figure, with properties named as the specs name them
+// (impl.Invariants):
+//
+//	explore.<N>c[.<variant>].states         distinct states
+//	explore.<N>c[.<variant>].generated      states generated
+//	explore.<N>c[.<variant>].depth          depth of the search
+//	explore.<N>c[.<variant>].<Property>.verdict   holds, violated, not-applicable
+//	explore.<N>c[.<variant>].<Property>.shortest  actions of the shortest counterexample
+//	sim.<config>.<R>runs.violations.<Property>    runs that violated it
+//	sim.<config>.<R>runs.committed                sections committed
+//	sim.<config>.<R>runs.digest                   SHA-256 of every run's figures
+//	tlc.<Model>.distinct_states                   TLC's, from specs/models.json
+//
+// <N> is the clients; <variant> what differs from the checker's default
+// configuration, e.g. "sym" (client symmetry), "send" (the send rule),
+// "sym.2nodes" (and 2 lock nodes), "rejects-lost" (a network that loses
+// rejections); <config> names the simulator's configuration, "default"
+// for sim.DefaultConfig; <R> the runs, seeds 1 to R; <Model> a model of
+// specs/models.json.
+//
+// # Rewriting
+//
+// Every test package with goldens — these row files or rendered outputs
+// under its own testdata — declares the one flag
+//
+//	var update = flag.Bool("update", false, golden.UpdateUsage)
+//
+// and make golden runs those packages' tests with -update (go test ./...
+// -update would stop at the packages without the flag); go test
+// ./explore -update rewrites one package's. internal/testbuild checks
+// that every package importing this one in its tests declares the flag.
 package golden
 
 import (
@@ -19,12 +54,15 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/fencelab/fencelab/internal/atomicfile"
 )
 
 // UpdateUsage is the usage of every test package's -update flag, the one
@@ -114,7 +152,8 @@ func Read(path string) (Figures, error) {
 func Format(row string, f Figures) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Pinned figures of the design row %s. Written by the tests:\n", row)
-	b.WriteString("# go test ./... -update rewrites them (TLC's with TLA2TOOLS_JAR set); review the diff.\n")
+	b.WriteString("# make golden (go test -update in the packages with goldens) rewrites them,\n")
+	b.WriteString("# TLC's with TLA2TOOLS_JAR set; review the diff.\n")
 	keys := make([]string, 0, len(f))
 	for k := range f {
 		keys = append(keys, k)
@@ -179,6 +218,40 @@ func checkFile(t testing.TB, update bool, path, row, key, value string) {
 	}
 }
 
+// File compares got with the rendered golden file at path (a test's own
+// testdata: a picture, a module, a README block). With update it writes
+// got there instead, so that the change is a diff to review.
+func File(t testing.TB, update bool, path string, got []byte) {
+	t.Helper()
+	if update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatalf("golden: %v", err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("%s: no golden file: run the test with -update and review the diff", path)
+	}
+	if err != nil {
+		t.Fatalf("golden: %v", err)
+	}
+	if !bytes.Equal(want, got) {
+		t.Errorf("%s: differs from what the test renders (first difference at byte %d): if the change is meant, rerun with -update and review the diff", path, firstDifference(want, got))
+	}
+}
+
+// firstDifference is the offset of the first byte where a and b differ.
+func firstDifference(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
 // lockPath is the lock file of the row file at path: in the temporary
 // folder, so that no lock file is left in the tree.
 func lockPath(path string) string {
@@ -208,19 +281,8 @@ func set(path, row, key, value string) error {
 		return nil
 	}
 	f[key] = value
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".golden-*")
-	if err != nil {
-		return fmt.Errorf("golden: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(Format(row, f)); err != nil {
-		tmp.Close()
-		return fmt.Errorf("golden: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("golden: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	data := Format(row, f)
+	if err := atomicfile.WriteFile(path, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 		return fmt.Errorf("golden: %w", err)
 	}
 	return nil

@@ -3,11 +3,14 @@ package golden
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencelab/fencelab/impl"
 )
 
 func TestParse(t *testing.T) {
@@ -144,4 +147,59 @@ func TestModuleRoot(t *testing.T) {
 	p, err := Path("all")
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(root, "testdata", "pins", "all.golden"), p)
+}
+
+// TestRowFilesAreFormatted: every committed row file parses (no malformed
+// line, no key twice) and is exactly what a rewrite would write, so a hand
+// edit shows as a failure; and it belongs to a design row.
+func TestRowFilesAreFormatted(t *testing.T) {
+	root, err := ModuleRoot()
+	require.NoError(t, err)
+	paths, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(Dir), "*"))
+	require.NoError(t, err)
+	require.NotEmpty(t, paths, "no row files under %s", Dir)
+	rows := map[string]bool{}
+	for _, d := range impl.Designs() {
+		rows[d.String()] = true
+	}
+	for _, path := range paths {
+		name := filepath.Base(path)
+		row, ok := strings.CutSuffix(name, ".golden")
+		assert.True(t, ok && rows[row], "%s: not a design row's file (<row>.golden)", name)
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		f, err := Parse(data)
+		require.NoError(t, err, name)
+		assert.NotEmpty(t, f, name)
+		assert.Equal(t, string(Format(row, f)), string(data), "%s: not as a rewrite writes it (sorted keys, the header): run the tests with -update", name)
+	}
+}
+
+// fileRun calls File on a recorder, catching its Fatal.
+func fileRun(t *testing.T, update bool, path, got string) *recorder {
+	r := &recorder{TB: t}
+	func() {
+		defer func() {
+			if p := recover(); p != nil && p != r {
+				panic(p)
+			}
+		}()
+		File(r, update, path, []byte(got))
+	}()
+	return r
+}
+
+func TestFileComparesAndUpdateWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "picture.txt")
+	assert.True(t, fileRun(t, false, path, "a").fatal, "no golden file: a failure, never a pass")
+	assert.False(t, fileRun(t, true, path, "a").failed)
+	assert.False(t, fileRun(t, false, path, "a").failed, "the written file matches")
+	r := fileRun(t, false, path, "ab")
+	assert.True(t, r.failed, "a changed rendering fails")
+	assert.Contains(t, r.message, "-update")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "a", string(data), "compared, not written")
+	assert.Equal(t, 1, firstDifference([]byte("a"), []byte("ab")))
+	assert.Equal(t, 0, firstDifference([]byte("x"), []byte("y")))
 }

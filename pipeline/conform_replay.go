@@ -1,4 +1,4 @@
-package main
+package pipeline
 
 import (
 	"context"
@@ -28,14 +28,14 @@ type replaySummary struct {
 // from from (a fencelab tlc --out folder), and its counterexample is
 // replayed in the Go actors (conform.ReplayModel). It prints one row per
 // model; a counterexample Go departs from is a failure.
-func replayCounterexamples(ctx context.Context, e *env, runner *tlc.Runner, specs, from string) (replaySummary, error) {
+func replayCounterexamples(ctx context.Context, e *Env, runner *tlc.Runner, specs, from string) (replaySummary, error) {
 	var sum replaySummary
-	w := e.stdout
+	w := e.Stdout
 	m, err := distlockspec.LoadManifest(filepath.Join(specs, "models.json"))
 	if err != nil {
-		return sum, badInput("%v", err)
+		return sum, BadInput("%v", err)
 	}
-	step, stepsDone := newStepProgress(e, 0, "conform replay", "model")
+	step, stepsDone := NewStepProgress(e, 0, "conform replay", "model")
 	defer stepsDone()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "replayed in Go\tTLC steps\tthe Go system")
@@ -52,27 +52,27 @@ func replayCounterexamples(ctx context.Context, e *env, runner *tlc.Runner, spec
 		if from != "" {
 			output, err = inputfile.Read(filepath.Join(from, mod.Name, "tlc.out"), inputfile.MaxOutput)
 			if err != nil {
-				return sum, badInput("--replay-from %s: no TLC output of %s (run fencelab tlc --out %s first): %v", quote.S(from), mod.Name, quote.S(from), withoutPath(err))
+				return sum, BadInput("--replay-from %s: no TLC output of %s (run fencelab tlc --out %s first): %v", quote.S(from), mod.Name, quote.S(from), WithoutPath(err))
 			}
 		} else {
 			res, err := runner.Run(ctx, specs, mod)
 			if ctx.Err() != nil {
-				return sum, stopped(ctx)
+				return sum, Stopped(ctx)
 			}
 			if errors.Is(err, tlc.ErrNotTLC) {
-				return sum, badInput("%s: %v", mod.Name, err)
+				return sum, BadInput("%s: %v", mod.Name, err)
 			}
 			if err != nil {
-				return sum, failed("%s: %v", mod.Name, err)
+				return sum, Failed("%s: %v", mod.Name, err)
 			}
 			if res.ParseErr != nil {
 				// The tools are broken (a damaged jar, a java that is not
 				// Java): nothing is known of the model.
-				return sum, badInput("%s: java printed something that is not TLC's output (%v): check the jar (%s) and java (%s)", mod.Name, res.ParseErr, quote.S(runner.Jar), quote.S(runner.Java))
+				return sum, BadInput("%s: java printed something that is not TLC's output (%v): check the jar (%s) and java (%s)", mod.Name, res.ParseErr, quote.S(runner.Jar), quote.S(runner.Java))
 			}
 			sum.tlcTime += res.Wall
 			if res.Mismatch != "" {
-				return sum, failed("%s: TLC's result is not the manifest's: %s", mod.Name, res.Mismatch)
+				return sum, Failed("%s: TLC's result is not the manifest's: %s", mod.Name, res.Mismatch)
 			}
 			output = res.Output
 		}
@@ -84,7 +84,7 @@ func replayCounterexamples(ctx context.Context, e *env, runner *tlc.Runner, spec
 		case errors.As(err, &other) && from != "":
 			// Another spec's, property's or model's output says nothing
 			// of the Go system: the file is at fault, not Go.
-			return sum, badInput("--replay-from %s: %s/tlc.out is %v", from, mod.Name, err)
+			return sum, BadInput("--replay-from %s: %s/tlc.out is %v", from, mod.Name, err)
 		case errors.As(err, &other):
 			sum.failed++
 			fmt.Fprintf(tw, "%s\t\tDEPARTS from TLC's counterexample: TLC's own run is %v\n", mod.Name, err)
@@ -97,9 +97,9 @@ func replayCounterexamples(ctx context.Context, e *env, runner *tlc.Runner, spec
 		case err != nil && from != "":
 			// An output the user pointed at that is not TLC's complete
 			// output is bad input, as any unreadable file is.
-			return sum, badInput("--replay-from %s: %v", quote.S(from), err)
+			return sum, BadInput("--replay-from %s: %v", quote.S(from), err)
 		case err != nil:
-			return sum, failed("%s: %v", mod.Name, err)
+			return sum, Failed("%s: %v", mod.Name, err)
 		default:
 			sum.replayed++
 			fmt.Fprintf(tw, "%s\t%d\tviolated at step %d\n", mod.Name, r.Steps, r.At)

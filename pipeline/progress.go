@@ -1,4 +1,4 @@
-package main
+package pipeline
 
 import (
 	"fmt"
@@ -48,19 +48,19 @@ const (
 	progressStepGap = time.Second
 )
 
-// newProgress returns a progress callback for total runs (safe for
+// NewProgress returns a progress callback for total runs (safe for
 // concurrent calls) and done, which ends the report.
-func newProgress(e *env, total int, what string) (add func(int), done func()) {
-	p := newProgressTo(e.stderr, e.terminal, total, what, time.Now)
+func NewProgress(e *Env, total int, what string) (add func(int), done func()) {
+	p := newProgressTo(e.Stderr, e.Terminal, total, what, time.Now)
 	return p.add, p.finish
 }
 
-// newStepProgress returns a progress callback for a stage of total steps
+// NewStepProgress returns a progress callback for a stage of total steps
 // (0 when the count is not known in advance) counted as unit ("model"),
 // each step named as it ends (safe for concurrent calls), and done, which
 // ends the report.
-func newStepProgress(e *env, total int, what, unit string) (step func(name string), done func()) {
-	p := newStepProgressTo(e.stderr, e.terminal, total, what, unit, time.Now)
+func NewStepProgress(e *Env, total int, what, unit string) (step func(name string), done func()) {
+	p := newStepProgressTo(e.Stderr, e.Terminal, total, what, unit, time.Now)
 	return p.step, p.finish
 }
 

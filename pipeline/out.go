@@ -1,4 +1,4 @@
-package main
+package pipeline
 
 import (
 	"errors"
@@ -14,58 +14,58 @@ import (
 )
 
 // The rules for what fencelab writes and reads, in one place: every
-// command checks its --out before any work (checkOutDir, checkOutFile),
-// saves through atomicfile (env.disk), reports a failed save as "could not
-// save …" (couldNotSave), and reads every input through inputfile
-// (readInput).
+// command checks its --out before any work (CheckOutDir, CheckOutFile),
+// saves through atomicfile (Env.Disk), reports a failed save as "could not
+// save …" (CouldNotSave), and reads every input through inputfile
+// (ReadInput).
 
-// checkOutDir makes sure an --out folder can be used, before any work and
+// CheckOutDir makes sure an --out folder can be used, before any work and
 // without creating anything: dir, or the nearest folder above it that
 // exists, must be a folder fencelab can create files in. An empty name, a
 // file, a dangling symbolic link, or a folder that cannot be written is
 // bad input.
-func checkOutDir(flagName, dir string) error {
+func CheckOutDir(flagName, dir string) error {
 	if dir == "" {
-		return badInput("--%s is empty: name a folder", flagName)
+		return BadInput("--%s is empty: name a folder", flagName)
 	}
 	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
 		info, err := os.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			if filepath.Dir(p) == p {
-				return badInput("--%s %s: no folder above it exists", flagName, quote.S(dir))
+				return BadInput("--%s %s: no folder above it exists", flagName, quote.S(dir))
 			}
 			continue
 		}
 		if err != nil {
-			return badInput("--%s %s: %v", flagName, quote.S(dir), pathError(err))
+			return BadInput("--%s %s: %v", flagName, quote.S(dir), pathError(err))
 		}
 		if info.Mode()&fs.ModeSymlink != 0 {
 			if info, err = os.Stat(p); err != nil {
-				return badInput("--%s %s: %s is a symbolic link to nothing", flagName, quote.S(dir), quote.S(p))
+				return BadInput("--%s %s: %s is a symbolic link to nothing", flagName, quote.S(dir), quote.S(p))
 			}
 		}
 		if !info.IsDir() && p == filepath.Clean(dir) {
-			return badInput("--%s %s is %s, not a folder", flagName, quote.S(dir), inputfile.Kind(info.Mode()))
+			return BadInput("--%s %s is %s, not a folder", flagName, quote.S(dir), inputfile.Kind(info.Mode()))
 		}
 		if !info.IsDir() {
-			return badInput("--%s %s cannot be created: %s is %s, not a folder", flagName, quote.S(dir), quote.S(p), inputfile.Kind(info.Mode()))
+			return BadInput("--%s %s cannot be created: %s is %s, not a folder", flagName, quote.S(dir), quote.S(p), inputfile.Kind(info.Mode()))
 		}
 		return probeWritable(flagName, dir, p)
 	}
 }
 
-// checkOutFile makes sure an --out file can be saved, before any work: it
+// CheckOutFile makes sure an --out file can be saved, before any work: it
 // is missing or a regular file (not a folder, a device, a pipe or a
 // dangling link), and its folder can be written.
-func checkOutFile(flagName, path string) error {
+func CheckOutFile(flagName, path string) error {
 	if path == "" {
 		return nil
 	}
 	if err := atomicfile.CheckTarget(path); err != nil {
-		return badInput("--%s %s: %v", flagName, quote.S(path), withoutPath(err))
+		return BadInput("--%s %s: %v", flagName, quote.S(path), WithoutPath(err))
 	}
 	if info, err := os.Stat(path); err == nil && info.Mode().Perm()&0o222 == 0 {
-		return badInput("--%s %s is read-only (mode %04o): not replacing it", flagName, quote.S(path), info.Mode().Perm())
+		return BadInput("--%s %s is read-only (mode %04o): not replacing it", flagName, quote.S(path), info.Mode().Perm())
 	}
 	dir := filepath.Dir(path)
 	if resolved, err := filepath.EvalSymlinks(path); err == nil {
@@ -73,10 +73,10 @@ func checkOutFile(flagName, path string) error {
 	}
 	info, err := os.Stat(dir)
 	if err != nil {
-		return badInput("--%s %s: its folder %s: %v", flagName, quote.S(path), quote.S(dir), withoutPath(err))
+		return BadInput("--%s %s: its folder %s: %v", flagName, quote.S(path), quote.S(dir), WithoutPath(err))
 	}
 	if !info.IsDir() {
-		return badInput("--%s %s: %s is %s, not a folder", flagName, quote.S(path), quote.S(dir), inputfile.Kind(info.Mode()))
+		return BadInput("--%s %s: %s is %s, not a folder", flagName, quote.S(path), quote.S(dir), inputfile.Kind(info.Mode()))
 	}
 	return probeWritable(flagName, path, dir)
 }
@@ -88,11 +88,11 @@ func checkOutFile(flagName, path string) error {
 // it so.
 func probeWritable(flagName, value, dir string) error {
 	if info, err := os.Stat(dir); err == nil && info.Mode().Perm()&0o222 == 0 {
-		return badInput("--%s %s cannot be written: %s is read-only (mode %04o)", flagName, quote.S(value), quote.S(dir), info.Mode().Perm())
+		return BadInput("--%s %s cannot be written: %s is read-only (mode %04o)", flagName, quote.S(value), quote.S(dir), info.Mode().Perm())
 	}
 	f, err := os.CreateTemp(dir, ".fencelab-write-check-")
 	if err != nil {
-		return badInput("--%s %s cannot be written: %s: %v", flagName, quote.S(value), quote.S(dir), withoutPath(err))
+		return BadInput("--%s %s cannot be written: %s: %v", flagName, quote.S(value), quote.S(dir), WithoutPath(err))
 	}
 	f.Close()
 	os.Remove(f.Name())
@@ -108,9 +108,9 @@ func pathError(err error) error {
 	return err
 }
 
-// withoutPath is a *PathError's cause alone, for a message that names the
+// WithoutPath is a *PathError's cause alone, for a message that names the
 // path already.
-func withoutPath(err error) error {
+func WithoutPath(err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
@@ -118,30 +118,30 @@ func withoutPath(err error) error {
 	return err
 }
 
-// couldNotSave is a failed save (a full disk, a folder removed meanwhile):
+// CouldNotSave is a failed save (a full disk, a folder removed meanwhile):
 // exit 2, with atomicfile's "could not save …" message, never taken for a
 // verdict.
-func couldNotSave(err error) error {
-	return &exitError{code: exitBadInput, err: err}
+func CouldNotSave(err error) error {
+	return &ExitError{Code: ExitBadInput, Err: err}
 }
 
-// readInput reads a file a user gave with its bound (inputfile): a pipe,
+// ReadInput reads a file a user gave with its bound (inputfile): a pipe,
 // a device, a folder or a file above limit is bad input, one line.
-func readInput(what, path string, limit int64) ([]byte, error) {
+func ReadInput(what, path string, limit int64) ([]byte, error) {
 	data, err := inputfile.Read(path, limit)
 	if err != nil {
-		return nil, badInput("%s %s: %v", what, quote.S(path), withoutPath(err))
+		return nil, BadInput("%s %s: %v", what, quote.S(path), WithoutPath(err))
 	}
 	return data, nil
 }
 
-// makeOutDir creates an --out folder that commands save into through
+// MakeOutDir creates an --out folder that commands save into through
 // their own staging folders, and returns what removes it again at the end
 // if this invocation created it and left nothing in it.
-func makeOutDir(e *env, dir string) (cleanup func(), err error) {
-	folder := e.disk.Folder(dir)
+func MakeOutDir(e *Env, dir string) (cleanup func(), err error) {
+	folder := e.Disk.Folder(dir)
 	if err := folder.Create(); err != nil {
-		return func() {}, couldNotSave(err)
+		return func() {}, CouldNotSave(err)
 	}
 	return folder.Abandon, nil
 }

@@ -1,4 +1,4 @@
-package main
+package pipeline
 
 import (
 	"context"
@@ -121,22 +121,22 @@ func validateWalks(ctx context.Context, k *conform.Checker, d impl.Design) (*des
 // the demo's own TLC run replayed in Go. The error it returns first is a
 // failed check (a walk rejected, a replay that departs), which the demo
 // reports after its tables; the second stops the demo.
-func demoConformanceSection(e *env, specs, pin, tlcOut string, models []tlc.Model) (failedCheck, err error) {
-	ctx, stop := interruptible()
+func demoConformanceSection(e *Env, specs, pin, tlcOut string, models []tlc.Model) (failedCheck, err error) {
+	ctx, stop := Interruptible()
 	defer stop()
-	runner, err := newTLCRunner(ctx, e, pin, 10*time.Minute, len(models))
+	runner, err := NewTLCRunner(ctx, e, pin, 10*time.Minute, len(models))
 	if err != nil {
 		return nil, err
 	}
 	runner.Workers = "1"
-	step, stepsDone := newStepProgress(e, len(distlockspec.Designs()), "conformance", "design")
+	step, stepsDone := NewStepProgress(e, len(distlockspec.Designs()), "conformance", "design")
 	got, err := demoConformance(ctx, runner, specs, tlcOut, models, step)
 	stepsDone()
 	if ctx.Err() != nil {
-		return nil, stopped(ctx)
+		return nil, Stopped(ctx)
 	}
 	if err != nil {
-		return nil, failed("conformance: %v", err)
+		return nil, Failed("conformance: %v", err)
 	}
 	t := report.NewTable("design", "Go walks TLC accepted", "TLC counterexamples replayed in Go")
 	var bad []string
@@ -147,12 +147,12 @@ func demoConformanceSection(e *env, specs, pin, tlcOut string, models []tlc.Mode
 			bad = append(bad, d.String())
 		}
 	}
-	if err := t.WriteText(e.stdout); err != nil {
+	if err := t.WriteText(e.Stdout); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(e.stdout, "\n(%d seeded walks per design, 2 clients, 1 section; fencelab conform checks many more runs)\n", demoWalks)
+	fmt.Fprintf(e.Stdout, "\n(%d seeded walks per design, 2 clients, 1 section; fencelab conform checks many more runs)\n", demoWalks)
 	if len(bad) > 0 {
-		return failed("conformance fails for %s: run fencelab conform for the rejected traces and departing replays", strings.Join(bad, ", ")), nil
+		return Failed("conformance fails for %s: run fencelab conform for the rejected traces and departing replays", strings.Join(bad, ", ")), nil
 	}
 	return nil, nil
 }

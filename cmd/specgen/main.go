@@ -1,0 +1,84 @@
+// Command specgen writes every TLC model of fencelab — specs/*.cfg and
+// specs/models.json — from the design rows (impl/row_*.go) and the distinct
+// state counts pinned in testdata/pins/<design>.golden (package
+// internal/specgen). go generate ./... runs it (make generate); it works
+// from the module root above the working directory.
+//
+// With -record DIR it first records into the golden files the distinct
+// state counts of the ok models that a run of fencelab tlc --out DIR
+// checked (DIR/<model>/tlc.out), printing each change: how a new row's
+// counts, or a changed spec's, are pinned without a hand edit.
+// A file whose bytes are already right is left alone, and a cfg that no row
+// generates any more is removed when it bears specgen's header (a cfg
+// written by hand is left for the staleness test to report).
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/internal/golden"
+	"github.com/fencelab/fencelab/internal/specgen"
+)
+
+func main() {
+	fs := flag.NewFlagSet("specgen", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	record := fs.String("record", "", "a fencelab tlc --out folder: record its ok models' distinct state counts in testdata/pins first")
+	if err := fs.Parse(os.Args[1:]); err != nil || fs.NArg() > 0 {
+		fmt.Fprintln(os.Stderr, "specgen: usage: specgen [-record DIR] (writes specs/*.cfg and specs/models.json from impl/row_*.go)")
+		os.Exit(2)
+	}
+	if err := run(*record); err != nil {
+		fmt.Fprintln(os.Stderr, "specgen:", err)
+		os.Exit(2)
+	}
+}
+
+func run(record string) error {
+	root, err := golden.ModuleRoot()
+	if err != nil {
+		return err
+	}
+	if record != "" {
+		if err := recordStates(root, record); err != nil {
+			return err
+		}
+	}
+	wrote, removed, total, err := specgen.Write(root)
+	if wrote > 0 || removed > 0 {
+		fmt.Printf("specgen: %d of %d files in %s written, %d stale cfgs removed\n", wrote, total, specgen.Dir, removed)
+	}
+	return err
+}
+
+// recordStates writes into the rows' golden files the distinct state
+// counts of the TLC outputs under outDir that differ from their pins.
+func recordStates(root, outDir string) error {
+	updated, changes, compared, err := specgen.Record(specgen.Rows(), outDir, specgen.GoldenFigures(root))
+	if err != nil {
+		return err
+	}
+	for _, c := range changes {
+		was := c.Was
+		if was == "" {
+			was = "(none)"
+		}
+		fmt.Printf("specgen: %s/%s.golden: %s %s -> %s\n", golden.Dir, c.Design, c.Key, was, c.Now)
+	}
+	for design, figures := range updated {
+		path := filepath.Join(root, filepath.FromSlash(golden.Dir), design+".golden")
+		if err := atomicfile.WriteFile(path, func(w io.Writer) error {
+			_, err := w.Write(golden.Format(design, figures))
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("specgen: %d distinct state counts of ok models found in %s, %d differ from their pins\n", compared, outDir, len(changes))
+	return nil
+}

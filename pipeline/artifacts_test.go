@@ -1,0 +1,168 @@
+package pipeline
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/tlc"
+	"github.com/fencelab/fencelab/trace"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestUpdateReadmeAcceptsTheREADME: the project's README passes the
+// check (the witness that the check lets the good path through).
+func TestUpdateReadmeAcceptsTheREADME(t *testing.T) {
+	data, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	readme := filepath.Join(t.TempDir(), "README.md") // its folder is probed
+	require.NoError(t, os.WriteFile(readme, data, 0o644))
+	assert.NoError(t, CheckReadme(readme))
+}
+
+// TestMatrixPagesReplaceOnlyTheirOwn: saving the matrix's pages writes the
+// new ones, removes a page an older run wrote and this one did not, and
+// leaves everything else in docs/matrix: a user's file, a folder.
+func TestMatrixPagesReplaceOnlyTheirOwn(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "docs", "matrix")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o755))
+	stale := filepath.Join(dir, "off-NoLostUpdate-tlc.md")
+	require.NoError(t, os.WriteFile(stale, []byte("# old\n\n"+matrixPageMark+"\n"), 0o644))
+	user := filepath.Join(dir, "notes.md")
+	require.NoError(t, os.WriteFile(user, []byte("my notes"), 0o644))
+	picture := filepath.Join(t.TempDir(), "trace.mmd")
+	require.NoError(t, os.WriteFile(picture, []byte("sequenceDiagram\n"), 0o644))
+
+	pages := newMatrixPages(root)
+	link := pages.link(impl.DesignFenceNone.Describe(), "NoLostUpdate", "Explorer", picture)
+	assert.Equal(t, "docs/matrix/none-NoLostUpdate-explorer.md", link)
+	require.NoError(t, pages.save(nil))
+	page, err := os.ReadFile(filepath.Join(dir, "none-NoLostUpdate-explorer.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(page), "sequenceDiagram")
+	assert.NoFileExists(t, stale, "an older run's page goes")
+	assert.FileExists(t, user, "a user's file stays")
+	assert.DirExists(t, filepath.Join(dir, "sub"))
+
+	// A full disk: the page is not half written, the older pages stay.
+	require.NoError(t, os.WriteFile(stale, []byte("# old\n\n"+matrixPageMark+"\n"), 0o644))
+	pages = newMatrixPages(root)
+	pages.link(impl.DesignFenceNone.Describe(), "AtMostOneClientHoldLock", "TLC", picture)
+	err = pages.save(atomicfile.FullAfter(10))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "could not save")
+	assert.NoFileExists(t, filepath.Join(dir, "none-AtMostOneClientHoldLock-tlc.md"))
+	assert.FileExists(t, stale)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		assert.False(t, strings.HasSuffix(e.Name(), ".tmp"), "temporary file %s left", e.Name())
+	}
+}
+
+// TestProgressWhenStderrIsNotATerminal: on a pipe or in CI, progress is
+// plain lines, every tenth of the runs (or every few seconds) after the
+// first second, with a rate measured from the batch's start — not the
+// millions of runs per second a first tick over a single chunk reads.
+func TestProgressWhenStderrIsNotATerminal(t *testing.T) {
+	var b bytes.Buffer
+	clock := time.Unix(0, 0)
+	p := newProgressTo(&b, false, 1000, "sim", func() time.Time { return clock })
+	p.add(256) // the first chunk, at once: quiet, no rate yet
+	assert.Empty(t, b.String())
+	for range 744 / 4 {
+		clock = clock.Add(10 * time.Millisecond)
+		p.add(4)
+	}
+	p.finish()
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	require.NotEmpty(t, lines)
+	assert.LessOrEqual(t, len(lines), 10, "a line per tenth at most: %q", lines)
+	assert.Equal(t, "sim: 1,000 of 1,000 runs (100%), 537 runs/s", lines[len(lines)-1])
+	for _, l := range lines {
+		assert.Regexp(t, `^sim: [0-9,]+ of 1,000 runs \([0-9]+%\), [0-9,]+ runs/s$`, l)
+	}
+
+	// A long stretch inside one tenth still prints, every few seconds.
+	b.Reset()
+	clock = time.Unix(0, 0)
+	p = newProgressTo(&b, false, 1_000_000, "npc", func() time.Time { return clock })
+	for range 4 {
+		clock = clock.Add(6 * time.Second)
+		p.add(1)
+	}
+	assert.Equal(t, 4, strings.Count(b.String(), "\n"), b.String())
+	assert.Contains(t, b.String(), "npc: 4 of 1,000,000 runs (0%), 0 runs/s")
+}
+
+// TestSaveRunWritesTheTraceFiles: a TLC run's folder holds TLC's output
+// and the counterexample under the names every runtime uses, and is
+// cleared of files a run before left.
+func TestSaveRunWritesTheTraceFiles(t *testing.T) {
+	data, err := os.ReadFile("../tlc/testdata/tool_DistLock_2c_AtMostOneClientHoldLock.out")
+	require.NoError(t, err)
+	parsed, err := tlc.ParseOutput(bytes.NewReader(data))
+	require.NoError(t, err)
+	res := &tlc.Result{
+		Model:  tlc.Model{Name: "DistLock_2c_AtMostOneClientHoldLock", Spec: "DistLock.tla", Cfg: "DistLock_2c.cfg"},
+		Got:    tlc.Got{ExitCode: 12, Result: "invariant", Property: "AtMostOneClientHoldLock"},
+		Output: data,
+		Parsed: parsed,
+	}
+	dir := filepath.Join(t.TempDir(), res.Model.Name)
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "stale.txt"), nil, 0o644))
+	require.NoError(t, saveRun(nil, dir, res))
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	assert.ElementsMatch(t, append(trace.FileNames(), "tlc.out"), names)
+	out, err := os.ReadFile(filepath.Join(dir, "tlc.out"))
+	require.NoError(t, err)
+	assert.Equal(t, data, out, "TLC's output as it printed it")
+	text, err := os.ReadFile(filepath.Join(dir, trace.TextFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(text), "AtMostOneClientHoldLock violated at step 8")
+}
+
+func TestSpliceReadme(t *testing.T) {
+	begin, end := ReadmeMarkers("x")
+	readme := "intro\n" + begin + "old\n" + end + "\nrest\n"
+	got, err := SpliceReadme(readme, "x", "new\n")
+	require.NoError(t, err)
+	assert.Equal(t, "intro\n"+begin+"new\n"+end+"\nrest\n", got)
+	_, err = SpliceReadme("no markers", "x", "new")
+	assert.ErrorContains(t, err, `README has no "x" block`)
+	block, err := ReadmeBlock(got, "x")
+	require.NoError(t, err)
+	assert.Equal(t, "new\n", block)
+}
+
+// TestDemoFailsOnAnyTLCMismatch: a model outside the verdict table that
+// differs from the manifest (here a witness TLC found holding) fails the
+// demo, exit 1, naming it; models that match do not.
+func TestDemoFailsOnAnyTLCMismatch(t *testing.T) {
+	ok := tlc.Outcome{Model: tlc.Model{Name: "DistLock_2c_AtMostOneClientHoldLock"}}
+	witness := tlc.Outcome{Model: tlc.Model{Name: "DistLockFencing_all_2c_Witness"}, Mismatch: "expected invariant NotEveryClientCommits, got ok"}
+	variant := tlc.Outcome{Model: tlc.Model{Name: "DistLock_2c_2s_EveryClientCommits", Family: tlc.FamilyVariant}, Mismatch: "expected ok, got liveness"}
+	assert.NoError(t, tlcMismatches([]tlc.Outcome{ok, ok}))
+	assert.NoError(t, tlcMismatches(nil))
+	err := tlcMismatches([]tlc.Outcome{ok, witness, variant})
+	var ee *ExitError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, ExitFailure, ee.Code)
+	assert.Contains(t, err.Error(), "the manifest differs in 2 TLC models")
+	assert.Contains(t, err.Error(), "DistLockFencing_all_2c_Witness (expected invariant NotEveryClientCommits, got ok)")
+	assert.Contains(t, err.Error(), "DistLock_2c_2s_EveryClientCommits")
+	assert.NotContains(t, err.Error(), "AtMostOneClientHoldLock")
+}

@@ -1,0 +1,401 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fencelab/fencelab/explore"
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/internal/inputfile"
+	"github.com/fencelab/fencelab/internal/words"
+	"github.com/fencelab/fencelab/report"
+	"github.com/fencelab/fencelab/sim"
+	"github.com/fencelab/fencelab/tlc"
+	"github.com/fencelab/fencelab/trace"
+	"github.com/fencelab/fencelab/verdict"
+)
+
+// ShowcaseModel is the TLC counterexample the demo prints in full: two
+// clients that both believe they hold the lock.
+const ShowcaseModel = "DistLock_2c_AtMostOneClientHoldLock"
+
+// DemoPlan is what fencelab demo runs: the explorer's model sizes and
+// Redlock nodes, the simulator's options, TLC on the specs' default
+// models, and the README to rewrite from the run ("" for none).
+type DemoPlan struct {
+	Out, Specs, Pin string
+	Sizes           []int // the explorer's clients, one matrix each
+	Nodes           int   // the explorer's Redlock nodes, 0 for its default
+	Sim             *SimOptions
+	Readme          string
+}
+
+// Demo reaches every verdict of DESIGN.md's table three ways — the
+// explorer, the simulator, TLC (and, with TLC, the conformance of the Go
+// code and the specs) — prints them side by side and writes the joined
+// table. Without TLC, it runs everything else and returns bad input.
+func Demo(e *Env, p DemoPlan) error {
+	models, err := LoadModels(p.Specs, "", false)
+	if err != nil {
+		return err
+	}
+	if err := CheckOutDir("out", p.Out); err != nil {
+		return err
+	}
+	if err := CheckReadme(p.Readme); err != nil {
+		return err
+	}
+	removeIfEmpty, err := MakeOutDir(e, p.Out)
+	if err != nil {
+		return err
+	}
+	defer removeIfEmpty()
+
+	w := e.Stdout
+	fmt.Fprintln(w, "fencelab demo — when is a lease-based lock safe, and what do fencing tokens fix?")
+	fmt.Fprintln(w, "Every verdict of DESIGN.md's table, reached three ways.")
+
+	section(w, "1/3 explorer: every interleaving of the Go implementation")
+	explored, err := demoExplore(e, p.Sizes, p.Nodes, filepath.Join(p.Out, "explore"))
+	if err != nil {
+		return err
+	}
+
+	section(w, "2/3 simulator: seeded runs under network delay, process pauses and clock drift")
+	simulated, err := demoSimulate(e, p.Sim)
+	if err != nil {
+		return err
+	}
+
+	section(w, "3/3 TLC on the PlusCal specs")
+	checked, tlcMissing, tlcMismatch, err := demoTLC(e, p.Specs, p.Pin, filepath.Join(p.Out, "tlc"), models)
+	if err != nil {
+		return err
+	}
+
+	var conformed error
+	if tlcMissing == nil {
+		section(w, "conformance: the Go code and the specs checked against each other")
+		if conformed, err = demoConformanceSection(e, p.Specs, p.Pin, filepath.Join(p.Out, "tlc"), models); err != nil {
+			return err
+		}
+	}
+
+	section(w, "DESIGN.md's table, three ways")
+	var notRun []string
+	if tlcMissing != nil {
+		notRun = append(notRun, report.TLC)
+	}
+	table := report.Join(slices.Concat(checked, explored, simulated), notRun...)
+	if err := table.WriteText(w); err != nil {
+		return err
+	}
+	mdPath := filepath.Join(p.Out, "demo", "verdicts.md")
+	if err := writeFileAll(e.Disk, mdPath, table.Markdown()); err != nil {
+		return CouldNotSave(err)
+	}
+	matrixPath := filepath.Join(p.Out, "demo", "matrix.md")
+	if err := writeFileAll(e.Disk, matrixPath, table.Matrix(relativeLink(filepath.Dir(matrixPath)))); err != nil {
+		return CouldNotSave(err)
+	}
+	fmt.Fprintf(w, "\nFiles written:\n")
+	fmt.Fprintf(w, "  %-48s the table above, in Markdown\n", mdPath)
+	fmt.Fprintf(w, "  %-48s the same as the lock-design × fault matrix, each counterexample linked to its picture\n", matrixPath)
+	files := strings.Join(trace.FileNames(), ", ")
+	fmt.Fprintf(w, "  %-48s the explorer's shortest counterexamples: %s\n", filepath.Join(p.Out, "explore", "<design>-<n>c-<property>")+"/", files)
+	fmt.Fprintf(w, "  %-48s each design's first failing run: %s, run.txt, schedule.json, porcupine.html\n", filepath.Join(p.Out, "sim", "<design>")+"/", files)
+	if tlcMissing == nil {
+		fmt.Fprintf(w, "  %-48s each model's TLC output, tlc.out, and counterexample: %s\n", filepath.Join(p.Out, "tlc", "<model>")+"/", files)
+	}
+
+	if disagree := table.Disagreements(); len(disagree) > 0 {
+		return Failed("DESIGN.md's table differs in %s: %s", words.Count(len(disagree), "verdict"), strings.Join(disagree, "; "))
+	}
+	if tlcMismatch != nil {
+		return tlcMismatch
+	}
+	if conformed != nil {
+		return conformed
+	}
+	if tlcMissing != nil {
+		return BadInput("TLC was not run (the TLC section above says what is missing and how to provide it); every other verdict agrees with DESIGN.md's table")
+	}
+	if p.Readme != "" {
+		pages := newMatrixPages(filepath.Dir(p.Readme))
+		matrix := table.Matrix(pages.link)
+		if err := pages.save(e.Disk); err != nil {
+			return CouldNotSave(fmt.Errorf("could not save the matrix's pictures: %w", err))
+		}
+		if err := UpdateReadmeBlock(e.Disk, p.Readme, "verdicts", matrix); err != nil {
+			return CouldNotSave(err)
+		}
+		fmt.Fprintf(w, "\n%s: verdict table updated from this run\n", p.Readme)
+	}
+	fmt.Fprintln(w, "\nEvery verdict agrees with DESIGN.md's table.")
+	return nil
+}
+
+func section(w io.Writer, title string) {
+	fmt.Fprintf(w, "\n━━ %s ━━\n\n", title)
+}
+
+// demoExplore runs the explorer on every design for each model size (the
+// Redlock rows with nodes lock nodes, 0 for the explorer's default) and
+// prints one matrix per size.
+func demoExplore(e *Env, sizes []int, nodes int, outDir string) ([]report.Reached, error) {
+	var all []*explore.Result
+	step, stepsDone := NewStepProgress(e, 0, "explore", "model")
+	defer stepsDone()
+	for i, clients := range sizes {
+		var results []*explore.Result
+		for _, d := range impl.Designs() {
+			if clients > explore.RoutineClients(d) {
+				continue
+			}
+			if d.Redlock() && clients > 2 {
+				// N nodes' answers and releases in flight: 3 clients are
+				// past 3 million states at depth 17 of about 50 (2
+				// clients: 420,541 in all).
+				continue
+			}
+			// With client symmetry and sleep sets, as fencelab explore
+			// by default.
+			c := explore.DefaultConfig(d, clients)
+			c.Symmetry, c.SleepSets = true, true
+			c.Nodes = explore.Nodes(d, nodes, true)
+			res, err := explore.Run(c)
+			if err != nil {
+				return nil, fmt.Errorf("explore: %w", err)
+			}
+			step(fmt.Sprintf("%s, %s", d, words.Count(clients, "client")))
+			results = append(results, res)
+		}
+		if i > 0 {
+			fmt.Fprintln(e.Stdout)
+		}
+		if err := report.ExploreMatrix(e.Stdout, results); err != nil {
+			return nil, err
+		}
+		if _, err := writeTraces(e.Disk, outDir, results); err != nil {
+			return nil, err
+		}
+		all = append(all, results...)
+	}
+	reached := report.Explored(all)
+	for i, r := range all {
+		for _, v := range r.Verdicts() {
+			if v.Status == verdict.Violated && v.Property != explore.Deadlock {
+				if reached[i].Pictures == nil {
+					reached[i].Pictures = map[string]string{}
+				}
+				reached[i].Pictures[v.Property] = filepath.Join(outDir, fmt.Sprintf("%s-%dc-%s", r.Config.Design, r.Config.Clients, v.Property), "trace.mmd")
+			}
+		}
+	}
+	return reached, nil
+}
+
+// demoSimulate runs the simulator with every fault kind together, each
+// alone (the NPC table) and none, prints their tables and returns the
+// verdicts with all faults and without any.
+func demoSimulate(e *Env, o *SimOptions) ([]report.Reached, error) {
+	w := e.Stdout
+	progress, done := NewProgress(e, o.Runs*len(o.Designs)*5, "sim")
+	defer done()
+	faults, err := o.batch(o.Cfg.Faults, progress).Run()
+	if err != nil {
+		return nil, err
+	}
+	o.writeHeader(w, faults.Faults.String())
+	if err := report.SimTable(w, faults); err != nil {
+		return nil, err
+	}
+	if err := o.firstFailures(e, faults); err != nil {
+		return nil, err
+	}
+	singles, err := o.npcSummaries(progress)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(w, "\nThe NPC table — each fault kind alone, %s per cell:\n\n", words.Count(o.Runs, "run"))
+	if err := report.NPCTable(w, singles); err != nil {
+		return nil, err
+	}
+	none, err := o.batch(sim.NoFaults, progress).Run()
+	if err != nil {
+		return nil, err
+	}
+	runs, _, _ := none.Totals()
+	fmt.Fprintf(w, "\nWithout faults: %s in %s (%d per design).\n", noFaultOutcome(none), words.Count(runs, "run"), o.Runs)
+	return append(report.Simulated(faults), report.Simulated(none)...), nil
+}
+
+// noFaultOutcome says what the runs without faults broke: nothing, when the
+// implementation's timing assumptions hold.
+func noFaultOutcome(sum *sim.Summary) string {
+	if bad := sum.Unexpected(); len(bad) > 0 {
+		return "✗ " + strings.Join(bad, "; ")
+	}
+	return "no property violated, no stall, every history linearizable"
+}
+
+// demoTLC runs every model when Java and the jar are there. A missing tool
+// is returned as missing, printed in one line with how to provide it, so
+// the rest of the demo goes on; it never counts as a pass. SIGINT or
+// SIGTERM while TLC runs stops it as in fencelab tlc.
+func demoTLC(e *Env, specs, pin, outDir string, models []tlc.Model) (checked []report.Reached, missing, mismatch, err error) {
+	ctx, stop := Interruptible()
+	defer stop()
+	runner, err := NewTLCRunner(ctx, e, pin, 10*time.Minute, len(models))
+	if err != nil {
+		if IsBadInput(err) {
+			fmt.Fprintf(e.Stdout, "TLC not run: %s\n", OneLine(err.Error()))
+			return nil, err, nil, nil
+		}
+		return nil, nil, nil, err
+	}
+	rows, err := checkModels(ctx, e, runner, specs, outDir, models, func(m tlc.Model) bool { return m.Name == ShowcaseModel })
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := report.TLCTable(e.Stdout, rows); err != nil {
+		return nil, nil, nil, err
+	}
+	checked, err = report.Checked(rows)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for i := range checked {
+		for _, v := range checked[i].Verdicts {
+			pic := filepath.Join(outDir, checked[i].Model, "trace.mmd")
+			if _, statErr := os.Stat(pic); v.Status == verdict.Violated && statErr == nil {
+				if checked[i].Pictures == nil {
+					checked[i].Pictures = map[string]string{}
+				}
+				checked[i].Pictures[v.Property] = pic
+			}
+		}
+	}
+	return checked, nil, tlcMismatches(rows), nil
+}
+
+// tlcMismatches fails the demo as fencelab tlc fails when any model
+// differs from the manifest — a model outside the verdict table too (a
+// witness, a variant, the timed spec), which the joined table alone would
+// not show.
+func tlcMismatches(rows []tlc.Outcome) error {
+	var bad []string
+	for _, r := range rows {
+		if r.Mismatch != "" {
+			bad = append(bad, r.Model.Name+" ("+r.Mismatch+")")
+		}
+	}
+	if len(bad) > 0 {
+		return Failed("the manifest differs in %s: %s", words.Count(len(bad), "TLC model"), strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// relativeLink links a picture from a Markdown file in dir.
+func relativeLink(dir string) func(design, property, checker, picture string) string {
+	return func(_, _, _, picture string) string {
+		rel, err := filepath.Rel(dir, picture)
+		if err != nil {
+			return ""
+		}
+		return filepath.ToSlash(rel)
+	}
+}
+
+// matrixDir is where the README's matrix keeps its counterexample
+// pictures, beside the README: one Markdown page per cell, with the
+// Mermaid sequence picture the checker drew.
+const matrixDir = "docs/matrix"
+
+// matrixPageMark is a sentence every page matrixPictures writes holds: a
+// page without it in docs/matrix is someone else's and is never removed.
+const matrixPageMark = "from `fencelab demo`'s run that wrote the README's matrix."
+
+// matrixPages collects a page per linked picture, to be written into
+// docs/matrix beside the README in root by save; link links the README's
+// cells to them.
+type matrixPages struct {
+	dir     string
+	pages   map[string]string // file name → page
+	failure error
+}
+
+func newMatrixPages(root string) *matrixPages {
+	return &matrixPages{dir: filepath.Join(root, filepath.FromSlash(matrixDir)), pages: map[string]string{}}
+}
+
+func (m *matrixPages) link(design, property, checker, picture string) string {
+	flag := design
+	for _, d := range impl.Designs() {
+		if d.Describe() == design {
+			flag = d.String()
+		}
+	}
+	if flag == design {
+		return "" // the simulator without faults: no design, no picture
+	}
+	mmd, err := inputfile.Read(picture, inputfile.MaxOutput)
+	if err != nil {
+		m.failure = errors.Join(m.failure, fmt.Errorf("%s: %w", picture, err))
+		return ""
+	}
+	name := fmt.Sprintf("%s-%s-%s.md", flag, property, strings.ToLower(checker))
+	m.pages[name] = fmt.Sprintf("# %s violated — %s (%s)\n\nThe shortest counterexample %s found, %s\n\n```mermaid\n%s```\n",
+		property, design, checker, checker, matrixPageMark, mmd)
+	return matrixDir + "/" + name
+}
+
+// save writes every page into docs/matrix, each whole (atomicfile), then
+// removes the pages of an older run that this one did not write: only
+// files that hold matrixPageMark, never a folder, never anything else.
+func (m *matrixPages) save(disk *atomicfile.Disk) error {
+	if m.failure != nil {
+		return m.failure
+	}
+	folder := disk.Folder(m.dir)
+	for _, name := range slices.Sorted(maps.Keys(m.pages)) {
+		page := m.pages[name]
+		if err := folder.WriteFile(name, func(w io.Writer) error { _, err := io.WriteString(w, page); return err }); err != nil {
+			return err
+		}
+	}
+	entries, err := os.ReadDir(m.dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if _, fresh := m.pages[name]; fresh || !e.Type().IsRegular() || filepath.Ext(name) != ".md" {
+			continue
+		}
+		path := filepath.Join(m.dir, name)
+		if old, err := inputfile.Read(path, inputfile.MaxOutput); err == nil && strings.Contains(string(old), matrixPageMark) {
+			if err := os.Remove(path); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeFileAll writes content to path, creating its folder: whole or not
+// at all (atomicfile).
+func writeFileAll(disk *atomicfile.Disk, path, content string) error {
+	return disk.Folder(filepath.Dir(path)).WriteFile(filepath.Base(path), func(w io.Writer) error {
+		_, err := io.WriteString(w, content)
+		return err
+	})
+}

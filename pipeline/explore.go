@@ -1,0 +1,91 @@
+package pipeline
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/fencelab/fencelab/explore"
+	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/internal/words"
+	"github.com/fencelab/fencelab/report"
+	"github.com/fencelab/fencelab/trace"
+	"github.com/fencelab/fencelab/verdict"
+)
+
+// Explore runs the explorer on each of configs and prints its result (one
+// config) or the matrix (several); it writes every counterexample's files
+// into a folder of outDir ("": none) and fails when a verdict differs
+// from DESIGN.md's table.
+func Explore(e *Env, configs []explore.Config, outDir string) error {
+	var results []*explore.Result
+	// Every design, on a pipe: a line per design explored (on a terminal
+	// the running line below says where each one is).
+	step := func(string) {}
+	if !e.Terminal && len(configs) > 1 {
+		var stepsDone func()
+		step, stepsDone = NewStepProgress(e, len(configs), "explore", "design")
+		defer stepsDone()
+	}
+	for _, c := range configs {
+		if e.Terminal {
+			// Long runs (3 and 4 clients) show where they are, on stderr
+			// and only on a terminal, so stdout stays the same bytes.
+			c.Progress = func(depth, distinct, queued int) {
+				fmt.Fprintf(e.Stderr, "\r%s: depth %d, %s distinct states, %s queued ", c.Design, depth, verdict.Thousands(distinct), verdict.Thousands(queued))
+			}
+		}
+		res, err := explore.Run(c)
+		if e.Terminal {
+			fmt.Fprint(e.Stderr, "\r\033[K")
+		}
+		if err != nil {
+			return fmt.Errorf("explore: %w", err)
+		}
+		step(c.Design.String())
+		results = append(results, res)
+		if len(configs) == 1 {
+			if err := report.ExploreResult(e.Stdout, res); err != nil {
+				return err
+			}
+		}
+	}
+	if len(configs) > 1 {
+		if err := report.ExploreMatrix(e.Stdout, results); err != nil {
+			return err
+		}
+	}
+	if outDir != "" {
+		written, err := writeTraces(e.Disk, outDir, results)
+		if err != nil {
+			return err
+		}
+		if written > 0 {
+			fmt.Fprintf(e.Stdout, "\n%d counterexample traces written to %s, one folder each (<design>-<clients>c-<property>/: %s)\n", written, outDir, strings.Join(trace.FileNames(), ", "))
+		}
+	}
+	if diff := report.ExploreMismatches(results); len(diff) > 0 {
+		return Failed("DESIGN.md's table differs in %s: %s", words.Count(len(diff), "verdict"), strings.Join(diff, "; "))
+	}
+	return nil
+}
+
+// writeTraces writes the files of every counterexample (trace.WriteFiles)
+// into a folder of dir named <design>-<clients>c-<property>.
+// Each folder, and dir, appears with its first complete file.
+func writeTraces(disk *atomicfile.Disk, dir string, results []*explore.Result) (int, error) {
+	written := 0
+	for _, r := range results {
+		for _, v := range r.All() {
+			if v.Trace == nil {
+				continue
+			}
+			sub := filepath.Join(dir, fmt.Sprintf("%s-%dc-%s", r.Config.Design, r.Config.Clients, v.Property))
+			if _, err := trace.WriteFilesTo(disk.Folder(sub), v.Trace); err != nil {
+				return written, CouldNotSave(err)
+			}
+			written++
+		}
+	}
+	return written, nil
+}
