@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -13,170 +12,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencelab/fencelab/distlockspec"
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/golden"
 	"github.com/fencelab/fencelab/internal/testbuild"
 )
 
 var update = flag.Bool("update", false, golden.UpdateUsage)
-
-// TestVarsAreTheTranslations: Vars lists each spec's variables in the
-// order of the translation's vars tuple, which the trace specs compare a
-// line's state with.
-func TestVarsAreTheTranslations(t *testing.T) {
-	re := regexp.MustCompile(`(?s)\nvars == <<(.*?)>>`)
-	for _, d := range []impl.Design{impl.DesignNoFencing, impl.DesignFenceAll} {
-		src, err := os.ReadFile(filepath.Join(specsDir, Spec(d)+".tla"))
-		require.NoError(t, err)
-		m := re.FindSubmatch(src)
-		require.NotNil(t, m, "%s: no vars tuple", Spec(d))
-		var got []string
-		for _, f := range strings.Split(string(m[1]), ",") {
-			got = append(got, strings.TrimSpace(f))
-		}
-		assert.Equal(t, got, Vars(d), Spec(d))
-	}
-}
-
-// TestAbstractInitial: the initial world of every design is the specs'
-// Init, variable by variable.
-func TestAbstractInitial(t *testing.T) {
-	for _, d := range Designs() {
-		for _, n := range []int{1, 2, 3} {
-			c := UntimedConfigs()[0]
-			c.Design, c.Clients = d, n
-			w, err := impl.NewWorld(c)
-			require.NoError(t, err)
-			s, err := Abstract(w, d)
-			require.NoError(t, err)
-			per := func(v string) string {
-				var f []string
-				for i := range n {
-					f = append(f, fmt.Sprintf("c%d |-> %s", i+1, v))
-				}
-				return "[" + strings.Join(f, ", ") + "]"
-			}
-			want := State{
-				"network": "{}", "timers": "{}", "counter": "0", "ops": "<<>>", "last_lease": "0",
-				"renewals": per("0"), "renewed": per("FALSE"),
-				"lock_held": per("FALSE"), "late": per("FALSE"), "lease": per("0"), "retries": per("0"),
-				"read_val": per("0"), "committed": per("0"), "aborted": per("0"),
-				"pc": strings.TrimSuffix(per(`"Acquire"`), "]") + `, service |-> "Serve", resource |-> "Access"]`,
-			}
-			if d.Tokens() {
-				want["distLock"] = `[status |-> "Available", id |-> "none", lease |-> 0, token |-> 0]`
-				want["max_token"], want["token"], want["queue"] = "0", per("0"), "<<>>"
-				delete(want, "renewals")
-				delete(want, "renewed")
-				want["pending"], want["restarts"], want["held_at_restart"], want["revision"] = "<<>>", "0", "{}", "0"
-			} else {
-				want["distLock"] = `[status |-> "Available", id |-> "none", lease |-> 0]`
-			}
-			assert.Equal(t, want, s, "%s, %d clients", d, n)
-			assert.Len(t, s, len(Vars(d)))
-		}
-	}
-}
-
-// TestAbstractRefuses: a world the spec cannot hold (a lock-delay, two
-// equal messages in flight, applies in flight that are not the writes
-// checked, a unique token beyond the spec's table) has no abstraction.
-func TestAbstractRefuses(t *testing.T) {
-	c := UntimedConfigs()[0]
-	w, err := impl.NewWorld(c)
-	require.NoError(t, err)
-	acq := impl.Message{Kind: impl.MsgAcquire, From: impl.ClientNode(0), To: impl.ServiceNode}
-	w.InFlight = []impl.Message{acq, acq}
-	_, err = Abstract(w, c.Design)
-	assert.ErrorContains(t, err, "two equal messages")
-
-	w, err = impl.NewWorld(c)
-	require.NoError(t, err)
-	w.Timers = []impl.PendingTimer{{Node: impl.ServiceNode, Timer: impl.Timer{Kind: impl.TimerLockDelay}}}
-	_, err = Abstract(w, c.Design)
-	assert.ErrorContains(t, err, "lock-delay")
-
-	// A non-atomic resource's applies are its checked writes, one each.
-	c.Design = impl.DesignNonAtomic
-	w, err = impl.NewWorld(c)
-	require.NoError(t, err)
-	w.InFlight = []impl.Message{{Kind: impl.MsgApply, From: impl.ResourceNode, To: impl.ResourceNode}}
-	_, err = Abstract(w, c.Design)
-	assert.ErrorContains(t, err, "1 applies in flight for 0 writes")
-
-	// Unique tokens are the spec's ranks up to lease 16, and none beyond.
-	c.Design = impl.DesignUniqueCAS
-	w, err = impl.NewWorld(c)
-	require.NoError(t, err)
-	w.InFlight = []impl.Message{{Kind: impl.MsgRead, From: impl.ClientNode(0), To: impl.ResourceNode, Token: impl.Scramble(16)}}
-	s, err := Abstract(w, c.Design)
-	require.NoError(t, err)
-	assert.Contains(t, s["network"], "token |-> 14,")
-	w.InFlight[0].Token = impl.Scramble(17)
-	_, err = Abstract(w, c.Design)
-	assert.ErrorContains(t, err, "UniqueTokens")
-
-	// Every design with one lock service has a spec here; the Redlock
-	// rows (DistLockRedlock.tla) have no abstraction yet, and say so.
-	for _, d := range impl.Designs() {
-		if !d.Redlock() {
-			assert.Contains(t, Designs(), d)
-			continue
-		}
-		c := UntimedConfigs()[0]
-		c.Design = d
-		w, err := impl.NewWorld(c)
-		require.NoError(t, err)
-		_, err = Abstract(w, d)
-		assert.ErrorContains(t, err, "no spec models it", d.String())
-	}
-}
-
-// TestUniqueTokensTable: DistLockFencing.tla's UniqueTokens is the ranks
-// of Go's tokens (impl.Scramble), which keep their equalities and order;
-// and they are not in lease order (else the row's tokens would be ordered
-// after all).
-func TestUniqueTokensTable(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join(specsDir, "DistLockFencing.tla"))
-	require.NoError(t, err)
-	m := regexp.MustCompile(`\nUniqueTokens == <<([0-9, ]*)>>`).FindSubmatch(src)
-	require.NotNil(t, m, "no UniqueTokens in DistLockFencing.tla")
-	var want []string
-	for _, r := range UniqueTokenRanks() {
-		want = append(want, fmt.Sprint(r))
-	}
-	assert.Equal(t, strings.Join(want, ", "), string(m[1]))
-	ranks := UniqueTokenRanks()
-	for i := range ranks {
-		for j := range ranks {
-			a, b := impl.Scramble(uint64(i+1)), impl.Scramble(uint64(j+1))
-			assert.Equal(t, a < b, ranks[i] < ranks[j], "leases %d, %d", i+1, j+1)
-		}
-	}
-	assert.False(t, slices.IsSorted(ranks))
-}
-
-// TestSpecConstants: every design with tokens has its own constants, and
-// DesignOf reads it back; a mutant's constants are no design's.
-func TestSpecConstants(t *testing.T) {
-	seen := map[Constants]impl.Design{}
-	for _, d := range impl.Designs() {
-		if !d.Tokens() {
-			continue
-		}
-		k := SpecConstants(d)
-		prev, dup := seen[k]
-		assert.False(t, dup, "%s and %s share constants %+v", d, prev, k)
-		seen[k] = d
-		got, ok := DesignOf(k)
-		assert.True(t, ok, d.String())
-		assert.Equal(t, d, got)
-	}
-	_, ok := DesignOf(Constants{Check: "all", TokenRule: "pairs", ServiceRestart: "never"})
-	assert.False(t, ok)
-	_, ok = DesignOf(Constants{Check: "cas", TokenRule: "lease", ServiceRestart: "never"})
-	assert.False(t, ok, "check-and-set on lease numbers is no row")
-}
 
 // mappingKey names a Go step as Mappings does.
 func mappingKey(w *impl.World, a impl.Action) (node, phase, input string) {
@@ -210,7 +52,7 @@ func mappingKey(w *impl.World, a impl.Action) (node, phase, input string) {
 func TestMappingsCoverWalks(t *testing.T) {
 	testbuild.SkipUnderRace(t)
 	rows := map[string]string{}
-	for _, m := range Mappings() {
+	for _, m := range distlockspec.Mappings() {
 		in, _, _ := strings.Cut(m.Input, " ")
 		rows[m.Node+"/"+m.Phase+"/"+in] = m.Label
 	}
@@ -237,7 +79,7 @@ func TestMappingsCoverWalks(t *testing.T) {
 					key := node + "/" + phase + "/" + input
 					label, ok := rows[key]
 					require.True(t, ok, "no mapping row for %s", key)
-					assert.Equal(t, label, SpecAction(w, a).Label, key)
+					assert.Equal(t, label, distlockspec.SpecAction(w, a).Label, key)
 					taken[key] = true
 					w.Apply(indexOf(t, w, a))
 				}
@@ -274,7 +116,7 @@ func TestRecordFollowsWalk(t *testing.T) {
 		w, _ := impl.NewWorld(c)
 		for k, i := range path {
 			w.Apply(i)
-			s, err := Abstract(w, c.Design)
+			s, err := distlockspec.Abstract(w, c.Design)
 			require.NoError(t, err)
 			assert.Equal(t, s, tr.Lines[k+1].State)
 		}
@@ -286,7 +128,7 @@ func TestRecordFollowsWalk(t *testing.T) {
 // TestSimPathIsTheWorlds: every simulator step of a run (default faults)
 // is a step of the untimed world, found by SimPath.
 func TestSimPathIsTheWorlds(t *testing.T) {
-	for _, d := range Designs() {
+	for _, d := range distlockspec.Designs() {
 		g, err := SimRuns(SimConfig(d), 5, 1)
 		require.NoError(t, err)
 		cut := 0
@@ -375,22 +217,22 @@ func TestModuleShares(t *testing.T) {
 func TestCfg(t *testing.T) {
 	c := UntimedConfigs()[0]
 	c.Retries, c.Sections, c.Validity = 3, 2, impl.ValiditySend
-	got := Cfg(c, true)
+	got := distlockspec.TraceCfg(c, true)
 	for _, want := range []string{"INIT TraceInit", "NEXT TraceNext", "Clients <- TraceClients", "MaxRetries = 3", "Sections = 2",
 		`Validity = "send"`, "Verbose = TRUE", "CHECK_DEADLOCK FALSE"} {
 		assert.Contains(t, got, want)
 	}
 	assert.NotContains(t, got, "Check =")
 	c.Design = impl.DesignFenceWrites
-	assert.Contains(t, Cfg(c, false), `Check = "writes"`)
-	assert.Contains(t, Cfg(c, false), "Verbose = FALSE")
+	assert.Contains(t, distlockspec.TraceCfg(c, false), `Check = "writes"`)
+	assert.Contains(t, distlockspec.TraceCfg(c, false), "Verbose = FALSE")
 	c.Design = impl.DesignRestartDurable
 	for _, want := range []string{`Check = "all"`, `TokenRule = "lease"`, `ServiceRestart = "durable"`, "NonAtomic = FALSE"} {
-		assert.Contains(t, Cfg(c, false), want)
+		assert.Contains(t, distlockspec.TraceCfg(c, false), want)
 	}
 	c.Design = impl.DesignVersionEquality
 	for _, want := range []string{`Check = "version"`, `TokenRule = "unique"`, `ServiceRestart = "never"`} {
-		assert.Contains(t, Cfg(c, false), want)
+		assert.Contains(t, distlockspec.TraceCfg(c, false), want)
 	}
 }
 
@@ -432,8 +274,8 @@ func TestReducedConfigs(t *testing.T) {
 	for _, c := range got {
 		designs[c.Design], clients[c.Clients], sections[c.Sections], validity[c.Validity] = true, true, true, true
 	}
-	assert.Len(t, got, len(Designs()))
-	assert.Len(t, designs, len(Designs()))
+	assert.Len(t, got, len(distlockspec.Designs()))
+	assert.Len(t, designs, len(distlockspec.Designs()))
 	assert.Len(t, clients, 2)
 	assert.Len(t, sections, 2)
 	assert.Len(t, validity, 2)

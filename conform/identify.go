@@ -3,10 +3,10 @@ package conform
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/fencelab/fencelab/distlockspec"
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/tlc"
 )
@@ -51,57 +51,14 @@ func identify(m tlc.Model, c impl.Config, out *tlc.Output) error {
 	if len(out.States) == 0 {
 		return other(expectedViolation(m)+" with its counterexample", "no counterexample")
 	}
-	first := out.States[0]
-	for _, name := range Vars(c.Design) {
-		if _, ok := variable(first, name); !ok {
-			return other(fmt.Sprintf("the variables of design %s", c.Design), "no variable "+name)
-		}
-	}
-	// The clients are the model's constants a counterexample shows from
-	// its first state on (another model of the spec has 3 where this one
-	// has 2); what they start as is the Go system's to match (Replay).
-	w, err := impl.NewWorld(c)
+	want, got, err := distlockspec.CheckShape(out.States[0], c)
 	if err != nil {
 		return err
 	}
-	abs, err := Abstract(w, c.Design)
-	if err != nil {
-		return err
-	}
-	goCommitted, err := tlc.ParseValue(abs[clientsVar])
-	if err != nil {
-		return fmt.Errorf("%s: the abstraction wrote %q: %w", clientsVar, abs[clientsVar], err)
-	}
-	printed, _ := variable(first, clientsVar)
-	if want, got := domain(goCommitted), domain(printed); want != got {
-		return other("clients "+want, "clients "+got)
+	if want != got {
+		return other(want, got)
 	}
 	return nil
-}
-
-// clientsVar is a variable of every design that maps each client to a
-// number: its domain is the model's set of clients.
-const clientsVar = "committed"
-
-// variable is the value of variable name in st.
-func variable(st tlc.State, name string) (tlc.Value, bool) {
-	for _, a := range st.Vars {
-		if a.Name == name {
-			return a.Value, true
-		}
-	}
-	return tlc.Value{}, false
-}
-
-// domain writes the domain of a function (or record) value, sorted, in
-// canonical form: "{c1, c2}".
-func domain(v tlc.Value) string {
-	keys := make([]string, len(v.Fields))
-	for i, f := range v.Fields {
-		keys[i] = canonical(f.Key)
-	}
-	slices.Sort(keys)
-	return "{" + strings.Join(keys, ", ") + "}"
 }
 
 // expectedViolation is the violation model m expects, in the words of

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fencelab/fencelab/distlockspec"
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/trace"
 	"github.com/fencelab/fencelab/trace/steptrace"
@@ -21,7 +22,7 @@ func Render(t *Trace, matched int) (*trace.Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec := Spec(t.Config.Design)
+	spec := distlockspec.Spec(t.Config.Design)
 	title := fmt.Sprintf("%s rejected by %s.tla — %s", t.Name, spec, t.Source)
 	rec := steptrace.New(title, trace.SourceExplorer, w.Sys, false)
 	last := min(matched, len(t.Path))
@@ -49,9 +50,9 @@ func Render(t *Trace, matched int) (*trace.Trace, error) {
 
 // changed lists the variables that differ between two spec states, with
 // their values after.
-func changed(before, after State, d impl.Design) string {
+func changed(before, after distlockspec.State, d impl.Design) string {
 	var parts []string
-	for _, v := range Vars(d) {
+	for _, v := range distlockspec.Vars(d) {
 		if before[v] != after[v] {
 			parts = append(parts, fmt.Sprintf("%s to %s", v, after[v]))
 		}

@@ -2,25 +2,24 @@ package conform
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/fencelab/fencelab/distlockspec"
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/inputfile"
-	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/tlc"
 )
 
 // Replay, TLA+ → Go: a counterexample TLC printed is driven into the Go
 // actors through the action mapping. Each TLC step must be matched by
 // exactly the Go step the mapping names: one node handling one input,
-// chosen among the steps impl.World enables, whose abstraction (Abstract)
-// is the state TLC printed and whose spec action (SpecAction) is the
+// chosen among the steps impl.World enables, whose abstraction (distlockspec.Abstract)
+// is the state TLC printed and whose spec action (distlockspec.SpecAction) is the
 // action TLC names. At the end the Go system must be in the same
 // violation: the same invariant breached by the Go check (package impl's
 // Invariants), first at the step TLC stopped at; the witness invariant's
@@ -28,16 +27,11 @@ import (
 // with clients unfinished for a deadlock; the property's condition false
 // on the lasso TLC closed, or where TLC stuttered, for a liveness property.
 
-// ErrNotGoSystem marks a model whose system is not one the Go code runs:
-// its counterexample has no Go replay by construction, and the reason says
-// why.
-var ErrNotGoSystem = errors.New("not a system the Go code runs")
-
 // ModelConfig is the Go configuration a model of the specs stands for,
 // read from the CONSTANTS of its cfg: design (the spec, and the constants
-// SpecConstants writes), number of clients, sections, retries and validity
+// distlockspec.DesignOfConstants reads), number of clients, sections, retries and validity
 // rule. It fails, wrapping
-// ErrNotGoSystem, for the constants that change the system into one the
+// distlockspec.ErrNotGoSystem, for the constants that change the system into one the
 // Go code does not implement (a mutant token rule; clients that never
 // give up); Timeouts = FALSE is a Go system, TLC merely never fires its
 // expiry and validity timers.
@@ -46,42 +40,11 @@ func ModelConfig(spec, cfg string) (impl.Config, error) {
 	if err != nil {
 		return impl.Config{}, err
 	}
-	c := impl.Config{Design: impl.DesignNoFencing, Validity: impl.ValidityArrival}
-	switch spec {
-	case "DistLock.tla":
-		if r, ok := consts["Renewals"]; ok && r.Kind == tlc.KindInt && r.Int > 0 {
-			c.Design = impl.DesignRenewal
-			if r.Int != int64(impl.UntimedRenewals) {
-				return impl.Config{}, fmt.Errorf("constant Renewals = %d: Go's untimed world renews at most %d a section: %w", r.Int, impl.UntimedRenewals, ErrNotGoSystem)
-			}
-		}
-	case "DistLockFencing.tla":
-		var k Constants
-		for name, dst := range map[string]*string{"Check": &k.Check, "TokenRule": &k.TokenRule, "ServiceRestart": &k.ServiceRestart} {
-			v, ok := consts[name]
-			if !ok || v.Kind != tlc.KindString {
-				return impl.Config{}, fmt.Errorf("the cfg has no %s string", name)
-			}
-			*dst = v.Str
-		}
-		if k.TokenRule == "pairs" {
-			return impl.Config{}, fmt.Errorf("mutant service (TokenRule %s): %w", quote.Q(k.TokenRule), ErrNotGoSystem)
-		}
-		v, ok := consts["NonAtomic"]
-		if !ok || v.Kind != tlc.KindBool {
-			return impl.Config{}, fmt.Errorf("the cfg has no boolean NonAtomic")
-		}
-		k.NonAtomic = v.Bool
-		if c.Design, ok = DesignOf(k); !ok {
-			return impl.Config{}, fmt.Errorf("constants Check %s, TokenRule %s, ServiceRestart %s, NonAtomic %v are no design's (fencelab designs lists them)",
-				quote.Q(k.Check), quote.Q(k.TokenRule), quote.Q(k.ServiceRestart), k.NonAtomic)
-		}
-	default:
-		return impl.Config{}, fmt.Errorf("another spec (%s): %w", spec, ErrNotGoSystem)
+	design, err := distlockspec.DesignOfConstants(spec, consts)
+	if err != nil {
+		return impl.Config{}, err
 	}
-	if g, ok := consts["GiveUp"]; ok && g.Kind == tlc.KindBool && !g.Bool {
-		return impl.Config{}, fmt.Errorf("clients never give up (GiveUp): %w", ErrNotGoSystem)
-	}
+	c := impl.Config{Design: design, Validity: impl.ValidityArrival}
 	if v, ok := consts["Validity"]; ok {
 		if c.Validity, err = impl.ParseValidityRule(v.Str); err != nil {
 			return impl.Config{}, fmt.Errorf("constant Validity: %w", err)
@@ -273,7 +236,7 @@ func replay(c impl.Config, out *tlc.Output, property string, apply stepper) (*Re
 	if err != nil {
 		return nil, err
 	}
-	if err := sameState(w, c.Design, out.States[0]); err != nil {
+	if err := distlockspec.SameState(w, c.Design, out.States[0]); err != nil {
 		return nil, &ReplayError{Reason: err.Error()}
 	}
 	r := &Replayed{Property: property, At: -1}
@@ -293,12 +256,12 @@ func replay(c impl.Config, out *tlc.Output, property string, apply stepper) (*Re
 		var tried []string
 		for i := range w.Actions() {
 			trial.CopyFrom(w)
-			act := SpecAction(trial, trial.Action(i))
+			act := distlockspec.SpecAction(trial, trial.Action(i))
 			if act.Label != st.Action {
 				continue
 			}
 			a, _ := apply(trial, r.Path, i)
-			if err := sameState(trial, c.Design, st); err != nil {
+			if err := distlockspec.SameState(trial, c.Design, st); err != nil {
 				tried = append(tried, fmt.Sprintf("%s: %v", describe(a), err))
 				continue
 			}
@@ -382,67 +345,6 @@ func Replayable(property string) bool {
 	return ok
 }
 
-// sameState compares w's abstraction with the state TLC printed, variable
-// by variable, after both are put in one canonical form (TLC prints model
-// values, functions and records in its own order; Abstract writes
-// strings and records).
-func sameState(w *impl.World, d impl.Design, st tlc.State) error {
-	s, err := Abstract(w, d)
-	if err != nil {
-		return err
-	}
-	for _, name := range Vars(d) {
-		var printed *tlc.Value
-		for i := range st.Vars {
-			if st.Vars[i].Name == name {
-				printed = &st.Vars[i].Value
-			}
-		}
-		if printed == nil {
-			return fmt.Errorf("TLC's state has no variable %s", name)
-		}
-		goVal, err := tlc.ParseValue(s[name])
-		if err != nil {
-			return fmt.Errorf("%s: the abstraction wrote %s: %w", name, quote.Q(s[name]), err)
-		}
-		if g, t := canonical(goVal), canonical(*printed); g != t {
-			return fmt.Errorf("%s is %s in Go, %s in TLC's state", name, g, t)
-		}
-	}
-	return nil
-}
-
-// canonical writes v so that two values TLA+ calls equal write the same:
-// model values as strings (the trace modules bind clients to strings),
-// records and functions as one sorted map, sets sorted.
-func canonical(v tlc.Value) string {
-	switch v.Kind {
-	case tlc.KindModel, tlc.KindString:
-		return fmt.Sprintf("%q", v.Str)
-	case tlc.KindRecord, tlc.KindFunction:
-		pairs := make([]string, len(v.Fields))
-		for i, f := range v.Fields {
-			pairs[i] = canonical(f.Key) + " |-> " + canonical(f.Val)
-		}
-		slices.Sort(pairs)
-		return "[" + strings.Join(pairs, ", ") + "]"
-	case tlc.KindSet:
-		elems := make([]string, len(v.Elems))
-		for i, e := range v.Elems {
-			elems[i] = canonical(e)
-		}
-		slices.Sort(elems)
-		return "{" + strings.Join(elems, ", ") + "}"
-	case tlc.KindSeq:
-		elems := make([]string, len(v.Elems))
-		for i, e := range v.Elems {
-			elems[i] = canonical(e)
-		}
-		return "<<" + strings.Join(elems, ", ") + ">>"
-	}
-	return v.String()
-}
-
 // ReplayModel replays in Go the counterexample TLC printed (output) for
 // model m of the manifest in specsDir. It fails as ModelReplayable does,
 // with an *OtherOutputError (ErrOtherOutput) when output is not m's (another
@@ -464,16 +366,16 @@ func ReplayModel(specsDir string, m tlc.Model, output []byte) (*Replayed, error)
 }
 
 // ModelReplayable returns the Go configuration model m of the manifest in
-// specsDir stands for. It fails wrapping ErrNotGoSystem, with the reason,
+// specsDir stands for. It fails wrapping distlockspec.ErrNotGoSystem, with the reason,
 // for a model whose counterexample Go cannot replay: the timed spec's, a
 // variant's whose system Go does not run (a mutant service, clients that
 // never give up), or one whose property Go has no check for.
 func ModelReplayable(specsDir string, m tlc.Model) (impl.Config, error) {
 	if m.Family == tlc.FamilyTimed {
-		return impl.Config{}, fmt.Errorf("timed spec (its steps are ticks): %w", ErrNotGoSystem)
+		return impl.Config{}, fmt.Errorf("timed spec (its steps are ticks): %w", distlockspec.ErrNotGoSystem)
 	}
 	if !Replayable(m.Property) {
-		return impl.Config{}, fmt.Errorf("no Go check (%s): %w", m.Property, ErrNotGoSystem)
+		return impl.Config{}, fmt.Errorf("no Go check (%s): %w", m.Property, distlockspec.ErrNotGoSystem)
 	}
 	if err := tlc.ValidFileName(m.Cfg, ".cfg"); err != nil {
 		return impl.Config{}, fmt.Errorf("model %s: cfg: %w", m.Name, err)

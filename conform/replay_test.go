@@ -8,12 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencelab/fencelab/distlockspec"
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/testbuild"
 	"github.com/fencelab/fencelab/tlc"
@@ -72,7 +74,7 @@ func TestReplayEveryCounterexample(t *testing.T) {
 	for _, rc := range violatedModels(t) {
 		mod := rc.model
 		if _, err := ModelReplayable(specsDir, mod); err != nil {
-			require.ErrorIs(t, err, ErrNotGoSystem, mod.Name)
+			require.ErrorIs(t, err, distlockspec.ErrNotGoSystem, mod.Name)
 			// Only a changed system may be left out: a variant of the
 			// two specs of the Go protocol, or another spec.
 			if mod.Spec == "DistLock.tla" || mod.Spec == "DistLockFencing.tla" {
@@ -361,8 +363,8 @@ func TestModelConfig(t *testing.T) {
 		if !d.Tokens() {
 			continue
 		}
-		k := SpecConstants(d)
-		c, err := ModelConfig("DistLockFencing.tla", base+row(k.Check, k.TokenRule, k.ServiceRestart, boolean(k.NonAtomic)))
+		k := distlockspec.SpecConstants(d)
+		c, err := ModelConfig("DistLockFencing.tla", base+row(k.Check, k.TokenRule, k.ServiceRestart, strings.ToUpper(strconv.FormatBool(k.NonAtomic))))
 		require.NoError(t, err, d.String())
 		assert.Equal(t, d, c.Design)
 	}
@@ -404,7 +406,7 @@ func TestModelConfig(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ModelConfig(tc.spec, tc.cfg)
 			require.Error(t, err)
-			assert.Equal(t, tc.notGo, errors.Is(err, ErrNotGoSystem), err.Error())
+			assert.Equal(t, tc.notGo, errors.Is(err, distlockspec.ErrNotGoSystem), err.Error())
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fencelab/fencelab/distlockspec"
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/sim"
@@ -29,7 +30,7 @@ type Group struct {
 // explorer's default, explore.DefaultValidity).
 func UntimedConfigs() []impl.Config {
 	var cs []impl.Config
-	for _, d := range Designs() {
+	for _, d := range distlockspec.Designs() {
 		for _, n := range []int{2, 3} {
 			for _, s := range []int{1, 2} {
 				c := explore.DefaultConfig(d, n).Config

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencelab/fencelab/distlockspec"
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/testbuild"
 )
@@ -29,7 +30,7 @@ func TestWalksAccepted(t *testing.T) {
 	}
 	if testbuild.Reduced() {
 		configs = reducedConfigs(configs)
-		require.Len(t, configs, len(Designs()), "one configuration per design")
+		require.Len(t, configs, len(distlockspec.Designs()), "one configuration per design")
 	}
 	for _, c := range configs {
 		g, err := Walks(c, 15, 200)
@@ -56,7 +57,7 @@ func TestWalksAccepted(t *testing.T) {
 func TestCounterexamplesAndSimAccepted(t *testing.T) {
 	k := checker(t)
 	failing := 0
-	for _, d := range Designs() {
+	for _, d := range distlockspec.Designs() {
 		g, err := Counterexamples(d, 2)
 		require.NoError(t, err)
 		require.NotEmpty(t, g.Traces, d)
@@ -190,7 +191,7 @@ func mutants() []mutant {
 // refuses nothing without fencing, so the third cannot act there).
 func TestMutantsRejected(t *testing.T) {
 	k := checker(t)
-	designs, diagnosed := Designs(), 2
+	designs, diagnosed := distlockspec.Designs(), 2
 	if testbuild.Reduced() {
 		// One TLC run per mutant and design: at reduced size, design all
 		// (where every mutant acts) and every fifth other row, and one

@@ -3,6 +3,7 @@ package conform
 import (
 	"fmt"
 
+	"github.com/fencelab/fencelab/distlockspec"
 	"github.com/fencelab/fencelab/impl"
 )
 
@@ -10,8 +11,8 @@ import (
 // the spec action it maps to, and the spec state after it.
 type Line struct {
 	Go     impl.Action
-	Action Action
-	State  State
+	Action distlockspec.Action
+	State  distlockspec.State
 }
 
 // Trace is one Go run as its spec sees it: every line's action and state.
@@ -24,7 +25,7 @@ type Trace struct {
 	Path   []int
 	Lines  []Line
 	// Unmapped is set when the abstraction failed at line len(Lines): the
-	// Go state there has no spec state (see Abstract), so the trace is
+	// Go state there has no spec state (see distlockspec.Abstract), so the trace is
 	// rejected without TLC.
 	Unmapped error
 	// LeaseLost and Expired say whether the run took a belief-loss path:
@@ -69,7 +70,7 @@ func record(c impl.Config, source, name string, steps int, next func(*impl.World
 		return nil, err
 	}
 	t := &Trace{Name: name, Source: source, Config: c}
-	s, err := Abstract(w, c.Design)
+	s, err := distlockspec.Abstract(w, c.Design)
 	if err != nil {
 		t.Unmapped = err
 		return t, nil
@@ -83,14 +84,14 @@ func record(c impl.Config, source, name string, steps int, next func(*impl.World
 		if err != nil {
 			return nil, err
 		}
-		act := SpecAction(w, w.Action(i))
+		act := distlockspec.SpecAction(w, w.Action(i))
 		a, out := apply(w, i)
 		for _, ev := range out.Events {
 			t.LeaseLost = t.LeaseLost || ev.Kind == impl.EvLeaseLost
 			t.Expired = t.Expired || ev.Kind == impl.EvExpired
 		}
 		t.Path = append(t.Path, i)
-		s, err := Abstract(w, c.Design)
+		s, err := distlockspec.Abstract(w, c.Design)
 		if err != nil {
 			t.Unmapped = fmt.Errorf("after step %d (%s): %w", k+1, describe(a), err)
 			return t, nil

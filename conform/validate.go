@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/fencelab/fencelab/distlockspec"
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/inputfile"
 	"github.com/fencelab/fencelab/tlc"
@@ -137,7 +138,7 @@ func (k *Checker) tlc(ctx context.Context, c impl.Config, traces []*Trace, verbo
 		return res, fmt.Errorf("creating a temporary folder: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	spec, traceSpec := Spec(c.Design)+".tla", TraceSpec(c.Design)+".tla"
+	spec, traceSpec := distlockspec.Spec(c.Design)+".tla", distlockspec.TraceSpec(c.Design)+".tla"
 	for _, name := range []string{spec, traceSpec} {
 		data, err := inputfile.Read(filepath.Join(k.SpecsDir, name), inputfile.MaxText)
 		if err != nil {
@@ -153,7 +154,7 @@ func (k *Checker) tlc(ctx context.Context, c impl.Config, traces []*Trace, verbo
 	if err != nil {
 		return res, err
 	}
-	files := map[string]string{DataModule + ".tla": data, "Trace.cfg": Cfg(c, verbose)}
+	files := map[string]string{DataModule + ".tla": data, "Trace.cfg": distlockspec.TraceCfg(c, verbose)}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			return res, fmt.Errorf("writing %s: %w", name, err)

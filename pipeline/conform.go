@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/conform"
+	"github.com/fencelab/fencelab/distlockspec"
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/atomicfile"
@@ -51,7 +52,7 @@ type ConformPlan struct {
 // "passed".
 func Conform(e *Env, p ConformPlan) error {
 	for _, d := range []impl.Design{impl.DesignNoFencing, impl.DesignFenceAll} {
-		for _, name := range []string{conform.Spec(d), conform.TraceSpec(d)} {
+		for _, name := range []string{distlockspec.Spec(d), distlockspec.TraceSpec(d)} {
 			if fi, err := os.Stat(filepath.Join(p.Specs, name+".tla")); err != nil || !fi.Mode().IsRegular() {
 				return BadInput("--specs %s has no %s.tla", quote.S(p.Specs), name)
 			}
@@ -102,7 +103,7 @@ func Conform(e *Env, p ConformPlan) error {
 	if p.Explore {
 		sources = append(sources, conformSource{"explore", func() ([]conform.Group, error) {
 			var gs []conform.Group
-			for _, d := range conform.Designs() {
+			for _, d := range distlockspec.Designs() {
 				for _, n := range []int{2, 3} {
 					if n > explore.RoutineClients(d) {
 						continue
@@ -120,7 +121,7 @@ func Conform(e *Env, p ConformPlan) error {
 	if p.SimRuns > 0 || p.SimFailing > 0 {
 		sources = append(sources, conformSource{"sim", func() ([]conform.Group, error) {
 			var gs []conform.Group
-			for _, d := range conform.Designs() {
+			for _, d := range distlockspec.Designs() {
 				g, err := conform.SimRuns(conform.SimConfig(d), p.SimRuns, p.SimFailing)
 				if err != nil {
 					return nil, err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/conform"
+	"github.com/fencelab/fencelab/distlockspec"
 	"github.com/fencelab/fencelab/internal/inputfile"
 	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/tlc"
@@ -30,7 +31,7 @@ type replaySummary struct {
 func replayCounterexamples(ctx context.Context, e *Env, runner *tlc.Runner, specs, from string) (replaySummary, error) {
 	var sum replaySummary
 	w := e.Stdout
-	m, err := tlc.LoadManifest(filepath.Join(specs, "models.json"))
+	m, err := distlockspec.LoadManifest(filepath.Join(specs, "models.json"))
 	if err != nil {
 		return sum, BadInput("%v", err)
 	}
@@ -42,7 +43,7 @@ func replayCounterexamples(ctx context.Context, e *Env, runner *tlc.Runner, spec
 		if mod.Expected == "ok" {
 			continue
 		}
-		if _, err := conform.ModelReplayable(specs, mod); errors.Is(err, conform.ErrNotGoSystem) {
+		if _, err := conform.ModelReplayable(specs, mod); errors.Is(err, distlockspec.ErrNotGoSystem) {
 			sum.notGo++
 			fmt.Fprintf(tw, "%s\t—\tskipped: %s\n", mod.Name, skipReason(err))
 			continue
@@ -87,7 +88,7 @@ func replayCounterexamples(ctx context.Context, e *Env, runner *tlc.Runner, spec
 		case errors.As(err, &other):
 			sum.failed++
 			fmt.Fprintf(tw, "%s\t\tDEPARTS from TLC's counterexample: TLC's own run is %v\n", mod.Name, err)
-		case errors.Is(err, conform.ErrNotGoSystem):
+		case errors.Is(err, distlockspec.ErrNotGoSystem):
 			sum.notGo++
 			fmt.Fprintf(tw, "%s\t—\tskipped: %s\n", mod.Name, skipReason(err))
 		case errors.As(err, &re):
@@ -110,7 +111,7 @@ func replayCounterexamples(ctx context.Context, e *Env, runner *tlc.Runner, spec
 // skipReason is why a model's counterexample is not replayed, short enough
 // for the table: the reason without its details in parentheses.
 func skipReason(err error) string {
-	why := strings.TrimSuffix(err.Error(), ": "+conform.ErrNotGoSystem.Error())
+	why := strings.TrimSuffix(err.Error(), ": "+distlockspec.ErrNotGoSystem.Error())
 	if i := strings.Index(why, " ("); i > 0 {
 		why = why[:i]
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/conform"
+	"github.com/fencelab/fencelab/distlockspec"
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/inputfile"
@@ -42,7 +43,7 @@ func demoConformance(ctx context.Context, runner *tlc.Runner, specs, tlcOut stri
 	// One TLC run per design, each a JVM that spends most of its time
 	// starting and parsing: modelsAtOnce of them at a time, as the
 	// models. The Checker keeps nothing between runs.
-	designs := conform.Designs()
+	designs := distlockspec.Designs()
 	checked := make([]*designConformance, len(designs))
 	errs := make([]error, len(designs))
 	slots := make(chan struct{}, modelsAtOnce())
@@ -128,7 +129,7 @@ func demoConformanceSection(e *Env, specs, pin, tlcOut string, models []tlc.Mode
 		return nil, err
 	}
 	runner.Workers = "1"
-	step, stepsDone := NewStepProgress(e, len(conform.Designs()), "conformance", "design")
+	step, stepsDone := NewStepProgress(e, len(distlockspec.Designs()), "conformance", "design")
 	got, err := demoConformance(ctx, runner, specs, tlcOut, models, step)
 	stepsDone()
 	if ctx.Err() != nil {
@@ -139,7 +140,7 @@ func demoConformanceSection(e *Env, specs, pin, tlcOut string, models []tlc.Mode
 	}
 	t := report.NewTable("design", "Go walks TLC accepted", "TLC counterexamples replayed in Go")
 	var bad []string
-	for _, d := range conform.Designs() {
+	for _, d := range distlockspec.Designs() {
 		c := got[d]
 		t.Add(d.Describe(), fmt.Sprintf("%d of %d", c.traces-c.rejected, c.traces), fmt.Sprintf("%d of %d", c.replayed, c.replayed+c.departed))
 		if !c.ok() {

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fencelab/fencelab/distlockspec"
 	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/internal/inputfile"
 	"github.com/fencelab/fencelab/internal/quote"
@@ -83,7 +84,7 @@ func TLC(e *Env, p TLCPlan) error {
 // be a file inside specs: a missing one is bad input, found before anything
 // runs.
 func LoadModels(specs, name string, all bool) ([]tlc.Model, error) {
-	manifest, err := tlc.LoadManifest(filepath.Join(specs, "models.json"))
+	manifest, err := distlockspec.LoadManifest(filepath.Join(specs, "models.json"))
 	if err != nil {
 		return nil, BadInput("%v", err)
 	}
@@ -352,7 +353,7 @@ func runModel(ctx context.Context, disk *atomicfile.Disk, stdout io.Writer, r *t
 			m.Name, res.Got.ExitCode, res.Got.Detail, filepath.Join(dir, "tlc.out"), quote.S(r.Jar), quote.S(r.Java))
 	}
 	if show && res.Parsed != nil && len(res.Parsed.States) > 0 {
-		t, err := res.Parsed.Trace(traceOptions(m, res))
+		t, err := distlockspec.Trace(res.Parsed, traceOptions(m, res))
 		if err == nil {
 			fmt.Fprintf(stdout, "── %s: %s ──\n", m.Name, res.Got.Text())
 			if err := trace.WriteTable(stdout, t); err != nil {
@@ -364,8 +365,8 @@ func runModel(ctx context.Context, disk *atomicfile.Disk, stdout io.Writer, r *t
 	return row, nil
 }
 
-func traceOptions(m tlc.Model, res *tlc.Result) tlc.TraceOptions {
-	return tlc.TraceOptions{
+func traceOptions(m tlc.Model, res *tlc.Result) distlockspec.TraceOptions {
+	return distlockspec.TraceOptions{
 		Title:    fmt.Sprintf("%s (%s, %s): %s", m.Name, m.Spec, m.Cfg, res.Got.Text()),
 		Property: res.Got.Property,
 	}
@@ -401,7 +402,7 @@ func writeRun(folder *atomicfile.Folder, res *tlc.Result) error {
 	if res.Parsed == nil || len(res.Parsed.States) == 0 {
 		return nil
 	}
-	t, err := res.Parsed.Trace(traceOptions(res.Model, res))
+	t, err := distlockspec.Trace(res.Parsed, traceOptions(res.Model, res))
 	if err != nil {
 		return fmt.Errorf("converting the counterexample: %w", err)
 	}

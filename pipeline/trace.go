@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/fencelab/fencelab/distlockspec"
 	"github.com/fencelab/fencelab/tlc"
 	"github.com/fencelab/fencelab/trace"
 )
@@ -55,8 +56,8 @@ func tlcTrace(path string, data []byte, title, property string, which int) (*tra
 			title += fmt.Sprintf(" (counterexample %d of %d)", which, n)
 		}
 	}
-	t, err := parsed.Trace(tlc.TraceOptions{Title: title, Property: property})
-	if errors.Is(err, tlc.ErrNoCounterexample) {
+	t, err := distlockspec.Trace(parsed, distlockspec.TraceOptions{Title: title, Property: property})
+	if errors.Is(err, distlockspec.ErrNoCounterexample) {
 		return nil, BadInput("%s: no counterexample in this TLC output (TLC found no error, or stopped before printing one)", path)
 	}
 	if err != nil {

@@ -156,6 +156,17 @@ type State struct {
 	Vars []Assignment
 }
 
+// Var is the value of variable name in s; false when s has no such
+// variable.
+func (s State) Var(name string) (Value, bool) {
+	for _, a := range s.Vars {
+		if a.Name == name {
+			return a.Value, true
+		}
+	}
+	return Value{}, false
+}
+
 // Assignment is one variable's value in a state.
 type Assignment struct {
 	Name  string

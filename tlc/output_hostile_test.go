@@ -301,12 +301,18 @@ func TestParseOutputOtherValues(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			out := parseFixture(t, name)
 			require.Len(t, out.States, 4)
-			vals, _ := out.States[3].valueMap()
-			assert.Equal(t, "1..5", vals["r"].String())
-			assert.Equal(t, Value{Kind: KindInterval, Int: 1, Hi: 5}, vals["r"])
-			assert.Equal(t, `a"b\c`, vals["str"].Str)
-			assert.Equal(t, `[a |-> {}, b |-> <<-1, "q">>]`, vals["rec"].String())
-			assert.Equal(t, "1", vals["n"].String())
+			val := func(name string) Value {
+				v, ok := out.States[3].Var(name)
+				require.True(t, ok, "state 4 has a variable %s", name)
+				return v
+			}
+			assert.Equal(t, "1..5", val("r").String())
+			assert.Equal(t, Value{Kind: KindInterval, Int: 1, Hi: 5}, val("r"))
+			assert.Equal(t, `a"b\c`, val("str").Str)
+			assert.Equal(t, `[a |-> {}, b |-> <<-1, "q">>]`, val("rec").String())
+			assert.Equal(t, "1", val("n").String())
+			_, ok := out.States[3].Var("nosuch")
+			assert.False(t, ok, "a variable the state lacks")
 		})
 	}
 }

@@ -72,16 +72,17 @@ func TestParseOutputFixtures(t *testing.T) {
 func TestParseOutputStateContents(t *testing.T) {
 	out := parseFixture(t, "tool_DistLock_2c_AtMostOneClientHoldLock.out")
 	last := out.States[len(out.States)-1]
-	vals, _ := last.valueMap()
-	assert.Equal(t, "(c1 :> TRUE @@ c2 :> TRUE)", vals["lock_held"].String())
-	assert.Equal(t, `[lease |-> 2, status |-> "Acquired", id |-> c2]`, vals["distLock"].String())
+	held, _ := last.Var("lock_held")
+	assert.Equal(t, "(c1 :> TRUE @@ c2 :> TRUE)", held.String())
+	lock, _ := last.Var("distLock")
+	assert.Equal(t, `[lease |-> 2, status |-> "Acquired", id |-> c2]`, lock.String())
 	assert.Equal(t, "Receive", last.Action)
 	assert.Contains(t, last.Header, "of module DistLock")
 
 	// The plain output of the same model parses to the same kind of states.
 	plain := parseFixture(t, "plain_DistLock_2c_AtMostOneClientHoldLock.out")
-	pv, _ := plain.States[len(plain.States)-1].valueMap()
-	assert.Equal(t, "(c1 :> TRUE @@ c2 :> TRUE)", pv["lock_held"].String())
+	pv, _ := plain.States[len(plain.States)-1].Var("lock_held")
+	assert.Equal(t, "(c1 :> TRUE @@ c2 :> TRUE)", pv.String())
 }
 
 func TestParseOutputErrorsAndWarnings(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/conform"
+	"github.com/fencelab/fencelab/distlockspec"
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/golden"
@@ -192,7 +193,7 @@ func TestGenerateRefuses(t *testing.T) {
 
 // TestRowConstantsSelectTheRow: the constants a row gives DistLock.tla and
 // DistLockFencing.tla are the ones conform reads back as that very row
-// (conform.ModelConfig, from conform.SpecConstants): a row that copied
+// (conform.ModelConfig, from distlockspec.SpecConstants): a row that copied
 // another row's constants would check the other row.
 func TestRowConstantsSelectTheRow(t *testing.T) {
 	checked := map[string]bool{}
@@ -202,7 +203,7 @@ func TestRowConstantsSelectTheRow(t *testing.T) {
 				cfg, err := Cfg(r, s, tm)
 				require.NoError(t, err)
 				c, err := conform.ModelConfig(s.Module+".tla", string(cfg))
-				if errors.Is(err, conform.ErrNotGoSystem) {
+				if errors.Is(err, distlockspec.ErrNotGoSystem) {
 					continue // the timed and Redlock specs, mutants, patient clients
 				}
 				require.NoError(t, err, tm.Name(s))
@@ -214,7 +215,7 @@ func TestRowConstantsSelectTheRow(t *testing.T) {
 	}
 	// The witness that the check ran: every row with one lock service has
 	// models the Go code runs.
-	for _, d := range conform.Designs() {
+	for _, d := range distlockspec.Designs() {
 		assert.True(t, checked[d.String()], "no model of design %s was checked", d)
 	}
 }

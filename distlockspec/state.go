@@ -1,25 +1,4 @@
-// Package conform checks Go runs against the TLA+ specs (trace
-// validation, Go → TLA+): a run of impl.World — a seeded random walk, an
-// explorer counterexample, a simulator run — is recorded as the sequence
-// of its steps, each with the spec action it maps to and the spec state
-// after it, and TLC accepts the trace if and only if some behaviour of
-// the spec produces it (specs/TraceDistLock.tla, specs/TraceDistLockFencing.tla).
-//
-// Two things live here and nowhere else, for trace validation and for the
-// replay of TLC counterexamples in Go (TLA+ → Go):
-//
-//   - the abstraction function (Abstract): impl.World's state written as
-//     the spec's variables, field by field;
-//   - the action mapping (SpecAction, Mapping): which spec action, of
-//     which process, each impl.World step is. The specs step like
-//     impl.World — one spec step is one node handling one input — so the
-//     mapping is one to one; DESIGN.md's table "Spec actions and the Go
-//     steps they stand for" is the same table in prose.
-//
-// Traces become a generated TLA+ module (TLC 1.7.4 has no Json module),
-// many traces per module and per TLC run (Validate), so that the JVM
-// starts once for hundreds of traces.
-package conform
+package distlockspec
 
 import (
 	"fmt"
@@ -218,7 +197,7 @@ func (s State) Record(d impl.Design) string {
 // length.
 func Abstract(w *impl.World, d impl.Design) (State, error) {
 	if !slices.Contains(Designs(), d) {
-		return nil, fmt.Errorf("design %s: no spec models it (conform.Designs lists those that do)", d)
+		return nil, fmt.Errorf("design %s: no spec models it (distlockspec.Designs lists those that do)", d)
 	}
 	sys := w.Sys
 	if sys.Service.Lock().Delayed && !d.LockDelay() {
@@ -260,7 +239,7 @@ func Abstract(w *impl.World, d impl.Design) (State, error) {
 	holder := `"none"`
 	status := l.Status.String()
 	if l.Status == impl.Acquired {
-		holder = node(l.Holder)
+		holder = Node(l.Holder)
 	}
 	if d.Tokens() {
 		tok := uint64(0)
@@ -279,7 +258,7 @@ func Abstract(w *impl.World, d impl.Design) (State, error) {
 		var held []string
 		for i := range sys.Clients {
 			if i < 64 && w.HeldAtRestart&(1<<i) != 0 {
-				held = append(held, node(impl.ClientNode(i)))
+				held = append(held, Node(impl.ClientNode(i)))
 			}
 		}
 		s["held_at_restart"] = set(held)
@@ -298,7 +277,7 @@ func Abstract(w *impl.World, d impl.Design) (State, error) {
 	s["network"] = set(msgs)
 	ts := make([]string, len(w.Timers))
 	for i, t := range w.Timers {
-		ts[i] = fmt.Sprintf(`[node |-> %s, kind |-> %q]`, node(t.Node), t.Timer.Kind.String())
+		ts[i] = fmt.Sprintf(`[node |-> %s, kind |-> %q]`, Node(t.Node), t.Timer.Kind.String())
 	}
 	s["timers"] = set(ts)
 
@@ -308,7 +287,7 @@ func Abstract(w *impl.World, d impl.Design) (State, error) {
 		pending := make([]string, len(r.Pending()))
 		for i, op := range r.Pending() {
 			pending[i] = fmt.Sprintf(`[id |-> %s, token |-> %d, value |-> %d, lease |-> %d]`,
-				node(op.Client), spec(op.Token), op.Value, tk.ghostLease(op.Token))
+				Node(op.Client), spec(op.Token), op.Value, tk.ghostLease(op.Token))
 		}
 		s["pending"] = "<<" + strings.Join(pending, ", ") + ">>"
 	}
@@ -319,10 +298,10 @@ func Abstract(w *impl.World, d impl.Design) (State, error) {
 			// sent under, which Go's log does not keep: the grant whose
 			// token the operation carries (ghostLease).
 			ops[i] = fmt.Sprintf(`[op |-> %q, id |-> %s, token |-> %d, ok |-> %s, value |-> %d, lease |-> %d]`,
-				op.Kind.String(), node(op.Client), spec(op.Token), boolean(op.Accepted), op.Value, tk.ghostLease(op.Token))
+				op.Kind.String(), Node(op.Client), spec(op.Token), boolean(op.Accepted), op.Value, tk.ghostLease(op.Token))
 		} else {
 			ops[i] = fmt.Sprintf(`[op |-> %q, id |-> %s, token |-> %d, ok |-> %s, value |-> %d]`,
-				op.Kind.String(), node(op.Client), op.Token, boolean(op.Accepted), op.Value)
+				op.Kind.String(), Node(op.Client), op.Token, boolean(op.Accepted), op.Value)
 		}
 	}
 	s["ops"] = "<<" + strings.Join(ops, ", ") + ">>"
@@ -378,7 +357,7 @@ func Abstract(w *impl.World, d impl.Design) (State, error) {
 // message renders m with every field of impl.Message, as the specs' Msg.
 func message(m impl.Message) string {
 	return fmt.Sprintf(`[type |-> %q, from |-> %s, to |-> %s, lease |-> %d, token |-> %d, value |-> %d, ok |-> %s]`,
-		msgType(m.Kind), node(m.From), node(m.To), m.Lease, m.Token, m.Value, boolean(m.OK))
+		msgType(m.Kind), Node(m.From), Node(m.To), m.Lease, m.Token, m.Value, boolean(m.OK))
 }
 
 func msgType(k impl.MsgKind) string {
@@ -411,7 +390,9 @@ func msgType(k impl.MsgKind) string {
 	return fmt.Sprintf("kind%d", uint8(k))
 }
 
-func node(n impl.NodeID) string { return strconv.Quote(n.String()) }
+// Node is node n's name as the trace modules bind the specs' constants: a
+// TLA+ string ("c1", "service", "resource", "none").
+func Node(n impl.NodeID) string { return strconv.Quote(n.String()) }
 
 func boolean(b bool) string {
 	if b {

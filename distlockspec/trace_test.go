@@ -1,9 +1,11 @@
-package tlc
+package distlockspec
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/internal/golden"
+	"github.com/fencelab/fencelab/tlc"
 	"github.com/fencelab/fencelab/trace"
 )
 
@@ -23,9 +26,20 @@ func goldenFile(t *testing.T, name string, got []byte) {
 	golden.File(t, *update, filepath.Join("testdata", name), got)
 }
 
+// parseFixture parses a TLC output captured in package tlc's testdata,
+// the one folder of real TLC outputs (its README says how each was made).
+func parseFixture(t *testing.T, name string) *tlc.Output {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "tlc", "testdata", name))
+	require.NoError(t, err)
+	out, err := tlc.ParseOutput(bytes.NewReader(data))
+	require.NoError(t, err)
+	return out
+}
+
 func fixtureTrace(t *testing.T, file, property string) *trace.Trace {
 	t.Helper()
-	tr, err := parseFixture(t, file).Trace(TraceOptions{Title: file, Property: property})
+	tr, err := Trace(parseFixture(t, file), TraceOptions{Title: file, Property: property})
 	require.NoError(t, err)
 	return tr
 }
@@ -171,9 +185,9 @@ State 2: <ReadCounter line 1, col 1 to line 2, col 2 of module DistLockFencing>
 
 Finished in 00s at (2026-11-22 02:15:03)
 `
-	out, err := ParseOutput(strings.NewReader(text))
+	out, err := tlc.ParseOutput(strings.NewReader(text))
 	require.NoError(t, err)
-	tr, err := out.Trace(TraceOptions{})
+	tr, err := Trace(out, TraceOptions{})
 	require.NoError(t, err)
 	require.Len(t, tr.Arrows, 1)
 	assert.Equal(t, trace.Arrow{From: "c1", To: ResourceLane, Sent: 2, Received: 2, Label: "read (token 1) → 0 refused"}, tr.Arrows[0])
@@ -183,7 +197,7 @@ Finished in 00s at (2026-11-22 02:15:03)
 }
 
 func TestTraceWithoutCounterexample(t *testing.T) {
-	_, err := parseFixture(t, "tool_DistLockFencing_all_2c.out").Trace(TraceOptions{})
+	_, err := Trace(parseFixture(t, "tool_DistLockFencing_all_2c.out"), TraceOptions{})
 	assert.ErrorIs(t, err, ErrNoCounterexample)
 }
 
@@ -271,14 +285,14 @@ func TestTraceLasso(t *testing.T) {
 // selected one, and says how many there were.
 func TestTraceContinue(t *testing.T) {
 	out := parseFixture(t, "tool_continue.out")
-	first, err := out.Trace(TraceOptions{})
+	first, err := Trace(out, TraceOptions{})
 	require.NoError(t, err)
 	assert.Len(t, first.Steps, 3)
 	require.NotEmpty(t, first.Notes)
 	assert.Equal(t, "TLC printed 2 counterexamples (it ran with -continue); this is number 1", first.Notes[0].Text)
 	sel, err := out.Select(2)
 	require.NoError(t, err)
-	second, err := sel.Trace(TraceOptions{})
+	second, err := Trace(sel, TraceOptions{})
 	require.NoError(t, err)
 	assert.Len(t, second.Steps, 5)
 	assert.Equal(t, "TLC printed 2 counterexamples (it ran with -continue); this is number 2", second.Notes[0].Text)

@@ -1,4 +1,4 @@
-package tlc
+package distlockspec
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fencelab/fencelab/tlc"
 	"github.com/fencelab/fencelab/trace"
 )
 
@@ -30,7 +31,8 @@ type TraceOptions struct {
 // ErrNoCounterexample means the output holds no states to convert.
 var ErrNoCounterexample = errors.New("the TLC output has no counterexample (no states)")
 
-// Trace turns the counterexample in o into a trace.Trace.
+// Trace turns the counterexample in o, TLC's output for a model of the
+// specs, into a trace.Trace.
 //
 // It reads the PlusCal conventions of fencelab's specs: pc names the
 // processes (the lanes: non-clients such as the service first, then the
@@ -52,13 +54,13 @@ var ErrNoCounterexample = errors.New("the TLC output has no counterexample (no s
 // Assert failure or an evaluation error is the trace's violation, in TLC's
 // words. When TLC printed several counterexamples (-continue), the trace is
 // the selected one and a note at its first step says how many there were.
-func (o *Output) Trace(opts TraceOptions) (*trace.Trace, error) {
+func Trace(o *tlc.Output, opts TraceOptions) (*trace.Trace, error) {
 	if len(o.States) == 0 {
 		return nil, ErrNoCounterexample
 	}
 	c := newConverter(o)
 	t := &trace.Trace{Title: opts.Title, Source: trace.SourceTLC, Lanes: c.lanes}
-	var prev map[string]Value
+	var prev map[string]tlc.Value
 	var prevOrder []string
 	for i, st := range o.States {
 		step := trace.Step{Number: st.Number, Action: st.Action}
@@ -72,11 +74,11 @@ func (o *Output) Trace(opts TraceOptions) (*trace.Trace, error) {
 				Text: "from here on no process takes a step (stuttering)"})
 			continue
 		}
-		cur, order := st.valueMap()
+		cur, order := valueMap(st)
 		if i == 0 || prev == nil {
 			var all []trace.Var
 			for _, a := range st.Vars {
-				all = append(all, Flatten(a.Name, a.Value)...)
+				all = append(all, tlc.Flatten(a.Name, a.Value)...)
 			}
 			step.Changes = trace.Diff(nil, all)
 		} else {
@@ -105,8 +107,8 @@ func (o *Output) Trace(opts TraceOptions) (*trace.Trace, error) {
 	return t, nil
 }
 
-func (s State) valueMap() (map[string]Value, []string) {
-	m := make(map[string]Value, len(s.Vars))
+func valueMap(s tlc.State) (map[string]tlc.Value, []string) {
+	m := make(map[string]tlc.Value, len(s.Vars))
 	order := make([]string, 0, len(s.Vars))
 	for _, a := range s.Vars {
 		m[a.Name] = a.Value
@@ -117,20 +119,20 @@ func (s State) valueMap() (map[string]Value, []string) {
 
 // diffStates lists what changed, each at its innermost element, in the
 // order TLC printed the variables.
-func diffStates(prev map[string]Value, prevOrder []string, cur map[string]Value, order []string) []trace.Change {
+func diffStates(prev map[string]tlc.Value, prevOrder []string, cur map[string]tlc.Value, order []string) []trace.Change {
 	var p, n []trace.Var
 	for _, name := range order {
 		old, ok := prev[name]
 		if !ok {
-			n = append(n, Flatten(name, cur[name])...)
+			n = append(n, tlc.Flatten(name, cur[name])...)
 			continue
 		}
-		pv, nv := FlattenPair(name, old, cur[name])
+		pv, nv := tlc.FlattenPair(name, old, cur[name])
 		p, n = append(p, pv...), append(n, nv...)
 	}
 	for _, name := range prevOrder {
 		if _, ok := cur[name]; !ok {
-			p = append(p, Flatten(name, prev[name])...)
+			p = append(p, tlc.Flatten(name, prev[name])...)
 		}
 	}
 	return trace.Diff(p, n)
@@ -151,11 +153,11 @@ type converter struct {
 	resourceProc bool
 }
 
-func newConverter(o *Output) *converter {
+func newConverter(o *tlc.Output) *converter {
 	c := &converter{clients: map[string]bool{}, readers: map[string]string{}, pending: map[string][]int{}}
-	first, _ := o.States[0].valueMap()
+	first, _ := valueMap(o.States[0])
 	for _, name := range []string{"lock_held", "responses_queue"} {
-		if v, ok := first[name]; ok && v.Kind == KindFunction {
+		if v, ok := first[name]; ok && v.Kind == tlc.KindFunction {
 			for _, f := range v.Fields {
 				c.clients[laneName(f.Key)] = true
 			}
@@ -195,23 +197,23 @@ func newConverter(o *Output) *converter {
 // asFunction returns v as a function: a function as is, a non-empty
 // sequence (how TLC prints a function on 1..n, such as the pc of
 // processes with integer ids) as the function from its indexes.
-func asFunction(v Value) (Value, bool) {
+func asFunction(v tlc.Value) (tlc.Value, bool) {
 	switch {
-	case v.Kind == KindFunction && len(v.Fields) > 0:
+	case v.Kind == tlc.KindFunction && len(v.Fields) > 0:
 		return v, true
-	case v.Kind == KindSeq && len(v.Elems) > 0:
-		fn := Value{Kind: KindFunction, Fields: make([]Field, len(v.Elems))}
+	case v.Kind == tlc.KindSeq && len(v.Elems) > 0:
+		fn := tlc.Value{Kind: tlc.KindFunction, Fields: make([]tlc.Field, len(v.Elems))}
 		for i, e := range v.Elems {
-			fn.Fields[i] = Field{Key: Value{Kind: KindInt, Int: int64(i + 1)}, Val: e}
+			fn.Fields[i] = tlc.Field{Key: tlc.Value{Kind: tlc.KindInt, Int: int64(i + 1)}, Val: e}
 		}
 		return fn, true
 	}
-	return Value{}, false
+	return tlc.Value{}, false
 }
 
 // moduleName is the module the states' actions come from ("… of module
 // X"), the name of a spec's one lane; "spec" when TLC does not say.
-func moduleName(states []State) string {
+func moduleName(states []tlc.State) string {
 	for _, st := range states {
 		if _, after, ok := strings.Cut(st.Header, " of module "); ok {
 			name := strings.TrimSuffix(strings.TrimSpace(after), ">")
@@ -231,8 +233,8 @@ func (c *converter) firstLane() string {
 }
 
 // laneName prints a process id: a model value as is, a string unquoted.
-func laneName(v Value) string {
-	if v.Kind == KindString {
+func laneName(v tlc.Value) string {
+	if v.Kind == tlc.KindString {
 		return v.Str
 	}
 	return v.String()
@@ -240,7 +242,7 @@ func laneName(v Value) string {
 
 // actor is the process whose pc changed, or else the one whose pc was at
 // the step's label (a loop label such as Serve stays where it is).
-func (c *converter) actor(prev, cur map[string]Value, action string) string {
+func (c *converter) actor(prev, cur map[string]tlc.Value, action string) string {
 	if c.single != "" {
 		return c.single
 	}
@@ -255,7 +257,7 @@ func (c *converter) actor(prev, cur map[string]Value, action string) string {
 		if ok && !after.Equal(f.Val) {
 			changed = append(changed, laneName(f.Key))
 		}
-		if f.Val.Kind == KindString && f.Val.Str == action {
+		if f.Val.Kind == tlc.KindString && f.Val.Str == action {
 			atLabel = append(atLabel, laneName(f.Key))
 		}
 	}
@@ -272,18 +274,18 @@ func isChannel(name string) bool { return strings.Contains(strings.ToLower(name)
 
 // findReaders learns, for each plain-sequence channel, which process takes
 // messages off it, so a message still in flight gets the right receiver.
-func (c *converter) findReaders(o *Output) {
-	var prev map[string]Value
+func (c *converter) findReaders(o *tlc.Output) {
+	var prev map[string]tlc.Value
 	for _, st := range o.States {
 		if len(st.Vars) == 0 {
 			continue
 		}
-		cur, order := st.valueMap()
+		cur, order := valueMap(st)
 		if prev != nil {
 			actor := c.actor(prev, cur, st.Action)
 			for _, name := range order {
 				old, ok := prev[name]
-				if !ok || !isChannel(name) || old.Kind != KindSeq || actor == "" {
+				if !ok || !isChannel(name) || old.Kind != tlc.KindSeq || actor == "" {
 					continue
 				}
 				if removed, _ := fifoDelta(old, cur[name]); removed > 0 && c.readers[name] == "" {
@@ -297,8 +299,8 @@ func (c *converter) findReaders(o *Output) {
 
 // fifoDelta explains a channel's change as k messages taken off its head
 // and then messages appended at its tail.
-func fifoDelta(prev, next Value) (removed int, appended []Value) {
-	if prev.Kind != KindSeq || next.Kind != KindSeq {
+func fifoDelta(prev, next tlc.Value) (removed int, appended []tlc.Value) {
+	if prev.Kind != tlc.KindSeq || next.Kind != tlc.KindSeq {
 		return 0, nil
 	}
 	for k := 0; k <= len(prev.Elems); k++ {
@@ -322,7 +324,7 @@ func fifoDelta(prev, next Value) (removed int, appended []Value) {
 
 // arrowsAndNotes infers the messages sent and received in a step, the
 // resource operations, and the expiry and rejection marks.
-func (c *converter) arrowsAndNotes(t *trace.Trace, step trace.Step, prev, cur map[string]Value) {
+func (c *converter) arrowsAndNotes(t *trace.Trace, step trace.Step, prev, cur map[string]tlc.Value) {
 	actor, n := step.Actor, step.Number
 	names := make([]string, 0, len(cur))
 	for name := range cur {
@@ -336,25 +338,25 @@ func (c *converter) arrowsAndNotes(t *trace.Trace, step trace.Step, prev, cur ma
 		}
 		now := cur[name]
 		switch {
-		case old.Kind == KindSeq:
+		case old.Kind == tlc.KindSeq:
 			c.channel(t, name, "", actor, n, old, now, prev)
-		case old.Kind == KindFunction && now.Kind == KindFunction:
+		case old.Kind == tlc.KindFunction && now.Kind == tlc.KindFunction:
 			for _, f := range old.Fields {
 				after, ok := now.Apply(f.Key)
-				if ok && f.Val.Kind == KindSeq {
+				if ok && f.Val.Kind == tlc.KindSeq {
 					c.channel(t, name+"["+f.Key.String()+"]", laneName(f.Key), actor, n, f.Val, after, prev)
 				}
 			}
 		}
 	}
-	if old, ok := prev[NetworkVar]; ok && old.Kind == KindSet {
+	if old, ok := prev[NetworkVar]; ok && old.Kind == tlc.KindSet {
 		c.network(t, actor, n, old, cur[NetworkVar])
 	}
 	c.resource(t, actor, step, prev, cur)
 	// A non-atomic resource (DistLockFencing.tla, NonAtomic): a write
 	// checked and queued in pending, and later the oldest applied.
-	if pend, old := cur["pending"], prev["pending"]; pend.Kind == KindSeq && old.Kind == KindSeq && len(pend.Elems) != len(old.Elems) {
-		var w Value
+	if pend, old := cur["pending"], prev["pending"]; pend.Kind == tlc.KindSeq && old.Kind == tlc.KindSeq && len(pend.Elems) != len(old.Elems) {
+		var w tlc.Value
 		var text string
 		if len(pend.Elems) > len(old.Elems) {
 			w, text = pend.Elems[len(pend.Elems)-1], "checks %s's write %s (token %s): applied later"
@@ -369,7 +371,7 @@ func (c *converter) arrowsAndNotes(t *trace.Trace, step trace.Step, prev, cur ma
 	}
 	// A crash and restart of the service (DistLockFencing.tla,
 	// ServiceRestart).
-	if r, old := cur["restarts"], prev["restarts"]; r.Kind == KindInt && old.Kind == KindInt && r.Int > old.Int {
+	if r, old := cur["restarts"], prev["restarts"]; r.Kind == tlc.KindInt && old.Kind == tlc.KindInt && r.Int > old.Int {
 		text := "crashed and restarted: the lock is free"
 		if last, ok := cur["last_lease"]; ok {
 			text += fmt.Sprintf(", the lease counter is %s", last)
@@ -389,7 +391,7 @@ func (c *converter) arrowsAndNotes(t *trace.Trace, step trace.Step, prev, cur ma
 
 // channel records the messages taken off and put on one channel in a step.
 // to is the channel's owner for per-process channels, "" for a shared one.
-func (c *converter) channel(t *trace.Trace, key, to, actor string, n int, old, now Value, prev map[string]Value) {
+func (c *converter) channel(t *trace.Trace, key, to, actor string, n int, old, now tlc.Value, prev map[string]tlc.Value) {
 	removed, appended := fifoDelta(old, now)
 	for k := 0; k < removed && len(c.pending[key]) > 0; k++ {
 		a := &t.Arrows[c.pending[key][0]]
@@ -439,11 +441,11 @@ func (c *converter) finishArrows(t *trace.Trace) {
 
 // messageLabel names a message: its type or status, then its other fields
 // but the sender's id, leaving out a zero token.
-func messageLabel(m Value) string {
-	if m.Kind == KindString {
+func messageLabel(m tlc.Value) string {
+	if m.Kind == tlc.KindString {
 		return m.Str
 	}
-	if m.Kind != KindRecord {
+	if m.Kind != tlc.KindRecord {
 		return m.String()
 	}
 	var head string
@@ -456,14 +458,14 @@ func messageLabel(m Value) string {
 		case k == "type" || k == "status":
 			head = laneName(f.Val)
 		case k == "id":
-		case k == "token" && f.Val.Kind == KindInt && f.Val.Int == 0:
+		case k == "token" && f.Val.Kind == tlc.KindInt && f.Val.Int == 0:
 		// A network message (from, to and every field of Go's message):
 		// the arrow shows from and to, and unused fields are zero.
 		case net && (k == "from" || k == "to"):
-		case net && k == "lease" && f.Val.Kind == KindInt && f.Val.Int == 0:
-		case net && k == "value" && typ.Str != "read_reply" && typ.Str != "write" && f.Val.Kind == KindInt && f.Val.Int == 0:
+		case net && k == "lease" && f.Val.Kind == tlc.KindInt && f.Val.Int == 0:
+		case net && k == "value" && typ.Str != "read_reply" && typ.Str != "write" && f.Val.Kind == tlc.KindInt && f.Val.Int == 0:
 		case net && k == "ok":
-			if reply && f.Val.Kind == KindBool && !f.Val.Bool {
+			if reply && f.Val.Kind == tlc.KindBool && !f.Val.Bool {
 				rest = append(rest, "refused")
 			}
 		default:
@@ -486,8 +488,8 @@ const NetworkVar = "network"
 
 // network draws the messages a step took out of the network (received by
 // the actor) and put into it (sent from their from to their to).
-func (c *converter) network(t *trace.Trace, actor string, n int, old, now Value) {
-	has := func(set Value, m Value) bool {
+func (c *converter) network(t *trace.Trace, actor string, n int, old, now tlc.Value) {
+	has := func(set tlc.Value, m tlc.Value) bool {
 		return slices.ContainsFunc(set.Elems, m.Equal)
 	}
 	for _, m := range old.Elems {
@@ -521,7 +523,7 @@ func (c *converter) network(t *trace.Trace, actor string, n int, old, now Value)
 // resource draws a client's operation on the shared counter: an arrow to
 // the resource lane, and a rejection note when the resource refused it.
 // When the resource is a process, its steps and messages draw themselves.
-func (c *converter) resource(t *trace.Trace, actor string, step trace.Step, prev, cur map[string]Value) {
+func (c *converter) resource(t *trace.Trace, actor string, step trace.Step, prev, cur map[string]tlc.Value) {
 	if _, ok := cur["counter"]; !ok || !c.clients[actor] || c.resourceProc {
 		return
 	}
@@ -535,7 +537,7 @@ func (c *converter) resource(t *trace.Trace, actor string, step trace.Step, prev
 	default:
 		return
 	}
-	self := Value{Kind: KindModel, Str: actor}
+	self := tlc.Value{Kind: tlc.KindModel, Str: actor}
 	tokenText := ""
 	if tok, ok := applyVar(prev, "token", self); ok {
 		tokenText = fmt.Sprintf(" (token %s)", tok)
@@ -547,15 +549,15 @@ func (c *converter) resource(t *trace.Trace, actor string, step trace.Step, prev
 			label += " → " + v.String()
 		}
 	case "write":
-		if v, ok := applyVar(prev, "read_val", self); ok && v.Kind == KindInt {
+		if v, ok := applyVar(prev, "read_val", self); ok && v.Kind == tlc.KindInt {
 			label = fmt.Sprintf("write %d%s", v.Int+1, tokenText)
 		}
 	}
 	pend, old := cur["pending"], prev["pending"]
-	if acc, ok := cur["accepted"]; ok && acc.Kind == KindSeq {
+	if acc, ok := cur["accepted"]; ok && acc.Kind == tlc.KindSeq {
 		switch accOld := prev["accepted"]; {
 		case len(acc.Elems) != len(accOld.Elems):
-		case pend.Kind == KindSeq && len(pend.Elems) > len(old.Elems):
+		case pend.Kind == tlc.KindSeq && len(pend.Elems) > len(old.Elems):
 			// A non-atomic resource whose operations are a client's
 			// steps (a spec without a resource process): the write is
 			// checked now and takes effect at a later Apply.
@@ -579,17 +581,17 @@ func (c *converter) resource(t *trace.Trace, actor string, step trace.Step, prev
 }
 
 // applyVar returns state[name][key] when name is a function variable.
-func applyVar(state map[string]Value, name string, key Value) (Value, bool) {
+func applyVar(state map[string]tlc.Value, name string, key tlc.Value) (tlc.Value, bool) {
 	v, ok := state[name]
 	if !ok {
-		return Value{}, false
+		return tlc.Value{}, false
 	}
 	return v.Apply(key)
 }
 
 // violation names what the counterexample violates at its last step and
 // who is involved.
-func (c *converter) violation(o *Output, opts TraceOptions, t *trace.Trace, last map[string]Value) *trace.Violation {
+func (c *converter) violation(o *tlc.Output, opts TraceOptions, t *trace.Trace, last map[string]tlc.Value) *trace.Violation {
 	v := &trace.Violation{Step: t.Steps[len(t.Steps)-1].Number}
 	switch {
 	case o.Failure != nil:
@@ -622,7 +624,7 @@ func (c *converter) violation(o *Output, opts TraceOptions, t *trace.Trace, last
 	case "AtMostOneClientHoldLock":
 		if held, ok := last["lock_held"]; ok {
 			for _, f := range held.Fields {
-				if f.Val.Kind == KindBool && f.Val.Bool {
+				if f.Val.Kind == tlc.KindBool && f.Val.Bool {
 					v.Involved = append(v.Involved, laneName(f.Key))
 				}
 			}
@@ -637,7 +639,7 @@ func (c *converter) violation(o *Output, opts TraceOptions, t *trace.Trace, last
 		counter := last["counter"]
 		writes, ok := last["writes"]
 		n := int64(-1)
-		if ok && writes.Kind == KindInt {
+		if ok && writes.Kind == tlc.KindInt {
 			n = writes.Int
 		} else if acc, ok := acceptedOps(last); ok {
 			n = 0
@@ -671,17 +673,17 @@ func (c *converter) violation(o *Output, opts TraceOptions, t *trace.Trace, last
 // acceptedOps is the resource's accepted operations: the variable
 // accepted, or the operations of the log ops (every operation handled, as
 // Go's resource logs them) whose ok is TRUE.
-func acceptedOps(state map[string]Value) (Value, bool) {
+func acceptedOps(state map[string]tlc.Value) (tlc.Value, bool) {
 	if acc, ok := state["accepted"]; ok {
 		return acc, true
 	}
 	ops, ok := state["ops"]
-	if !ok || ops.Kind != KindSeq {
-		return Value{}, false
+	if !ok || ops.Kind != tlc.KindSeq {
+		return tlc.Value{}, false
 	}
-	acc := Value{Kind: KindSeq}
+	acc := tlc.Value{Kind: tlc.KindSeq}
 	for _, e := range ops.Elems {
-		if okv, has := e.Field("ok"); !has || (okv.Kind == KindBool && okv.Bool) {
+		if okv, has := e.Field("ok"); !has || (okv.Kind == tlc.KindBool && okv.Bool) {
 			acc.Elems = append(acc.Elems, e)
 		}
 	}
@@ -689,12 +691,12 @@ func acceptedOps(state map[string]Value) (Value, bool) {
 }
 
 // tokenRegression finds two accepted operations whose tokens go down.
-func tokenRegression(acc Value) ([]string, string) {
+func tokenRegression(acc tlc.Value) ([]string, string) {
 	for j, later := range acc.Elems {
 		lt, _ := later.Field("token")
 		for _, earlier := range acc.Elems[:j] {
 			et, _ := earlier.Field("token")
-			if et.Kind == KindInt && lt.Kind == KindInt && et.Int > lt.Int {
+			if et.Kind == tlc.KindInt && lt.Kind == tlc.KindInt && et.Int > lt.Int {
 				eid, _ := earlier.Field("id")
 				lid, _ := later.Field("id")
 				eop, _ := earlier.Field("op")
@@ -709,7 +711,7 @@ func tokenRegression(acc Value) ([]string, string) {
 }
 
 // unfinished lists the clients that are not done and where they wait.
-func (c *converter) unfinished(last map[string]Value, why string) ([]string, string) {
+func (c *converter) unfinished(last map[string]tlc.Value, why string) ([]string, string) {
 	pc, ok := asFunction(last["pc"])
 	if !ok {
 		return nil, why
@@ -717,7 +719,7 @@ func (c *converter) unfinished(last map[string]Value, why string) ([]string, str
 	var who, where []string
 	for _, f := range pc.Fields {
 		name := laneName(f.Key)
-		if f.Val.Kind == KindString && f.Val.Str == "Done" {
+		if f.Val.Kind == tlc.KindString && f.Val.Str == "Done" {
 			continue
 		}
 		if len(c.clients) > 0 && !c.clients[name] {
