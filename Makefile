@@ -149,7 +149,7 @@ bench: $(BIN) ## Go benchmarks of the explorer, simulator and Porcupine checks (
 readme: $(BIN) ## regenerate README.md's verdict table and TLC walkthrough (from a full fencelab demo run: needs TLC)
 	@mkdir -p $(OUT) && $(BIN) demo --out $(OUT) --update-readme README.md > $(OUT)/demo.txt || { code=$$?; cat $(OUT)/demo.txt; echo "make: fencelab demo exited with code $$code" >&2; exit $$code; }
 	cp $(OUT)/tlc/DistLock_2c_AtMostOneClientHoldLock/tlc.out tlc/testdata/tool_DistLock_2c_AtMostOneClientHoldLock.out
-	FENCELAB_UPDATE_README=1 $(GO) test ./cmd/fencelab -run 'TestREADMEWalkthrough' -count 1
+	$(GO) test ./cmd/fencelab -run 'TestREADMEWalkthrough' -count 1 -update
 
 # The packages whose tests import internal/golden: each declares -update
 # (go test ./... -update would stop at a package without the flag).

@@ -99,12 +99,12 @@ func walkthrough(t *testing.T, format string) string {
 // TestREADMEWalkthrough checks the TLC walkthrough — its step table in
 // docs/counterexamples.md and its sequence picture in the README —
 // against the committed TLC output, so the story's step numbers are the
-// ones a user gets. FENCELAB_UPDATE_README=1
+// ones a user gets. -update
 // rewrites them (make readme).
 func TestREADMEWalkthrough(t *testing.T) {
 	for _, block := range []struct{ name, format, file string }{{"walkthrough-table", "table", counterexamplesPath}, {"walkthrough-mermaid", "mermaid", readmePath}} {
 		want := walkthrough(t, block.format)
-		if os.Getenv("FENCELAB_UPDATE_README") != "" {
+		if *update {
 			require.NoError(t, pipeline.UpdateReadmeBlock(nil, block.file, block.name, want))
 		}
 		data, err := os.ReadFile(block.file)
