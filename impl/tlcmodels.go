@@ -181,3 +181,46 @@ func redlockConstants(fencing string) []Constant {
 
 // noTimeouts is the variant in which no timer fires.
 func noTimeouts() []Constant { return []Constant{{"Timeouts", "FALSE"}} }
+
+// everyClientCommitsVariants are the three liveness variants of a row's
+// two-section model: EveryClientCommits holds without timeouts and with
+// clients that never give up, and fails when either is allowed. invariants
+// are the safety properties the first also checks.
+func everyClientCommitsVariants(invariants ...string) []TLCModel {
+	return []TLCModel{
+		{
+			Clients:       2,
+			Sections:      2,
+			Suffix:        "EveryClientCommits",
+			Invariants:    invariants,
+			Property:      "EveryClientCommits",
+			Specification: "FairSpec",
+			Set:           []Constant{{"Timeouts", "FALSE"}, {"GiveUp", "FALSE"}},
+			Variant:       true,
+			Note:          "without timeouts and with clients that never give up, every client commits every section: giving up cannot satisfy EveryClientCommits",
+		},
+		{
+			Clients:       2,
+			Sections:      2,
+			Suffix:        "EveryClientCommits_GiveUp",
+			Property:      "EveryClientCommits",
+			Specification: "FairSpec",
+			Set:           noTimeouts(),
+			Violates:      "EveryClientCommits",
+			Variant:       true,
+			Note:          "a client that gives a section up does not commit it: EveryClientCommits is not satisfied by giving up",
+		},
+		{
+			Clients:       2,
+			Sections:      2,
+			Suffix:        "EveryClientCommits_Timeouts",
+			Property:      "EveryClientCommits",
+			Specification: "FairSpec",
+			Set:           []Constant{{"GiveUp", "FALSE"}},
+			Violates:      "EveryClientCommits",
+			Variant:       true,
+			Slow:          true,
+			Note:          "a client whose belief ends abandons its section: EveryClientCommits is not satisfied by abandoning; slow: under FairSpec TLC searches about 300,000 states for the lasso (minutes)",
+		},
+	}
+}
