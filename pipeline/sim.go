@@ -33,6 +33,9 @@ type SimOptions struct {
 	Shrink    bool
 	NPC       bool
 	Porcupine time.Duration
+	// Shard, when set, runs only its part of the batch's runs and saves
+	// them for fencelab merge (MergeSim) instead of reporting the batch.
+	Shard *ShardRun
 	// ReplayFlags are the flags a printed replay command repeats: every
 	// flag the user set but those that choose runs, outputs or modes, in
 	// flag order, so that the command is the same every time.
@@ -123,14 +126,34 @@ func validityFrom(v impl.ValidityRule) string {
 }
 
 func simBatch(e *Env, o *SimOptions) error {
-	progress, done := NewProgress(e, o.Runs*len(o.Designs), "sim")
+	b := o.batch(o.Cfg.Faults, nil)
+	if o.Shard != nil {
+		lo, hi := o.Shard.Spec.Range(o.Runs)
+		b.Seed, b.Runs = o.Seed+uint64(lo), hi-lo
+	}
+	progress, done := NewProgress(e, b.Runs*len(o.Designs), "sim")
+	b.Progress = progress
 	start := time.Now()
-	sum, err := o.batch(o.Cfg.Faults, progress).Run()
+	sum := b.EmptySummary()
+	var err error
+	if b.Runs > 0 {
+		sum, err = b.Run()
+	}
 	done()
 	if err != nil {
 		return BadInput("%v", err)
 	}
 	sum.WriteSpeed(e.Stderr, time.Since(start))
+	if o.Shard != nil {
+		return o.saveShard(e, sum)
+	}
+	return o.report(e, sum)
+}
+
+// report prints the batch's table, first seeds and verdicts, and shrinks
+// and saves each design's first failing run: the same for a batch run on
+// one machine and for one merged from its shards.
+func (o *SimOptions) report(e *Env, sum *sim.Summary) error {
 	o.writeHeader(e.Stdout, sum.Faults.String())
 	if err := report.SimTable(e.Stdout, sum); err != nil {
 		return err

@@ -92,6 +92,7 @@ func parseSimFlags(e *env, args []string) (*pipeline.SimOptions, error) {
 	fs.StringVar(&o.Schedule, "schedule", "", "run the fault schedule in `FILE` (with one --design), print its timeline and write its files to --out")
 	fs.BoolVar(&o.Shrink, "shrink", false, "with --replay or --schedule: shrink the run's failing schedule and save it (a batch always shrinks each design's first failing run)")
 	fs.BoolVar(&o.NPC, "npc", false, "print the NPC table: every design under each fault kind alone")
+	shardValue := shardFlag(fs)
 	fs.DurationVar(&o.Porcupine, "porcupine-timeout", 10*time.Second, "time limit of one Porcupine check (a run that hits it counts as unknown)")
 	rest, err := parseFlags(e, fs, simUsage, args)
 	if err != nil {
@@ -154,9 +155,16 @@ func parseSimFlags(e *env, args []string) (*pipeline.SimOptions, error) {
 	if err := impl.DurationBetween("porcupine-timeout", o.Porcupine, time.Nanosecond, impl.MaxDuration); err != nil {
 		return nil, badInput("%v", err)
 	}
-	// A design's folder is replaced at the end: one holding a user's
-	// file is refused now, before the work, not after it.
-	if err := pipeline.CheckSimOut(o.Out); err != nil {
+	if o.Shard, err = shardRun(fs, "sim", *shardValue); err != nil {
+		return nil, err
+	}
+	// A design's folder (a shard's result folder) is replaced at the end:
+	// one holding a user's file is refused now, before the work, not after it.
+	checkOut := pipeline.CheckSimOut
+	if o.Shard != nil {
+		checkOut = pipeline.CheckSimShardOut
+	}
+	if err := checkOut(o.Out); err != nil {
 		return nil, err
 	}
 	for _, d := range o.Designs {
@@ -198,6 +206,8 @@ func parseSimFlags(e *env, args []string) (*pipeline.SimOptions, error) {
 		return nil, badInput("--npc runs many runs; it cannot be combined with --replay or --schedule")
 	case o.NPC && o.Shrink:
 		return nil, badInput("--shrink cannot be combined with --npc")
+	case o.Shard != nil && (one || o.NPC):
+		return nil, badInput("--shard splits a batch of runs: it cannot be combined with --replay, --schedule, --worst-case or --npc")
 	case one && len(o.Designs) != 1:
 		return nil, badInput("--replay, --schedule and --worst-case run one run: name one design with --design (%s)", impl.Flags())
 	}
@@ -237,7 +247,7 @@ func runSim(e *env, args []string) error {
 // (fs.Visit is sorted by name), so the command is the same every time.
 func replayFlags(fs *flag.FlagSet) []string {
 	skip := map[string]bool{"runs": true, "seed": true, "workers": true, "out": true, "npc": true,
-		"shrink": true, "replay": true, "schedule": true, "worst-case": true, "design": true, "porcupine-timeout": true}
+		"shrink": true, "replay": true, "schedule": true, "worst-case": true, "design": true, "porcupine-timeout": true, "shard": true}
 	var out []string
 	fs.Visit(func(f *flag.Flag) {
 		if !skip[f.Name] {
