@@ -67,7 +67,9 @@ func parseCount(s string) (int, error) {
 func (s Spec) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 
 // Valid reports whether s names a shard: 0 ≤ Index < Count ≤ MaxCount.
-func (s Spec) Valid() bool { return s.Count >= 1 && s.Count <= MaxCount && s.Index >= 0 && s.Index < s.Count }
+func (s Spec) Valid() bool {
+	return s.Count >= 1 && s.Count <= MaxCount && s.Index >= 0 && s.Index < s.Count
+}
 
 // Range is the items [lo, hi) of shard s of a campaign of items items.
 func (s Spec) Range(items int) (lo, hi int) {
