@@ -16,7 +16,6 @@ import (
 // violate; a violation inside the boundary fails. designs is the --design
 // value the header repeats.
 func Sweep(e *Env, s *sweep.Sweep, out, designs string) error {
-	x, y, runs := s.X, s.Y, s.Runs
 	progress, done := NewProgress(e, s.Total(), "sweep")
 	s.Progress = progress
 	start := time.Now()
@@ -26,6 +25,14 @@ func Sweep(e *Env, s *sweep.Sweep, out, designs string) error {
 		return BadInput("%v", err)
 	}
 	fmt.Fprintf(e.Stderr, "fencelab sweep: %s in %.1fs\n", words.Count(s.Total(), "run"), time.Since(start).Seconds())
+	return sweepReport(e, res, out, designs)
+}
+
+// sweepReport writes a sweep's files and prints its table and verdict:
+// the same for a sweep run on one machine and one merged from shards.
+func sweepReport(e *Env, res *sweep.Result, out, designs string) error {
+	s := res.Sweep
+	x, y, runs := s.X, s.Y, s.Runs
 	csvPath, svgPath := filepath.Join(out, "sweep.csv"), filepath.Join(out, "sweep.svg")
 	folder := e.Disk.Folder(out)
 	if err := folder.WriteFile("sweep.csv", res.WriteCSV); err != nil {

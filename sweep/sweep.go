@@ -280,8 +280,25 @@ func (s *Sweep) Run() (*Result, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	n := len(s.Designs) * s.X.Cells * s.Y.Cells
-	res := &Result{Sweep: s, Cells: make([]Cell, n)}
+	cells, err := s.RunCells(0, s.CellCount())
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Sweep: s, Cells: cells}, nil
+}
+
+// CellCount is how many cells the sweep has: designs × x × y.
+func (s *Sweep) CellCount() int { return len(s.Designs) * s.X.Cells * s.Y.Cells }
+
+// RunCells runs the cells [lo, hi) of the grid order (design, then row,
+// then x): a shard's part of the sweep. Each cell's runs depend on the
+// cell alone, so cells run apart are the cells of one Run.
+func (s *Sweep) RunCells(lo, hi int) ([]Cell, error) {
+	if lo < 0 || hi < lo || hi > s.CellCount() {
+		return nil, fmt.Errorf("cells %d to %d of %d", lo, hi, s.CellCount())
+	}
+	n := hi - lo
+	cells := make([]Cell, n)
 	workers := s.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -294,7 +311,7 @@ func (s *Sweep) Run() (*Result, error) {
 		go func() {
 			defer wg.Done()
 			for k := range next {
-				res.Cells[k], errs[k] = s.cell(k)
+				cells[k], errs[k] = s.cell(lo + k)
 				if s.Progress != nil {
 					s.Progress(s.RunsPerCell())
 				}
@@ -311,7 +328,7 @@ func (s *Sweep) Run() (*Result, error) {
 			return nil, err
 		}
 	}
-	return res, nil
+	return cells, nil
 }
 
 // cell runs cell k: its worst cases, then its random runs.

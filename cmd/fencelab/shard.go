@@ -87,6 +87,12 @@ func runMerge(e *env, args []string) error {
 			return err
 		}
 		return pipeline.MergeSim(&e.Env, o, c)
+	case "sweep":
+		r, err := parseSweepFlags(e, cargs)
+		if err != nil {
+			return err
+		}
+		return pipeline.MergeSweep(&e.Env, r.sweep, r.out, r.designs, c)
 	}
 	return badInput("%s: shards of fencelab %q, which merge does not know", dirs[0], c.Identity.Command)
 }

@@ -43,7 +43,27 @@ the boundary (or of NoLostUpdate with fencing all), 2 bad input.`
 // sweep of 100,000 runs in each of its 578 cells would already take days.
 const maxSweepRuns = 100_000
 
+// sweepRun is a parsed fencelab sweep: the sweep, its --out, its
+// --design as given (the header repeats it) and its shard, if any.
+type sweepRun struct {
+	sweep   *sweep.Sweep
+	out     string
+	designs string
+	shard   *pipeline.ShardRun
+}
+
 func runSweep(e *env, args []string) error {
+	r, err := parseSweepFlags(e, args)
+	if err != nil {
+		return err
+	}
+	if r.shard != nil {
+		return pipeline.SweepShard(&e.Env, r.sweep, r.out, r.shard)
+	}
+	return pipeline.Sweep(&e.Env, r.sweep, r.out, r.designs)
+}
+
+func parseSweepFlags(e *env, args []string) (*sweepRun, error) {
 	defSim := sim.DefaultConfig()
 	def := defSim.Assumptions()
 	fs := newFlagSet("sweep")
@@ -62,52 +82,62 @@ func runSweep(e *env, args []string) error {
 	jump := fs.Duration("max-jump", 20*time.Millisecond, "largest net clock step during one lease")
 	pause := fs.Duration("max-pause", 100*time.Millisecond, "longest process pause")
 	delay := fs.Duration("max-delay", defSim.OneWay()+50*time.Millisecond, "longest one-way message delay (at least processing + latency + jitter)")
+	shardValue := shardFlag(fs)
 	rest, err := parseFlags(e, fs, sweepUsage, args)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(rest) > 0 {
-		return badInput("unexpected argument %s", quote.Q(rest[0]))
+		return nil, badInput("unexpected argument %s", quote.Q(rest[0]))
 	}
-	if err := pipeline.CheckOutDir("out", *out); err != nil {
-		return err
+	r := &sweepRun{out: *out, designs: *fencing}
+	if r.shard, err = shardRun(fs, "sweep", *shardValue); err != nil {
+		return nil, err
+	}
+	checkOut := func(out string) error { return pipeline.CheckOutDir("out", out) }
+	if r.shard != nil {
+		checkOut = pipeline.CheckSweepShardOut
+	}
+	if err := checkOut(*out); err != nil {
+		return nil, err
 	}
 	x, y, err := sweep.ParseGrid(*grid)
 	if err != nil {
-		return badInput("%v", err)
+		return nil, badInput("%v", err)
 	}
 	if strings.TrimSpace(*fencing) == "" {
 		// parseDesigns reads "" as every design; a sweep wants them named.
-		return badInput("--design names no design (want some of off, none, writes, all, renewal)")
+		return nil, badInput("--design names no design (want some of off, none, writes, all, renewal)")
 	}
 	designs, err := parseDesigns(*fencing)
 	if err != nil {
-		return badInput("%v", err)
+		return nil, badInput("%v", err)
 	}
 	for _, d := range designs {
 		if err := sweep.Supported(d); err != nil {
-			return badInput("--fencing: %v", err)
+			return nil, badInput("--fencing: %v", err)
 		}
 	}
 	switch {
 	case *runs < 0:
-		return badInput("runs must not be negative, got %d", *runs)
+		return nil, badInput("runs must not be negative, got %d", *runs)
 	case *runs > maxSweepRuns:
-		return badInput("runs must be at most %d per cell, got %d", maxSweepRuns, *runs)
+		return nil, badInput("runs must be at most %d per cell, got %d", maxSweepRuns, *runs)
 	case *workers < 1:
-		return badInput("workers must be positive, got %d", *workers)
+		return nil, badInput("workers must be positive, got %d", *workers)
 	case *workers > maxWorkers:
-		return badInput("workers must be at most %d, got %d", maxWorkers, *workers)
+		return nil, badInput("workers must be at most %d, got %d", maxWorkers, *workers)
 	}
 	c := defSim
 	c.Clients, c.Sections = *clients, *sections
 	b := bounds.Bounds{Drift: float64(*drift), Jump: *jump, Delay: *delay, Pause: *pause, TTL: *ttl, Margin: *margin, LockDelay: *lockDelay}
 	if err := c.Validate(); err != nil {
-		return badInput("%v", err)
+		return nil, badInput("%v", err)
 	}
 	s := &sweep.Sweep{Config: c, Designs: designs, Bounds: b, X: x, Y: y, Runs: *runs, Seed: *seed, Workers: *workers}
 	if err := s.Validate(); err != nil {
-		return badInput("%v", err)
+		return nil, badInput("%v", err)
 	}
-	return pipeline.Sweep(&e.Env, s, *out, *fencing)
+	r.sweep = s
+	return r, nil
 }
