@@ -44,19 +44,31 @@ func UntimedConfigs() []impl.Config {
 
 // Walks records walks seeded 1..n of c, each up to maxSteps steps.
 func Walks(c impl.Config, n, maxSteps int) (Group, error) {
+	return WalkSeeds(c, 1, n, maxSteps)
+}
+
+// WalkSeeds records the walks of c seeded first..last, each up to maxSteps
+// steps: a shard's part of Walks (none when last < first).
+func WalkSeeds(c impl.Config, first, last, maxSteps int) (Group, error) {
 	g := Group{Source: SourceWalk, Config: c}
-	for seed := 1; seed <= n; seed++ {
-		path, err := Walk(c, uint64(seed), maxSteps)
-		if err != nil {
-			return g, err
-		}
-		t, err := Record(c, SourceWalk, fmt.Sprintf("walk seed %d, %s", seed, describeConfig(c)), path)
+	for seed := first; seed <= last; seed++ {
+		t, err := WalkTrace(c, seed, maxSteps)
 		if err != nil {
 			return g, err
 		}
 		g.Traces = append(g.Traces, t)
 	}
 	return g, nil
+}
+
+// WalkTrace records the walk of c seeded seed, up to maxSteps steps: the
+// trace Walks validates, made again from its seed.
+func WalkTrace(c impl.Config, seed, maxSteps int) (*Trace, error) {
+	path, err := Walk(c, uint64(seed), maxSteps)
+	if err != nil {
+		return nil, err
+	}
+	return Record(c, SourceWalk, fmt.Sprintf("walk seed %d, %s", seed, describeConfig(c)), path)
 }
 
 // Counterexamples records every counterexample the explorer finds for

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"text/tabwriter"
@@ -42,6 +43,9 @@ type ConformPlan struct {
 	Timeout             time.Duration
 	Replay              bool
 	ReplayFrom          string
+	// Shard, when set, validates only its part of the walks (the other
+	// sources off) and saves the tallies for MergeConform.
+	Shard *ShardRun
 }
 
 // Conform validates Go runs against the specs with TLC and prints, per
@@ -65,6 +69,9 @@ func Conform(e *Env, p ConformPlan) error {
 		if fi, err := os.Stat(p.ReplayFrom); err != nil || !fi.IsDir() {
 			return BadInput("--replay-from %s is not a folder of fencelab tlc's outputs", quote.S(p.ReplayFrom))
 		}
+	}
+	if p.Shard != nil {
+		return conformShard(e, p)
 	}
 	if p.Walks == 0 && p.SimRuns == 0 && p.SimFailing == 0 && !p.Explore && !p.Replay {
 		return NothingChecked("--walks 0, --sim-runs 0, --sim-failing 0, --explore=false and --replay=false leave conform no trace and no counterexample")
@@ -132,8 +139,7 @@ func Conform(e *Env, p ConformPlan) error {
 		}})
 	}
 
-	tw := tabwriter.NewWriter(e.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "source\tdesign\tclients\tsections\tvalidity\ttraces\taccepted\trejected\tsteps\tlease lost\texpired\tfailing runs\tTLC time")
+	tw := newConformTable(e.Stdout)
 	var total, rejected, steps, failing int
 	var tlcTime time.Duration
 	var rendered []string
@@ -147,42 +153,18 @@ func Conform(e *Env, p ConformPlan) error {
 			return fmt.Errorf("%s: %w", src.name, err)
 		}
 		for _, g := range groups {
-			run, err := checker.Check(ctx, g.Config, g.Traces)
-			if ctx.Err() != nil {
-				return Stopped(ctx)
-			}
-			if errors.Is(err, tlc.ErrNotTLC) || errors.Is(err, tlc.ErrTooBig) {
-				return BadInput("%s, %s: %v", src.name, g.Config.Design, err)
-			}
+			run, err := checkGroup(ctx, checker, src.name, g)
 			if err != nil {
-				return Failed("%s, %s: %v", src.name, g.Config.Design, err)
+				return err
 			}
 			step(fmt.Sprintf("%s %s, %s × %s", src.name, g.Config.Design, words.Count(g.Config.Clients, "client"), words.Count(g.Config.Sections, "section")))
-			acc, lost, exp, fail := 0, 0, 0, 0
-			var bad []conform.Verdict
-			for _, v := range run.Verdict {
-				if v.Accepted {
-					acc++
-				} else {
-					bad = append(bad, v)
-				}
-				if v.Trace.LeaseLost {
-					lost++
-				}
-				if v.Trace.Expired {
-					exp++
-				}
-				if len(v.Trace.Violates) > 0 {
-					fail++
-				}
-			}
-			total += run.Traces
-			rejected += len(bad)
-			steps += run.Steps
-			failing += fail
-			tlcTime += run.Wall
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", src.name, g.Config.Design, g.Config.Clients, g.Config.Sections,
-				g.Config.Validity, run.Traces, acc, len(bad), run.Steps, lost, exp, fail, run.Wall.Round(10*time.Millisecond))
+			t, bad := tallyRun(src.name, g.Config, run)
+			total += t.Traces
+			rejected += t.Rejected
+			steps += t.Steps
+			failing += t.Failing
+			tlcTime += t.Wall
+			t.writeRow(tw)
 			for k, v := range bad {
 				if k >= p.Show {
 					break
@@ -198,16 +180,8 @@ func Conform(e *Env, p ConformPlan) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.Stdout, "\n%s, %s, %d of them failing runs; TLC %s in all", words.Count(total, "trace"), words.Count(steps, "step"), failing, tlcTime.Round(10*time.Millisecond))
-	if total > 0 {
-		fmt.Fprintf(e.Stdout, " (%s per trace)", (tlcTime / time.Duration(total)).Round(time.Microsecond))
-	}
-	fmt.Fprintln(e.Stdout)
-	if rejected > 0 {
-		for _, d := range rendered {
-			fmt.Fprintf(e.Stdout, "rejection rendered in %s\n", d)
-		}
-		return Failed("%d of %s rejected by the specs", rejected, words.Count(total, "trace"))
+	if err := conformTotals(e, total, steps, failing, rejected, tlcTime, rendered); err != nil {
+		return err
 	}
 	if !p.Replay {
 		if total == 0 {
@@ -230,6 +204,99 @@ func Conform(e *Env, p ConformPlan) error {
 		return NothingChecked("no trace validated and no counterexample replayed (every model's system is one Go does not run)")
 	}
 	fmt.Fprintf(e.Stdout, "conformance: all %s accepted by the specs; all %s replayed in Go\n", words.Count(total, "trace"), words.Count(rs.replayed, "counterexample"))
+	return nil
+}
+
+// checkGroup validates g's traces in one TLC run: TLC's own failure is
+// bad input (not TLC, a model too big), a run that did not complete a
+// failed check.
+func checkGroup(ctx context.Context, checker *conform.Checker, source string, g conform.Group) (*conform.Run, error) {
+	run, err := checker.Check(ctx, g.Config, g.Traces)
+	if ctx.Err() != nil {
+		return nil, Stopped(ctx)
+	}
+	if errors.Is(err, tlc.ErrNotTLC) || errors.Is(err, tlc.ErrTooBig) {
+		return nil, BadInput("%s, %s: %v", source, g.Config.Design, err)
+	}
+	if err != nil {
+		return nil, Failed("%s, %s: %v", source, g.Config.Design, err)
+	}
+	return run, nil
+}
+
+// conformTally is what one group's TLC run found: the row of conform's
+// table, and the walk seeds of its rejected traces (a shard's result).
+type conformTally struct {
+	Source    string        `json:"source"`
+	Design    string        `json:"design"`
+	Clients   int           `json:"clients"`
+	Sections  int           `json:"sections"`
+	Validity  string        `json:"validity"`
+	Traces    int           `json:"traces"`
+	Accepted  int           `json:"accepted"`
+	Rejected  int           `json:"rejected"`
+	Steps     int           `json:"steps"`
+	LeaseLost int           `json:"lease_lost"`
+	Expired   int           `json:"expired"`
+	Failing   int           `json:"failing"`
+	Wall      time.Duration `json:"tlc_ns"`
+	// RejectedSeeds are the walk seeds of the rejected traces, in order.
+	RejectedSeeds []int `json:"rejected_seeds"`
+}
+
+// tallyRun counts run's verdicts on the traces of group config c, and
+// returns the rejected ones.
+func tallyRun(source string, c impl.Config, run *conform.Run) (conformTally, []conform.Verdict) {
+	t := conformTally{Source: source, Design: c.Design.String(), Clients: c.Clients, Sections: c.Sections, Validity: c.Validity.String(),
+		Traces: run.Traces, Steps: run.Steps, Wall: run.Wall, RejectedSeeds: []int{}}
+	var bad []conform.Verdict
+	for _, v := range run.Verdict {
+		if v.Accepted {
+			t.Accepted++
+		} else {
+			bad = append(bad, v)
+		}
+		if v.Trace.LeaseLost {
+			t.LeaseLost++
+		}
+		if v.Trace.Expired {
+			t.Expired++
+		}
+		if len(v.Trace.Violates) > 0 {
+			t.Failing++
+		}
+	}
+	t.Rejected = len(bad)
+	return t, bad
+}
+
+// newConformTable starts conform's table on w.
+func newConformTable(w io.Writer) *tabwriter.Writer {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "source\tdesign\tclients\tsections\tvalidity\ttraces\taccepted\trejected\tsteps\tlease lost\texpired\tfailing runs\tTLC time")
+	return tw
+}
+
+// writeRow writes t's row of conform's table.
+func (t *conformTally) writeRow(tw io.Writer) {
+	fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", t.Source, t.Design, t.Clients, t.Sections,
+		t.Validity, t.Traces, t.Accepted, t.Rejected, t.Steps, t.LeaseLost, t.Expired, t.Failing, t.Wall.Round(10*time.Millisecond))
+}
+
+// conformTotals prints the traces' totals and, when any was rejected,
+// where the rejections are rendered, and fails.
+func conformTotals(e *Env, total, steps, failing, rejected int, tlcTime time.Duration, rendered []string) error {
+	fmt.Fprintf(e.Stdout, "\n%s, %s, %d of them failing runs; TLC %s in all", words.Count(total, "trace"), words.Count(steps, "step"), failing, tlcTime.Round(10*time.Millisecond))
+	if total > 0 {
+		fmt.Fprintf(e.Stdout, " (%s per trace)", (tlcTime / time.Duration(total)).Round(time.Microsecond))
+	}
+	fmt.Fprintln(e.Stdout)
+	if rejected > 0 {
+		for _, d := range rendered {
+			fmt.Fprintf(e.Stdout, "rejection rendered in %s\n", d)
+		}
+		return Failed("%d of %s rejected by the specs", rejected, words.Count(total, "trace"))
+	}
 	return nil
 }
 

@@ -28,6 +28,15 @@ const (
 // counterexample; without TLC nothing runs and the command says so (exit
 // 2), never "passed".
 func runConform(e *env, args []string) error {
+	p, err := parseConformFlags(e, args)
+	if err != nil {
+		return err
+	}
+	return pipeline.Conform(&e.Env, *p)
+}
+
+// parseConformFlags reads conform's flags into its plan.
+func parseConformFlags(e *env, args []string) (*pipeline.ConformPlan, error) {
 	fs := newFlagSet("conform")
 	walks := fs.Int("walks", 100, "seeded random walks of the untimed world per configuration (every design, 2 and 3 clients, 1 and 2 sections)")
 	maxSteps := fs.Int("max-steps", 200, "steps of one walk at most (a walk also ends when every client has finished)")
@@ -41,24 +50,39 @@ func runConform(e *env, args []string) error {
 	timeout := fs.Duration("timeout", 10*time.Minute, "time limit for one TLC run")
 	replay := fs.Bool("replay", true, "replay in Go every counterexample TLC finds on the default run's models expected to be violated (TLC checks each, one worker)")
 	replayFrom := fs.String("replay-from", "", "replay the counterexamples of this fencelab tlc --out folder instead of running TLC for them")
+	shardValue := shardFlag(fs)
 	rest, err := parseFlags(e, fs, conformUsage, args)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(rest) > 0 {
-		return badInput("unexpected argument %s (usage: %s)", quote.Q(rest[0]), conformUsage)
+		return nil, badInput("unexpected argument %s (usage: %s)", quote.Q(rest[0]), conformUsage)
 	}
 	for _, c := range []struct {
 		flag      string
 		v, lo, hi int
 	}{{"walks", *walks, 0, maxWalks}, {"max-steps", *maxSteps, 1, maxWalkLen}, {"sim-runs", *simRuns, 0, maxSimRuns}, {"sim-failing", *simFailing, 0, maxShowRuns}, {"show", *show, 0, maxShowRuns}} {
 		if c.v < c.lo || c.v > c.hi {
-			return badInput("--%s must be between %d and %d, got %d", c.flag, c.lo, c.hi, c.v)
+			return nil, badInput("--%s must be between %d and %d, got %d", c.flag, c.lo, c.hi, c.v)
 		}
 	}
 	if *timeout <= 0 {
-		return badInput("--timeout must be positive")
+		return nil, badInput("--timeout must be positive")
 	}
-	return pipeline.Conform(&e.Env, pipeline.ConformPlan{Walks: *walks, MaxSteps: *maxSteps, SimRuns: *simRuns, SimFailing: *simFailing, Explore: *withExplore,
-		Show: *show, Out: *outDir, Specs: *specs, Pin: *pin, Timeout: *timeout, Replay: *replay, ReplayFrom: *replayFrom})
+	p := &pipeline.ConformPlan{Walks: *walks, MaxSteps: *maxSteps, SimRuns: *simRuns, SimFailing: *simFailing, Explore: *withExplore,
+		Show: *show, Out: *outDir, Specs: *specs, Pin: *pin, Timeout: *timeout, Replay: *replay, ReplayFrom: *replayFrom}
+	if p.Shard, err = shardRun(fs, "conform", *shardValue); err != nil {
+		return nil, err
+	}
+	if p.Shard != nil {
+		// A shard splits the walks; the other sources are whole runs of
+		// their own (the explorer's counterexamples, TLC's), not split.
+		if p.Walks == 0 || p.SimRuns > 0 || p.SimFailing > 0 || p.Explore || p.Replay || p.ReplayFrom != "" {
+			return nil, badInput("--shard splits conform's walks only: give --walks N with --explore=false --sim-runs 0 --sim-failing 0 --replay=false")
+		}
+		if err := pipeline.CheckConformShardOut(p.Out); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
 }

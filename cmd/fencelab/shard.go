@@ -93,6 +93,12 @@ func runMerge(e *env, args []string) error {
 			return err
 		}
 		return pipeline.MergeSweep(&e.Env, r.sweep, r.out, r.designs, c)
+	case "conform":
+		p, err := parseConformFlags(e, cargs)
+		if err != nil {
+			return err
+		}
+		return pipeline.MergeConform(&e.Env, *p, c)
 	}
 	return badInput("%s: shards of fencelab %q, which merge does not know", dirs[0], c.Identity.Command)
 }
