@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -56,7 +57,11 @@ func (d DesignSummary) MarshalJSON() ([]byte, error) {
 // batch makes (negative, a property unknown, a violation without its seed).
 func (d *DesignSummary) UnmarshalJSON(data []byte) error {
 	var j designJSON
-	if err := json.Unmarshal(data, &j); err != nil {
+	// A custom decoder does not inherit its caller's strictness: a field
+	// this version does not know is refused here, not dropped.
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
 		return err
 	}
 	design, err := impl.ParseDesign(j.Design)

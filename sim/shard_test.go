@@ -1,0 +1,80 @@
+package sim
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fencelab/fencelab/impl"
+)
+
+// TestSummaryMergesAcrossShards: the summaries of a batch's seeds run in
+// pieces, each saved as JSON and read back, merge into the summary of the
+// whole batch, every count and first seed alike (unexported ones too).
+func TestSummaryMergesAcrossShards(t *testing.T) {
+	b := Batch{Config: DefaultConfig(), Designs: []impl.Design{impl.DesignNoFencing, impl.DesignFenceAll}, Seed: 11, Runs: 40, Workers: 2}
+	whole, err := b.Run()
+	require.NoError(t, err)
+	require.True(t, whole.Designs[0].FirstFailing.Ok, "a run failed: the first seeds are compared")
+	merged := b.EmptySummary()
+	for _, cut := range [][2]int{{0, 7}, {7, 8}, {8, 33}, {33, 40}} {
+		piece := b
+		piece.Seed, piece.Runs = b.Seed+uint64(cut[0]), cut[1]-cut[0]
+		s, err := piece.Run()
+		require.NoError(t, err)
+		data, err := json.Marshal(s)
+		require.NoError(t, err)
+		var back Summary
+		require.NoError(t, json.Unmarshal(data, &back))
+		require.NoError(t, merged.Merge(&back))
+	}
+	assert.Equal(t, whole, merged)
+}
+
+// TestDesignSummaryRefusesImpossibleCounts: counts no batch makes are
+// refused when read back.
+func TestDesignSummaryRefusesImpossibleCounts(t *testing.T) {
+	b := Batch{Config: DefaultConfig(), Designs: []impl.Design{impl.DesignNoFencing}, Seed: 1, Runs: 8}
+	s, err := b.Run()
+	require.NoError(t, err)
+	good, err := json.Marshal(s.Designs[0])
+	require.NoError(t, err)
+	require.Contains(t, string(good), `"violations":{"NoLostUpdate"`, "the case below edits a violation")
+	for _, tc := range []struct{ name, from, to, wantErr string }{
+		{"unknown design", `"design":"off"`, `"design":"of"`, "unknown design"},
+		{"unknown property", `"violations":{"NoLostUpdate"`, `"violations":{"NoLostUpdates"`, "unknown property"},
+		{"negative runs", `"runs":8`, `"runs":-8`, "violations"},
+		{"witnessed beyond runs", `"witnessed":`, `"witnessed":1000`, "beyond"},
+		{"unknown field", `"stalls":`, `"stall":0,"stalls":`, "unknown field"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			edited := strings.Replace(string(good), tc.from, tc.to, 1)
+			require.NotEqual(t, string(good), edited)
+			var d DesignSummary
+			err := json.Unmarshal([]byte(edited), &d)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.wantErr)
+		})
+	}
+	var d DesignSummary
+	require.NoError(t, json.Unmarshal(good, &d))
+	assert.Equal(t, s.Designs[0], d)
+}
+
+// TestMergeRefusesAnotherBatch: summaries of other designs or faults do
+// not merge.
+func TestMergeRefusesAnotherBatch(t *testing.T) {
+	b := Batch{Config: DefaultConfig(), Designs: []impl.Design{impl.DesignNoFencing}}
+	other := b
+	other.Designs = []impl.Design{impl.DesignFenceAll}
+	assert.ErrorContains(t, b.EmptySummary().Merge(other.EmptySummary()), "designs off and all")
+	two := b
+	two.Designs = []impl.Design{impl.DesignNoFencing, impl.DesignFenceAll}
+	assert.ErrorContains(t, b.EmptySummary().Merge(two.EmptySummary()), "1 and 2 designs")
+	faults := b
+	faults.Config.Faults = NoFaults
+	assert.ErrorContains(t, b.EmptySummary().Merge(faults.EmptySummary()), "faults")
+}
