@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/fencelab/fencelab/pipeline"
 	"github.com/fencelab/fencelab/shard"
@@ -51,7 +52,8 @@ func mergeCommand() command {
 const mergeUsage = `fencelab merge [--out DIR] SHARD_DIR...
 
 Reads the result folders of a campaign run in shards (fencelab sim, sweep
-or conform with --shard i/n and --out SHARD_DIR, one per machine) and
+or conform with --shard i/n and --out SHARD_DIR, one per machine; the
+shards of fencelab live run or matrix go to fencelab-live merge) and
 finishes the campaign as one machine would: the same table, verdicts,
 saved failing runs and exit code as the command run unsharded, byte for
 byte where that run is deterministic (sim, sweep). It first checks that
@@ -67,6 +69,13 @@ func runMerge(e *env, args []string) error {
 	dirs, err := parseFlags(e, fs, mergeUsage, args)
 	if err != nil {
 		return err
+	}
+	if len(dirs) > 0 {
+		// fencelab-live's shards are merged by fencelab-live, the build
+		// that ran them.
+		if m, err := shard.Read(dirs[0]); err == nil && strings.HasPrefix(m.Identity.Command, "live ") {
+			return pipeline.Live(&e.Env, append([]string{"merge"}, args...))
+		}
 	}
 	build, err := shard.ThisBuild(version)
 	if err != nil {

@@ -28,8 +28,10 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/live"
 	"github.com/fencelab/fencelab/live/server"
+	"github.com/fencelab/fencelab/shard"
 )
 
 const (
@@ -56,6 +58,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return matrixCommand(args[1:], stdout, stderr)
 	case "readme":
 		return readmeCommand(args[1:], stdout, stderr)
+	case "merge":
+		return mergeCommand(args[1:], stdout, stderr)
 	case "client":
 		// Hidden: one client process of a run.
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
@@ -87,6 +91,7 @@ Usage:
   fencelab-live run --service S --design D [--fault F] [--runs N] [--seed X] [--out DIR] [flags]
   fencelab-live matrix [--runs N] [--seed X] [--out DIR] [--service S] [--update-readme FILE]
   fencelab-live readme [--out DIR] FILE   (the live block of FILE from a matrix's --out)
+  fencelab-live merge --out DIR SHARD_DIR...   (the shards of a run or matrix --shard i/n)
   fencelab-live list
 
 Run 'fencelab-live run -h' for the flags.
@@ -94,7 +99,54 @@ Exit codes: 0 success (expected violations count as success), 1 a violation wher
 say the property holds, 2 bad input, a missing service or a harness error, 130/143 stopped by a signal.
 `
 
-func runCommand(args []string, stdout, stderr io.Writer) int {
+// errUsage means a command printed its usage on request: exit 0.
+var errUsage = errors.New("usage shown")
+
+// liveJob is a parsed run or matrix: its campaigns, where their failing
+// runs go, and the shard of them to run, if any.
+type liveJob struct {
+	plans []live.CampaignConfig
+	out   string
+	// probe skips a setup whose service is missing (matrix); run probes
+	// its one setup before anything and refuses it instead.
+	probe  func(live.Setup) error
+	readme string // matrix's --update-readme
+	shard  *shard.Spec
+	id     shard.Identity
+}
+
+// shardOf reads --shard (value, given or not) into job: the shard and the
+// identity of its campaign, the flags of fs as given but --shard and --out.
+func shardOf(fs *flag.FlagSet, command, value string, job *liveJob) error {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "shard" })
+	if !given {
+		return nil
+	}
+	spec, err := shard.Parse(value)
+	if err != nil {
+		return err
+	}
+	build, err := shard.ThisBuild(liveVersion)
+	if err != nil {
+		return fmt.Errorf("cannot name this build for the shard's result: %w", err)
+	}
+	var args []string
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name != "shard" && f.Name != "out" {
+			args = append(args, fmt.Sprintf("--%s=%s", f.Name, f.Value.String()))
+		}
+	})
+	job.shard = &spec
+	job.id = shard.Identity{Command: "live " + command, Args: args, Build: build}
+	return nil
+}
+
+// liveVersion names fencelab-live's release in a shard's identity (its
+// executable's checksum is there too).
+const liveVersion = "fencelab-live"
+
+func parseRun(args []string, stdout io.Writer) (*liveJob, error) {
 	fs := flag.NewFlagSet("fencelab-live run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	service := fs.String("service", "", "the service (fencelab-live list)")
@@ -108,32 +160,33 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	sections := fs.Int("sections", 3, "sections per client")
 	think := fs.Duration("think", 0, "think time between a section's read and write (0: what the fault's scripted story needs, 150ms, 400ms for restarts)")
 	timeout := fs.Duration("timeout", 20*time.Second, "bound of one run")
+	shardValue := fs.String("shard", "", shard.Usage)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stdout)
 			fmt.Fprintln(stdout, "Usage: fencelab-live run --service S --design D [flags]\n\nFlags:")
 			fs.PrintDefaults()
-			return exitOK
+			return nil, errUsage
 		}
-		return bad(stderr, "%v", err)
+		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return bad(stderr, "unexpected argument %.40q", fs.Arg(0))
+		return nil, fmt.Errorf("unexpected argument %.40q", fs.Arg(0))
 	}
 	if *service == "" || *design == "" {
-		return bad(stderr, "--service and --design are required (fencelab-live list shows them)")
+		return nil, fmt.Errorf("--service and --design are required (fencelab-live list shows them)")
 	}
 	setup, err := live.FindSetup(live.Setups(), *service, *design)
 	if err != nil {
-		return bad(stderr, "%v", err)
+		return nil, err
 	}
 	fault, err := live.ParseFault(*faultName)
 	if err != nil {
-		return bad(stderr, "%v", err)
+		return nil, err
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return bad(stderr, "own binary: %v", err)
+		return nil, fmt.Errorf("own binary: %w", err)
 	}
 	if *think == 0 {
 		*think = setup.ScriptedThink(fault)
@@ -144,14 +197,32 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 			Clients: *clients, Sections: *sections, Think: *think, Timeout: *timeout,
 			Self: []string{self, "client"}, CheckTimeout: 10 * time.Second,
 		},
-		Runs: *runs, Out: *out, Progress: stderr,
+		Runs: *runs, Out: *out,
 	}
 	if err := cfg.Run.Validate(); err != nil {
-		return bad(stderr, "%v", err)
+		return nil, err
 	}
 	if *runs < 1 || *runs > 100000 {
-		return bad(stderr, "--runs %d (want 1 to 100000)", *runs)
+		return nil, fmt.Errorf("--runs %d (want 1 to 100000)", *runs)
 	}
+	job := &liveJob{plans: []live.CampaignConfig{cfg}, out: *out}
+	if err := shardOf(fs, "run", *shardValue, job); err != nil {
+		return nil, err
+	}
+	return job, nil
+}
+
+func runCommand(args []string, stdout, stderr io.Writer) int {
+	job, err := parseRun(args, stdout)
+	if errors.Is(err, errUsage) {
+		return exitOK
+	}
+	if err != nil {
+		return bad(stderr, "%v", err)
+	}
+	cfg := job.plans[0]
+	cfg.Progress = stderr
+	setup := cfg.Run.Setup
 	if setup.Probe != nil {
 		if _, err := setup.Probe(context.Background()); err != nil {
 			return bad(stderr, "%s: %v", setup.ID(), err)
@@ -160,6 +231,10 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stopped, done := onSignal()
 	defer done()
+	if job.shard != nil {
+		err := live.SaveShard(ctx, job.id, *job.shard, []live.CampaignConfig{cfg}, job.out, nil)
+		return shardDone(stdout, stderr, "run", job, stopped, err)
+	}
 	summary, err := live.RunCampaign(ctx, cfg)
 	if code, ok := stopped(stderr, "run"); ok {
 		return code
@@ -175,6 +250,20 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "fencelab-live run: a property the models say holds was violated")
 		return exitFailure
 	}
+	return exitOK
+}
+
+// shardDone ends a shard: stopped by a signal, a harness error (no
+// result: exit 2), or its result saved (exit 0: the verdict is merge's).
+func shardDone(stdout, stderr io.Writer, cmd string, job *liveJob, stopped func(io.Writer, string) (int, bool), err error) int {
+	if code, ok := stopped(stderr, cmd); ok {
+		return code
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "fencelab-live %s: %s\n", cmd, oneLine(err.Error()))
+		return exitBadInput
+	}
+	fmt.Fprintf(stdout, "shard %s saved in %s; when every shard is done: fencelab-live merge DIR...\n", job.shard, filepath.Join(job.out, shard.FileName))
 	return exitOK
 }
 
@@ -211,11 +300,9 @@ func onSignal() (ctx context.Context, stopped func(stderr io.Writer, cmd string)
 	return ctx, stopped, done
 }
 
-// matrixCommand runs the scripted matrix: every setup (of --service, or
-// all) under each of its faults, --runs runs each, the live column
-// printed as it goes. A setup whose service is not installed is skipped
-// with one line naming its Debian package.
-func matrixCommand(args []string, stdout, stderr io.Writer) int {
+// parseMatrix reads matrix's flags into its campaigns: every setup (of
+// --service, or all) under each of its faults, --runs runs each.
+func parseMatrix(args []string, stdout io.Writer) (*liveJob, error) {
 	fs := flag.NewFlagSet("fencelab-live matrix", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	service := fs.String("service", "", "only this service's setups")
@@ -223,22 +310,23 @@ func matrixCommand(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "the first run's seed")
 	out := fs.String("out", filepath.Join("out", "live"), "folder for failing runs")
 	readme := fs.String("update-readme", "", "then write the live block of this README (and its runs under docs/live)")
+	shardValue := fs.String("shard", "", shard.Usage)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, "Usage: fencelab-live matrix [--service S] [--runs N] [--seed X] [--out DIR] [--update-readme FILE]")
-			return exitOK
+			fmt.Fprintln(stdout, "Usage: fencelab-live matrix [--service S] [--runs N] [--seed X] [--out DIR] [--update-readme FILE] [--shard i/n]")
+			return nil, errUsage
 		}
-		return badCmd(stderr, "matrix", "%v", err)
+		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return badCmd(stderr, "matrix", "unexpected argument %.40q", fs.Arg(0))
+		return nil, fmt.Errorf("unexpected argument %.40q", fs.Arg(0))
 	}
 	if *runs < 1 || *runs > 1000 {
-		return badCmd(stderr, "matrix", "--runs %d (want 1 to 1000)", *runs)
+		return nil, fmt.Errorf("--runs %d (want 1 to 1000)", *runs)
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return badCmd(stderr, "matrix", "own binary: %v", err)
+		return nil, fmt.Errorf("own binary: %w", err)
 	}
 	var setups []live.Setup
 	for _, s := range live.Setups() {
@@ -247,64 +335,108 @@ func matrixCommand(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if len(setups) == 0 && *service != "" {
-		return badCmd(stderr, "matrix", "no setup of service %.40q (fencelab-live list shows them)", *service)
+		return nil, fmt.Errorf("no setup of service %.40q (fencelab-live list shows them)", *service)
 	}
 	if len(setups) == 0 {
-		return badCmd(stderr, "matrix", "this binary has no live setups")
+		return nil, fmt.Errorf("this binary has no live setups")
 	}
-	if *readme != "" {
-		// Checked before the first run: a README that cannot take the
-		// block is known in a second, not after the matrix.
-		if err := live.CheckReadme(*readme); err != nil {
-			return badCmd(stderr, "matrix", "--update-readme: %v", err)
+	job := &liveJob{out: *out, readme: *readme, probe: func(s live.Setup) error {
+		if s.Probe == nil {
+			return nil
 		}
-	}
-	ctx, stopped, done := onSignal()
-	defer done()
-	failed, broken := false, false
+		_, err := s.Probe(context.Background())
+		return err
+	}}
 	for _, s := range setups {
-		if s.Probe != nil {
-			if _, err := s.Probe(ctx); err != nil {
-				fmt.Fprintf(stderr, "fencelab-live matrix: skipping %s: %s\n", s.ID(), oneLine(err.Error()))
-				continue
-			}
-		}
 		for _, f := range s.Faults {
 			clients, sections := live.ScriptedWorkload(f)
-			cfg := live.CampaignConfig{
+			job.plans = append(job.plans, live.CampaignConfig{
 				Run: live.RunConfig{
 					Setup: s, Fault: f, Nemesis: live.Scripted, Seed: *seed,
 					Clients: clients, Sections: sections, Think: s.ScriptedThink(f), Timeout: 20 * time.Second,
 					Self: []string{self, "client"}, CheckTimeout: 10 * time.Second,
 				},
-				Runs: *runs, Out: *out, Progress: stderr,
-			}
-			summary, err := live.RunCampaign(ctx, cfg)
-			if code, ok := stopped(stderr, "matrix"); ok {
-				return code
-			}
-			if summary != nil && summary.Runs > 0 {
-				summary.Write(stdout)
-				failed = failed || summary.Failed()
-			}
-			if err != nil {
-				fmt.Fprintf(stderr, "fencelab-live matrix: %s under %s: %s\n", s.ID(), f, oneLine(err.Error()))
-				broken = true
-			}
+				Runs: *runs, Out: *out,
+			})
 		}
 	}
-	if *readme != "" {
+	if err := shardOf(fs, "matrix", *shardValue, job); err != nil {
+		return nil, err
+	}
+	if job.shard != nil && *readme != "" {
+		return nil, fmt.Errorf("--update-readme is the merge's: fencelab-live merge, then fencelab-live readme")
+	}
+	return job, nil
+}
+
+// matrixCommand runs the scripted matrix: every setup (of --service, or
+// all) under each of its faults, --runs runs each, the live column
+// printed as it goes. A setup whose service is not installed is skipped
+// with one line naming its Debian package.
+func matrixCommand(args []string, stdout, stderr io.Writer) int {
+	job, err := parseMatrix(args, stdout)
+	if errors.Is(err, errUsage) {
+		return exitOK
+	}
+	if err != nil {
+		return badCmd(stderr, "matrix", "%v", err)
+	}
+	if job.readme != "" {
+		// Checked before the first run: a README that cannot take the
+		// block is known in a second, not after the matrix.
+		if err := live.CheckReadme(job.readme); err != nil {
+			return badCmd(stderr, "matrix", "--update-readme: %v", err)
+		}
+	}
+	ctx, stopped, done := onSignal()
+	defer done()
+	for i := range job.plans {
+		job.plans[i].Progress = stderr
+	}
+	if job.shard != nil {
+		err := live.SaveShard(ctx, job.id, *job.shard, job.plans, job.out, job.probe)
+		return shardDone(stdout, stderr, "matrix", job, stopped, err)
+	}
+	failed, broken := false, false
+	var setups []live.Setup
+	skip := map[string]bool{}
+	for _, cfg := range job.plans {
+		s, f := cfg.Run.Setup, cfg.Run.Fault
+		if len(setups) == 0 || setups[len(setups)-1].ID() != s.ID() {
+			setups = append(setups, s)
+			if err := job.probe(s); err != nil {
+				fmt.Fprintf(stderr, "fencelab-live matrix: skipping %s: %s\n", s.ID(), oneLine(err.Error()))
+				skip[s.ID()] = true
+			}
+		}
+		if skip[s.ID()] {
+			continue
+		}
+		summary, err := live.RunCampaign(ctx, cfg)
+		if code, ok := stopped(stderr, "matrix"); ok {
+			return code
+		}
+		if summary != nil && summary.Runs > 0 {
+			summary.Write(stdout)
+			failed = failed || summary.Failed()
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "fencelab-live matrix: %s under %s: %s\n", s.ID(), f, oneLine(err.Error()))
+			broken = true
+		}
+	}
+	if job.readme != "" {
 		// Whatever the verdicts, the block shows what was measured; the
 		// exit code still says what went wrong.
-		cs, err := live.ReadSummaries(*out, setups)
+		cs, err := live.ReadSummaries(job.out, setups)
 		if err == nil {
-			err = live.UpdateReadme(*readme, cs)
+			err = live.UpdateReadme(job.readme, cs)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "fencelab-live matrix: --update-readme: %s\n", oneLine(err.Error()))
 			broken = true
 		} else {
-			fmt.Fprintf(stderr, "fencelab-live matrix: the live block of %s: %d campaigns\n", *readme, len(cs))
+			fmt.Fprintf(stderr, "fencelab-live matrix: the live block of %s: %d campaigns\n", job.readme, len(cs))
 		}
 	}
 	switch {
@@ -313,6 +445,81 @@ func matrixCommand(args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	case broken:
 		return exitBadInput
+	}
+	return exitOK
+}
+
+// mergeCommand merges the result folders of a run's or a matrix's shards
+// (--shard i/n): it checks they are one campaign's, every shard once (one
+// line, exit 2 if not), gathers their failing runs and the campaigns'
+// summaries into --out (new or empty; fencelab-live readme reads it as a
+// matrix's) and prints each campaign's summary; exit 1 when a property
+// the models say holds was violated.
+func mergeCommand(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("fencelab-live merge", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.String("out", filepath.Join("out", "live"), "folder for the merged campaigns (new or empty)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, "Usage: fencelab-live merge [--out DIR] SHARD_DIR...")
+			return exitOK
+		}
+		return badCmd(stderr, "merge", "%v", err)
+	}
+	dirs := fs.Args()
+	if len(dirs) == 0 {
+		return badCmd(stderr, "merge", "no shard result folder given (fencelab-live merge --out DIR SHARD_DIR...)")
+	}
+	build, err := shard.ThisBuild(liveVersion)
+	if err != nil {
+		return badCmd(stderr, "merge", "cannot name this build: %v", err)
+	}
+	ms := make([]*shard.Manifest, len(dirs))
+	for k, d := range dirs {
+		if ms[k], err = shard.Read(d); err != nil {
+			return badCmd(stderr, "merge", "%v", err)
+		}
+	}
+	c, err := shard.Check(ms, dirs, build)
+	if err != nil {
+		return badCmd(stderr, "merge", "%v", err)
+	}
+	cargs := append(append([]string(nil), c.Identity.Args...), "--out="+*out)
+	var job *liveJob
+	switch c.Identity.Command {
+	case "live run":
+		job, err = parseRun(cargs, io.Discard)
+	case "live matrix":
+		job, err = parseMatrix(cargs, io.Discard)
+	default:
+		return badCmd(stderr, "merge", "%.60s: shards of %.40q, which fencelab-live merge does not know", dirs[0], c.Identity.Command)
+	}
+	if err != nil {
+		return badCmd(stderr, "merge", "the shards' flags: %v", err)
+	}
+	results := make([]*live.ShardResult, len(c.Shards))
+	for k, m := range c.Shards {
+		results[k] = &live.ShardResult{}
+		if err := shard.Decode(m.Result, results[k]); err != nil {
+			return badCmd(stderr, "merge", "%.200s: its result is not a live shard's: %v", filepath.Join(c.Dirs[k], shard.FileName), err)
+		}
+	}
+	merged, err := live.MergeShards(job.plans, c, results, job.out)
+	if err != nil {
+		return badCmd(stderr, "merge", "%v", err)
+	}
+	failed := false
+	for _, line := range merged.Skipped {
+		fmt.Fprintf(stderr, "fencelab-live merge: %s\n", oneLine(line))
+	}
+	for _, s := range merged.Summaries {
+		s.Write(stdout)
+		failed = failed || s.Failed()
+	}
+	fmt.Fprintf(stdout, "merged %s into %s: %s\n", words.Count(len(c.Shards), "shard"), job.out, words.Count(len(merged.Summaries), "campaign"))
+	if failed {
+		fmt.Fprintln(stderr, "fencelab-live merge: a property the models say holds was violated")
+		return exitFailure
 	}
 	return exitOK
 }
