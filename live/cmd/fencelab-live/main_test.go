@@ -9,6 +9,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencelab/fencelab/live"
+	"github.com/fencelab/fencelab/shard"
 )
 
 func TestBadInput(t *testing.T) {
@@ -26,6 +29,15 @@ func TestBadInput(t *testing.T) {
 		{"bad runs", []string{"run", "--service", "x", "--design", "y", "--runs", "many"}, "invalid value"},
 		{"stray argument", []string{"run", "--service", "x", "--design", "y", "extra"}, "unexpected argument"},
 		{"list with arguments", []string{"list", "extra"}, "list takes no arguments"},
+		{"shard 3/2", []string{"run", "--service", "redis", "--design", "none", "--shard", "3/2"}, "the index must be below the count"},
+		{"shard 0/0", []string{"run", "--service", "redis", "--design", "none", "--shard", "0/0"}, `the count "0"`},
+		{"shard a/b", []string{"matrix", "--shard", "a/b"}, `the index "a"`},
+		{"shard -1/2", []string{"matrix", "--shard", "-1/2"}, `the index "-1"`},
+		{"shard huge", []string{"matrix", "--shard", "1/99999999999999999999"}, "the count"},
+		{"shard and readme", []string{"matrix", "--shard", "0/2", "--update-readme", "README.md"}, "--update-readme is the merge's"},
+		{"merge nothing", []string{"merge"}, "no shard result folder given"},
+		{"merge no folder", []string{"merge", "/nonexistent/shard"}, "is not a shard result folder"},
+		{"merge a flag", []string{"merge", "--fast"}, "flag provided but not defined"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -86,6 +98,55 @@ func TestReadmeRefusesAFileWithoutMarkers(t *testing.T) {
 			entries, err := os.ReadDir(dir)
 			require.NoError(t, err)
 			assert.Len(t, entries, 1, "nothing written beside the README")
+		})
+	}
+}
+
+// TestMergeBadShards: shard folders that are not one whole campaign are
+// one line each, exit 2, and nothing is merged.
+func TestMergeBadShards(t *testing.T) {
+	build, err := shard.ThisBuild(liveVersion)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	write := func(name string, id shard.Identity, i, n int) string {
+		m, err := shard.New(id, shard.Spec{Index: i, Count: n}, 4, live.ShardResult{})
+		require.NoError(t, err)
+		var b bytes.Buffer
+		require.NoError(t, m.Write(&b))
+		d := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(d, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(d, shard.FileName), b.Bytes(), 0o644))
+		return d
+	}
+	id := shard.Identity{Command: "live run", Args: []string{"--design=none", "--runs=4", "--service=redis"}, Build: build}
+	other := id
+	other.Args = []string{"--design=all", "--runs=4", "--service=redis"}
+	s0, s1 := write("s0", id, 0, 2), write("s1", id, 1, 2)
+	o1 := write("o1", other, 1, 2)
+	truncated := write("t1", id, 1, 2)
+	data, err := os.ReadFile(filepath.Join(truncated, shard.FileName))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(truncated, shard.FileName), data[:len(data)/2], 0o644))
+	for _, tc := range []struct {
+		name string
+		dirs []string
+		want string
+	}{
+		{"missing", []string{s0}, "1 of 2 shards missing: 1"},
+		{"duplicate", []string{s0, s1, s0}, "shard 0/2 given twice"},
+		{"other campaign", []string{s0, o1}, "shards of different campaigns"},
+		{"truncated", []string{s0, truncated}, "not a whole shard result"},
+		{"its runs not the plan's", []string{s0, s1}, "0 campaigns, not the plan's 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "merged")
+			var stdout, stderr bytes.Buffer
+			code := run(append([]string{"merge", "--out", out}, tc.dirs...), strings.NewReader(""), &stdout, &stderr)
+			assert.Equal(t, exitBadInput, code)
+			assert.Contains(t, stderr.String(), tc.want)
+			assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "one line: %q", stderr.String())
+			assert.Empty(t, stdout.String())
+			assert.NoDirExists(t, out)
 		})
 	}
 }
