@@ -16,10 +16,10 @@ func shardFlag(fs *flag.FlagSet) *string {
 	return fs.String("shard", "", shard.Usage)
 }
 
-// notCampaign are the flags that change no result: a shard's identity
-// leaves them out, so that shards may write to their own folders with
-// their own worker counts.
-var notCampaign = map[string]bool{"shard": true, "out": true, "workers": true}
+// notCampaign reports the flags that change no result: a shard's
+// identity leaves them out, so that shards may write to their own folders
+// with their own worker counts.
+func notCampaign(flag string) bool { return flag == "shard" || flag == "out" || flag == "workers" }
 
 // shardRun reads --shard (value): nil when not given, else the shard and
 // the identity of its campaign, the flags of fs as given (but those of
@@ -38,7 +38,7 @@ func shardRun(fs *flag.FlagSet, command, value string) (*pipeline.ShardRun, erro
 	}
 	var args []string
 	fs.Visit(func(f *flag.Flag) {
-		if !notCampaign[f.Name] {
+		if !notCampaign(f.Name) {
 			args = append(args, fmt.Sprintf("--%s=%s", f.Name, f.Value.String()))
 		}
 	})
