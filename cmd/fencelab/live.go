@@ -18,10 +18,12 @@ with its code: real etcd, Redis, Redlock (5 Redis nodes), ZooKeeper and MariaDB,
 and every verdict beside the models' verdict of the design row the setup instantiates.
 
 Commands of fencelab-live:
-  run      runs of one setup under one fault (--service, --design, --fault, --runs, --nemesis, --out)
+  run      runs of one setup under one fault (--service, --design, --fault, --runs, --nemesis, --out,
+           --shard i/n)
   matrix   every setup under each of its classic faults, as make live (--service, --runs, --out,
-           --update-readme FILE)
+           --update-readme FILE, --shard i/n)
   readme   the README's live block from a matrix's --out folder (--out DIR FILE)
+  merge    the shards of a run or a matrix (--shard i/n) into one --out (--out DIR SHARD_DIR...)
   list     the setups, the rows they instantiate, their faults and the versions
 
 Example:
@@ -35,7 +37,7 @@ where the models say the property holds, 2 bad input, a missing service or a har
 
 func runLive(e *env, args []string) error {
 	if len(args) == 0 {
-		return badInput("no live command given (want run, matrix, readme or list; fencelab live --help)")
+		return badInput("no live command given (want run, matrix, readme, merge or list; fencelab live --help)")
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":

@@ -46,7 +46,7 @@ func main() {
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "fencelab-live: no command given (want run, matrix, readme or list)")
+		fmt.Fprintln(stderr, "fencelab-live: no command given (want run, matrix, readme, merge or list)")
 		return exitBadInput
 	}
 	switch args[0] {
@@ -81,15 +81,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "fencelab-live: unknown command %.40q (want run, matrix, readme or list)\n", args[0])
+	fmt.Fprintf(stderr, "fencelab-live: unknown command %.40q (want run, matrix, readme, merge or list)\n", args[0])
 	return exitBadInput
 }
 
 const usage = `fencelab-live — real lock services under real faults, judged against the models
 
 Usage:
-  fencelab-live run --service S --design D [--fault F] [--runs N] [--seed X] [--out DIR] [flags]
-  fencelab-live matrix [--runs N] [--seed X] [--out DIR] [--service S] [--update-readme FILE]
+  fencelab-live run --service S --design D [--fault F] [--runs N] [--seed X] [--out DIR] [--shard i/n] [flags]
+  fencelab-live matrix [--runs N] [--seed X] [--out DIR] [--service S] [--update-readme FILE] [--shard i/n]
   fencelab-live readme [--out DIR] FILE   (the live block of FILE from a matrix's --out)
   fencelab-live merge --out DIR SHARD_DIR...   (the shards of a run or matrix --shard i/n)
   fencelab-live list
