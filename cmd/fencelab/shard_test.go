@@ -240,3 +240,54 @@ func TestShardBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestShardBadResults: a sweep's or conform's shard result that
+// contradicts its manifest or the campaign's flags is one line, exit 2,
+// and nothing is merged.
+func TestShardBadResults(t *testing.T) {
+	fakeWalkTLC(t)
+	specs, err := filepath.Abs("../../specs")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	mk := func(name string, args []string, i, n int) string {
+		out := filepath.Join(dir, name)
+		code, stdout, stderr := runCLI(t, append([]string{args[0], "--shard", fmt.Sprintf("%d/%d", i, n), "--out", out}, args[1:]...)...)
+		require.Equal(t, exitOK, code, "%s%s", stdout, stderr)
+		return out
+	}
+	edit := func(from, name, old, new string) string {
+		d := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(d, 0o755))
+		data, err := os.ReadFile(filepath.Join(from, shard.FileName))
+		require.NoError(t, err)
+		edited := strings.Replace(string(data), old, new, 1)
+		require.NotEqual(t, string(data), edited, "the edit %q applies", old)
+		require.NoError(t, os.WriteFile(filepath.Join(d, shard.FileName), []byte(edited), 0o644))
+		return d
+	}
+	sweepArgs := []string{"sweep", "--grid", "pause:0..400ms/2,lock-delay:0..800ms/2", "--runs", "3", "--design", "off"}
+	w0, w1 := mk("w0", sweepArgs, 0, 2), mk("w1", sweepArgs, 1, 2)
+	conformArgs := []string{"conform", "--walks", "5", "--max-steps", "30", "--explore=false", "--sim-runs", "0", "--sim-failing", "0", "--replay=false", "--specs", specs, "--pin", "../../tla2tools.version"}
+	c0, c1 := mk("c0", conformArgs, 0, 2), mk("c1", conformArgs, 1, 2)
+	for _, tc := range []struct {
+		name    string
+		dirs    []string
+		wantErr string
+	}{
+		{"sweep: random runs beyond the cell's", []string{w0, edit(w1, "w1a", `"Random": 0`, `"Random": 9`)}, "9 of 3 random runs violate"},
+		{"sweep: a cell out of place", []string{w0, edit(w1, "w1b", `"J": 1`, `"J": 0`)}, "cell 2 is off at (0, 0), not off at (0, 1)"},
+		{"sweep: a derived verdict not the derivation's", []string{w0, edit(w1, "w1c", `"Safe": true`, `"Safe": false`)}, "is not the derivation's"},
+		{"sweep: a cell missing", []string{w0, edit(w1, "w1d", `"cells": [`, `"cells": [ ], "x": [`)}, "unknown field"},
+		{"conform: walks not the shard's", []string{c0, edit(c1, "c1a", `"traces": 3`, `"traces": 4`)}, "not the shard's 3 walks"},
+		{"conform: a group of another configuration", []string{c0, edit(c1, "c1b", `"clients": 2`, `"clients": 4`)}, "group 1 is walk"},
+		{"conform: shards of different campaigns", []string{c0, w1}, "shards of different campaigns: command"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			code, stdout, stderr := runCLI(t, append([]string{"merge", "--out", out}, tc.dirs...)...)
+			assertBadInput(t, code, stderr, tc.wantErr)
+			assert.Empty(t, stdout)
+			assert.NoDirExists(t, out, "nothing merged")
+		})
+	}
+}
