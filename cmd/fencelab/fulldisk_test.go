@@ -47,6 +47,13 @@ func TestFullDiskEveryCommand(t *testing.T) {
 		{"sweep", func(out string) []string {
 			return []string{"sweep", "--design", "off", "--grid", "pause:0..100ms/2,lock-delay:0..100ms/2", "--runs", "1", "--out", out}
 		}, false},
+		{"sim --shard", func(out string) []string {
+			// Every design: a result larger than the largest free space.
+			return []string{"sim", "--runs", "2", "--seed", "14", "--shard", "1/2", "--out", out}
+		}, false},
+		{"sweep --shard", func(out string) []string {
+			return []string{"sweep", "--design", "off", "--grid", "pause:0..100ms/4,lock-delay:0..100ms/4", "--runs", "1", "--shard", "0/2", "--out", out}
+		}, false},
 	}
 	for _, tc := range tests {
 		for _, free := range []int64{0, 7, 3000} {
