@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/internal/faketlc"
+	"github.com/fencelab/fencelab/internal/testbuild"
 	"github.com/fencelab/fencelab/shard"
 )
 
@@ -73,6 +74,7 @@ func runSharded(t *testing.T, args []string, n int) (whole, merged campaignRun, 
 // runs too) and merged prints the unsharded batch's bytes, saves the same
 // failing runs byte for byte, and exits as it does.
 func TestShardedSimIsTheBatch(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	args := []string{"sim", "--design", "off,writes,all", "--runs", "5", "--seed", "40"}
 	for _, n := range []int{1, 2, 3, 7} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
@@ -94,6 +96,7 @@ func TestShardedSimIsTheBatch(t *testing.T) {
 // expected one (an expected violation not found: the faults too mild)
 // exits 1 merged as unsharded.
 func TestShardedSimUnexpectedExitsOne(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	whole, merged, _ := runSharded(t, []string{"sim", "--design", "off", "--runs", "3", "--faults", "delay"}, 2)
 	assert.Equal(t, exitFailure, whole.code, whole.stdout)
 	assert.Equal(t, whole.code, merged.code)
@@ -104,6 +107,7 @@ func TestShardedSimUnexpectedExitsOne(t *testing.T) {
 // shards than cells too) and merged write the unsharded sweep's files and
 // print its bytes.
 func TestShardedSweepIsTheSweep(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	args := []string{"sweep", "--grid", "pause:0..400ms/3,lock-delay:0..800ms/2", "--runs", "3", "--design", "off,all"}
 	for _, n := range []int{1, 4, 13} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
@@ -134,6 +138,7 @@ echo "Finished in 10ms at (2026-11-26 01:00:00)"`, "exit 0")
 // merged give the unsharded table (TLC's times aside: the fake's are
 // nearly 0), its rejections rendered alike and its exit code.
 func TestShardedConformIsTheWalks(t *testing.T) {
+	testbuild.SkipUnderRace(t)
 	fakeWalkTLC(t)
 	specs, err := filepath.Abs("../../specs")
 	require.NoError(t, err)
