@@ -35,39 +35,54 @@ func readTree(t *testing.T, dir string) map[string]string {
 	return files
 }
 
-// runSharded runs args on one machine into out, then in n shards merged
-// into out again, and returns both runs' exit codes, stdouts and files.
+// campaignRun is what a campaign printed, saved and exited with.
 type campaignRun struct {
 	code   int
 	stdout string
 	files  map[string]string
 }
 
-func runSharded(t *testing.T, args []string, n int) (whole, merged campaignRun, shardDirs []string) {
+// campaign runs args on one machine into a folder of its own, then, for
+// each n of ns, in n shards merged into that same folder (so that the
+// paths printed are the same), and returns the one machine's run and
+// each merge's.
+func campaign(t *testing.T, args []string, ns ...int) (whole campaignRun, merged map[int]campaignRun) {
 	t.Helper()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	cmd := append([]string{args[0], "--out", out}, args[1:]...)
 	whole.code, whole.stdout, _ = runCLI(t, cmd...)
 	whole.files = readTree(t, out)
-	require.NoError(t, os.RemoveAll(out))
-	for i := range n {
-		sd := filepath.Join(dir, fmt.Sprintf("shard-%d", i))
-		code, stdout, stderr := runCLI(t, append([]string{args[0], "--shard", fmt.Sprintf("%d/%d", i, n), "--out", sd}, args[1:]...)...)
-		require.Equal(t, exitOK, code, "shard %d/%d: %s%s", i, n, stdout, stderr)
-		require.FileExists(t, filepath.Join(sd, shard.FileName))
-		shardDirs = append(shardDirs, sd)
+	merged = map[int]campaignRun{}
+	for _, n := range ns {
+		require.NoError(t, os.RemoveAll(out))
+		var shardDirs []string
+		for i := range n {
+			sd := filepath.Join(dir, fmt.Sprintf("%d-shard-%d", n, i))
+			code, stdout, stderr := runCLI(t, append([]string{args[0], "--shard", fmt.Sprintf("%d/%d", i, n), "--out", sd}, args[1:]...)...)
+			require.Equal(t, exitOK, code, "shard %d/%d: %s%s", i, n, stdout, stderr)
+			require.FileExists(t, filepath.Join(sd, shard.FileName))
+			// Any order of the folders: merge puts them in index order.
+			shardDirs = append([]string{sd}, shardDirs...)
+		}
+		var m campaignRun
+		var stderr string
+		m.code, m.stdout, stderr = runCLI(t, append([]string{"merge", "--out", out}, shardDirs...)...)
+		require.NotEqual(t, exitBadInput, m.code, "merge of %d shards: %s", n, stderr)
+		m.files = readTree(t, out)
+		merged[n] = m
 	}
-	// Any order of the folders: merge puts them in index order.
-	reversed := make([]string, n)
-	for i, d := range shardDirs {
-		reversed[n-1-i] = d
+	return whole, merged
+}
+
+// shardCounts are the numbers of shards a test splits a campaign of
+// items into: 1, 2, a few, and more than items (shards with none); at
+// reduced size (go test -short) 2 and more than items.
+func shardCounts(items int) []int {
+	if testbuild.Reduced() {
+		return []int{2, items + 2}
 	}
-	var stderr string
-	merged.code, merged.stdout, stderr = runCLI(t, append([]string{"merge", "--out", out}, reversed...)...)
-	require.NotEqual(t, exitBadInput, merged.code, "merge: %s", stderr)
-	merged.files = readTree(t, out)
-	return whole, merged, shardDirs
+	return []int{1, 2, 3, items + 2}
 }
 
 // TestShardedSimIsTheBatch: a batch split into n shards (n above the
@@ -76,19 +91,17 @@ func runSharded(t *testing.T, args []string, n int) (whole, merged campaignRun, 
 func TestShardedSimIsTheBatch(t *testing.T) {
 	testbuild.SkipUnderRace(t)
 	args := []string{"sim", "--design", "off,writes,all", "--runs", "5", "--seed", "40"}
-	for _, n := range []int{1, 2, 3, 7} {
-		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			whole, merged, _ := runSharded(t, args, n)
-			assert.Equal(t, whole.stdout, merged.stdout)
-			assert.Equal(t, whole.code, merged.code)
-			assert.Equal(t, whole.files, merged.files)
-			// Witnesses that the comparison had something to compare:
-			// runs failed, their files were saved, the table was printed.
-			assert.Contains(t, whole.stdout, "5 runs per design (seeds 40–44)")
-			assert.Contains(t, whole.stdout, "seed ")
-			assert.Contains(t, whole.files, filepath.Join("off", "schedule.json"))
-			assert.Contains(t, whole.files, filepath.Join("off", "run.txt"))
-		})
+	whole, merged := campaign(t, args, shardCounts(5)...)
+	// Witnesses that the comparison had something to compare: runs
+	// failed, their files were saved, the table was printed.
+	assert.Contains(t, whole.stdout, "5 runs per design (seeds 40–44)")
+	assert.Contains(t, whole.stdout, "seed ")
+	assert.Contains(t, whole.files, filepath.Join("off", "schedule.json"))
+	assert.Contains(t, whole.files, filepath.Join("off", "run.txt"))
+	for n, m := range merged {
+		assert.Equal(t, whole.stdout, m.stdout, "%d shards", n)
+		assert.Equal(t, whole.code, m.code, "%d shards", n)
+		assert.Equal(t, whole.files, m.files, "%d shards", n)
 	}
 }
 
@@ -97,10 +110,10 @@ func TestShardedSimIsTheBatch(t *testing.T) {
 // exits 1 merged as unsharded.
 func TestShardedSimUnexpectedExitsOne(t *testing.T) {
 	testbuild.SkipUnderRace(t)
-	whole, merged, _ := runSharded(t, []string{"sim", "--design", "off", "--runs", "3", "--faults", "delay"}, 2)
+	whole, merged := campaign(t, []string{"sim", "--design", "off", "--runs", "3", "--faults", "delay"}, 2)
 	assert.Equal(t, exitFailure, whole.code, whole.stdout)
-	assert.Equal(t, whole.code, merged.code)
-	assert.Equal(t, whole.stdout, merged.stdout)
+	assert.Equal(t, whole.code, merged[2].code)
+	assert.Equal(t, whole.stdout, merged[2].stdout)
 }
 
 // TestShardedSweepIsTheSweep: a sweep's cells split into n shards (more
@@ -109,15 +122,13 @@ func TestShardedSimUnexpectedExitsOne(t *testing.T) {
 func TestShardedSweepIsTheSweep(t *testing.T) {
 	testbuild.SkipUnderRace(t)
 	args := []string{"sweep", "--grid", "pause:0..400ms/3,lock-delay:0..800ms/2", "--runs", "3", "--design", "off,all"}
-	for _, n := range []int{1, 4, 13} {
-		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			whole, merged, _ := runSharded(t, args, n)
-			assert.Equal(t, whole.stdout, merged.stdout)
-			assert.Equal(t, whole.code, merged.code)
-			assert.Equal(t, whole.files, merged.files)
-			assert.Contains(t, whole.files, "sweep.csv")
-			assert.Contains(t, whole.stdout, "cells inside the boundary")
-		})
+	whole, merged := campaign(t, args, shardCounts(12)...)
+	assert.Contains(t, whole.files, "sweep.csv")
+	assert.Contains(t, whole.stdout, "cells inside the boundary")
+	for n, m := range merged {
+		assert.Equal(t, whole.stdout, m.stdout, "%d shards", n)
+		assert.Equal(t, whole.code, m.code, "%d shards", n)
+		assert.Equal(t, whole.files, m.files, "%d shards", n)
 	}
 }
 
@@ -143,16 +154,14 @@ func TestShardedConformIsTheWalks(t *testing.T) {
 	specs, err := filepath.Abs("../../specs")
 	require.NoError(t, err)
 	args := []string{"conform", "--walks", "5", "--max-steps", "30", "--explore=false", "--sim-runs", "0", "--sim-failing", "0", "--replay=false", "--show", "1", "--specs", specs, "--pin", "../../tla2tools.version"}
-	for _, n := range []int{2, 6} {
-		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			whole, merged, _ := runSharded(t, args, n)
-			assert.Equal(t, exitFailure, whole.code, "seed 4 of every configuration rejected: %s", whole.stdout)
-			assert.Equal(t, whole.code, merged.code)
-			assert.Equal(t, withoutTimes(whole.stdout), withoutTimes(merged.stdout))
-			assert.Equal(t, whole.files, merged.files)
-			assert.Contains(t, whole.stdout, "rejection rendered in")
-			assert.NotEmpty(t, whole.files)
-		})
+	whole, merged := campaign(t, args, 2, 6)
+	assert.Equal(t, exitFailure, whole.code, "seed 4 of every configuration rejected: %s", whole.stdout)
+	assert.Contains(t, whole.stdout, "rejection rendered in")
+	assert.NotEmpty(t, whole.files)
+	for n, m := range merged {
+		assert.Equal(t, whole.code, m.code, "%d shards", n)
+		assert.Equal(t, withoutTimes(whole.stdout), withoutTimes(m.stdout), "%d shards", n)
+		assert.Equal(t, whole.files, m.files, "%d shards", n)
 	}
 }
 
