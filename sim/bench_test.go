@@ -138,8 +138,10 @@ func BenchmarkBareLoop(b *testing.B) {
 // events pending as the simulator has on average when it pops one —
 // measured on the same seeds before either is timed, and reported as
 // "pending" by both. "paired" interleaves the two run by run (a simulated
-// run, then as many bare events as it had steps) and reports both costs
-// and their ratio bare/sim, so that a loaded machine slows both alike.
+// run, then as many bare events as it had steps) and reports both costs,
+// in the thread's CPU time (threadTime), and their ratio bare/sim: on a
+// loaded machine the time waiting for a core counts for neither, and what
+// slows the processor (caches shared with others) slows both alike.
 // ns/event is per step (an input a node handled) for the simulator and per
 // popped event for the bare loop.
 func BenchmarkLoop(b *testing.B) {
@@ -176,15 +178,18 @@ func BenchmarkLoop(b *testing.B) {
 		r, err := NewRunner(c)
 		require.NoError(b, err)
 		l := newBareLoop(pending)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
 		var steps int64
 		var simT, bareT time.Duration
 		for i := 0; b.Loop(); i++ {
-			t0 := time.Now()
+			t0 := threadTime()
 			res := r.Run(scheds[i%pool])
-			t1 := time.Now()
+			t1 := threadTime()
 			l.run(res.Steps)
-			bareT += time.Since(t1)
-			simT += t1.Sub(t0)
+			t2 := threadTime()
+			simT += t1 - t0
+			bareT += t2 - t1
 			steps += int64(res.Steps)
 		}
 		b.ReportMetric(float64(simT.Nanoseconds())/float64(steps), "sim-ns/event")

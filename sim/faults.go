@@ -630,6 +630,24 @@ func (c *clock) global(l int64) int64 {
 	return satAdd(c.since, mulDivCeil(d, 1e6, 1e6+c.ppm))
 }
 
+// timer is the local deadline of a timer set at global time now to run
+// for d of local time, and the global time it is due: global(local(now)+d).
+// A clock without drift keeps one time base — its readings are global time
+// shifted by base-since, zero until it steps — so the deadline converts
+// back by that shift alone, with no arithmetic on rates: the very sums
+// local and global make when ppm is 0, without their calls.
+func (c *clock) timer(now, d int64) (deadline, due int64) {
+	if c.ppm != 0 {
+		deadline = satAdd(c.local(now), d)
+		return deadline, c.global(deadline)
+	}
+	deadline = satAdd(satAdd(c.base, satSub(now, c.since)), d)
+	if off := satSub(deadline, c.base); off > 0 {
+		return deadline, satAdd(c.since, off)
+	}
+	return deadline, c.since
+}
+
 // jump steps the clock by by at global time t.
 func (c *clock) jump(t, by int64) {
 	c.base, c.since = satAdd(c.local(t), by), t
@@ -777,20 +795,48 @@ func (fs *faultState) spike(dep int64) (time.Duration, bool) {
 // a small change to a schedule (a 1ms pause that reorders two deliveries)
 // changes what it touches and not every draw after it, which is what lets
 // a shrinker remove a fault without the rest of the run being redrawn.
+//
+// A value is two mixes, and the inner one, mix(stream<<40 ^ counter), does
+// not depend on the seed: draws computes it in a batch, the first
+// drawBatch counters of every stream at once, when the Runner's first run
+// starts, and keeps the batch for every run after (a stream's draws past
+// drawBatch mix it afresh). A run's draw is then one mix and a load, and
+// it is still the value its stream and counter give, taken in the same
+// order as ever.
 type draws struct {
 	key      uint64
-	counters []uint64 // per stream
+	counters []uint64 // per stream: the draws taken
+	// inner is mix(stream<<40 ^ k) for k in 1 ... drawBatch of every
+	// stream, stream by stream; the same in every run.
+	inner []uint64
 }
+
+// drawBatch is how many draws of each stream draws.inner holds: more than
+// a run of the default workload takes on any link.
+const drawBatch = 64
 
 func (d *draws) reset(seed uint64, streams int) {
 	d.key = mix(seed ^ streamRun)
 	d.counters = resize(d.counters, streams, 0)
+	if len(d.inner) != streams*drawBatch {
+		d.inner = make([]uint64, streams*drawBatch)
+		for s := range streams {
+			for k := range drawBatch {
+				d.inner[s*drawBatch+k] = mix(uint64(s)<<40 ^ uint64(k+1))
+			}
+		}
+	}
 }
 
-// next is stream's next random value.
+// next is stream's next random value: the one keyed by its counter, from
+// 1 on.
 func (d *draws) next(stream int) uint64 {
-	d.counters[stream]++
-	return mix(d.key ^ mix(uint64(stream)<<40^d.counters[stream]))
+	c := d.counters[stream] + 1
+	d.counters[stream] = c
+	if c <= drawBatch {
+		return mix(d.key ^ d.inner[stream*drawBatch+int(c)-1])
+	}
+	return mix(d.key ^ mix(uint64(stream)<<40^c))
 }
 
 // uniform maps a random value to [0, n] (Lemire's multiply-shift; the bias
