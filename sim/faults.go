@@ -587,6 +587,10 @@ func (s *Schedule) Sort() {
 type clock struct {
 	since, base int64
 	ppm         int64
+	// recip is ⌊(2^64-1)/(1e6+recipPPM)⌋, made by toGlobal when first
+	// needed for the clock's ppm.
+	recip    uint64
+	recipPPM int64
 }
 
 // local is the clock's reading at global time t.
@@ -627,7 +631,36 @@ func (c *clock) global(l int64) int64 {
 	if c.ppm == 0 {
 		return satAdd(c.since, d)
 	}
-	return satAdd(c.since, mulDivCeil(d, 1e6, 1e6+c.ppm))
+	return satAdd(c.since, c.toGlobal(d))
+}
+
+// toGlobal is ⌈d·1e6/(1e6+ppm)⌉ for d > 0: mulDivCeil's value. Read at
+// every timer set, it divides by the clock's one rate through a reciprocal
+// kept with the clock (recip, for the ppm it was made for) — a
+// multiplication and a correction instead of a 128-bit division — when
+// the product fits 63 bits (d below 2^43 ns, about 2.4 hours); else
+// mulDivCeil.
+func (c *clock) toGlobal(d int64) int64 {
+	const dMax = 1 << 43 // d·1e6 < 2^63
+	den := 1e6 + c.ppm
+	if d >= dMax || den <= 0 {
+		return mulDivCeil(d, 1e6, den)
+	}
+	if c.recip == 0 || c.recipPPM != c.ppm {
+		c.recip, c.recipPPM = math.MaxUint64/uint64(den), c.ppm
+	}
+	x, dd := uint64(d)*1e6, uint64(den)
+	// recip = ⌊(2^64-1)/den⌋, so q ≤ ⌊x/den⌋ ≤ q+1 for x < 2^63.
+	q, _ := bits.Mul64(x, c.recip)
+	r := x - q*dd
+	for r >= dd {
+		q++
+		r -= dd
+	}
+	if r != 0 {
+		q++
+	}
+	return int64(q)
 }
 
 // timer is the local deadline of a timer set at global time now to run
@@ -786,6 +819,59 @@ func (fs *faultState) spike(dep int64) (time.Duration, bool) {
 	return 0, false
 }
 
+// calm answers, without looking at the node, the two questions the run
+// asks of a node's faults on every event and every send: is it paused at
+// this time, and is a spike due? Most of a run is calm — no pause under
+// way, none about to begin, no spike due — and there the answer is no for
+// every node, from a few figures over all of them; elsewhere the node's
+// own faultState answers, as ever.
+type calm struct {
+	windows []window // every node's pauses, by start
+	started int      // the windows before started have begun by now
+	// horizon is the latest end of a window that has begun: no node is
+	// paused at or after it until the next window begins.
+	horizon int64
+	// spikeAt is the earliest At of a spike not yet used, of any node
+	// (MaxInt64: none left).
+	spikeAt int64
+}
+
+// reset gathers the pauses and spikes of every node's faultState, fresh
+// for a run.
+func (c *calm) reset(nodes []faultState) {
+	c.windows, c.started, c.horizon = c.windows[:0], 0, math.MinInt64
+	for i := range nodes {
+		c.windows = append(c.windows, nodes[i].pauses...)
+	}
+	slices.SortFunc(c.windows, func(a, b window) int { return cmp.Compare(a.start, b.start) })
+	c.spiked(nodes)
+}
+
+// advance moves the run's time on to now (never back).
+func (c *calm) advance(now int64) {
+	for c.started < len(c.windows) && c.windows[c.started].start <= now {
+		c.horizon = max(c.horizon, c.windows[c.started].end)
+		c.started++
+	}
+}
+
+// unpaused reports that no node is paused at any time in [now, t], now the
+// time advance was last given: every pause that has begun has ended by
+// now, and none begins by t. Then resumeAt(now, t) is t for every node.
+func (c *calm) unpaused(now, t int64) bool {
+	return now >= c.horizon && (c.started == len(c.windows) || t < c.windows[c.started].start)
+}
+
+// spiked recomputes spikeAt after a spike was used.
+func (c *calm) spiked(nodes []faultState) {
+	c.spikeAt = math.MaxInt64
+	for i := range nodes {
+		if fs := &nodes[i]; fs.si < len(fs.spikes) {
+			c.spikeAt = min(c.spikeAt, int64(fs.spikes[fs.si].At))
+		}
+	}
+}
+
 // draws is the run's one source of randomness: the normal latency of each
 // message and each retry backoff. It is counter-based — SplitMix64's mixer
 // over a key derived from the seed, a stream (a link, or a client's
@@ -833,9 +919,17 @@ func (d *draws) reset(seed uint64, streams int) {
 func (d *draws) next(stream int) uint64 {
 	c := d.counters[stream] + 1
 	d.counters[stream] = c
-	if c <= drawBatch {
-		return mix(d.key ^ d.inner[stream*drawBatch+int(c)-1])
+	if c > drawBatch {
+		return d.past(stream, c)
 	}
+	return mix(d.key ^ d.inner[stream*drawBatch+int(c)-1])
+}
+
+// past is the value of stream's counter c beyond the batch: out of next,
+// so that next is inlined where it is drawn.
+//
+//go:noinline
+func (d *draws) past(stream int, c uint64) uint64 {
 	return mix(d.key ^ mix(uint64(stream)<<40^c))
 }
 

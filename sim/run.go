@@ -144,6 +144,7 @@ type Runner struct {
 	index  [256]uint8
 	q      queue
 	nodes  []faultState
+	calm   calm // when no node's faults need looking at
 	timers []timerSlot // node × timerKinds
 	links  []int64     // last arrival per link from×to, for FIFO
 	eff    impl.Effects
@@ -302,6 +303,7 @@ func (r *Runner) reset(sys *impl.System, s *Schedule) {
 	for i := range r.nodes {
 		r.nodes[i].reset(r.cfg.nodeAt(i), s)
 	}
+	r.calm.reset(r.nodes)
 	clear(r.timers)
 	clear(r.links)
 	r.draws.reset(s.Seed, len(r.links)+r.cfg.Clients)
@@ -359,6 +361,7 @@ func (r *Runner) runOn(sys *impl.System, s *Schedule) {
 			break
 		}
 		r.now = e.at
+		r.calm.advance(r.now)
 		if timer >= 0 {
 			e.kind, e.node, e.timer = evTimer, r.cfg.nodeAt(timer/timerKinds), impl.TimerKind(timer%timerKinds)
 		}
@@ -372,6 +375,10 @@ func (r *Runner) runOn(sys *impl.System, s *Schedule) {
 		}
 		// A paused node handles nothing: its message or timer waits until
 		// it resumes, behind whatever became due before it.
+		if r.calm.unpaused(r.now, r.now) {
+			r.step(e)
+			continue
+		}
 		if t := r.node(e.node).resumeAt(r.now, r.now); t != r.now {
 			if timer >= 0 {
 				r.q.setTimer(timer, t)
@@ -506,16 +513,21 @@ func (r *Runner) setTimer(n impl.NodeID, ts impl.TimerSet) {
 // sender resumes, if a pause begins in between), takes the normal latency
 // plus any spike due, and on a FIFO link never overtakes the message before.
 func (r *Runner) send(from impl.NodeID, m *impl.Message) {
-	fs := r.node(from)
-	dep := fs.resumeAt(r.now, satAdd(r.now, int64(r.cfg.Processing)))
+	dep := satAdd(r.now, int64(r.cfg.Processing))
+	if !r.calm.unpaused(r.now, dep) {
+		dep = r.node(from).resumeAt(r.now, dep)
+	}
 	link := int(r.index[from])*len(r.nodes) + int(r.index[m.To])
 	arr := satAdd(dep, latency(&r.cfg, r.draws.next(link)))
-	if d, ok := fs.spike(dep); ok {
-		arr = satAdd(arr, int64(d))
-		if r.rec != nil && !r.recorded {
-			text := fmt.Sprintf("%s to %s delayed by %v (spike)", m, m.To, d)
-			r.rec.Note(from.String(), trace.NoteFault, text)
-			r.annotate(from, dep, arr, text, "spike")
+	if dep >= r.calm.spikeAt { // else no node has a spike due
+		if d, ok := r.node(from).spike(dep); ok {
+			r.calm.spiked(r.nodes)
+			arr = satAdd(arr, int64(d))
+			if r.rec != nil && !r.recorded {
+				text := fmt.Sprintf("%s to %s delayed by %v (spike)", m, m.To, d)
+				r.rec.Note(from.String(), trace.NoteFault, text)
+				r.annotate(from, dep, arr, text, "spike")
+			}
 		}
 	}
 	if !r.cfg.Reorder {
@@ -526,7 +538,7 @@ func (r *Runner) send(from impl.NodeID, m *impl.Message) {
 	e := r.q.add(arr)
 	e.kind, e.node = evDeliver, m.To
 	e.msg = *m // not in the tuple: see step
-	if r.history && from.IsClient() {
+	if r.history && (m.Kind == impl.MsgRead || m.Kind == impl.MsgWrite) && from.IsClient() {
 		r.hist.sent(from.ClientIndex(), m, r.now)
 	}
 }
