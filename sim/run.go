@@ -144,7 +144,7 @@ type Runner struct {
 	index  [256]uint8
 	q      queue
 	nodes  []faultState
-	calm   calm // when no node's faults need looking at
+	calm   calm        // when no node's faults need looking at
 	timers []timerSlot // node × timerKinds
 	links  []int64     // last arrival per link from×to, for FIFO
 	eff    impl.Effects
@@ -433,7 +433,7 @@ func (r *Runner) step(e *event) {
 	if r.rec != nil && !r.recorded {
 		r.rec.Step(n, in, time.Duration(r.now), r.sys, &r.eff)
 	}
-	if r.history {
+	if r.history && (in.Msg.Kind == impl.MsgReadReply || in.Msg.Kind == impl.MsgWriteReply) && in.Kind == impl.InputMessage {
 		r.hist.input(n, &in, r.now)
 	}
 	// The events, before the effects are carried out: the history's
@@ -546,17 +546,26 @@ func (r *Runner) send(from impl.NodeID, m *impl.Message) {
 // event notes progress for the stall detector and the run's counts, and
 // hands the history what node's step reports.
 func (r *Runner) event(n impl.NodeID, ev *impl.Event) {
-	if r.history {
-		r.hist.event(n, ev, r.now)
-	}
 	switch ev.Kind {
 	case impl.EvFinished:
 		r.finished++
 		r.lastProgress = r.now
-	case impl.EvSectionCommitted, impl.EvSectionAborted, impl.EvGaveUp:
+	case impl.EvSectionCommitted, impl.EvSectionAborted:
+		r.lastProgress = r.now
+		if r.history {
+			r.hist.event(n, ev, r.now)
+		}
+	case impl.EvGaveUp:
 		r.lastProgress = r.now
 	case impl.EvOpRejected:
 		r.res.Fenced++
+		if r.history {
+			r.hist.event(n, ev, r.now)
+		}
+	case impl.EvOpAccepted:
+		if r.history {
+			r.hist.event(n, ev, r.now)
+		}
 	case impl.EvBeliefExtended:
 		r.res.Extended++
 	}
