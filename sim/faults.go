@@ -831,6 +831,10 @@ type calm struct {
 	// horizon is the latest end of a window that has begun: no node is
 	// paused at or after it until the next window begins.
 	horizon int64
+	// next is the start of the first window not begun (windows[started]),
+	// MaxInt64 when every one has: one comparison tells advance and
+	// unpaused whether any has begun since.
+	next int64
 	// spikeAt is the earliest At of a spike not yet used, of any node
 	// (MaxInt64: none left).
 	spikeAt int64
@@ -844,22 +848,35 @@ func (c *calm) reset(nodes []faultState) {
 		c.windows = append(c.windows, nodes[i].pauses...)
 	}
 	slices.SortFunc(c.windows, func(a, b window) int { return cmp.Compare(a.start, b.start) })
+	c.setNext()
 	c.spiked(nodes)
+}
+
+// setNext keeps next the start of windows[started].
+func (c *calm) setNext() {
+	c.next = math.MaxInt64
+	if c.started < len(c.windows) {
+		c.next = c.windows[c.started].start
+	}
 }
 
 // advance moves the run's time on to now (never back).
 func (c *calm) advance(now int64) {
+	if now < c.next {
+		return // no window begins by now: the common case, one comparison
+	}
 	for c.started < len(c.windows) && c.windows[c.started].start <= now {
 		c.horizon = max(c.horizon, c.windows[c.started].end)
 		c.started++
 	}
+	c.setNext()
 }
 
 // unpaused reports that no node is paused at any time in [now, t], now the
 // time advance was last given: every pause that has begun has ended by
 // now, and none begins by t. Then resumeAt(now, t) is t for every node.
 func (c *calm) unpaused(now, t int64) bool {
-	return now >= c.horizon && (c.started == len(c.windows) || t < c.windows[c.started].start)
+	return now >= c.horizon && t < c.next
 }
 
 // spiked recomputes spikeAt after a spike was used.

@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"github.com/fencelab/fencelab/impl"
 )
@@ -48,7 +50,13 @@ type event struct {
 // earliest goes is the list scanned for the next. Left in the queue, stale until
 // their time, they were most of a run's pending events: every section
 // leaves a lease and a validity timer cancelled with most of a TTL to run.
-// Pop takes the earlier of the two heaps' tops, so the order of the live
+// The faults' events — a pause's or a crash's start and end, a clock
+// step — are all known before the run starts and are never taken out, so
+// they are not in the heap either but in fixed, sorted once, popped in
+// turn: they were three quarters of the heap (1.9 of its 2.5 events on
+// average under the default faults), and every sift passed over them.
+// Pop takes the earliest of the three — the heap's top, the firing marked
+// earliest and the next fixed event — so the order of the live
 // events is exactly that of one queue holding everything; what a stale
 // firing did when it was popped and skipped is kept in stale (see
 // staleLeft).
@@ -61,6 +69,12 @@ type queue struct {
 	// is freed at the next pop. firing is where pop puts a timer firing.
 	held   uint32
 	firing event
+
+	// fixed are the events queued by pushFixed before the run's first
+	// pop, in (at, seq) order once sortFixed has run; those before
+	// nextFixed have been popped.
+	fixed     []event
+	nextFixed int
 
 	timers []qkey  // unordered
 	tpos   []int32 // per timer slot: its firing's index in timers, -1 if none is queued
@@ -82,12 +96,13 @@ type qkey struct {
 // reset empties q for a run with timerSlots timers.
 func (q *queue) reset(timerSlots int) {
 	q.heap, q.slots, q.free, q.seq, q.held = q.heap[:0], q.slots[:0], q.free[:0], 0, 0
+	q.fixed, q.nextFixed = q.fixed[:0], 0
 	q.timers, q.tmin = q.timers[:0], -1
 	q.tpos = resize(q.tpos, timerSlots, -1)
 	q.last, q.stale, q.hasStale = qkey{at: math.MinInt64}, qkey{}, false // last: before any event
 }
 
-func (q *queue) len() int { return len(q.heap) + len(q.timers) }
+func (q *queue) len() int { return len(q.heap) + len(q.timers) + len(q.fixed) - q.nextFixed }
 
 func less(a, b qkey) bool {
 	if a.at != b.at {
@@ -101,6 +116,24 @@ func (q *queue) push(e event) {
 	p := q.add(e.at)
 	e.seq = p.seq
 	*p = e
+}
+
+// pushFixed adds e, stamping it with the next sequence number, to the
+// events that are never taken out; sortFixed must run after the last
+// and before the first pop.
+func (q *queue) pushFixed(e event) {
+	e.seq = q.nextSeq()
+	q.fixed = append(q.fixed, e)
+}
+
+// sortFixed puts the fixed events in the order pop takes them: by (at, seq).
+func (q *queue) sortFixed() {
+	slices.SortFunc(q.fixed, func(a, b event) int {
+		if c := cmp.Compare(a.at, b.at); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
 }
 
 // add queues a new event at at, stamped with the next sequence number, and
@@ -262,6 +295,17 @@ func (q *queue) pop() (e *event, timer int) {
 	if q.held > 0 {
 		q.free = append(q.free, q.held-1)
 		q.held = 0
+	}
+	if q.nextFixed < len(q.fixed) {
+		// Is the next fixed event the earliest? The sequence number in
+		// the key's high bits orders it against the others exactly.
+		f := &q.fixed[q.nextFixed]
+		k := qkey{at: f.at, key: f.seq << 32}
+		if (len(q.heap) == 0 || less(k, q.heap[0])) && (len(q.timers) == 0 || less(k, q.timers[q.tmin])) {
+			q.nextFixed++
+			q.last = k
+			return f, -1
+		}
 	}
 	if len(q.timers) > 0 && (len(q.heap) == 0 || less(q.timers[q.tmin], q.heap[0])) {
 		k := q.timers[q.tmin]

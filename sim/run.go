@@ -322,12 +322,13 @@ func (r *Runner) runOn(sys *impl.System, s *Schedule) {
 	for i, f := range s.Faults {
 		switch f.Kind {
 		case FaultPause, FaultCrash:
-			r.q.push(event{at: int64(f.At), kind: evFault, node: f.Node, fault: int32(i)})
-			r.q.push(event{at: satAdd(int64(f.At), int64(f.Duration)), kind: evResume, node: f.Node, fault: int32(i)})
+			r.q.pushFixed(event{at: int64(f.At), kind: evFault, node: f.Node, fault: int32(i)})
+			r.q.pushFixed(event{at: satAdd(int64(f.At), int64(f.Duration)), kind: evResume, node: f.Node, fault: int32(i)})
 		case FaultJump:
-			r.q.push(event{at: int64(f.At), kind: evFault, node: f.Node, fault: int32(i)})
+			r.q.pushFixed(event{at: int64(f.At), kind: evFault, node: f.Node, fault: int32(i)})
 		}
 	}
+	r.q.sortFixed()
 	stallAfter := int64(r.stall)
 	for r.finished < r.cfg.Clients {
 		if r.q.len() == 0 {
