@@ -45,9 +45,10 @@ type event struct {
 // (tpos), so that a timer set again, cancelled or moved by a clock step
 // has its firing taken out at once. They are few — 3.25 on average under
 // the default workload and faults, 6 at most — so they are not a heap but
-// a short list with its earliest marked (tmin): setting, replacing or
-// taking out a firing is a store and a comparison, and only when the
-// earliest goes is the list scanned for the next. Left in the queue, stale until
+// a short list sorted latest first: popping the earliest is taking the
+// last, with no search, and a timer set (mostly far ahead: a lease, a
+// validity window) moves the few earlier ones up one, a loop whose end is
+// the only branch that is hard to predict. Left in the queue, stale until
 // their time, they were most of a run's pending events: every section
 // leaves a lease and a validity timer cancelled with most of a TTL to run.
 // The faults' events — a pause's or a crash's start and end, a clock
@@ -55,8 +56,8 @@ type event struct {
 // they are not in the heap either but in fixed, sorted once, popped in
 // turn: they were three quarters of the heap (1.9 of its 2.5 events on
 // average under the default faults), and every sift passed over them.
-// Pop takes the earliest of the three — the heap's top, the firing marked
-// earliest and the next fixed event — so the order of the live
+// Pop takes the earliest of the three — the heap's top, the last firing
+// and the next fixed event — so the order of the live
 // events is exactly that of one queue holding everything; what a stale
 // firing did when it was popped and skipped is kept in stale (see
 // staleLeft).
@@ -76,9 +77,8 @@ type queue struct {
 	fixed     []event
 	nextFixed int
 
-	timers []qkey  // unordered
+	timers []qkey  // latest first: the earliest is the last
 	tpos   []int32 // per timer slot: its firing's index in timers, -1 if none is queued
-	tmin   int     // the index of the earliest firing in timers, when there is one
 	// last is the key of the last event popped; stale the greatest key of
 	// a timer firing taken out (hasStale: there is one).
 	last     qkey
@@ -97,7 +97,7 @@ type qkey struct {
 func (q *queue) reset(timerSlots int) {
 	q.heap, q.slots, q.free, q.seq, q.held = q.heap[:0], q.slots[:0], q.free[:0], 0, 0
 	q.fixed, q.nextFixed = q.fixed[:0], 0
-	q.timers, q.tmin = q.timers[:0], -1
+	q.timers = q.timers[:0]
 	q.tpos = resize(q.tpos, timerSlots, -1)
 	q.last, q.stale, q.hasStale = qkey{at: math.MinInt64}, qkey{}, false // last: before any event
 }
@@ -171,24 +171,22 @@ func (q *queue) nextSeq() uint64 {
 // queued for it, if any.
 func (q *queue) setTimer(t int, at int64) {
 	k := qkey{at: at, key: q.nextSeq()<<32 | uint64(t)}
-	i := int(q.tpos[t])
-	if i < 0 {
-		i = len(q.timers)
-		q.timers = append(q.timers, k)
-		q.tpos[t] = int32(i)
-		if i == 0 || less(k, q.timers[q.tmin]) {
-			q.tmin = i
-		}
-		return
+	if i := q.tpos[t]; i >= 0 {
+		q.staled(q.timers[i])
+		q.removeTimer(int(i))
 	}
-	q.staled(q.timers[i])
-	q.timers[i] = k
-	switch {
-	case i == q.tmin:
-		q.findMin() // it may be later now
-	case less(k, q.timers[q.tmin]):
-		q.tmin = i
+	// Insert in order, latest first: the firings earlier than k, at the
+	// end, move up one. A timer is mostly set far ahead (a lease, a
+	// validity window), so k goes near the front.
+	h := append(q.timers, k)
+	i := len(h) - 1
+	for ; i > 0 && less(h[i-1], k); i-- {
+		h[i] = h[i-1]
+		q.tpos[uint32(h[i].key)] = int32(i)
 	}
+	h[i] = k
+	q.tpos[t] = int32(i)
+	q.timers = h
 }
 
 // staled notes that the timer firing k was taken out before its time (see
@@ -209,33 +207,16 @@ func (q *queue) cancelTimer(t int) {
 	q.removeTimer(i)
 }
 
-// removeTimer takes the firing at index i out of timers: the last takes
-// its place.
+// removeTimer takes the firing at index i out of timers: the earlier ones
+// after it move down one.
 func (q *queue) removeTimer(i int) {
 	h := q.timers
 	q.tpos[uint32(h[i].key)] = -1
-	last := len(h) - 1
-	if i != last {
-		h[i] = h[last]
+	for ; i < len(h)-1; i++ {
+		h[i] = h[i+1]
 		q.tpos[uint32(h[i].key)] = int32(i)
 	}
-	q.timers = h[:last]
-	switch {
-	case q.tmin == i:
-		q.findMin()
-	case q.tmin == last:
-		q.tmin = i // it moved
-	}
-}
-
-// findMin marks the earliest firing in timers.
-func (q *queue) findMin() {
-	q.tmin = -1
-	for i := range q.timers {
-		if q.tmin < 0 || less(q.timers[i], q.timers[q.tmin]) {
-			q.tmin = i
-		}
-	}
+	q.timers = h[:len(h)-1]
 }
 
 // staleLeft reports whether a timer firing taken out would still be queued
@@ -301,15 +282,16 @@ func (q *queue) pop() (e *event, timer int) {
 		// the key's high bits orders it against the others exactly.
 		f := &q.fixed[q.nextFixed]
 		k := qkey{at: f.at, key: f.seq << 32}
-		if (len(q.heap) == 0 || less(k, q.heap[0])) && (len(q.timers) == 0 || less(k, q.timers[q.tmin])) {
+		if (len(q.heap) == 0 || less(k, q.heap[0])) && (len(q.timers) == 0 || less(k, q.timers[len(q.timers)-1])) {
 			q.nextFixed++
 			q.last = k
 			return f, -1
 		}
 	}
-	if len(q.timers) > 0 && (len(q.heap) == 0 || less(q.timers[q.tmin], q.heap[0])) {
-		k := q.timers[q.tmin]
-		q.removeTimer(q.tmin)
+	if n := len(q.timers) - 1; n >= 0 && (len(q.heap) == 0 || less(q.timers[n], q.heap[0])) {
+		k := q.timers[n]
+		q.tpos[uint32(k.key)] = -1
+		q.timers = q.timers[:n]
 		q.last = k
 		q.firing = event{at: k.at, seq: k.key >> 32}
 		return &q.firing, int(uint32(k.key))
