@@ -100,13 +100,27 @@ func (r *recorder) sent(c int, m *impl.Message, now int64) {
 	switch m.Kind {
 	case impl.MsgRead:
 		r.openOp[c] = len(r.h.Ops)
-		r.h.Ops = append(r.h.Ops, linearizability.ResourceOp{Client: c, Kind: impl.OpRead, Token: m.Token, Call: now, Return: now})
+		r.op(c, impl.OpRead, m, now)
 		r.openSection[c] = len(r.h.Sections)
-		r.h.Sections = append(r.h.Sections, linearizability.Section{Client: c, Token: m.Token, Call: now, Return: now})
+		// Filled in place, as in op.
+		r.h.Sections = append(r.h.Sections, linearizability.Section{})
+		s := &r.h.Sections[len(r.h.Sections)-1]
+		s.Client, s.Token, s.Call, s.Return = c, m.Token, now, now
 	case impl.MsgWrite:
 		r.openOp[c] = len(r.h.Ops)
-		r.h.Ops = append(r.h.Ops, linearizability.ResourceOp{Client: c, Kind: impl.OpWrite, Token: m.Token, Value: m.Value, Call: now, Return: now})
+		r.op(c, impl.OpWrite, m, now)
+		r.h.Ops[len(r.h.Ops)-1].Value = m.Value
 	}
+}
+
+// op appends the operation of kind k that client c's message m begins at
+// now, filled in place: a struct literal appended is built in a temporary
+// and copied in 16-byte pieces that read back the narrower stores which
+// just wrote it, and such a read waits for them to reach the cache.
+func (r *recorder) op(c int, k impl.OpKind, m *impl.Message, now int64) {
+	r.h.Ops = append(r.h.Ops, linearizability.ResourceOp{})
+	op := &r.h.Ops[len(r.h.Ops)-1]
+	op.Client, op.Kind, op.Token, op.Call, op.Return = c, k, m.Token, now, now
 }
 
 // finish closes what a run cut short left open: an operation the resource
