@@ -126,6 +126,128 @@ func BenchmarkBareLoop(b *testing.B) {
 	}
 }
 
+// BenchmarkLoop is the simulator loop against its yardstick at equal
+// pending events, both in one run of go test -bench:
+//
+//	go test ./sim -run '^$' -bench '^BenchmarkLoop$' -benchtime 2s
+//
+// "sim" is Runner.Run (design none, default workload and faults,
+// invariants checked, history recorded) over a fixed pool of seeds; "bare"
+// is the simulator's own queue (same keys, same tie-break by sequence)
+// popping an event and pushing one a drawn latency later, with as many
+// events pending as the simulator has on average when it pops one —
+// measured on the same seeds before either is timed, and reported as
+// "pending" by both. "paired" interleaves the two run by run (a simulated
+// run, then as many bare events as it had steps) and reports both costs,
+// in the thread's CPU time (threadTime), and their ratio bare/sim: on a
+// loaded machine the time waiting for a core counts for neither, and what
+// slows the processor (caches shared with others) slows both alike.
+// ns/event is per step (an input a node handled) for the simulator and per
+// popped event for the bare loop.
+func BenchmarkLoop(b *testing.B) {
+	c := config(impl.DesignFenceNone, AllFaults)
+	const pool = 1024
+	scheds := make([]*Schedule, pool)
+	for i := range scheds {
+		scheds[i] = Generate(uint64(i)+1, c)
+	}
+	pending := meanPending(b, c, scheds)
+	b.Run("bare", func(b *testing.B) {
+		l := newBareLoop(pending)
+		const chunk = 1024
+		var events int64
+		for b.Loop() {
+			l.run(chunk)
+			events += chunk
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+		b.ReportMetric(float64(pending), "pending")
+	})
+	b.Run("sim", func(b *testing.B) {
+		r, err := NewRunner(c)
+		require.NoError(b, err)
+		var steps int64
+		for i := 0; b.Loop(); i++ {
+			res := r.Run(scheds[i%pool])
+			steps += int64(res.Steps)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(steps), "ns/event")
+		b.ReportMetric(float64(pending), "pending")
+	})
+	b.Run("paired", func(b *testing.B) {
+		r, err := NewRunner(c)
+		require.NoError(b, err)
+		l := newBareLoop(pending)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		var steps int64
+		var simT, bareT time.Duration
+		for i := 0; b.Loop(); i++ {
+			t0 := threadTime()
+			res := r.Run(scheds[i%pool])
+			t1 := threadTime()
+			l.run(res.Steps)
+			t2 := threadTime()
+			simT += t1 - t0
+			bareT += t2 - t1
+			steps += int64(res.Steps)
+		}
+		b.ReportMetric(float64(simT.Nanoseconds())/float64(steps), "sim-ns/event")
+		b.ReportMetric(float64(bareT.Nanoseconds())/float64(steps), "bare-ns/event")
+		b.ReportMetric(float64(bareT)/float64(simT), "bare/sim")
+		b.ReportMetric(float64(pending), "pending")
+	})
+}
+
+// meanPending is the mean number of events the simulator's queue holds
+// when it pops one a node handles (the event itself included), over the
+// runs of scheds, rounded to the nearest whole event.
+func meanPending(b *testing.B, c Config, scheds []*Schedule) int {
+	r, err := NewRunner(c)
+	require.NoError(b, err)
+	var sum, steps int64
+	for _, s := range scheds {
+		r.RunObserved(s, func(impl.Action) {
+			sum += int64(r.q.len()) + 1 // the event popped for this step
+			steps++
+		})
+	}
+	require.Positive(b, steps)
+	return int((sum + steps/2) / steps)
+}
+
+// bareLoop is BenchmarkLoop's yardstick: the simulator's queue with a fixed
+// number of events pending, each pop followed by a push of one due a drawn
+// latency (xorshift64, in [0, 3ms): the default latency plus jitter) later.
+type bareLoop struct {
+	q queue
+	x uint64
+}
+
+func newBareLoop(pending int) *bareLoop {
+	l := &bareLoop{x: 88172645463325252}
+	l.q.reset(0)
+	for i := range pending {
+		l.q.push(event{at: int64(i) * 3_000_000 / int64(pending), kind: evDeliver})
+	}
+	return l
+}
+
+// run handles n events, the generator's state in a local as a tight
+// loop would keep it.
+func (l *bareLoop) run(n int) {
+	x, q := l.x, &l.q
+	for range n {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		e, _ := q.pop()
+		ne := q.add(e.at + int64(x%3_000_000))
+		ne.kind, ne.node = evDeliver, e.node
+	}
+	l.x = x
+}
+
 // bareHeap is BenchmarkBareLoop's minimal queue: a binary min-heap of
 // (time, sequence) pairs, the sequence breaking ties as the simulator's does.
 type bareHeap struct {

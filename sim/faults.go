@@ -587,6 +587,10 @@ func (s *Schedule) Sort() {
 type clock struct {
 	since, base int64
 	ppm         int64
+	// recip is ⌊(2^64-1)/(1e6+recipPPM)⌋, made by toGlobal when first
+	// needed for the clock's ppm.
+	recip    uint64
+	recipPPM int64
 }
 
 // local is the clock's reading at global time t.
@@ -627,7 +631,54 @@ func (c *clock) global(l int64) int64 {
 	if c.ppm == 0 {
 		return satAdd(c.since, d)
 	}
-	return satAdd(c.since, mulDivCeil(d, 1e6, 1e6+c.ppm))
+	return satAdd(c.since, c.toGlobal(d))
+}
+
+// toGlobal is ⌈d·1e6/(1e6+ppm)⌉ for d > 0: mulDivCeil's value. Read at
+// every timer set, it divides by the clock's one rate through a reciprocal
+// kept with the clock (recip, for the ppm it was made for) — a
+// multiplication and a correction instead of a 128-bit division — when
+// the product fits 63 bits (d below 2^43 ns, about 2.4 hours); else
+// mulDivCeil.
+func (c *clock) toGlobal(d int64) int64 {
+	const dMax = 1 << 43 // d·1e6 < 2^63
+	den := 1e6 + c.ppm
+	if d >= dMax || den <= 0 {
+		return mulDivCeil(d, 1e6, den)
+	}
+	if c.recip == 0 || c.recipPPM != c.ppm {
+		c.recip, c.recipPPM = math.MaxUint64/uint64(den), c.ppm
+	}
+	x, dd := uint64(d)*1e6, uint64(den)
+	// recip = ⌊(2^64-1)/den⌋, so q ≤ ⌊x/den⌋ ≤ q+1 for x < 2^63.
+	q, _ := bits.Mul64(x, c.recip)
+	r := x - q*dd
+	for r >= dd {
+		q++
+		r -= dd
+	}
+	if r != 0 {
+		q++
+	}
+	return int64(q)
+}
+
+// timer is the local deadline of a timer set at global time now to run
+// for d of local time, and the global time it is due: global(local(now)+d).
+// A clock without drift keeps one time base — its readings are global time
+// shifted by base-since, zero until it steps — so the deadline converts
+// back by that shift alone, with no arithmetic on rates: the very sums
+// local and global make when ppm is 0, without their calls.
+func (c *clock) timer(now, d int64) (deadline, due int64) {
+	if c.ppm != 0 {
+		deadline = satAdd(c.local(now), d)
+		return deadline, c.global(deadline)
+	}
+	deadline = satAdd(satAdd(c.base, satSub(now, c.since)), d)
+	if off := satSub(deadline, c.base); off > 0 {
+		return deadline, satAdd(c.since, off)
+	}
+	return deadline, c.since
 }
 
 // jump steps the clock by by at global time t.
@@ -768,6 +819,76 @@ func (fs *faultState) spike(dep int64) (time.Duration, bool) {
 	return 0, false
 }
 
+// calm answers, without looking at the node, the two questions the run
+// asks of a node's faults on every event and every send: is it paused at
+// this time, and is a spike due? Most of a run is calm — no pause under
+// way, none about to begin, no spike due — and there the answer is no for
+// every node, from a few figures over all of them; elsewhere the node's
+// own faultState answers, as ever.
+type calm struct {
+	windows []window // every node's pauses, by start
+	started int      // the windows before started have begun by now
+	// horizon is the latest end of a window that has begun: no node is
+	// paused at or after it until the next window begins.
+	horizon int64
+	// next is the start of the first window not begun (windows[started]),
+	// MaxInt64 when every one has: one comparison tells advance and
+	// unpaused whether any has begun since.
+	next int64
+	// spikeAt is the earliest At of a spike not yet used, of any node
+	// (MaxInt64: none left).
+	spikeAt int64
+}
+
+// reset gathers the pauses and spikes of every node's faultState, fresh
+// for a run.
+func (c *calm) reset(nodes []faultState) {
+	c.windows, c.started, c.horizon = c.windows[:0], 0, math.MinInt64
+	for i := range nodes {
+		c.windows = append(c.windows, nodes[i].pauses...)
+	}
+	slices.SortFunc(c.windows, func(a, b window) int { return cmp.Compare(a.start, b.start) })
+	c.setNext()
+	c.spiked(nodes)
+}
+
+// setNext keeps next the start of windows[started].
+func (c *calm) setNext() {
+	c.next = math.MaxInt64
+	if c.started < len(c.windows) {
+		c.next = c.windows[c.started].start
+	}
+}
+
+// advance moves the run's time on to now (never back).
+func (c *calm) advance(now int64) {
+	if now < c.next {
+		return // no window begins by now: the common case, one comparison
+	}
+	for c.started < len(c.windows) && c.windows[c.started].start <= now {
+		c.horizon = max(c.horizon, c.windows[c.started].end)
+		c.started++
+	}
+	c.setNext()
+}
+
+// unpaused reports that no node is paused at any time in [now, t], now the
+// time advance was last given: every pause that has begun has ended by
+// now, and none begins by t. Then resumeAt(now, t) is t for every node.
+func (c *calm) unpaused(now, t int64) bool {
+	return now >= c.horizon && t < c.next
+}
+
+// spiked recomputes spikeAt after a spike was used.
+func (c *calm) spiked(nodes []faultState) {
+	c.spikeAt = math.MaxInt64
+	for i := range nodes {
+		if fs := &nodes[i]; fs.si < len(fs.spikes) {
+			c.spikeAt = min(c.spikeAt, int64(fs.spikes[fs.si].At))
+		}
+	}
+}
+
 // draws is the run's one source of randomness: the normal latency of each
 // message and each retry backoff. It is counter-based — SplitMix64's mixer
 // over a key derived from the seed, a stream (a link, or a client's
@@ -777,20 +898,56 @@ func (fs *faultState) spike(dep int64) (time.Duration, bool) {
 // a small change to a schedule (a 1ms pause that reorders two deliveries)
 // changes what it touches and not every draw after it, which is what lets
 // a shrinker remove a fault without the rest of the run being redrawn.
+//
+// A value is two mixes, and the inner one, mix(stream<<40 ^ counter), does
+// not depend on the seed: draws computes it in a batch, the first
+// drawBatch counters of every stream at once, when the Runner's first run
+// starts, and keeps the batch for every run after (a stream's draws past
+// drawBatch mix it afresh). A run's draw is then one mix and a load, and
+// it is still the value its stream and counter give, taken in the same
+// order as ever.
 type draws struct {
 	key      uint64
-	counters []uint64 // per stream
+	counters []uint64 // per stream: the draws taken
+	// inner is mix(stream<<40 ^ k) for k in 1 ... drawBatch of every
+	// stream, stream by stream; the same in every run.
+	inner []uint64
 }
+
+// drawBatch is how many draws of each stream draws.inner holds: more than
+// a run of the default workload takes on any link.
+const drawBatch = 64
 
 func (d *draws) reset(seed uint64, streams int) {
 	d.key = mix(seed ^ streamRun)
 	d.counters = resize(d.counters, streams, 0)
+	if len(d.inner) != streams*drawBatch {
+		d.inner = make([]uint64, streams*drawBatch)
+		for s := range streams {
+			for k := range drawBatch {
+				d.inner[s*drawBatch+k] = mix(uint64(s)<<40 ^ uint64(k+1))
+			}
+		}
+	}
 }
 
-// next is stream's next random value.
+// next is stream's next random value: the one keyed by its counter, from
+// 1 on.
 func (d *draws) next(stream int) uint64 {
-	d.counters[stream]++
-	return mix(d.key ^ mix(uint64(stream)<<40^d.counters[stream]))
+	c := d.counters[stream] + 1
+	d.counters[stream] = c
+	if c > drawBatch {
+		return d.past(stream, c)
+	}
+	return mix(d.key ^ d.inner[stream*drawBatch+int(c)-1])
+}
+
+// past is the value of stream's counter c beyond the batch: out of next,
+// so that next is inlined where it is drawn.
+//
+//go:noinline
+func (d *draws) past(stream int, c uint64) uint64 {
+	return mix(d.key ^ mix(uint64(stream)<<40^c))
 }
 
 // uniform maps a random value to [0, n] (Lemire's multiply-shift; the bias

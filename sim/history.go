@@ -45,59 +45,82 @@ func resize[T any](s []T, n int, v T) []T {
 	return s
 }
 
-// observe records what node's step at now means for the history: in is
-// what it handled, out what it did.
-func (r *recorder) observe(node impl.NodeID, in *impl.Input, now int64, out *impl.Effects) {
-	if node == impl.ResourceNode {
-		for i := range out.Events {
-			ev := &out.Events[i]
-			if ev.Kind == impl.EvOpAccepted || ev.Kind == impl.EvOpRejected {
-				c := ev.Peer.ClientIndex()
-				r.handled[c], r.accepted[c] = now, ev.Kind == impl.EvOpAccepted
-			}
-		}
-		return
-	}
-	if !node.IsClient() {
+// The recorder hears a step in three parts, where the runner already
+// looks at what the step did: input before anything else (a reply ends
+// its client's operation), event for each event the step reports (the
+// resource's decisions, a section's end), sent for each message it sends
+// (a read or a write begins an operation; a read, a section) — in that
+// order, the order of the step's own logic.
+
+// input records the end of client node's operation that in answers.
+func (r *recorder) input(node impl.NodeID, in *impl.Input, now int64) {
+	if !node.IsClient() || in.Kind != impl.InputMessage {
 		return
 	}
 	c := node.ClientIndex()
-	if in.Kind == impl.InputMessage {
-		if m := &in.Msg; (m.Kind == impl.MsgReadReply || m.Kind == impl.MsgWriteReply) && r.openOp[c] >= 0 {
-			op := &r.h.Ops[r.openOp[c]]
-			op.Return, op.Accepted = now, m.OK
-			if op.Kind == impl.OpRead && m.OK {
-				op.Value = m.Value
-				if s := r.openSection[c]; s >= 0 {
-					r.h.Sections[s].Read = m.Value
-				}
-			}
-			r.openOp[c], r.handled[c] = -1, -1
-		}
-	}
-	for i := range out.Events {
-		switch out.Events[i].Kind {
-		case impl.EvSectionCommitted, impl.EvSectionAborted:
+	if m := &in.Msg; (m.Kind == impl.MsgReadReply || m.Kind == impl.MsgWriteReply) && r.openOp[c] >= 0 {
+		op := &r.h.Ops[r.openOp[c]]
+		op.Return, op.Accepted = now, m.OK
+		if op.Kind == impl.OpRead && m.OK {
+			op.Value = m.Value
 			if s := r.openSection[c]; s >= 0 {
-				r.h.Sections[s].Return = now
-				r.h.Sections[s].Committed = out.Events[i].Kind == impl.EvSectionCommitted
-				r.openSection[c] = -1
+				r.h.Sections[s].Read = m.Value
 			}
 		}
+		r.openOp[c], r.handled[c] = -1, -1
 	}
-	for i := range out.Send {
-		m := &out.Send[i]
-		switch m.Kind {
-		case impl.MsgRead:
-			r.openOp[c] = len(r.h.Ops)
-			r.h.Ops = append(r.h.Ops, linearizability.ResourceOp{Client: c, Kind: impl.OpRead, Token: m.Token, Call: now, Return: now})
-			r.openSection[c] = len(r.h.Sections)
-			r.h.Sections = append(r.h.Sections, linearizability.Section{Client: c, Token: m.Token, Call: now, Return: now})
-		case impl.MsgWrite:
-			r.openOp[c] = len(r.h.Ops)
-			r.h.Ops = append(r.h.Ops, linearizability.ResourceOp{Client: c, Kind: impl.OpWrite, Token: m.Token, Value: m.Value, Call: now, Return: now})
+}
+
+// event records what ev, reported by node's step at now, means for the
+// history: the resource handled a client's operation, or a client's
+// section ended.
+func (r *recorder) event(node impl.NodeID, ev *impl.Event, now int64) {
+	switch ev.Kind {
+	case impl.EvOpAccepted, impl.EvOpRejected:
+		if node == impl.ResourceNode {
+			c := ev.Peer.ClientIndex()
+			r.handled[c], r.accepted[c] = now, ev.Kind == impl.EvOpAccepted
+		}
+	case impl.EvSectionCommitted, impl.EvSectionAborted:
+		if !node.IsClient() {
+			return
+		}
+		c := node.ClientIndex()
+		if s := r.openSection[c]; s >= 0 {
+			r.h.Sections[s].Return = now
+			r.h.Sections[s].Committed = ev.Kind == impl.EvSectionCommitted
+			r.openSection[c] = -1
 		}
 	}
+}
+
+// sent records the operation (and, for a read, the section) that client
+// c's message m begins at now.
+func (r *recorder) sent(c int, m *impl.Message, now int64) {
+	switch m.Kind {
+	case impl.MsgRead:
+		r.openOp[c] = len(r.h.Ops)
+		r.op(c, impl.OpRead, m, now)
+		r.openSection[c] = len(r.h.Sections)
+		// Filled in place, as in op.
+		r.h.Sections = append(r.h.Sections, linearizability.Section{})
+		s := &r.h.Sections[len(r.h.Sections)-1]
+		s.Client, s.Token, s.Call, s.Return = c, m.Token, now, now
+	case impl.MsgWrite:
+		r.openOp[c] = len(r.h.Ops)
+		r.op(c, impl.OpWrite, m, now)
+		r.h.Ops[len(r.h.Ops)-1].Value = m.Value
+	}
+}
+
+// op appends the operation of kind k that client c's message m begins at
+// now, filled in place: a struct literal appended is built in a temporary
+// and copied in 16-byte pieces that read back the narrower stores which
+// just wrote it, and such a read waits for them to reach the cache.
+func (r *recorder) op(c int, k impl.OpKind, m *impl.Message, now int64) {
+	r.h.Ops = append(r.h.Ops, linearizability.ResourceOp{})
+	op := &r.h.Ops[len(r.h.Ops)-1]
+	op.Client, op.Kind, op.Token, op.Call, op.Return = c, k, m.Token, now, now
 }
 
 // finish closes what a run cut short left open: an operation the resource

@@ -10,9 +10,10 @@ import (
 )
 
 // TestTimerQueueIsOneQueueWithStaleFirings: the queue with its timer
-// firings in a heap of their own, taken out when a timer is set again or
+// firings in a list of their own, taken out when a timer is set again or
 // cancelled, pops the live events and firings in exactly the order of one
-// queue that keeps every firing until its time and skips the stale ones;
+// queue that keeps every firing until its time and skips the stale ones,
+// the fixed events (the faults', pushFixed) among them;
 // and staleLeft says whether that queue would still hold stale firings
 // when nothing live is left, and the latest one's time.
 func TestTimerQueueIsOneQueueWithStaleFirings(t *testing.T) {
@@ -39,6 +40,15 @@ func TestTimerQueueIsOneQueueWithStaleFirings(t *testing.T) {
 			}
 			return best
 		}
+		// The faults' events, queued before the run starts.
+		for range rapid.IntRange(0, 6).Draw(t, "fixed") {
+			at := rapid.Int64Range(0, 30).Draw(t, "fixedAt")
+			all = append(all, &ref{at: at, seq: seq, timer: -1, id: id})
+			q.pushFixed(event{at: at, fault: id})
+			seq++
+			id++
+		}
+		q.sortFixed()
 		now := int64(0)
 		for range rapid.IntRange(1, 60).Draw(t, "actions") {
 			switch rapid.IntRange(0, 3).Draw(t, "action") {

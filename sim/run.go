@@ -144,11 +144,15 @@ type Runner struct {
 	index  [256]uint8
 	q      queue
 	nodes  []faultState
+	calm   calm        // when no node's faults need looking at
 	timers []timerSlot // node × timerKinds
 	links  []int64     // last arrival per link from×to, for FIFO
 	eff    impl.Effects
 	draws  draws // streams: one per link (from×to), then one per client's backoffs
 	hist   recorder
+	// history is whether a run records its history: true but while
+	// Shrink runs its candidates, which no checker reads (withoutHistory).
+	history bool
 	// checker judges the histories (Check); a batch's worker shares one
 	// among its runners, so that a seed's runs of several designs can
 	// share a judgement of equal histories.
@@ -182,6 +186,10 @@ type Runner struct {
 	// checkEvery makes Run check every invariant after every step, as
 	// Record does; tests use it to show that checkFast is equivalent.
 	checkEvery bool
+	// viaCarryOut makes step carry out effects through
+	// impl.Effects.CarryOut; TestCarryOutOrder uses it to show that step's
+	// own loops keep its order.
+	viaCarryOut bool
 	// observe, set only by RunObserved, hears every step's node and input.
 	observe func(impl.Action)
 }
@@ -196,7 +204,7 @@ func NewRunner(c Config) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Runner{cfg: c, invs: impl.Invariants(), checker: linearizability.NewChecker(), initial: initial, redlock: c.Design.Redlock()}
+	r := &Runner{cfg: c, invs: impl.Invariants(), checker: linearizability.NewChecker(), initial: initial, redlock: c.Design.Redlock(), history: true}
 	if len(r.invs) != numProps {
 		return nil, fmt.Errorf("sim knows %d properties, impl has %d", numProps, len(r.invs))
 	}
@@ -219,8 +227,17 @@ func NewRunner(c Config) (*Runner, error) {
 // Config is the runner's configuration, with its fault bounds filled in.
 func (r *Runner) Config() Config { return r.cfg }
 
-// History is what the last run recorded. It is overwritten by the next run.
+// History is what the last run recorded. It is overwritten by the next
+// run; Shrink's runs record none (it reads their verdicts alone), so after
+// Shrink it is empty until the next run.
 func (r *Runner) History() *History { return &r.hist.h }
+
+// withoutHistory turns off the history of r's runs until the returned
+// function turns it back on: for runs whose history no checker reads.
+func (r *Runner) withoutHistory() (restore func()) {
+	r.history = false
+	return func() { r.history = true }
+}
 
 // Run simulates one run of schedule s (and its seed). Invariants are
 // checked only after the steps that can change what they read (see
@@ -286,6 +303,7 @@ func (r *Runner) reset(sys *impl.System, s *Schedule) {
 	for i := range r.nodes {
 		r.nodes[i].reset(r.cfg.nodeAt(i), s)
 	}
+	r.calm.reset(r.nodes)
 	clear(r.timers)
 	clear(r.links)
 	r.draws.reset(s.Seed, len(r.links)+r.cfg.Clients)
@@ -304,12 +322,13 @@ func (r *Runner) runOn(sys *impl.System, s *Schedule) {
 	for i, f := range s.Faults {
 		switch f.Kind {
 		case FaultPause, FaultCrash:
-			r.q.push(event{at: int64(f.At), kind: evFault, node: f.Node, fault: int32(i)})
-			r.q.push(event{at: satAdd(int64(f.At), int64(f.Duration)), kind: evResume, node: f.Node, fault: int32(i)})
+			r.q.pushFixed(event{at: int64(f.At), kind: evFault, node: f.Node, fault: int32(i)})
+			r.q.pushFixed(event{at: satAdd(int64(f.At), int64(f.Duration)), kind: evResume, node: f.Node, fault: int32(i)})
 		case FaultJump:
-			r.q.push(event{at: int64(f.At), kind: evFault, node: f.Node, fault: int32(i)})
+			r.q.pushFixed(event{at: int64(f.At), kind: evFault, node: f.Node, fault: int32(i)})
 		}
 	}
+	r.q.sortFixed()
 	stallAfter := int64(r.stall)
 	for r.finished < r.cfg.Clients {
 		if r.q.len() == 0 {
@@ -343,6 +362,7 @@ func (r *Runner) runOn(sys *impl.System, s *Schedule) {
 			break
 		}
 		r.now = e.at
+		r.calm.advance(r.now)
 		if timer >= 0 {
 			e.kind, e.node, e.timer = evTimer, r.cfg.nodeAt(timer/timerKinds), impl.TimerKind(timer%timerKinds)
 		}
@@ -356,6 +376,10 @@ func (r *Runner) runOn(sys *impl.System, s *Schedule) {
 		}
 		// A paused node handles nothing: its message or timer waits until
 		// it resumes, behind whatever became due before it.
+		if r.calm.unpaused(r.now, r.now) {
+			r.step(e)
+			continue
+		}
 		if t := r.node(e.node).resumeAt(r.now, r.now); t != r.now {
 			if timer >= 0 {
 				r.q.setTimer(timer, t)
@@ -394,7 +418,7 @@ func (r *Runner) step(e *event) {
 			in.Backoff = backoff(&r.cfg, r.draws.next(len(r.links)+e.node.ClientIndex()))
 		}
 	case evTimer:
-		r.slot(e.node, impl.Timer{Kind: e.timer}).pending = false // its firing was popped
+		r.timers[r.timerIndex(e.node, e.timer)].pending = false // its firing was popped
 		in.Kind, in.Timer = impl.InputTimer, impl.Timer{Kind: e.timer}
 	case evResume: // the end of a crash (see resume)
 		in.Kind = impl.InputRestart
@@ -407,17 +431,40 @@ func (r *Runner) step(e *event) {
 	r.eff.Reset()
 	r.sys.Step(n, &in, &r.eff)
 	r.res.Steps++
-	recording := r.rec != nil && !r.recorded
-	if recording {
+	if r.rec != nil && !r.recorded {
 		r.rec.Step(n, in, time.Duration(r.now), r.sys, &r.eff)
 	}
-	r.hist.observe(n, &in, r.now, &r.eff)
-	if recording && r.stale >= 0 {
+	if r.history && (in.Msg.Kind == impl.MsgReadReply || in.Msg.Kind == impl.MsgWriteReply) && in.Kind == impl.InputMessage {
+		r.hist.input(n, &in, r.now)
+	}
+	// The events, before the effects are carried out: the history's
+	// operations and sections end before the ones the step's sends begin
+	// (send); the counts they feed are read only after the step.
+	for i := range r.eff.Events {
+		r.event(n, &r.eff.Events[i])
+	}
+	if r.rec != nil && !r.recorded && r.stale >= 0 {
 		r.recordPast(n)
 	}
-	r.eff.CarryOut(n, (*runnerEffects)(r))
-	for i := range r.eff.Events {
-		r.event(&r.eff.Events[i])
+	// impl.Effects.CarryOut's order — cancels, then sets, then sends —
+	// carried out here without its interface calls: the order decides
+	// the sequence numbers, so a run is the one every runtime makes
+	// (TestCarryOutOrder holds the two together).
+	if r.viaCarryOut {
+		r.eff.CarryOut(n, (*runnerEffects)(r))
+	} else {
+		for _, t := range r.eff.Cancel {
+			r.cancelTimer(n, t)
+		}
+		for _, ts := range r.eff.Set {
+			r.setTimer(n, ts)
+		}
+		for i := range r.eff.Send {
+			r.send(n, &r.eff.Send[i])
+		}
+	}
+	if r.rec != nil {
+		r.annotateExpiries()
 	}
 	if r.rec != nil || r.checkEvery {
 		r.checkAll()
@@ -426,23 +473,22 @@ func (r *Runner) step(e *event) {
 	}
 }
 
-// runnerEffects carries out a step's effects in the simulator, in the order
-// impl.Effects.CarryOut gives every runtime.
+// runnerEffects carries out a step's effects in the simulator as an
+// impl.EffectHandler (viaCarryOut); step carries them out itself, in the
+// same order.
 type runnerEffects Runner
 
-func (e *runnerEffects) Cancel(n impl.NodeID, t impl.Timer) {
-	r := (*Runner)(e)
-	i := r.timerIndex(n, t.Kind)
-	r.timers[i].pending = false
-	r.q.cancelTimer(i)
-}
+func (e *runnerEffects) Cancel(n impl.NodeID, t impl.Timer) { (*Runner)(e).cancelTimer(n, t) }
 
 func (e *runnerEffects) Set(n impl.NodeID, ts impl.TimerSet) { (*Runner)(e).setTimer(n, ts) }
 
 func (e *runnerEffects) Send(n impl.NodeID, m *impl.Message) { (*Runner)(e).send(n, m) }
 
-func (r *Runner) slot(n impl.NodeID, t impl.Timer) *timerSlot {
-	return &r.timers[r.timerIndex(n, t.Kind)]
+// cancelTimer takes n's timer t out, with its queued firing.
+func (r *Runner) cancelTimer(n impl.NodeID, t impl.Timer) {
+	i := r.timerIndex(n, t.Kind)
+	r.timers[i].pending = false
+	r.q.cancelTimer(i)
 }
 
 // timerIndex is the index of n's timer of kind k in Runner.timers and the
@@ -459,26 +505,30 @@ func (r *Runner) node(n impl.NodeID) *faultState { return &r.nodes[r.index[n]] }
 func (r *Runner) setTimer(n impl.NodeID, ts impl.TimerSet) {
 	i := r.timerIndex(n, ts.Kind)
 	slot := &r.timers[i]
-	clk := &r.node(n).clock
-	slot.deadline = satAdd(clk.local(r.now), int64(ts.After))
-	slot.pending = true
-	r.q.setTimer(i, max(clk.global(slot.deadline), r.now))
+	deadline, due := r.node(n).clock.timer(r.now, int64(ts.After))
+	slot.deadline, slot.pending = deadline, true
+	r.q.setTimer(i, max(due, r.now))
 }
 
 // send puts m on the wire: it leaves Processing after the step (or when the
 // sender resumes, if a pause begins in between), takes the normal latency
 // plus any spike due, and on a FIFO link never overtakes the message before.
 func (r *Runner) send(from impl.NodeID, m *impl.Message) {
-	fs := r.node(from)
-	dep := fs.resumeAt(r.now, satAdd(r.now, int64(r.cfg.Processing)))
+	dep := satAdd(r.now, int64(r.cfg.Processing))
+	if !r.calm.unpaused(r.now, dep) {
+		dep = r.node(from).resumeAt(r.now, dep)
+	}
 	link := int(r.index[from])*len(r.nodes) + int(r.index[m.To])
 	arr := satAdd(dep, latency(&r.cfg, r.draws.next(link)))
-	if d, ok := fs.spike(dep); ok {
-		arr = satAdd(arr, int64(d))
-		if r.rec != nil && !r.recorded {
-			text := fmt.Sprintf("%s to %s delayed by %v (spike)", m, m.To, d)
-			r.rec.Note(from.String(), trace.NoteFault, text)
-			r.annotate(from, dep, arr, text, "spike")
+	if dep >= r.calm.spikeAt { // else no node has a spike due
+		if d, ok := r.node(from).spike(dep); ok {
+			r.calm.spiked(r.nodes)
+			arr = satAdd(arr, int64(d))
+			if r.rec != nil && !r.recorded {
+				text := fmt.Sprintf("%s to %s delayed by %v (spike)", m, m.To, d)
+				r.rec.Note(from.String(), trace.NoteFault, text)
+				r.annotate(from, dep, arr, text, "spike")
+			}
 		}
 	}
 	if !r.cfg.Reorder {
@@ -489,27 +539,47 @@ func (r *Runner) send(from impl.NodeID, m *impl.Message) {
 	e := r.q.add(arr)
 	e.kind, e.node = evDeliver, m.To
 	e.msg = *m // not in the tuple: see step
+	if r.history && (m.Kind == impl.MsgRead || m.Kind == impl.MsgWrite) && from.IsClient() {
+		r.hist.sent(from.ClientIndex(), m, r.now)
+	}
 }
 
-// event notes progress for the stall detector and, when recording, marks
-// lease expiries for Porcupine's picture.
-func (r *Runner) event(ev *impl.Event) {
+// event notes progress for the stall detector and the run's counts, and
+// hands the history what node's step reports.
+func (r *Runner) event(n impl.NodeID, ev *impl.Event) {
 	switch ev.Kind {
 	case impl.EvFinished:
 		r.finished++
 		r.lastProgress = r.now
-	case impl.EvSectionCommitted, impl.EvSectionAborted, impl.EvGaveUp:
+	case impl.EvSectionCommitted, impl.EvSectionAborted:
+		r.lastProgress = r.now
+		if r.history {
+			r.hist.event(n, ev, r.now)
+		}
+	case impl.EvGaveUp:
 		r.lastProgress = r.now
 	case impl.EvOpRejected:
 		r.res.Fenced++
+		if r.history {
+			r.hist.event(n, ev, r.now)
+		}
+	case impl.EvOpAccepted:
+		if r.history {
+			r.hist.event(n, ev, r.now)
+		}
 	case impl.EvBeliefExtended:
 		r.res.Extended++
-	case impl.EvExpired:
-		if r.rec != nil {
+	}
+}
+
+// annotateExpiries marks the step's lease expiries for Porcupine's picture
+// (recording only), after the spikes its sends met.
+func (r *Runner) annotateExpiries() {
+	for i := range r.eff.Events {
+		switch ev := &r.eff.Events[i]; ev.Kind {
+		case impl.EvExpired:
 			r.annotate(ev.Peer, r.now, r.now, fmt.Sprintf("the service expired lease %d of %s", ev.Lease, ev.Peer), "expiry")
-		}
-	case impl.EvLeaseLost:
-		if r.rec != nil {
+		case impl.EvLeaseLost:
 			r.annotate(ev.Node, r.now, r.now, fmt.Sprintf("%s's lease %d ran out by its own clock", ev.Node, ev.Lease), "expiry")
 		}
 	}

@@ -47,6 +47,9 @@ func Stalls() Failure { return func(res *Result) bool { return res.Stall != "" }
 // fails and involves every client it faults (refocus, up to maxRefocus
 // times within MaxShrinkRuns).
 func (r *Runner) Shrink(s *Schedule, fails Failure) (*Schedule, int) {
+	// A failure reads a run's Result, never its history: the Porcupine
+	// verdicts are not part of one (Check adds them).
+	defer r.withoutHistory()()
 	best, runs, ok := r.shrink(s, fails, 0)
 	if !ok {
 		return s, runs
