@@ -494,10 +494,12 @@ func (s *search[S]) level() error {
 		}
 		out.PeakBytes = max(out.PeakBytes, s.memory(held))
 		out.DiskBytes = max(out.DiskBytes, s.disk())
-		// Nobody reads the table or the levels now: past their budgets,
-		// they go to disk.
+		// Nobody reads the table or the next level now: past their
+		// budgets, they go to disk. (The level being expanded went to
+		// disk, if it had to, while it was being built; its chunks in
+		// memory are those being read.)
 		if s.levelBudget > 0 && s.pools.bytes() > s.levelBudget {
-			if err := errors.Join(s.next.spill(s.dir, "next"), s.frontier.spill(s.dir, "frontier")); err != nil {
+			if err := s.next.spill(s.dir, "level"); err != nil {
 				return err
 			}
 		}
