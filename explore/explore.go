@@ -9,10 +9,12 @@
 // at any moment, so a lease can expire while its grant is still in flight.
 // A global state is a World's canonical encoding; the explorer stores its
 // 64-bit fingerprint in a sharded open-addressing table (8 bytes a slot),
-// the way it was first reached as a 5-byte link (the parent's index and
-// the action), and keeps only two breadth-first levels, as encodings: the
-// one being expanded, which gives its chunks back as it goes, and the one
-// being built. Workers expand disjoint runs of a level; one merge, in
+// the way it was first reached as a 5-byte record of a trace file on disk
+// (the parent's index and the action), and keeps only two breadth-first
+// levels, as encodings: the one being expanded, which gives its chunks
+// back as it goes, and the one being built. Past a memory bound the
+// fingerprints go on in a sorted file and the levels in files, as TLC's
+// do, and the search goes on. Workers expand disjoint runs of a level; one merge, in
 // frontier order, inserts the successors, so the figures, verdicts and
 // traces are those of a sequential search for any number of workers.
 //

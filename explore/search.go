@@ -663,7 +663,7 @@ func (s *search[S]) merge(bs []*batch) error {
 // same, whatever the number of workers: worker w inserts the
 // fingerprints of the shards s with s mod workers = w. Every candidate is
 // inserted, also those after the point where a search stops in this
-// level's merge (MaxStates, MaxMemory, First): the table then holds a few
+// level's merge (MaxStates, First): the table then holds a few
 // states more than were counted, the same ones for any number of workers.
 func insertLevel(t *fpTable, bs []*batch, workers int) error {
 	for _, b := range bs {

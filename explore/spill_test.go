@@ -224,3 +224,15 @@ func TestInterruptRemovesTheFolder(t *testing.T) {
 		})
 	}
 }
+
+// TestCollisionIsTLCsEstimate: the chance of a fingerprint collision is
+// TLC's optimistic estimate, distinct × (generated − distinct) / 2⁶⁴: on
+// the 4×4 grid, 16 states and 24 transitions plus the initial state
+// (25 generated), 16 × 9 / 2⁶⁴.
+func TestCollisionIsTLCsEstimate(t *testing.T) {
+	out, err := Search[*gridState](&grid{k: 3, props: []string{"x<=k"}}, Options{})
+	require.NoError(t, err)
+	require.Equal(t, 16, out.Distinct)
+	require.Equal(t, 25, out.Generated)
+	assert.InEpsilon(t, 16.0*9/(1<<64), out.Collision, 1e-12)
+}

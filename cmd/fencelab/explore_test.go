@@ -265,6 +265,7 @@ func TestExploreMaxMemory(t *testing.T) {
 		return regexp.MustCompile(`, [0-9.]+m?s \([0-9,]+ distinct states/s\)`).ReplaceAllString(s, "")
 	}
 	assert.Contains(t, bounded, "NoLostUpdate             holds")
+	assert.Regexp(t, `\nfingerprint collision probability \(calculated as TLC's optimistic estimate\): [0-9.]+e-[0-9]+\n`, bounded)
 	assert.Equal(t, withoutTime(unbounded), withoutTime(bounded))
 }
 
