@@ -9,10 +9,12 @@
 // at any moment, so a lease can expire while its grant is still in flight.
 // A global state is a World's canonical encoding; the explorer stores its
 // 64-bit fingerprint in a sharded open-addressing table (8 bytes a slot),
-// the way it was first reached as a 5-byte link (the parent's index and
-// the action), and keeps only two breadth-first levels, as encodings: the
-// one being expanded, which gives its chunks back as it goes, and the one
-// being built. Workers expand disjoint runs of a level; one merge, in
+// the way it was first reached as a 5-byte record of a trace file on disk
+// (the parent's index and the action), and keeps only two breadth-first
+// levels, as encodings: the one being expanded, which gives its chunks
+// back as it goes, and the one being built. Past a memory bound the
+// fingerprints go on in a sorted file and the levels in files, as TLC's
+// do, and the search goes on. Workers expand disjoint runs of a level; one merge, in
 // frontier order, inserts the successors, so the figures, verdicts and
 // traces are those of a sequential search for any number of workers.
 //
@@ -31,6 +33,7 @@
 package explore
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -67,11 +70,17 @@ type Config struct {
 	Symmetry bool
 	// MaxStates bounds the search (0: no bound).
 	MaxStates int
-	// MaxMemory bounds the bytes of the process (0: no bound): once the
-	// search's own structures hold nine tenths of it (the rest is left to
-	// the Go runtime) the search stops, and what it did not settle is
-	// Unknown.
+	// MaxMemory bounds the bytes of the process (0: no bound): the
+	// search keeps its own structures within nine tenths of it (the rest
+	// is left to the Go runtime) and holds the rest on disk
+	// (Options.MaxMemory).
 	MaxMemory int
+	// TempDir is where the search makes its folder for the files it
+	// keeps on disk (empty: os.TempDir()); the folder is removed when Run
+	// returns.
+	TempDir string `json:"-"`
+	// Context, if set, interrupts the search when done (Options.Context).
+	Context context.Context `json:"-"`
 	// First stops the search at the first violation of any checked
 	// invariant (still a shortest counterexample); the properties it did
 	// not settle are Unknown.
@@ -261,8 +270,11 @@ type Result struct {
 	// TableBytes, LinkBytes and FrontierBytes are the memory of the
 	// fingerprint table, of the parent links and the peak memory of the
 	// two breadth-first levels (see Outcome); PeakBytes the most the search
-	// held at once.
+	// held at once. DiskBytes, Flushes and Collision are Search's
+	// (Outcome).
 	TableBytes, LinkBytes, FrontierBytes, PeakBytes int
+	DiskBytes, Flushes                              int
+	Collision                                       float64
 	// stateSum is Outcome.stateSum: the same states reached, the same sum.
 	stateSum uint64
 }
@@ -328,13 +340,14 @@ func Run(c Config) (*Result, error) {
 	m.goals = goals(c.Design)
 
 	start := time.Now()
-	out, err := Search(m, Options{MaxStates: c.MaxStates, MaxMemory: c.MaxMemory / 10 * 9, First: c.First, Goals: len(m.goals), Workers: c.Workers, SleepSets: c.SleepSets, Progress: c.Progress})
+	out, err := Search(m, Options{MaxStates: c.MaxStates, MaxMemory: c.MaxMemory / 10 * 9, TempDir: c.TempDir, Context: c.Context, First: c.First, Goals: len(m.goals), Workers: c.Workers, SleepSets: c.SleepSets, Progress: c.Progress})
 	res.Elapsed = time.Since(start)
 	if err != nil {
 		return nil, fmt.Errorf("explore %s: %w", c.Describe(), err)
 	}
 	res.Distinct, res.Generated, res.Depth, res.Complete, res.Stopped = out.Distinct, out.Generated, out.Depth, out.Complete, out.Stopped
 	res.TableBytes, res.LinkBytes, res.FrontierBytes, res.PeakBytes = out.TableBytes, out.LinkBytes, out.FrontierBytes, out.PeakBytes
+	res.DiskBytes, res.Flushes, res.Collision = out.DiskBytes, out.Flushes, out.Collision
 	res.stateSum = out.stateSum
 
 	find := func(name string, found *Found) (Finding, error) {
@@ -351,7 +364,7 @@ func Run(c Config) (*Result, error) {
 			f.Status = verdict.Holds
 		default:
 			f.Status = verdict.Unknown
-			f.Detail = out.Stopped.why(c.MaxMemory)
+			f.Detail = out.Stopped.why()
 		}
 		return f, nil
 	}
@@ -399,10 +412,8 @@ func pointersTo(fs []Finding) []*Finding {
 }
 
 // why says, for a verdict left Unknown, why the search stopped.
-func (s Stop) why(maxMemory int) string {
+func (s Stop) why() string {
 	switch s {
-	case StoppedAtMaxMemory:
-		return fmt.Sprintf("the search stopped early, at the memory limit (%s): raise --max-memory, or use --symmetry or fewer clients", Bytes(maxMemory))
 	case StoppedAtFirst:
 		return "the search stopped at the first violation (--first)"
 	}

@@ -2,7 +2,10 @@ package explore
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"slices"
+	"unsafe"
 )
 
 // The two breadth-first levels — the one being expanded and the one the
@@ -70,8 +73,69 @@ func (p *chunkPool[T]) bytes() int { return p.made * p.size }
 // pool; their elements must not be read again.
 type chunked[T any] struct {
 	pool   *chunkPool[T]
-	chunks [][]T // released chunks are nil
+	chunks [][]T // released and spilled chunks are nil
 	n      int   // the position of the next element
+	// file, once the sequence spilled, holds chunk c at byte offset
+	// c<<bits*size; onDisk[c] is the length of chunk c there (0: not on
+	// disk).
+	file   *os.File
+	onDisk []int
+}
+
+// spillBefore writes the chunks wholly before position i that are in
+// memory and not yet on disk to the file (created in dir the first time)
+// and gives them back to the pool.
+func (s *chunked[T]) spillBefore(i int, dir, name string) error {
+	for c := range min(i>>s.pool.bits, len(s.chunks)) {
+		ch := s.chunks[c]
+		if ch == nil {
+			continue
+		}
+		for len(s.onDisk) <= c {
+			s.onDisk = append(s.onDisk, 0)
+		}
+		if s.onDisk[c] == 0 && len(ch) > 0 {
+			if s.file == nil {
+				f, err := os.CreateTemp(dir, name+"-*")
+				if err != nil {
+					return fmt.Errorf("spill a breadth-first level: %w", err)
+				}
+				s.file = f
+			}
+			raw := unsafe.Slice((*byte)(unsafe.Pointer(&ch[0])), len(ch)*s.pool.size)
+			if _, err := s.file.WriteAt(raw, int64(c)<<s.pool.bits*int64(s.pool.size)); err != nil {
+				return fmt.Errorf("spill a breadth-first level: %w", err)
+			}
+			s.onDisk[c] = len(ch)
+		}
+		s.pool.put(ch)
+		s.chunks[c] = nil
+	}
+	return nil
+}
+
+// load reads back from disk the spilled chunks that elements lo to hi-1
+// are in.
+func (s *chunked[T]) load(lo, hi int) error {
+	if hi <= lo {
+		return nil
+	}
+	for c := lo >> s.pool.bits; c <= (hi-1)>>s.pool.bits && c < len(s.onDisk); c++ {
+		if s.chunks[c] != nil || s.onDisk[c] == 0 {
+			continue
+		}
+		ch := s.pool.get(false)
+		for cap(ch) < s.onDisk[c] {
+			ch = s.pool.grow(ch)
+		}
+		ch = ch[:s.onDisk[c]]
+		raw := unsafe.Slice((*byte)(unsafe.Pointer(&ch[0])), len(ch)*s.pool.size)
+		if _, err := s.file.ReadAt(raw, int64(c)<<s.pool.bits*int64(s.pool.size)); err != nil {
+			return fmt.Errorf("read back a spilled breadth-first level: %w", err)
+		}
+		s.chunks[c] = ch
+	}
+	return nil
 }
 
 // reserve makes sure the chunk that position n falls in exists and has
@@ -148,10 +212,23 @@ func (s *chunked[T]) releaseBefore(i int) {
 
 func (s *chunked[T]) releaseAll() { s.releaseBefore((len(s.chunks) + 1) << s.pool.bits) }
 
-// reset releases every chunk and empties the sequence.
-func (s *chunked[T]) reset() {
+// reset releases every chunk and empties the sequence, on disk too.
+func (s *chunked[T]) reset() error {
 	s.releaseAll()
 	s.chunks, s.n = s.chunks[:0], 0
+	s.onDisk = s.onDisk[:0]
+	if s.file != nil {
+		if err := s.file.Truncate(0); err != nil {
+			return fmt.Errorf("empty a spilled breadth-first level: %w", err)
+		}
+	}
+	return nil
+}
+
+func (s *chunked[T]) close() {
+	if s.file != nil {
+		s.file.Close()
+	}
 }
 
 // errRunTooLong: a state's encoding or sleep set does not fit in a chunk.
@@ -262,12 +339,45 @@ func (l *level) release(i int) {
 }
 
 // reset empties the level; its chunks go back to the pool.
-func (l *level) reset() {
-	l.data.reset()
-	l.ends.reset()
+func (l *level) reset() error {
 	l.sleep.keys.reset()
 	l.sleep.start.reset()
 	l.sleep.size.reset()
+	return errors.Join(l.data.reset(), l.ends.reset())
+}
+
+// spill writes the encodings of the level and where they end, but for the
+// chunks still being filled, to files in dir named after name, and gives
+// their memory back to the pool. Sleep sets stay in memory: the merges
+// change them in place.
+func (l *level) spill(dir, name string) error {
+	size := 1 << l.data.pool.bits
+	if err := l.data.spillBefore(l.data.n/size*size, dir, name+".states"); err != nil {
+		return err
+	}
+	size = 1 << l.ends.pool.bits
+	return l.ends.spillBefore(l.ends.n/size*size, dir, name+".ends")
+}
+
+// load reads back the spilled parts of states lo to hi-1, before the
+// workers read them.
+func (l *level) load(lo, hi int) error {
+	if hi <= lo {
+		return nil
+	}
+	if err := l.ends.load(max(lo-1, 0), hi); err != nil {
+		return err
+	}
+	start := 0
+	if lo > 0 {
+		start = int(l.ends.at(lo - 1))
+	}
+	return l.data.load(start, int(l.ends.at(hi-1)))
+}
+
+func (l *level) close() {
+	l.data.close()
+	l.ends.close()
 }
 
 // errLevelTooLarge guards the 32-bit offsets of a level.

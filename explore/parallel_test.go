@@ -152,20 +152,3 @@ func TestRunFirst(t *testing.T) {
 		}
 	}
 }
-
-// TestRunStopsAtMaxMemory: past the memory limit the search stops and
-// says so; nothing it did not settle is reported as holding.
-func TestRunStopsAtMaxMemory(t *testing.T) {
-	cfg := DefaultConfig(impl.DesignFenceAll, 2)
-	cfg.MaxMemory = 100 << 10
-	res, err := Run(cfg)
-	require.NoError(t, err)
-	assert.Equal(t, StoppedAtMaxMemory, res.Stopped)
-	assert.Less(t, res.Distinct, 2816)
-	for _, f := range res.All() {
-		assert.NotEqual(t, verdict.Holds, f.Status, f.Property)
-		if f.Status == verdict.Unknown {
-			assert.Contains(t, f.Detail, "memory limit (100 KiB)")
-		}
-	}
-}

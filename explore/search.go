@@ -1,8 +1,10 @@
 package explore
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -52,11 +54,22 @@ type Options struct {
 	// (0: no bound). A stopped search is incomplete: a property it found no
 	// violation of is unknown, not holding.
 	MaxStates int
-	// MaxMemory stops the search once the memory it holds — the table, the
-	// parent links, the two levels, the index of the next level (sleep
-	// sets) and the workers' buffers — passes that many bytes (0: no
-	// bound).
+	// MaxMemory bounds the memory the search holds (0: no bound): past
+	// it the search goes on on disk, as TLC does. Three quarters go to the
+	// fingerprint table, which then keeps the rest of the fingerprints in
+	// a sorted file (see fpTable); an eighth, at most levelBudgetMax, to
+	// the breadth-first levels, whose encodings past it are written to
+	// files and read back a chunk at a time (see level). The parent links
+	// are always on disk, in the trace file (see links).
 	MaxMemory int
+	// TempDir is where the search creates its folder for those files (the
+	// trace file always; empty: os.TempDir()). The folder is removed when
+	// the search returns, on every path: with an error, a panic, or
+	// Context done (a signal, if the caller ties one to it).
+	TempDir string
+	// Context, if set, ends the search between two chunks when it is done,
+	// with its error.
+	Context context.Context
 	// First stops the search at the first state, in breadth-first order,
 	// that violates any property: its path is still a shortest one.
 	First bool
@@ -101,8 +114,6 @@ const (
 	NotStopped Stop = iota
 	// StoppedAtMaxStates: Options.MaxStates distinct states were stored.
 	StoppedAtMaxStates
-	// StoppedAtMaxMemory: the search's memory passed Options.MaxMemory.
-	StoppedAtMaxMemory
 	// StoppedAtFirst: Options.First and a property was found violated.
 	StoppedAtFirst
 )
@@ -127,17 +138,27 @@ type Outcome struct {
 	Violations []*Found
 	// Deadlock is the first deadlocked state found, or nil.
 	Deadlock *Found
-	// TableBytes is the memory of the fingerprint table at the end;
-	// LinkBytes that of the parent links; FrontierBytes the most the two
+	// TableBytes is the memory of the fingerprint table at the end (the
+	// slots in memory and the index of the disk file); LinkBytes the size
+	// of the trace file, on disk; FrontierBytes the most the two
 	// breadth-first levels held at once (the level being expanded, as it
 	// gives back its chunks, and the next one, as the merges build it:
 	// encodings, their offsets and sleep sets, in chunks, with the free
 	// chunks between them). The three are the same for any number of
 	// workers.
 	TableBytes, LinkBytes, FrontierBytes int
-	// PeakBytes is the most the search held at once, the workers' buffers
-	// included (it depends on the number of workers).
+	// PeakBytes is the most the search held in memory at once, the
+	// workers' buffers included (it depends on the number of workers).
 	PeakBytes int
+	// DiskBytes is the most the search held on disk at once: the trace
+	// file, the fingerprints on disk and the spilled levels. Flushes counts
+	// how often the table moved its fingerprints to disk.
+	DiskBytes, Flushes int
+	// Collision is the probability that two distinct states reached had
+	// the same fingerprint, so that one of them went unexplored, as TLC
+	// estimates it ("calculated (optimistic)"): Distinct × (Generated −
+	// Distinct) / 2⁶⁴.
+	Collision float64
 	// stateSum is the sum of the distinct states' fingerprints: two
 	// searches that reach the same states have the same (the tests of
 	// sleep sets compare it).
@@ -209,6 +230,7 @@ type expansion struct {
 type expander[S any] struct {
 	cur, next S
 	buf       []byte
+	block     []byte // a block of the fingerprints on disk
 	actors    []int32
 	keys      []uint64
 	renamed   []uint64
@@ -239,6 +261,7 @@ func Search[S any](m Model[S], opt Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer s.close()
 	return s.run()
 }
 
@@ -252,7 +275,11 @@ type search[S any] struct {
 	commuter Commuter[S] // nil without sleep sets
 	out      *Outcome
 	table    *fpTable
-	parents  links
+	parents  *links
+	// dir is the search's folder for its files.
+	dir string
+	// levelBudget bounds the memory of the two levels (0: no bound).
+	levelBudget int
 	// violated counts the properties found violated, goals not counted;
 	// pending has bit k set while property k is not yet found violated;
 	// invariants has bit k set for the properties that are not goals:
@@ -301,18 +328,44 @@ func newSearch[S any](m Model[S], opt Options) (*search[S], error) {
 		return nil, fmt.Errorf("%d goals among %d properties", opt.Goals, props)
 	}
 	s.out = &Outcome{Violations: make([]*Found, props)}
-	s.table = newFPTable()
+	dir, err := os.MkdirTemp(opt.TempDir, "fencelab-explore-")
+	if err != nil {
+		return nil, fmt.Errorf("a folder for the search's files: %w", err)
+	}
+	s.dir = dir
+	if s.parents, err = newLinks(dir); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	s.table = newFPTable(opt.MaxMemory/4*3, dir)
+	if opt.MaxMemory > 0 {
+		s.levelBudget = min(opt.MaxMemory/8, levelBudgetMax)
+	}
 	for k := range props {
 		s.pending |= 1 << k
 	}
 	s.invariants = uint64(1)<<(props-opt.Goals) - 1
 	s.exps = make([]*expander[S], s.workers)
 	for w := range s.exps {
-		s.exps[w] = &expander[S]{cur: m.New(), next: m.New()}
+		s.exps[w] = &expander[S]{cur: m.New(), next: m.New(), block: make([]byte, 8*fpBlock)}
 	}
 	s.pools = newLevelPools()
 	s.frontier, s.next = newLevel(s.pools), newLevel(s.pools)
 	return s, nil
+}
+
+// levelBudgetMax bounds the memory of the levels in a search with a
+// memory bound: past it they spill. They are written once and read once,
+// in order, so little memory does.
+const levelBudgetMax = 128 << 20
+
+// close closes the search's files and removes its folder.
+func (s *search[S]) close() {
+	s.parents.close()
+	s.table.close()
+	s.frontier.close()
+	s.next.close()
+	os.RemoveAll(s.dir)
 }
 
 // found records that the state of the given index is the first found to
@@ -334,7 +387,9 @@ func (s *search[S]) run() (*Outcome, error) {
 	e.buf = m.Encode(e.buf[:0], e.cur)
 	s.table.insert(fingerprint(e.buf))
 	out.stateSum = fingerprint(e.buf)
-	s.parents.add(0, 0)
+	if err := s.parents.add(0, 0); err != nil {
+		return nil, err
+	}
 	out.Distinct, out.Generated = 1, 1
 	for k := range s.props {
 		if !m.Holds(e.cur, k) {
@@ -362,12 +417,14 @@ func (s *search[S]) run() (*Outcome, error) {
 	}
 	out.Complete = out.Stopped == NotStopped
 	out.TableBytes, out.LinkBytes, out.FrontierBytes = s.table.bytes(), s.parents.bytes(), s.pools.bytes()
+	out.Flushes = s.table.flushes
+	out.Collision = float64(out.Distinct) * float64(out.Generated-out.Distinct) / (1 << 64)
 
 	for _, f := range append(out.Violations, out.Deadlock) {
 		if f == nil {
 			continue
 		}
-		path, err := shortestPath(m, &s.parents, f.index)
+		path, err := shortestPath(m, s.parents, f.index)
 		if err != nil {
 			return nil, err
 		}
@@ -381,10 +438,15 @@ func (s *search[S]) run() (*Outcome, error) {
 // level is done or the search must stop.
 func (s *search[S]) level() error {
 	out := s.out
-	s.next.reset()
+	if err := s.next.reset(); err != nil {
+		return err
+	}
 	s.nextIndex.reset()
 	cur := 0
-	x := s.prepare(cur, 0)
+	x, err := s.prepare(cur, 0)
+	if err != nil {
+		return err
+	}
 	var wg sync.WaitGroup
 	s.start(x, &wg)
 	s.work(x, s.exps[0])
@@ -407,10 +469,12 @@ func (s *search[S]) level() error {
 		}
 		var nx *expansion
 		if x.hi < s.frontier.len() {
-			nx = s.prepare(1-cur, x.hi)
+			if nx, err = s.prepare(1-cur, x.hi); err != nil {
+				return err
+			}
 			s.start(nx, &wg)
 		}
-		err := s.merge(x.batches, held)
+		err := s.merge(x.batches)
 		if err == nil && out.Stopped == NotStopped && s.commuter != nil {
 			intersectLevel(&s.nextIndex, &s.next.sleep, x.batches)
 		}
@@ -429,9 +493,24 @@ func (s *search[S]) level() error {
 			return nil
 		}
 		out.PeakBytes = max(out.PeakBytes, s.memory(held))
-		if s.opt.MaxMemory > 0 && s.memory(held) > s.opt.MaxMemory {
-			out.Stopped = StoppedAtMaxMemory
-			return nil
+		out.DiskBytes = max(out.DiskBytes, s.disk())
+		// Nobody reads the table or the next level now: past their
+		// budgets, they go to disk. (The level being expanded went to
+		// disk, if it had to, while it was being built; its chunks in
+		// memory are those being read.)
+		if s.levelBudget > 0 && s.pools.bytes() > s.levelBudget {
+			if err := s.next.spill(s.dir, "level"); err != nil {
+				return err
+			}
+		}
+		if s.table.full() {
+			if err := s.table.flush(); err != nil {
+				return err
+			}
+			out.DiskBytes = max(out.DiskBytes, s.disk())
+		}
+		if ctx := s.opt.Context; ctx != nil && ctx.Err() != nil {
+			return fmt.Errorf("the search was interrupted: %w", ctx.Err())
 		}
 		x, cur = nx, 1-cur
 	}
@@ -439,9 +518,13 @@ func (s *search[S]) level() error {
 }
 
 // prepare cuts the chunk of the frontier from lo into runs of set i, more
-// of them than workers so that a slow run does not hold the others up.
-func (s *search[S]) prepare(i, lo int) *expansion {
+// of them than workers so that a slow run does not hold the others up,
+// with its states read back from disk if the level spilled.
+func (s *search[S]) prepare(i, lo int) (*expansion, error) {
 	hi := min(lo+levelChunk, s.frontier.len())
+	if err := s.frontier.load(lo, hi); err != nil {
+		return nil, err
+	}
 	n := hi - lo
 	runs := 1
 	if s.workers > 1 {
@@ -453,7 +536,7 @@ func (s *search[S]) prepare(i, lo int) *expansion {
 	for r := range runs {
 		s.sets[i][r].lo, s.sets[i][r].hi = lo+r*n/runs, lo+(r+1)*n/runs
 	}
-	return &expansion{hi: hi, batches: s.sets[i][:runs], check: s.pending}
+	return &expansion{hi: hi, batches: s.sets[i][:runs], check: s.pending}, nil
 }
 
 // work expands the runs of x that no other goroutine took.
@@ -486,16 +569,34 @@ func (s *search[S]) buffers() int {
 	return n
 }
 
-// memory is what the search holds, with extra bytes of buffers.
+// memory is what the search holds in memory, with extra bytes of
+// buffers.
 func (s *search[S]) memory(extra int) int {
-	return s.table.bytes() + s.parents.bytes() + s.pools.bytes() + s.nextIndex.bytes() + extra
+	return s.table.bytes() + s.pools.bytes() + s.nextIndex.bytes() + extra
+}
+
+// disk is what the search holds on disk: the trace file, the
+// fingerprints, the spilled levels (their files' sizes).
+func (s *search[S]) disk() int {
+	n := s.parents.bytes() + s.table.diskBytes()
+	for _, l := range []*level{&s.frontier, &s.next} {
+		for _, f := range []*os.File{l.data.file, l.ends.file} {
+			if f == nil {
+				continue
+			}
+			if fi, err := f.Stat(); err == nil {
+				n += int(fi.Size())
+			}
+		}
+	}
+	return n
 }
 
 // merge adds the new states of a chunk's batches, in frontier order, to
 // the next level and the parent links, and records violations and
 // deadlocks; it sets out.Stopped if the search must stop, at the state
 // where it must.
-func (s *search[S]) merge(bs []*batch, held int) error {
+func (s *search[S]) merge(bs []*batch) error {
 	out, opt := s.out, s.opt
 	for _, b := range bs {
 		c := 0
@@ -526,7 +627,9 @@ func (s *search[S]) merge(bs []*batch, held int) error {
 				index := out.Distinct
 				out.Distinct++
 				out.stateSum += cand.fp
-				s.parents.add(uint32(s.levelStart+j), int(cand.action))
+				if err := s.parents.add(uint32(s.levelStart+j), int(cand.action)); err != nil {
+					return err
+				}
 				if err := s.next.add(b.encs.state(c), sleep, s.commuter != nil); err != nil {
 					return err
 				}
@@ -542,9 +645,6 @@ func (s *search[S]) merge(bs []*batch, held int) error {
 				}
 				if opt.MaxStates > 0 && out.Distinct >= opt.MaxStates && out.Stopped == NotStopped {
 					out.Stopped = StoppedAtMaxStates
-				}
-				if opt.MaxMemory > 0 && out.Distinct%4096 == 0 && out.Stopped == NotStopped && s.memory(held) > opt.MaxMemory {
-					out.Stopped = StoppedAtMaxMemory
 				}
 				if out.Stopped != NotStopped {
 					out.Generated = generated + int(cand.generated)
@@ -563,7 +663,7 @@ func (s *search[S]) merge(bs []*batch, held int) error {
 // same, whatever the number of workers: worker w inserts the
 // fingerprints of the shards s with s mod workers = w. Every candidate is
 // inserted, also those after the point where a search stops in this
-// level's merge (MaxStates, MaxMemory, First): the table then holds a few
+// level's merge (MaxStates, First): the table then holds a few
 // states more than were counted, the same ones for any number of workers.
 func insertLevel(t *fpTable, bs []*batch, workers int) error {
 	for _, b := range bs {
@@ -676,7 +776,11 @@ func expand[S any](m Model[S], commuter Commuter[S], e *expander[S], this *level
 				e.buf = m.Encode(e.buf[:0], succ)
 			}
 			fp := fingerprint(e.buf)
-			known := table.contains(fp)
+			known, err := table.seen(fp, e.block)
+			if err != nil {
+				b.err = err
+				return
+			}
 			if known && commuter == nil {
 				continue
 			}
@@ -738,7 +842,10 @@ func (e *expander[S]) sleepSet(commuter Commuter[S], i int, renaming uint64) []u
 func shortestPath[S any](m Model[S], parents *links, target uint32) ([]int, error) {
 	var chain []int // the actions, last first
 	for i := target; i != 0; {
-		p, a := parents.get(int(i))
+		p, a, err := parents.get(int(i))
+		if err != nil {
+			return nil, err
+		}
 		chain = append(chain, a)
 		i = p
 	}

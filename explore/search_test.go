@@ -17,6 +17,8 @@ type grid struct {
 	k     int
 	stuck bool
 	props []string
+	// badDecode makes every state past the first fail to decode.
+	badDecode bool
 }
 
 type gridState struct{ x, y int }
@@ -32,6 +34,9 @@ func (g *grid) Encode(b []byte, s *gridState) []byte { return append(b, byte(s.x
 func (g *grid) Decode(s *gridState, b []byte) error {
 	if len(b) != 2 {
 		return fmt.Errorf("grid state of %d bytes", len(b))
+	}
+	if g.badDecode && (b[0] != 0 || b[1] != 0) {
+		return fmt.Errorf("grid state %v refused", b)
 	}
 	s.x, s.y = int(b[0]), int(b[1])
 	return nil
@@ -171,7 +176,7 @@ func TestSearchStopsAtMaxStates(t *testing.T) {
 }
 
 func TestFPTableGrows(t *testing.T) {
-	tab := newFPTable()
+	tab := newFPTable(0, "")
 	const n = 40 * tableShards * minShardSlots
 	for i := uint64(1); i <= n; i++ {
 		assert.True(t, tab.insert(i*0x9E3779B97F4A7C15|1))
@@ -193,16 +198,22 @@ func TestFPTableGrows(t *testing.T) {
 }
 
 func TestLinksKeepParents(t *testing.T) {
-	var l links
-	const n = 3*linkChunk + 5
+	l, err := newLinks(t.TempDir())
+	require.NoError(t, err)
+	defer l.close()
+	const n = 3<<16 + 5
 	for i := range n {
-		l.add(uint32(i/2), i%maxActions)
+		require.NoError(t, l.add(uint32(i*7/2), i%maxActions))
 	}
+	assert.Equal(t, 5*n, l.bytes(), "5 bytes a state, on disk")
 	for i := range n {
-		p, a := l.get(i)
-		assert.Equal(t, uint32(i/2), p)
+		p, a, err := l.get(i)
+		require.NoError(t, err)
+		assert.Equal(t, uint32(i*7/2), p)
 		assert.Equal(t, i%maxActions, a)
 	}
+	_, _, err = l.get(n)
+	assert.Error(t, err, "past the last record")
 }
 
 func TestSearchReportsProgressPerLevel(t *testing.T) {
@@ -271,7 +282,7 @@ func TestInsertLevelIsSequentialInsertion(t *testing.T) {
 			}
 			bs = append(bs, b)
 		}
-		want, wantTable := newFPTable(), newFPTable()
+		want, wantTable := newFPTable(0, ""), newFPTable(0, "")
 		for _, k := range seen {
 			want.insert(pool[k])
 		}
@@ -285,7 +296,7 @@ func TestInsertLevelIsSequentialInsertion(t *testing.T) {
 		}
 		*wantTable = *want
 		workers := rapid.IntRange(1, 9).Draw(t, "workers")
-		got := newFPTable()
+		got := newFPTable(0, "")
 		for _, k := range seen {
 			got.insert(pool[k])
 		}

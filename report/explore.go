@@ -86,13 +86,11 @@ func exploreFigures(r *explore.Result) string {
 	switch r.Stopped {
 	case explore.StoppedAtMaxStates:
 		complete = ", stopped early at --max-states"
-	case explore.StoppedAtMaxMemory:
-		complete = ", stopped early at --max-memory (" + explore.Bytes(r.Config.MaxMemory) + ")"
 	case explore.StoppedAtFirst:
 		complete = ", stopped at the first violation (--first)"
 	}
-	return fmt.Sprintf("%s distinct states, %s generated, depth %d, %s%s%s",
-		thousands(r.Distinct), thousands(r.Generated), r.Depth, elapsed(r.Elapsed), rate, complete)
+	return fmt.Sprintf("%s distinct states, %s generated, depth %d, %s%s%s\n%s",
+		thousands(r.Distinct), thousands(r.Generated), r.Depth, elapsed(r.Elapsed), rate, complete, collision(r))
 }
 
 // ExploreResult writes one model's figures, one verdict line per property
@@ -255,4 +253,10 @@ func witnessLegend(ws []explore.Witness) string {
 		}
 	}
 	return b.String()
+}
+
+// collision states the chance that two of the distinct states shared a
+// fingerprint, as TLC does at the end of a run.
+func collision(r *explore.Result) string {
+	return fmt.Sprintf("fingerprint collision probability (calculated as TLC's optimistic estimate): %.1e", r.Collision)
 }
