@@ -31,6 +31,7 @@
 package explore
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -182,8 +183,12 @@ func (c Config) Validate() error {
 }
 
 // model is the Model of c, without invariants.
-func (c Config) model() *sysModel {
-	m := &sysModel{cfg: c.Config}
+func (c Config) model() *sysModel { return c.modelStepping(nil) }
+
+// modelStepping is the Model of c with each action taken by step (nil:
+// impl.World.Apply).
+func (c Config) modelStepping(step Stepper) *sysModel {
+	m := &sysModel{cfg: c.Config, step: step}
 	if c.Symmetry {
 		m.sym = newSymmetry(m)
 	}
@@ -263,6 +268,11 @@ type Result struct {
 	// two breadth-first levels (see Outcome); PeakBytes the most the search
 	// held at once.
 	TableBytes, LinkBytes, FrontierBytes, PeakBytes int
+	// Asymmetry, when not empty, says why a search asked for with symmetry
+	// was done without it: the system is not symmetric in its clients (a
+	// shortest path among the representatives has no concrete
+	// counterpart). Config.Symmetry is then false.
+	Asymmetry string
 	// stateSum is Outcome.stateSum: the same states reached, the same sum.
 	stateSum uint64
 }
@@ -299,6 +309,29 @@ func Run(c Config) (*Result, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	return run(c, nil)
+}
+
+// run is Run with each action taken by step (nil: impl.World.Apply). Under
+// symmetry, a system whose shortest path has no concrete counterpart (a
+// step of the representatives no renamed step matches: the system is not
+// symmetric in its clients, as a broken one may not be) is searched again
+// without symmetry, which is then unsound for it, and the result says so.
+func run(c Config, step Stepper) (*Result, error) {
+	res, err := runOnce(c, step)
+	var asym *AsymmetryError
+	if c.Symmetry && errors.As(err, &asym) {
+		c.Symmetry = false
+		if res, err = runOnce(c, step); err != nil {
+			return nil, err
+		}
+		res.Asymmetry = asym.Error()
+	}
+	return res, err
+}
+
+// runOnce is one search of c and the findings it gives.
+func runOnce(c Config, step Stepper) (*Result, error) {
 	selected := func(name string) bool {
 		if len(c.Invariants) == 0 {
 			return true
@@ -310,7 +343,7 @@ func Run(c Config) (*Result, error) {
 		}
 		return false
 	}
-	m := c.model()
+	m := c.modelStepping(step)
 	res := &Result{Config: c}
 	for _, inv := range impl.Invariants() {
 		f := Finding{Verdict: verdict.Verdict{Property: inv.Name}}
@@ -330,6 +363,10 @@ func Run(c Config) (*Result, error) {
 	start := time.Now()
 	out, err := Search(m, Options{MaxStates: c.MaxStates, MaxMemory: c.MaxMemory / 10 * 9, First: c.First, Goals: len(m.goals), Workers: c.Workers, SleepSets: c.SleepSets, Progress: c.Progress})
 	res.Elapsed = time.Since(start)
+	var asym *AsymmetryError
+	if errors.As(err, &asym) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("explore %s: %w", c.Describe(), err)
 	}
@@ -433,7 +470,7 @@ func replay(m *sysModel, c Config, property string, path []int) (*trace.Trace, e
 	}
 	rec := steptrace.New(title, trace.SourceExplorer, s.Sys, false)
 	for _, i := range path {
-		a, out := s.Apply(i)
+		a, out := m.apply(s, i)
 		rec.Step(a.Node, a.Input, 0, s.Sys, out)
 	}
 	var breach *impl.Breach
