@@ -141,10 +141,16 @@ func Conform(e *Env, p ConformPlan) error {
 	// comes at the end (tabwriter), so progress says where it is.
 	step, stepsDone := NewStepProgress(e, 0, "conform", "group")
 	defer stepsDone()
+	// findings are what went wrong with the system checked, each one line:
+	// a source that could not make its traces, a group TLC could not
+	// judge, a rejection that could not be rendered. None stops the run:
+	// the tables and the summary come first, then the exit 1.
+	var findings []string
 	for _, src := range sources {
 		groups, err := src.groups()
 		if err != nil {
-			return fmt.Errorf("%s: %w", src.name, err)
+			findings = append(findings, fmt.Sprintf("%s: no traces: %v", src.name, err))
+			continue
 		}
 		for _, g := range groups {
 			run, err := checker.Check(ctx, g.Config, g.Traces)
@@ -155,7 +161,10 @@ func Conform(e *Env, p ConformPlan) error {
 				return BadInput("%s, %s: %v", src.name, g.Config.Design, err)
 			}
 			if err != nil {
-				return Failed("%s, %s: %v", src.name, g.Config.Design, err)
+				// The traces are not judged, never accepted: a finding.
+				findings = append(findings, fmt.Sprintf("%s, %s, %s × %s: %s not judged: %v", src.name, g.Config.Design,
+					words.Count(g.Config.Clients, "client"), words.Count(g.Config.Sections, "section"), words.Count(len(g.Traces), "trace"), OneLine(err.Error())))
+				continue
 			}
 			step(fmt.Sprintf("%s %s, %s × %s", src.name, g.Config.Design, words.Count(g.Config.Clients, "client"), words.Count(g.Config.Sections, "section")))
 			acc, lost, exp, fail := 0, 0, 0, 0
@@ -188,6 +197,11 @@ func Conform(e *Env, p ConformPlan) error {
 					break
 				}
 				dir, err := renderRejection(ctx, e.Disk, checker, p.Out, src.name, g, k, v)
+				var ee *ExitError
+				if errors.As(err, &ee) && ee.Code == ExitFailure {
+					findings = append(findings, fmt.Sprintf("%s not rendered: %v", v.Trace.Name, OneLine(ee.Err.Error())))
+					continue
+				}
 				if err != nil {
 					return err
 				}
@@ -203,14 +217,23 @@ func Conform(e *Env, p ConformPlan) error {
 		fmt.Fprintf(e.Stdout, " (%s per trace)", (tlcTime / time.Duration(total)).Round(time.Microsecond))
 	}
 	fmt.Fprintln(e.Stdout)
-	if rejected > 0 {
-		for _, d := range rendered {
-			fmt.Fprintf(e.Stdout, "rejection rendered in %s\n", d)
-		}
-		return Failed("%d of %s rejected by the specs", rejected, words.Count(total, "trace"))
+	for _, d := range rendered {
+		fmt.Fprintf(e.Stdout, "rejection rendered in %s\n", d)
+	}
+	for _, f := range findings {
+		fmt.Fprintf(e.Stdout, "✗ %s\n", f)
+	}
+	// The validation's failure waits for the replay: both parts finish
+	// and print their summaries, then the run fails with both.
+	var validation string
+	if rejected > 0 || len(findings) > 0 {
+		validation = fmt.Sprintf("%d of %s rejected by the specs%s", rejected, words.Count(total, "trace"), findingsNote(findings))
 	}
 	if !p.Replay {
-		if total == 0 {
+		switch {
+		case validation != "":
+			return Failed("%s", validation)
+		case total == 0:
 			return NothingChecked("no trace was made to validate")
 		}
 		fmt.Fprintf(e.Stdout, "conformance: all %s accepted by the specs\n", words.Count(total, "trace"))
@@ -218,19 +241,35 @@ func Conform(e *Env, p ConformPlan) error {
 	}
 	fmt.Fprintln(e.Stdout)
 	stepsDone()
-	rs, err := replayCounterexamples(ctx, e, checker.TLC, p.Specs, p.ReplayFrom)
+	rs, err := replayCounterexamples(ctx, e, checker.TLC, p.Specs, p.ReplayFrom, p.Out)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(e.Stdout, "\n%d TLC counterexamples replayed in Go, %d of systems Go does not run; TLC %s\n", rs.replayed, rs.notGo, rs.tlcTime.Round(10*time.Millisecond))
-	if rs.failed > 0 {
-		return Failed("%d TLC counterexamples depart from the Go system", rs.failed)
+	for _, d := range rs.rendered {
+		fmt.Fprintf(e.Stdout, "departure rendered in %s\n", d)
 	}
-	if total == 0 && rs.replayed == 0 {
+	switch {
+	case validation != "" && rs.failed > 0:
+		return Failed("%s; %d TLC counterexamples depart from the Go system", validation, rs.failed)
+	case validation != "":
+		return Failed("%s", validation)
+	case rs.failed > 0:
+		return Failed("%d TLC counterexamples depart from the Go system", rs.failed)
+	case total == 0 && rs.replayed == 0:
 		return NothingChecked("no trace validated and no counterexample replayed (every model's system is one Go does not run)")
 	}
 	fmt.Fprintf(e.Stdout, "conformance: all %s accepted by the specs; all %s replayed in Go\n", words.Count(total, "trace"), words.Count(rs.replayed, "counterexample"))
 	return nil
+}
+
+// findingsNote is the exit message's part for the findings besides the
+// rejections: "" when there are none.
+func findingsNote(findings []string) string {
+	if len(findings) == 0 {
+		return ""
+	}
+	return ", and " + words.Count(len(findings), "finding") + " (see above)"
 }
 
 // renderRejection finds how far the spec follows a rejected trace, renders
