@@ -81,6 +81,8 @@ func RenderDeparture(c impl.Config, name string, e *ReplayError) (*trace.Trace, 
 		a, out := w.Apply(i)
 		rec.Step(a.Node, a.Input, 0, w.Sys, out)
 	}
-	rec.Violate(Rejected, &impl.Breach{Explanation: fmt.Sprintf("TLC's counterexample departs from the Go system at %v", e)})
+	// The departure comes after the trace's last step: TLC's action
+	// e.Step (its state e.Step+1) has no Go match.
+	rec.Violate(Rejected, &impl.Breach{Explanation: fmt.Sprintf("TLC's counterexample departs from the Go system after this step, at its %v", e)})
 	return rec.Trace(), nil
 }

@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -152,4 +153,41 @@ func specVariables(t *testing.T, spec string) []string {
 		}
 	}
 	return names
+}
+
+// TestDepartureRenderedLikeACounterexample: a counterexample replayed
+// through a test-only mutant (a resource that refuses everything, which
+// acts on most counterexamples) departs at a step; the departure carries
+// the Go run that matched up to there, and RenderDeparture tells it like a
+// counterexample: the initial state, one step per matched Go step, and
+// the departure, named with its step, as the violation.
+func TestDepartureRenderedLikeACounterexample(t *testing.T) {
+	var mu mutant
+	for _, m := range mutants() {
+		if m.name == "a resource that refuses everything" {
+			mu = m
+		}
+	}
+	require.NotEmpty(t, mu.name)
+	rendered := 0
+	for _, rc := range replayableModels(t) {
+		c, err := ModelConfig(rc.model.Spec, rc.cfg)
+		require.NoError(t, err)
+		out := readCounterexample(t, rc.model.Name)
+		_, err = replay(c, out, rc.model.Property, mutantStepper(t, c, mu))
+		var re *ReplayError
+		if !errors.As(err, &re) {
+			continue
+		}
+		require.LessOrEqual(t, len(re.Path), re.Step, "%s: the Go steps matched before the departure", rc.model.Name)
+		tr, err := RenderDeparture(c, rc.model.Name, re)
+		require.NoError(t, err, rc.model.Name)
+		assert.Len(t, tr.Steps, len(re.Path)+1, "%s: the initial state and each matched step", rc.model.Name)
+		require.NotNil(t, tr.Violation, rc.model.Name)
+		assert.Equal(t, Rejected, tr.Violation.Property)
+		assert.Contains(t, tr.Violation.Explanation, fmt.Sprintf("step %d (%s)", re.Step, re.Action), rc.model.Name)
+		rendered++
+	}
+	assert.Positive(t, rendered, "the mutant departs from some counterexample")
+	t.Logf("%d departures rendered", rendered)
 }
