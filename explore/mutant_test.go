@@ -146,6 +146,63 @@ func grantsC1WhileHeld(tokens bool) Stepper {
 	}
 }
 
+// acceptsStaleTokens is a test-only mutant stepper: a resource that takes
+// an operation with a stale token as if it carried the newest one it has
+// seen, so it accepts it (its fencing check passes every token).
+func acceptsStaleTokens(w *impl.World, i int) (impl.Action, *impl.Effects) {
+	a := w.Action(i)
+	newest := w.Sys.Resource.MaxToken()
+	if a.Node != impl.ResourceNode || a.Input.Kind != impl.InputMessage || a.Input.Msg.Token >= newest ||
+		(a.Input.Msg.Kind != impl.MsgRead && a.Input.Msg.Kind != impl.MsgWrite) {
+		return w.Apply(i)
+	}
+	fresh := a.Input.Msg
+	fresh.Token = newest
+	for k := range w.InFlight {
+		if w.InFlight[k] == a.Input.Msg {
+			w.InFlight[k] = fresh
+			break
+		}
+	}
+	w.Canonicalize()
+	for j := range w.Actions() {
+		if b := w.Action(j); b.Node == impl.ResourceNode && b.Input.Kind == impl.InputMessage && b.Input.Msg == fresh {
+			return w.Apply(j)
+		}
+	}
+	panic("acceptsStaleTokens: the renewed message is not deliverable")
+}
+
+// TestStaleTokenResourceIsAFinding: with fencing all, a resource that
+// accepts stale tokens loses an update: NoLostUpdate, which the honest
+// resource keeps, is violated, with a concrete trace the mutant takes to
+// a violating state; under symmetry too (the mutant is symmetric).
+func TestStaleTokenResourceIsAFinding(t *testing.T) {
+	testbuild.SkipUnderRace(t)
+	for _, sym := range []bool{false, true} {
+		c := DefaultConfig(impl.DesignFenceAll, 2)
+		c.Symmetry, c.Workers = sym, 1
+		honest, err := Run(c)
+		require.NoError(t, err)
+		hv, _ := honest.Verdict(impl.NoLostUpdate)
+		require.Equal(t, verdict.Holds, hv.Status)
+		res, err := run(c, acceptsStaleTokens)
+		require.NoError(t, err)
+		f, _ := res.Verdict(impl.NoLostUpdate)
+		require.Equal(t, verdict.Violated, f.Status, "symmetry %v", sym)
+		require.NotNil(t, f.Trace)
+		w, err := impl.NewWorld(c.Config)
+		require.NoError(t, err)
+		for _, i := range f.Path {
+			acceptsStaleTokens(w, i)
+		}
+		inv, err := impl.LookupInvariant(impl.NoLostUpdate)
+		require.NoError(t, err)
+		assert.NotNil(t, inv.Check(w.Sys), "symmetry %v: the trace ends in a lost update", sym)
+		assert.Empty(t, res.Asymmetry)
+	}
+}
+
 // TestDoubleGrantIsAFinding: a double-granting service breaks properties
 // the honest service keeps (with fencing all, two sections under one
 // token). Under symmetry the mutant's shortest paths among the
