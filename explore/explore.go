@@ -75,7 +75,10 @@ type Config struct {
 	MaxMemory int
 	// First stops the search at the first violation of any checked
 	// invariant (still a shortest counterexample); the properties it did
-	// not settle are Unknown.
+	// not settle are Unknown, which is never a success (the CLI exits 1).
+	// With no violation to stop at the search is complete and what holds
+	// Holds: one invariant asked for alone (Invariants) gets the full
+	// search's verdict.
 	First bool
 	// SleepSets prunes transitions by partial-order reduction (sleep sets
 	// over impl.Commute, see Commuter): the same states, verdicts and
@@ -364,8 +367,8 @@ func runOnce(c Config, step Stepper) (*Result, error) {
 	out, err := Search(m, Options{MaxStates: c.MaxStates, MaxMemory: c.MaxMemory / 10 * 9, First: c.First, Goals: len(m.goals), Workers: c.Workers, SleepSets: c.SleepSets, Progress: c.Progress})
 	res.Elapsed = time.Since(start)
 	var asym *AsymmetryError
-	if errors.As(err, &asym) {
-		return nil, err
+	if errors.As(err, &asym) && c.Symmetry {
+		return nil, err // run searches again without symmetry
 	}
 	if err != nil {
 		return nil, fmt.Errorf("explore %s: %w", c.Describe(), err)
