@@ -62,3 +62,27 @@ func changed(before, after distlockspec.State, d impl.Design) string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// RenderDeparture tells a counterexample of TLC's that the Go system
+// departs from (a ReplayError) like a counterexample: the Go run of c
+// along the steps that matched TLC's, then, as the violation, the step of
+// TLC's trace no Go step matches and why. name names the model.
+func RenderDeparture(c impl.Config, name string, e *ReplayError) (*trace.Trace, error) {
+	w, err := impl.NewWorld(c)
+	if err != nil {
+		return nil, err
+	}
+	title := fmt.Sprintf("%s: the Go system departs from TLC's counterexample — replay", name)
+	rec := steptrace.New(title, trace.SourceExplorer, w.Sys, false)
+	for k, i := range e.Path {
+		if i < 0 || i >= w.Actions() {
+			return nil, fmt.Errorf("%s: step %d: action %d of %d: the path is not a run of this configuration", name, k+1, i, w.Actions())
+		}
+		a, out := w.Apply(i)
+		rec.Step(a.Node, a.Input, 0, w.Sys, out)
+	}
+	// The departure comes after the trace's last step: TLC's action
+	// e.Step (its state e.Step+1) has no Go match.
+	rec.Violate(Rejected, &impl.Breach{Explanation: fmt.Sprintf("TLC's counterexample departs from the Go system after this step, at its %v", e)})
+	return rec.Trace(), nil
+}

@@ -2,6 +2,7 @@ package conform
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -206,6 +207,9 @@ type ReplayError struct {
 	Step   int    // the TLC step (1 is the first after the initial state)
 	Action string // the action TLC names there
 	Reason string
+	// Path is the Go run up to the departure (impl.World action indices):
+	// the steps that matched TLC's before it, for RenderDeparture.
+	Path []int
 }
 
 func (e *ReplayError) Error() string {
@@ -240,6 +244,11 @@ func replay(c impl.Config, out *tlc.Output, property string, apply stepper) (*Re
 		return nil, &ReplayError{Reason: err.Error()}
 	}
 	r := &Replayed{Property: property, At: -1}
+	// depart is a departure after the steps matched so far (upto of them).
+	depart := func(e *ReplayError, upto int) error {
+		e.Path = slices.Clone(r.Path[:upto])
+		return e
+	}
 	// worlds[k] is the Go world at TLC state k+1, for a lasso's loop.
 	worlds := []*impl.World{w.Clone()}
 	first := -1 // the first step at which Go violates property
@@ -272,7 +281,7 @@ func replay(c impl.Config, out *tlc.Output, property string, apply stepper) (*Re
 			if len(tried) > 0 {
 				why = "no Go step reaches TLC's state; " + strings.Join(tried, "; ")
 			}
-			return nil, &ReplayError{Step: step, Action: st.Action, Reason: why}
+			return nil, depart(&ReplayError{Step: step, Action: st.Action, Reason: why}, len(r.Path))
 		}
 		// Steps that reach the same abstract state are the same spec step;
 		// the first keeps the replay deterministic.
@@ -288,19 +297,26 @@ func replay(c impl.Config, out *tlc.Output, property string, apply stepper) (*Re
 	switch {
 	case out.Deadlock:
 		if w.Actions() > 0 || w.Done() {
-			return nil, &ReplayError{Step: r.Steps, Action: "deadlock", Reason: "TLC deadlocks here, the Go world does not"}
+			return nil, depart(&ReplayError{Step: r.Steps, Action: "deadlock", Reason: "TLC deadlocks here, the Go world does not"}, len(r.Path))
 		}
 		r.Property, r.At = "Deadlock", r.Steps
 		return r, nil
 	case out.Temporal:
-		return r, liveness(r, worlds, last, property)
+		if err := liveness(r, worlds, last, property); err != nil {
+			var re *ReplayError
+			if errors.As(err, &re) {
+				return nil, depart(re, len(r.Path))
+			}
+			return nil, err
+		}
+		return r, nil
 	}
 	if first != r.Steps {
 		if first < 0 {
-			return nil, &ReplayError{Step: r.Steps, Action: last.Action, Reason: "TLC violates " + property + " here, the Go system never does"}
+			return nil, depart(&ReplayError{Step: r.Steps, Action: last.Action, Reason: "TLC violates " + property + " here, the Go system never does"}, len(r.Path))
 		}
-		return nil, &ReplayError{Step: first, Action: out.States[first].Action,
-			Reason: fmt.Sprintf("the Go system violates %s here, TLC only at step %d", property, r.Steps)}
+		return nil, depart(&ReplayError{Step: first, Action: out.States[first].Action,
+			Reason: fmt.Sprintf("the Go system violates %s here, TLC only at step %d", property, r.Steps)}, first)
 	}
 	r.At = first
 	return r, nil

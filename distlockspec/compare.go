@@ -58,13 +58,21 @@ func domain(v tlc.Value) string {
 // SameState compares w's abstraction with the state TLC printed, variable
 // by variable, after both are put in one canonical form (TLC prints model
 // values, functions and records in its own order; Abstract writes
-// strings and records).
+// strings and records). Every variable TLC printed is compared: one the
+// abstraction does not map (a variable added to the spec and not to Vars)
+// is a difference, never skipped.
 func SameState(w *impl.World, d impl.Design, st tlc.State) error {
 	s, err := Abstract(w, d)
 	if err != nil {
 		return err
 	}
-	for _, name := range Vars(d) {
+	vars := Vars(d)
+	for _, a := range st.Vars {
+		if !slices.Contains(vars, a.Name) {
+			return fmt.Errorf("%s is a variable of TLC's state the abstraction does not map: the replay would be blind to it", quote.Q(a.Name))
+		}
+	}
+	for _, name := range vars {
 		printed, ok := st.Var(name)
 		if !ok {
 			return fmt.Errorf("TLC's state has no variable %s", name)

@@ -34,6 +34,7 @@ package explore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -83,7 +84,10 @@ type Config struct {
 	Context context.Context `json:"-"`
 	// First stops the search at the first violation of any checked
 	// invariant (still a shortest counterexample); the properties it did
-	// not settle are Unknown.
+	// not settle are Unknown, which is never a success (the CLI exits 1).
+	// With no violation to stop at the search is complete and what holds
+	// Holds: one invariant asked for alone (Invariants) gets the full
+	// search's verdict.
 	First bool
 	// SleepSets prunes transitions by partial-order reduction (sleep sets
 	// over impl.Commute, see Commuter): the same states, verdicts and
@@ -191,8 +195,12 @@ func (c Config) Validate() error {
 }
 
 // model is the Model of c, without invariants.
-func (c Config) model() *sysModel {
-	m := &sysModel{cfg: c.Config}
+func (c Config) model() *sysModel { return c.modelStepping(nil) }
+
+// modelStepping is the Model of c with each action taken by step (nil:
+// impl.World.Apply).
+func (c Config) modelStepping(step Stepper) *sysModel {
+	m := &sysModel{cfg: c.Config, step: step}
 	if c.Symmetry {
 		m.sym = newSymmetry(m)
 	}
@@ -275,6 +283,11 @@ type Result struct {
 	TableBytes, LinkBytes, FrontierBytes, PeakBytes int
 	DiskBytes, Flushes                              int
 	Collision                                       float64
+	// Asymmetry, when not empty, says why a search asked for with symmetry
+	// was done without it: the system is not symmetric in its clients (a
+	// shortest path among the representatives has no concrete
+	// counterpart). Config.Symmetry is then false.
+	Asymmetry string
 	// stateSum is Outcome.stateSum: the same states reached, the same sum.
 	stateSum uint64
 }
@@ -311,6 +324,29 @@ func Run(c Config) (*Result, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	return run(c, nil)
+}
+
+// run is Run with each action taken by step (nil: impl.World.Apply). Under
+// symmetry, a system whose shortest path has no concrete counterpart (a
+// step of the representatives no renamed step matches: the system is not
+// symmetric in its clients, as a broken one may not be) is searched again
+// without symmetry, which is then unsound for it, and the result says so.
+func run(c Config, step Stepper) (*Result, error) {
+	res, err := runOnce(c, step)
+	var asym *AsymmetryError
+	if c.Symmetry && errors.As(err, &asym) {
+		c.Symmetry = false
+		if res, err = runOnce(c, step); err != nil {
+			return nil, err
+		}
+		res.Asymmetry = asym.Error()
+	}
+	return res, err
+}
+
+// runOnce is one search of c and the findings it gives.
+func runOnce(c Config, step Stepper) (*Result, error) {
 	selected := func(name string) bool {
 		if len(c.Invariants) == 0 {
 			return true
@@ -322,7 +358,7 @@ func Run(c Config) (*Result, error) {
 		}
 		return false
 	}
-	m := c.model()
+	m := c.modelStepping(step)
 	res := &Result{Config: c}
 	for _, inv := range impl.Invariants() {
 		f := Finding{Verdict: verdict.Verdict{Property: inv.Name}}
@@ -342,6 +378,10 @@ func Run(c Config) (*Result, error) {
 	start := time.Now()
 	out, err := Search(m, Options{MaxStates: c.MaxStates, MaxMemory: c.MaxMemory / 10 * 9, TempDir: c.TempDir, Context: c.Context, First: c.First, Goals: len(m.goals), Workers: c.Workers, SleepSets: c.SleepSets, Progress: c.Progress})
 	res.Elapsed = time.Since(start)
+	var asym *AsymmetryError
+	if errors.As(err, &asym) && c.Symmetry {
+		return nil, err // run searches again without symmetry
+	}
 	if err != nil {
 		return nil, fmt.Errorf("explore %s: %w", c.Describe(), err)
 	}
@@ -444,7 +484,7 @@ func replay(m *sysModel, c Config, property string, path []int) (*trace.Trace, e
 	}
 	rec := steptrace.New(title, trace.SourceExplorer, s.Sys, false)
 	for _, i := range path {
-		a, out := s.Apply(i)
+		a, out := m.apply(s, i)
 		rec.Step(a.Node, a.Input, 0, s.Sys, out)
 	}
 	var breach *impl.Breach

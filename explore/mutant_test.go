@@ -8,6 +8,7 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/testbuild"
+	"github.com/fencelab/fencelab/verdict"
 )
 
 // mutantModel is the reference implementation with one actor broken after
@@ -112,6 +113,145 @@ func TestServiceRefusingRenewalsReachesNoRenewalWitness(t *testing.T) {
 			} else {
 				assert.NotNil(t, out.Violations[k], "%s: %s", d, g.Name)
 			}
+		}
+	}
+}
+
+// grantsC1WhileHeld is a test-only mutant stepper: a service that answers
+// c1's acquire with a grant even while another client holds the lock — the
+// current lease and its token a second time (a double grant; the designs
+// it runs with have the lease as their token). It favours c1, so the
+// broken system is not symmetric in its clients either.
+func grantsC1WhileHeld(tokens bool) Stepper {
+	return func(w *impl.World, i int) (impl.Action, *impl.Effects) {
+		l := w.Sys.Service.Lock()
+		a, out := w.Apply(i)
+		if a.Node != impl.ServiceNode || a.Input.Kind != impl.InputMessage || a.Input.Msg.Kind != impl.MsgAcquire ||
+			a.Input.Msg.From != impl.ClientNode(0) || l.Status != impl.Acquired {
+			return a, out
+		}
+		grant := impl.Message{Kind: impl.MsgGrant, From: impl.ServiceNode, To: a.Input.Msg.From, Lease: l.Lease}
+		if tokens {
+			grant.Token = l.Lease
+		}
+		for k := range w.InFlight {
+			if m := &w.InFlight[k]; m.Kind == impl.MsgReject && m.From == impl.ServiceNode && m.To == grant.To {
+				*m = grant
+				break
+			}
+		}
+		out.Send = []impl.Message{grant}
+		w.Canonicalize()
+		return a, out
+	}
+}
+
+// acceptsStaleTokens is a test-only mutant stepper: a resource that takes
+// an operation with a stale token as if it carried the newest one it has
+// seen, so it accepts it (its fencing check passes every token).
+func acceptsStaleTokens(w *impl.World, i int) (impl.Action, *impl.Effects) {
+	a := w.Action(i)
+	newest := w.Sys.Resource.MaxToken()
+	if a.Node != impl.ResourceNode || a.Input.Kind != impl.InputMessage || a.Input.Msg.Token >= newest ||
+		(a.Input.Msg.Kind != impl.MsgRead && a.Input.Msg.Kind != impl.MsgWrite) {
+		return w.Apply(i)
+	}
+	fresh := a.Input.Msg
+	fresh.Token = newest
+	for k := range w.InFlight {
+		if w.InFlight[k] == a.Input.Msg {
+			w.InFlight[k] = fresh
+			break
+		}
+	}
+	w.Canonicalize()
+	for j := range w.Actions() {
+		if b := w.Action(j); b.Node == impl.ResourceNode && b.Input.Kind == impl.InputMessage && b.Input.Msg == fresh {
+			return w.Apply(j)
+		}
+	}
+	panic("acceptsStaleTokens: the renewed message is not deliverable")
+}
+
+// TestStaleTokenResourceIsAFinding: with fencing all, a resource that
+// accepts stale tokens loses an update: NoLostUpdate, which the honest
+// resource keeps, is violated, with a concrete trace the mutant takes to
+// a violating state; under symmetry too (the mutant is symmetric).
+func TestStaleTokenResourceIsAFinding(t *testing.T) {
+	testbuild.SkipUnderRace(t)
+	for _, sym := range []bool{false, true} {
+		c := DefaultConfig(impl.DesignFenceAll, 2)
+		c.Symmetry, c.Workers = sym, 1
+		honest, err := Run(c)
+		require.NoError(t, err)
+		hv, _ := honest.Verdict(impl.NoLostUpdate)
+		require.Equal(t, verdict.Holds, hv.Status)
+		res, err := run(c, acceptsStaleTokens)
+		require.NoError(t, err)
+		f, _ := res.Verdict(impl.NoLostUpdate)
+		require.Equal(t, verdict.Violated, f.Status, "symmetry %v", sym)
+		require.NotNil(t, f.Trace)
+		w, err := impl.NewWorld(c.Config)
+		require.NoError(t, err)
+		for _, i := range f.Path {
+			acceptsStaleTokens(w, i)
+		}
+		inv, err := impl.LookupInvariant(impl.NoLostUpdate)
+		require.NoError(t, err)
+		assert.NotNil(t, inv.Check(w.Sys), "symmetry %v: the trace ends in a lost update", sym)
+		assert.Empty(t, res.Asymmetry)
+	}
+}
+
+// TestDoubleGrantIsAFinding: a double-granting service breaks properties
+// the honest service keeps (with fencing all, two sections under one
+// token). Under symmetry the mutant's shortest paths among the
+// representatives may have no concrete counterpart (it favours c1): the
+// explorer then says so and searches again without symmetry. Either way
+// each violation is a finding with its step and a concrete trace — the
+// mutant's own steps from the initial state to a violating state — never
+// an internal error.
+func TestDoubleGrantIsAFinding(t *testing.T) {
+	testbuild.SkipUnderRace(t)
+	for _, d := range []impl.Design{impl.DesignNoFencing, impl.DesignFenceAll} {
+		for _, opt := range []struct{ sym, por bool }{{false, false}, {true, false}, {true, true}} {
+			sym := opt.sym
+			c := DefaultConfig(d, 2)
+			c.Symmetry, c.SleepSets, c.Workers = sym, opt.por, 1
+			honest, err := Run(c)
+			require.NoError(t, err)
+			mutant := grantsC1WhileHeld(d.Tokens())
+			res, err := run(c, mutant)
+			require.NoError(t, err, "%s, symmetry %v: a broken system is a finding", d, sym)
+			flipped := 0
+			for k, f := range res.All() {
+				if f.Status != verdict.Violated {
+					continue
+				}
+				if honest.All()[k].Status == verdict.Holds {
+					flipped++
+				}
+				require.NotNil(t, f.Trace, "%s %s", d, f.Property)
+				assert.Len(t, f.Trace.Steps, f.Steps()+1, "the initial state, then one step an action")
+				w, err := impl.NewWorld(c.Config)
+				require.NoError(t, err)
+				for _, i := range f.Path {
+					require.Less(t, i, w.Actions())
+					mutant(w, i)
+				}
+				if inv, err := impl.LookupInvariant(f.Property); err == nil {
+					assert.NotNil(t, inv.Check(w.Sys), "%s, symmetry %v: %s's trace ends in a violating state", d, sym, f.Property)
+				}
+			}
+			if d == impl.DesignFenceAll {
+				assert.Positive(t, flipped, "symmetry %v: the double grant flips a verdict the honest service holds", sym)
+			}
+			if res.Asymmetry != "" {
+				assert.True(t, sym)
+				assert.False(t, res.Config.Symmetry)
+				assert.Contains(t, res.Asymmetry, "not symmetric in its clients")
+			}
+			t.Logf("%s, symmetry %v: %v; asymmetry: %q", d, sym, res.Verdicts(), res.Asymmetry)
 		}
 	}
 }

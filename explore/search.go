@@ -831,6 +831,21 @@ func (e *expander[S]) sleepSet(commuter Commuter[S], i int, renaming uint64) []u
 	return e.proposal
 }
 
+// AsymmetryError is a shortest path that has no concrete counterpart: at
+// Step (1 is the first action) no action of the concrete state leads to
+// the class of the next stored state. With a canonical Encode (symmetry)
+// this is a model whose states' futures are not renamings of each other's:
+// a system not symmetric in what Encode renames, for which the reduction
+// is unsound (package explore's Run then searches without it).
+type AsymmetryError struct {
+	Step  int
+	State uint64 // the fingerprint of the stored state no action reaches
+}
+
+func (e *AsymmetryError) Error() string {
+	return fmt.Sprintf("the system is not symmetric in its clients: at step %d of a shortest path, no action of the concrete state leads to the class of the stored state %016x", e.Step, e.State)
+}
+
 // shortestPath rebuilds the actions that lead from the initial state to
 // the state of the given index: it follows the parent links back to the
 // initial state, then replays forwards. The links name the action taken
@@ -875,7 +890,7 @@ func shortestPath[S any](m Model[S], parents *links, target uint32) ([]int, erro
 			}
 		}
 		if found < 0 {
-			return nil, fmt.Errorf("replay: no action leads to state %016x", want)
+			return nil, &AsymmetryError{Step: len(path) + 1, State: want}
 		}
 		path = append(path, found)
 		cur, next = next, cur

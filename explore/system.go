@@ -17,6 +17,21 @@ type sysModel struct {
 	goals []impl.Property
 	// sym, when set, makes Encode canonical under renamings of clients.
 	sym *symmetry
+	// step, when set, takes action i of w instead of w.Apply: the tests'
+	// seam for a broken system (a test-only mutant), which the explorer
+	// must report as findings, never as an internal error.
+	step Stepper
+}
+
+// Stepper takes action i of w, as impl.World.Apply does.
+type Stepper func(w *impl.World, i int) (impl.Action, *impl.Effects)
+
+// apply takes action i of s by the model's stepper.
+func (m *sysModel) apply(s *impl.World, i int) (impl.Action, *impl.Effects) {
+	if m.step != nil {
+		return m.step(s, i)
+	}
+	return s.Apply(i)
 }
 
 func (m *sysModel) New() *impl.World {
@@ -42,7 +57,7 @@ func (m *sysModel) Copy(dst, src *impl.World) { dst.CopyFrom(src) }
 
 func (m *sysModel) Actions(s *impl.World) int { return s.Actions() }
 
-func (m *sysModel) Apply(s *impl.World, i int) { s.Apply(i) }
+func (m *sysModel) Apply(s *impl.World, i int) { m.apply(s, i) }
 
 func (m *sysModel) Properties() []string {
 	names := make([]string, 0, len(m.invs)+len(m.goals))

@@ -118,7 +118,7 @@ func (r *Result) Unreached() string {
 func checkWitness(m *sysModel, g impl.Property, path []int) error {
 	s := m.New()
 	for _, i := range path {
-		s.Apply(i)
+		m.apply(s, i)
 	}
 	if !g.Goal(s) {
 		return fmt.Errorf("replayed %s witness ends in a state that does not reach it: %s", g.Name, s.Sys)

@@ -147,15 +147,27 @@ func Conform(e *Env, p ConformPlan) error {
 	// comes at the end (tabwriter), so progress says where it is.
 	step, stepsDone := NewStepProgress(e, 0, "conform", "group")
 	defer stepsDone()
+	// findings are what went wrong with the system checked, each one line:
+	// a source that could not make its traces, a group TLC could not
+	// judge, a rejection that could not be rendered. None stops the run:
+	// the tables and the summary come first, then the exit 1.
+	var findings []string
 	for _, src := range sources {
 		groups, err := src.groups()
 		if err != nil {
-			return fmt.Errorf("%s: %w", src.name, err)
+			findings = append(findings, fmt.Sprintf("%s: no traces: %v", src.name, err))
+			continue
 		}
 		for _, g := range groups {
 			run, err := checkGroup(ctx, checker, src.name, g)
 			if err != nil {
-				return err
+				if isToolOrStop(err) {
+					return err
+				}
+				// The traces are not judged, never accepted: a finding.
+				findings = append(findings, fmt.Sprintf("%s, %s, %s × %s: %s not judged: %v", src.name, g.Config.Design,
+					words.Count(g.Config.Clients, "client"), words.Count(g.Config.Sections, "section"), words.Count(len(g.Traces), "trace"), OneLine(err.Error())))
+				continue
 			}
 			step(fmt.Sprintf("%s %s, %s × %s", src.name, g.Config.Design, words.Count(g.Config.Clients, "client"), words.Count(g.Config.Sections, "section")))
 			t, bad := tallyRun(src.name, g.Config, run)
@@ -170,6 +182,11 @@ func Conform(e *Env, p ConformPlan) error {
 					break
 				}
 				dir, err := renderRejection(ctx, e.Disk, checker, p.Out, src.name, g, k, v)
+				var ee *ExitError
+				if errors.As(err, &ee) && ee.Code == ExitFailure {
+					findings = append(findings, fmt.Sprintf("%s not rendered: %v", v.Trace.Name, OneLine(ee.Err.Error())))
+					continue
+				}
 				if err != nil {
 					return err
 				}
@@ -180,11 +197,14 @@ func Conform(e *Env, p ConformPlan) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if err := conformTotals(e, total, steps, failing, rejected, tlcTime, rendered); err != nil {
-		return err
-	}
+	// The validation's failure waits for the replay: both parts finish
+	// and print their summaries, then the run fails with both.
+	validation := conformTotals(e, total, steps, failing, rejected, tlcTime, rendered, findings)
 	if !p.Replay {
-		if total == 0 {
+		switch {
+		case validation != "":
+			return Failed("%s", validation)
+		case total == 0:
 			return NothingChecked("no trace was made to validate")
 		}
 		fmt.Fprintf(e.Stdout, "conformance: all %s accepted by the specs\n", words.Count(total, "trace"))
@@ -192,15 +212,22 @@ func Conform(e *Env, p ConformPlan) error {
 	}
 	fmt.Fprintln(e.Stdout)
 	stepsDone()
-	rs, err := replayCounterexamples(ctx, e, checker.TLC, p.Specs, p.ReplayFrom)
+	rs, err := replayCounterexamples(ctx, e, checker.TLC, p.Specs, p.ReplayFrom, p.Out)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(e.Stdout, "\n%d TLC counterexamples replayed in Go, %d of systems Go does not run; TLC %s\n", rs.replayed, rs.notGo, rs.tlcTime.Round(10*time.Millisecond))
-	if rs.failed > 0 {
-		return Failed("%d TLC counterexamples depart from the Go system", rs.failed)
+	for _, d := range rs.rendered {
+		fmt.Fprintf(e.Stdout, "departure rendered in %s\n", d)
 	}
-	if total == 0 && rs.replayed == 0 {
+	switch {
+	case validation != "" && rs.failed > 0:
+		return Failed("%s; %d TLC counterexamples depart from the Go system", validation, rs.failed)
+	case validation != "":
+		return Failed("%s", validation)
+	case rs.failed > 0:
+		return Failed("%d TLC counterexamples depart from the Go system", rs.failed)
+	case total == 0 && rs.replayed == 0:
 		return NothingChecked("no trace validated and no counterexample replayed (every model's system is one Go does not run)")
 	}
 	fmt.Fprintf(e.Stdout, "conformance: all %s accepted by the specs; all %s replayed in Go\n", words.Count(total, "trace"), words.Count(rs.replayed, "counterexample"))
@@ -283,21 +310,42 @@ func (t *conformTally) writeRow(tw io.Writer) {
 		t.Validity, t.Traces, t.Accepted, t.Rejected, t.Steps, t.LeaseLost, t.Expired, t.Failing, t.Wall.Round(10*time.Millisecond))
 }
 
-// conformTotals prints the traces' totals and, when any was rejected,
-// where the rejections are rendered, and fails.
-func conformTotals(e *Env, total, steps, failing, rejected int, tlcTime time.Duration, rendered []string) error {
+// conformTotals prints the traces' totals, where the rejections are
+// rendered and the findings, one line each; it returns why validation
+// failed ("" when every trace was accepted and nothing went wrong).
+func conformTotals(e *Env, total, steps, failing, rejected int, tlcTime time.Duration, rendered, findings []string) string {
 	fmt.Fprintf(e.Stdout, "\n%s, %s, %d of them failing runs; TLC %s in all", words.Count(total, "trace"), words.Count(steps, "step"), failing, tlcTime.Round(10*time.Millisecond))
 	if total > 0 {
 		fmt.Fprintf(e.Stdout, " (%s per trace)", (tlcTime / time.Duration(total)).Round(time.Microsecond))
 	}
 	fmt.Fprintln(e.Stdout)
-	if rejected > 0 {
-		for _, d := range rendered {
-			fmt.Fprintf(e.Stdout, "rejection rendered in %s\n", d)
-		}
-		return Failed("%d of %s rejected by the specs", rejected, words.Count(total, "trace"))
+	for _, d := range rendered {
+		fmt.Fprintf(e.Stdout, "rejection rendered in %s\n", d)
 	}
-	return nil
+	for _, f := range findings {
+		fmt.Fprintf(e.Stdout, "✗ %s\n", f)
+	}
+	if rejected == 0 && len(findings) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %s rejected by the specs%s", rejected, words.Count(total, "trace"), findingsNote(findings))
+}
+
+// isToolOrStop tells checkGroup's errors that end the run (TLC is not
+// TLC or the model is too big: bad input; an interrupt) from a group TLC
+// could not judge, which is a finding about the system checked.
+func isToolOrStop(err error) bool {
+	var ee *ExitError
+	return errors.As(err, &ee) && ee.Code != ExitFailure
+}
+
+// findingsNote is the exit message's part for the findings besides the
+// rejections: "" when there are none.
+func findingsNote(findings []string) string {
+	if len(findings) == 0 {
+		return ""
+	}
+	return ", and " + words.Count(len(findings), "finding") + " (see above)"
 }
 
 // renderRejection finds how far the spec follows a rejected trace, renders

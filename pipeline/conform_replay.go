@@ -11,15 +11,19 @@ import (
 
 	"github.com/fencelab/fencelab/conform"
 	"github.com/fencelab/fencelab/distlockspec"
+	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/internal/inputfile"
 	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/tlc"
+	"github.com/fencelab/fencelab/trace"
 )
 
 // replaySummary is what the replay part of fencelab conform found.
 type replaySummary struct {
 	replayed, notGo, failed int
 	tlcTime                 time.Duration
+	// rendered are the folders of the departures rendered.
+	rendered []string
 }
 
 // replayCounterexamples is conform's replay, TLA+ → Go: every model of the
@@ -27,8 +31,10 @@ type replaySummary struct {
 // the counterexample is the same on every run), or its output is read
 // from from (a fencelab tlc --out folder), and its counterexample is
 // replayed in the Go actors (conform.ReplayModel). It prints one row per
-// model; a counterexample Go departs from is a failure.
-func replayCounterexamples(ctx context.Context, e *Env, runner *tlc.Runner, specs, from string) (replaySummary, error) {
+// model; a counterexample Go departs from is a failure, rendered like a
+// counterexample into outDir (the Go run up to the departure), and so is
+// a replay that fails in any other way: the run goes on to its summary.
+func replayCounterexamples(ctx context.Context, e *Env, runner *tlc.Runner, specs, from, outDir string) (replaySummary, error) {
 	var sum replaySummary
 	w := e.Stdout
 	m, err := distlockspec.LoadManifest(filepath.Join(specs, "models.json"))
@@ -94,12 +100,18 @@ func replayCounterexamples(ctx context.Context, e *Env, runner *tlc.Runner, spec
 		case errors.As(err, &re):
 			sum.failed++
 			fmt.Fprintf(tw, "%s\t\tDEPARTS from TLC's counterexample at %v\n", mod.Name, re)
+			dir, err := renderDeparture(e.Disk, specs, outDir, mod, re)
+			if err != nil {
+				return sum, err
+			}
+			sum.rendered = append(sum.rendered, dir)
 		case err != nil && from != "":
 			// An output the user pointed at that is not TLC's complete
 			// output is bad input, as any unreadable file is.
 			return sum, BadInput("--replay-from %s: %v", quote.S(from), err)
 		case err != nil:
-			return sum, Failed("%s: %v", mod.Name, err)
+			sum.failed++
+			fmt.Fprintf(tw, "%s\t\tFAILS: %s\n", mod.Name, OneLine(err.Error()))
 		default:
 			sum.replayed++
 			fmt.Fprintf(tw, "%s\t%d\tviolated at step %d\n", mod.Name, r.Steps, r.At)
@@ -116,4 +128,26 @@ func skipReason(err error) string {
 		why = why[:i]
 	}
 	return why
+}
+
+// renderDeparture writes the Go run of a counterexample that departs from
+// TLC's (re) like a counterexample, into a folder of outDir named
+// replay_<model>, and returns the folder ("" when outDir is "").
+func renderDeparture(disk *atomicfile.Disk, specs, outDir string, mod tlc.Model, re *conform.ReplayError) (string, error) {
+	if outDir == "" {
+		return "", nil
+	}
+	c, err := conform.ModelReplayable(specs, mod)
+	if err != nil {
+		return "", Failed("%s: %v", mod.Name, err)
+	}
+	t, err := conform.RenderDeparture(c, mod.Name, re)
+	if err != nil {
+		return "", Failed("%s: %v", mod.Name, err)
+	}
+	dir := filepath.Join(outDir, "replay_"+mod.Name)
+	if _, err := trace.WriteFilesTo(disk.Folder(dir), t); err != nil {
+		return "", CouldNotSave(err)
+	}
+	return dir, nil
 }

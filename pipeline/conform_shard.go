@@ -160,8 +160,8 @@ func MergeConform(e *Env, p ConformPlan, c *shard.Campaign) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if err := conformTotals(e, total, steps, failing, rejected, wall, rendered); err != nil {
-		return err
+	if why := conformTotals(e, total, steps, failing, rejected, wall, rendered, nil); why != "" {
+		return Failed("%s", why)
 	}
 	fmt.Fprintf(e.Stdout, "conformance: all %s accepted by the specs\n", words.Count(total, "trace"))
 	return nil

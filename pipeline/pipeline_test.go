@@ -131,7 +131,31 @@ func TestSweepWritesItsFiles(t *testing.T) {
 	assert.FileExists(t, filepath.Join(out, "sweep.csv"))
 	assert.FileExists(t, filepath.Join(out, "sweep.svg"))
 	assert.Contains(t, stdout.String(), "cells inside the boundary")
+	assert.Contains(t, stdout.String(), "random runs inside the boundary: 0 of ")
 	assert.Contains(t, stdout.String(), "the sweep agrees with DESIGN.md's condition")
+}
+
+// TestSweepRandomViolationInsideFails: a cell inside the boundary where
+// random runs violated (a sweep result as a simulator that strays past its
+// bounds gives it, sweep.TestRandomRunsInsideTheBoundaryDisagree) is
+// counted, printed as a disagreement, and fails the sweep: exit 1.
+func TestSweepRandomViolationInsideFails(t *testing.T) {
+	x, y, err := sweep.ParseGrid("pause:100ms..100ms/1,lock-delay:600ms..600ms/1")
+	require.NoError(t, err)
+	s := &sweep.Sweep{Designs: []impl.Design{impl.DesignNoFencing}, X: x, Y: y, Runs: 10}
+	safe := bounds.Verdict{Property: impl.AtMostOneClientHoldLock, Safe: true}
+	res := &sweep.Result{Sweep: s, Cells: []sweep.Cell{{Design: impl.DesignNoFencing, Runs: 10,
+		Outcomes: []sweep.Outcome{{Derived: safe, Worst: "held", Random: 3}}}}}
+	var stdout strings.Builder
+	err = sweepVerdict(&stdout, res)
+	assert.Equal(t, ExitFailure, exitCodeOf(err), "%v", err)
+	assert.Contains(t, stdout.String(), "random runs inside the boundary: 3 of 10 violated")
+	assert.Contains(t, stdout.String(), "✗ off, pause=100ms, lock-delay=600ms: AtMostOneClientHoldLock violated inside the boundary (worst case held, 3 of 10 random runs)")
+
+	res.Cells[0].Outcomes[0].Random = 0
+	stdout.Reset()
+	require.NoError(t, sweepVerdict(&stdout, res))
+	assert.Contains(t, stdout.String(), "random runs inside the boundary: 0 of 10 violated")
 }
 
 // TestTLCWithoutJavaWritesNothing: without Java, fencelab tlc's run is bad

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"time"
 
@@ -66,6 +67,15 @@ func sweepReport(e *Env, res *sweep.Result, out, designs string) error {
 		}
 	}
 	fmt.Fprintf(w, "\nfiles: %s, %s\n", csvPath, svgPath)
+	return sweepVerdict(w, res)
+}
+
+// sweepVerdict prints how many random runs inside the boundary violated
+// (each a disagreement, as a violating worst case inside is) and the
+// disagreements, and fails when there is any.
+func sweepVerdict(w io.Writer, res *sweep.Result) error {
+	violating, inside := res.RandomInside()
+	fmt.Fprintf(w, "\nrandom runs inside the boundary: %d of %d violated the property they were run for\n", violating, inside)
 	if dis := res.Disagreements(); len(dis) > 0 {
 		fmt.Fprintln(w, "\nDisagreements with the derivation:")
 		for _, d := range dis {

@@ -39,7 +39,7 @@ func ExploreMismatches(results []*explore.Result) []string {
 			}
 		}
 		for _, v := range r.Verdicts() {
-			if unsettled(r, v) {
+			if unsettled(v) {
 				continue
 			}
 			if want := ExploreExpected(r.Config.Design, v.Property); !v.Agrees(want) {
@@ -51,10 +51,11 @@ func ExploreMismatches(results []*explore.Result) []string {
 }
 
 // unsettled reports whether v is not to be compared with DESIGN.md: not
-// checked, or left unknown by a search that stopped at the first
-// violation, as it was asked to.
-func unsettled(r *explore.Result, v verdict.Verdict) bool {
-	return v.Status == verdict.NotChecked || v.Status == verdict.Unknown && r.Stopped == explore.StoppedAtFirst
+// checked (left out by --invariant). A verdict left unknown is compared,
+// and fails, whatever stopped the search — --first included: an unknown
+// is never a success.
+func unsettled(v verdict.Verdict) bool {
+	return v.Status == verdict.NotChecked
 }
 
 // exploreText is a verdict as the explorer's tables show it.
@@ -97,12 +98,15 @@ func exploreFigures(r *explore.Result) string {
 // and each counterexample as a step table.
 func ExploreResult(w io.Writer, r *explore.Result) error {
 	fmt.Fprintf(w, "explore: %s\n%s\n\n", r.Config.Describe(), exploreFigures(r))
+	if r.Asymmetry != "" {
+		fmt.Fprintf(w, "✗ %s: searched again without symmetry\n\n", r.Asymmetry)
+	}
 	t := NewTable("property", "verdict", "expected", "")
 	for _, v := range r.Verdicts() {
 		want := ExploreExpected(r.Config.Design, v.Property)
 		mark := "✓"
 		switch {
-		case unsettled(r, v):
+		case unsettled(v):
 			mark = ""
 		case !v.Agrees(want):
 			mark = "✗ differs from DESIGN.md"
@@ -184,7 +188,7 @@ func ExploreMatrix(w io.Writer, results []*explore.Result) error {
 		row := []string{r.Config.Design.Describe()}
 		for _, v := range r.Verdicts() {
 			cell := exploreText(v)
-			if want := ExploreExpected(r.Config.Design, v.Property); !unsettled(r, v) && !v.Agrees(want) {
+			if want := ExploreExpected(r.Config.Design, v.Property); !unsettled(v) && !v.Agrees(want) {
 				cell += " ✗ expected " + expectedText(v.Property, want)
 			}
 			row = append(row, cell)
@@ -234,6 +238,11 @@ func ExploreMatrix(w io.Writer, results []*explore.Result) error {
 		return err
 	}
 	fmt.Fprintf(w, "\n%s\n", witnessLegend(all))
+	for _, r := range results {
+		if r.Asymmetry != "" {
+			fmt.Fprintf(w, "\n✗ %s: %s: searched again without symmetry\n", r.Config.Design.Describe(), r.Asymmetry)
+		}
+	}
 	if len(ExploreMismatches(results)) == 0 {
 		fmt.Fprintln(w, "\nevery verdict agrees with DESIGN.md's table")
 	}

@@ -178,6 +178,10 @@ type Sweep struct {
 	// Progress, if set, is called with the runs just finished (random and
 	// worst-case), possibly from several goroutines at once.
 	Progress func(runs int)
+	// inside sets up the random runs of a cell (nil: sim.InsideBounds):
+	// the tests' seam for a simulator that strays past the bounds it is
+	// given, whose violations inside the boundary the sweep must count.
+	inside func(sim.Config, bounds.Bounds) (sim.Config, error)
 }
 
 // Outcome is what one property came to in one cell and design.
@@ -362,7 +366,11 @@ func (s *Sweep) cell(k int) (Cell, error) {
 		}
 		c.Outcomes = append(c.Outcomes, o)
 	}
-	cfg, err := sim.InsideBounds(base, b)
+	inside := s.inside
+	if inside == nil {
+		inside = sim.InsideBounds
+	}
+	cfg, err := inside(base, b)
 	if err != nil {
 		return c, err
 	}
@@ -379,6 +387,21 @@ func (s *Sweep) cell(k int) (Cell, error) {
 		}
 	}
 	return c, nil
+}
+
+// RandomInside counts the random runs inside the boundary (in cells and
+// for properties the derivation calls safe) and those of them that
+// violated the property: every one of those is a disagreement.
+func (r *Result) RandomInside() (violating, runs int) {
+	for _, c := range r.Cells {
+		for _, o := range c.Outcomes {
+			if o.Derived.Safe {
+				violating += o.Random
+				runs += c.Runs
+			}
+		}
+	}
+	return violating, runs
 }
 
 // Disagreements lists, one sentence each, the cells that contradict the

@@ -153,3 +153,46 @@ func TestValidateRefusesDesignsItDoesNotJudge(t *testing.T) {
 		}
 	}
 }
+
+// TestRandomRunsInsideTheBoundaryDisagree: a test-only simulator whose
+// random runs pause up to three TTLs, far past the cell's bound, in long
+// sections (it strays past the bounds it is given) violates inside the boundary while the
+// worst case, built from the bounds, holds. Those random runs are counted
+// (RandomInside) and each cell is a disagreement; the honest simulator on
+// the same grid has none.
+func TestRandomRunsInsideTheBoundaryDisagree(t *testing.T) {
+	testbuild.SkipUnderRace(t)
+	grid := "pause:100ms..300ms/3,lock-delay:600ms..800ms/2"
+	honest := small(t, grid, 200, 2)
+	honest.Designs = []impl.Design{impl.DesignNoFencing}
+	res, err := honest.Run()
+	require.NoError(t, err)
+	require.Empty(t, res.Disagreements())
+	violating, runs := res.RandomInside()
+	require.Zero(t, violating)
+	require.Positive(t, runs, "the grid has cells inside the boundary")
+
+	mutant := small(t, grid, 200, 2)
+	mutant.Designs = []impl.Design{impl.DesignNoFencing}
+	mutant.inside = func(c sim.Config, b bounds.Bounds) (sim.Config, error) {
+		b.Pause = 3 * b.TTL
+		c.Think = b.TTL / 2 // long sections: a pause finds a client holding
+		return sim.InsideBounds(c, b)
+	}
+	res, err = mutant.Run()
+	require.NoError(t, err)
+	violating, runs2 := res.RandomInside()
+	assert.Equal(t, runs, runs2)
+	assert.Positive(t, violating, "the straying runs violate inside the boundary")
+	dis := res.Disagreements()
+	require.NotEmpty(t, dis)
+	for _, c := range res.Cells {
+		for _, o := range c.Outcomes {
+			if o.Derived.Safe && o.Random > 0 {
+				assert.Equal(t, "held", o.Worst, "the worst case keeps to the bounds: only random runs violate")
+			}
+		}
+	}
+	assert.Contains(t, dis[0], "violated inside the boundary (worst case held, ")
+	t.Logf("%d of %d random runs inside violate; %d disagreements, first: %s", violating, runs, len(dis), dis[0])
+}

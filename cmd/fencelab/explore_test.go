@@ -244,13 +244,33 @@ func TestExploreWorkersDoNotChangeTheOutput(t *testing.T) {
 }
 
 // TestExploreFirst: --first stops at the first counterexample, still the
-// shortest, leaves the rest unknown and unjudged, and exits 0.
+// shortest; what it leaves unknown is never a success: exit 1, with each
+// unknown named and why.
 func TestExploreFirst(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "explore", "--clients", "3", "--design", "off", "--first", "--out", "")
-	require.Equal(t, exitOK, code, stderr)
+	require.Equal(t, exitFailure, code, stderr)
 	assert.Contains(t, stdout, ", stopped at the first violation (--first)\n")
 	assert.Contains(t, stdout, "AtMostOneClientHoldLock  violated (8 steps)  violated  ✓")
-	assert.Contains(t, stdout, "NoLostUpdate             unknown             violated  \n")
+	assert.Contains(t, stdout, "NoLostUpdate             unknown             violated  ✗ differs from DESIGN.md\n")
+	assert.Contains(t, stderr, "NoLostUpdate with no fencing (no tokens): unknown, expected violated")
+}
+
+// TestExploreFirstHolds: --first asked of one property that holds searches
+// every state and finishes with Holds, exit 0; asked of one that fails, it
+// stops at its shortest counterexample, and the deadlock check it left
+// unsettled fails the run (exit 1) — never an exit 0 on an unknown.
+func TestExploreFirstHolds(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "explore", "--design", "all", "--first", "--invariant", "NoLostUpdate", "--out", "")
+	require.Equal(t, exitOK, code, stderr)
+	assert.NotContains(t, stdout, "stopped")
+	assert.Regexp(t, `NoLostUpdate +holds +holds +✓`, stdout)
+	assert.Regexp(t, `Deadlock +none +none +✓`, stdout)
+
+	code, stdout, stderr = runCLI(t, "explore", "--design", "all", "--first", "--invariant", "AtMostOneClientHoldLock", "--out", "")
+	require.Equal(t, exitFailure, code, stderr)
+	assert.Contains(t, stdout, ", stopped at the first violation (--first)\n")
+	assert.Regexp(t, `AtMostOneClientHoldLock +violated \(8 steps\) +violated +✓`, stdout)
+	assert.Contains(t, stderr, "Deadlock with tokens, mode all: unknown, expected holds")
 }
 
 // TestExploreMaxMemory: past --max-memory the search goes on on disk and

@@ -37,7 +37,9 @@ Random runs draw at most one fault of each kind (two overlapping pauses
 would merge into one longer than the bound) with a small workload, 2
 clients × 2 sections by default. Same flags, same bytes.
 Exit codes: 0 the sweep agrees with the derivation, 1 a violation inside
-the boundary (or of NoLostUpdate with fencing all), 2 bad input.`
+the boundary, by the worst case or by any random run (the random runs
+inside that violated are counted and printed), or of NoLostUpdate with
+fencing all, 2 bad input.`
 
 // maxSweepRuns bounds --runs: a cell of the default grid runs 50, and a
 // sweep of 100,000 runs in each of its 578 cells would already take days.
