@@ -236,7 +236,8 @@ func Conform(e *Env, p ConformPlan) error {
 
 // checkGroup validates g's traces in one TLC run: TLC's own failure is
 // bad input (not TLC, a model too big), a run that did not complete a
-// failed check.
+// failed check (its message the caller's to place: Conform makes it a
+// finding about the group).
 func checkGroup(ctx context.Context, checker *conform.Checker, source string, g conform.Group) (*conform.Run, error) {
 	run, err := checker.Check(ctx, g.Config, g.Traces)
 	if ctx.Err() != nil {
@@ -246,7 +247,7 @@ func checkGroup(ctx context.Context, checker *conform.Checker, source string, g 
 		return nil, BadInput("%s, %s: %v", source, g.Config.Design, err)
 	}
 	if err != nil {
-		return nil, Failed("%s, %s: %v", source, g.Config.Design, err)
+		return nil, Failed("%v", err)
 	}
 	return run, nil
 }

@@ -61,7 +61,10 @@ func conformShard(e *Env, p ConformPlan) error {
 		run := &conform.Run{Config: c}
 		if len(g.Traces) > 0 {
 			if run, err = checkGroup(ctx, checker, conform.SourceWalk, g); err != nil {
-				return err
+				if isToolOrStop(err) {
+					return err
+				}
+				return Failed("%s, %s: %v", conform.SourceWalk, c.Design, err)
 			}
 		}
 		step(fmt.Sprintf("walk %s, %d × %d", c.Design, c.Clients, c.Sections))
