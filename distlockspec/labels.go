@@ -58,6 +58,8 @@ const (
 // network, which timer left timers).
 func SpecAction(w *impl.World, a impl.Action) Action {
 	switch {
+	case a.Node.IsLockNode() && w.Sys.Redlock():
+		return Action{Label: ServiceLabel, Process: LockNodeName(a.Node.LockIndex())}
 	case a.Node == impl.ServiceNode:
 		return Action{Label: ServiceLabel, Process: a.Node.String()}
 	case a.Node == impl.ResourceNode:
