@@ -26,8 +26,7 @@ func rowRedlock() row {
 						{
 							Clients:    2,
 							Invariants: []string{"NoActionPastValidity"},
-							Symmetry:   "Symmetry",
-							Note:       "Redlock, no fencing, 3 lock nodes, the send rule: no client acts on a belief past its validity window (a majority whose answers came after the window closed is given back); no deadlock",
+							Note:       "Redlock, no fencing, 3 lock nodes, the send rule: no client acts on a belief past its validity window (a majority whose answers came after the window closed is given back); no deadlock. Clients and nodes symmetric: a third of the states of DistLockRedlock_unique_2c, whose count is the explorer's",
 						},
 						witness(2, "NoSectionCommitsAcrossRestart", "witness: DistLockRedlock_redlock_2c does not hold vacuously: a client that held the lock when a node restarted, and every other, commit every section"),
 						violates(2, "AtMostOneClientHoldLock", "Redlock, no fencing, 3 lock nodes: a node lets c1's key go early (its clock) and c2 wins a majority: two clients believe they hold the lock"),
