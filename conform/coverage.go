@@ -92,8 +92,8 @@ func CoverageTable(cells []Cell) string {
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "\n%s: %d of %d applicable cells have trace validation, %d replay, %d both.\n",
-		CoverageSummary(cells), traced, len(cells), replayed, both)
+	fmt.Fprintf(&b, "\nCovered: %s (trace validation %d, replay %d, both %d).\n",
+		CoverageSummary(cells), traced, replayed, both)
 	return b.String()
 }
 

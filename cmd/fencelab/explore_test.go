@@ -230,7 +230,7 @@ func TestExploreWorkersDoNotChangeTheOutput(t *testing.T) {
 	var outs []string
 	args := []string{"explore", "--out", ""}
 	if testbuild.Reduced() {
-		// Every row's search is the same code; the Redlock rows' 420,541
+		// Every row's search is the same code; the Redlock rows' 860,742
 		// states each take minutes under the race detector.
 		args = append(args, "--design", "nonatomic")
 	}
