@@ -66,14 +66,14 @@ func DesignOfConstants(spec string, consts map[string]tlc.Value) (impl.Design, e
 		default:
 			return 0, fmt.Errorf("constant Fencing %s is no Redlock row's", quote.Q(f.Str))
 		}
-		if r, ok := consts["MaxRestarts"]; !ok || r.Kind != tlc.KindInt || r.Int != impl.UntimedRestarts {
-			return 0, fmt.Errorf("constant MaxRestarts is not %d, the untimed world's restarts: %w", impl.UntimedRestarts, ErrNotGoSystem)
-		}
 		if q, ok := consts["Quorum"]; ok && q.Kind == tlc.KindString && q.Str != "majority" {
 			return 0, fmt.Errorf("mutant client (Quorum %s): %w", quote.Q(q.Str), ErrNotGoSystem)
 		}
 		if l, ok := consts["LateMajority"]; ok && l.Kind == tlc.KindBool && l.Bool {
 			return 0, fmt.Errorf("mutant client (LateMajority): %w", ErrNotGoSystem)
+		}
+		if r, ok := consts["MaxRestarts"]; !ok || r.Kind != tlc.KindInt || r.Int != impl.UntimedRestarts {
+			return 0, fmt.Errorf("constant MaxRestarts is not %d, the untimed world's restarts: %w", impl.UntimedRestarts, ErrNotGoSystem)
 		}
 	default:
 		return 0, fmt.Errorf("another spec (%s): %w", spec, ErrNotGoSystem)
