@@ -33,6 +33,8 @@ func TraceCfg(c impl.Config, verbose bool) string {
 	switch {
 	case c.Design.Redlock():
 		fmt.Fprintf(&b, "    MaxRestarts = %d\n    Fencing = %q\n", impl.UntimedRestarts, RedlockFencing(c.Design))
+		// Go's client: Redlock's majority, a late one given back.
+		b.WriteString("    Quorum = \"majority\"\n    LateMajority = FALSE\n")
 	case c.Design.Tokens():
 		k := SpecConstants(c.Design)
 		fmt.Fprintf(&b, "    Check = %q\n    TokenRule = %q\n    ServiceRestart = %q\n    NonAtomic = %s\n",
