@@ -23,6 +23,8 @@ var update = flag.Bool("update", false, golden.UpdateUsage)
 // mappingKey names a Go step as Mappings does.
 func mappingKey(w *impl.World, a impl.Action) (node, phase, input string) {
 	switch {
+	case a.Node.IsLockNode() && w.Sys.Redlock():
+		node = "lock node"
 	case a.Node == impl.ServiceNode:
 		node = "service"
 	case a.Node == impl.ResourceNode:

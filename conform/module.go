@@ -13,7 +13,8 @@ import (
 const DataModule = "TraceData"
 
 // Module writes traces, all of configuration c, as the TLA+ module
-// TraceData: TraceClients, the clients' names, and Traces, a sequence of
+// TraceData: TraceClients, the clients' names (and, for the Redlock rows,
+// TraceLockNodes, the lock nodes'), and Traces, a sequence of
 // traces, each a sequence of lines [label, proc, state] where state is the
 // tuple of the spec's variables in the translation's order (distlockspec.Vars). The
 // first line is the initial state (label "Init").
@@ -31,6 +32,17 @@ func Module(c impl.Config, traces []*Trace) string {
 		clients[i] = distlockspec.Node(impl.ClientNode(i))
 	}
 	fmt.Fprintf(&defs, "TraceClients == {%s}\n", strings.Join(clients, ", "))
+	if nodes := distlockspec.TraceLockNodes(c); nodes != nil {
+		// The Redlock spec's lock nodes (distlockspec.LockNodeName).
+		quoted := make([]string, len(nodes))
+		for i, n := range nodes {
+			quoted[i] = fmt.Sprintf("%q", n)
+		}
+		fmt.Fprintf(&defs, "TraceLockNodes == {%s}\n", strings.Join(quoted, ", "))
+		// The spec's NoValue, as the abstraction names it: a sequence, so
+		// that TLC compares it with the values' tuples.
+		fmt.Fprintf(&defs, "%s == <<>>\n", distlockspec.NoValue)
+	}
 	values := map[string]string{}
 	states := map[string]string{}
 	intern := func(m map[string]string, prefix, text string) string {

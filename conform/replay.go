@@ -63,6 +63,19 @@ func ModelConfig(spec, cfg string) (impl.Config, error) {
 			return impl.Config{}, fmt.Errorf("constant Clients must be the model values c1 … c%d (the Go clients' names), found %s", len(clients.Elems), clipped(e.String()))
 		}
 	}
+	if design.Redlock() {
+		nodes, ok := consts["LockNodes"]
+		if !ok || nodes.Kind != tlc.KindSet || len(nodes.Elems) < 1 || len(nodes.Elems) > impl.MaxLockNodes {
+			return impl.Config{}, fmt.Errorf("the cfg has no set LockNodes of 1 to %d nodes", impl.MaxLockNodes)
+		}
+		for _, e := range nodes.Elems {
+			// Go's lock node k is n<k+1> (distlockspec.LockNodeName).
+			if n, err := strconv.Atoi(strings.TrimPrefix(e.Str, "n")); e.Kind != tlc.KindModel || err != nil || n < 1 || n > len(nodes.Elems) || e.Str != distlockspec.LockNodeName(n-1) {
+				return impl.Config{}, fmt.Errorf("constant LockNodes must be the model values n1 … n%d, found %s", len(nodes.Elems), clipped(e.String()))
+			}
+		}
+		c.Nodes = len(nodes.Elems)
+	}
 	for name, dst := range map[string]*int{"Sections": &c.Sections, "MaxRetries": &c.Retries} {
 		v, ok := consts[name]
 		if !ok || v.Kind != tlc.KindInt {
@@ -72,7 +85,7 @@ func ModelConfig(spec, cfg string) (impl.Config, error) {
 	}
 	// The explorer's durations: the untimed world ignores them.
 	base := explore.DefaultConfig(c.Design, c.Clients).Config
-	base.Sections, base.Retries, base.Validity = c.Sections, c.Retries, c.Validity
+	base.Sections, base.Retries, base.Validity, base.Nodes = c.Sections, c.Retries, c.Validity, c.Nodes
 	c = base
 	if err := c.Validate(); err != nil {
 		return impl.Config{}, err

@@ -360,8 +360,8 @@ func TestModelConfig(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, impl.DesignFenceWrites, c.Design)
 	for _, d := range impl.Designs() {
-		if !d.Tokens() {
-			continue
+		if !d.Tokens() || d.Redlock() {
+			continue // DistLockRedlock.tla: below
 		}
 		k := distlockspec.SpecConstants(d)
 		c, err := ModelConfig("DistLockFencing.tla", base+row(k.Check, k.TokenRule, k.ServiceRestart, strings.ToUpper(strconv.FormatBool(k.NonAtomic))))
@@ -370,6 +370,21 @@ func TestModelConfig(t *testing.T) {
 	}
 	assert.Equal(t, []int{3, 2, 2}, []int{c.Clients, c.Sections, c.Retries})
 	assert.Equal(t, impl.ValidityArrival, c.Validity)
+	// The Redlock rows: the design from Fencing, Go's nodes from LockNodes
+	// (n1 … nN), the untimed world's one restart.
+	redlock := "SPECIFICATION Spec\nCONSTANTS\n    Clients = {c1, c2}\n    LockNodes = {n1, n2, n3}\n    Validity = \"send\"\n    MaxRetries = 0\n    Sections = 1\n    Timeouts = TRUE\n    GiveUp = TRUE\n    MaxRestarts = 1\n"
+	for _, d := range []impl.Design{impl.DesignRedlock, impl.DesignRedlockUnique} {
+		rc, err := ModelConfig("DistLockRedlock.tla", redlock+fmt.Sprintf("    Fencing = %q\n", distlockspec.RedlockFencing(d)))
+		require.NoError(t, err, d.String())
+		assert.Equal(t, d, rc.Design)
+		assert.Equal(t, []int{2, 1, 0, 3}, []int{rc.Clients, rc.Sections, rc.Retries, rc.LockNodes()})
+		assert.Equal(t, impl.ValiditySend, rc.Validity)
+	}
+	_, err = ModelConfig("DistLockRedlock.tla", strings.Replace(redlock, "{n1, n2, n3}", "{n1, n2, n4}", 1)+"    Fencing = \"none\"\n")
+	assert.ErrorContains(t, err, "n1 … n3")
+	_, err = ModelConfig("DistLockRedlock.tla", redlock+"    Fencing = \"none\"\n    LateMajority = TRUE\n")
+	assert.ErrorIs(t, err, distlockspec.ErrNotGoSystem)
+
 	c, err = ModelConfig("DistLock.tla", base+"    Validity = \"send\"\n")
 	require.NoError(t, err)
 	assert.Equal(t, impl.DesignNoFencing, c.Design)

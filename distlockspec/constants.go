@@ -17,7 +17,8 @@ var ErrNotGoSystem = errors.New("not a system the Go code runs")
 // DesignOfConstants is the design a model of spec (a .tla file's name)
 // stands for, read from its cfg's constants (tlc values by name):
 // DistLock.tla's Renewals, DistLockFencing.tla's Check, TokenRule,
-// ServiceRestart and NonAtomic (SpecConstants), and GiveUp. It fails,
+// ServiceRestart and NonAtomic (SpecConstants), DistLockRedlock.tla's
+// Fencing (RedlockFencing) and MaxRestarts, and GiveUp. It fails,
 // wrapping ErrNotGoSystem, for another spec and for the constants that
 // change the system into one the Go code does not implement (a mutant
 // token rule, clients that never give up, another renewal budget).
@@ -51,6 +52,28 @@ func DesignOfConstants(spec string, consts map[string]tlc.Value) (impl.Design, e
 		if design, ok = DesignOf(k); !ok {
 			return 0, fmt.Errorf("constants Check %s, TokenRule %s, ServiceRestart %s, NonAtomic %v are no design's (fencelab designs lists them)",
 				quote.Q(k.Check), quote.Q(k.TokenRule), quote.Q(k.ServiceRestart), k.NonAtomic)
+		}
+	case redlockSpec + ".tla":
+		f, ok := consts["Fencing"]
+		if !ok || f.Kind != tlc.KindString {
+			return 0, fmt.Errorf("the cfg has no Fencing string")
+		}
+		switch f.Str {
+		case RedlockFencing(impl.DesignRedlock):
+			design = impl.DesignRedlock
+		case RedlockFencing(impl.DesignRedlockUnique):
+			design = impl.DesignRedlockUnique
+		default:
+			return 0, fmt.Errorf("constant Fencing %s is no Redlock row's", quote.Q(f.Str))
+		}
+		if q, ok := consts["Quorum"]; ok && q.Kind == tlc.KindString && q.Str != "majority" {
+			return 0, fmt.Errorf("mutant client (Quorum %s): %w", quote.Q(q.Str), ErrNotGoSystem)
+		}
+		if l, ok := consts["LateMajority"]; ok && l.Kind == tlc.KindBool && l.Bool {
+			return 0, fmt.Errorf("mutant client (LateMajority): %w", ErrNotGoSystem)
+		}
+		if r, ok := consts["MaxRestarts"]; !ok || r.Kind != tlc.KindInt || r.Int != impl.UntimedRestarts {
+			return 0, fmt.Errorf("constant MaxRestarts is not %d, the untimed world's restarts: %w", impl.UntimedRestarts, ErrNotGoSystem)
 		}
 	default:
 		return 0, fmt.Errorf("another spec (%s): %w", spec, ErrNotGoSystem)

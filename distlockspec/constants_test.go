@@ -2,6 +2,7 @@ package distlockspec
 
 import (
 	"errors"
+	"maps"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,6 +19,12 @@ func TestDesignOfConstants(t *testing.T) {
 	boolean := func(b bool) tlc.Value { return tlc.Value{Kind: tlc.KindBool, Bool: b} }
 	integer := func(n int64) tlc.Value { return tlc.Value{Kind: tlc.KindInt, Int: n} }
 	for _, d := range Designs() {
+		if d.Redlock() {
+			got, err := DesignOfConstants("DistLockRedlock.tla", map[string]tlc.Value{"Fencing": str(RedlockFencing(d)), "MaxRestarts": integer(impl.UntimedRestarts)})
+			require.NoError(t, err, d.String())
+			assert.Equal(t, d, got)
+			continue
+		}
 		if !d.Tokens() {
 			continue
 		}
@@ -28,6 +35,18 @@ func TestDesignOfConstants(t *testing.T) {
 		require.NoError(t, err, d.String())
 		assert.Equal(t, d, got)
 	}
+	// Redlock's test-only mutant clients and a model without the untimed
+	// world's restart are no Go system.
+	redlock := map[string]tlc.Value{"Fencing": str("none"), "MaxRestarts": integer(impl.UntimedRestarts), "Quorum": str("majority"), "LateMajority": boolean(false)}
+	for name, v := range map[string]tlc.Value{"Quorum": str("half"), "LateMajority": boolean(true), "MaxRestarts": integer(0)} {
+		k := maps.Clone(redlock)
+		k[name] = v
+		_, err := DesignOfConstants("DistLockRedlock.tla", k)
+		assert.ErrorIs(t, err, ErrNotGoSystem, name)
+	}
+	_, err := DesignOfConstants("DistLockRedlock.tla", map[string]tlc.Value{"Fencing": str("pairs"), "MaxRestarts": integer(1)})
+	assert.ErrorContains(t, err, "no Redlock row's")
+
 	got, err := DesignOfConstants("DistLock.tla", map[string]tlc.Value{"Renewals": integer(0)})
 	require.NoError(t, err)
 	assert.Equal(t, impl.DesignNoFencing, got)

@@ -58,6 +58,8 @@ const (
 // network, which timer left timers).
 func SpecAction(w *impl.World, a impl.Action) Action {
 	switch {
+	case a.Node.IsLockNode() && w.Sys.Redlock():
+		return Action{Label: ServiceLabel, Process: LockNodeName(a.Node.LockIndex())}
 	case a.Node == impl.ServiceNode:
 		return Action{Label: ServiceLabel, Process: a.Node.String()}
 	case a.Node == impl.ResourceNode:
@@ -74,7 +76,7 @@ func SpecAction(w *impl.World, a impl.Action) Action {
 // a client is in, the input) and the spec action it is. DESIGN.md's table
 // "Spec actions and the Go steps they stand for" is this table in prose.
 type Mapping struct {
-	Node  string // "client", "service" or "resource"
+	Node  string // "client", "service", "lock node" (a Redlock row's) or "resource"
 	Phase string // the client's phase; "" for the service and the resource
 	Input string // the Go input
 	Label string // the spec action (PlusCal label)
@@ -114,6 +116,12 @@ func Mappings() []Mapping {
 		{"service", "", "MsgCheck", ServiceLabel, "Check \"sequencer\": answers whether the token is the current holder's"},
 		{"service", "", "InputRestart", ServiceLabel, "a restarting service (at most MaxRestarts, while a client is unfinished): the lock Available, the lease timer gone, volatile: last_lease 0; held_at_restart"},
 		{"service", "", "MsgRenew", ServiceLabel, "renewal: the holder's current lease: lease timer set again, renewed ok; else renewed refused"},
+		{"lock node", "", "MsgAcquire", ServiceLabel, "Redlock (node n1 … nN, Serve of that node): free or expired: SET NX, stores the client and its value, sets the lease timer, grants; held: rejects"},
+		{"lock node", "", "MsgRelease", ServiceLabel, "Redlock: deletes the key only if client and value match; cancels the lease timer"},
+		{"lock node", "", "TimerLease", ServiceLabel, "Redlock: the key expires by the node's own clock (any moment: a clock jump)"},
+		{"lock node", "", "InputRestart", ServiceLabel, "Redlock: the node restarts without persistence (at most MaxRestarts, while a client is unfinished): the key and its lease timer gone; held_at_restart"},
+		{"client", "Acquiring", "MsgGrant (Redlock)", "Receive", "Redlock: counts one node's answer; on the last, a majority with the window open (not late): holds, sends read (arrival rule: sets the validity timer); else releases on every node and backs off, or gives up"},
+		{"client", "Acquiring", "MsgReject (Redlock)", "Receive", "Redlock: counts one node's answer, decides on the last as for a grant"},
 		{"resource", "", "MsgRead", ResourceLabel, "the check (cas: sets the current token), logs, replies with the counter; Check \"sequencer\": queues it, asks about the head's token"},
 		{"resource", "", "MsgWrite", ResourceLabel, "the check, the counter, logs, replies; non-atomic and accepted: only checked, queued in pending; Check \"sequencer\": queues it, asks about the head's token"},
 		{"resource", "", "MsgCheckReply", ResourceLabel, "Check \"sequencer\": applies or refuses the head as answered, logs, replies, asks about the next"},

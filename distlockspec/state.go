@@ -10,24 +10,19 @@ import (
 )
 
 // Designs are the designs whose runs are checked against a spec: every
-// row of the matrix with one lock service. DistLock.tla models the rows
-// without tokens (off, and renewal with its Renewals), DistLockFencing.tla
-// every row with tokens, each selected by its constants (SpecConstants).
-// The Redlock rows (N lock nodes) have DistLockRedlock.tla, which trace
-// validation and the replay do not cover yet.
-func Designs() []impl.Design {
-	var ds []impl.Design
-	for _, d := range impl.Designs() {
-		if !d.Redlock() {
-			ds = append(ds, d)
-		}
-	}
-	return ds
-}
+// row of the matrix. DistLock.tla models the rows without tokens (off, and
+// renewal with its Renewals), DistLockFencing.tla every other row with one
+// lock service, each selected by its constants (SpecConstants), and
+// DistLockRedlock.tla the Redlock rows (N lock nodes; its Fencing).
+func Designs() []impl.Design { return impl.Designs() }
 
-// Spec names the spec a design's runs are checked against: DistLock.tla
-// without tokens, DistLockFencing.tla with.
+// Spec names the spec a design's runs are checked against: DistLockRedlock.tla
+// for the Redlock rows, else DistLock.tla without tokens, DistLockFencing.tla
+// with.
 func Spec(d impl.Design) string {
+	if d.Redlock() {
+		return redlockSpec
+	}
 	if d.Tokens() {
 		return "DistLockFencing"
 	}
@@ -68,7 +63,7 @@ func SpecConstants(d impl.Design) Constants {
 // DesignOf is the design whose SpecConstants are k; false if none is.
 func DesignOf(k Constants) (impl.Design, bool) {
 	for _, d := range impl.Designs() {
-		if d.Tokens() && SpecConstants(d) == k {
+		if d.Tokens() && !d.Redlock() && SpecConstants(d) == k {
 			return d, true
 		}
 	}
@@ -159,6 +154,9 @@ type State map[string]string
 // resource's queue of Check "sequencer"); it alone has the renewal's
 // renewals and renewed.
 func Vars(d impl.Design) []string {
+	if d.Redlock() {
+		return slices.Clone(redlockVars)
+	}
 	v := []string{"distLock", "network", "timers", "lock_held", "lease", "counter", "max_token", "ops",
 		"pending", "restarts", "held_at_restart",
 		"pc", "retries", "late", "token", "read_val", "committed", "aborted", "renewals", "renewed", "last_lease", "revision", "queue"}
@@ -198,6 +196,9 @@ func (s State) Record(d impl.Design) string {
 func Abstract(w *impl.World, d impl.Design) (State, error) {
 	if !slices.Contains(Designs(), d) {
 		return nil, fmt.Errorf("design %s: no spec models it (distlockspec.Designs lists those that do)", d)
+	}
+	if d.Redlock() {
+		return abstractRedlock(w, d)
 	}
 	sys := w.Sys
 	if sys.Service.Lock().Delayed && !d.LockDelay() {

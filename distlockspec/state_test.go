@@ -48,6 +48,9 @@ func TestVarsAreTheTranslations(t *testing.T) {
 // Init, variable by variable.
 func TestAbstractInitial(t *testing.T) {
 	for _, d := range Designs() {
+		if d.Redlock() {
+			continue // its own variables: TestAbstractRedlockInitial
+		}
 		for _, n := range []int{1, 2, 3} {
 			c := firstConfig()
 			c.Design, c.Clients = d, n
@@ -81,6 +84,31 @@ func TestAbstractInitial(t *testing.T) {
 			assert.Equal(t, want, s, "%s, %d clients", d, n)
 			assert.Len(t, s, len(Vars(d)))
 		}
+	}
+}
+
+// TestAbstractRedlockInitial: a Redlock world's initial state is
+// DistLockRedlock.tla's Init, every variable, with Go's 0 as NoValue.
+func TestAbstractRedlockInitial(t *testing.T) {
+	for _, d := range []impl.Design{impl.DesignRedlock, impl.DesignRedlockUnique} {
+		c := firstConfig()
+		c.Design, c.Clients, c.Nodes = d, 2, 2
+		w, err := impl.NewWorld(c)
+		require.NoError(t, err)
+		s, err := Abstract(w, d)
+		require.NoError(t, err)
+		free := `[status |-> "Available", id |-> "none", value |-> novalue]`
+		want := State{
+			"locks": "[n1 |-> " + free + ", n2 |-> " + free + "]", "network": "{}", "timers": "{}",
+			"lock_held": "[c1 |-> FALSE, c2 |-> FALSE]", "counter": "0", "cas_token": "novalue", "ops": "<<>>",
+			"restarts": "0", "held_at_restart": "{}",
+			"pc":      `[c1 |-> "Acquire", c2 |-> "Acquire", n1 |-> "Serve", n2 |-> "Serve", resource |-> "Access"]`,
+			"retries": "[c1 |-> 0, c2 |-> 0]", "late": "[c1 |-> FALSE, c2 |-> FALSE]",
+			"lease": "[c1 |-> novalue, c2 |-> novalue]", "token": "[c1 |-> novalue, c2 |-> novalue]",
+			"read_val": "[c1 |-> 0, c2 |-> 0]", "committed": "[c1 |-> 0, c2 |-> 0]", "aborted": "[c1 |-> 0, c2 |-> 0]",
+			"answers": "[c1 |-> 0, c2 |-> 0]", "grants": "[c1 |-> 0, c2 |-> 0]",
+		}
+		assert.Equal(t, want, s, d.String())
 	}
 }
 
@@ -122,19 +150,32 @@ func TestAbstractRefuses(t *testing.T) {
 	_, err = Abstract(w, c.Design)
 	assert.ErrorContains(t, err, "UniqueTokens")
 
-	// Every design with one lock service has a spec here; the Redlock
-	// rows (DistLockRedlock.tla) have no abstraction yet, and say so.
-	for _, d := range impl.Designs() {
-		if !d.Redlock() {
-			assert.Contains(t, Designs(), d)
-			continue
-		}
+	// Every design has a spec here: the Redlock rows DistLockRedlock.tla,
+	// whose abstraction names lock nodes n1 … nN and writes values as
+	// <<client, section, attempt>>, Go's 0 as novalue.
+	assert.Equal(t, impl.Designs(), Designs())
+	for _, d := range []impl.Design{impl.DesignRedlock, impl.DesignRedlockUnique} {
 		c := firstConfig()
-		c.Design = d
+		c.Design, c.Nodes = d, 3
 		w, err := impl.NewWorld(c)
 		require.NoError(t, err)
+		assert.Equal(t, "DistLockRedlock", Spec(d))
+		s, err := Abstract(w, d)
+		require.NoError(t, err, d.String())
+		assert.Equal(t, `[c1 |-> "Acquire", c2 |-> "Acquire", n1 |-> "Serve", n2 |-> "Serve", n3 |-> "Serve", resource |-> "Access"]`, s["pc"])
+		assert.Contains(t, s["locks"], `n3 |-> [status |-> "Available", id |-> "none", value |-> novalue]`)
+		w.Apply(0) // c1 starts: its acquires carry its first value
+		s, err = Abstract(w, d)
+		require.NoError(t, err)
+		assert.Contains(t, s["network"], `[type |-> "acquire", from |-> "c1", to |-> "n2", lease |-> <<"c1", 0, 0>>, token |-> novalue, value |-> 0, ok |-> FALSE]`)
+		assert.Len(t, Vars(d), 19)
+		for _, v := range Vars(d) {
+			assert.Contains(t, s, v, d.String())
+		}
+		// A lease number where a value belongs is no Redlock state.
+		w.InFlight[0].Lease = 7
 		_, err = Abstract(w, d)
-		assert.ErrorContains(t, err, "no spec models it", d.String())
+		assert.ErrorContains(t, err, "no Redlock value")
 	}
 }
 
@@ -167,8 +208,8 @@ func TestUniqueTokensTable(t *testing.T) {
 func TestSpecConstants(t *testing.T) {
 	seen := map[Constants]impl.Design{}
 	for _, d := range impl.Designs() {
-		if !d.Tokens() {
-			continue
+		if !d.Tokens() || d.Redlock() {
+			continue // DistLockRedlock.tla's constant is Fencing (RedlockFencing)
 		}
 		k := SpecConstants(d)
 		prev, dup := seen[k]

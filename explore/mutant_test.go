@@ -21,6 +21,10 @@ type mutantModel struct {
 	refuse, noGrant bool
 	// noRenew refuses every renewal (a service that never extends).
 	noRenew bool
+	// lateMajority is a Redlock client that ignores its validity timer
+	// while it acquires: it never learns that its window closed, and holds
+	// on the majority that comes after (the late majority acted upon).
+	lateMajority bool
 }
 
 func (m *mutantModel) Apply(s *impl.World, i int) {
@@ -31,8 +35,18 @@ func (m *mutantModel) Apply(s *impl.World, i int) {
 		svc = s.Sys.LockNode(a.Node.LockIndex()).Clone()
 	}
 	timers := append([]impl.PendingTimer(nil), s.Timers...)
+	var client impl.Client
+	ignore := m.lateMajority && a.Node.IsClient() && a.Input.Kind == impl.InputTimer && a.Input.Timer.Kind == impl.TimerValidity &&
+		s.Sys.Clients[a.Node.ClientIndex()].Phase() == impl.Acquiring
+	if ignore {
+		client = s.Sys.Clients[a.Node.ClientIndex()].Clone()
+	}
 	s.Apply(i)
 	changed := false
+	if ignore {
+		// The timer is gone (it fired); the client is as before it fired.
+		s.Sys.Clients[a.Node.ClientIndex()] = client
+	}
 	for k := range s.InFlight {
 		msg := &s.InFlight[k]
 		switch {
@@ -253,5 +267,40 @@ func TestDoubleGrantIsAFinding(t *testing.T) {
 			}
 			t.Logf("%s, symmetry %v: %v; asymmetry: %q", d, sym, res.Verdicts(), res.Asymmetry)
 		}
+	}
+}
+
+// TestLateMajorityViolatesNoActionPastValidity: the explorer's verdict on
+// NoActionPastValidity flips from holds, with Redlock's client (the send
+// rule: the explorer's default for the Redlock rows), to violated with a
+// client that holds on a majority after its window closed — the mutant
+// that changed no verdict while the window counted from the arrival.
+func TestLateMajorityViolatesNoActionPastValidity(t *testing.T) {
+	testbuild.SkipUnderRace(t)
+	for _, d := range []impl.Design{impl.DesignRedlock, impl.DesignRedlockUnique} {
+		c := DefaultConfig(d, 2)
+		require.Equal(t, impl.ValiditySend, c.Validity, "%s: the explorer's default for Redlock", d)
+		// Redlock's client: the explorer's own run (shared with the
+		// other tests of this model) says holds.
+		honest, _ := runShared(t, c)
+		f, ok := honest.Verdict(impl.NoActionPastValidity)
+		require.True(t, ok, d)
+		assert.Equal(t, verdict.Holds, f.Status, "%s: Redlock's client acts past its window", d)
+		// The mutant client: violated, in a state where it holds with its
+		// validity timer gone.
+		inv, err := impl.LookupInvariant(impl.NoActionPastValidity)
+		require.NoError(t, err)
+		m := &mutantModel{sysModel: c.model(), lateMajority: true}
+		m.invs = []impl.Property{inv}
+		out, err := Search[*impl.World](m, Options{Workers: 1, First: true})
+		require.NoError(t, err)
+		require.NotNil(t, out.Violations[0], "%s: the late majority is acted upon unnoticed", d)
+		w := m.New()
+		for _, i := range out.Violations[0].Path {
+			m.Apply(w, i)
+		}
+		b := inv.Breach(w.Sys, w)
+		require.NotNil(t, b, d)
+		assert.Contains(t, b.Explanation, "validity window closed", d)
 	}
 }

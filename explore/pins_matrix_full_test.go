@@ -23,7 +23,7 @@ func TestPinnedFiguresMatrix3ClientsSymmetry(t *testing.T) {
 // TestPinnedFiguresRedlock: the Redlock rows, 3 independent lock nodes, 2
 // clients, no retry (DefaultConfig), client symmetry — the model of
 // specs/DistLockRedlock.tla, whose TLC distinct states
-// (DistLockRedlock_unique_2c: 420,541 at depth 35) are these. A node lets
+// (DistLockRedlock_unique_2c: 860,742 at depth 35) are these. A node lets
 // c1's key go early (its lease timer, untimed, fires at any moment: the
 // clock jump) or restarts and forgets it, and c2 wins a majority: two
 // holders in 16 steps (15 actions) in both rows; without fencing an update
@@ -33,7 +33,7 @@ func TestPinnedFiguresMatrix3ClientsSymmetry(t *testing.T) {
 // each search costs about 20 s of CPU (TestPinnedFiguresRedlockTwoNodes
 // runs the rows at every size).
 func TestPinnedFiguresRedlock(t *testing.T) {
-	testbuild.SkipReduced(t, "the Redlock rows with 3 lock nodes, 420,541 states each")
+	testbuild.SkipReduced(t, "the Redlock rows with 3 lock nodes, 860,742 states each")
 	checkPinned(t, pinnedModels{clients: 2, variant: "sym", setup: func(c *Config) { c.Symmetry = true }, designs: []impl.Design{
 		impl.DesignRedlock, impl.DesignRedlockUnique,
 	}})

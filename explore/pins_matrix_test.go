@@ -81,7 +81,7 @@ func TestSequencerStatesAreTLCs(t *testing.T) {
 
 // TestPinnedFiguresRedlockTwoNodes: the Redlock rows with 2 lock nodes
 // instead of 3 (a majority is both), 2 clients, client symmetry: a
-// twelfth of the states of TestPinnedFiguresRedlock (33,469), so every
+// eighteenth of the states of TestPinnedFiguresRedlock (47,665), so every
 // size explores both rows in full — the
 // majority, the per-node grants, lease timers, restarts and releases, the
 // unique values — and reaches DESIGN.md's verdicts: two holders in 13

@@ -33,7 +33,7 @@ func workerDesigns() []impl.Design {
 }
 
 // rowDesigns is the designs the tests of every row loop over: at reduced
-// size all but the Redlock rows, whose 2-client models (420,541 states
+// size all but the Redlock rows, whose 2-client models (860,742 states
 // with symmetry, 840,934 without) take about 20 s of CPU each under the
 // race detector; TestPinnedFiguresRedlockTwoNodes explores them (2 lock
 // nodes) at every size, and the full size their 3-node models.

@@ -72,7 +72,7 @@ func (m *sysModel) Properties() []string {
 
 func (m *sysModel) Holds(s *impl.World, k int) bool {
 	if k < len(m.invs) {
-		return m.invs[k].Check(s.Sys) == nil
+		return m.invs[k].Breach(s.Sys, s) == nil
 	}
 	return !m.goals[k-len(m.invs)].Goal(s)
 }

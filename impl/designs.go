@@ -2,6 +2,7 @@ package impl
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fencelab/fencelab/internal/quote"
@@ -228,11 +229,30 @@ func (d Design) DefaultNodes() int {
 // Specs are the TLA+ specs as design d instantiates them, with the TLC
 // models that check it: cmd/specgen writes every specs/*.cfg and
 // specs/models.json from them (go generate ./...).
+//
+// Every untimed model expected to pass also checks the client-side
+// invariants (ClientInvariants: NoActionPastValidity), which every design
+// must keep: they are added here, once for every row.
 func (d Design) Specs() []SpecModels {
-	if specs := d.row().specs; specs != nil {
-		return specs()
+	specs := d.row().specs
+	if specs == nil {
+		return nil
 	}
-	return nil
+	out := specs()
+	for i := range out {
+		if out[i].Timed {
+			continue // the timed spec's clients are clocks, not impl's
+		}
+		for j := range out[i].Models {
+			m := &out[i].Models[j]
+			for _, p := range ClientInvariants() {
+				if m.Violates == "" && !slices.Contains(m.Invariants, p.Name) {
+					m.Invariants = append(m.Invariants, p.Name)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // UniqueTokens reports whether the design's tokens are unique and
@@ -267,6 +287,10 @@ func ParseDesign(s string) (Design, error) {
 // against it. Without faults every applicable property holds in every
 // design.
 func Expected(d Design, property string) verdict.Status {
+	if p, ok := LookupProperty(property); ok && p.client && d.valid() {
+		// A client-side invariant: every design keeps it.
+		return verdict.Holds
+	}
 	k := invariantIndex(property)
 	if k < 0 || !d.valid() {
 		return verdict.NotApplicable

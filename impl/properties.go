@@ -20,6 +20,10 @@ const (
 	// TokensAreUnique, an invariant of the specs outside the table: no two
 	// clients' accepted operations carry one token.
 	TokensAreUnique = "TokensAreUnique"
+	// NoActionPastValidity, the client-side invariant every design keeps
+	// (ClientInvariants): a client never acts on a belief past its
+	// validity window.
+	NoActionPastValidity = "NoActionPastValidity"
 	// The witnesses.
 	NoSectionCommits              = "NoSectionCommits"
 	NotEveryClientCommits         = "NotEveryClientCommits"
@@ -68,6 +72,12 @@ type Property struct {
 	What string
 	// Check, of an Always property, returns nil when it holds in s.
 	Check func(s *System) *Breach
+	// CheckTimers, of an Always property about the clients' beliefs and
+	// their validity windows (NoActionPastValidity), is Check with the
+	// runtime's pending timers (the world's, the simulator's queue): a
+	// window is open while its timer is pending, which the client alone
+	// cannot vouch for. Exactly one of Check and CheckTimers is set.
+	CheckTimers func(s *System, timers TimerView) *Breach
 	// Goal, of a Sometimes or Eventually property, reports whether w is a
 	// goal state. SystemGoal is the same goal for a property about the
 	// actors' states alone (nil for one about the messages in flight or
@@ -78,6 +88,10 @@ type Property struct {
 	// table marks the invariants of DESIGN.md's verdict table, which
 	// every runtime checks in every state (Invariants).
 	table bool
+	// client marks the client-side invariants every design must keep,
+	// which every runtime checks in every state besides the table's
+	// (ClientInvariants; Expected: Holds in every row).
+	client bool
 	// designs, when set, are the only designs the property applies to
 	// (else: every design, or the table's for an invariant of it).
 	designs func(Design) bool
@@ -100,6 +114,8 @@ func Properties() []Property {
 			What: "an accepted write is based on a stale read"},
 		{Name: TokensAreUnique, Expectation: Always, Check: tokensAreUnique,
 			What: "the resource accepts operations of two clients with one token"},
+		{Name: NoActionPastValidity, Expectation: Always, client: true, CheckTimers: noActionPastValidity,
+			What: "a client believes it holds the lock (and may read or write on it) after its validity window closed"},
 		systemWitness(NoSectionCommits, "some client has committed a section", someSectionCommits),
 		{Name: NotEveryClientCommits, Expectation: Sometimes, What: "every client has committed all its sections",
 			Goal: func(w *World) bool { return everyClientCommits(w.Sys) }, SystemGoal: everyClientCommits,
@@ -129,7 +145,7 @@ func systemWitness(name, what string, goal func(*System) bool) Property {
 // (NotApplicableWhy says why it does); for another property, d is one of
 // the designs it is about.
 func (p Property) AppliesTo(d Design) bool {
-	if p.table {
+	if p.table || p.client {
 		return Expected(d, p.Name) != verdict.NotApplicable
 	}
 	return p.designs == nil || p.designs(d)
@@ -156,7 +172,35 @@ func (p Property) Violated(w *World) bool {
 	case Eventually:
 		return !p.Goal(w)
 	}
-	return p.Check(w.Sys) != nil
+	return p.Breach(w.Sys, w) != nil
+}
+
+// TimerView tells whether a timer is pending in a runtime: impl.World's
+// timers, the simulator's queue.
+type TimerView interface {
+	Pending(n NodeID, k TimerKind) bool
+}
+
+// Breach is the Always property p's check of s, whose runtime's pending
+// timers are timers (read only by CheckTimers): nil when it holds.
+func (p Property) Breach(s *System, timers TimerView) *Breach {
+	if p.CheckTimers != nil {
+		return p.CheckTimers(s, timers)
+	}
+	return p.Check(s)
+}
+
+// ClientInvariants lists the client-side invariants every design must
+// keep (NoActionPastValidity), which every runtime checks in every state
+// besides the table's; Expected is Holds for every row.
+func ClientInvariants() []Property {
+	return filter(func(p Property) bool { return p.client })
+}
+
+// Checked lists the invariants every runtime checks in every state: the
+// table's (Invariants), then the client-side ones (ClientInvariants).
+func Checked() []Property {
+	return append(Invariants(), ClientInvariants()...)
 }
 
 // Invariants lists the invariants of DESIGN.md's verdict table, which
@@ -201,14 +245,17 @@ func InvariantNames() []string {
 	return names
 }
 
-// LookupInvariant finds an invariant of the table by name.
+// LookupInvariant finds an invariant every runtime checks (Checked) by
+// name.
 func LookupInvariant(name string) (Property, error) {
-	for _, inv := range Invariants() {
+	var names []string
+	for _, inv := range Checked() {
 		if inv.Name == name {
 			return inv, nil
 		}
+		names = append(names, inv.Name)
 	}
-	return Property{}, fmt.Errorf("unknown invariant %s (want one of %s)", quote.Q(name), strings.Join(InvariantNames(), ", "))
+	return Property{}, fmt.Errorf("unknown invariant %s (want one of %s)", quote.Q(name), strings.Join(names, ", "))
 }
 
 // LookupProperty finds a property of the list by name.
@@ -355,4 +402,23 @@ func distinct(a, b NodeID) []NodeID {
 		return []NodeID{a}
 	}
 	return []NodeID{a, b}
+}
+
+// noActionPastValidity: a client never acts on a belief past its validity
+// window — a client that believes it holds the lock (and so may send its
+// read or its write) has the validity timer of that belief pending
+// (Client.BeliefTimer; under the send rule it was set at the acquire's
+// send, under the arrival rule at the grant's arrival). A client whose
+// window closes stops believing in the same step; one that holds on a
+// majority that came after its window closed (Redlock's rule broken) has
+// none pending.
+func noActionPastValidity(s *System, timers TimerView) *Breach {
+	for i := range s.Clients {
+		c := &s.Clients[i]
+		if c.holds && !timers.Pending(c.id, c.beliefTimer()) {
+			return &Breach{Involved: []NodeID{c.id},
+				Explanation: fmt.Sprintf("%s believes it holds the lock (lease %s) with its validity window closed: no %s timer pending", c.id, FormatLease(c.lease), c.beliefTimer())}
+		}
+	}
+	return nil
 }

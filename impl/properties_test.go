@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -31,14 +32,20 @@ func TestPropertiesNamedAsSpecs(t *testing.T) {
 		assert.Regexp(t, regexp.MustCompile(`(?m)^`+p.Name+` ==`), string(text), "%s is no operator of specs/*.tla", p.Name)
 		assert.NotEmpty(t, p.What, p.Name)
 		if p.Expectation == Always {
-			assert.NotNil(t, p.Check, p.Name)
+			assert.True(t, (p.Check == nil) != (p.CheckTimers == nil), "%s: exactly one of Check and CheckTimers", p.Name)
 			assert.Nil(t, p.Goal, p.Name)
 		} else {
 			assert.NotNil(t, p.Goal, p.Name)
 			assert.Nil(t, p.Check, p.Name)
+			assert.Nil(t, p.CheckTimers, p.Name)
 		}
 	}
 	assert.Equal(t, []string{AtMostOneClientHoldLock, TokenIsMonotonical, NoLostUpdate}, InvariantNames())
+	var client []string
+	for _, p := range ClientInvariants() {
+		client = append(client, p.Name)
+	}
+	assert.Equal(t, []string{NoActionPastValidity}, client)
 	for _, d := range Designs() {
 		var names []string
 		for _, w := range Witnesses(d) {
@@ -133,4 +140,48 @@ func TestTokensAreUnique(t *testing.T) {
 			assert.ElementsMatch(t, []NodeID{c1, c2}, b.Involved)
 		}
 	}
+}
+
+// TestNoActionPastValidity: in every design, under both rules, random
+// walks of the untimed world never have a client believe with its
+// validity window closed (and some client believes: the check is not
+// vacuous); a client whose validity timer is gone while it holds is a
+// breach (the explorer's and TLC's late-majority mutants reach one).
+func TestNoActionPastValidity(t *testing.T) {
+	p, ok := LookupProperty(NoActionPastValidity)
+	require.True(t, ok)
+	for _, d := range Designs() {
+		assert.Equal(t, "holds", Expected(d, NoActionPastValidity).String(), d.String())
+		for _, rule := range []ValidityRule{ValidityArrival, ValiditySend} {
+			if d.Renews() && rule == ValiditySend {
+				continue
+			}
+			c := Config{Design: d, Clients: 2, Sections: 2, Retries: 1, Validity: rule, TTL: 30e9, Margin: 1e9, Think: 1e9}
+			believed := false
+			for seed := uint64(1); seed <= 40; seed++ {
+				w, err := NewWorld(c)
+				require.NoError(t, err, d)
+				w.Walk(SeededChooser(seed), 300, func(Action, *Effects) bool {
+					require.Nil(t, p.Breach(w.Sys, w), "%s, %s rule, seed %d", d, rule, seed)
+					for i := range w.Sys.Clients {
+						believed = believed || w.Sys.Clients[i].holds
+					}
+					return true
+				})
+			}
+			assert.True(t, believed, "%s, %s rule: no client ever believed", d, rule)
+		}
+	}
+	// A client of any design that holds with its timer gone.
+	w, err := NewWorld(Config{Design: DesignNoFencing, Clients: 1, Sections: 1, Validity: ValidityArrival, TTL: 30e9, Margin: 1e9, Think: 1e9})
+	require.NoError(t, err)
+	for !w.Sys.Clients[0].holds {
+		w.Apply(0)
+	}
+	require.Nil(t, p.Breach(w.Sys, w))
+	w.Timers = slices.DeleteFunc(w.Timers, func(t PendingTimer) bool { return t.Timer.Kind == TimerValidity })
+	b := p.Breach(w.Sys, w)
+	require.NotNil(t, b)
+	assert.Equal(t, []NodeID{ClientNode(0)}, b.Involved)
+	assert.Contains(t, b.Explanation, "validity window closed")
 }

@@ -75,3 +75,13 @@ func FormatLease(v uint64) string {
 	}
 	return fmt.Sprintf("%s:%d.%d", valueOwner(v), (v>>8)&0xff+1, v&0xff)
 }
+
+// SplitValue is a Redlock value's client, section and attempt (both
+// 0-based, as redlockValue takes them); false for a value that is no
+// Redlock value (a lease number, 0).
+func SplitValue(v uint64) (client NodeID, section, attempt int, ok bool) {
+	if !isValue(v) {
+		return 0, 0, 0, false
+	}
+	return valueOwner(v) & 0xff, int(v>>8) & 0xff, int(v) & 0xff, true
+}

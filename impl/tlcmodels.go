@@ -168,14 +168,19 @@ func timedBounds(l, maxStart int) []Constant {
 	return []Constant{{"L", strconv.Itoa(l)}, {"MaxStart", strconv.Itoa(maxStart)}}
 }
 
-// redlockConstants are DistLockRedlock.tla's: three lock nodes, no retries
-// (explore.DefaultRetries), at most one node restart; fencing "none" or
+// redlockConstants are DistLockRedlock.tla's: three lock nodes, the send
+// rule (explore.DefaultValidityOf: the client decides on its last answer
+// whether its window is still open), no retries (explore.DefaultRetries),
+// at most one node restart; fencing "none" or
 // "unique" (the unique values checked by check-and-set).
 func redlockConstants(fencing string) []Constant {
 	return []Constant{
 		{"LockNodes", "{n1, n2, n3}"}, {"Resource", "resource"}, {"InvalidId", "none"}, {"NoValue", "novalue"},
-		{"Validity", `"arrival"`}, {"MaxRetries", "0"}, {"Sections", "1"}, {"Timeouts", "TRUE"}, {"GiveUp", "TRUE"},
+		{"Validity", `"send"`}, {"MaxRetries", "0"}, {"Sections", "1"}, {"Timeouts", "TRUE"}, {"GiveUp", "TRUE"},
 		{"MaxRestarts", "1"}, {"Fencing", strconv.Quote(fencing)},
+		// The test-only mutant clients' switches, off (the rows' variant
+		// models turn them on).
+		{"Quorum", `"majority"`}, {"LateMajority", "FALSE"},
 	}
 }
 

@@ -239,6 +239,16 @@ func (w *World) removeTimer(t PendingTimer) {
 	}
 }
 
+// Pending reports whether node n's timer of kind k is pending (TimerView).
+func (w *World) Pending(n NodeID, k TimerKind) bool {
+	for _, t := range w.Timers {
+		if t.Node == n && t.Timer.Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
 // Done reports whether every client ran all its sections.
 func (w *World) Done() bool { return w.Sys.AllDone() }
 

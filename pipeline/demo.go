@@ -163,7 +163,7 @@ func demoExplore(e *Env, sizes []int, nodes int, outDir string) ([]report.Reache
 			if d.Redlock() && clients > 2 {
 				// N nodes' answers and releases in flight: 3 clients are
 				// past 3 million states at depth 17 of about 50 (2
-				// clients: 420,541 in all).
+				// clients: 860,742 in all).
 				continue
 			}
 			// With client symmetry and sleep sets, as fencelab explore

@@ -164,7 +164,7 @@ func ExploreMatrix(w io.Writer, results []*explore.Result) error {
 			delay += " (" + r.Config.Design.String() + ": its service's own)"
 		}
 	}
-	if c.Validity != explore.DefaultValidity {
+	if c.Validity != explore.DefaultValidityOf(c.Design) {
 		delay += ", validity from the " + c.Validity.String()
 	}
 	if c.Symmetry {

@@ -99,7 +99,7 @@ const VacuityWitness = impl.NoSectionCommits
 func (d *DesignSummary) Verdicts() verdict.Set {
 	covered := fmt.Sprintf("%s, %s committed", words.Count(d.Runs, "run"), words.Count(d.Committed, "section"))
 	var s verdict.Set
-	for p, inv := range impl.Invariants() {
+	for p, inv := range impl.Checked() {
 		v := verdict.Verdict{Property: inv.Name, Covered: covered, Runs: d.Runs, Violating: d.violations[p]}
 		switch {
 		case !inv.AppliesTo(d.Design):
@@ -256,7 +256,7 @@ func (d *DesignSummary) merge(o *DesignSummary) {
 // contradiction: it says the runs were too few or too mild.
 func (d *DesignSummary) Unexpected(faults FaultKinds) []string {
 	var out []string
-	for p, inv := range impl.Invariants() {
+	for p, inv := range impl.Checked() {
 		if d.violations[p] == 0 {
 			continue
 		}

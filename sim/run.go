@@ -12,19 +12,21 @@ import (
 	"github.com/fencelab/fencelab/verdict"
 )
 
-// Property indices, in impl.Invariants() order, for the hot loop only:
-// everything sim exports names a property by its name.
+// Property indices, in impl.Checked() order (the table's invariants, then
+// the client-side ones), for the hot loop only: everything sim exports
+// names a property by its name.
 const (
 	propAtMostOne  = iota // impl.AtMostOneClientHoldLock
 	propToken             // impl.TokenIsMonotonical
 	propLostUpdate        // impl.NoLostUpdate
+	propValidity          // impl.NoActionPastValidity
 	numProps
 )
 
 // propIndex is the index of the named property, -1 if sim checks no such
 // property.
 func propIndex(property string) int {
-	for p, inv := range impl.Invariants() {
+	for p, inv := range impl.Checked() {
 		if inv.Name == property {
 			return p
 		}
@@ -33,7 +35,7 @@ func propIndex(property string) int {
 }
 
 // propName is the name of property p.
-func propName(p int) string { return impl.Invariants()[p].Name }
+func propName(p int) string { return impl.Checked()[p].Name }
 
 // Violation is where a run first broke a property.
 type Violation struct {
@@ -97,7 +99,7 @@ func (r *Result) Violation(property string) (v Violation, ok bool) {
 // which numbers faults as steps too, says at which step it failed.
 func (r *Result) Verdicts() verdict.Set {
 	var s verdict.Set
-	for p, inv := range impl.Invariants() {
+	for p, inv := range impl.Checked() {
 		v := verdict.Verdict{Property: inv.Name, Status: verdict.Holds, Runs: 1}
 		switch {
 		case !inv.AppliesTo(r.Design):
@@ -204,7 +206,7 @@ func NewRunner(c Config) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Runner{cfg: c, invs: impl.Invariants(), checker: linearizability.NewChecker(), initial: initial, redlock: c.Design.Redlock(), history: true}
+	r := &Runner{cfg: c, invs: impl.Checked(), checker: linearizability.NewChecker(), initial: initial, redlock: c.Design.Redlock(), history: true}
 	if len(r.invs) != numProps {
 		return nil, fmt.Errorf("sim knows %d properties, impl has %d", numProps, len(r.invs))
 	}
@@ -651,7 +653,10 @@ func (r *Runner) annotate(n impl.NodeID, start, end int64, text, tag string) {
 //     client starting to believe — a client step after which that client
 //     holds and did not before (held);
 //   - TokenIsMonotonical and NoLostUpdate read only the resource (its log
-//     and counter), which only a resource step changes.
+//     and counter), which only a resource step changes;
+//   - NoActionPastValidity reads a client's belief and its validity
+//     timers, which only that client's steps change (its timer fires as
+//     its step, and only it sets or cancels its timers).
 //
 // A property already violated in the run is not checked again: the run's
 // result keeps its first violation.
@@ -659,9 +664,18 @@ func (r *Runner) checkFast(n impl.NodeID, held bool) {
 	switch {
 	case n == impl.ResourceNode:
 		r.checkResource()
-	case n.IsClient() && !held && r.sys.Clients[n.ClientIndex()].Holds():
-		r.check(propAtMostOne)
+	case n.IsClient():
+		if !held && r.sys.Clients[n.ClientIndex()].Holds() {
+			r.check(propAtMostOne)
+		}
+		r.check(propValidity)
 	}
+}
+
+// Pending reports whether node n's timer of kind k is pending in the run's
+// queue (impl.TimerView, for NoActionPastValidity).
+func (r *Runner) Pending(n impl.NodeID, k impl.TimerKind) bool {
+	return r.timers[r.timerIndex(n, k)].pending
 }
 
 // checkResource checks the resource's properties after its step. Each
@@ -715,7 +729,7 @@ func (r *Runner) check(p int) {
 	if !r.applies[p] || r.res.violations[p].Step > 0 {
 		return
 	}
-	b := r.invs[p].Check(r.sys)
+	b := r.invs[p].Breach(r.sys, r)
 	if b == nil {
 		return
 	}

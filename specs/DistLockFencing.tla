@@ -973,6 +973,13 @@ AtMostOneClientHoldLock ==
         /\ lock_held[c1]
         /\ lock_held[c2]
 
+\* A client never acts on a belief past its validity window: a client that
+\* believes it holds the lock (and so may send its read or write) has its
+\* validity timer pending, whichever rule started it (impl's
+\* NoActionPastValidity, a client-side invariant every design keeps).
+NoActionPastValidity ==
+    \A c \in Clients : lock_held[c] => ValidityTimer(c) \in timers
+
 \* The tokens of the operations the resource accepted never decrease, in
 \* acceptance order (within one critical section the token repeats).
 TokenIsMonotonical ==

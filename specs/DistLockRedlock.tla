@@ -22,7 +22,13 @@
 (* What TLC shows: AtMostOneClientHoldLock is violated in both rows (a    *)
 (* node lets a key go early, or forgets it, and a second client wins a     *)
 (* majority); NoLostUpdate is violated without fencing and holds with the  *)
-(* unique values checked by check-and-set.                                 *)
+(* unique values checked by check-and-set.  The rows' models take the     *)
+(* send rule (Validity "send": the window starts at the acquire's send,   *)
+(* and a majority whose last answer comes after it closed is given back), *)
+(* so that NoActionPastValidity — no client acts on a belief past its     *)
+(* window — has teeth: the test-only mutant LateMajority violates it.     *)
+(* Without the faults (no timer fires, no restart) Redlock's majority     *)
+(* keeps AtMostOneClientHoldLock, and the mutant Quorum "half" does not.  *)
 (*                                                                         *)
 (* The model steps like impl.World with a Redlock row's system (DESIGN.md, *)
 (* "Spec actions and the Go steps they stand for"): one spec step is one   *)
@@ -56,7 +62,14 @@ CONSTANTS
     Timeouts,    \* TRUE: lease and validity timers may fire
     GiveUp,      \* TRUE: past MaxRetries a client gives the section up
     MaxRestarts, \* how many node restarts a run may have (Go: impl.UntimedRestarts)
-    Fencing      \* "none" (row redlock) or "unique" (row redlock-unique)
+    Fencing,     \* "none" (row redlock) or "unique" (row redlock-unique)
+    \* Test-only mutant clients (no design has them; the rows' variant
+    \* models show that a verdict flips): Quorum "half" counts N \div 2
+    \* grants a majority (Go's is "majority", N \div 2 + 1); LateMajority
+    \* TRUE holds on a majority whose answers came after the client's
+    \* validity window closed (Go's client gives it back).
+    Quorum,
+    LateMajority
 
 ASSUME /\ LockNodes # {}
        /\ LockNodes \cap Clients = {}
@@ -69,9 +82,16 @@ ASSUME /\ LockNodes # {}
        /\ GiveUp \in BOOLEAN
        /\ MaxRestarts \in Nat
        /\ Fencing \in {"none", "unique"}
+       /\ Quorum \in {"majority", "half"}
+       /\ LateMajority \in BOOLEAN
 
 N == Cardinality(LockNodes)
-Majority == N \div 2 + 1
+Majority == IF Quorum = "majority" THEN N \div 2 + 1 ELSE N \div 2
+
+\* Whether a client that counted g grants on its last answer, late when
+\* its window closed while it acquired (send rule), holds the lock:
+\* Redlock's rule, a majority and the window still open.
+Wins(g, l) == g >= Majority /\ (~l \/ LateMajority)
 
 \* A message, with every field of Go's impl.Message (fields a type does not
 \* use are NoValue, 0 or FALSE, as Go's are 0).
@@ -182,7 +202,7 @@ Receive:
                 answers := answers + 1;
                 grants := g;
                 goto Receive;
-            } else if (g >= Majority /\ ~late) {
+            } else if (Wins(g, late)) {
                 \* A majority, in time: it holds the lock; the read is sent.
                 with (t = IF Fencing = "unique" THEN v ELSE NoValue) {
                     network := (network \ {m}) \cup {ReadMsg(self, t)};
@@ -414,7 +434,7 @@ Receive(self) == /\ pc[self] = "Receive"
                                                         retries, late, lease, 
                                                         token, read_val, 
                                                         committed, aborted >>
-                                   ELSE /\ IF g >= Majority /\ ~late[self]
+                                   ELSE /\ IF Wins(g, late[self])
                                               THEN /\ LET t == IF Fencing = "unique" THEN v ELSE NoValue IN
                                                         /\ network' = ((network \ {m}) \cup {ReadMsg(self, t)})
                                                         /\ timers' = (IF Validity = "arrival" THEN timers \cup {ValidityTimer(self)} ELSE timers)
@@ -708,6 +728,14 @@ AtMostOneClientHoldLock ==
 NoLostUpdate ==
     LET IsWrite(e) == e.op = "write"
     IN  counter = Len(SelectSeq(accepted, IsWrite))
+
+\* A client never acts on a belief past its validity window: a client that
+\* believes it holds the lock (and so may send its read or write) has its
+\* validity timer pending, whichever rule started it.  Every design keeps
+\* it; a client that holds on a majority that came after its window closed
+\* (LateMajority) does not.
+NoActionPastValidity ==
+    \A c \in Clients : lock_held[c] => ValidityTimer(c) \in timers
 
 \* TokenIsMonotonical does not apply: without fencing there are no tokens,
 \* and the unique values are unordered (a tuple has no order to check).

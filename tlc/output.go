@@ -186,7 +186,7 @@ var (
 	depthLine      = regexp.MustCompile(`^The depth of the complete state graph search is (\d+)\.`)
 	progressLine   = regexp.MustCompile(`^Progress\((\d+)\)`)
 	invariantMsg   = regexp.MustCompile(`^(?:Error: )?(?:Invariant|Action property) (\S+) is violated`)
-	finishedLine   = regexp.MustCompile(`^Finished in \S+ at \(`)
+	finishedLine   = regexp.MustCompile(`^Finished in [0-9][^(]* at \(`) // "Finished in 2s at (", "Finished in 05min 15s at ("
 	noErrorLine    = "Model checking completed. No error has been found."
 	parsingLine    = regexp.MustCompile(`^Parsing file (.*\S)\.tla$`)
 	positionLine   = regexp.MustCompile(`^\d+\. (Line \d+, column \d+ to line \d+, column \d+ in \S+)$`)

@@ -29,11 +29,11 @@ func withoutTLC(t *testing.T) string {
 
 // TestDemoWithoutTLC: without a jar the demo runs the explorer and the
 // simulator, marks TLC "not run" and exits 2. At full size it runs the
-// explorer's Redlock rows with their 3 lock nodes (420,541 states each)
+// explorer's Redlock rows with their 3 lock nodes (860,742 states each)
 // and the simulator from seed 1, whose first failing runs take about
 // 40,000 runs to shrink; at reduced size (internal/testbuild; the race
 // build skips it: nothing here is concurrent that the explorer's and the
-// simulator's own tests do not race) the Redlock rows have 2 nodes (33,469 states)
+// simulator's own tests do not race) the Redlock rows have 2 nodes (47,665 states)
 // and the runs start at seed 3 (under 7,000 runs to shrink): the same
 // verdicts, the same table.
 func TestDemoWithoutTLC(t *testing.T) {

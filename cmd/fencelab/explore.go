@@ -43,7 +43,7 @@ func runExplore(e *env, args []string) error {
 	retries := fs.Int("retries", 1, "rejections per section a client answers by asking again, 0 or more (unless given, 0 in the Redlock rows: one retry makes their state space 18 times larger)")
 	lockDelay := fs.Duration("lock-delay", 0, "lock-delay after an expiry (0: none); the untimed model only asks whether there is one: its end may come at any moment")
 	nodes := nodesFlag(fs, explore.DefaultNodes, "independent lock nodes of the Redlock rows, 1 to 9 (the explorer's 3 unless given); every other row has one service")
-	validity := fs.String("validity", explore.DefaultValidity.String(), "when a client's validity window starts: arrival (of the grant) or send (of the acquire; a grant that lands after its window is given back). Untimed, any timer may fire at any moment: both reach the same verdicts, send with about 14 times the states")
+	validity := fs.String("validity", explore.DefaultValidity.String(), "when a client's validity window starts: arrival (of the grant) or send (of the acquire; a grant that lands after its window is given back; unless given, send in the Redlock rows, whose client checks its window on its last answer). Untimed, any timer may fire at any moment: both reach the same verdicts, send with about 14 times the states")
 	symmetry := fs.Bool("symmetry", true, "store one state per class of states that differ only by client names (as TLC's SYMMETRY): fewer states, same verdicts and shortest traces; --symmetry=false explores every state")
 	por := fs.Bool("por", true, "partial-order reduction by sleep sets: skip a transition when it only reorders actions of different nodes that an explored one took first; the same states, verdicts and shortest-trace lengths, fewer transitions (a trace may be another shortest one); --por=false takes every transition")
 	first := fs.Bool("first", false, "stop at the first violation of any property, still with a shortest trace; what it leaves unsettled is unknown and fails (exit 1), as at --max-states. With --invariant NAME of a property that holds, the search is complete and it holds. Off by default: explore gives every property its own verdict")
@@ -103,8 +103,11 @@ func runExplore(e *env, args []string) error {
 			names = append(names, strings.TrimSpace(n))
 		}
 	}
-	retriesGiven := false
-	fs.Visit(func(f *flag.Flag) { retriesGiven = retriesGiven || f.Name == "retries" })
+	retriesGiven, validityGiven := false, false
+	fs.Visit(func(f *flag.Flag) {
+		retriesGiven = retriesGiven || f.Name == "retries"
+		validityGiven = validityGiven || f.Name == "validity"
+	})
 	// An interrupt or a termination ends the search between two chunks,
 	// so that it removes its files on disk before the process exits.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -114,6 +117,10 @@ func runExplore(e *env, args []string) error {
 		retries := *retries
 		if !retriesGiven {
 			retries = explore.DefaultRetries(d)
+		}
+		rule := rule
+		if !validityGiven {
+			rule = explore.DefaultValidityOf(d)
 		}
 		c := explore.Config{
 			Config:   explore.UntimedConfig(impl.Config{Design: d, Clients: *clients, Sections: *sections, Retries: retries, LockDelay: *lockDelay, Validity: rule, Nodes: explore.Nodes(d, *nodes, len(designs) > 1)}),
