@@ -42,6 +42,7 @@ type ConformPlan struct {
 	Timeout             time.Duration
 	Replay              bool
 	ReplayFrom          string
+	NoCache             bool // run every TLC check, reading no cached result
 }
 
 // Conform validates Go runs against the specs with TLC and prints, per
@@ -84,7 +85,10 @@ func Conform(e *Env, p ConformPlan) error {
 		return BadInput("conformance: not run (no tla2tools.jar: %v)", err)
 	}
 	fmt.Fprintf(e.Stderr, "fencelab conform: %s (from %s)\n", jar.Path, jar.Source)
-	checker := &conform.Checker{TLC: &tlc.Runner{Java: java, Jar: jar.Path, Timeout: p.Timeout, Classes: tlc.DefaultClassArchive()}, SpecsDir: p.Specs}
+	cache := TLCCache(e, p.NoCache)
+	fmt.Fprintf(e.Stderr, "fencelab conform: TLC's %s\n", cacheNote(cache))
+	checker := &conform.Checker{TLC: &tlc.Runner{Java: java, Jar: jar.Path, Timeout: p.Timeout, Classes: tlc.DefaultClassArchive(),
+		Cache: cache, HeapLimit: tlc.MachineHeapLimit("/proc/meminfo")}, SpecsDir: p.Specs}
 
 	var sources []conformSource
 	if p.Walks > 0 {
@@ -157,7 +161,7 @@ func Conform(e *Env, p ConformPlan) error {
 			if err != nil {
 				return Failed("%s, %s: %v", src.name, g.Config.Design, err)
 			}
-			step(fmt.Sprintf("%s %s, %s × %s", src.name, g.Config.Design, words.Count(g.Config.Clients, "client"), words.Count(g.Config.Sections, "section")))
+			step(fmt.Sprintf("%s %s, %s × %s%s", src.name, g.Config.Design, words.Count(g.Config.Clients, "client"), words.Count(g.Config.Sections, "section"), cachedMark(run.Cached)))
 			acc, lost, exp, fail := 0, 0, 0, 0
 			var bad []conform.Verdict
 			for _, v := range run.Verdict {
@@ -182,7 +186,7 @@ func Conform(e *Env, p ConformPlan) error {
 			failing += fail
 			tlcTime += run.Wall
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", src.name, g.Config.Design, g.Config.Clients, g.Config.Sections,
-				g.Config.Validity, run.Traces, acc, len(bad), run.Steps, lost, exp, fail, run.Wall.Round(10*time.Millisecond))
+				g.Config.Validity, run.Traces, acc, len(bad), run.Steps, lost, exp, fail, run.Wall.Round(10*time.Millisecond).String()+cachedMark(run.Cached))
 			for k, v := range bad {
 				if k >= p.Show {
 					break

@@ -36,6 +36,7 @@ type DemoPlan struct {
 	Nodes           int   // the explorer's Redlock nodes, 0 for its default
 	Sim             *SimOptions
 	Readme          string
+	NoCache         bool // run every TLC model and check, reading no cached result
 }
 
 // Demo reaches every verdict of DESIGN.md's table three ways — the
@@ -76,7 +77,7 @@ func Demo(e *Env, p DemoPlan) error {
 	}
 
 	section(w, "3/3 TLC on the PlusCal specs")
-	checked, tlcMissing, tlcMismatch, err := demoTLC(e, p.Specs, p.Pin, filepath.Join(p.Out, "tlc"), models)
+	checked, tlcMissing, tlcMismatch, err := demoTLC(e, p.Specs, p.Pin, filepath.Join(p.Out, "tlc"), models, p.NoCache)
 	if err != nil {
 		return err
 	}
@@ -84,7 +85,7 @@ func Demo(e *Env, p DemoPlan) error {
 	var conformed error
 	if tlcMissing == nil {
 		section(w, "conformance: the Go code and the specs checked against each other")
-		if conformed, err = demoConformanceSection(e, p.Specs, p.Pin, filepath.Join(p.Out, "tlc"), models); err != nil {
+		if conformed, err = demoConformanceSection(e, p.Specs, p.Pin, filepath.Join(p.Out, "tlc"), models, p.NoCache); err != nil {
 			return err
 		}
 	}
@@ -251,10 +252,10 @@ func noFaultOutcome(sum *sim.Summary) string {
 // is returned as missing, printed in one line with how to provide it, so
 // the rest of the demo goes on; it never counts as a pass. SIGINT or
 // SIGTERM while TLC runs stops it as in fencelab tlc.
-func demoTLC(e *Env, specs, pin, outDir string, models []tlc.Model) (checked []report.Reached, missing, mismatch, err error) {
+func demoTLC(e *Env, specs, pin, outDir string, models []tlc.Model, noCache bool) (checked []report.Reached, missing, mismatch, err error) {
 	ctx, stop := Interruptible()
 	defer stop()
-	runner, err := NewTLCRunner(ctx, e, pin, 10*time.Minute, len(models))
+	runner, err := NewTLCRunner(ctx, e, pin, 10*time.Minute, len(models), noCache)
 	if err != nil {
 		if IsBadInput(err) {
 			fmt.Fprintf(e.Stdout, "TLC not run: %s\n", OneLine(err.Error()))

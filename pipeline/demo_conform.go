@@ -28,6 +28,7 @@ const demoWalks = 25
 type designConformance struct {
 	traces, rejected   int
 	replayed, departed int
+	cached             bool // TLC's verdicts on the walks read from the cache
 }
 
 func (c designConformance) ok() bool { return c.rejected == 0 && c.departed == 0 }
@@ -55,7 +56,7 @@ func demoConformance(ctx context.Context, runner *tlc.Runner, specs, tlcOut stri
 			defer wg.Done()
 			defer func() { <-slots }()
 			checked[i], errs[i] = validateWalks(ctx, k, d)
-			step(d.String())
+			step(d.String() + cachedMark(checked[i] != nil && checked[i].cached))
 		}()
 	}
 	wg.Wait()
@@ -107,7 +108,7 @@ func validateWalks(ctx context.Context, k *conform.Checker, d impl.Design) (*des
 	if err != nil {
 		return nil, fmt.Errorf("trace validation, %s: %w", d, err)
 	}
-	dc := &designConformance{traces: run.Traces}
+	dc := &designConformance{traces: run.Traces, cached: run.Cached}
 	for _, v := range run.Verdict {
 		if !v.Accepted {
 			dc.rejected++
@@ -121,10 +122,10 @@ func validateWalks(ctx context.Context, k *conform.Checker, d impl.Design) (*des
 // the demo's own TLC run replayed in Go. The error it returns first is a
 // failed check (a walk rejected, a replay that departs), which the demo
 // reports after its tables; the second stops the demo.
-func demoConformanceSection(e *Env, specs, pin, tlcOut string, models []tlc.Model) (failedCheck, err error) {
+func demoConformanceSection(e *Env, specs, pin, tlcOut string, models []tlc.Model, noCache bool) (failedCheck, err error) {
 	ctx, stop := Interruptible()
 	defer stop()
-	runner, err := NewTLCRunner(ctx, e, pin, 10*time.Minute, len(models))
+	runner, err := NewTLCRunner(ctx, e, pin, 10*time.Minute, len(models), noCache)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +143,7 @@ func demoConformanceSection(e *Env, specs, pin, tlcOut string, models []tlc.Mode
 	var bad []string
 	for _, d := range distlockspec.Designs() {
 		c := got[d]
-		t.Add(d.Describe(), fmt.Sprintf("%d of %d", c.traces-c.rejected, c.traces), fmt.Sprintf("%d of %d", c.replayed, c.replayed+c.departed))
+		t.Add(d.Describe(), fmt.Sprintf("%d of %d", c.traces-c.rejected, c.traces)+cachedMark(c.cached), fmt.Sprintf("%d of %d", c.replayed, c.replayed+c.departed))
 		if !c.ok() {
 			bad = append(bad, d.String())
 		}

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -54,7 +55,9 @@ func TestTLCResultsReplacedInPlace(t *testing.T) {
 		stdout, stderr, err := runTLC(t, specs, out)
 		require.NoError(t, err, "stdout: %s\nstderr: %s", stdout, stderr)
 	}
-	assert.Equal(t, []string{"pcal.trans", "tlc2.TLC", "tlc2.TLC", "pcal.trans", "tlc2.TLC", "tlc2.TLC"}, fake.Runs(t))
+	// The second run reads both models' results from the cache, and
+	// still replaces their folders.
+	assert.Equal(t, []string{"pcal.trans", "tlc2.TLC", "tlc2.TLC", "pcal.trans"}, fake.Runs(t))
 	entries, err := os.ReadDir(out)
 	require.NoError(t, err)
 	var names []string
@@ -71,6 +74,58 @@ func TestTLCResultsReplacedInPlace(t *testing.T) {
 	other, err := os.ReadFile(filepath.Join(out, "other-model", "tlc.out"))
 	require.NoError(t, err)
 	assert.Equal(t, "other", string(other))
+}
+
+// TestTLCCachedLikeFresh: a second fencelab tlc on unchanged specs reads
+// every model's result from the cache, says "(cached)" on each model's
+// line, and reports and saves exactly what the fresh run did; a changed
+// cfg runs its model again; --no-cache runs every model.
+func TestTLCCachedLikeFresh(t *testing.T) {
+	fake := faketlc.New(t, "cat "+mustAbs(t, "../tlc/testdata/tool_DistLockFencing_none_2c_TokenIsMonotonical.out")+"; exit 12", "exit 0")
+	specs := faketlc.Specs(t)
+	require.NoError(t, os.WriteFile(filepath.Join(specs, "models.json"), []byte(`{"models": [{"name": "v", "spec": "S.tla", "cfg": "m.cfg", "design": "none", "expected": "invariant", "property": "TokenIsMonotonical"}]}`), 0o644))
+	run := func(noCache bool) (string, map[string]string) {
+		models, err := LoadModels(specs, "", false)
+		require.NoError(t, err)
+		out := filepath.Join(t.TempDir(), "out")
+		e, so, se := testEnv()
+		err = TLC(e, TLCPlan{Specs: specs, Pin: "../tla2tools.version", Out: out, Models: models, Timeout: time.Minute, Workers: "auto", NoCache: noCache})
+		require.NoError(t, err, "stdout: %s\nstderr: %s", so, se)
+		files := map[string]string{}
+		entries, err := os.ReadDir(filepath.Join(out, "v"))
+		require.NoError(t, err)
+		for _, e := range entries {
+			data, err := os.ReadFile(filepath.Join(out, "v", e.Name()))
+			require.NoError(t, err)
+			files[e.Name()] = string(data)
+		}
+		require.Contains(t, files, "trace.mmd", "the counterexample is saved")
+		return so.String(), files
+	}
+	fresh, freshFiles := run(false)
+	assert.NotContains(t, fresh, "(cached)")
+	cached, cachedFiles := run(false)
+	assert.Equal(t, []string{"pcal.trans", "tlc2.TLC", "pcal.trans"}, fake.Runs(t), "TLC ran once")
+	assert.Contains(t, cached, "(cached)")
+	// The same report but for the mark (and the table's widths, and the
+	// --out folder, a new one each run).
+	same := func(s string) string {
+		s = strings.Replace(s, " (cached)", "", 1)
+		return strings.Join(strings.Fields(regexp.MustCompile(regexp.QuoteMeta(os.TempDir())+`\S*/out`).ReplaceAllString(s, "OUT")), " ")
+	}
+	assert.Equal(t, 1, strings.Count(cached, "(cached)"), "on the model's line")
+	assert.Equal(t, same(fresh), same(cached), "the same report, marked cached")
+	assert.Equal(t, freshFiles, cachedFiles, "the same files saved")
+	noCache, _ := run(true)
+	assert.NotContains(t, noCache, "(cached)")
+	assert.Equal(t, []string{"pcal.trans", "tlc2.TLC", "pcal.trans", "pcal.trans", "tlc2.TLC"}, fake.Runs(t), "--no-cache ran TLC")
+	f, err := os.OpenFile(filepath.Join(specs, "m.cfg"), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("\\* changed\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	changed, _ := run(false)
+	assert.NotContains(t, changed, "(cached)", "a changed cfg runs again")
 }
 
 // TestTLCTranslatorFailureIsNotStale: a translator that fails is reported
