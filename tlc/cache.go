@@ -268,7 +268,8 @@ func (c *Cache) path(key string) string {
 }
 
 // Get reads key's entry. ok is false when there is none, or when it is
-// not whole and sound (the run must happen).
+// not whole and sound (the run must happen). A TLC run's entry is also
+// read only if it is Cacheable (Runner.cachedTLC).
 func (c *Cache) Get(key string) (Entry, bool) {
 	data, err := inputfile.Read(c.path(key), maxEntry)
 	if err != nil {
@@ -342,9 +343,6 @@ func parseEntry(key string, data []byte) (Entry, error) {
 	head := strings.Join(f[:4], " ")
 	if entrySum(head, output) != f[4] {
 		return Entry{}, fmt.Errorf("%w: checksum differs", errEntry)
-	}
-	if !Cacheable(output, code) {
-		return Entry{}, fmt.Errorf("%w: not a finished run", errEntry)
 	}
 	return Entry{Output: output, Code: code, Wall: time.Duration(wall)}, nil
 }

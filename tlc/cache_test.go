@@ -212,8 +212,8 @@ func TestCacheIgnoresDamagedEntries(t *testing.T) {
 			_, ok := f.r.Cache.Get(key)
 			require.True(t, ok, "the entry as written is sound")
 			require.NoError(t, os.WriteFile(paths[0], tc.plant(t, entry, key), 0o644))
-			_, ok = f.r.Cache.Get(key)
-			assert.False(t, ok, "the damaged entry is not read")
+			e, ok := f.r.Cache.Get(key)
+			assert.False(t, ok && Cacheable(e.Output, e.Code), "the damaged entry is not read")
 			res := f.run(t)
 			assert.False(t, res.Cached, "ignored")
 			assert.Equal(t, 2, f.runs(t), "TLC ran again")
@@ -333,4 +333,39 @@ func TestCacheDir(t *testing.T) {
 	dir, err = CacheDir(env(""))
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join("/xdg", "fencelab"), dir)
+}
+
+// TestTranslationCached: the PlusCal translator's output is kept by the
+// spec's bytes: a second check of an unchanged spec does not start it and
+// still compares (a stale spec stays stale); a changed spec is
+// translated again.
+func TestTranslationCached(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "runs.log")
+	// The fake translator writes a translation whose line differs from
+	// the committed one.
+	java := filepath.Join(dir, "java")
+	script := "#!/bin/sh\necho run >> '" + log + "'\nfor a; do f=$a; done\nsed -i 's/Done/Lbl/' \"$f\"\n"
+	require.NoError(t, os.WriteFile(java, []byte(script), 0o755))
+	jar := filepath.Join(dir, "tla2tools.jar")
+	require.NoError(t, os.WriteFile(jar, []byte("the jar"), 0o644))
+	spec := filepath.Join(dir, "M.tla")
+	text := "---- MODULE M ----\n(* --algorithm M { skip } *)\n\\* BEGIN TRANSLATION\nInit == pc = \"Done\"\n\\* END TRANSLATION\n====\n"
+	require.NoError(t, os.WriteFile(spec, []byte(text), 0o644))
+	r := &Runner{Java: java, Jar: jar, Cache: NewCache(filepath.Join(dir, "cache"))}
+	runs := func() int {
+		data, _ := os.ReadFile(log)
+		return strings.Count(string(data), "run\n")
+	}
+	for range 2 {
+		why, err := r.StaleTranslation(context.Background(), spec)
+		require.NoError(t, err)
+		assert.Contains(t, why, "M.tla line 4 differs", "stale, fresh or cached")
+	}
+	assert.Equal(t, 1, runs(), "translated once")
+	require.NoError(t, os.WriteFile(spec, []byte(strings.Replace(text, "Done", "Lbl", 1)), 0o644))
+	why, err := r.StaleTranslation(context.Background(), spec)
+	require.NoError(t, err)
+	assert.Empty(t, why, "the changed spec is current")
+	assert.Equal(t, 2, runs(), "a changed spec is translated again")
 }

@@ -316,7 +316,20 @@ func (r *Runner) StaleTranslation(ctx context.Context, path string) (string, err
 	if err := os.WriteFile(filepath.Join(dir, name), orig, 0o644); err != nil {
 		return "", fmt.Errorf("copying %s: %w", name, err)
 	}
-	out, code, err := r.java(ctx, dir, shortRun(), "pcal.trans", "-nocfg", name)
+	// The translation is the translator's output for the spec's bytes:
+	// kept in the cache under the jar's, java's and the spec's content,
+	// and compared afresh each time.
+	args := []string{"-nocfg", name}
+	var key string
+	if r.Cache != nil {
+		if k, err := r.Cache.Key(r.Java, r.Jar, dir, "pcal.trans", args, []string{name}); err == nil {
+			key = k
+			if e, ok := r.Cache.Get(key); ok && e.Code == 0 {
+				return translationDiff(name, orig, e.Output), nil
+			}
+		}
+	}
+	out, code, err := r.java(ctx, dir, shortRun(), "pcal.trans", args...)
 	if err != nil {
 		return "", err
 	}
@@ -326,6 +339,9 @@ func (r *Runner) StaleTranslation(ctx context.Context, path string) (string, err
 	fresh, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
 		return "", fmt.Errorf("reading the fresh translation: %w", err)
+	}
+	if key != "" {
+		_ = r.Cache.Put(key, Entry{Output: fresh}) // unwritable: the next run translates again
 	}
 	return translationDiff(name, orig, fresh), nil
 }
@@ -795,7 +811,7 @@ func (r *Runner) cachedTLC(ctx context.Context, dir string, opts jvmOptions, roo
 	if r.Cache != nil {
 		if k, err := r.Cache.Key(r.Java, r.Jar, dir, "tlc2.TLC", args, roots); err == nil {
 			key = k
-			if e, ok := r.Cache.Get(key); ok {
+			if e, ok := r.Cache.Get(key); ok && Cacheable(e.Output, e.Code) {
 				return Ran{Output: e.Output, Code: e.Code, Wall: e.Wall, Cached: true}, nil
 			}
 		}
