@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/internal/faketlc"
+	"github.com/fencelab/fencelab/tlc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -184,4 +185,16 @@ cat `+violation+`; exit 12`, "exit 0")
 		assert.Equal(t, 1, strings.Count(stdout, name), "one counterexample of each model")
 	}
 	assert.Equal(t, []string{"pcal.trans", "tlc2.TLC", "tlc2.TLC", "tlc2.TLC"}, fake.Runs(t))
+}
+
+// TestBiggestFirst: models start by the states the manifest counts for
+// them, most first; models without a count keep the manifest's order,
+// after them.
+func TestBiggestFirst(t *testing.T) {
+	models := []tlc.Model{{Name: "v1"}, {Name: "small", DistinctStates: 10}, {Name: "v2"}, {Name: "big", DistinctStates: 420_541}, {Name: "mid", DistinctStates: 3716}}
+	var got []string
+	for _, i := range biggestFirst(models) {
+		got = append(got, models[i].Name)
+	}
+	assert.Equal(t, []string{"big", "mid", "small", "v1", "v2"}, got)
 }
