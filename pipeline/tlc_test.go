@@ -198,3 +198,31 @@ func TestBiggestFirst(t *testing.T) {
 	}
 	assert.Equal(t, []string{"big", "mid", "small", "v1", "v2"}, got)
 }
+
+// TestConformCached: a second fencelab conform on unchanged specs and
+// traces reads each group's TLC verdicts from the cache, says "(cached)"
+// on each group's line and reaches the same verdicts; --no-cache runs
+// TLC for every group again.
+func TestConformCached(t *testing.T) {
+	// The fake TLC accepts every trace of a group.
+	accept := `i=1; while [ $i -le 200 ]; do echo "<<\"fencelab-accepted\", $i>>"; i=$((i+1)); done; echo "TLC2 Version 2.19"; echo "Model checking completed. No error has been found."; echo "Finished in 1s at (2026-11-25 20:10:02)"`
+	fake := faketlc.New(t, accept, "exit 0")
+	run := func(noCache bool) string {
+		e, so, se := testEnv()
+		err := Conform(e, ConformPlan{Walks: 2, MaxSteps: 50, Out: filepath.Join(t.TempDir(), "conform"), Specs: "../specs", Pin: "../tla2tools.version",
+			Timeout: time.Minute, NoCache: noCache})
+		require.NoError(t, err, "stdout: %s\nstderr: %s", so, se)
+		return so.String()
+	}
+	fresh := run(false)
+	groups := len(fake.Runs(t))
+	require.Positive(t, groups)
+	assert.NotContains(t, fresh, "(cached)")
+	cached := run(false)
+	assert.Len(t, fake.Runs(t), groups, "no TLC run the second time")
+	assert.Equal(t, groups, strings.Count(cached, "(cached)"), "each group's line says so")
+	assert.Contains(t, cached, "accepted by the specs")
+	noCache := run(true)
+	assert.NotContains(t, noCache, "(cached)")
+	assert.Len(t, fake.Runs(t), 2*groups, "--no-cache ran TLC for every group")
+}
