@@ -33,6 +33,8 @@ fi
 t0=$(date +%s%N)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fencelab-live-XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp"; exit 130' INT
+trap 'rm -rf "$tmp"; exit 143' TERM
 # shellcheck disable=SC2086 # the flags are words
 "$bin" $flags --out "$out" >"$tmp/stdout"
 code=$?
