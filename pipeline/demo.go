@@ -43,7 +43,7 @@ type DemoPlan struct {
 // explorer, the simulator, TLC (and, with TLC, the conformance of the Go
 // code and the specs) — prints them side by side and writes the joined
 // table. Without TLC, it runs everything else and returns bad input.
-func Demo(e *Env, p DemoPlan) error {
+func Demo(e *Env, p DemoPlan) (err error) {
 	models, err := LoadModels(p.Specs, "", false)
 	if err != nil {
 		return err
@@ -65,7 +65,11 @@ func Demo(e *Env, p DemoPlan) error {
 	fmt.Fprintln(w, "Every verdict of DESIGN.md's table, reached three ways.")
 
 	parts := &partTimes{}
-	defer parts.write(e.Stderr)
+	defer func() {
+		if err == nil { // a failure's stderr is its one line
+			parts.write(e.Stderr)
+		}
+	}()
 	section(w, "1/3 explorer: every interleaving of the Go implementation")
 	parts.start("explorer")
 	explored, err := demoExplore(e, p.Sizes, p.Nodes, filepath.Join(p.Out, "explore"))
