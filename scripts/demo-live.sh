@@ -19,6 +19,13 @@ out=$2
 flags="matrix --service etcd --runs 1 --seed 1"
 
 cache=${FENCELAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fencelab}/live
+store=yes
+case $cache in
+/*) ;;
+*) # as fencelab: a cache that is not an absolute path is no cache
+	echo "make demo: the live part is not cached: FENCELAB_CACHE must be an absolute path" >&2
+	NOCACHE=1 store= ;;
+esac
 key=$( { sha256sum <"$bin" && echo "$flags" && echo "demo-live v1"; } | sha256sum | cut -c1-64)
 entry=$cache/$key
 
@@ -41,7 +48,7 @@ code=$?
 took=$(( ($(date +%s%N) - t0) / 1000000 ))
 cat "$tmp/stdout"
 echo "make demo: the live etcd matrix took $took ms"
-if [ $code -eq 0 ] && [ -d "$out" ]; then
+if [ $code -eq 0 ] && [ -d "$out" ] && [ -n "$store" ]; then
 	# Kept whole or not at all: written beside the entry, then renamed.
 	mkdir -p "$cache" &&
 		tar -cf "$tmp/out.tar" -C "$out" . && date -u '+%Y-%m-%d %H:%M:%S UTC' >"$tmp/when" && echo "$took" >"$tmp/took" &&

@@ -35,7 +35,7 @@ func TestDemoLiveCached(t *testing.T) {
 	live := func(extra ...string) (string, int) {
 		out := filepath.Join(t.TempDir(), "live")
 		cmd := exec.Command("sh", "../../scripts/demo-live.sh", bin, out)
-		cmd.Env = cleanEnv(t, append([]string{"FENCELAB_CACHE=" + cache}, extra...)...)
+		cmd.Env = cleanEnv(t, append([]string{"FENCELAB_CACHE=" + cache}, extra...)...) // the last one counts
 		stdout, err := cmd.CombinedOutput()
 		code := 0
 		if err != nil {
@@ -83,4 +83,16 @@ func TestDemoLiveCached(t *testing.T) {
 		assert.NotContains(t, failed, "(cached", "a failing run is not kept")
 	}
 	assert.Equal(t, 5, runs())
+
+	// A relative FENCELAB_CACHE is no cache, as for fencelab: said, and
+	// nothing written where the test runs.
+	writeBin("0")
+	for range 2 {
+		rel, code := live("FENCELAB_CACHE=relative/cache")
+		assert.Equal(t, 0, code)
+		assert.Contains(t, rel, "must be an absolute path")
+		assert.NotContains(t, rel, "(cached")
+	}
+	assert.Equal(t, 7, runs())
+	assert.NoDirExists(t, "relative")
 }
