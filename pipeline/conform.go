@@ -85,10 +85,14 @@ func Conform(e *Env, p ConformPlan) error {
 		return BadInput("conformance: not run (no tla2tools.jar: %v)", err)
 	}
 	fmt.Fprintf(e.Stderr, "fencelab conform: %s (from %s)\n", jar.Path, jar.Source)
+	heap, err := tlc.HeapLimit(os.Getenv, "/proc/meminfo")
+	if err != nil {
+		return BadInput("%v", err)
+	}
 	cache := TLCCache(e, p.NoCache)
 	fmt.Fprintf(e.Stderr, "fencelab conform: TLC's %s\n", cacheNote(cache))
 	checker := &conform.Checker{TLC: &tlc.Runner{Java: java, Jar: jar.Path, Timeout: p.Timeout, Classes: tlc.DefaultClassArchive(),
-		Cache: cache, HeapLimit: tlc.MachineHeapLimit("/proc/meminfo")}, SpecsDir: p.Specs}
+		Cache: cache, HeapLimit: heap}, SpecsDir: p.Specs, HeapLimit: heap}
 
 	var sources []conformSource
 	if p.Walks > 0 {

@@ -185,10 +185,14 @@ func NewTLCRunner(ctx context.Context, e *Env, pin string, timeout time.Duration
 	if err != nil {
 		return nil, err
 	}
+	heap, err := tlc.HeapLimit(os.Getenv, "/proc/meminfo")
+	if err != nil {
+		return nil, BadInput("%v", err)
+	}
 	cache := TLCCache(e, noCache)
 	fmt.Fprintf(e.Stderr, "fencelab tlc: %s (from %s), %s, %s\n", jar.Path, jar.Source, words.Count(models, "model"), cacheNote(cache))
 	return &tlc.Runner{Java: java, Jar: jar.Path, Workers: "auto", Timeout: timeout, Classes: tlc.DefaultClassArchive(),
-		Cache: cache, HeapLimit: tlc.MachineHeapLimit("/proc/meminfo")}, nil
+		Cache: cache, HeapLimit: heap}, nil
 }
 
 // TLCCache is the cache of TLC's results (tlc.DefaultCache: $FENCELAB_CACHE,

@@ -369,3 +369,45 @@ func TestTranslationCached(t *testing.T) {
 	assert.Empty(t, why, "the changed spec is current")
 	assert.Equal(t, 2, runs(), "a changed spec is translated again")
 }
+
+// TestHeapLimit: FENCELAB_TLC_HEAP_LIMIT, a size of at least 256m,
+// overrides half the machine's memory; anything else is refused, with
+// the value's first bytes.
+func TestHeapLimit(t *testing.T) {
+	meminfo := filepath.Join(t.TempDir(), "meminfo")
+	require.NoError(t, os.WriteFile(meminfo, []byte("MemTotal:       24000000 kB\nMemFree: 1 kB\n"), 0o644))
+	tests := []struct {
+		value string
+		want  int64
+		err   bool
+	}{
+		{"", 24000000 << 10 / 2, false},
+		{"8g", 8 << 30, false},
+		{"6144m", 6144 << 20, false},
+		{"6144M", 6144 << 20, false},
+		{"1073741824", 1 << 30, false},
+		{"262144k", 256 << 20, false},
+		{"255m", 0, true},
+		{"0", 0, true},
+		{"-1g", 0, true},
+		{"lots", 0, true},
+		{"8gb", 0, true},
+		{"99999999999999g", 0, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.value, func(t *testing.T) {
+			got, err := HeapLimit(func(k string) string {
+				if k == HeapLimitEnv {
+					return tc.value
+				}
+				return ""
+			}, meminfo)
+			if tc.err {
+				assert.ErrorContains(t, err, HeapLimitEnv)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
