@@ -411,3 +411,30 @@ func TestHeapLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateCached: a trace validation is kept under its data module
+// too: the same traces are read back, other traces run TLC; a module the
+// trace spec does not reach is removed from its folder, never read.
+func TestValidateCached(t *testing.T) {
+	f := newCacheFixture(t, "0")
+	dir := t.TempDir()
+	write := func(name, text string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	write("Trace.tla", "---- MODULE Trace ----\nEXTENDS S, TraceData\n====\n")
+	write("S.tla", "---- MODULE S ----\n====\n")
+	write("TraceData.tla", "---- MODULE TraceData ----\nTraces == <<1>>\n====\n")
+	write("Stray.tla", "---- MODULE Stray ----\n====\n")
+	write("Trace.cfg", "INIT Init\n")
+	validate := func() Ran {
+		ran, err := f.r.Validate(context.Background(), dir, 0, "Trace.tla", "Trace.cfg", "-workers", "1", "-metadir", "states")
+		require.NoError(t, err)
+		return ran
+	}
+	assert.False(t, validate().Cached)
+	assert.NoFileExists(t, filepath.Join(dir, "Stray.tla"), "not reached: removed")
+	assert.True(t, validate().Cached, "the same traces")
+	write("TraceData.tla", "---- MODULE TraceData ----\nTraces == <<2>>\n====\n")
+	assert.False(t, validate().Cached, "other traces")
+	assert.Equal(t, 2, f.runs(t))
+}

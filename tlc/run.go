@@ -855,10 +855,15 @@ func keepModules(dir string, roots []string) error {
 // heap bytes (HeapFor), through the Cache: for a check that is not a
 // model of the manifest, whose work grows with its input (package
 // conform's trace validation). dir must hold the spec, the cfg and the
-// modules they reach, and what else it holds is not TLC's.
+// modules they reach; any other module in it is removed, so that TLC
+// reads only what the cache's key holds.
 func (r *Runner) Validate(ctx context.Context, dir string, heap int64, spec, cfg string, options ...string) (Ran, error) {
 	opts := shortRun()
 	opts.heap = max(heap, boundedHeap)
+	// As for a model: TLC finds only the modules the key holds.
+	if err := keepModules(dir, []string{spec, cfg}); err != nil {
+		return Ran{Code: -1}, err
+	}
 	args := append(slices.Clone(options), "-config", cfg, spec)
 	return r.cachedTLC(ctx, dir, opts, []string{spec, cfg}, args...)
 }
