@@ -188,6 +188,35 @@ func MachineHeapLimit(meminfo string) int64 {
 	return 0
 }
 
+// HeapLimitEnv names the environment variable that sets the largest heap
+// of one TLC run (HeapLimit), instead of half the machine's memory.
+const HeapLimitEnv = "FENCELAB_TLC_HEAP_LIMIT"
+
+// HeapLimit is the largest heap one TLC run gets: $FENCELAB_TLC_HEAP_LIMIT
+// (a size: 8g, 6144m, or bytes; at least 256m) when it is set, else half
+// the machine's memory (MachineHeapLimit of meminfo), read once per
+// command; 0 when neither is known (the JVM's default then).
+func HeapLimit(getenv func(string) string, meminfo string) (int64, error) {
+	v := strings.TrimSpace(getenv(HeapLimitEnv))
+	if v == "" {
+		return MachineHeapLimit(meminfo), nil
+	}
+	num, unit := v, int64(1)
+	switch strings.ToLower(v[len(v)-1:]) {
+	case "k":
+		num, unit = v[:len(v)-1], 1<<10
+	case "m":
+		num, unit = v[:len(v)-1], 1<<20
+	case "g":
+		num, unit = v[:len(v)-1], 1<<30
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > (1<<50)/unit || n*unit < 256<<20 {
+		return 0, fmt.Errorf("%s must be a size of at least 256m (like 8g or 6144m), got %.20q", HeapLimitEnv, v)
+	}
+	return n * unit, nil
+}
+
 // waitDelay bounds the wait, once java has exited or been stopped, for the
 // processes it started to release its output (exec.Cmd.WaitDelay).
 const waitDelay = 2 * time.Second
