@@ -64,7 +64,7 @@ func (k *Checker) heapLimit() int64 {
 var (
 	acceptedLine = regexp.MustCompile(`^<<"fencelab-accepted", (\d+)>>$`)
 	matchedLine  = regexp.MustCompile(`^<<"fencelab-matched", (\d+), (\d+)>>$`)
-	finishedLine = regexp.MustCompile(`(?m)^Finished in \S+ at \(`)
+	finishedLine = regexp.MustCompile(`(?m)^Finished in .+ at \(`)
 )
 
 // ErrTLC is the error of a TLC run that did not complete: its traces are

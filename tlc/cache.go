@@ -119,7 +119,7 @@ func Cacheable(output []byte, code int) bool {
 }
 
 // finishedAnyLine is TLC's closing line anywhere in an output.
-var finishedAnyLine = regexp.MustCompile(`(?m)^Finished in \S+ at \(`)
+var finishedAnyLine = regexp.MustCompile(`(?m)^Finished in .+ at \(`)
 
 // toolSum is the SHA-256 of the file at path, read once per Cache while
 // its size and modification time stay the same (a jar is read once per

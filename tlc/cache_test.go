@@ -232,6 +232,7 @@ func TestCacheKeepsOnlyFinishedRuns(t *testing.T) {
 		{"a parse error", "150", okOutput},
 		{"out of memory", "153", okOutput},
 		{"no closing line", "0", strings.Split(okOutput, "Finished")[0]},
+		{"the closing line inside another", "0", strings.Replace(okOutput, "Finished", "x Finished", 1)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newCacheFixture(t, tc.code)
@@ -437,4 +438,10 @@ func TestValidateCached(t *testing.T) {
 	write("TraceData.tla", "---- MODULE TraceData ----\nTraces == <<2>>\n====\n")
 	assert.False(t, validate().Cached, "other traces")
 	assert.Equal(t, 2, f.runs(t))
+}
+
+// TestCacheableLongRun: a run over a minute closes with "Finished in
+// 01min 34s at (…)" (without -tool): it is finished, and kept.
+func TestCacheableLongRun(t *testing.T) {
+	assert.True(t, Cacheable([]byte(strings.Replace(okOutput, "00s", "01min 34s", 1)), 0))
 }
