@@ -59,6 +59,7 @@ func TestCheckJudgesOutput(t *testing.T) {
 		{"exit 0 without completion", `<<"fencelab-accepted", 1>>` + "\n", 0, nil, true},
 		{"exit 0 without the result line", `<<"fencelab-accepted", 1>>` + "\n" + finished, 0, nil, true},
 		{"exit 0, cut before Finished", `<<"fencelab-accepted", 1>>` + "\nModel checking completed. No error has been found.\n", 0, nil, true},
+		{"a run over a minute", `<<"fencelab-accepted", 1>>` + "\n" + `<<"fencelab-accepted", 2>>` + "\n" + `<<"fencelab-accepted", 3>>` + "\nModel checking completed. No error has been found.\nFinished in 01min 34s at (2026-11-26 02:20:23)\n", 0, []bool{true, true, true}, false},
 		{"exit 0, Finished inside another line", `<<"fencelab-accepted", 1>>` + "\nModel checking completed. No error has been found.\nx Finished in 1s at (\n", 0, nil, true},
 		{"an invariant violated", `<<"fencelab-accepted", 1>>` + "\nError: Invariant X is violated.\n" + completed, 12, nil, true},
 	} {

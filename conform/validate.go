@@ -31,10 +31,13 @@ type Verdict struct {
 
 // Run is one TLC run over a group of traces.
 type Run struct {
-	Config  impl.Config
-	Traces  int
-	Steps   int // Go steps in its traces
-	Wall    time.Duration
+	Config impl.Config
+	Traces int
+	Steps  int // Go steps in its traces
+	Wall   time.Duration
+	// Cached says TLC's output was read from the runner's cache (Wall
+	// is then the time of the run that printed it); judged as a fresh one.
+	Cached  bool
 	Output  []byte // TLC's output
 	Verdict []Verdict
 }
@@ -61,7 +64,7 @@ func (k *Checker) heapLimit() int64 {
 var (
 	acceptedLine = regexp.MustCompile(`^<<"fencelab-accepted", (\d+)>>$`)
 	matchedLine  = regexp.MustCompile(`^<<"fencelab-matched", (\d+), (\d+)>>$`)
-	finishedLine = regexp.MustCompile(`(?m)^Finished in \S+ at \(`)
+	finishedLine = regexp.MustCompile(`(?m)^Finished in .+ at \(`)
 )
 
 // ErrTLC is the error of a TLC run that did not complete: its traces are
@@ -85,7 +88,7 @@ func (k *Checker) Check(ctx context.Context, c impl.Config, traces []*Trace) (*R
 	if len(send) > 0 {
 		out, err := k.tlc(ctx, c, send, false)
 		run.Output = out.output
-		run.Wall = out.wall
+		run.Wall, run.Cached = out.wall, out.cached
 		if err != nil {
 			return run, err
 		}
@@ -127,6 +130,7 @@ func (k *Checker) Diagnose(ctx context.Context, t *Trace) (int, error) {
 type tlcOut struct {
 	output   []byte
 	wall     time.Duration
+	cached   bool // read from the runner's cache
 	accepted map[int]bool
 	matched  map[int]int // trace → lines matched
 }
@@ -164,10 +168,12 @@ func (k *Checker) tlc(ctx context.Context, c impl.Config, traces []*Trace, verbo
 	if k.Workers > 0 {
 		workers = strconv.Itoa(k.Workers)
 	}
-	start := time.Now()
-	out, code, err := k.TLC.TLCHeap(ctx, dir, heap, "-workers", workers, "-metadir", filepath.Join(dir, "states"),
-		"-config", "Trace.cfg", traceSpec)
-	res.wall, res.output = time.Since(start), out
+	// Through the runner's cache: the key holds the trace module (the
+	// traces' data), the trace spec and the spec, Trace.cfg and these
+	// options; the metadir is named relative to dir, so no key names it.
+	ran, err := k.TLC.Validate(ctx, dir, heap, traceSpec, "Trace.cfg", "-workers", workers, "-metadir", "states")
+	out, code := ran.Output, ran.Code
+	res.wall, res.output, res.cached = ran.Wall, out, ran.Cached
 	if err != nil {
 		return res, fmt.Errorf("%w: %w", ErrTLC, err)
 	}

@@ -45,7 +45,8 @@ type ConformPlan struct {
 	ReplayFrom          string
 	// Shard, when set, validates only its part of the walks (the other
 	// sources off) and saves the tallies for MergeConform.
-	Shard *ShardRun
+	Shard   *ShardRun
+	NoCache bool // run every TLC check, reading no cached result
 }
 
 // Conform validates Go runs against the specs with TLC and prints, per
@@ -91,7 +92,14 @@ func Conform(e *Env, p ConformPlan) error {
 		return BadInput("conformance: not run (no tla2tools.jar: %v)", err)
 	}
 	fmt.Fprintf(e.Stderr, "fencelab conform: %s (from %s)\n", jar.Path, jar.Source)
-	checker := &conform.Checker{TLC: &tlc.Runner{Java: java, Jar: jar.Path, Timeout: p.Timeout, Classes: tlc.DefaultClassArchive()}, SpecsDir: p.Specs}
+	heap, err := tlc.HeapLimit(os.Getenv, "/proc/meminfo")
+	if err != nil {
+		return BadInput("%v", err)
+	}
+	cache := TLCCache(e, p.NoCache)
+	fmt.Fprintf(e.Stderr, "fencelab conform: TLC's %s\n", cacheNote(cache))
+	checker := &conform.Checker{TLC: &tlc.Runner{Java: java, Jar: jar.Path, Timeout: p.Timeout, Classes: tlc.DefaultClassArchive(),
+		Cache: cache, HeapLimit: heap}, SpecsDir: p.Specs, HeapLimit: heap}
 
 	var sources []conformSource
 	if p.Walks > 0 {
@@ -169,7 +177,7 @@ func Conform(e *Env, p ConformPlan) error {
 					words.Count(g.Config.Clients, "client"), words.Count(g.Config.Sections, "section"), words.Count(len(g.Traces), "trace"), OneLine(err.Error())))
 				continue
 			}
-			step(fmt.Sprintf("%s %s, %s × %s", src.name, g.Config.Design, words.Count(g.Config.Clients, "client"), words.Count(g.Config.Sections, "section")))
+			step(fmt.Sprintf("%s %s, %s × %s%s", src.name, g.Config.Design, words.Count(g.Config.Clients, "client"), words.Count(g.Config.Sections, "section"), cachedMark(run.Cached)))
 			t, bad := tallyRun(src.name, g.Config, run)
 			total += t.Traces
 			rejected += t.Rejected
@@ -270,13 +278,16 @@ type conformTally struct {
 	Wall      time.Duration `json:"tlc_ns"`
 	// RejectedSeeds are the walk seeds of the rejected traces, in order.
 	RejectedSeeds []int `json:"rejected_seeds"`
+	// Cached says TLC's verdicts were read from the cache (shown in the
+	// table, not a result: a merged shard's row is not marked).
+	Cached bool `json:"-"`
 }
 
 // tallyRun counts run's verdicts on the traces of group config c, and
 // returns the rejected ones.
 func tallyRun(source string, c impl.Config, run *conform.Run) (conformTally, []conform.Verdict) {
 	t := conformTally{Source: source, Design: c.Design.String(), Clients: c.Clients, Sections: c.Sections, Validity: c.Validity.String(),
-		Traces: run.Traces, Steps: run.Steps, Wall: run.Wall, RejectedSeeds: []int{}}
+		Traces: run.Traces, Steps: run.Steps, Wall: run.Wall, RejectedSeeds: []int{}, Cached: run.Cached}
 	var bad []conform.Verdict
 	for _, v := range run.Verdict {
 		if v.Accepted {
@@ -308,7 +319,7 @@ func newConformTable(w io.Writer) *tabwriter.Writer {
 // writeRow writes t's row of conform's table.
 func (t *conformTally) writeRow(tw io.Writer) {
 	fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", t.Source, t.Design, t.Clients, t.Sections,
-		t.Validity, t.Traces, t.Accepted, t.Rejected, t.Steps, t.LeaseLost, t.Expired, t.Failing, t.Wall.Round(10*time.Millisecond))
+		t.Validity, t.Traces, t.Accepted, t.Rejected, t.Steps, t.LeaseLost, t.Expired, t.Failing, t.Wall.Round(10*time.Millisecond).String()+cachedMark(t.Cached))
 }
 
 // conformTotals prints the traces' totals, where the rejections are

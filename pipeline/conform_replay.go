@@ -55,6 +55,7 @@ func replayCounterexamples(ctx context.Context, e *Env, runner *tlc.Runner, spec
 			continue
 		}
 		var output []byte
+		cached := false // TLC's output read from the cache
 		if from != "" {
 			output, err = inputfile.Read(filepath.Join(from, mod.Name, "tlc.out"), inputfile.MaxOutput)
 			if err != nil {
@@ -80,10 +81,10 @@ func replayCounterexamples(ctx context.Context, e *Env, runner *tlc.Runner, spec
 			if res.Mismatch != "" {
 				return sum, Failed("%s: TLC's result is not the manifest's: %s", mod.Name, res.Mismatch)
 			}
-			output = res.Output
+			output, cached = res.Output, res.Cached
 		}
 		r, err := conform.ReplayModel(specs, mod, output)
-		step(mod.Name)
+		step(mod.Name + cachedMark(cached))
 		var re *conform.ReplayError
 		var other *conform.OtherOutputError
 		switch {
@@ -114,7 +115,7 @@ func replayCounterexamples(ctx context.Context, e *Env, runner *tlc.Runner, spec
 			fmt.Fprintf(tw, "%s\t\tFAILS: %s\n", mod.Name, OneLine(err.Error()))
 		default:
 			sum.replayed++
-			fmt.Fprintf(tw, "%s\t%d\tviolated at step %d\n", mod.Name, r.Steps, r.At)
+			fmt.Fprintf(tw, "%s%s\t%d\tviolated at step %d\n", mod.Name, cachedMark(cached), r.Steps, r.At)
 		}
 	}
 	return sum, tw.Flush()

@@ -36,13 +36,14 @@ type DemoPlan struct {
 	Nodes           int   // the explorer's Redlock nodes, 0 for its default
 	Sim             *SimOptions
 	Readme          string
+	NoCache         bool // run every TLC model and check, reading no cached result
 }
 
 // Demo reaches every verdict of DESIGN.md's table three ways — the
 // explorer, the simulator, TLC (and, with TLC, the conformance of the Go
 // code and the specs) — prints them side by side and writes the joined
 // table. Without TLC, it runs everything else and returns bad input.
-func Demo(e *Env, p DemoPlan) error {
+func Demo(e *Env, p DemoPlan) (err error) {
 	models, err := LoadModels(p.Specs, "", false)
 	if err != nil {
 		return err
@@ -63,20 +64,29 @@ func Demo(e *Env, p DemoPlan) error {
 	fmt.Fprintln(w, "fencelab demo — when is a lease-based lock safe, and what do fencing tokens fix?")
 	fmt.Fprintln(w, "Every verdict of DESIGN.md's table, reached three ways.")
 
+	parts := &partTimes{}
+	defer func() {
+		if err == nil { // a failure's stderr is its one line
+			parts.write(e.Stderr)
+		}
+	}()
 	section(w, "1/3 explorer: every interleaving of the Go implementation")
+	parts.start("explorer")
 	explored, err := demoExplore(e, p.Sizes, p.Nodes, filepath.Join(p.Out, "explore"))
 	if err != nil {
 		return err
 	}
 
 	section(w, "2/3 simulator: seeded runs under network delay, process pauses and clock drift")
+	parts.start("simulator")
 	simulated, err := demoSimulate(e, p.Sim)
 	if err != nil {
 		return err
 	}
 
 	section(w, "3/3 TLC on the PlusCal specs")
-	checked, tlcMissing, tlcMismatch, err := demoTLC(e, p.Specs, p.Pin, filepath.Join(p.Out, "tlc"), models)
+	parts.start("TLC models")
+	checked, tlcMissing, tlcMismatch, err := demoTLC(e, p.Specs, p.Pin, filepath.Join(p.Out, "tlc"), models, p.NoCache)
 	if err != nil {
 		return err
 	}
@@ -84,11 +94,13 @@ func Demo(e *Env, p DemoPlan) error {
 	var conformed error
 	if tlcMissing == nil {
 		section(w, "conformance: the Go code and the specs checked against each other")
-		if conformed, err = demoConformanceSection(e, p.Specs, p.Pin, filepath.Join(p.Out, "tlc"), models); err != nil {
+		parts.start("conformance")
+		if conformed, err = demoConformanceSection(e, p.Specs, p.Pin, filepath.Join(p.Out, "tlc"), models, p.NoCache); err != nil {
 			return err
 		}
 	}
 
+	parts.start("table")
 	section(w, "DESIGN.md's table, three ways")
 	var notRun []string
 	if tlcMissing != nil {
@@ -141,6 +153,44 @@ func Demo(e *Env, p DemoPlan) error {
 	}
 	fmt.Fprintln(w, "\nEvery verdict agrees with DESIGN.md's table.")
 	return nil
+}
+
+// partTimes measures the demo's parts: wall time, and CPU time (user and
+// system) of fencelab and the TLC runs it waited for, which on a shared
+// machine says what a part costs where the wall time says how long it
+// waited.
+type partTimes struct {
+	names     []string
+	wall, cpu []time.Duration
+	at        time.Time
+	cpuAt     time.Duration
+}
+
+// start ends the part running, if any, and starts the part name.
+func (p *partTimes) start(name string) {
+	p.stop()
+	p.names = append(p.names, name)
+	p.at, p.cpuAt = time.Now(), processCPU()
+}
+
+func (p *partTimes) stop() {
+	if len(p.names) > len(p.wall) {
+		p.wall = append(p.wall, time.Since(p.at))
+		p.cpu = append(p.cpu, processCPU()-p.cpuAt)
+	}
+}
+
+// write says on w, in one line, each part's wall and CPU time.
+func (p *partTimes) write(w io.Writer) {
+	p.stop()
+	var parts []string
+	var wall, cpu time.Duration
+	for i, name := range p.names {
+		parts = append(parts, fmt.Sprintf("%s %.1f s (CPU %.1f s)", name, p.wall[i].Seconds(), p.cpu[i].Seconds()))
+		wall += p.wall[i]
+		cpu += p.cpu[i]
+	}
+	fmt.Fprintf(w, "fencelab demo: %.1f s wall, %.1f s CPU: %s\n", wall.Seconds(), cpu.Seconds(), strings.Join(parts, "; "))
 }
 
 func section(w io.Writer, title string) {
@@ -251,10 +301,10 @@ func noFaultOutcome(sum *sim.Summary) string {
 // is returned as missing, printed in one line with how to provide it, so
 // the rest of the demo goes on; it never counts as a pass. SIGINT or
 // SIGTERM while TLC runs stops it as in fencelab tlc.
-func demoTLC(e *Env, specs, pin, outDir string, models []tlc.Model) (checked []report.Reached, missing, mismatch, err error) {
+func demoTLC(e *Env, specs, pin, outDir string, models []tlc.Model, noCache bool) (checked []report.Reached, missing, mismatch, err error) {
 	ctx, stop := Interruptible()
 	defer stop()
-	runner, err := NewTLCRunner(ctx, e, pin, 10*time.Minute, len(models))
+	runner, err := NewTLCRunner(ctx, e, pin, 10*time.Minute, len(models), noCache)
 	if err != nil {
 		if IsBadInput(err) {
 			fmt.Fprintf(e.Stdout, "TLC not run: %s\n", OneLine(err.Error()))

@@ -32,6 +32,7 @@ type designConformance struct {
 	// could not judge the walks, a replay that failed): findings, as a
 	// rejection is, never an abort of the demo.
 	findings []string
+	cached   bool // TLC's verdicts on the walks read from the cache
 }
 
 func (c designConformance) ok() bool {
@@ -61,7 +62,7 @@ func demoConformance(ctx context.Context, runner *tlc.Runner, specs, tlcOut stri
 			defer wg.Done()
 			defer func() { <-slots }()
 			checked[i], errs[i] = validateWalks(ctx, k, d)
-			step(d.String())
+			step(d.String() + cachedMark(checked[i] != nil && checked[i].cached))
 		}()
 	}
 	wg.Wait()
@@ -121,7 +122,7 @@ func validateWalks(ctx context.Context, k *conform.Checker, d impl.Design) (*des
 	if err != nil {
 		return nil, fmt.Errorf("trace validation, %s: %w", d, err)
 	}
-	dc := &designConformance{traces: run.Traces}
+	dc := &designConformance{traces: run.Traces, cached: run.Cached}
 	for _, v := range run.Verdict {
 		if !v.Accepted {
 			dc.rejected++
@@ -135,10 +136,10 @@ func validateWalks(ctx context.Context, k *conform.Checker, d impl.Design) (*des
 // the demo's own TLC run replayed in Go. The error it returns first is a
 // failed check (a walk rejected, a replay that departs), which the demo
 // reports after its tables; the second stops the demo.
-func demoConformanceSection(e *Env, specs, pin, tlcOut string, models []tlc.Model) (failedCheck, err error) {
+func demoConformanceSection(e *Env, specs, pin, tlcOut string, models []tlc.Model, noCache bool) (failedCheck, err error) {
 	ctx, stop := Interruptible()
 	defer stop()
-	runner, err := NewTLCRunner(ctx, e, pin, 10*time.Minute, len(models))
+	runner, err := NewTLCRunner(ctx, e, pin, 10*time.Minute, len(models), noCache)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +157,7 @@ func demoConformanceSection(e *Env, specs, pin, tlcOut string, models []tlc.Mode
 	var bad []string
 	for _, d := range distlockspec.Designs() {
 		c := got[d]
-		t.Add(d.Describe(), fmt.Sprintf("%d of %d", c.traces-c.rejected, c.traces), fmt.Sprintf("%d of %d", c.replayed, c.replayed+c.departed))
+		t.Add(d.Describe(), fmt.Sprintf("%d of %d", c.traces-c.rejected, c.traces)+cachedMark(c.cached), fmt.Sprintf("%d of %d", c.replayed, c.replayed+c.departed))
 		if !c.ok() {
 			bad = append(bad, d.String())
 		}

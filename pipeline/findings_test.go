@@ -97,7 +97,7 @@ func TestConformUnjudgedGroupsAreFindings(t *testing.T) {
 func TestDemoConformanceFindings(t *testing.T) {
 	faketlc.New(t, "echo 'TLC2 Version 2.19 of 08 August 2024'; echo 'Error: evaluating the trace'; exit 12", "exit 0")
 	e, stdout, _ := testEnv()
-	failed, err := demoConformanceSection(e, "../specs", "../tla2tools.version", t.TempDir(), nil)
+	failed, err := demoConformanceSection(e, "../specs", "../tla2tools.version", t.TempDir(), nil, true)
 	require.NoError(t, err)
 	require.Equal(t, ExitFailure, exitCodeOf(failed), "%v", failed)
 	assert.Contains(t, stdout.String(), "Go walks TLC accepted")

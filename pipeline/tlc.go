@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -34,6 +35,7 @@ type TLCPlan struct {
 	Models          []tlc.Model
 	Timeout         time.Duration
 	Workers         string // auto or a number
+	NoCache         bool   // run every model, reading no cached result
 }
 
 // TLC checks the committed PlusCal translations, runs each model, saves
@@ -54,7 +56,7 @@ func TLC(e *Env, p TLCPlan) error {
 	defer removeIfEmpty()
 	ctx, stop := Interruptible()
 	defer stop()
-	runner, err := NewTLCRunner(ctx, e, p.Pin, p.Timeout, len(models))
+	runner, err := NewTLCRunner(ctx, e, p.Pin, p.Timeout, len(models), p.NoCache)
 	if err != nil {
 		return err
 	}
@@ -177,14 +179,44 @@ func ResolveTLC(ctx context.Context, pin string) (tlc.Jar, string, error) {
 }
 
 // NewTLCRunner resolves the tools and says on stderr which jar runs how
-// many models.
-func NewTLCRunner(ctx context.Context, e *Env, pin string, timeout time.Duration, models int) (*tlc.Runner, error) {
+// many models, and where TLC's results are cached (TLCCache).
+func NewTLCRunner(ctx context.Context, e *Env, pin string, timeout time.Duration, models int, noCache bool) (*tlc.Runner, error) {
 	jar, java, err := ResolveTLC(ctx, pin)
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(e.Stderr, "fencelab tlc: %s (from %s), %s\n", jar.Path, jar.Source, words.Count(models, "model"))
-	return &tlc.Runner{Java: java, Jar: jar.Path, Workers: "auto", Timeout: timeout, Classes: tlc.DefaultClassArchive()}, nil
+	heap, err := tlc.HeapLimit(os.Getenv, "/proc/meminfo")
+	if err != nil {
+		return nil, BadInput("%v", err)
+	}
+	cache := TLCCache(e, noCache)
+	fmt.Fprintf(e.Stderr, "fencelab tlc: %s (from %s), %s, %s\n", jar.Path, jar.Source, words.Count(models, "model"), cacheNote(cache))
+	return &tlc.Runner{Java: java, Jar: jar.Path, Workers: "auto", Timeout: timeout, Classes: tlc.DefaultClassArchive(),
+		Cache: cache, HeapLimit: heap}, nil
+}
+
+// TLCCache is the cache of TLC's results (tlc.DefaultCache: $FENCELAB_CACHE,
+// else fencelab in the user's cache folder), or nil with noCache (every
+// model runs) or where there is no cache folder (said on stderr).
+func TLCCache(e *Env, noCache bool) *tlc.Cache {
+	if noCache {
+		return nil
+	}
+	cache, err := tlc.DefaultCache()
+	if err != nil {
+		fmt.Fprintf(e.Stderr, "fencelab: TLC's results are not cached: %v\n", err)
+		return nil
+	}
+	return cache
+}
+
+// cacheNote says where TLC's results are cached, for the line that names
+// the jar.
+func cacheNote(c *tlc.Cache) string {
+	if c == nil {
+		return "no cached results (every model runs)"
+	}
+	return "results cached in " + c.Dir + " (--no-cache reruns)"
 }
 
 // checkModels checks the committed translations of the models' specs and
@@ -209,27 +241,32 @@ func checkModels(ctx context.Context, e *Env, runner *tlc.Runner, specs, outDir 
 		ready[i] = make(chan struct{})
 	}
 	slots := make(chan struct{}, modelsAtOnce())
+	started := make([]bool, len(models)) // by the starting goroutine only
 	step, stepsDone := NewStepProgress(e, len(models), "tlc", "model")
 	defer stepsDone()
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() { // starts each model when a slot is free, in manifest order
+	go func() { // starts each model when a slot is free, the biggest first
 		defer wg.Done()
-		for i, m := range models {
+		for _, i := range biggestFirst(models) {
+			m := models[i]
 			select {
 			case slots <- struct{}{}:
 			case <-ctx.Done():
-				for _, c := range ready[i:] {
-					close(c)
+				for j, c := range ready {
+					if !started[j] {
+						close(c)
+					}
 				}
 				return
 			}
+			started[i] = true
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				defer func() { <-slots; close(ready[i]) }()
 				results[i].row, results[i].err = runModel(ctx, e.Disk, &results[i].out, runner, specs, outDir, m, stale[m.Spec], untranslated[m.Spec], show(m))
-				step(m.Name)
+				step(m.Name + cachedMark(results[i].row.Cached))
 			}()
 		}
 	}()
@@ -252,6 +289,23 @@ func checkModels(ctx context.Context, e *Env, runner *tlc.Runner, specs, outDir 
 	}
 	wg.Wait()
 	return rows, nil
+}
+
+// biggestFirst is the order checkModels starts models in: those the
+// manifest counts the most states for first, then the others in the
+// manifest's order. With two at a time, the longest run starting last
+// would leave one core idle while it finishes (the 420,541-state Redlock
+// model is the 74th of 82 in the manifest); the output is printed in the
+// manifest's order whatever the order of the runs.
+func biggestFirst(models []tlc.Model) []int {
+	order := make([]int, len(models))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Compare(models[b].DistinctStates, models[a].DistinctStates)
+	})
+	return order
 }
 
 // modelsAtOnce is how many TLC processes checkModels runs at a time: two
@@ -324,7 +378,7 @@ func runModel(ctx context.Context, disk *atomicfile.Disk, stdout io.Writer, r *t
 	}
 	res.Got.Stale = append(res.Got.Stale, stale...)
 	res.Got.Untranslated = untranslated
-	row.Got, row.Distinct, row.Depth, row.Wall = res.Got.Text(), res.Got.Distinct, res.Got.Depth, res.Wall
+	row.Got, row.Distinct, row.Depth, row.Wall, row.Cached = res.Got.Text(), res.Got.Distinct, res.Got.Depth, res.Wall, res.Cached
 	steps := 0 // the counterexample's actions: its states but the initial one
 	if res.Parsed != nil && len(res.Parsed.States) > 0 {
 		steps = len(res.Parsed.States) - 1
@@ -410,4 +464,13 @@ func writeRun(folder *atomicfile.Folder, res *tlc.Result) error {
 		return err
 	}
 	return nil
+}
+
+// cachedMark is what a line about a TLC run read from the cache ends
+// with, as go test's "(cached)".
+func cachedMark(cached bool) string {
+	if cached {
+		return " (cached)"
+	}
+	return ""
 }

@@ -3,11 +3,13 @@ package pipeline
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/fencelab/fencelab/internal/faketlc"
+	"github.com/fencelab/fencelab/tlc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -54,7 +56,9 @@ func TestTLCResultsReplacedInPlace(t *testing.T) {
 		stdout, stderr, err := runTLC(t, specs, out)
 		require.NoError(t, err, "stdout: %s\nstderr: %s", stdout, stderr)
 	}
-	assert.Equal(t, []string{"pcal.trans", "tlc2.TLC", "tlc2.TLC", "pcal.trans", "tlc2.TLC", "tlc2.TLC"}, fake.Runs(t))
+	// The second run reads both models' results and the translation from the cache, and
+	// still replaces their folders.
+	assert.Equal(t, []string{"pcal.trans", "tlc2.TLC", "tlc2.TLC"}, fake.Runs(t))
 	entries, err := os.ReadDir(out)
 	require.NoError(t, err)
 	var names []string
@@ -71,6 +75,58 @@ func TestTLCResultsReplacedInPlace(t *testing.T) {
 	other, err := os.ReadFile(filepath.Join(out, "other-model", "tlc.out"))
 	require.NoError(t, err)
 	assert.Equal(t, "other", string(other))
+}
+
+// TestTLCCachedLikeFresh: a second fencelab tlc on unchanged specs reads
+// every model's result from the cache, says "(cached)" on each model's
+// line, and reports and saves exactly what the fresh run did; a changed
+// cfg runs its model again; --no-cache runs every model.
+func TestTLCCachedLikeFresh(t *testing.T) {
+	fake := faketlc.New(t, "cat "+mustAbs(t, "../tlc/testdata/tool_DistLockFencing_none_2c_TokenIsMonotonical.out")+"; exit 12", "exit 0")
+	specs := faketlc.Specs(t)
+	require.NoError(t, os.WriteFile(filepath.Join(specs, "models.json"), []byte(`{"models": [{"name": "v", "spec": "S.tla", "cfg": "m.cfg", "design": "none", "expected": "invariant", "property": "TokenIsMonotonical"}]}`), 0o644))
+	run := func(noCache bool) (string, map[string]string) {
+		models, err := LoadModels(specs, "", false)
+		require.NoError(t, err)
+		out := filepath.Join(t.TempDir(), "out")
+		e, so, se := testEnv()
+		err = TLC(e, TLCPlan{Specs: specs, Pin: "../tla2tools.version", Out: out, Models: models, Timeout: time.Minute, Workers: "auto", NoCache: noCache})
+		require.NoError(t, err, "stdout: %s\nstderr: %s", so, se)
+		files := map[string]string{}
+		entries, err := os.ReadDir(filepath.Join(out, "v"))
+		require.NoError(t, err)
+		for _, e := range entries {
+			data, err := os.ReadFile(filepath.Join(out, "v", e.Name()))
+			require.NoError(t, err)
+			files[e.Name()] = string(data)
+		}
+		require.Contains(t, files, "trace.mmd", "the counterexample is saved")
+		return so.String(), files
+	}
+	fresh, freshFiles := run(false)
+	assert.NotContains(t, fresh, "(cached)")
+	cached, cachedFiles := run(false)
+	assert.Equal(t, []string{"pcal.trans", "tlc2.TLC"}, fake.Runs(t), "TLC and the translator ran once")
+	assert.Contains(t, cached, "(cached)")
+	// The same report but for the mark (and the table's widths, and the
+	// --out folder, a new one each run).
+	same := func(s string) string {
+		s = strings.Replace(s, " (cached)", "", 1)
+		return strings.Join(strings.Fields(regexp.MustCompile(regexp.QuoteMeta(os.TempDir())+`\S*/out`).ReplaceAllString(s, "OUT")), " ")
+	}
+	assert.Equal(t, 1, strings.Count(cached, "(cached)"), "on the model's line")
+	assert.Equal(t, same(fresh), same(cached), "the same report, marked cached")
+	assert.Equal(t, freshFiles, cachedFiles, "the same files saved")
+	noCache, _ := run(true)
+	assert.NotContains(t, noCache, "(cached)")
+	assert.Equal(t, []string{"pcal.trans", "tlc2.TLC", "pcal.trans", "tlc2.TLC"}, fake.Runs(t), "--no-cache ran both again")
+	f, err := os.OpenFile(filepath.Join(specs, "m.cfg"), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("\\* changed\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	changed, _ := run(false)
+	assert.NotContains(t, changed, "(cached)", "a changed cfg runs again")
 }
 
 // TestTLCTranslatorFailureIsNotStale: a translator that fails is reported
@@ -129,4 +185,44 @@ cat `+violation+`; exit 12`, "exit 0")
 		assert.Equal(t, 1, strings.Count(stdout, name), "one counterexample of each model")
 	}
 	assert.Equal(t, []string{"pcal.trans", "tlc2.TLC", "tlc2.TLC", "tlc2.TLC"}, fake.Runs(t))
+}
+
+// TestBiggestFirst: models start by the states the manifest counts for
+// them, most first; models without a count keep the manifest's order,
+// after them.
+func TestBiggestFirst(t *testing.T) {
+	models := []tlc.Model{{Name: "v1"}, {Name: "small", DistinctStates: 10}, {Name: "v2"}, {Name: "big", DistinctStates: 420_541}, {Name: "mid", DistinctStates: 3716}}
+	var got []string
+	for _, i := range biggestFirst(models) {
+		got = append(got, models[i].Name)
+	}
+	assert.Equal(t, []string{"big", "mid", "small", "v1", "v2"}, got)
+}
+
+// TestConformCached: a second fencelab conform on unchanged specs and
+// traces reads each group's TLC verdicts from the cache, says "(cached)"
+// on each group's line and reaches the same verdicts; --no-cache runs
+// TLC for every group again.
+func TestConformCached(t *testing.T) {
+	// The fake TLC accepts every trace of a group.
+	accept := `i=1; while [ $i -le 200 ]; do echo "<<\"fencelab-accepted\", $i>>"; i=$((i+1)); done; echo "TLC2 Version 2.19"; echo "Model checking completed. No error has been found."; echo "Finished in 1s at (2026-11-25 20:10:02)"`
+	fake := faketlc.New(t, accept, "exit 0")
+	run := func(noCache bool) string {
+		e, so, se := testEnv()
+		err := Conform(e, ConformPlan{Walks: 2, MaxSteps: 50, Out: filepath.Join(t.TempDir(), "conform"), Specs: "../specs", Pin: "../tla2tools.version",
+			Timeout: time.Minute, NoCache: noCache})
+		require.NoError(t, err, "stdout: %s\nstderr: %s", so, se)
+		return so.String()
+	}
+	fresh := run(false)
+	groups := len(fake.Runs(t))
+	require.Positive(t, groups)
+	assert.NotContains(t, fresh, "(cached)")
+	cached := run(false)
+	assert.Len(t, fake.Runs(t), groups, "no TLC run the second time")
+	assert.Equal(t, groups, strings.Count(cached, "(cached)"), "each group's line says so")
+	assert.Contains(t, cached, "accepted by the specs")
+	noCache := run(true)
+	assert.NotContains(t, noCache, "(cached)")
+	assert.Len(t, fake.Runs(t), 2*groups, "--no-cache ran TLC for every group")
 }

@@ -8,7 +8,8 @@ import (
 )
 
 // TLCTable writes TLC's one table: model, expected, got, distinct states,
-// depth, wall time, and whether the row matches the manifest.
+// depth, wall time ("(cached)" after it for a result read from the
+// cache), and whether the row matches the manifest.
 func TLCTable(w io.Writer, outcomes []tlc.Outcome) error {
 	t := NewTable("model", "expected", "got", "distinct states", "depth", "wall time", "match")
 	for _, o := range outcomes {
@@ -23,7 +24,13 @@ func TLCTable(w io.Writer, outcomes []tlc.Outcome) error {
 		if o.Mismatch != "" {
 			match = "✗ " + o.Mismatch
 		}
-		t.Add(o.Model.Name, o.Model.ExpectedText(), o.Got, distinct, depth, fmt.Sprintf("%.1fs", o.Wall.Seconds()), match)
+		wall := fmt.Sprintf("%.1fs", o.Wall.Seconds())
+		if o.Cached {
+			// As go test says it: the result is an earlier run's,
+			// whose time this is.
+			wall += " (cached)"
+		}
+		t.Add(o.Model.Name, o.Model.ExpectedText(), o.Got, distinct, depth, wall, match)
 	}
 	return t.WriteText(w)
 }

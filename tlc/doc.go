@@ -10,7 +10,11 @@
 // PlusCal translation is current (Runner.StaleTranslation), runs each model
 // of the manifest (LoadManifest, Runner.Run) with a fresh metadir, and
 // judges the run by TLC's exit code and the violated property's name
-// (Judge), never by a grep alone. A manifest's design names are passed on
+// (Judge), never by a grep alone. A Runner with a Cache reads the result of
+// a run whose inputs (java, the jar, the options, the spec and cfg and the
+// modules they reach) are byte for byte an earlier finished run's from it,
+// and judges it as a fresh one (Result.Cached says so); a model's heap
+// follows its size (ModelHeap), a trace validation's its traces (HeapFor). A manifest's design names are passed on
 // uninterpreted; the list of properties a model checks (Verdicts) is the
 // caller's.
 //

@@ -481,6 +481,8 @@ type Outcome struct {
 	Distinct int64
 	Depth    int
 	Wall     time.Duration
+	// Cached says TLC's output was read from the cache (Result.Cached).
+	Cached bool
 	// Mismatch says why the run differs from the manifest (Judge); empty
 	// when it matches.
 	Mismatch string

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +38,11 @@ type Runner struct {
 	// Classes keeps TLC's classes in an archive the JVM maps at start
 	// (ClassArchive); nil for none.
 	Classes *ClassArchive
+	// Cache keeps TLC's results by content (Cache); nil runs every model.
+	Cache *Cache
+	// HeapLimit bounds every run's heap, in bytes (HeapFor, modelHeap);
+	// 0 for none known.
+	HeapLimit int64
 }
 
 func (r *Runner) timeout() time.Duration {
@@ -95,13 +101,38 @@ func LongModel(m Model) bool {
 const boundedHeap int64 = 2 << 30
 
 // jvmFor is how a model's run starts the JVM: C1 alone unless the model
-// is big (LongModel), the heap bounded unless it is slow.
-func jvmFor(m Model) jvmOptions {
-	o := jvmOptions{quickJIT: !LongModel(m), heap: boundedHeap}
-	if m.Slow {
-		o.heap = 0
+// is big (LongModel), the heap following its size (ModelHeap).
+func jvmFor(m Model, limit int64) jvmOptions {
+	return jvmOptions{quickJIT: !LongModel(m), heap: ModelHeap(m, limit)}
+}
+
+// Model heaps (ModelHeap): a floor, and what each state the manifest
+// counts adds. TLC keeps its fingerprints and its queue of states to
+// explore in memory while they fit, the states themselves as Java
+// objects: measured (one worker, C1, resident memory) 0.6 GB for the
+// timed spec's 225,761 states under a 1 GB cap and 0.9 GB for
+// DistLockRedlock_unique_2c's 420,541 under 2 GB, about 2 KB a state
+// over the JVM's own few hundred MB.
+const (
+	modelHeapFloor    int64 = 512 << 20
+	modelHeapPerState int64 = 2 << 10
+)
+
+// ModelHeap is the heap of model m's run: modelHeapFloor plus
+// modelHeapPerState for each distinct state the manifest counts for it,
+// or boundedHeap for a model the manifest has no count for (one expected
+// to be violated: TLC stops at the first violation); never more than limit
+// (0: no limit). A model that outgrows its heap is slower, not wrong: TLC
+// keeps on disk what does not fit.
+func ModelHeap(m Model, limit int64) int64 {
+	heap := boundedHeap
+	if m.DistinctStates > 0 {
+		heap = modelHeapFloor + modelHeapPerState*m.DistinctStates
 	}
-	return o
+	if limit > 0 && heap > limit {
+		heap = limit
+	}
+	return heap
 }
 
 // shortRun is how every run that is not a model's starts the JVM: the
@@ -155,6 +186,35 @@ func MachineHeapLimit(meminfo string) int64 {
 		}
 	}
 	return 0
+}
+
+// HeapLimitEnv names the environment variable that sets the largest heap
+// of one TLC run (HeapLimit), instead of half the machine's memory.
+const HeapLimitEnv = "FENCELAB_TLC_HEAP_LIMIT"
+
+// HeapLimit is the largest heap one TLC run gets: $FENCELAB_TLC_HEAP_LIMIT
+// (a size: 8g, 6144m, or bytes; at least 256m) when it is set, else half
+// the machine's memory (MachineHeapLimit of meminfo), read once per
+// command; 0 when neither is known (the JVM's default then).
+func HeapLimit(getenv func(string) string, meminfo string) (int64, error) {
+	v := strings.TrimSpace(getenv(HeapLimitEnv))
+	if v == "" {
+		return MachineHeapLimit(meminfo), nil
+	}
+	num, unit := v, int64(1)
+	switch strings.ToLower(v[len(v)-1:]) {
+	case "k":
+		num, unit = v[:len(v)-1], 1<<10
+	case "m":
+		num, unit = v[:len(v)-1], 1<<20
+	case "g":
+		num, unit = v[:len(v)-1], 1<<30
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > (1<<50)/unit || n*unit < 256<<20 {
+		return 0, fmt.Errorf("%s must be a size of at least 256m (like 8g or 6144m), got %.20q", HeapLimitEnv, v)
+	}
+	return n * unit, nil
 }
 
 // waitDelay bounds the wait, once java has exited or been stopped, for the
@@ -285,7 +345,20 @@ func (r *Runner) StaleTranslation(ctx context.Context, path string) (string, err
 	if err := os.WriteFile(filepath.Join(dir, name), orig, 0o644); err != nil {
 		return "", fmt.Errorf("copying %s: %w", name, err)
 	}
-	out, code, err := r.java(ctx, dir, shortRun(), "pcal.trans", "-nocfg", name)
+	// The translation is the translator's output for the spec's bytes:
+	// kept in the cache under the jar's, java's and the spec's content,
+	// and compared afresh each time.
+	args := []string{"-nocfg", name}
+	var key string
+	if r.Cache != nil {
+		if k, err := r.Cache.Key(r.Java, r.Jar, dir, "pcal.trans", args, []string{name}); err == nil {
+			key = k
+			if e, ok := r.Cache.Get(key); ok && e.Code == 0 {
+				return translationDiff(name, orig, e.Output), nil
+			}
+		}
+	}
+	out, code, err := r.java(ctx, dir, shortRun(), "pcal.trans", args...)
 	if err != nil {
 		return "", err
 	}
@@ -295,6 +368,9 @@ func (r *Runner) StaleTranslation(ctx context.Context, path string) (string, err
 	fresh, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
 		return "", fmt.Errorf("reading the fresh translation: %w", err)
+	}
+	if key != "" {
+		_ = r.Cache.Put(key, Entry{Output: fresh}) // unwritable: the next run translates again
 	}
 	return translationDiff(name, orig, fresh), nil
 }
@@ -360,6 +436,10 @@ type Result struct {
 	// ParseErr is why the output could not be parsed.
 	ParseErr error
 	Wall     time.Duration
+	// Cached says the output was read from the Cache, not printed by a
+	// run now: it is judged as a fresh one; Wall is the run's that
+	// printed it.
+	Cached bool
 	// Mismatch is "" when the run matches the manifest, else why not.
 	Mismatch string
 }
@@ -416,6 +496,9 @@ func (r *Runner) Run(ctx context.Context, specsDir string, m Model) (*Result, er
 	if err := copyIn(m.Cfg, cfgText); err != nil {
 		return nil, fmt.Errorf("copying %s: %w", m.Cfg, err)
 	}
+	if err := keepModules(dir, []string{m.Spec, m.Cfg}); err != nil {
+		return nil, fmt.Errorf("model %s: %w", m.Name, err)
+	}
 	workers := r.Workers
 	if workers == "" || workers == "auto" {
 		workers = "auto"
@@ -423,7 +506,6 @@ func (r *Runner) Run(ctx context.Context, specsDir string, m Model) (*Result, er
 			workers = "1"
 		}
 	}
-	start := time.Now()
 	// -lncheck final: TLC checks the temporal properties once, on the
 	// whole state graph. By default it also checks them while it searches,
 	// each time enough wall time has passed, so a liveness violation was
@@ -433,13 +515,16 @@ func (r *Runner) Run(ctx context.Context, specsDir string, m Model) (*Result, er
 	// graph) on a quiet one, and now always 3,716. (The lasso TLC prints
 	// for a liveness violation still differs from run to run, one worker
 	// or not: 29 and 32 states for one model in three runs.)
-	out, code, err := r.java(ctx, dir, jvmFor(m), "tlc2.TLC", "-tool", "-workers", workers, "-lncheck", "final",
-		"-metadir", filepath.Join(dir, "states"), "-config", m.Cfg, m.Spec)
-	wall := time.Since(start)
+	// The metadir is named relative to the run's folder, TLC's working
+	// directory: the options, which the cache's key holds, never name
+	// the temporary folder.
+	ran, err := r.cachedTLC(ctx, dir, jvmFor(m, r.HeapLimit), []string{m.Spec, m.Cfg}, "-tool", "-workers", workers, "-lncheck", "final",
+		"-metadir", "states", "-config", m.Cfg, m.Spec)
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", m.Name, err)
 	}
-	res := &Result{Model: m, Output: out, Wall: wall}
+	out, code := ran.Output, ran.Code
+	res := &Result{Model: m, Output: out, Wall: ran.Wall, Cached: ran.Cached}
 	res.Got, res.Parsed, res.ParseErr = Interpret(out, code, string(cfgText))
 	res.Mismatch = Judge(m, res.Got)
 	return res, nil
@@ -735,6 +820,83 @@ func clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
+// Ran is one TLC run: what it printed, its exit code, and how long it
+// took; Cached when it was read from the Cache (Wall is then the time of
+// the run that printed it).
+type Ran struct {
+	Output []byte
+	Code   int
+	Wall   time.Duration
+	Cached bool
+}
+
+// cachedTLC runs TLC with args in dir, on the spec and cfg of roots (and
+// the modules they reach), or reads the result of an identical earlier
+// run from r.Cache. Every finished run is kept (Cacheable). A cache that
+// cannot be read or written is no cache: the run happens, and its
+// verdict stands.
+func (r *Runner) cachedTLC(ctx context.Context, dir string, opts jvmOptions, roots []string, args ...string) (Ran, error) {
+	var key string
+	if r.Cache != nil {
+		if k, err := r.Cache.Key(r.Java, r.Jar, dir, "tlc2.TLC", args, roots); err == nil {
+			key = k
+			if e, ok := r.Cache.Get(key); ok && Cacheable(e.Output, e.Code) {
+				return Ran{Output: e.Output, Code: e.Code, Wall: e.Wall, Cached: true}, nil
+			}
+		}
+	}
+	start := time.Now()
+	out, code, err := r.java(ctx, dir, opts, "tlc2.TLC", args...)
+	ran := Ran{Output: out, Code: code, Wall: time.Since(start)}
+	if err != nil {
+		return ran, err
+	}
+	if key != "" && Cacheable(out, code) {
+		_ = r.Cache.Put(key, Entry{Output: out, Code: code, Wall: ran.Wall}) // a full disk costs the next run time, not this one its verdict
+	}
+	return ran, nil
+}
+
+// keepModules removes from dir, a run's private copy of the specs, every
+// .tla file the run on roots does not reach (Modules): TLC sees exactly
+// the files the cache's key holds.
+func keepModules(dir string, roots []string) error {
+	keep, _, err := Modules(dir, roots)
+	if err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if filepath.Ext(e.Name()) == ".tla" && !slices.Contains(keep, e.Name()) {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Validate runs TLC in dir on spec with cfg and options (which must not
+// name dir: "-metadir states", relative to it), with the heap capped at
+// heap bytes (HeapFor), through the Cache: for a check that is not a
+// model of the manifest, whose work grows with its input (package
+// conform's trace validation). dir must hold the spec, the cfg and the
+// modules they reach; any other module in it is removed, so that TLC
+// reads only what the cache's key holds.
+func (r *Runner) Validate(ctx context.Context, dir string, heap int64, spec, cfg string, options ...string) (Ran, error) {
+	opts := shortRun()
+	opts.heap = max(heap, boundedHeap)
+	// As for a model: TLC finds only the modules the key holds.
+	if err := keepModules(dir, []string{spec, cfg}); err != nil {
+		return Ran{Code: -1}, err
+	}
+	args := append(slices.Clone(options), "-config", cfg, spec)
+	return r.cachedTLC(ctx, dir, opts, []string{spec, cfg}, args...)
+}
+
 // TLC runs TLC with args in dir (which holds the spec, its cfg and the
 // modules it extends) under the same private temporary folder, process
 // group and time limit as Run, and returns what it printed and its exit
@@ -742,12 +904,4 @@ func clip(s string, n int) string {
 // conform's trace validation).
 func (r *Runner) TLC(ctx context.Context, dir string, args ...string) ([]byte, int, error) {
 	return r.java(ctx, dir, shortRun(), "tlc2.TLC", args...)
-}
-
-// TLCHeap is TLC with the heap capped at heap bytes (HeapFor) instead of
-// boundedHeap: for a run whose work grows with its input.
-func (r *Runner) TLCHeap(ctx context.Context, dir string, heap int64, args ...string) ([]byte, int, error) {
-	opts := shortRun()
-	opts.heap = max(heap, boundedHeap)
-	return r.java(ctx, dir, opts, "tlc2.TLC", args...)
 }

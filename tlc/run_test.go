@@ -127,48 +127,50 @@ func TestWorkersPerModel(t *testing.T) {
 // TestJVMOptions: trace validation and a model of fewer than
 // longRunStates states start the JVM with C1 alone (shortRunJIT); a model
 // the manifest counts at longRunStates states or more keeps both
-// compilers. Every run but a slow model's has its heap bounded; every run
-// keeps the parallel GC.
+// compilers. A model's heap follows its state count (ModelHeap), capped
+// by the runner's limit; every run keeps the parallel GC.
 func TestJVMOptions(t *testing.T) {
 	// The fake java prints its JVM flags: the arguments before -cp.
 	specs, fake := specsAndFakeJava(t, t.TempDir(), "INVARIANT Inv", "while [ $# -gt 0 ] && [ \"$1\" != -cp ]; do case $1 in -X*) echo \"$1\";; esac; shift; done")
-	r := &Runner{Java: fake, Jar: "tla2tools.jar"}
 	const gc = "-XX:+UseParallelGC\n"
-	quick := gc + shortRunJIT + "\n-Xmx2048m\n"
-	full := gc + "-Xmx2048m\n"
-	slow := gc
+	quick := func(heap string) string { return gc + shortRunJIT + "\n-Xmx" + heap + "\n" }
+	full := func(heap string) string { return gc + "-Xmx" + heap + "\n" }
 	tests := []struct {
-		name string
-		m    Model
-		want string
+		name  string
+		m     Model
+		limit int64
+		want  string
 	}{
-		{"violated", Model{Expected: ResultInvariant, Property: "Inv"}, quick},
-		{"small, holds", Model{Expected: ResultOK, DistinctStates: 3716}, quick},
-		{"just below", Model{Expected: ResultOK, DistinctStates: longRunStates - 1}, quick},
-		{"at the bound", Model{Expected: ResultOK, DistinctStates: longRunStates}, full},
-		{"big", Model{Expected: ResultOK, DistinctStates: 300984}, full},
-		{"slow", Model{Expected: ResultOK, DistinctStates: 5295957, Slow: true}, slow},
-		{"slow, violated", Model{Expected: ResultInvariant, Property: "Inv", Slow: true}, gc + shortRunJIT + "\n"},
+		{"violated: no count, the bounded heap", Model{Expected: ResultInvariant, Property: "Inv"}, 0, quick("2048m")},
+		{"small, holds", Model{Expected: ResultOK, DistinctStates: 3716}, 0, quick("519m")}, // 512 MiB + 3,716 × 2 KiB
+		{"just below", Model{Expected: ResultOK, DistinctStates: longRunStates - 1}, 0, quick("609m")},
+		{"at the bound", Model{Expected: ResultOK, DistinctStates: longRunStates}, 0, full("609m")},
+		{"big", Model{Expected: ResultOK, DistinctStates: 300984}, 0, full("1099m")},
+		{"slow", Model{Expected: ResultOK, DistinctStates: 5295957, Slow: true}, 0, full("10855m")},
+		{"slow, capped by the limit", Model{Expected: ResultOK, DistinctStates: 5295957, Slow: true}, 6 << 30, full("6144m")},
+		{"violated, capped by the limit", Model{Expected: ResultInvariant, Property: "Inv"}, 1 << 30, quick("1024m")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			m := tc.m
 			m.Name, m.Spec, m.Cfg = "m", "S.tla", "m.cfg"
-			assert.Equal(t, tc.want == full || tc.want == slow, LongModel(m))
+			r := &Runner{Java: fake, Jar: "tla2tools.jar", HeapLimit: tc.limit}
+			assert.Equal(t, m.DistinctStates >= longRunStates, LongModel(m))
 			res, err := r.Run(context.Background(), specs, m)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, string(res.Output))
 		})
 	}
+	r := &Runner{Java: fake, Jar: "tla2tools.jar"}
 	out, _, err := r.TLC(context.Background(), specs, "-config", "m.cfg", "S.tla")
 	require.NoError(t, err)
-	assert.Equal(t, quick, string(out), "trace validation")
-	out, _, err = r.TLCHeap(context.Background(), specs, 5<<30, "-config", "m.cfg", "S.tla")
+	assert.Equal(t, quick("2048m"), string(out), "trace validation")
+	ran, err := r.Validate(context.Background(), specs, 5<<30, "S.tla", "m.cfg")
 	require.NoError(t, err)
-	assert.Equal(t, gc+shortRunJIT+"\n-Xmx5120m\n", string(out), "trace validation of many traces")
-	out, _, err = r.TLCHeap(context.Background(), specs, 1<<20, "-config", "m.cfg", "S.tla")
+	assert.Equal(t, quick("5120m"), string(ran.Output), "trace validation of many traces")
+	ran, err = r.Validate(context.Background(), specs, 1<<20, "S.tla", "m.cfg")
 	require.NoError(t, err)
-	assert.Equal(t, quick, string(out), "never below the bounded heap")
+	assert.Equal(t, quick("2048m"), string(ran.Output), "never below the bounded heap")
 }
 
 // TestHeapFollowsTheWork: the heap of a trace validation grows with its

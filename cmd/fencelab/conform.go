@@ -8,7 +8,7 @@ import (
 	"github.com/fencelab/fencelab/pipeline"
 )
 
-const conformUsage = "fencelab conform [--walks 100] [--max-steps 200] [--sim-runs 20] [--sim-failing 3] [--explore=true] [--show 3] [--out DIR] [--specs DIR] [--pin FILE] [--timeout D] [--replay=true] [--replay-from DIR]"
+const conformUsage = "fencelab conform [--walks 100] [--max-steps 200] [--sim-runs 20] [--sim-failing 3] [--explore=true] [--show 3] [--out DIR] [--specs DIR] [--pin FILE] [--timeout D] [--replay=true] [--replay-from DIR] [--no-cache]"
 
 func conformCommand() command {
 	return command{name: "conform", summary: "check the Go code and the specs against each other: Go runs validated by TLC, TLC's counterexamples replayed in Go", run: runConform}
@@ -49,6 +49,7 @@ func parseConformFlags(e *env, args []string) (*pipeline.ConformPlan, error) {
 	pin := fs.String("pin", "tla2tools.version", "the pinned TLA+ tools release")
 	timeout := fs.Duration("timeout", 10*time.Minute, "time limit for one TLC run")
 	replay := fs.Bool("replay", true, "replay in Go every counterexample TLC finds on the default run's models expected to be violated (TLC checks each, one worker)")
+	noCache := noCacheFlag(fs)
 	replayFrom := fs.String("replay-from", "", "replay the counterexamples of this fencelab tlc --out folder instead of running TLC for them")
 	shardValue := shardFlag(fs)
 	rest, err := parseFlags(e, fs, conformUsage, args)
@@ -70,7 +71,7 @@ func parseConformFlags(e *env, args []string) (*pipeline.ConformPlan, error) {
 		return nil, badInput("--timeout must be positive")
 	}
 	p := &pipeline.ConformPlan{Walks: *walks, MaxSteps: *maxSteps, SimRuns: *simRuns, SimFailing: *simFailing, Explore: *withExplore,
-		Show: *show, Out: *outDir, Specs: *specs, Pin: *pin, Timeout: *timeout, Replay: *replay, ReplayFrom: *replayFrom}
+		Show: *show, Out: *outDir, Specs: *specs, Pin: *pin, Timeout: *timeout, Replay: *replay, ReplayFrom: *replayFrom, NoCache: *noCache}
 	if p.Shard, err = shardRun(fs, "conform", *shardValue); err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/fencelab/fencelab/pipeline"
 )
 
-const demoUsage = `fencelab demo [--out DIR] [--runs N] [--seed 1] [--clients 2,3] [--nodes 3] [--specs DIR] [--update-readme FILE]
+const demoUsage = `fencelab demo [--out DIR] [--runs N] [--seed 1] [--clients 2,3] [--nodes 3] [--specs DIR] [--no-cache] [--update-readme FILE]
 
 Reaches every verdict of DESIGN.md's table three ways and prints them side
 by side: the explorer on the Go implementation (2 and 3 clients), the
@@ -34,6 +34,7 @@ func runDemo(e *env, args []string) error {
 	nodes := nodesFlag(fs, explore.DefaultNodes, "independent lock nodes of the explorer's Redlock rows, 1 to 9 (3 unless given, as in TLC's models); the simulator keeps its own, 5")
 	specs := fs.String("specs", "specs", "folder with the specs, the cfgs and models.json")
 	pin := fs.String("pin", "tla2tools.version", "the pinned TLA+ tools release")
+	noCache := noCacheFlag(fs)
 	readme := fs.String("update-readme", "", "also rewrite the verdict table in this README from this run (needs TLC)")
 	rest, err := parseFlags(e, fs, demoUsage, args)
 	if err != nil {
@@ -60,7 +61,7 @@ func runDemo(e *env, args []string) error {
 	if redlock.Nodes = explore.Nodes(impl.DesignRedlock, *nodes, true); redlock.Validate() != nil {
 		return badInput("%v", redlock.Validate())
 	}
-	return pipeline.Demo(&e.Env, pipeline.DemoPlan{Out: *out, Specs: *specs, Pin: *pin, Sizes: sizes, Nodes: *nodes, Sim: opts, Readme: *readme})
+	return pipeline.Demo(&e.Env, pipeline.DemoPlan{Out: *out, Specs: *specs, Pin: *pin, Sizes: sizes, Nodes: *nodes, Sim: opts, Readme: *readme, NoCache: *noCache})
 }
 
 // parseSizes reads --clients: model sizes for the explorer, each checked

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -11,7 +12,7 @@ import (
 	"github.com/fencelab/fencelab/pipeline"
 )
 
-const tlcUsage = "fencelab tlc [--model NAME | --all] [--out DIR] [--specs DIR] [--pin FILE] [--workers auto|N] [--timeout D] [--print-jar]"
+const tlcUsage = "fencelab tlc [--model NAME | --all] [--out DIR] [--specs DIR] [--pin FILE] [--workers auto|N] [--timeout D] [--no-cache] [--print-jar]"
 
 func tlcCommand() command {
 	return command{name: "tlc", summary: "run TLC on every model of specs/models.json and compare with the manifest", run: runTLC}
@@ -33,6 +34,7 @@ func runTLC(e *env, args []string) error {
 	pin := fs.String("pin", "tla2tools.version", "the pinned TLA+ tools release")
 	timeout := fs.Duration("timeout", 10*time.Minute, "time limit for one TLC run")
 	workers := fs.String("workers", "auto", "TLC's worker threads: auto (every core for a model expected to hold, one for a model expected to be violated, so that its counterexample and figures are the same on every run) or a number (1 to compare speed with the single-threaded explorer)")
+	noCache := noCacheFlag(fs)
 	printJar := fs.Bool("print-jar", false, "only resolve tla2tools.jar (and Java) and print the jar's path, for running TLC by hand")
 	rest, err := parseFlags(e, fs, tlcUsage, args)
 	if err != nil {
@@ -59,5 +61,10 @@ func runTLC(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return pipeline.TLC(&e.Env, pipeline.TLCPlan{Specs: *specs, Pin: *pin, Out: *outDir, Models: models, Timeout: *timeout, Workers: *workers})
+	return pipeline.TLC(&e.Env, pipeline.TLCPlan{Specs: *specs, Pin: *pin, Out: *outDir, Models: models, Timeout: *timeout, Workers: *workers, NoCache: *noCache})
+}
+
+// noCacheFlag is --no-cache of the commands that run TLC.
+func noCacheFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("no-cache", false, "run TLC on every model and check again instead of reading an identical earlier run's result from the cache ($FENCELAB_CACHE, else fencelab in the user's cache folder; a cached result is marked \"(cached)\")")
 }

@@ -25,7 +25,16 @@ var tlcChecks tlccount.Counter
 // the file FENCELAB_TEST_SUMMARY names (make test prints it after go
 // test, which shows a passing package's output only with -v).
 func TestMain(m *testing.M) {
+	// TLC's results (fencelab's cache) go to a folder of this run, never
+	// the user's cache.
+	cache, err := os.MkdirTemp("", "fencelab-test-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	os.Setenv("FENCELAB_CACHE", cache)
 	code := m.Run()
+	os.RemoveAll(cache)
 	tlcChecks.Report("cmd/fencelab")
 	browserChecks.Report("cmd/fencelab")
 	os.Exit(code)

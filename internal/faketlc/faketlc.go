@@ -45,6 +45,9 @@ esac
 	WriteZip(t, f.Jar, "tlc2/TLC.class", "pcal/trans.class")
 	t.Setenv("PATH", f.Dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("TLA2TOOLS_JAR", f.Jar)
+	// TLC's results are cached in the test's own folder, never the
+	// user's (and never another test's fake's).
+	t.Setenv("FENCELAB_CACHE", t.TempDir())
 	return f
 }
 

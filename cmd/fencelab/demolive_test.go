@@ -1,0 +1,98 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestDemoLiveCached: make demo's live part (scripts/demo-live.sh) runs
+// the matrix once, keeps a run that exited 0 by the binary's bytes and
+// the flags, and prints it again marked "(cached …)" with its --out files
+// put back; a changed binary, a damaged entry or NOCACHE=1 runs it again;
+// a failing run is never kept.
+func TestDemoLiveCached(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "runs.log")
+	bin := filepath.Join(dir, "fencelab-live")
+	writeBin := func(code string) {
+		// A stand-in matrix: counts its runs, prints its verdicts and
+		// writes a summary into --out.
+		script := "#!/bin/sh\necho run >> '" + log + "'\nwhile [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n" +
+			"mkdir -p \"$out\" && echo summary > \"$out/summary.json\"\necho 'etcd/mutex: violated as expected'\nexit " + code + "\n"
+		require.NoError(t, os.WriteFile(bin, []byte(script), 0o755))
+	}
+	runs := func() int {
+		data, _ := os.ReadFile(log)
+		return strings.Count(string(data), "run\n")
+	}
+	cache := filepath.Join(dir, "cache")
+	live := func(extra ...string) (string, int) {
+		out := filepath.Join(t.TempDir(), "live")
+		cmd := exec.Command("sh", "../../scripts/demo-live.sh", bin, out)
+		cmd.Env = cleanEnv(t, append([]string{"FENCELAB_CACHE=" + cache}, extra...)...) // the last one counts
+		stdout, err := cmd.CombinedOutput()
+		code := 0
+		if err != nil {
+			var exit *exec.ExitError
+			require.ErrorAs(t, err, &exit, "%s", stdout)
+			code = exit.ExitCode()
+		}
+		if code == 0 {
+			summary, err := os.ReadFile(filepath.Join(out, "summary.json"))
+			require.NoError(t, err, "the --out files are there, fresh or cached")
+			assert.Equal(t, "summary\n", string(summary))
+		}
+		return string(stdout), code
+	}
+	writeBin("0")
+	first, code := live()
+	require.Equal(t, 0, code, first)
+	assert.Contains(t, first, "violated as expected")
+	assert.NotContains(t, first, "cached")
+	second, code := live()
+	require.Equal(t, 0, code, second)
+	assert.Contains(t, second, "violated as expected")
+	assert.Contains(t, second, "(cached: this fencelab-live binary ran it")
+	assert.Equal(t, 1, runs(), "the matrix ran once")
+
+	again, _ := live("NOCACHE=1")
+	assert.NotContains(t, again, "(cached")
+	assert.Equal(t, 2, runs(), "NOCACHE=1 reruns")
+
+	entries, err := filepath.Glob(filepath.Join(cache, "live", "*", "out.tar"))
+	require.NoError(t, err)
+	require.Len(t, entries, 1)
+	require.NoError(t, os.WriteFile(entries[0], []byte("damaged"), 0o644))
+	damaged, _ := live()
+	assert.NotContains(t, damaged, "(cached", "a damaged entry is ignored")
+	assert.Equal(t, 3, runs())
+	cached, _ := live()
+	assert.Contains(t, cached, "(cached", "the entry was written whole again")
+	assert.Equal(t, 3, runs())
+
+	writeBin("1") // another binary, which fails
+	for range 2 {
+		failed, code := live()
+		assert.Equal(t, 1, code)
+		assert.NotContains(t, failed, "(cached", "a failing run is not kept")
+	}
+	assert.Equal(t, 5, runs())
+
+	// A relative FENCELAB_CACHE is no cache, as for fencelab: said, and
+	// nothing written where the test runs.
+	writeBin("0")
+	for range 2 {
+		rel, code := live("FENCELAB_CACHE=relative/cache")
+		assert.Equal(t, 0, code)
+		assert.Contains(t, rel, "must be an absolute path")
+		assert.NotContains(t, rel, "(cached")
+	}
+	assert.Equal(t, 7, runs())
+	assert.NoDirExists(t, "relative")
+}
