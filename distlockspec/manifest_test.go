@@ -239,7 +239,7 @@ func propertyNames() []string {
 // a section up (GiveUp), and a grant's token is its lease number.
 func tableSystem(cfg string) bool {
 	return strings.Contains(cfg, "Timeouts = TRUE\n") && strings.Contains(cfg, "GiveUp = TRUE\n") &&
-		!strings.Contains(cfg, "TokenRule = \"pairs\"")
+		!strings.Contains(cfg, "TokenRule = \"pairs\"") && !strings.Contains(cfg, "TokenRule = \"down\"")
 }
 
 // witness is the name of the witness model of an ok model: its name with

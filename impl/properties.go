@@ -17,9 +17,12 @@ const (
 	AtMostOneClientHoldLock = "AtMostOneClientHoldLock"
 	TokenIsMonotonical      = "TokenIsMonotonical"
 	NoLostUpdate            = "NoLostUpdate"
-	// TokensAreUnique, an invariant of the specs outside the table: no two
-	// clients' accepted operations carry one token.
-	TokensAreUnique = "TokensAreUnique"
+	// The service-side token properties of the table: what the service
+	// hands out, whatever the resource does with it. TokensAreUnique: no
+	// two clients are given one token. TokensIncreaseInGrantOrder: the
+	// token the service grants next is larger than every token in use.
+	TokensAreUnique            = "TokensAreUnique"
+	TokensIncreaseInGrantOrder = "TokensIncreaseInGrantOrder"
 	// The witnesses.
 	NoSectionCommits              = "NoSectionCommits"
 	NotEveryClientCommits         = "NotEveryClientCommits"
@@ -98,8 +101,10 @@ func Properties() []Property {
 			What: "the resource accepts a smaller token after a larger one"},
 		{Name: NoLostUpdate, Expectation: Always, table: true, Check: noLostUpdate,
 			What: "an accepted write is based on a stale read"},
-		{Name: TokensAreUnique, Expectation: Always, Check: tokensAreUnique,
-			What: "the resource accepts operations of two clients with one token"},
+		{Name: TokensAreUnique, Expectation: Always, table: true, Check: tokensAreUnique,
+			What: "the service gave two clients one token"},
+		{Name: TokensIncreaseInGrantOrder, Expectation: Always, table: true, Check: tokensIncreaseInGrantOrder,
+			What: "the service's next grant would carry a token no larger than one in use"},
 		systemWitness(NoSectionCommits, "some client has committed a section", someSectionCommits),
 		{Name: NotEveryClientCommits, Expectation: Sometimes, What: "every client has committed all its sections",
 			Goal: func(w *World) bool { return everyClientCommits(w.Sys) }, SystemGoal: everyClientCommits,
@@ -330,22 +335,70 @@ func everyClientCommits(s *System) bool {
 	return true
 }
 
-// tokensAreUnique: the resource accepted no operations of two clients
-// with one token. The spec's ghost lease of an operation is a function of
-// its token in every design, so equal tokens have equal leases there and
-// only the clients can differ; Go's log has no lease. A restarted volatile
-// counter breaks it.
-func tokensAreUnique(s *System) *Breach {
-	by := map[uint64]Op{}
+// A tokenUse is a token some actor holds or used: a client's current
+// grant, the service's current grant, or an operation the resource
+// accepted (the specs' GrantsInUse).
+type tokenUse struct {
+	client NodeID
+	token  uint64
+	what   string
+}
+
+// tokensInUse lists the tokens in use in s: each client's while it uses a
+// grant, the service's current grant's, and every accepted operation's.
+// A finished client's token lives on in the log if the resource accepted
+// it. Grants still in flight are not in use yet: the client's state holds
+// them once they arrive.
+func tokensInUse(s *System) []tokenUse {
+	var uses []tokenUse
+	for i := range s.Clients {
+		if c := &s.Clients[i]; c.lease != 0 {
+			uses = append(uses, tokenUse{c.id, c.token, fmt.Sprintf("%s holds token %s", c.id, FormatLease(c.token))})
+		}
+	}
+	if l := s.Service.Lock(); l.Status == Acquired {
+		tok := s.Service.token(l.Lease)
+		uses = append(uses, tokenUse{l.Holder, tok, fmt.Sprintf("the service granted %s token %s", l.Holder, FormatLease(tok))})
+	}
 	for _, op := range s.Resource.log {
-		if !op.Accepted {
-			continue
+		if op.Accepted {
+			uses = append(uses, tokenUse{op.Client, op.Token, "the resource accepted " + op.String()})
 		}
-		if first, ok := by[op.Token]; ok && first.Client != op.Client {
-			return &Breach{Involved: distinct(first.Client, op.Client),
-				Explanation: fmt.Sprintf("the resource accepted %s and %s: one token, two clients", first, op)}
+	}
+	return uses
+}
+
+// tokensAreUnique: no two clients use one token (the specs'
+// TokensAreUnique). A service that restarts with a volatile counter
+// breaks it: it hands token 1 out again while an old holder still uses it,
+// or the resource's log remembers it.
+func tokensAreUnique(s *System) *Breach {
+	by := map[uint64]tokenUse{}
+	for _, u := range tokensInUse(s) {
+		if first, ok := by[u.token]; ok && first.client != u.client {
+			return &Breach{Involved: distinct(first.client, u.client),
+				Explanation: fmt.Sprintf("%s, and %s: one token, two clients", first.what, u.what)}
 		}
-		by[op.Token] = op
+		if _, ok := by[u.token]; !ok {
+			by[u.token] = u
+		}
+	}
+	return nil
+}
+
+// tokensIncreaseInGrantOrder: the token the service hands out next is
+// larger than every token in use (the specs' TokensIncreaseInGrantOrder).
+// Checked in every state, each grant's token is then larger than every
+// earlier grant's still in use: tokens increase in grant order. A volatile
+// counter breaks it at the restart (the next token is 1 again), and so does
+// a service whose tokens go down.
+func tokensIncreaseInGrantOrder(s *System) *Breach {
+	next := s.Service.NextToken()
+	for _, u := range tokensInUse(s) {
+		if u.token >= next {
+			return &Breach{Involved: []NodeID{u.client},
+				Explanation: fmt.Sprintf("%s, and the service's next token is %s", u.what, FormatLease(next))}
+		}
 	}
 	return nil
 }

@@ -38,7 +38,7 @@ func TestPropertiesNamedAsSpecs(t *testing.T) {
 			assert.Nil(t, p.Check, p.Name)
 		}
 	}
-	assert.Equal(t, []string{AtMostOneClientHoldLock, TokenIsMonotonical, NoLostUpdate}, InvariantNames())
+	assert.Equal(t, []string{AtMostOneClientHoldLock, TokenIsMonotonical, NoLostUpdate, TokensAreUnique, TokensIncreaseInGrantOrder}, InvariantNames())
 	for _, d := range Designs() {
 		var names []string
 		for _, w := range Witnesses(d) {

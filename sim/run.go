@@ -18,6 +18,8 @@ const (
 	propAtMostOne  = iota // impl.AtMostOneClientHoldLock
 	propToken             // impl.TokenIsMonotonical
 	propLostUpdate        // impl.NoLostUpdate
+	propUnique            // impl.TokensAreUnique
+	propIncrease          // impl.TokensIncreaseInGrantOrder
 	numProps
 )
 
