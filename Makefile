@@ -159,8 +159,8 @@ golden: ## rewrite the pinned figures (testdata/pins/<row>.golden) and the rende
 	$(GO) test -count 1 -timeout 60m $(GOLDEN_PACKAGES) -update -skip TestUpdateReplayOutputs
 	cd live && $(GO) test -count 1 . -update
 
-fixtures: ## after a change of the specs: rewrite the TLC counterexamples committed for the replay in Go (conform/testdata/replay; needs TLC)
-	$(GO) test ./conform -run TestUpdateReplayOutputs -count 1 -timeout 60m -v -update
+fixtures: ## after a change of the specs or of Go behaviour: rewrite the TLC counterexamples committed for the replay in Go (conform/testdata/replay) and the walks TLC validated (conform/testdata/walks; needs TLC)
+	$(GO) test ./conform -run 'TestUpdateReplayOutputs|TestValidatedWalks$$' -count 1 -timeout 60m -v -update
 
 
 live: $(LIVE_BIN) ## the live scripted matrix: every live setup under each of its classic faults, RUNS=<n> runs each (default 3), failing runs in $(OUT)/live; a missing service is skipped with one line (make live-deps installs them)
