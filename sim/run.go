@@ -583,7 +583,11 @@ func (r *Runner) annotate(n impl.NodeID, start, end int64, text, tag string) {
 //     client starting to believe — a client step after which that client
 //     holds and did not before (held);
 //   - TokenIsMonotonical and NoLostUpdate read only the resource (its log
-//     and counter), which only a resource step changes.
+//     and counter), which only a resource step changes;
+//   - TokensAreUnique and TokensIncreaseInGrantOrder read the tokens in use
+//     (the clients' grants, the service's, the accepted operations') and
+//     the service's next token: a service step (a grant, a restart), a
+//     client starting to use a grant, or a resource step changes them.
 //
 // A property already violated in the run is not checked again: the run's
 // result keeps its first violation.
@@ -591,9 +595,19 @@ func (r *Runner) checkFast(n impl.NodeID, held bool) {
 	switch {
 	case n == impl.ResourceNode:
 		r.checkResource()
+		r.checkTokens()
+	case n.IsLockNode():
+		r.checkTokens()
 	case n.IsClient() && !held && r.sys.Clients[n.ClientIndex()].Holds():
 		r.check(propAtMostOne)
+		r.checkTokens()
 	}
+}
+
+// checkTokens checks the service-side token properties.
+func (r *Runner) checkTokens() {
+	r.check(propUnique)
+	r.check(propIncrease)
 }
 
 // checkResource checks the resource's properties after its step. Each
