@@ -337,32 +337,43 @@ func everyClientCommits(s *System) bool {
 
 // A tokenUse is a token some actor holds or used: a client's current
 // grant, the service's current grant, or an operation the resource
-// accepted (the specs' GrantsInUse).
+// accepted (the specs' TokensInUse).
 type tokenUse struct {
 	client NodeID
 	token  uint64
-	what   string
+	op     *Op // the accepted operation; nil for a grant
+	held   bool
 }
 
-// tokensInUse lists the tokens in use in s: each client's while it uses a
-// grant, the service's current grant's, and every accepted operation's.
-// A finished client's token lives on in the log if the resource accepted
-// it. Grants still in flight are not in use yet: the client's state holds
-// them once they arrive.
-func tokensInUse(s *System) []tokenUse {
-	var uses []tokenUse
+// String says where the token is in use (only for a breach's explanation:
+// the checks run on every step, and formatting is not free).
+func (u tokenUse) String() string {
+	switch {
+	case u.op != nil:
+		return "the resource accepted " + u.op.String()
+	case u.held:
+		return fmt.Sprintf("%s holds token %s", u.client, FormatLease(u.token))
+	}
+	return fmt.Sprintf("the service granted %s token %s", u.client, FormatLease(u.token))
+}
+
+// tokensInUse appends to uses the tokens in use in s: each client's while
+// it uses a grant, the service's current grant's, and every accepted
+// operation's. A finished client's token lives on in the log if the
+// resource accepted it. Grants still in flight are not in use yet: the
+// client's state holds them once they arrive.
+func tokensInUse(s *System, uses []tokenUse) []tokenUse {
 	for i := range s.Clients {
 		if c := &s.Clients[i]; c.lease != 0 {
-			uses = append(uses, tokenUse{c.id, c.token, fmt.Sprintf("%s holds token %s", c.id, FormatLease(c.token))})
+			uses = append(uses, tokenUse{client: c.id, token: c.token, held: true})
 		}
 	}
-	if l := s.Service.Lock(); l.Status == Acquired {
-		tok := s.Service.token(l.Lease)
-		uses = append(uses, tokenUse{l.Holder, tok, fmt.Sprintf("the service granted %s token %s", l.Holder, FormatLease(tok))})
+	if l := &s.Service.lock; l.Status == Acquired {
+		uses = append(uses, tokenUse{client: l.Holder, token: s.Service.token(l.Lease)})
 	}
-	for _, op := range s.Resource.log {
-		if op.Accepted {
-			uses = append(uses, tokenUse{op.Client, op.Token, "the resource accepted " + op.String()})
+	for i := range s.Resource.log {
+		if op := &s.Resource.log[i]; op.Accepted {
+			uses = append(uses, tokenUse{client: op.Client, token: op.Token, op: op})
 		}
 	}
 	return uses
@@ -373,14 +384,14 @@ func tokensInUse(s *System) []tokenUse {
 // breaks it: it hands token 1 out again while an old holder still uses it,
 // or the resource's log remembers it.
 func tokensAreUnique(s *System) *Breach {
-	by := map[uint64]tokenUse{}
-	for _, u := range tokensInUse(s) {
-		if first, ok := by[u.token]; ok && first.client != u.client {
-			return &Breach{Involved: distinct(first.client, u.client),
-				Explanation: fmt.Sprintf("%s, and %s: one token, two clients", first.what, u.what)}
-		}
-		if _, ok := by[u.token]; !ok {
-			by[u.token] = u
+	var buf [16]tokenUse
+	uses := tokensInUse(s, buf[:0])
+	for j := range uses {
+		for i := range j {
+			if uses[i].token == uses[j].token && uses[i].client != uses[j].client {
+				return &Breach{Involved: distinct(uses[i].client, uses[j].client),
+					Explanation: fmt.Sprintf("%s, and %s: one token, two clients", uses[i], uses[j])}
+			}
 		}
 	}
 	return nil
@@ -394,10 +405,11 @@ func tokensAreUnique(s *System) *Breach {
 // a service whose tokens go down.
 func tokensIncreaseInGrantOrder(s *System) *Breach {
 	next := s.Service.NextToken()
-	for _, u := range tokensInUse(s) {
+	var buf [16]tokenUse
+	for _, u := range tokensInUse(s, buf[:0]) {
 		if u.token >= next {
 			return &Breach{Involved: []NodeID{u.client},
-				Explanation: fmt.Sprintf("%s, and the service's next token is %s", u.what, FormatLease(next))}
+				Explanation: fmt.Sprintf("%s, and the service's next token is %s", u, FormatLease(next))}
 		}
 	}
 	return nil
