@@ -104,7 +104,9 @@ type Model struct {
 	// shrinks, or a witness reached another way, is noticed. TLC's
 	// breadth-first search with one worker (Runner's default for a model
 	// expected violated) finds a shortest counterexample, so its length is
-	// the same on every run. A liveness violation pins only its property:
+	// the same on every run. A slow model (Slow) may have none pinned yet,
+	// and its length is then not judged. A liveness violation pins only its
+	// property:
 	// the lasso TLC prints for it differs from run to run (29 and 32
 	// states for one model in three runs), one worker or not.
 	CounterexampleLength int    `json:"counterexample_length,omitempty"`
@@ -170,8 +172,10 @@ func ParseManifest(data []byte) (*Manifest, error) {
 			return nil, fmt.Errorf("%s: an ok model violates no property", where)
 		case (mod.Expected == ResultInvariant || mod.Expected == ResultLiveness) && mod.Property == "":
 			return nil, fmt.Errorf("%s: a %s violation needs its property", where, mod.Expected)
-		case mod.Expected == ResultInvariant && mod.CounterexampleLength <= 0:
+		case mod.Expected == ResultInvariant && !mod.Slow && mod.CounterexampleLength <= 0:
 			return nil, fmt.Errorf("%s: an invariant violation needs its counterexample_length", where)
+		case mod.CounterexampleLength < 0:
+			return nil, fmt.Errorf("%s: counterexample_length must be positive", where)
 		case mod.Expected != ResultInvariant && mod.CounterexampleLength != 0:
 			return nil, fmt.Errorf("%s: only an invariant violation pins a counterexample_length (a liveness lasso differs from run to run)", where)
 		}
@@ -437,7 +441,7 @@ func Judge(m Model, g Got) string {
 			got = "an unnamed property"
 		}
 		why = append(why, fmt.Sprintf("violates %s, manifest says %s", got, m.Property))
-	case m.Expected == ResultInvariant && g.Trace != m.CounterexampleLength:
+	case m.Expected == ResultInvariant && m.CounterexampleLength > 0 && g.Trace != m.CounterexampleLength:
 		why = append(why, fmt.Sprintf("counterexample length %d, manifest says %d", g.Trace, m.CounterexampleLength))
 	}
 	return strings.Join(why, "; ")
