@@ -129,7 +129,7 @@ cli-docs: ## rewrite docs/cli.md, the CLI reference, from the commands' own help
 tlc: $(BIN) ## run TLC on every model in specs/models.json (MODEL=<name> for one; offline: TLA2TOOLS_JAR=/path/to/tla2tools.jar)
 	@$(call fencelab,tlc --out $(OUT)/tlc $(if $(MODEL),--model $(MODEL)) $(if $(NOCACHE),--no-cache))
 
-tlc-pin: ## after make tlc (MODEL=<name> for one): pin the ok models' distinct state counts TLC found in testdata/pins/<design>.golden, then regenerate specs/models.json
+tlc-pin: ## after make tlc (MODEL=<name> for one): pin the ok models' distinct state counts and the invariant violations' counterexample lengths TLC found in testdata/pins/<design>.golden, then regenerate specs/models.json
 	$(GO) run ./cmd/specgen -record $(OUT)/tlc
 
 conform: $(BIN) ## Go runs (random walks, explorer counterexamples, simulator runs) checked against the specs by TLC, and TLC's counterexamples replayed in Go (WALKS=<n> per configuration, default 100; needs the jar)
@@ -165,8 +165,8 @@ golden: ## rewrite the pinned figures (testdata/pins/<row>.golden) and the rende
 	$(GO) test -count 1 -timeout 60m $(GOLDEN_PACKAGES) -update -skip TestUpdateReplayOutputs
 	cd live && $(GO) test -count 1 . -update
 
-fixtures: ## after a change of the specs: rewrite the TLC counterexamples committed for the replay in Go (conform/testdata/replay; needs TLC)
-	$(GO) test ./conform -run TestUpdateReplayOutputs -count 1 -timeout 60m -v -update
+fixtures: ## after a change of the specs or of Go behaviour: rewrite the TLC counterexamples committed for the replay in Go (conform/testdata/replay) and the walks TLC validated (conform/testdata/walks; needs TLC)
+	$(GO) test ./conform -run 'TestUpdateReplayOutputs|TestValidatedWalks$$' -count 1 -timeout 60m -v -update
 
 
 live: $(LIVE_BIN) ## the live scripted matrix: every live setup under each of its classic faults, RUNS=<n> runs each (default 3), failing runs in $(OUT)/live; a missing service is skipped with one line (make live-deps installs them)

@@ -41,7 +41,7 @@ func DesignOfConstants(spec string, consts map[string]tlc.Value) (impl.Design, e
 			}
 			*dst = v.Str
 		}
-		if k.TokenRule == "pairs" {
+		if k.TokenRule == "pairs" || k.TokenRule == "down" {
 			return 0, fmt.Errorf("mutant service (TokenRule %s): %w", quote.Q(k.TokenRule), ErrNotGoSystem)
 		}
 		v, ok := consts["NonAtomic"]

@@ -34,7 +34,7 @@ func Spec(d impl.Design) string {
 // are the configuration's).
 type Constants struct {
 	Check          string // the resource's check: none, writes, all, cas, version
-	TokenRule      string // lease, unique or revision (pairs is a mutant no design has)
+	TokenRule      string // lease, unique or revision (pairs and down are mutants no design has)
 	ServiceRestart string // never, volatile or durable
 	NonAtomic      bool   // the resource checks a write and applies it later
 }

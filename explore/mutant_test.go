@@ -25,6 +25,13 @@ type mutantModel struct {
 	// while it acquires: it never learns that its window closed, and holds
 	// on the majority that comes after (the late majority acted upon).
 	lateMajority bool
+	// grantToken, when set, replaces the token of every grant the service
+	// sends by grantToken(lease): a service handing out other tokens than
+	// its own state says (two grants with one token, tokens that go down).
+	grantToken func(lease uint64) uint64
+	// yesAfterExpiry makes a sequencer service say yes for the latest
+	// lease's token after it expired, until the next grant.
+	yesAfterExpiry bool
 }
 
 func (m *mutantModel) Apply(s *impl.World, i int) {
@@ -56,6 +63,14 @@ func (m *mutantModel) Apply(s *impl.World, i int) {
 		case m.noGrant && a.Node.IsLockNode() && msg.From == a.Node && msg.Kind == impl.MsgGrant:
 			*msg = impl.Message{Kind: impl.MsgReject, From: a.Node, To: msg.To}
 			*s.Sys.LockNode(a.Node.LockIndex()), s.Timers, changed = svc, timers, true
+		case m.grantToken != nil && a.Node == impl.ServiceNode && msg.From == impl.ServiceNode && msg.Kind == impl.MsgGrant:
+			if tok := m.grantToken(msg.Lease); msg.Token != tok {
+				msg.Token, changed = tok, true
+			}
+		case m.yesAfterExpiry && a.Node == impl.ServiceNode && msg.Kind == impl.MsgCheckReply && !msg.OK:
+			if l := s.Sys.Service.Lock(); l.Status == impl.Expired && msg.Token == l.LastLease {
+				msg.OK, changed = true, true
+			}
 		case m.noRenew && a.Node.IsLockNode() && msg.From == a.Node && msg.Kind == impl.MsgRenewed && msg.OK:
 			msg.OK = false
 			*s.Sys.LockNode(a.Node.LockIndex()), s.Timers, changed = svc, timers, true
@@ -302,5 +317,50 @@ func TestLateMajorityViolatesNoActionPastValidity(t *testing.T) {
 		b := inv.Breach(w.Sys, w)
 		require.NotNil(t, b, d)
 		assert.Contains(t, b.Explanation, "validity window closed", d)
+	}
+}
+
+// TestTokenMutantsFailTheirCell: a service that hands one token out twice,
+// or whose tokens go down, keeps the verdicts of the table's first three
+// columns in design all (the resource's >= check keeps TokenIsMonotonical
+// whatever the tokens; with tokens going down every later grant is simply
+// refused), yet fails the service-side cell: TokensAreUnique,
+// TokensIncreaseInGrantOrder. The honest service holds both.
+func TestTokenMutantsFailTheirCell(t *testing.T) {
+	testbuild.SkipUnderRace(t)
+	d := impl.DesignFenceAll
+	for _, tc := range []struct {
+		name       string
+		grantToken func(uint64) uint64
+		fails      string
+		same       []string // cells whose verdict the mutant keeps
+	}{
+		{"a service handing a token out twice", func(l uint64) uint64 { return (l + 1) / 2 }, impl.TokensAreUnique, []string{impl.TokenIsMonotonical}},
+		{"a service whose tokens go down", func(l uint64) uint64 { return 17 - l }, impl.TokensIncreaseInGrantOrder,
+			[]string{impl.TokenIsMonotonical, impl.NoLostUpdate, impl.TokensAreUnique}},
+	} {
+		c := DefaultConfig(d, 2)
+		search := func(grantToken func(uint64) uint64) map[string]bool {
+			m := &mutantModel{sysModel: c.model(), grantToken: grantToken}
+			for _, inv := range impl.Invariants() {
+				if inv.AppliesTo(d) {
+					m.invs = append(m.invs, inv)
+				}
+			}
+			out, err := Search[*impl.World](m, Options{Workers: 1})
+			require.NoError(t, err)
+			require.True(t, out.Complete)
+			violated := map[string]bool{}
+			for k, inv := range m.invs {
+				violated[inv.Name] = out.Violations[k] != nil
+			}
+			return violated
+		}
+		honest, mutant := search(nil), search(tc.grantToken)
+		assert.False(t, honest[tc.fails], "%s: the honest service keeps %s", tc.name, tc.fails)
+		assert.True(t, mutant[tc.fails], "%s: %s holds", tc.name, tc.fails)
+		for _, p := range tc.same {
+			assert.Equal(t, honest[p], mutant[p], "%s: %s's verdict", tc.name, p)
+		}
 	}
 }

@@ -108,10 +108,10 @@ type row struct {
 	// NotEveryClientCommits is then expected unreached, TLC's invariant of
 	// that name expected to hold.
 	starves  string
-	expected [3]verdict.Status
+	expected [5]verdict.Status
 	// notApplicable says why a property expected NotApplicable does not
 	// apply to the row.
-	notApplicable [3]string
+	notApplicable [5]string
 	// specs are the TLA+ specs as the row instantiates them and the TLC
 	// models that check it (tlcmodels.go; go generate writes them into
 	// specs/). A function, so that building the record for the facts the

@@ -17,9 +17,12 @@ const (
 	AtMostOneClientHoldLock = "AtMostOneClientHoldLock"
 	TokenIsMonotonical      = "TokenIsMonotonical"
 	NoLostUpdate            = "NoLostUpdate"
-	// TokensAreUnique, an invariant of the specs outside the table: no two
-	// clients' accepted operations carry one token.
-	TokensAreUnique = "TokensAreUnique"
+	// The service-side token properties of the table: what the service
+	// hands out, whatever the resource does with it. TokensAreUnique: no
+	// two clients are given one token. TokensIncreaseInGrantOrder: the
+	// token the service grants next is larger than every token in use.
+	TokensAreUnique            = "TokensAreUnique"
+	TokensIncreaseInGrantOrder = "TokensIncreaseInGrantOrder"
 	// NoActionPastValidity, the client-side invariant every design keeps
 	// (ClientInvariants): a client never acts on a belief past its
 	// validity window.
@@ -112,8 +115,10 @@ func Properties() []Property {
 			What: "the resource accepts a smaller token after a larger one"},
 		{Name: NoLostUpdate, Expectation: Always, table: true, Check: noLostUpdate,
 			What: "an accepted write is based on a stale read"},
-		{Name: TokensAreUnique, Expectation: Always, Check: tokensAreUnique,
-			What: "the resource accepts operations of two clients with one token"},
+		{Name: TokensAreUnique, Expectation: Always, table: true, Check: tokensAreUnique,
+			What: "the service gave two clients one token"},
+		{Name: TokensIncreaseInGrantOrder, Expectation: Always, table: true, Check: tokensIncreaseInGrantOrder,
+			What: "the service's next grant would carry a token no larger than one in use"},
 		{Name: NoActionPastValidity, Expectation: Always, client: true, CheckTimers: noActionPastValidity,
 			What: "a client believes it holds the lock (and may read or write on it) after its validity window closed"},
 		systemWitness(NoSectionCommits, "some client has committed a section", someSectionCommits),
@@ -377,22 +382,82 @@ func everyClientCommits(s *System) bool {
 	return true
 }
 
-// tokensAreUnique: the resource accepted no operations of two clients
-// with one token. The spec's ghost lease of an operation is a function of
-// its token in every design, so equal tokens have equal leases there and
-// only the clients can differ; Go's log has no lease. A restarted volatile
-// counter breaks it.
+// A tokenUse is a token some actor holds or used: a client's current
+// grant, the service's current grant, or an operation the resource
+// accepted (the specs' TokensInUse).
+type tokenUse struct {
+	client NodeID
+	token  uint64
+	op     *Op // the accepted operation; nil for a grant
+	held   bool
+}
+
+// String says where the token is in use (only for a breach's explanation:
+// the checks run on every step, and formatting is not free).
+func (u tokenUse) String() string {
+	switch {
+	case u.op != nil:
+		return "the resource accepted " + u.op.String()
+	case u.held:
+		return fmt.Sprintf("%s holds token %s", u.client, FormatLease(u.token))
+	}
+	return fmt.Sprintf("the service granted %s token %s", u.client, FormatLease(u.token))
+}
+
+// tokensInUse appends to uses the tokens in use in s: each client's while
+// it uses a grant, the service's current grant's, and every accepted
+// operation's. A finished client's token lives on in the log if the
+// resource accepted it. Grants still in flight are not in use yet: the
+// client's state holds them once they arrive.
+func tokensInUse(s *System, uses []tokenUse) []tokenUse {
+	for i := range s.Clients {
+		if c := &s.Clients[i]; c.lease != 0 {
+			uses = append(uses, tokenUse{client: c.id, token: c.token, held: true})
+		}
+	}
+	if l := &s.Service.lock; l.Status == Acquired {
+		uses = append(uses, tokenUse{client: l.Holder, token: s.Service.token(l.Lease)})
+	}
+	for i := range s.Resource.log {
+		if op := &s.Resource.log[i]; op.Accepted {
+			uses = append(uses, tokenUse{client: op.Client, token: op.Token, op: op})
+		}
+	}
+	return uses
+}
+
+// tokensAreUnique: no two clients use one token (the specs'
+// TokensAreUnique). A service that restarts with a volatile counter
+// breaks it: it hands token 1 out again while an old holder still uses it,
+// or the resource's log remembers it.
 func tokensAreUnique(s *System) *Breach {
-	by := map[uint64]Op{}
-	for _, op := range s.Resource.log {
-		if !op.Accepted {
-			continue
+	var buf [16]tokenUse
+	uses := tokensInUse(s, buf[:0])
+	for j := range uses {
+		for i := range j {
+			if uses[i].token == uses[j].token && uses[i].client != uses[j].client {
+				return &Breach{Involved: distinct(uses[i].client, uses[j].client),
+					Explanation: fmt.Sprintf("%s, and %s: one token, two clients", uses[i], uses[j])}
+			}
 		}
-		if first, ok := by[op.Token]; ok && first.Client != op.Client {
-			return &Breach{Involved: distinct(first.Client, op.Client),
-				Explanation: fmt.Sprintf("the resource accepted %s and %s: one token, two clients", first, op)}
+	}
+	return nil
+}
+
+// tokensIncreaseInGrantOrder: the token the service hands out next is
+// larger than every token in use (the specs' TokensIncreaseInGrantOrder).
+// Checked in every state, each grant's token is then larger than every
+// earlier grant's still in use: tokens increase in grant order. A volatile
+// counter breaks it at the restart (the next token is 1 again), and so does
+// a service whose tokens go down.
+func tokensIncreaseInGrantOrder(s *System) *Breach {
+	next := s.Service.NextToken()
+	var buf [16]tokenUse
+	for _, u := range tokensInUse(s, buf[:0]) {
+		if u.token >= next {
+			return &Breach{Involved: []NodeID{u.client},
+				Explanation: fmt.Sprintf("%s, and the service's next token is %s", u, FormatLease(next))}
 		}
-		by[op.Token] = op
 	}
 	return nil
 }

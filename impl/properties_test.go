@@ -40,7 +40,7 @@ func TestPropertiesNamedAsSpecs(t *testing.T) {
 			assert.Nil(t, p.CheckTimers, p.Name)
 		}
 	}
-	assert.Equal(t, []string{AtMostOneClientHoldLock, TokenIsMonotonical, NoLostUpdate}, InvariantNames())
+	assert.Equal(t, []string{AtMostOneClientHoldLock, TokenIsMonotonical, NoLostUpdate, TokensAreUnique, TokensIncreaseInGrantOrder}, InvariantNames())
 	var client []string
 	for _, p := range ClientInvariants() {
 		client = append(client, p.Name)

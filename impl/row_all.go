@@ -13,7 +13,7 @@ func rowFenceAll() row {
 		mode:       FenceAll,
 		products:   "a fencing token from a counter that never goes back, checked by the resource on every read and write, atomically (Kleppmann's fencing)",
 		assumption: "the token counter never goes back (the service never restarts, or persists it) and the resource checks and applies each operation in one atomic step",
-		expected:   [3]verdict.Status{v, h, h},
+		expected:   [5]verdict.Status{v, h, h, h, h},
 		specs: func() []SpecModels {
 			return []SpecModels{
 				{
@@ -21,16 +21,16 @@ func rowFenceAll() row {
 					Tag:       "all",
 					Constants: fencingConstants("all", "lease", "never", false),
 					Symmetry:  "Symmetry",
-					Models: append(everyClientCommitsVariants("TokenIsMonotonical", "TokensAreUnique", "NoLostUpdate"), []TLCModel{
-						holds(2, "check all: TypeInvariant, TokenIsMonotonical, TokensAreUnique and NoLostUpdate hold; no deadlock", "TokenIsMonotonical", "TokensAreUnique", "NoLostUpdate"),
+					Models: append(everyClientCommitsVariants("TokenIsMonotonical", "TokensAreUnique", "TokensIncreaseInGrantOrder", "NoLostUpdate"), []TLCModel{
+						holds(2, "check all: TypeInvariant, TokenIsMonotonical, TokensAreUnique, TokensIncreaseInGrantOrder and NoLostUpdate hold; no deadlock", "TokenIsMonotonical", "TokensAreUnique", "TokensIncreaseInGrantOrder", "NoLostUpdate"),
 						witness(2, "NotEveryClientCommits", "witness: DistLockFencing_all_2c and _Liveness do not hold vacuously, every client can commit every section"),
-						liveness(2, "check all: the safety properties hold and under weak fairness every client finishes", "TokenIsMonotonical", "TokensAreUnique", "NoLostUpdate"),
+						liveness(2, "check all: the safety properties hold and under weak fairness every client finishes", "TokenIsMonotonical", "TokensAreUnique", "TokensIncreaseInGrantOrder", "NoLostUpdate"),
 						violates(2, "AtMostOneClientHoldLock", "fencing does not stop two clients from believing they hold the lock"),
-						holds(3, "check all: TypeInvariant, TokenIsMonotonical, TokensAreUnique and NoLostUpdate hold; no deadlock", "TokenIsMonotonical", "TokensAreUnique", "NoLostUpdate"),
+						holds(3, "check all: TypeInvariant, TokenIsMonotonical, TokensAreUnique, TokensIncreaseInGrantOrder and NoLostUpdate hold; no deadlock", "TokenIsMonotonical", "TokensAreUnique", "TokensIncreaseInGrantOrder", "NoLostUpdate"),
 						witness(3, "NotEveryClientCommits", "witness: DistLockFencing_all_3c and _Liveness do not hold vacuously, every client can commit every section"),
-						liveness(3, "check all: the safety properties hold and under weak fairness every client finishes; slow: TLC takes minutes with liveness (450,986 states, as fencelab explore --clients 3 --design all --symmetry=false counts)", "TokenIsMonotonical", "TokensAreUnique", "NoLostUpdate").slow(),
+						liveness(3, "check all: the safety properties hold and under weak fairness every client finishes; slow: TLC takes minutes with liveness (450,986 states, as fencelab explore --clients 3 --design all --symmetry=false counts)", "TokenIsMonotonical", "TokensAreUnique", "TokensIncreaseInGrantOrder", "NoLostUpdate").slow(),
 						violates(3, "AtMostOneClientHoldLock", "fencing does not stop two clients from believing they hold the lock"),
-						holds(4, "check all, 4 clients; slow: TLC takes minutes (5,295,957 states, depth 47; the explorer counts the same, fencelab explore --clients 4 --design all)", "TokenIsMonotonical", "TokensAreUnique", "NoLostUpdate").slow(),
+						holds(4, "check all, 4 clients; slow: TLC takes minutes (5,295,957 states, depth 47; the explorer counts the same, fencelab explore --clients 4 --design all)", "TokenIsMonotonical", "TokensAreUnique", "TokensIncreaseInGrantOrder", "NoLostUpdate").slow(),
 						witness(4, "NotEveryClientCommits", "witness: DistLockFencing_all_4c does not hold vacuously, every client can commit its section").slow(),
 						{
 							Clients:       2,
@@ -43,7 +43,7 @@ func rowFenceAll() row {
 						{
 							Clients:    2,
 							Sections:   2,
-							Invariants: []string{"TokenIsMonotonical", "TokensAreUnique", "NoLostUpdate"},
+							Invariants: []string{"TokenIsMonotonical", "TokensAreUnique", "TokensIncreaseInGrantOrder", "NoLostUpdate"},
 							Slow:       true,
 							Note:       "check all, two sections per client: the safety properties hold",
 						},
@@ -72,6 +72,23 @@ func rowFenceAll() row {
 							Set:        []Constant{{"TokenRule", "\"pairs\""}},
 							Variant:    true,
 							Note:       "the same mutant: TokenIsMonotonical (<=) holds, blind to two grants with one token",
+						},
+						{
+							Clients:    2,
+							Suffix:     "TokensIncreaseInGrantOrder_Down",
+							Invariants: []string{"TokensIncreaseInGrantOrder"},
+							Set:        []Constant{{"TokenRule", "\"down\""}},
+							Violates:   "TokensIncreaseInGrantOrder",
+							Variant:    true,
+							Note:       "mutant service whose tokens go down (17 - lease): TokensIncreaseInGrantOrder catches it (the resource's >= check keeps the others: see _Down_Others)",
+						},
+						{
+							Clients:    2,
+							Suffix:     "TokensIncreaseInGrantOrder_Down_Others",
+							Invariants: []string{"TokenIsMonotonical", "TokensAreUnique", "NoLostUpdate"},
+							Set:        []Constant{{"TokenRule", "\"down\""}},
+							Variant:    true,
+							Note:       "the same mutant: TokenIsMonotonical, TokensAreUnique and NoLostUpdate hold, blind to tokens that go down (the resource refuses every later grant's operations)",
 						},
 					}...),
 				},

@@ -14,7 +14,7 @@ func rowNonAtomic() row {
 		nonAtomic:  true,
 		products:   "a resource that checks the token, then writes in a second step (a read-then-write without a transaction)",
 		assumption: "as all, but the resource checks a write's token in one step and applies the write in a later one, so another operation can come between: the atomicity all rests on, taken away",
-		expected:   [3]verdict.Status{v, v, v},
+		expected:   [5]verdict.Status{v, v, v, h, h},
 		specs: func() []SpecModels {
 			return []SpecModels{
 				{
@@ -23,7 +23,7 @@ func rowNonAtomic() row {
 					Constants: fencingConstants("all", "lease", "never", true),
 					Symmetry:  "Symmetry",
 					Models: []TLCModel{
-						holds(2, "non-atomic resource: TypeInvariant holds and no deadlock (the data properties are violated, below); the explorer's distinct states"),
+						holds(2, "non-atomic resource: TypeInvariant, TokensAreUnique and TokensIncreaseInGrantOrder hold and no deadlock (the data properties are violated, below); the explorer's distinct states", "TokensAreUnique", "TokensIncreaseInGrantOrder"),
 						violates(2, "AtMostOneClientHoldLock", "non-atomic resource: fencing does not change beliefs, two clients believe they hold the lock"),
 						violates(2, "TokenIsMonotonical", "non-atomic resource: c1's write is checked, c2 (newer token) reads, then c1's write takes effect after c2's read"),
 						violates(2, "NoLostUpdate", "non-atomic resource: c2 reads before c1's checked write is applied and writes the same value again"),

@@ -13,7 +13,7 @@ func rowFenceNone() row {
 		mode:       FenceNone,
 		products:   "a lock that hands out a token (Redis SET NX PX plus an INCR counter, etcd or ZooKeeper) when the resource never looks at it",
 		assumption: "tokens are handed out but the resource ignores them: safety rests on timing alone",
-		expected:   [3]verdict.Status{v, v, v},
+		expected:   [5]verdict.Status{v, v, v, h, h},
 		specs: func() []SpecModels {
 			return []SpecModels{
 				{
@@ -22,6 +22,8 @@ func rowFenceNone() row {
 					Constants: fencingConstants("none", "lease", "never", false),
 					Symmetry:  "Symmetry",
 					Models: []TLCModel{
+						holds(2, "the resource ignores tokens, but the service's tokens are unique and increase in grant order: TokensAreUnique and TokensIncreaseInGrantOrder hold; no deadlock", "TokensAreUnique", "TokensIncreaseInGrantOrder"),
+						witness(2, "NotEveryClientCommits", "witness: DistLockFencing_none_2c does not hold vacuously, every client can commit every section"),
 						violates(2, "NoLostUpdate", "the resource ignores tokens: both holders read the same value and both write it + 1"),
 						violates(2, "TokenIsMonotonical", "the resource ignores tokens: a stale holder's operation is accepted after a newer one"),
 						violates(2, "AtMostOneClientHoldLock", "fencing does not stop two clients from believing they hold the lock"),

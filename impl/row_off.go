@@ -11,8 +11,8 @@ func rowOff() row {
 		describe:      "no fencing (no tokens)",
 		products:      "a single Redis instance locked with SET key value NX PX ttl (no token); MySQL GET_LOCK comes closest (see below)",
 		assumption:    "no tokens: safety rests on timing alone — every lease outlives its holder's pauses, delays and clock errors — which the asynchronous model never grants",
-		expected:      [3]verdict.Status{v, na, v},
-		notApplicable: [3]string{1: "there are no tokens to order"},
+		expected:      [5]verdict.Status{v, na, v, na, na},
+		notApplicable: [5]string{1: "there are no tokens to order", 3: "there are no tokens", 4: "there are no tokens"},
 		specs: func() []SpecModels {
 			return []SpecModels{
 				{

@@ -13,8 +13,8 @@ func rowRedlock() row {
 		restart:       RestartVolatile,
 		products:      "Redlock over N Redis masters: redsync (Go), Redisson RedLock and the other Redlock clients",
 		assumption:    "a majority of N independent lock nodes granted and the client's validity (TTL − time since its first send − drift allowance) has not run out: safety rests on every node's clock and memory — a node whose clock jumps forward, or that restarts without persistence, lets a second client win a majority",
-		expected:      [3]verdict.Status{v, na, v},
-		notApplicable: [3]string{1: "there are no tokens to order"},
+		expected:      [5]verdict.Status{v, na, v, na, na},
+		notApplicable: [5]string{1: "there are no tokens to order", 3: "the lock nodes hand out no tokens", 4: "the lock nodes hand out no tokens"},
 		specs: func() []SpecModels {
 			return []SpecModels{
 				{

@@ -16,8 +16,8 @@ func rowRedlockUnique() row {
 		uniqueTokens:  true,
 		products:      "Redlock with its unique values compared-and-set by the resource (antirez's proposal)",
 		assumption:    "as redlock, and the resource checks the client's unique value with an atomic check-and-set (antirez's proposal): a holder's read sets the resource's token, a write is accepted only with it",
-		expected:      [3]verdict.Status{v, na, h},
-		notApplicable: [3]string{1: "the tokens are the clients' unique values, unordered: the resource compares them for equality, and their order means nothing"},
+		expected:      [5]verdict.Status{v, na, h, na, na},
+		notApplicable: [5]string{1: "the tokens are the clients' unique values, unordered: the resource compares them for equality, and their order means nothing", 3: "the lock nodes hand out no tokens: each client makes its own unique value, so there is no service-side token to check", 4: "the lock nodes hand out no tokens: each client makes its own unique value, so there is no service-side token to order"},
 		specs: func() []SpecModels {
 			return []SpecModels{
 				{

@@ -12,8 +12,8 @@ func rowRenewal() row {
 		renews:        true,
 		products:      "Redisson's RLock with its watchdog; etcd's concurrency.Mutex when the resource does not check its revision (the session's KeepAlive renews the lease)",
 		assumption:    "no tokens; the holder renews its lease every TTL/3 while its section lasts and the service extends only the holder's current lease: a section may outlast the TTL, but a pause longer than what is left of the lease stops the renewals with the work, and the paused holder resumes still believing",
-		expected:      [3]verdict.Status{v, na, v},
-		notApplicable: [3]string{1: "there are no tokens to order"},
+		expected:      [5]verdict.Status{v, na, v, na, na},
+		notApplicable: [5]string{1: "there are no tokens to order", 3: "there are no tokens", 4: "there are no tokens"},
 		specs: func() []SpecModels {
 			return []SpecModels{
 				{

@@ -14,7 +14,7 @@ func rowRestartDurable() row {
 		restart:    RestartDurable,
 		products:   "a token counter persisted before each grant (Redis INCR with appendfsync always, a database sequence)",
 		assumption: "as all, the service may crash and restart (forgetting who holds the lock), and its token counter is persisted before each grant is sent",
-		expected:   [3]verdict.Status{v, h, h},
+		expected:   [5]verdict.Status{v, h, h, h, h},
 		specs: func() []SpecModels {
 			return []SpecModels{
 				{
@@ -23,7 +23,7 @@ func rowRestartDurable() row {
 					Constants: fencingConstants("all", "lease", "durable", false),
 					Symmetry:  "Symmetry",
 					Models: []TLCModel{
-						holds(2, "service restarts, durable counter: TokenIsMonotonical, TokensAreUnique and NoLostUpdate hold; no deadlock", "TokenIsMonotonical", "TokensAreUnique", "NoLostUpdate"),
+						holds(2, "service restarts, durable counter: TokenIsMonotonical, TokensAreUnique, TokensIncreaseInGrantOrder and NoLostUpdate hold; no deadlock", "TokenIsMonotonical", "TokensAreUnique", "TokensIncreaseInGrantOrder", "NoLostUpdate"),
 						violates(2, "AtMostOneClientHoldLock", "service restarts, durable counter: the restart forgets who holds the lock, two clients believe they hold it"),
 						witness(2, "NoSectionCommitsAcrossRestart", "witness: DistLockFencing_restart-durable_2c does not hold vacuously: a client that held the lock at the restart commits, and so does every other"),
 					},

@@ -14,7 +14,7 @@ func rowRevision() row {
 		revision:   true,
 		products:   "etcd's concurrency.Mutex with its revision (the key's CreateRevision) checked by the resource; ZooKeeper and Curator's InterProcessMutex with the lock node's zxid or sequence number checked",
 		assumption: "the token is the lock key's creation revision (etcd) or zxid (ZooKeeper): the store's revision, durable (replicated) and advanced by every change, so it only grows — with gaps; the resource checks ≥ on every operation",
-		expected:   [3]verdict.Status{v, h, h},
+		expected:   [5]verdict.Status{v, h, h, h, h},
 		specs: func() []SpecModels {
 			return []SpecModels{
 				{
@@ -23,7 +23,7 @@ func rowRevision() row {
 					Constants: fencingConstants("all", "revision", "never", false),
 					Symmetry:  "Symmetry",
 					Models: []TLCModel{
-						holds(2, "revision tokens (with gaps), check >=: TokenIsMonotonical, TokensAreUnique and NoLostUpdate hold; no deadlock (the state count of DistLockFencing_all_2c and of the explorer)", "TokenIsMonotonical", "TokensAreUnique", "NoLostUpdate"),
+						holds(2, "revision tokens (with gaps), check >=: TokenIsMonotonical, TokensAreUnique, TokensIncreaseInGrantOrder and NoLostUpdate hold; no deadlock (the state count of DistLockFencing_all_2c and of the explorer)", "TokenIsMonotonical", "TokensAreUnique", "TokensIncreaseInGrantOrder", "NoLostUpdate"),
 						violates(2, "AtMostOneClientHoldLock", "revision tokens: two clients believe they hold the lock"),
 						witness(2, "NotEveryClientCommits", "witness: DistLockFencing_revision_2c does not hold vacuously, every client can commit every section"),
 					},

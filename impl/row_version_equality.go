@@ -14,8 +14,8 @@ func rowVersionEquality() row {
 		uniqueTokens:  true,
 		products:      "etcd's contrib/lock (the storage keeps the first write's version)",
 		assumption:    "as etcd's contrib/lock demo: the version is the holder's lease ID (unique, unordered; one per grant here); the storage remembers the version of the first write, and accepts a later write only with that very version; reads are not checked",
-		expected:      [3]verdict.Status{v, na, h},
-		notApplicable: [3]string{1: "the versions are lease IDs, unique but unordered: the storage compares them for equality"},
+		expected:      [5]verdict.Status{v, na, h, h, na},
+		notApplicable: [5]string{1: "the versions are lease IDs, unique but unordered: the storage compares them for equality", 4: "the versions are lease IDs, unique but unordered by design: the next one may be smaller than one in use"},
 		starves:       "the storage remembers the first write's version and refuses every other version forever: only the first written section ever commits (a version is one grant's lease here; with one etcd session per client, only that client's)",
 		specs: func() []SpecModels {
 			return []SpecModels{

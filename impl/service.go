@@ -267,6 +267,15 @@ func (s *Service) token(lease uint64) uint64 {
 	return lease
 }
 
+// NextToken is the token the service's next grant carries: the next lease
+// number's, or with revision tokens the next revision.
+func (s *Service) NextToken() uint64 {
+	if s.cfg.RevisionTokens && s.cfg.Fencing {
+		return s.lock.Revision + 1
+	}
+	return s.token(s.lock.LastLease + 1)
+}
+
 // revise advances the store's revision after a change of the lock, when
 // tokens are revisions.
 func (s *Service) revise() {

@@ -71,7 +71,7 @@ func TLC(e *Env, p TLCPlan) error {
 	var bad []string
 	for _, r := range rows {
 		if r.Mismatch != "" {
-			bad = append(bad, r.Model.Name+" ("+r.Mismatch+")")
+			bad = append(bad, "model "+r.Model.Name+": "+r.Mismatch)
 		}
 	}
 	if len(bad) > 0 {

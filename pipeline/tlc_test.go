@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -225,4 +226,37 @@ func TestConformCached(t *testing.T) {
 	noCache := run(true)
 	assert.NotContains(t, noCache, "(cached)")
 	assert.Len(t, fake.Runs(t), 2*groups, "--no-cache ran TLC for every group")
+}
+
+// TestTLCFailsOnAChangedCounterexample: a violation whose counterexample is
+// longer or shorter than the manifest's, or that names another property,
+// fails fencelab tlc with the reason, model by model: a witness reached
+// another way, or a counterexample that changed, is not "as expected".
+func TestTLCFailsOnAChangedCounterexample(t *testing.T) {
+	violation := mustAbs(t, "../tlc/testdata/tool_DistLock_2c_AtMostOneClientHoldLock.out") // 8 states
+	faketlc.New(t, "cat "+violation+"; exit 12", "exit 0")
+	for _, tc := range []struct {
+		name, property string
+		length         int
+		want           string // "" when the run matches
+	}{
+		{"as pinned", "AtMostOneClientHoldLock", 8, ""},
+		{"longer", "AtMostOneClientHoldLock", 7, "model w: counterexample length 8, manifest says 7"},
+		{"shorter", "AtMostOneClientHoldLock", 9, "model w: counterexample length 8, manifest says 9"},
+		{"another property", "NoLostUpdate", 8, "model w: violates AtMostOneClientHoldLock, manifest says NoLostUpdate"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			specs := faketlc.Specs(t)
+			manifest := `{"models": [{"name": "w", "spec": "S.tla", "cfg": "m.cfg", "design": "all", "expected": "invariant", "property": "` +
+				tc.property + `", "counterexample_length": ` + strconv.Itoa(tc.length) + `}]}`
+			require.NoError(t, os.WriteFile(filepath.Join(specs, "models.json"), []byte(manifest), 0o644))
+			_, _, err := runTLC(t, specs, t.TempDir())
+			if tc.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.Equal(t, ExitFailure, exitCodeOf(err), "%v", err)
+			assert.ErrorContains(t, err, tc.want)
+		})
+	}
 }

@@ -19,6 +19,8 @@ const (
 	propAtMostOne  = iota // impl.AtMostOneClientHoldLock
 	propToken             // impl.TokenIsMonotonical
 	propLostUpdate        // impl.NoLostUpdate
+	propUnique            // impl.TokensAreUnique
+	propIncrease          // impl.TokensIncreaseInGrantOrder
 	propValidity          // impl.NoActionPastValidity
 	numProps
 )
@@ -654,6 +656,10 @@ func (r *Runner) annotate(n impl.NodeID, start, end int64, text, tag string) {
 //     holds and did not before (held);
 //   - TokenIsMonotonical and NoLostUpdate read only the resource (its log
 //     and counter), which only a resource step changes;
+//   - TokensAreUnique and TokensIncreaseInGrantOrder read the tokens in use
+//     (the clients' grants, the service's, the accepted operations') and
+//     the service's next token: a service step (a grant, a restart), a
+//     client starting to use a grant, or a resource step changes them.
 //   - NoActionPastValidity reads a client's belief and its validity
 //     timers, which only that client's steps change (its timer fires as
 //     its step, and only it sets or cancels its timers).
@@ -664,12 +670,22 @@ func (r *Runner) checkFast(n impl.NodeID, held bool) {
 	switch {
 	case n == impl.ResourceNode:
 		r.checkResource()
+		r.checkTokens()
+	case n.IsLockNode():
+		r.checkTokens()
 	case n.IsClient():
 		if !held && r.sys.Clients[n.ClientIndex()].Holds() {
 			r.check(propAtMostOne)
+			r.checkTokens()
 		}
 		r.check(propValidity)
 	}
+}
+
+// checkTokens checks the service-side token properties.
+func (r *Runner) checkTokens() {
+	r.check(propUnique)
+	r.check(propIncrease)
 }
 
 // Pending reports whether node n's timer of kind k is pending in the run's

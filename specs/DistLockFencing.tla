@@ -45,10 +45,10 @@
 (* sections.  The token of a grant is its lease number (TokenRule =        *)
 (* "lease", as in Go); TokenRule = "pairs" is a mutant service that gives  *)
 (* leases 2k-1 and 2k the same token, which TokensAreUnique must catch     *)
-(* (and TokenIsMonotonical, with its <=, does not).  The log carries each  *)
-(* operation's lease as a ghost field (the sender's lease, which the       *)
-(* resource never reads; Go's log has no lease) so that "equal tokens =>   *)
-(* the same grant" can be stated.                                          *)
+(* (and TokenIsMonotonical, with its <=, does not); TokenRule = "down"     *)
+(* hands out tokens that go down, which TokensIncreaseInGrantOrder must    *)
+(* catch.  The log carries each operation's lease as a ghost field (the    *)
+(* sender's lease, which the resource never reads; Go's log has no lease). *)
 (*                                                                         *)
 (* The matrix's rows that take an assumption of "all" away, or deploy     *)
 (* another design (issue 12; impl/designs.go, DESIGN.md), are constants   *)
@@ -102,6 +102,7 @@ CONSTANTS
                  \* "sequencer", "cas" (check-and-set) or "version" (version equality)
     TokenRule,   \* "lease": a grant's token is its lease number (Go);
                  \* "pairs": a mutant service, leases 2k-1 and 2k share a token;
+                 \* "down": a mutant service whose tokens go down (17 - lease);
                  \* "unique": Go's unique unordered tokens (impl.Scramble);
                  \* "revision": the store's revision (etcd, ZooKeeper)
     ServiceRestart, \* "never"; "volatile" or "durable": the service may crash
@@ -117,7 +118,7 @@ ASSUME /\ Service \notin Clients
        /\ Timeouts \in BOOLEAN
        /\ GiveUp \in BOOLEAN
        /\ Check \in {"none", "writes", "all", "sequencer", "cas", "version"}
-       /\ TokenRule \in {"lease", "pairs", "unique", "revision"}
+       /\ TokenRule \in {"lease", "pairs", "down", "unique", "revision"}
        /\ ServiceRestart \in {"never", "volatile", "durable"}
        /\ NonAtomic \in BOOLEAN
        \* Go's store revision does not survive its service's restart; no row
@@ -143,6 +144,7 @@ UniqueTokens == <<8, 15, 4, 11, 10, 12, 3, 13, 9, 2, 6, 7, 16, 5, 1, 14>>
 TokenOf(l, rev) ==
     CASE TokenRule = "lease"    -> l
       [] TokenRule = "pairs"    -> (l + 1) \div 2
+      [] TokenRule = "down"     -> 17 - l
       [] TokenRule = "unique"   -> UniqueTokens[l]
       [] TokenRule = "revision" -> rev
 
@@ -926,7 +928,7 @@ Leases == IF ServiceRestart = "volatile" THEN Nat ELSE 0 .. last_lease
 \* The tokens handed out so far are among these.
 Tokens ==
     CASE TokenRule \in {"lease", "pairs"} -> Leases
-      [] TokenRule = "unique"            -> 0 .. Len(UniqueTokens)
+      [] TokenRule \in {"unique", "down"} -> 0 .. Len(UniqueTokens) + 1
       [] TokenRule = "revision"          -> 0 .. revision
 
 \* The operations the resource accepted, in acceptance order.
@@ -985,15 +987,35 @@ NoActionPastValidity ==
 TokenIsMonotonical ==
     \A i, j \in DOMAIN accepted : i < j => accepted[i].token <= accepted[j].token
 
-\* The companion of TokenIsMonotonical, whose <= lets two different grants
-\* carry the same token: operations the resource accepted with equal tokens
-\* come from the same grant (equal tokens => the same lease and client: a
-\* volatile restart numbers leases from 1 again, so two grants may share a
-\* lease number too, and id tells them apart).
+\* The service-side token properties: what the service hands out, whatever
+\* the resource does with it (TokenIsMonotonical holds in every row whose
+\* resource checks every operation, whatever tokens the service gives, since
+\* the resource's own >= check guarantees it).  The tokens in use: each
+\* client's while it uses a grant, the service's current grant's, and every
+\* accepted operation's (the log remembers a finished client's).  A grant
+\* still in flight is in use once it arrives.
+TokensInUse ==
+    {[id |-> c, token |-> token[c]] : c \in {x \in Clients : lease[x] /= 0}}
+    \cup (IF distLock.status = "Acquired" THEN {[id |-> distLock.id, token |-> distLock.token]} ELSE {})
+    \cup {[id |-> accepted[i].id, token |-> accepted[i].token] : i \in DOMAIN accepted}
+
+\* No two clients use one token (TokenIsMonotonical's <= lets two grants
+\* carry one).  A volatile restart numbers leases from 1 again, so the
+\* service hands token 1 out again while an old holder, or the resource's
+\* log, still has it; the mutant TokenRule "pairs" gives it twice outright.
 TokensAreUnique ==
-    \A i, j \in DOMAIN accepted :
-        accepted[i].token = accepted[j].token =>
-            accepted[i].lease = accepted[j].lease /\ accepted[i].id = accepted[j].id
+    \A u1, u2 \in TokensInUse : u1.token = u2.token => u1.id = u2.id
+
+\* The token the service's next grant carries (Go's Service.NextToken).
+NextToken == TokenOf(last_lease + 1, Revised(revision))
+
+\* The token the service grants next is larger than every token in use:
+\* checked in every state, each grant's token is larger than every earlier
+\* grant's still in use, so tokens increase in grant order.  A volatile
+\* restart breaks it (the next token is 1 again), and so does the mutant
+\* TokenRule "down"; unique unordered tokens do not keep it, by design.
+TokensIncreaseInGrantOrder ==
+    \A u \in TokensInUse : u.token < NextToken
 
 \* The counter equals the number of writes the resource accepted: no
 \* accepted write was computed from a stale read.

@@ -97,8 +97,20 @@ type Model struct {
 	Property string `json:"property,omitempty"`
 	// DistinctStates is the distinct state count TLC reports for an ok
 	// model, so that a changed state space is noticed.
-	DistinctStates int64  `json:"distinct_states,omitempty"`
-	Note           string `json:"note,omitempty"`
+	DistinctStates int64 `json:"distinct_states,omitempty"`
+	// CounterexampleLength is the number of states in the counterexample
+	// TLC prints for an invariant violation (a violated model, or a
+	// witness: its goal reached), so that a counterexample that grows or
+	// shrinks, or a witness reached another way, is noticed. TLC's
+	// breadth-first search with one worker (Runner's default for a model
+	// expected violated) finds a shortest counterexample, so its length is
+	// the same on every run. A slow model (Slow) may have none pinned yet,
+	// and its length is then not judged. A liveness violation pins only its
+	// property:
+	// the lasso TLC prints for it differs from run to run (29 and 32
+	// states for one model in three runs), one worker or not.
+	CounterexampleLength int    `json:"counterexample_length,omitempty"`
+	Note                 string `json:"note,omitempty"`
 	// Slow marks a model left out of the default run (make tlc, make
 	// demo) because it takes TLC more than about a minute on one core:
 	// fencelab tlc runs it by name (--model) or with --all.
@@ -160,6 +172,12 @@ func ParseManifest(data []byte) (*Manifest, error) {
 			return nil, fmt.Errorf("%s: an ok model violates no property", where)
 		case (mod.Expected == ResultInvariant || mod.Expected == ResultLiveness) && mod.Property == "":
 			return nil, fmt.Errorf("%s: a %s violation needs its property", where, mod.Expected)
+		case mod.Expected == ResultInvariant && !mod.Slow && mod.CounterexampleLength <= 0:
+			return nil, fmt.Errorf("%s: an invariant violation needs its counterexample_length", where)
+		case mod.CounterexampleLength < 0:
+			return nil, fmt.Errorf("%s: counterexample_length must be positive", where)
+		case mod.Expected != ResultInvariant && mod.CounterexampleLength != 0:
+			return nil, fmt.Errorf("%s: only an invariant violation pins a counterexample_length (a liveness lasso differs from run to run)", where)
 		}
 		switch mod.Expected {
 		case ResultOK, ResultAssume, ResultDeadlock, ResultInvariant, ResultLiveness, ResultAssert:
@@ -373,6 +391,9 @@ type Got struct {
 	// Distinct and Depth are TLC's figures; -1 when not reported.
 	Distinct int64
 	Depth    int
+	// Trace is the number of states in the counterexample TLC printed (0
+	// when it printed none).
+	Trace int
 	// Stale lists why the committed PlusCal translation is out of date.
 	Stale []string
 	// Untranslated says why the committed PlusCal translation could not be
@@ -397,8 +418,8 @@ func (g Got) detail() string {
 }
 
 // Judge compares a run with the manifest: the exit code's result, the
-// violated property's name, and for ok models the distinct state count
-// must all match; a stale translation, or one that could not be checked,
+// violated property's name, for ok models the distinct state count and for
+// invariant violations the counterexample's length must all match; a stale translation, or one that could not be checked,
 // always fails. It returns "" when the run matches, else every reason why
 // not (the translation's first, then the result's).
 func Judge(m Model, g Got) string {
@@ -419,7 +440,9 @@ func Judge(m Model, g Got) string {
 		if got == "" {
 			got = "an unnamed property"
 		}
-		why = append(why, fmt.Sprintf("expected %s to be violated, TLC reported %s", m.Property, got))
+		why = append(why, fmt.Sprintf("violates %s, manifest says %s", got, m.Property))
+	case m.Expected == ResultInvariant && m.CounterexampleLength > 0 && g.Trace != m.CounterexampleLength:
+		why = append(why, fmt.Sprintf("counterexample length %d, manifest says %d", g.Trace, m.CounterexampleLength))
 	}
 	return strings.Join(why, "; ")
 }

@@ -26,7 +26,7 @@ func TestResultForExit(t *testing.T) {
 }
 
 func TestJudge(t *testing.T) {
-	inv := Model{Name: "m", Expected: ResultInvariant, Property: "AtMostOneClientHoldLock"}
+	inv := Model{Name: "m", Expected: ResultInvariant, Property: "AtMostOneClientHoldLock", CounterexampleLength: 7}
 	ok := Model{Name: "m", Expected: ResultOK, DistinctStates: 383}
 	live := Model{Name: "m", Expected: ResultLiveness, Property: "AllClientsFinish"}
 	tests := []struct {
@@ -35,8 +35,10 @@ func TestJudge(t *testing.T) {
 		got     Got
 		wantErr string // "" means the run matches
 	}{
-		{"expected violation", inv, Got{ExitCode: 12, Result: ResultInvariant, Property: "AtMostOneClientHoldLock"}, ""},
-		{"different invariant is a failure", inv, Got{ExitCode: 12, Result: ResultInvariant, Property: "TypeInvariant"}, "expected AtMostOneClientHoldLock to be violated, TLC reported TypeInvariant"},
+		{"expected violation", inv, Got{ExitCode: 12, Result: ResultInvariant, Property: "AtMostOneClientHoldLock", Trace: 7}, ""},
+		{"a longer counterexample is a failure", inv, Got{ExitCode: 12, Result: ResultInvariant, Property: "AtMostOneClientHoldLock", Trace: 9}, "counterexample length 9, manifest says 7"},
+		{"a shorter counterexample is a failure", inv, Got{ExitCode: 12, Result: ResultInvariant, Property: "AtMostOneClientHoldLock", Trace: 5}, "counterexample length 5, manifest says 7"},
+		{"different invariant is a failure", inv, Got{ExitCode: 12, Result: ResultInvariant, Property: "TypeInvariant", Trace: 7}, "violates TypeInvariant, manifest says AtMostOneClientHoldLock"},
 		{"unnamed invariant is a failure", inv, Got{ExitCode: 12, Result: ResultInvariant}, "an unnamed property"},
 		{"parse error is a failure", inv, Got{ExitCode: 150, Result: ResultForExit(150)}, "TLC gave spec parse error (exit 150)"},
 		{"deadlock instead of the invariant", inv, Got{ExitCode: 11, Result: ResultDeadlock}, "expected invariant AtMostOneClientHoldLock, TLC gave deadlock"},
@@ -45,8 +47,10 @@ func TestJudge(t *testing.T) {
 		{"ok with other states", ok, Got{Result: ResultOK, Distinct: 384}, "TLC found 384 distinct states, the manifest says 383"},
 		{"violation where ok is expected", ok, Got{ExitCode: 12, Result: ResultInvariant, Property: "NoLostUpdate"}, "expected ok, TLC gave invariant NoLostUpdate"},
 		{"stale translation fails even when the rest matches", ok, Got{Result: ResultOK, Distinct: 383, Stale: []string{"DistLock.tla line 9 differs"}}, "stale PlusCal translation"},
+		{"a slow model with no length pinned is not judged on it", Model{Name: "m", Expected: ResultInvariant, Property: "AtMostOneClientHoldLock", Slow: true}, Got{ExitCode: 12, Result: ResultInvariant, Property: "AtMostOneClientHoldLock", Trace: 30}, ""},
 		{"liveness", live, Got{ExitCode: 13, Result: ResultLiveness, Property: "AllClientsFinish"}, ""},
-		{"liveness of another property", live, Got{ExitCode: 13, Result: ResultLiveness, Property: "Termination"}, "TLC reported Termination"},
+		{"liveness of another property", live, Got{ExitCode: 13, Result: ResultLiveness, Property: "Termination"}, "violates Termination, manifest says AllClientsFinish"},
+		{"a liveness lasso's length is not judged", live, Got{ExitCode: 13, Result: ResultLiveness, Property: "AllClientsFinish", Trace: 32}, ""},
 		{"system error", ok, Got{ExitCode: 153, Result: ResultForExit(153)}, "system error"},
 		{"translator failure is not called stale", ok, Got{Result: ResultOK, Distinct: 383, Untranslated: "the PlusCal translator failed"}, "the PlusCal translation could not be checked: the PlusCal translator failed"},
 		{"parse error says where", inv, Got{ExitCode: 150, Result: ResultForExit(150), Detail: "S.tla line 3, column 1: oops"}, "TLC gave spec parse error (exit 150): S.tla line 3, column 1: oops"},
@@ -72,8 +76,9 @@ func TestInterpretFixtures(t *testing.T) {
 		model Model
 		match bool
 	}{
-		{"tool_DistLock_2c_AtMostOneClientHoldLock.out", 12, "", Model{Expected: ResultInvariant, Property: "AtMostOneClientHoldLock"}, true},
-		{"tool_DistLock_2c_AtMostOneClientHoldLock.out", 12, "", Model{Expected: ResultInvariant, Property: "NoLostUpdate"}, false},
+		{"tool_DistLock_2c_AtMostOneClientHoldLock.out", 12, "", Model{Expected: ResultInvariant, Property: "AtMostOneClientHoldLock", CounterexampleLength: 8}, true},
+		{"tool_DistLock_2c_AtMostOneClientHoldLock.out", 12, "", Model{Expected: ResultInvariant, Property: "AtMostOneClientHoldLock", CounterexampleLength: 7}, false},
+		{"tool_DistLock_2c_AtMostOneClientHoldLock.out", 12, "", Model{Expected: ResultInvariant, Property: "NoLostUpdate", CounterexampleLength: 8}, false},
 		{"tool_DistLockFencing_all_2c.out", 0, "", Model{Expected: ResultOK, DistinctStates: 1409}, true},
 		{"tool_DistLock_2c_Liveness_Unfair.out", 13, cfgLiveness, Model{Expected: ResultLiveness, Property: "AllClientsFinish"}, true},
 		{"tool_seed000_deadlock.out", 11, "", Model{Expected: ResultDeadlock}, true},
@@ -118,6 +123,10 @@ func TestParseManifestRejects(t *testing.T) {
 		{"duplicate", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "deadlock"}, {"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "deadlock"}]}`, "duplicate"},
 		{"ok without states", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "ok"}]}`, "distinct_states"},
 		{"invariant without property", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "invariant"}]}`, "needs its property"},
+		{"invariant without counterexample length", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "invariant", "property": "P"}]}`, "needs its counterexample_length"},
+		{"negative counterexample length", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "invariant", "property": "P", "slow": true, "counterexample_length": -1}]}`, "must be positive"},
+		{"liveness with counterexample length", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "liveness", "property": "P", "counterexample_length": 30}]}`, "only an invariant violation pins a counterexample_length"},
+		{"ok with counterexample length", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "ok", "distinct_states": 1, "counterexample_length": 3}]}`, "only an invariant violation"},
 		{"unknown family", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "family": "fast", "expected": "deadlock"}]}`, "family must be"},
 		{"unknown result", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "fine"}]}`, "unknown expected result"},
 	}

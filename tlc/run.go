@@ -554,7 +554,7 @@ func Interpret(out []byte, code int, cfg string) (Got, *Output, error) {
 	if why := unsupported(g.Result, parsed); why != "" {
 		g.Result, g.Detail = ResultNoVerdict, why
 	}
-	g.Distinct, g.Depth = parsed.Distinct, parsed.Depth
+	g.Distinct, g.Depth, g.Trace = parsed.Distinct, parsed.Depth, len(parsed.States)
 	for _, w := range parsed.Warnings {
 		if strings.Contains(w, "translation") {
 			g.Stale = append(g.Stale, w)

@@ -49,7 +49,7 @@ func TestOnlyTLCsWordsGiveAVerdict(t *testing.T) {
 	okTool, okPlain := read("tool_DistLockFencing_all_2c.out"), read("plain_DistLockFencing_all_2c.out")
 	violated := read("tool_DistLockFencing_writes_2c_NoLostUpdate.out")
 	okModel := Model{Name: "m", Expected: ResultOK, DistinctStates: 1409}
-	invModel := Model{Name: "m", Expected: ResultInvariant, Property: "NoLostUpdate"}
+	invModel := Model{Name: "m", Expected: ResultInvariant, Property: "NoLostUpdate", CounterexampleLength: 16}
 	tests := []struct {
 		name   string
 		out    string

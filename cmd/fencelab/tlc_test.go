@@ -118,5 +118,5 @@ func TestTLCFailureIsOneLine(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
 	require.Len(t, lines, 2, stderr)
 	assert.Contains(t, lines[0], "fencelab tlc: "+os.Getenv("TLA2TOOLS_JAR"))
-	assert.Contains(t, lines[1], `fencelab tlc: 1 of 1 model differ from the manifest: m (expected ok, TLC gave spec parse error (exit 150): DistLock.tla line 264, column 29`)
+	assert.Contains(t, lines[1], `fencelab tlc: 1 of 1 model differ from the manifest: model m: expected ok, TLC gave spec parse error (exit 150): DistLock.tla line 264, column 29`)
 }

@@ -38,35 +38,37 @@ func fencingRow() Row {
 	}}}
 }
 
-// TestRecord: TLC's count of an ok model replaces its pin or records it;
-// an equal pin is no change; a violation model's output is not read.
+// TestRecord: TLC's count of an ok model, and the length of an invariant
+// violation's counterexample, replace their pins or record them; an equal
+// pin is no change.
 func TestRecord(t *testing.T) {
 	dir := outDir(t, map[string]string{
 		"DistLockFencing_all_2c":                         "DistLockFencing_all_2c.out",
 		"DistLockFencing_all_2c_AtMostOneClientHoldLock": "DistLockFencing_all_2c_AtMostOneClientHoldLock.out",
 	})
 	key := StatesKey("DistLockFencing_all_2c")
+	cex := CounterexampleKey("DistLockFencing_all_2c_AtMostOneClientHoldLock")
 	for _, tc := range []struct {
 		name    string
 		pins    golden.Figures
 		changes []Change
 	}{
-		{"not pinned", golden.Figures{"explore.x": "1"}, []Change{{Design: "all", Key: key, Now: "1409"}}},
-		{"pinned otherwise", golden.Figures{key: "1400"}, []Change{{Design: "all", Key: key, Was: "1400", Now: "1409"}}},
-		{"pinned alike", golden.Figures{key: "1409"}, nil},
+		{"not pinned", golden.Figures{"explore.x": "1"}, []Change{{Design: "all", Key: key, Now: "1409"}, {Design: "all", Key: cex, Now: "8"}}},
+		{"pinned otherwise", golden.Figures{key: "1400", cex: "9"}, []Change{{Design: "all", Key: key, Was: "1400", Now: "1409"}, {Design: "all", Key: cex, Was: "9", Now: "8"}}},
+		{"pinned alike", golden.Figures{key: "1409", cex: "8"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			updated, changes, compared, err := Record([]Row{fencingRow()}, dir, figures(tc.pins))
 			require.NoError(t, err)
-			assert.Equal(t, 1, compared)
+			assert.Equal(t, 2, compared)
 			assert.Equal(t, tc.changes, changes)
 			if tc.changes == nil {
 				assert.Empty(t, updated)
 				return
 			}
-			want := golden.Figures{key: "1409"}
+			want := golden.Figures{key: "1409", cex: "8"}
 			for k, v := range tc.pins {
-				if k != key {
+				if k != key && k != cex {
 					want[k] = v // the row's other figures are kept
 				}
 			}
@@ -87,6 +89,7 @@ func TestRecordRefuses(t *testing.T) {
 		want string
 	}{
 		{"a violation", fencingRow(), outDir(t, map[string]string{"DistLockFencing_all_2c": "DistLockFencing_all_2c_AtMostOneClientHoldLock.out"}), "not a complete run in which TLC found no error"},
+		{"no violation where one is expected", fencingRow(), outDir(t, map[string]string{"DistLockFencing_all_2c_AtMostOneClientHoldLock": "DistLockFencing_all_2c.out"}), `TLC reported "" violated, not AtMostOneClientHoldLock`},
 		{"another spec", other, outDir(t, map[string]string{"DistLockOther_all_2c": "DistLockFencing_all_2c.out"}), `a run of "DistLockFencing", not of DistLockOther`},
 		{"no folder", fencingRow(), filepath.Join(t.TempDir(), "none"), "not a folder"},
 	} {

@@ -41,49 +41,49 @@ v28 == [c1 |-> "ReadCounter", c2 |-> "Receive", service |-> "Serve", resource |-
 s10 == <<v17, v27, v2, v3, v25, v5, v5, v6, v6, v5, v2, v28, v21, v3, v25, v4, v4, v4, v15, v5, v6>>
 v29 == {[type |-> "acquire", from |-> "c2", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
 v30 == <<[op |-> "read", id |-> "c1", token |-> 1, ok |-> TRUE, value |-> 0, lease |-> 1]>>
-s11 == <<v17, v29, v2, v3, v25, v5, v15, v30, v6, v5, v2, v28, v21, v3, v25, v4, v4, v4, v15, v5, v6>>
+s11 == <<v17, v29, v2, v3, v25, v5, v5, v30, v6, v5, v2, v28, v21, v3, v25, v4, v4, v4, v15, v5, v6>>
 v31 == [status |-> "Acquired", id |-> "c2", lease |-> 2, token |-> 2]
 v32 == {[type |-> "grant", from |-> "service", to |-> "c2", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
 v33 == 2
-s12 == <<v31, v32, v14, v3, v25, v5, v15, v30, v6, v5, v2, v28, v21, v3, v25, v4, v4, v4, v33, v5, v6>>
-s13 == <<v17, v32, v2, v3, v25, v5, v15, v30, v6, v5, v2, v28, v21, v3, v25, v4, v4, v4, v33, v5, v6>>
+s12 == <<v31, v32, v14, v3, v25, v5, v5, v30, v6, v5, v2, v28, v21, v3, v25, v4, v4, v4, v33, v5, v6>>
+s13 == <<v17, v32, v2, v3, v25, v5, v5, v30, v6, v5, v2, v28, v21, v3, v25, v4, v4, v4, v33, v5, v6>>
 v34 == {[type |-> "grant", from |-> "service", to |-> "c2", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c1", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
 v35 == [c1 |-> "Done", c2 |-> "Receive", service |-> "Serve", resource |-> "Access"]
-s14 == <<v17, v34, v2, v3, v4, v5, v15, v30, v6, v5, v2, v35, v21, v3, v4, v4, v4, v25, v33, v5, v6>>
+s14 == <<v17, v34, v2, v3, v4, v5, v5, v30, v6, v5, v2, v35, v21, v3, v4, v4, v4, v25, v33, v5, v6>>
 v36 == {[type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c1", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
 v37 == {[node |-> "c2", kind |-> "validity"]}
 v38 == [c1 |-> FALSE, c2 |-> TRUE]
 v39 == [c1 |-> 0, c2 |-> 2]
 v40 == [c1 |-> "Done", c2 |-> "ReadCounter", service |-> "Serve", resource |-> "Access"]
-s15 == <<v17, v36, v37, v38, v39, v5, v15, v30, v6, v5, v2, v40, v21, v3, v39, v4, v4, v25, v33, v5, v6>>
-s16 == <<v17, v36, v2, v3, v39, v5, v15, v30, v6, v5, v2, v40, v21, v3, v39, v4, v4, v25, v33, v5, v6>>
+s15 == <<v17, v36, v37, v38, v39, v5, v5, v30, v6, v5, v2, v40, v21, v3, v39, v4, v4, v25, v33, v5, v6>>
+s16 == <<v17, v36, v2, v3, v39, v5, v5, v30, v6, v5, v2, v40, v21, v3, v39, v4, v4, v25, v33, v5, v6>>
 v41 == {[type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 2, value |-> 0, ok |-> TRUE], [type |-> "release", from |-> "c1", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
 v42 == <<[op |-> "read", id |-> "c1", token |-> 1, ok |-> TRUE, value |-> 0, lease |-> 1], [op |-> "read", id |-> "c2", token |-> 2, ok |-> TRUE, value |-> 0, lease |-> 2]>>
-s17 == <<v17, v41, v2, v3, v39, v5, v33, v42, v6, v5, v2, v40, v21, v3, v39, v4, v4, v25, v33, v5, v6>>
+s17 == <<v17, v41, v2, v3, v39, v5, v5, v42, v6, v5, v2, v40, v21, v3, v39, v4, v4, v25, v33, v5, v6>>
 v43 == {[type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 2, value |-> 0, ok |-> TRUE]}
-s18 == <<v17, v43, v2, v3, v39, v5, v33, v42, v6, v5, v2, v40, v21, v3, v39, v4, v4, v25, v33, v5, v6>>
+s18 == <<v17, v43, v2, v3, v39, v5, v5, v42, v6, v5, v2, v40, v21, v3, v39, v4, v4, v25, v33, v5, v6>>
 v44 == {[type |-> "release", from |-> "c2", to |-> "service", lease |-> 2, token |-> 0, value |-> 0, ok |-> FALSE]}
 v45 == [c1 |-> "Done", c2 |-> "Done", service |-> "Serve", resource |-> "Access"]
 v46 == [c1 |-> 1, c2 |-> 1]
-s19 == <<v17, v44, v2, v3, v4, v5, v33, v42, v6, v5, v2, v45, v4, v3, v4, v4, v4, v46, v33, v5, v6>>
-s20 == <<v17, v2, v2, v3, v4, v5, v33, v42, v6, v5, v2, v45, v4, v3, v4, v4, v4, v46, v33, v5, v6>>
+s19 == <<v17, v44, v2, v3, v4, v5, v5, v42, v6, v5, v2, v45, v4, v3, v4, v4, v4, v46, v33, v5, v6>>
+s20 == <<v17, v2, v2, v3, v4, v5, v5, v42, v6, v5, v2, v45, v4, v3, v4, v4, v4, v46, v33, v5, v6>>
 v47 == {[node |-> "c1", kind |-> "validity"], [node |-> "service", kind |-> "lease"]}
 s21 == <<v12, v27, v47, v24, v25, v5, v5, v6, v6, v5, v2, v28, v4, v3, v25, v4, v4, v4, v15, v5, v6>>
 v48 == {[node |-> "c1", kind |-> "validity"]}
 s22 == <<v17, v27, v48, v24, v25, v5, v5, v6, v6, v5, v2, v28, v4, v3, v25, v4, v4, v4, v15, v5, v6>>
-s23 == <<v17, v29, v48, v24, v25, v5, v15, v30, v6, v5, v2, v28, v4, v3, v25, v4, v4, v4, v15, v5, v6>>
-s24 == <<v17, v29, v2, v3, v25, v5, v15, v30, v6, v5, v2, v28, v4, v3, v25, v4, v4, v4, v15, v5, v6>>
+s23 == <<v17, v29, v48, v24, v25, v5, v5, v30, v6, v5, v2, v28, v4, v3, v25, v4, v4, v4, v15, v5, v6>>
+s24 == <<v17, v29, v2, v3, v25, v5, v5, v30, v6, v5, v2, v28, v4, v3, v25, v4, v4, v4, v15, v5, v6>>
 v49 == {[type |-> "acquire", from |-> "c2", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c1", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
-s25 == <<v17, v49, v2, v3, v4, v5, v15, v30, v6, v5, v2, v35, v4, v3, v4, v4, v4, v25, v15, v5, v6>>
+s25 == <<v17, v49, v2, v3, v4, v5, v5, v30, v6, v5, v2, v35, v4, v3, v4, v4, v4, v25, v15, v5, v6>>
 v50 == {[type |-> "acquire", from |-> "c2", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE]}
-s26 == <<v17, v50, v2, v3, v4, v5, v15, v30, v6, v5, v2, v35, v4, v3, v4, v4, v4, v25, v15, v5, v6>>
+s26 == <<v17, v50, v2, v3, v4, v5, v5, v30, v6, v5, v2, v35, v4, v3, v4, v4, v4, v25, v15, v5, v6>>
 v51 == {[type |-> "grant", from |-> "service", to |-> "c2", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE]}
-s27 == <<v31, v51, v14, v3, v4, v5, v15, v30, v6, v5, v2, v35, v4, v3, v4, v4, v4, v25, v33, v5, v6>>
-s28 == <<v17, v51, v2, v3, v4, v5, v15, v30, v6, v5, v2, v35, v4, v3, v4, v4, v4, v25, v33, v5, v6>>
+s27 == <<v31, v51, v14, v3, v4, v5, v5, v30, v6, v5, v2, v35, v4, v3, v4, v4, v4, v25, v33, v5, v6>>
+s28 == <<v17, v51, v2, v3, v4, v5, v5, v30, v6, v5, v2, v35, v4, v3, v4, v4, v4, v25, v33, v5, v6>>
 v52 == {[type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE]}
-s29 == <<v17, v52, v37, v38, v39, v5, v15, v30, v6, v5, v2, v40, v4, v3, v39, v4, v4, v25, v33, v5, v6>>
-s30 == <<v17, v43, v37, v38, v39, v5, v33, v42, v6, v5, v2, v40, v4, v3, v39, v4, v4, v25, v33, v5, v6>>
-s31 == <<v17, v43, v2, v3, v39, v5, v33, v42, v6, v5, v2, v40, v4, v3, v39, v4, v4, v25, v33, v5, v6>>
+s29 == <<v17, v52, v37, v38, v39, v5, v5, v30, v6, v5, v2, v40, v4, v3, v39, v4, v4, v25, v33, v5, v6>>
+s30 == <<v17, v43, v37, v38, v39, v5, v5, v42, v6, v5, v2, v40, v4, v3, v39, v4, v4, v25, v33, v5, v6>>
+s31 == <<v17, v43, v2, v3, v39, v5, v5, v42, v6, v5, v2, v40, v4, v3, v39, v4, v4, v25, v33, v5, v6>>
 v53 == [c1 |-> "Acquire", c2 |-> "Receive", service |-> "Serve", resource |-> "Access"]
 s32 == <<v1, v50, v2, v3, v4, v5, v5, v6, v6, v5, v2, v53, v4, v3, v4, v4, v4, v4, v5, v5, v6>>
 v54 == [status |-> "Acquired", id |-> "c2", lease |-> 1, token |-> 1]
@@ -107,31 +107,31 @@ v64 == [c1 |-> 2, c2 |-> 0]
 s40 == <<v61, v63, v47, v24, v64, v5, v5, v6, v6, v5, v2, v28, v25, v3, v64, v4, v4, v4, v33, v5, v6>>
 v65 == {[type |-> "grant", from |-> "service", to |-> "c2", lease |-> 1, token |-> 1, value |-> 0, ok |-> FALSE], [type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 2, value |-> 0, ok |-> TRUE]}
 v66 == <<[op |-> "read", id |-> "c1", token |-> 2, ok |-> TRUE, value |-> 0, lease |-> 2]>>
-s41 == <<v61, v65, v47, v24, v64, v5, v33, v66, v6, v5, v2, v28, v25, v3, v64, v4, v4, v4, v33, v5, v6>>
+s41 == <<v61, v65, v47, v24, v64, v5, v5, v66, v6, v5, v2, v28, v25, v3, v64, v4, v4, v4, v33, v5, v6>>
 v67 == {[node |-> "c1", kind |-> "think"], [node |-> "c1", kind |-> "validity"], [node |-> "service", kind |-> "lease"]}
 v68 == [c1 |-> "WriteCounter", c2 |-> "Receive", service |-> "Serve", resource |-> "Access"]
-s42 == <<v61, v55, v67, v24, v64, v5, v33, v66, v6, v5, v2, v68, v25, v3, v64, v4, v4, v4, v33, v5, v6>>
+s42 == <<v61, v55, v67, v24, v64, v5, v5, v66, v6, v5, v2, v68, v25, v3, v64, v4, v4, v4, v33, v5, v6>>
 v69 == {[type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE]}
 v70 == {[node |-> "c1", kind |-> "think"], [node |-> "c1", kind |-> "validity"], [node |-> "c2", kind |-> "validity"], [node |-> "service", kind |-> "lease"]}
 v71 == [c1 |-> TRUE, c2 |-> TRUE]
 v72 == [c1 |-> 2, c2 |-> 1]
 v73 == [c1 |-> "WriteCounter", c2 |-> "ReadCounter", service |-> "Serve", resource |-> "Access"]
-s43 == <<v61, v69, v70, v71, v72, v5, v33, v66, v6, v5, v2, v73, v25, v3, v72, v4, v4, v4, v33, v5, v6>>
+s43 == <<v61, v69, v70, v71, v72, v5, v5, v66, v6, v5, v2, v73, v25, v3, v72, v4, v4, v4, v33, v5, v6>>
 v74 == {[type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE], [type |-> "write", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 2, value |-> 1, ok |-> FALSE]}
 v75 == {[node |-> "c1", kind |-> "validity"], [node |-> "c2", kind |-> "validity"], [node |-> "service", kind |-> "lease"]}
 v76 == [c1 |-> "Release", c2 |-> "ReadCounter", service |-> "Serve", resource |-> "Access"]
-s44 == <<v61, v74, v75, v71, v72, v5, v33, v66, v6, v5, v2, v76, v25, v3, v72, v4, v4, v4, v33, v5, v6>>
+s44 == <<v61, v74, v75, v71, v72, v5, v5, v66, v6, v5, v2, v76, v25, v3, v72, v4, v4, v4, v33, v5, v6>>
 v77 == {[node |-> "c1", kind |-> "validity"], [node |-> "c2", kind |-> "validity"]}
-s45 == <<v17, v74, v77, v71, v72, v5, v33, v66, v6, v5, v2, v76, v25, v3, v72, v4, v4, v4, v33, v5, v6>>
-s46 == <<v17, v74, v48, v24, v72, v5, v33, v66, v6, v5, v2, v76, v25, v3, v72, v4, v4, v4, v33, v5, v6>>
+s45 == <<v17, v74, v77, v71, v72, v5, v5, v66, v6, v5, v2, v76, v25, v3, v72, v4, v4, v4, v33, v5, v6>>
+s46 == <<v17, v74, v48, v24, v72, v5, v5, v66, v6, v5, v2, v76, v25, v3, v72, v4, v4, v4, v33, v5, v6>>
 v78 == {[type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE], [type |-> "write_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 2, value |-> 0, ok |-> TRUE]}
 v79 == <<[op |-> "read", id |-> "c1", token |-> 2, ok |-> TRUE, value |-> 0, lease |-> 2], [op |-> "write", id |-> "c1", token |-> 2, ok |-> TRUE, value |-> 1, lease |-> 2]>>
 s47 == <<v17, v78, v48, v24, v72, v15, v33, v79, v6, v5, v2, v76, v25, v3, v72, v4, v4, v4, v33, v5, v6>>
 s48 == <<v17, v78, v2, v3, v72, v15, v33, v79, v6, v5, v2, v76, v25, v3, v72, v4, v4, v4, v33, v5, v6>>
 v80 == {[type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c1", to |-> "service", lease |-> 2, token |-> 0, value |-> 0, ok |-> FALSE]}
 s49 == <<v17, v80, v2, v3, v21, v15, v33, v79, v6, v5, v2, v40, v4, v3, v21, v4, v25, v4, v33, v5, v6>>
-v81 == {[type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c1", to |-> "service", lease |-> 2, token |-> 0, value |-> 0, ok |-> FALSE]}
-v82 == <<[op |-> "read", id |-> "c1", token |-> 2, ok |-> TRUE, value |-> 0, lease |-> 2], [op |-> "write", id |-> "c1", token |-> 2, ok |-> TRUE, value |-> 1, lease |-> 2], [op |-> "read", id |-> "c2", token |-> 1, ok |-> FALSE, value |-> 0, lease |-> 1]>>
+v81 == {[type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 1, value |-> 1, ok |-> TRUE], [type |-> "release", from |-> "c1", to |-> "service", lease |-> 2, token |-> 0, value |-> 0, ok |-> FALSE]}
+v82 == <<[op |-> "read", id |-> "c1", token |-> 2, ok |-> TRUE, value |-> 0, lease |-> 2], [op |-> "write", id |-> "c1", token |-> 2, ok |-> TRUE, value |-> 1, lease |-> 2], [op |-> "read", id |-> "c2", token |-> 1, ok |-> TRUE, value |-> 1, lease |-> 1]>>
 s50 == <<v17, v81, v2, v3, v21, v15, v33, v82, v6, v5, v2, v40, v4, v3, v21, v4, v25, v4, v33, v5, v6>>
 v83 == {[type |-> "release", from |-> "c1", to |-> "service", lease |-> 2, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c2", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
 s51 == <<v17, v83, v2, v3, v4, v15, v33, v82, v6, v5, v2, v45, v4, v3, v4, v4, v25, v21, v33, v5, v6>>
@@ -145,21 +145,21 @@ v87 == {[node |-> "c1", kind |-> "backoff"], [node |-> "c2", kind |-> "validity"
 s55 == <<v17, v69, v87, v38, v21, v5, v5, v6, v6, v5, v2, v86, v25, v3, v21, v4, v4, v4, v15, v5, v6>>
 v88 == {[type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
 v89 == <<[op |-> "read", id |-> "c2", token |-> 1, ok |-> TRUE, value |-> 0, lease |-> 1]>>
-s56 == <<v17, v88, v87, v38, v21, v5, v15, v89, v6, v5, v2, v86, v25, v3, v21, v4, v4, v4, v15, v5, v6>>
+s56 == <<v17, v88, v87, v38, v21, v5, v5, v89, v6, v5, v2, v86, v25, v3, v21, v4, v4, v4, v15, v5, v6>>
 v90 == {[type |-> "acquire", from |-> "c1", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
 v91 == [c1 |-> "Receive", c2 |-> "ReadCounter", service |-> "Serve", resource |-> "Access"]
-s57 == <<v17, v90, v37, v38, v21, v5, v15, v89, v6, v5, v2, v91, v25, v3, v21, v4, v4, v4, v15, v5, v6>>
+s57 == <<v17, v90, v37, v38, v21, v5, v5, v89, v6, v5, v2, v91, v25, v3, v21, v4, v4, v4, v15, v5, v6>>
 v92 == {[node |-> "c2", kind |-> "think"], [node |-> "c2", kind |-> "validity"]}
 v93 == [c1 |-> "Receive", c2 |-> "WriteCounter", service |-> "Serve", resource |-> "Access"]
-s58 == <<v17, v8, v92, v38, v21, v5, v15, v89, v6, v5, v2, v93, v25, v3, v21, v4, v4, v4, v15, v5, v6>>
+s58 == <<v17, v8, v92, v38, v21, v5, v5, v89, v6, v5, v2, v93, v25, v3, v21, v4, v4, v4, v15, v5, v6>>
 v94 == {[type |-> "acquire", from |-> "c1", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "write", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 1, ok |-> FALSE]}
 v95 == [c1 |-> "Receive", c2 |-> "Release", service |-> "Serve", resource |-> "Access"]
-s59 == <<v17, v94, v37, v38, v21, v5, v15, v89, v6, v5, v2, v95, v25, v3, v21, v4, v4, v4, v15, v5, v6>>
+s59 == <<v17, v94, v37, v38, v21, v5, v5, v89, v6, v5, v2, v95, v25, v3, v21, v4, v4, v4, v15, v5, v6>>
 v96 == {[type |-> "grant", from |-> "service", to |-> "c1", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "write", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 1, ok |-> FALSE]}
 v97 == {[node |-> "c2", kind |-> "validity"], [node |-> "service", kind |-> "lease"]}
-s60 == <<v61, v96, v97, v38, v21, v5, v15, v89, v6, v5, v2, v95, v25, v3, v21, v4, v4, v4, v33, v5, v6>>
-s61 == <<v17, v96, v37, v38, v21, v5, v15, v89, v6, v5, v2, v95, v25, v3, v21, v4, v4, v4, v33, v5, v6>>
-s62 == <<v17, v96, v2, v3, v21, v5, v15, v89, v6, v5, v2, v95, v25, v3, v21, v4, v4, v4, v33, v5, v6>>
+s60 == <<v61, v96, v97, v38, v21, v5, v5, v89, v6, v5, v2, v95, v25, v3, v21, v4, v4, v4, v33, v5, v6>>
+s61 == <<v17, v96, v37, v38, v21, v5, v5, v89, v6, v5, v2, v95, v25, v3, v21, v4, v4, v4, v33, v5, v6>>
+s62 == <<v17, v96, v2, v3, v21, v5, v5, v89, v6, v5, v2, v95, v25, v3, v21, v4, v4, v4, v33, v5, v6>>
 v98 == {[type |-> "grant", from |-> "service", to |-> "c1", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "write_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
 v99 == <<[op |-> "read", id |-> "c2", token |-> 1, ok |-> TRUE, value |-> 0, lease |-> 1], [op |-> "write", id |-> "c2", token |-> 1, ok |-> TRUE, value |-> 1, lease |-> 1]>>
 s63 == <<v17, v98, v2, v3, v21, v15, v15, v99, v6, v5, v2, v95, v25, v3, v21, v4, v4, v4, v33, v5, v6>>
@@ -172,11 +172,11 @@ v103 == [c1 |-> "ReadCounter", c2 |-> "Done", service |-> "Serve", resource |-> 
 s66 == <<v17, v102, v2, v3, v64, v15, v15, v99, v6, v5, v2, v103, v25, v3, v64, v4, v21, v4, v33, v5, v6>>
 v104 == {[type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 2, value |-> 1, ok |-> TRUE], [type |-> "release", from |-> "c2", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
 v105 == <<[op |-> "read", id |-> "c2", token |-> 1, ok |-> TRUE, value |-> 0, lease |-> 1], [op |-> "write", id |-> "c2", token |-> 1, ok |-> TRUE, value |-> 1, lease |-> 1], [op |-> "read", id |-> "c1", token |-> 2, ok |-> TRUE, value |-> 1, lease |-> 2]>>
-s67 == <<v17, v104, v2, v3, v64, v15, v33, v105, v6, v5, v2, v103, v25, v3, v64, v4, v21, v4, v33, v5, v6>>
-s68 == <<v17, v83, v2, v3, v4, v15, v33, v105, v6, v5, v2, v45, v4, v3, v4, v4, v21, v25, v33, v5, v6>>
+s67 == <<v17, v104, v2, v3, v64, v15, v15, v105, v6, v5, v2, v103, v25, v3, v64, v4, v21, v4, v33, v5, v6>>
+s68 == <<v17, v83, v2, v3, v4, v15, v15, v105, v6, v5, v2, v45, v4, v3, v4, v4, v21, v25, v33, v5, v6>>
 v106 == {[type |-> "release", from |-> "c2", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
-s69 == <<v17, v106, v2, v3, v4, v15, v33, v105, v6, v5, v2, v45, v4, v3, v4, v4, v21, v25, v33, v5, v6>>
-s70 == <<v17, v2, v2, v3, v4, v15, v33, v105, v6, v5, v2, v45, v4, v3, v4, v4, v21, v25, v33, v5, v6>>
+s69 == <<v17, v106, v2, v3, v4, v15, v15, v105, v6, v5, v2, v45, v4, v3, v4, v4, v21, v25, v33, v5, v6>>
+s70 == <<v17, v2, v2, v3, v4, v15, v15, v105, v6, v5, v2, v45, v4, v3, v4, v4, v21, v25, v33, v5, v6>>
 v107 == {[node |-> "c2", kind |-> "backoff"], [node |-> "service", kind |-> "lease"]}
 s71 == <<v12, v18, v107, v3, v4, v5, v5, v6, v6, v5, v2, v20, v21, v3, v4, v4, v4, v4, v15, v5, v6>>
 s72 == <<v12, v13, v14, v3, v4, v5, v5, v6, v6, v5, v2, v11, v21, v3, v4, v4, v4, v4, v15, v5, v6>>
@@ -185,15 +185,82 @@ s74 == <<v17, v16, v2, v3, v4, v5, v5, v6, v6, v5, v2, v11, v21, v3, v4, v4, v4,
 v108 == {[type |-> "read", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE], [type |-> "reject", from |-> "service", to |-> "c2", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE]}
 s75 == <<v17, v108, v48, v24, v25, v5, v5, v6, v6, v5, v2, v28, v21, v3, v25, v4, v4, v4, v15, v5, v6>>
 v109 == {[type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE], [type |-> "reject", from |-> "service", to |-> "c2", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE]}
-s76 == <<v17, v109, v48, v24, v25, v5, v15, v30, v6, v5, v2, v28, v21, v3, v25, v4, v4, v4, v15, v5, v6>>
+s76 == <<v17, v109, v48, v24, v25, v5, v5, v30, v6, v5, v2, v28, v21, v3, v25, v4, v4, v4, v15, v5, v6>>
 v110 == {[type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
-s77 == <<v17, v110, v48, v24, v25, v5, v15, v30, v6, v5, v2, v103, v4, v3, v25, v4, v4, v21, v15, v5, v6>>
-s78 == <<v17, v110, v2, v3, v25, v5, v15, v30, v6, v5, v2, v103, v4, v3, v25, v4, v4, v21, v15, v5, v6>>
+s77 == <<v17, v110, v48, v24, v25, v5, v5, v30, v6, v5, v2, v103, v4, v3, v25, v4, v4, v21, v15, v5, v6>>
+s78 == <<v17, v110, v2, v3, v25, v5, v5, v30, v6, v5, v2, v103, v4, v3, v25, v4, v4, v21, v15, v5, v6>>
 v111 == {[type |-> "release", from |-> "c1", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
-s79 == <<v17, v111, v2, v3, v4, v5, v15, v30, v6, v5, v2, v45, v4, v3, v4, v4, v4, v46, v15, v5, v6>>
-s80 == <<v17, v2, v2, v3, v4, v5, v15, v30, v6, v5, v2, v45, v4, v3, v4, v4, v4, v46, v15, v5, v6>>
+s79 == <<v17, v111, v2, v3, v4, v5, v5, v30, v6, v5, v2, v45, v4, v3, v4, v4, v4, v46, v15, v5, v6>>
+s80 == <<v17, v2, v2, v3, v4, v5, v5, v30, v6, v5, v2, v45, v4, v3, v4, v4, v4, v46, v15, v5, v6>>
+s81 == <<v12, v18, v14, v3, v4, v5, v5, v6, v6, v5, v2, v9, v4, v3, v4, v4, v4, v4, v15, v5, v6>>
+v112 == [c1 |-> "ReadCounter", c2 |-> "Acquire", service |-> "Serve", resource |-> "Access"]
+s82 == <<v12, v22, v47, v24, v25, v5, v5, v6, v6, v5, v2, v112, v4, v3, v25, v4, v4, v4, v15, v5, v6>>
+s83 == <<v12, v110, v47, v24, v25, v5, v5, v30, v6, v5, v2, v112, v4, v3, v25, v4, v4, v4, v15, v5, v6>>
+v113 == [c1 |-> "WriteCounter", c2 |-> "Acquire", service |-> "Serve", resource |-> "Access"]
+s84 == <<v12, v2, v67, v24, v25, v5, v5, v30, v6, v5, v2, v113, v4, v3, v25, v4, v4, v4, v15, v5, v6>>
+s85 == <<v12, v50, v67, v24, v25, v5, v5, v30, v6, v5, v2, v68, v4, v3, v25, v4, v4, v4, v15, v5, v6>>
+v114 == {[type |-> "reject", from |-> "service", to |-> "c2", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE]}
+s86 == <<v12, v114, v67, v24, v25, v5, v5, v30, v6, v5, v2, v68, v4, v3, v25, v4, v4, v4, v15, v5, v6>>
+v115 == {[node |-> "c1", kind |-> "think"], [node |-> "service", kind |-> "lease"]}
+s87 == <<v12, v114, v115, v3, v25, v5, v5, v30, v6, v5, v2, v68, v4, v3, v25, v4, v4, v4, v15, v5, v6>>
+v116 == {[node |-> "c1", kind |-> "think"], [node |-> "c2", kind |-> "backoff"], [node |-> "service", kind |-> "lease"]}
+v117 == [c1 |-> "WriteCounter", c2 |-> "Backoff", service |-> "Serve", resource |-> "Access"]
+s88 == <<v12, v2, v116, v3, v25, v5, v5, v30, v6, v5, v2, v117, v21, v3, v25, v4, v4, v4, v15, v5, v6>>
+v118 == {[node |-> "c1", kind |-> "think"], [node |-> "c2", kind |-> "backoff"]}
+s89 == <<v17, v2, v118, v3, v25, v5, v5, v30, v6, v5, v2, v117, v21, v3, v25, v4, v4, v4, v15, v5, v6>>
+v119 == {[node |-> "c1", kind |-> "think"]}
+s90 == <<v17, v50, v119, v3, v25, v5, v5, v30, v6, v5, v2, v68, v21, v3, v25, v4, v4, v4, v15, v5, v6>>
+s91 == <<v17, v49, v2, v3, v4, v5, v5, v30, v6, v5, v2, v35, v21, v3, v4, v4, v4, v25, v15, v5, v6>>
+s92 == <<v17, v50, v2, v3, v4, v5, v5, v30, v6, v5, v2, v35, v21, v3, v4, v4, v4, v25, v15, v5, v6>>
+s93 == <<v31, v51, v14, v3, v4, v5, v5, v30, v6, v5, v2, v35, v21, v3, v4, v4, v4, v25, v33, v5, v6>>
+s94 == <<v17, v51, v2, v3, v4, v5, v5, v30, v6, v5, v2, v35, v21, v3, v4, v4, v4, v25, v33, v5, v6>>
+s95 == <<v17, v52, v37, v38, v39, v5, v5, v30, v6, v5, v2, v40, v21, v3, v39, v4, v4, v25, v33, v5, v6>>
+s96 == <<v17, v52, v2, v3, v39, v5, v5, v30, v6, v5, v2, v40, v21, v3, v39, v4, v4, v25, v33, v5, v6>>
+s97 == <<v17, v57, v2, v3, v4, v5, v5, v6, v6, v5, v2, v11, v4, v3, v4, v4, v4, v4, v15, v5, v6>>
+v120 == {[type |-> "acquire", from |-> "c1", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE]}
+s98 == <<v17, v120, v37, v38, v21, v5, v5, v6, v6, v5, v2, v91, v25, v3, v21, v4, v4, v4, v15, v5, v6>>
+v121 == {[type |-> "grant", from |-> "service", to |-> "c1", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE]}
+v122 == {[node |-> "c2", kind |-> "think"], [node |-> "c2", kind |-> "validity"], [node |-> "service", kind |-> "lease"]}
+s99 == <<v61, v121, v122, v38, v21, v5, v5, v89, v6, v5, v2, v93, v25, v3, v21, v4, v4, v4, v33, v5, v6>>
+s100 == <<v61, v96, v14, v3, v21, v5, v5, v89, v6, v5, v2, v95, v25, v3, v21, v4, v4, v4, v33, v5, v6>>
+s101 == <<v61, v98, v14, v3, v21, v15, v15, v99, v6, v5, v2, v95, v25, v3, v21, v4, v4, v4, v33, v5, v6>>
+v123 == {[type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 2, value |-> 1, ok |-> TRUE], [type |-> "write_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
+s102 == <<v17, v123, v48, v24, v72, v15, v15, v105, v6, v5, v2, v101, v25, v3, v72, v4, v4, v4, v33, v5, v6>>
+s103 == <<v17, v104, v48, v24, v64, v15, v15, v105, v6, v5, v2, v103, v25, v3, v64, v4, v21, v4, v33, v5, v6>>
+v124 == {[node |-> "c1", kind |-> "think"], [node |-> "c1", kind |-> "validity"]}
+v125 == [c1 |-> "WriteCounter", c2 |-> "Done", service |-> "Serve", resource |-> "Access"]
+s104 == <<v17, v106, v124, v24, v64, v15, v15, v105, v6, v5, v2, v125, v25, v3, v64, v25, v21, v4, v33, v5, v6>>
+s105 == <<v17, v2, v124, v24, v64, v15, v15, v105, v6, v5, v2, v125, v25, v3, v64, v25, v21, v4, v33, v5, v6>>
+v126 == {[type |-> "write", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 2, value |-> 2, ok |-> FALSE]}
+v127 == [c1 |-> "Release", c2 |-> "Done", service |-> "Serve", resource |-> "Access"]
+s106 == <<v17, v126, v48, v24, v64, v15, v15, v105, v6, v5, v2, v127, v25, v3, v64, v25, v21, v4, v33, v5, v6>>
+v128 == {[type |-> "write_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 2, value |-> 0, ok |-> TRUE]}
+v129 == <<[op |-> "read", id |-> "c2", token |-> 1, ok |-> TRUE, value |-> 0, lease |-> 1], [op |-> "write", id |-> "c2", token |-> 1, ok |-> TRUE, value |-> 1, lease |-> 1], [op |-> "read", id |-> "c1", token |-> 2, ok |-> TRUE, value |-> 1, lease |-> 2], [op |-> "write", id |-> "c1", token |-> 2, ok |-> TRUE, value |-> 2, lease |-> 2]>>
+s107 == <<v17, v128, v48, v24, v64, v33, v33, v129, v6, v5, v2, v127, v25, v3, v64, v25, v21, v4, v33, v5, v6>>
+s108 == <<v17, v84, v2, v3, v4, v33, v33, v129, v6, v5, v2, v45, v4, v3, v4, v4, v46, v4, v33, v5, v6>>
+s109 == <<v17, v2, v2, v3, v4, v33, v33, v129, v6, v5, v2, v45, v4, v3, v4, v4, v46, v4, v33, v5, v6>>
+v130 == [c1 |-> "Acquire", c2 |-> "ReadCounter", service |-> "Serve", resource |-> "Access"]
+s110 == <<v54, v69, v97, v38, v21, v5, v5, v6, v6, v5, v2, v130, v4, v3, v21, v4, v4, v4, v15, v5, v6>>
+s111 == <<v17, v69, v37, v38, v21, v5, v5, v6, v6, v5, v2, v130, v4, v3, v21, v4, v4, v4, v15, v5, v6>>
+s112 == <<v17, v69, v2, v3, v21, v5, v5, v6, v6, v5, v2, v130, v4, v3, v21, v4, v4, v4, v15, v5, v6>>
+s113 == <<v17, v88, v2, v3, v21, v5, v5, v89, v6, v5, v2, v130, v4, v3, v21, v4, v4, v4, v15, v5, v6>>
+v131 == [c1 |-> "Acquire", c2 |-> "Done", service |-> "Serve", resource |-> "Access"]
+s114 == <<v17, v106, v2, v3, v4, v5, v5, v89, v6, v5, v2, v131, v4, v3, v4, v4, v4, v21, v15, v5, v6>>
+s115 == <<v17, v2, v2, v3, v4, v5, v5, v89, v6, v5, v2, v131, v4, v3, v4, v4, v4, v21, v15, v5, v6>>
+v132 == [c1 |-> "Receive", c2 |-> "Done", service |-> "Serve", resource |-> "Access"]
+s116 == <<v17, v8, v2, v3, v4, v5, v5, v89, v6, v5, v2, v132, v4, v3, v4, v4, v4, v21, v15, v5, v6>>
+s117 == <<v61, v121, v14, v3, v4, v5, v5, v89, v6, v5, v2, v132, v4, v3, v4, v4, v4, v21, v33, v5, v6>>
+s118 == <<v17, v121, v2, v3, v4, v5, v5, v89, v6, v5, v2, v132, v4, v3, v4, v4, v4, v21, v33, v5, v6>>
+v133 == {[type |-> "read", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE]}
+s119 == <<v17, v133, v48, v24, v64, v5, v5, v89, v6, v5, v2, v103, v4, v3, v64, v4, v4, v21, v33, v5, v6>>
+s120 == <<v17, v133, v2, v3, v64, v5, v5, v89, v6, v5, v2, v103, v4, v3, v64, v4, v4, v21, v33, v5, v6>>
+v134 == {[type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 2, value |-> 0, ok |-> TRUE]}
+v135 == <<[op |-> "read", id |-> "c2", token |-> 1, ok |-> TRUE, value |-> 0, lease |-> 1], [op |-> "read", id |-> "c1", token |-> 2, ok |-> TRUE, value |-> 0, lease |-> 2]>>
+s121 == <<v17, v134, v2, v3, v64, v5, v5, v135, v6, v5, v2, v103, v4, v3, v64, v4, v4, v21, v33, v5, v6>>
+s122 == <<v17, v84, v2, v3, v4, v5, v5, v135, v6, v5, v2, v45, v4, v3, v4, v4, v4, v46, v33, v5, v6>>
+s123 == <<v17, v2, v2, v3, v4, v5, v5, v135, v6, v5, v2, v45, v4, v3, v4, v4, v4, v46, v33, v5, v6>>
 Traces == <<
-\* 1: walk seed 1
+\* 1: walk seed 1, writes, 2 clients, 1 sections, 1 retries, validity arrival
 <<[label |-> "Init", proc |-> "none", state |-> s1],
 [label |-> "Acquire", proc |-> "c1", state |-> s2],
 [label |-> "Acquire", proc |-> "c2", state |-> s3],
@@ -214,7 +281,7 @@ Traces == <<
 [label |-> "Serve", proc |-> "service", state |-> s18],
 [label |-> "ReadCounter", proc |-> "c2", state |-> s19],
 [label |-> "Serve", proc |-> "service", state |-> s20]>>,
-\* 2: walk seed 2
+\* 2: walk seed 2, writes, 2 clients, 1 sections, 1 retries, validity arrival
 <<[label |-> "Init", proc |-> "none", state |-> s1],
 [label |-> "Acquire", proc |-> "c1", state |-> s2],
 [label |-> "Acquire", proc |-> "c2", state |-> s3],
@@ -232,7 +299,7 @@ Traces == <<
 [label |-> "ReadCounter", proc |-> "c2", state |-> s31],
 [label |-> "ReadCounter", proc |-> "c2", state |-> s19],
 [label |-> "Serve", proc |-> "service", state |-> s20]>>,
-\* 3: walk seed 3
+\* 3: walk seed 3, writes, 2 clients, 1 sections, 1 retries, validity arrival
 <<[label |-> "Init", proc |-> "none", state |-> s1],
 [label |-> "Acquire", proc |-> "c2", state |-> s32],
 [label |-> "Serve", proc |-> "service", state |-> s33],
@@ -256,7 +323,7 @@ Traces == <<
 [label |-> "ReadCounter", proc |-> "c2", state |-> s51],
 [label |-> "Serve", proc |-> "service", state |-> s52],
 [label |-> "Serve", proc |-> "service", state |-> s53]>>,
-\* 4: walk seed 4
+\* 4: walk seed 4, writes, 2 clients, 1 sections, 1 retries, validity arrival
 <<[label |-> "Init", proc |-> "none", state |-> s1],
 [label |-> "Acquire", proc |-> "c2", state |-> s32],
 [label |-> "Serve", proc |-> "service", state |-> s33],
@@ -280,7 +347,7 @@ Traces == <<
 [label |-> "ReadCounter", proc |-> "c1", state |-> s68],
 [label |-> "Serve", proc |-> "service", state |-> s69],
 [label |-> "Serve", proc |-> "service", state |-> s70]>>,
-\* 5: walk seed 5
+\* 5: walk seed 5, writes, 2 clients, 1 sections, 1 retries, validity arrival
 <<[label |-> "Init", proc |-> "none", state |-> s1],
 [label |-> "Acquire", proc |-> "c2", state |-> s32],
 [label |-> "Acquire", proc |-> "c1", state |-> s3],
@@ -295,6 +362,72 @@ Traces == <<
 [label |-> "Receive", proc |-> "c2", state |-> s77],
 [label |-> "ReadCounter", proc |-> "c1", state |-> s78],
 [label |-> "ReadCounter", proc |-> "c1", state |-> s79],
-[label |-> "Serve", proc |-> "service", state |-> s80]>>
+[label |-> "Serve", proc |-> "service", state |-> s80]>>,
+\* 6: walk seed 6, writes, 2 clients, 1 sections, 1 retries, validity arrival
+<<[label |-> "Init", proc |-> "none", state |-> s1],
+[label |-> "Acquire", proc |-> "c1", state |-> s2],
+[label |-> "Serve", proc |-> "service", state |-> s81],
+[label |-> "Receive", proc |-> "c1", state |-> s82],
+[label |-> "Access", proc |-> "resource", state |-> s83],
+[label |-> "ReadCounter", proc |-> "c1", state |-> s84],
+[label |-> "Acquire", proc |-> "c2", state |-> s85],
+[label |-> "Serve", proc |-> "service", state |-> s86],
+[label |-> "WriteCounter", proc |-> "c1", state |-> s87],
+[label |-> "Receive", proc |-> "c2", state |-> s88],
+[label |-> "Serve", proc |-> "service", state |-> s89],
+[label |-> "Backoff", proc |-> "c2", state |-> s90],
+[label |-> "WriteCounter", proc |-> "c1", state |-> s91],
+[label |-> "Serve", proc |-> "service", state |-> s92],
+[label |-> "Serve", proc |-> "service", state |-> s93],
+[label |-> "Serve", proc |-> "service", state |-> s94],
+[label |-> "Receive", proc |-> "c2", state |-> s95],
+[label |-> "ReadCounter", proc |-> "c2", state |-> s96],
+[label |-> "Access", proc |-> "resource", state |-> s18],
+[label |-> "ReadCounter", proc |-> "c2", state |-> s19],
+[label |-> "Serve", proc |-> "service", state |-> s20]>>,
+\* 7: walk seed 7, writes, 2 clients, 1 sections, 1 retries, validity arrival
+<<[label |-> "Init", proc |-> "none", state |-> s1],
+[label |-> "Acquire", proc |-> "c1", state |-> s2],
+[label |-> "Acquire", proc |-> "c2", state |-> s3],
+[label |-> "Serve", proc |-> "service", state |-> s34],
+[label |-> "Serve", proc |-> "service", state |-> s35],
+[label |-> "Serve", proc |-> "service", state |-> s97],
+[label |-> "Receive", proc |-> "c1", state |-> s37],
+[label |-> "Backoff", proc |-> "c1", state |-> s38],
+[label |-> "Receive", proc |-> "c2", state |-> s98],
+[label |-> "Access", proc |-> "resource", state |-> s57],
+[label |-> "ReadCounter", proc |-> "c2", state |-> s58],
+[label |-> "Serve", proc |-> "service", state |-> s99],
+[label |-> "WriteCounter", proc |-> "c2", state |-> s60],
+[label |-> "Release", proc |-> "c2", state |-> s100],
+[label |-> "Access", proc |-> "resource", state |-> s101],
+[label |-> "Serve", proc |-> "service", state |-> s63],
+[label |-> "Receive", proc |-> "c1", state |-> s64],
+[label |-> "Access", proc |-> "resource", state |-> s102],
+[label |-> "Release", proc |-> "c2", state |-> s103],
+[label |-> "ReadCounter", proc |-> "c1", state |-> s104],
+[label |-> "Serve", proc |-> "service", state |-> s105],
+[label |-> "WriteCounter", proc |-> "c1", state |-> s106],
+[label |-> "Access", proc |-> "resource", state |-> s107],
+[label |-> "Release", proc |-> "c1", state |-> s108],
+[label |-> "Serve", proc |-> "service", state |-> s109]>>,
+\* 8: walk seed 8, writes, 2 clients, 1 sections, 1 retries, validity arrival
+<<[label |-> "Init", proc |-> "none", state |-> s1],
+[label |-> "Acquire", proc |-> "c2", state |-> s32],
+[label |-> "Serve", proc |-> "service", state |-> s33],
+[label |-> "Receive", proc |-> "c2", state |-> s110],
+[label |-> "Serve", proc |-> "service", state |-> s111],
+[label |-> "ReadCounter", proc |-> "c2", state |-> s112],
+[label |-> "Access", proc |-> "resource", state |-> s113],
+[label |-> "ReadCounter", proc |-> "c2", state |-> s114],
+[label |-> "Serve", proc |-> "service", state |-> s115],
+[label |-> "Acquire", proc |-> "c1", state |-> s116],
+[label |-> "Serve", proc |-> "service", state |-> s117],
+[label |-> "Serve", proc |-> "service", state |-> s118],
+[label |-> "Receive", proc |-> "c1", state |-> s119],
+[label |-> "ReadCounter", proc |-> "c1", state |-> s120],
+[label |-> "Access", proc |-> "resource", state |-> s121],
+[label |-> "ReadCounter", proc |-> "c1", state |-> s122],
+[label |-> "Serve", proc |-> "service", state |-> s123]>>
 >>
 ====
