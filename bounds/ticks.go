@@ -2,6 +2,8 @@ package bounds
 
 import (
 	"fmt"
+	"math"
+	"math/big"
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
@@ -90,4 +92,54 @@ func ceilDiv(a, b int64) int64 {
 		q++
 	}
 	return q
+}
+
+// CheckTick is the discrete condition for bounds b in real time, one tick
+// being tick: the timed spec's, whose timers fire and grants happen only
+// on ticks, so that the old holder's window and the service's wait each
+// end on the first tick at or after their real-time end, and a pause (a
+// delay) lasts a whole number of ticks, rounded up. For b made of a
+// Ticks' constants (Ticks.Bounds, a tick of Q units) it is CheckTicks.
+// MaxStart is Next. b.MinDelay is not used: the spec's legs are
+// instantaneous.
+func CheckTick(b Bounds, tick time.Duration) ([]TickVerdict, error) {
+	if err := b.Validate(); err != nil {
+		return nil, err
+	}
+	if tick <= 0 {
+		return nil, fmt.Errorf("tick must be positive, got %v", tick)
+	}
+	rho, err := exactFraction(b.Drift)
+	if err != nil {
+		return nil, err
+	}
+	one := big.NewRat(1, 1)
+	tau := ns(tick)
+	window := quo(add(sub(ns(b.TTL), ns(b.Margin)), ns(b.Jump)), new(big.Rat).Sub(one, rho))
+	next := quo(sub(add(ns(b.TTL), ns(b.LockDelay)), ns(b.Jump)), new(big.Rat).Add(one, rho))
+	due, nxt := ceilRat(quo(window, tau)), ceilRat(quo(next, tau))
+	p, d := ceilRat(quo(ns(b.Pause), tau)), ceilRat(quo(ns(b.Delay), tau))
+	var out []TickVerdict
+	for _, pr := range []struct {
+		name string
+		x    int64
+	}{{impl.AtMostOneClientHoldLock, p}, {impl.NoLostUpdate, 2*p + d}} {
+		out = append(out, TickVerdict{Property: pr.name, X: pr.x, Due: due, Next: nxt, Safe: nxt > due+pr.x, MaxStart: max(nxt, 0)})
+	}
+	return out, nil
+}
+
+// ceilRat is ⌈r⌉, clamped to the int64 range.
+func ceilRat(r *big.Rat) int64 {
+	f := floorInt(r)
+	if !r.IsInt() {
+		f.Add(f, big.NewInt(1))
+	}
+	if !f.IsInt64() {
+		if f.Sign() < 0 {
+			return math.MinInt64
+		}
+		return math.MaxInt64
+	}
+	return f.Int64()
 }

@@ -166,3 +166,38 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestCheckTickIsCheckTicks: CheckTick on a Ticks' constants in real time
+// (a clock unit of 1ms, a tick of Q ms) is CheckTicks, over the grid of
+// TestCheckTicksIsStricterEverywhere; and the point: M = 5, L = 6
+// with a clock unit of 1s is safe by 1.07s in real time, violated on
+// ticks of 4s.
+func TestCheckTickIsCheckTicks(t *testing.T) {
+	for _, q := range []int64{2, 4, 5, 8} {
+		for r := int64(0); 2*r < q; r++ {
+			for m := int64(0); m < 8; m++ {
+				for l := int64(0); l <= 24; l++ {
+					for _, pd := range [][2]int64{{0, 0}, {1, 1}, {2, 0}} {
+						ticks := Ticks{Q: q, R: r, J: 1, P: pd[0], D: pd[1], TTL: 8, M: m, L: l}
+						want, err := CheckTicks(ticks)
+						require.NoError(t, err)
+						got, err := CheckTick(ticks.Bounds(time.Millisecond), time.Duration(q)*time.Millisecond)
+						require.NoError(t, err)
+						require.Equal(t, want, got, "%+v", ticks)
+					}
+				}
+			}
+		}
+	}
+	b := nominalTicks(5, 6).Bounds(time.Second)
+	cont, err := Check(b)
+	require.NoError(t, err)
+	assert.True(t, cont[0].Safe)
+	assert.Equal(t, "1.066666667s", cont[0].Slack.String())
+	tick, err := CheckTick(b, 4*time.Second)
+	require.NoError(t, err)
+	assert.False(t, tick[0].Safe)
+	assert.Equal(t, [3]int64{2, 3, 1}, [3]int64{tick[0].Due, tick[0].Next, tick[0].X})
+	_, err = CheckTick(b, 0)
+	assert.ErrorContains(t, err, "tick must be positive")
+}
