@@ -21,7 +21,10 @@ import (
 // not (M = 3), TLC's verdict on DistLockTimed.tla is CheckTicks's — and
 // where Check (real time) says otherwise, the point is one of those
 // CheckTicks says it rounds (Check safe, the spec violated). The other
-// client asks by the tick of the next grant (TickVerdict.MaxStart).
+// client asks by the tick of the next grant (TickVerdict.MaxStart). About
+// 8 minutes of TLC on 2 cores (the NoLostUpdate points are the slow ones;
+// L = 14 and 18, the other sides, were run once: violated, 141,771 and
+// 139,763 states).
 func TestTLCSweepFollowsCheckTicks(t *testing.T) {
 	tool := tlctest.Require(t, &tlcChecks)
 	r := &tlc.Runner{Java: tool.Java, Jar: tool.Jar, Workers: "auto", Timeout: 10 * time.Minute}
@@ -37,8 +40,7 @@ func TestTLCSweepFollowsCheckTicks(t *testing.T) {
 		{impl.AtMostOneClientHoldLock, 3, 8}, {impl.AtMostOneClientHoldLock, 3, 9},
 		{impl.AtMostOneClientHoldLock, 5, 4}, {impl.AtMostOneClientHoldLock, 5, 5},
 		{impl.AtMostOneClientHoldLock, 5, 8}, {impl.AtMostOneClientHoldLock, 5, 9},
-		{impl.NoLostUpdate, 5, 14}, {impl.NoLostUpdate, 5, 15},
-		{impl.NoLostUpdate, 5, 18}, {impl.NoLostUpdate, 5, 19},
+		{impl.NoLostUpdate, 5, 15}, {impl.NoLostUpdate, 5, 19},
 	} {
 		ticks := nominalTicks(pt.m, pt.l)
 		verdicts, err := CheckTicks(ticks)
@@ -75,5 +77,5 @@ func TestTLCSweepFollowsCheckTicks(t *testing.T) {
 		t.Logf("%s: Check safe %v (slack %v at 1ms a unit), CheckTicks safe %v (due %d, next %d, X %d); TLC %s, %d distinct states, depth %d",
 			name, cont[k].Safe, cont[k].Slack, v.Safe, v.Due, v.Next, v.X, res.Got.Result, res.Got.Distinct, res.Got.Depth)
 	}
-	assert.Equal(t, 4, differ, "points where the two conditions differ: M 5, L 5 and 8; L 15 and 18")
+	assert.Equal(t, 3, differ, "points where the two conditions differ: M 5, L 5 and 8 (AtMostOneClientHoldLock), L 15 (NoLostUpdate)")
 }
