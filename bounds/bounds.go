@@ -48,12 +48,25 @@ type Bounds struct {
 	TTL       time.Duration
 	Margin    time.Duration // M, subtracted from the TTL for the client's belief
 	LockDelay time.Duration // L, how long an expired lock is held back
+	// MinDelay, d, is the shortest one-way message delay, 0 unless a
+	// runtime guarantees more (the simulator's normal network: Processing
+	// + Latency). With d = 0 the derivation's worst case takes the legs
+	// between the requests and the beliefs as instantaneous — c1's acquire
+	// reaching the service, the grant reaching c2 (and for NoLostUpdate
+	// c2's read reaching the resource); a runtime whose every leg takes at
+	// least d cannot, and gains Property.Legs·d of slack. The condition
+	// is then exact for it.
+	MinDelay time.Duration
 }
 
 // String names the bounds as the derivation does, e.g. "ρ 0.1, J 10ms,
 // D 23.1ms, P 50ms, TTL 1s, M 200ms, L 100ms".
 func (b Bounds) String() string {
-	return fmt.Sprintf("ρ %g, J %v, D %v, P %v, TTL %v, M %v, L %v", b.Drift, b.Jump, b.Delay, b.Pause, b.TTL, b.Margin, b.LockDelay)
+	s := fmt.Sprintf("ρ %g, J %v, D %v, P %v, TTL %v, M %v, L %v", b.Drift, b.Jump, b.Delay, b.Pause, b.TTL, b.Margin, b.LockDelay)
+	if b.MinDelay > 0 {
+		s += fmt.Sprintf(", d %v", b.MinDelay)
+	}
+	return s
 }
 
 // Validate reports the first thing wrong with b as one line, naming the
@@ -74,6 +87,9 @@ func (b Bounds) Validate() error {
 			return err
 		}
 	}
+	if b.MinDelay < 0 || b.MinDelay > b.Delay {
+		return fmt.Errorf("the shortest delay (%v) must be between 0 and max-delay (%v)", b.MinDelay, b.Delay)
+	}
 	if b.Margin >= b.TTL {
 		return fmt.Errorf("margin (%v) must be less than ttl (%v)", b.Margin, b.TTL)
 	}
@@ -87,14 +103,18 @@ type Property struct {
 	// AtMostOneClientHoldLock (a pause extends the belief), 2P + D for
 	// NoLostUpdate (and the write's own pause and delay).
 	X func(b Bounds) time.Duration
+	// Legs are the message legs between the two holders' moments that
+	// take at least MinDelay each: c1's acquire to the service and the
+	// grant to c2, and for NoLostUpdate c2's read to the resource.
+	Legs int64
 }
 
 // Properties are the two properties the condition speaks about, in
 // impl.Invariants order.
 func Properties() []Property {
 	return []Property{
-		{Name: impl.AtMostOneClientHoldLock, X: func(b Bounds) time.Duration { return b.Pause }},
-		{Name: impl.NoLostUpdate, X: func(b Bounds) time.Duration { return 2*b.Pause + b.Delay }},
+		{Name: impl.AtMostOneClientHoldLock, X: func(b Bounds) time.Duration { return b.Pause }, Legs: 2},
+		{Name: impl.NoLostUpdate, X: func(b Bounds) time.Duration { return 2*b.Pause + b.Delay }, Legs: 3},
 	}
 }
 
@@ -104,7 +124,7 @@ type Verdict struct {
 	X        time.Duration
 	// Safe is the exact inequality: the slack is positive.
 	Safe bool
-	// Slack is (TTL+L−J)/(1+ρ) − (TTL−M+J)/(1−ρ) − X in real time,
+	// Slack is (TTL+L−J)/(1+ρ) − (TTL−M+J)/(1−ρ) − X (+ Legs·MinDelay) in real time,
 	// rounded to the nanosecond (Safe is decided exactly, before rounding).
 	Slack time.Duration
 	// MarginAbove and LockDelayAbove are the smallest safe margin and
@@ -139,12 +159,14 @@ func Check(b Bounds) ([]Verdict, error) {
 	var out []Verdict
 	for _, p := range Properties() {
 		x := p.X(b)
-		slack := sub(sub(next, window), ns(x))
-		// M_min = (2ρ·TTL + 2J − (1−ρ)·L)/(1+ρ) + (1−ρ)·X
+		// X less the legs' least time: with MinDelay 0, X.
+		xd := sub(ns(x), ns(time.Duration(p.Legs)*b.MinDelay))
+		slack := sub(sub(next, window), xd)
+		// M_min = (2ρ·TTL + 2J − (1−ρ)·L)/(1+ρ) + (1−ρ)·(X − Legs·d)
 		two := big.NewRat(2, 1)
-		mMin := add(quo(sub(add(mul(mul(two, rho), ttl), mul(two, j)), mul(slow, l)), fast), mul(slow, ns(x)))
-		// L_min = (1+ρ)·(TTL−M+J)/(1−ρ) − TTL + J + (1+ρ)·X
-		lMin := add(add(sub(mul(fast, window), ttl), j), mul(fast, ns(x)))
+		mMin := add(quo(sub(add(mul(mul(two, rho), ttl), mul(two, j)), mul(slow, l)), fast), mul(slow, xd))
+		// L_min = (1+ρ)·(TTL−M+J)/(1−ρ) − TTL + J + (1+ρ)·(X − Legs·d)
+		lMin := add(add(sub(mul(fast, window), ttl), j), mul(fast, xd))
 		out = append(out, Verdict{
 			Property:       p.Name,
 			X:              x,

@@ -193,3 +193,27 @@ func TestLargestBoundsDoNotOverflow(t *testing.T) {
 		assert.Greater(t, v.MarginAbove, day)
 	}
 }
+
+// TestMinDelayAddsTheLegs: a shortest delay d adds Legs·d to the slack
+// (two legs for AtMostOneClientHoldLock, three for NoLostUpdate), and
+// lowers the smallest safe margin by (1−ρ)·Legs·d and lock-delay by
+// (1+ρ)·Legs·d; it must lie within [0, D].
+func TestMinDelayAddsTheLegs(t *testing.T) {
+	b := Bounds{Drift: 0.25, Jump: ms, Pause: 40 * ms, Delay: 40 * ms, TTL: 800 * ms, Margin: 300 * ms, LockDelay: 100 * ms}
+	without, err := Check(b)
+	require.NoError(t, err)
+	b.MinDelay = 4 * ms
+	with, err := Check(b)
+	require.NoError(t, err)
+	for k, p := range Properties() {
+		legs := time.Duration(p.Legs) * b.MinDelay
+		assert.Equal(t, without[k].Slack+legs, with[k].Slack, p.Name)
+		assert.InDelta(t, float64(without[k].MarginAbove-legs*3/4), float64(with[k].MarginAbove), 1, p.Name)
+		assert.InDelta(t, float64(without[k].LockDelayAbove-legs*5/4), float64(with[k].LockDelayAbove), 1, p.Name)
+	}
+	assert.Equal(t, []int64{2, 3}, []int64{Properties()[0].Legs, Properties()[1].Legs})
+	b.MinDelay = b.Delay + 1
+	assert.ErrorContains(t, b.Validate(), "shortest delay")
+	b.MinDelay = -1
+	assert.ErrorContains(t, b.Validate(), "shortest delay")
+}

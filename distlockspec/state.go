@@ -239,13 +239,13 @@ func Abstract(w *impl.World, d impl.Design) (State, error) {
 	l := sys.Service.Lock()
 	holder := `"none"`
 	status := l.Status.String()
-	if l.Status == impl.Acquired {
+	if l.Status == impl.Acquired || l.Status == impl.Persisting {
 		holder = Node(l.Holder)
 	}
 	if d.Tokens() {
 		tok := uint64(0)
 		switch {
-		case l.Status != impl.Acquired:
+		case l.Status != impl.Acquired && l.Status != impl.Persisting:
 		case d.Revision():
 			tok = l.Revision // unchanged since the grant while it is held
 		case d.UniqueTokens():

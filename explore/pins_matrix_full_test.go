@@ -9,11 +9,11 @@ import (
 
 // TestPinnedFiguresMatrix3ClientsSymmetry: the rows of issue 12 with 3
 // clients and client symmetry, as the demo explores them (the restart
-// rows are up to 0.9 million states: seconds normally, minutes under the
+// rows are up to a million states: seconds normally, minutes under the
 // race detector, so at full size only). The same shortest
 // counterexamples as with 2 clients.
 func TestPinnedFiguresMatrix3ClientsSymmetry(t *testing.T) {
-	testbuild.SkipReduced(t, "the rows of issue 12 with 3 clients, up to 0.9 million states")
+	testbuild.SkipReduced(t, "the rows of issue 12 with 3 clients, up to a million states")
 	checkPinned(t, pinnedModels{clients: 3, variant: "sym", setup: func(c *Config) { c.Symmetry = true }, designs: []impl.Design{
 		impl.DesignNonAtomic, impl.DesignRestartVolatile, impl.DesignRestartDurable, impl.DesignUniqueCAS,
 		impl.DesignRevision, impl.DesignVersionEquality, impl.DesignSequencer,

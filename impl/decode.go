@@ -111,6 +111,10 @@ func (s *Service) Decode(b []byte) ([]byte, error) {
 	if s.cfg.RevisionTokens {
 		l.Revision = d.uvarint()
 	}
+	l.Persisted = 0
+	if s.cfg.Restart == RestartDurable && !s.cfg.ClientValues {
+		l.Persisted = d.uvarint()
+	}
 	return d.done("service")
 }
 

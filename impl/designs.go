@@ -61,8 +61,10 @@ const (
 	// counter lives in memory: after a restart it counts from 0 again.
 	RestartVolatile
 	// RestartDurable: the service may crash and restart; its token
-	// counter is persisted before each grant is sent, so a restart keeps
-	// it. The lock itself (who holds it) is lost in both.
+	// counter is persisted by a step of its own before each grant is sent
+	// (Persisting, then TimerPersist), so a restart keeps it; a crash
+	// between the two loses only the grant. The lock itself (who holds
+	// it) is lost in both.
 	RestartDurable
 )
 

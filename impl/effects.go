@@ -24,6 +24,9 @@ const (
 	// the belief's timer, and the next renewal's window uses the other
 	// kind.
 	TimerRenewalValidity
+	// TimerPersist: a durable-counter service's store has the counter
+	// (RestartDurable): the grant persisted for may be sent.
+	TimerPersist
 )
 
 func (k TimerKind) String() string {
@@ -42,6 +45,8 @@ func (k TimerKind) String() string {
 		return "renew"
 	case TimerRenewalValidity:
 		return "renewal validity"
+	case TimerPersist:
+		return "persist"
 	}
 	return fmt.Sprintf("TimerKind(%d)", uint8(k))
 }
@@ -171,6 +176,7 @@ const (
 	EvRenewRefused                          // service refused Peer's renewal: Lease is not the current one, or not Peer's
 	EvBeliefExtended                        // client's renewal of Lease was granted: it believes for another window
 	EvRenewalRefused                        // client heard its renewal of Lease refused: it stops believing
+	EvPersisted                             // durable-counter service wrote Lease, Peer's, to its store: the grant follows
 )
 
 func (k EventKind) String() string {
@@ -225,6 +231,8 @@ func (k EventKind) String() string {
 		return "belief extended"
 	case EvRenewalRefused:
 		return "renewal refused, belief ended"
+	case EvPersisted:
+		return "persisted"
 	}
 	return fmt.Sprintf("EventKind(%d)", uint8(k))
 }
@@ -285,6 +293,8 @@ func (e Event) String() string {
 			return "restarted: the lock is free and the lease counter starts again from 0"
 		}
 		return fmt.Sprintf("restarted: the lock is free; the lease counter, persisted, is still %d", e.Lease)
+	case EvPersisted:
+		return fmt.Sprintf("persisted lease counter %d for %s: the grant follows", e.Lease, e.Peer)
 	case EvKeyLost:
 		if e.Lease == 0 {
 			return "restarted without persistence: it held no key"

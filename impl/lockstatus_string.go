@@ -11,11 +11,12 @@ func _() {
 	_ = x[Available-0]
 	_ = x[Acquired-1]
 	_ = x[Expired-2]
+	_ = x[Persisting-3]
 }
 
-const _LockStatus_name = "AvailableAcquiredExpired"
+const _LockStatus_name = "AvailableAcquiredExpiredPersisting"
 
-var _LockStatus_index = [...]uint8{0, 9, 17, 24}
+var _LockStatus_index = [...]uint8{0, 9, 17, 24, 34}
 
 func (i LockStatus) String() string {
 	idx := int(i) - 0

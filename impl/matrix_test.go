@@ -127,6 +127,9 @@ func TestServiceRestart(t *testing.T) {
 		s := NewService(ServiceConfig{TTL: 10, Fencing: true, Restart: tc.restart})
 		var out Effects
 		s.Step(&Input{Kind: InputMessage, Msg: Message{Kind: MsgAcquire, From: ClientNode(0), To: ServiceNode}}, &out)
+		if tc.restart == RestartDurable {
+			s.Step(&Input{Kind: InputTimer, Timer: Timer{Kind: TimerPersist}}, &out)
+		}
 		out.Reset()
 		s.Step(&Input{Kind: InputRestart}, &out)
 		l := s.Lock()
@@ -141,6 +144,43 @@ func TestServiceRestart(t *testing.T) {
 		require.Len(t, out.Events, 1)
 		assert.Equal(t, EvRestarted, out.Events[0].Kind)
 	}
+}
+
+// TestDurableCounterPersistsBeforeGrant: a durable-counter service
+// persists the next lease in the step that takes the acquire and grants in
+// a step of its own; a crash in between loses the grant (its client sees a
+// rejection) but not the counter, so the next grant is a fresh lease.
+func TestDurableCounterPersistsBeforeGrant(t *testing.T) {
+	s := NewService(ServiceConfig{TTL: 10, Fencing: true, Restart: RestartDurable})
+	var out Effects
+	acquire := func(c NodeID) {
+		out.Reset()
+		s.Step(&Input{Kind: InputMessage, Msg: Message{Kind: MsgAcquire, From: c, To: ServiceNode}}, &out)
+	}
+	acquire(ClientNode(0))
+	l := s.Lock()
+	assert.Equal(t, Persisting, l.Status)
+	assert.Equal(t, uint64(1), l.Persisted, "the store holds the counter before any grant leaves")
+	assert.Empty(t, out.Send, "no grant before the store has the counter")
+	assert.Equal(t, []TimerSet{{Timer: Timer{Kind: TimerPersist}}}, out.Set)
+	acquire(ClientNode(1))
+	require.Len(t, out.Send, 1)
+	assert.Equal(t, MsgReject, out.Send[0].Kind, "the lock is taken while persisting")
+
+	out.Reset()
+	s.Step(&Input{Kind: InputRestart}, &out)
+	l = s.Lock()
+	assert.Equal(t, LockState{LastLease: 1, Persisted: 1}, l)
+	assert.Contains(t, out.Cancel, Timer{Kind: TimerPersist})
+	require.Len(t, out.Send, 1)
+	assert.Equal(t, Message{Kind: MsgReject, From: ServiceNode, To: ClientNode(0)}, out.Send[0], "the lost grant's client sees its connection drop")
+
+	acquire(ClientNode(1))
+	out.Reset()
+	s.Step(&Input{Kind: InputTimer, Timer: Timer{Kind: TimerPersist}}, &out)
+	require.Len(t, out.Send, 1)
+	assert.Equal(t, Message{Kind: MsgGrant, From: ServiceNode, To: ClientNode(1), Lease: 2, Token: 2}, out.Send[0], "the next grant is fresh")
+	assert.Equal(t, Acquired, s.Lock().Status)
 }
 
 // TestDesignsTable: every design is a complete row — a flag that parses

@@ -111,6 +111,22 @@ func rowOff() row {
 						},
 						{
 							Clients:    2,
+							Suffix:     "AtMostOneClientHoldLock_M5_L6",
+							Invariants: []string{"AtMostOneClientHoldLock"},
+							Set:        append([]Constant{{"M", "5"}}, timedBounds(6, 3)...),
+							Violates:   "AtMostOneClientHoldLock",
+							Note:       "timed, no fencing, M = 5, L = 6: where the spec's ticks and bounds' real time differ. bounds calls it safe by (TTL+L-J)/(Q+R) - (TTL-M+J)/(Q-R) - P = 13/5 - 4/3 - 1 = 4/15 of a tick; the spec's events fall on ticks, so c1's timer is due at tick ceil(4/3) = 2 and handled by tick 3, the tick of the next grant, ceil(13/5) = 3: violated (bounds.CheckTicks)",
+						},
+						{
+							Clients:    2,
+							Suffix:     "NoLostUpdate_M5_L15",
+							Invariants: []string{"NoLostUpdate"},
+							Set:        append([]Constant{{"M", "5"}}, timedBounds(15, 5)...),
+							Violates:   "NoLostUpdate",
+							Note:       "timed, no fencing, M = 5, L = 15: where the spec's ticks and bounds' real time differ. bounds calls it safe by 22/5 - 4/3 - 3 = 1/15 of a tick; on ticks c1's write, sent by tick ceil(4/3) + P = 3, lands by tick 5, the tick of the next grant, ceil(22/5) = 5: violated (bounds.CheckTicks)",
+						},
+						{
+							Clients:    2,
 							Suffix:     "NoLostUpdate_inside_Witness",
 							Invariants: []string{"NeverBothCommit"},
 							Constraint: "PerfectClocks",

@@ -23,7 +23,7 @@ func rowRestartDurable() row {
 					Constants: fencingConstants("all", "lease", "durable", false),
 					Symmetry:  "Symmetry",
 					Models: []TLCModel{
-						holds(2, "service restarts, durable counter: TokenIsMonotonical, TokensAreUnique, TokensIncreaseInGrantOrder and NoLostUpdate hold; no deadlock", "TokenIsMonotonical", "TokensAreUnique", "TokensIncreaseInGrantOrder", "NoLostUpdate"),
+						holds(2, "service restarts, durable counter persisted by a step of its own before the grant (a crash in between loses the grant, not the counter): TokenIsMonotonical, TokensAreUnique, TokensIncreaseInGrantOrder and NoLostUpdate hold; no deadlock", "TokenIsMonotonical", "TokensAreUnique", "TokensIncreaseInGrantOrder", "NoLostUpdate"),
 						violates(2, "AtMostOneClientHoldLock", "service restarts, durable counter: the restart forgets who holds the lock, two clients believe they hold it"),
 						witness(2, "NoSectionCommitsAcrossRestart", "witness: DistLockFencing_restart-durable_2c does not hold vacuously: a client that held the lock at the restart commits, and so does every other"),
 					},

@@ -51,12 +51,18 @@ func (h *harness) start(n NodeID) {
 	h.take(n.String()+" starting", func(a Action) bool { return a.Node == n && a.Input.Kind == InputStart })
 }
 
-// deliver hands the first in-flight message of the given kind to n.
+// deliver hands the first in-flight message of the given kind to n. A
+// service with a durable counter persists it before it grants, in a step
+// of its own: an acquire it handled is followed by that step (the
+// stories are about what comes after the grant).
 func (h *harness) deliver(to NodeID, kind MsgKind) {
 	h.t.Helper()
 	h.take(kind.String()+" to "+to.String(), func(a Action) bool {
 		return a.Node == to && a.Input.Kind == InputMessage && a.Input.Msg.Kind == kind
 	})
+	if to.IsLockNode() && kind == MsgAcquire && h.pending(to, TimerPersist) {
+		h.fire(to, TimerPersist)
+	}
 }
 
 // operate delivers the first operation of the given kind to the resource

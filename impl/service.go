@@ -18,6 +18,11 @@ const (
 	Available LockStatus = iota // never held, or released by its holder
 	Acquired                    // granted and not yet released or expired
 	Expired                     // the holder's lease ran out
+	// Persisting: a durable-counter service (RestartDurable) has taken the
+	// next lease for Holder and written the counter to its durable store;
+	// the grant is sent by the next step (TimerPersist), once the store
+	// holds the value. A crash in between loses the grant, not the counter.
+	Persisting
 )
 
 // ServiceConfig is the lock service's fixed configuration.
@@ -72,6 +77,11 @@ type LockState struct {
 	// Revision is the store's revision (ServiceConfig.RevisionTokens;
 	// else 0): the number of changes of the lock so far.
 	Revision uint64
+	// Persisted is the lease counter in the durable store
+	// (RestartDurable; else 0): what a restart comes back with. It is
+	// written before the grant is sent, so it is never below a lease
+	// granted.
+	Persisted uint64
 }
 
 // Service is the lock service. It holds a single lock: the specs and every
@@ -122,6 +132,8 @@ func (s *Service) Step(in *Input, out *Effects) {
 		case TimerLockDelay:
 			s.lock.Delayed = false
 			out.event(Event{Kind: EvLockDelayEnded, Node: s.cfg.Node})
+		case TimerPersist:
+			s.grantPersisted(out)
 		}
 	}
 }
@@ -129,25 +141,54 @@ func (s *Service) Step(in *Input, out *Effects) {
 // acquire grants the lock when it is free — never held, released, or
 // expired with its lock-delay over — and rejects otherwise, including a
 // repeated acquire from the holder itself. The lease counter never wraps:
-// when it is exhausted the service rejects rather than reuse a token.
+// when it is exhausted the service rejects rather than reuse a token. A
+// durable counter (RestartDurable) is persisted first, in this step, and
+// the grant sent by a step of its own (grantPersisted): a crash between the
+// two loses the grant, never the counter.
 func (s *Service) acquire(m *Message, out *Effects) {
 	l := &s.lock
-	if l.Status == Acquired || l.Delayed || l.LastLease == math.MaxUint64 {
+	if l.Status == Acquired || l.Status == Persisting || l.Delayed || l.LastLease == math.MaxUint64 {
 		out.send(Message{Kind: MsgReject, From: s.cfg.Node, To: m.From})
 		out.event(Event{Kind: EvRejected, Node: s.cfg.Node, Peer: m.From})
 		return
 	}
 	if s.cfg.ClientValues {
 		l.Status, l.Holder, l.Lease = Acquired, m.From, m.Lease
-	} else {
-		l.LastLease++
-		l.Status, l.Holder, l.Lease = Acquired, m.From, l.LastLease
+		s.grant(out)
+		return
 	}
+	l.LastLease++
+	if s.cfg.Restart == RestartDurable {
+		l.Persisted = l.LastLease
+		l.Status, l.Holder, l.Lease = Persisting, m.From, l.LastLease
+		out.set(TimerPersist, 0)
+		out.event(Event{Kind: EvPersisted, Node: s.cfg.Node, Peer: m.From, Lease: l.Lease})
+		return
+	}
+	l.Status, l.Holder, l.Lease = Acquired, m.From, l.LastLease
+	s.grant(out)
+}
+
+// grantPersisted sends the grant whose lease counter the store now holds
+// (RestartDurable): the second step of acquire. Only defensive when the
+// lock is not Persisting (a restart cancels the timer).
+func (s *Service) grantPersisted(out *Effects) {
+	if s.lock.Status != Persisting {
+		return
+	}
+	s.lock.Status = Acquired
+	s.grant(out)
+}
+
+// grant hands the lock, Acquired by Holder under Lease, out: the grant
+// message, the lease timer.
+func (s *Service) grant(out *Effects) {
+	l := &s.lock
 	s.revise()
 	token := s.token(l.Lease)
-	out.send(Message{Kind: MsgGrant, From: s.cfg.Node, To: m.From, Lease: l.Lease, Token: token})
+	out.send(Message{Kind: MsgGrant, From: s.cfg.Node, To: l.Holder, Lease: l.Lease, Token: token})
 	out.set(TimerLease, s.cfg.TTL)
-	out.event(Event{Kind: EvGranted, Node: s.cfg.Node, Peer: m.From, Lease: l.Lease, Token: token})
+	out.event(Event{Kind: EvGranted, Node: s.cfg.Node, Peer: l.Holder, Lease: l.Lease, Token: token})
 }
 
 // release is a compare-and-delete: only the current holder, naming its
@@ -200,12 +241,13 @@ func (s *Service) expire(out *Effects) {
 }
 
 // restart is the service coming back after a crash: what it held in
-// memory is gone — who holds the lock, its lease timer, a lock-delay — so
-// the lock is free. The lease counter survives only if it is durable: it
-// was persisted in the same step as the grant, before the grant was sent
-// (an actor's step is atomic, and its messages leave after it). A volatile
-// counter starts again from 0, so the next grant is lease (and token) 1
-// again, while an old holder may still be using token 1.
+// memory is gone — who holds the lock, its lease timer, a lock-delay, a
+// grant persisted and not yet sent (its client sees its connection drop: a
+// rejection) — so the lock is free. The lease
+// counter survives only if it is durable: the store's value, persisted by
+// the step before each grant (acquire). A volatile counter starts again
+// from 0, so the next grant is lease (and token) 1 again, while an old
+// holder may still be using token 1.
 func (s *Service) restart(out *Effects) {
 	if s.cfg.Restart == NoRestart {
 		return // the design's service never crashes: only defensive
@@ -221,13 +263,23 @@ func (s *Service) restart(out *Effects) {
 		out.event(ev)
 		return
 	}
-	last := s.lock.LastLease
-	if s.cfg.Restart == RestartVolatile {
-		last = 0
+	last := uint64(0)
+	if s.cfg.Restart == RestartDurable {
+		last = s.lock.Persisted
 	}
-	s.lock = LockState{LastLease: last}
+	if s.lock.Status == Persisting {
+		// The grant persisted for is lost with the crash; the client's
+		// connection drops with it, which it sees as a refusal (else it
+		// would wait for an answer forever).
+		out.send(Message{Kind: MsgReject, From: s.cfg.Node, To: s.lock.Holder})
+		out.event(Event{Kind: EvRejected, Node: s.cfg.Node, Peer: s.lock.Holder})
+	}
+	s.lock = LockState{LastLease: last, Persisted: last}
 	out.cancel(TimerLease)
 	out.cancel(TimerLockDelay)
+	if s.cfg.Restart == RestartDurable {
+		out.cancel(TimerPersist)
+	}
 	out.event(Event{Kind: EvRestarted, Node: s.cfg.Node, Lease: last})
 }
 
@@ -305,6 +357,11 @@ func (s *Service) Encode(b []byte) []byte {
 		// Only with revision tokens: the other designs' encodings stay
 		// as they were.
 		b = binary.AppendUvarint(b, l.Revision)
+	}
+	if s.cfg.Restart == RestartDurable && !s.cfg.ClientValues {
+		// Only with a durable counter: the other designs' encodings stay
+		// as they were.
+		b = binary.AppendUvarint(b, l.Persisted)
 	}
 	return b
 }

@@ -112,7 +112,7 @@ func (s *System) PermuteClients(perm []int) {
 		value = func(v uint64) uint64 { return renameValue(v, rename) }
 	}
 	for k := range s.NumLockNodes() {
-		if l := &s.LockNode(k).lock; l.Status == Acquired {
+		if l := &s.LockNode(k).lock; l.Status == Acquired || l.Status == Persisting {
 			l.Holder, l.Lease = rename(l.Holder), value(l.Lease)
 		}
 	}
@@ -222,7 +222,7 @@ func (s *System) String() string {
 			b.WriteByte(' ')
 		}
 		fmt.Fprintf(&b, "lock=%s", l.Status)
-		if l.Status == Acquired {
+		if l.Status == Acquired || l.Status == Persisting {
 			fmt.Fprintf(&b, "(%s, lease %s)", l.Holder, FormatLease(l.Lease))
 		}
 	}

@@ -116,7 +116,7 @@ func (r *Result) Verdicts() verdict.Set {
 }
 
 // timerKinds bounds impl.TimerKind values, so a node's timers are an array.
-const timerKinds = int(impl.TimerRenewalValidity) + 1 // the last kind
+const timerKinds = int(impl.TimerPersist) + 1 // the last kind
 
 // timerSlot is one pending timer of a node. At most one is pending per
 // impl.Timer; setting it again replaces it, and its queued firing with it

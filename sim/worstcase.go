@@ -111,7 +111,9 @@ func GenerateInside(seed uint64, c Config, b bounds.Bounds) *Schedule {
 //     on top of the normal latency; c2 reads at once, and commits.
 //
 // Config is the one knob of the workload the worst case sets: 2 clients,
-// 1 section, and the think time that places c1's check.
+// 1 section, and the think time that places c1's check; its network has no
+// jitter (every leg at the shortest, MinDelay) and a spike that makes up
+// the rest of D for c1's write.
 //
 // In a renewing design (impl.Design.Renews) the worst case comes after a
 // renewal: each client renews once a section (Config.Renewals = 1), c1
@@ -130,20 +132,42 @@ type WorstCase struct {
 	// AtMostOneClientHoldLock, when c2 starts believing minus when c1 stops;
 	// for NoLostUpdate, when c2's read lands minus when c1's write lands.
 	// The run violates the property when it is negative (at zero the two
-	// coincide and the event queue's order decides). It is at least the
-	// derived slack (bounds.Check) and exceeds it by the message
-	// legs the derivation's worst case takes as instantaneous but the
-	// simulator cannot — c1's request, c2's grant (and c2's read), each at
-	// least Processing + Latency — and by how much the run's latency
-	// draws fall below the bound: Shortfall bounds the difference.
+	// coincide and the event queue's order decides). Every leg takes the
+	// network's shortest delay (no jitter), so Slack is the slack derived
+	// with those legs — bounds.Check(Config.DerivedWithLegs(b)): c1's
+	// request, c2's grant (and c2's read), each MinDelay, which the
+	// derivation without them takes as instantaneous — to within
+	// WorstCaseTolerance.
 	Slack time.Duration
 }
 
-// Shortfall bounds how far a worst case's Slack lies above the derived
-// slack: four one-way delays of the normal network and four jitters (the
-// client's check is placed by both clients' draws), plus nanoseconds of
-// clock rounding.
-func (c Config) Shortfall() time.Duration { return 4*c.OneWay() + 4*c.Jitter + 16 }
+// MinDelay is the normal network's shortest one-way delay, Processing +
+// Latency: the least time of every leg of the worst case, which the
+// derivation with bounds.Bounds.MinDelay set to it includes.
+func (c Config) MinDelay() time.Duration { return c.Processing + c.Latency }
+
+// DerivedWithLegs are b as the worst case on c's network realises them:
+// b with MinDelay, the legs it cannot make instantaneous.
+func (c Config) DerivedWithLegs(b bounds.Bounds) bounds.Bounds {
+	b.MinDelay = c.MinDelay()
+	return b
+}
+
+// Shortfall bounds how far a worst case's Slack lies above the slack
+// derived without legs (bounds.Check(b)): the three legs of the normal
+// network's shortest delay (NoLostUpdate's), plus nanoseconds of clock
+// rounding and tie-breaks. Derived with them
+// (bounds.Check(c.DerivedWithLegs(b))), the slack is the run's to within
+// WorstCaseTolerance.
+func (c Config) Shortfall() time.Duration { return 3*c.MinDelay() + 16 }
+
+// WorstCaseTolerance is how far a worst case's Slack may lie from the
+// slack derived with its legs: the nanosecond by which c2's acquire
+// follows the timer that frees the lock when the two cannot coincide, the
+// nanoseconds by which c1 checks before its window ends and its held
+// write leaves (the run's events at one moment go in queue order, so
+// these must not coincide), and the clocks' rounding to the nanosecond.
+const WorstCaseTolerance = 4 * time.Nanosecond
 
 // NewWorstCase builds the worst case of property (impl.AtMostOneClientHoldLock
 // or impl.NoLostUpdate) for bounds b, on c's network, design and retries
@@ -162,9 +186,16 @@ func NewWorstCase(c Config, b bounds.Bounds, property string) (*WorstCase, error
 	}
 	c = c.Bounds()
 	ppm := int64(math.Round(b.Drift * 1e6))
-	spike := b.Delay - c.OneWay()
 	wc := c
 	wc.Clients, wc.Sections = 2, 1
+	// Every leg at its shortest, MinDelay: no jitter. The write's spike
+	// makes up the rest of D, so that it still lands D after it leaves.
+	wc.Jitter = 0
+	spike := b.Delay - wc.OneWay()
+	wc.MaxSpike = spike
+	if spike > 0 {
+		wc.Faults |= DelayFaults
+	}
 	s := &Schedule{Version: ScheduleVersion, Seed: 1, Faults: []Fault{}}
 	c1, c2 := impl.ClientNode(0), impl.ClientNode(1)
 	if ppm != 0 {
@@ -244,9 +275,19 @@ func NewWorstCase(c Config, b bounds.Bounds, property string) (*WorstCase, error
 	}
 	due := max(cl1.global(from+window), jumped) // c1's validity timer (its renewal's, if renewed)
 
-	// c2: its acquire lands one nanosecond after the lock is free.
-	g2 := free + 1
+	// c2: its acquire lands as the lock is free — at the very moment when
+	// the timer that frees it was set before c2 sent (the run's events
+	// at one moment go in the order they were queued), else one
+	// nanosecond after.
+	freed := lease // the lease timer, set with the grant (or renewal)
+	if wc.ServiceLockDelay() > 0 {
+		freed = expiry // the lock-delay timer, set at the expiry
+	}
 	send := leg(c2, impl.ServiceNode)
+	g2 := free
+	if g2-send <= freed {
+		g2 = free + 1
+	}
 	start := max(g2-send, 0)
 	g2 = start + send
 	if start > 0 {

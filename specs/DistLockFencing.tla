@@ -61,7 +61,8 @@
 (*                     and restart, forgetting the lock, its timers and   *)
 (*                     its lease counter (the token);                     *)
 (*   restart-durable   ServiceRestart = "durable": the same, the counter  *)
-(*                     persisted before each grant is sent;               *)
+(*                     persisted by a step of its own before the grant is *)
+(*                     sent (a restart in between loses only the grant);  *)
 (*   unique-cas        TokenRule = "unique", Check = "cas": unique,       *)
 (*                     unordered tokens; a read sets the resource's       *)
 (*                     current token, a write must carry it;              *)
@@ -175,6 +176,8 @@ ValidityTimer(c) == Timer(c, "validity")
 BackoffTimer(c) == Timer(c, "backoff")
 ThinkTimer(c) == Timer(c, "think")
 LockDelayTimer == Timer(Service, "lock-delay")
+\* ServiceRestart "durable": the store has the counter; the grant may leave.
+PersistTimer == Timer(Service, "persist")
 
 \* The service of check "sequencer" holds an expired lock back for a
 \* lock-delay (Chubby, Consul); pending, its timer is Go's Delayed.
@@ -417,8 +420,20 @@ Serve:
     while (TRUE) {
         either {
             with (m \in {x \in network : x.to = Service /\ x.type = "acquire"}) {
-                if (distLock.status = "Acquired" \/ LockDelayTimer \in timers) {
+                if (distLock.status \in {"Acquired", "Persisting"} \/ LockDelayTimer \in timers) {
                     network := (network \ {m}) \cup {RejectMsg(m.from)};
+                } else if (ServiceRestart = "durable") {
+                    \* A durable counter is persisted by a step of its own,
+                    \* before the grant (Go's acquire under RestartDurable):
+                    \* last_lease is the store's value from here on, and the
+                    \* grant waits for the persist timer (the store's
+                    \* answer).  A restart in between loses the grant, never
+                    \* the counter.
+                    distLock := [status |-> "Persisting", id |-> m.from, lease |-> last_lease + 1,
+                                 token |-> TokenOf(last_lease + 1, revision)];
+                    network := network \ {m};
+                    timers := timers \cup {PersistTimer};
+                    last_lease := last_lease + 1;
                 } else {
                     \* Every grant carries a token; under TokenRule "lease"
                     \* it is larger than every token before.
@@ -448,6 +463,13 @@ Serve:
             distLock := [status |-> "Expired", id |-> InvalidId, lease |-> 0, token |-> 0];
             revision := Revised(revision);
         } or {
+            \* ServiceRestart "durable": the store holds the counter, the
+            \* grant persisted for is sent (Go's TimerPersist).
+            await PersistTimer \in timers;
+            timers := (timers \ {PersistTimer}) \cup {LeaseTimer};
+            distLock.status := "Acquired";
+            network := network \cup {GrantMsg(distLock.id, distLock.lease, distLock.token)};
+        } or {
             \* The lock-delay ends: the expired lock may be granted again.
             await LockDelayTimer \in timers;
             timers := timers \ {LockDelayTimer};
@@ -461,12 +483,17 @@ Serve:
             \* ServiceRestart: the service crashes and restarts (Go's
             \* InputRestart, impl.World's restart action: at most MaxRestarts
             \* times, only while some client has not finished).  Lost: who
-            \* holds the lock (it is Available), the lease timer, and unless
-            \* "durable" the lease counter, which is the token.  Messages in
-            \* flight wait for it, as in Go.
+            \* holds the lock (it is Available), the lease timer, a grant
+            \* persisted and not yet sent, and unless "durable" the lease
+            \* counter, which is the token ("durable": last_lease is the
+            \* store's, persisted before each grant).  Messages in flight
+            \* wait for it, as in Go.
             await restarts < MaxRestarts /\ \E c \in Clients : pc[c] /= "Done";
+            \* A grant persisted and not sent is lost; its client's
+            \* connection drops, which it sees as a rejection.
+            if (distLock.status = "Persisting") { network := network \cup {RejectMsg(distLock.id)} };
             distLock := [status |-> "Available", id |-> InvalidId, lease |-> 0, token |-> 0];
-            timers := timers \ {LeaseTimer, LockDelayTimer};
+            timers := timers \ {LeaseTimer, LockDelayTimer, PersistTimer};
             if (ServiceRestart = "volatile") { last_lease := 0 };
             revision := 0;
             restarts := restarts + 1;
@@ -546,7 +573,7 @@ Access:
     };
 }
 } *)
-\* BEGIN TRANSLATION (chksum(pcal) = "c7935cfc" /\ chksum(tla) = "c8f0a951")
+\* BEGIN TRANSLATION (chksum(pcal) = "fa2e876" /\ chksum(tla) = "108fd448")
 VARIABLES distLock, network, timers, lock_held, lease, counter, max_token, 
           ops, pending, restarts, held_at_restart, pc, retries, late, token, 
           read_val, committed, aborted, last_lease, revision, queue
@@ -790,17 +817,24 @@ client(self) == Acquire(self) \/ Receive(self) \/ Backoff(self)
 
 Serve == /\ pc[Service] = "Serve"
          /\ \/ /\ \E m \in {x \in network : x.to = Service /\ x.type = "acquire"}:
-                    IF distLock.status = "Acquired" \/ LockDelayTimer \in timers
+                    IF distLock.status \in {"Acquired", "Persisting"} \/ LockDelayTimer \in timers
                        THEN /\ network' = ((network \ {m}) \cup {RejectMsg(m.from)})
                             /\ UNCHANGED << distLock, timers, last_lease, 
                                             revision >>
-                       ELSE /\ distLock' = [status |-> "Acquired", id |-> m.from, lease |-> last_lease + 1,
-                                            token |-> TokenOf(last_lease + 1, Revised(revision))]
-                            /\ network' = ((network \ {m}) \cup
-                                           {GrantMsg(m.from, last_lease + 1, TokenOf(last_lease + 1, Revised(revision)))})
-                            /\ timers' = (timers \cup {LeaseTimer})
-                            /\ last_lease' = last_lease + 1
-                            /\ revision' = Revised(revision)
+                       ELSE /\ IF ServiceRestart = "durable"
+                                  THEN /\ distLock' = [status |-> "Persisting", id |-> m.from, lease |-> last_lease + 1,
+                                                       token |-> TokenOf(last_lease + 1, revision)]
+                                       /\ network' = network \ {m}
+                                       /\ timers' = (timers \cup {PersistTimer})
+                                       /\ last_lease' = last_lease + 1
+                                       /\ UNCHANGED revision
+                                  ELSE /\ distLock' = [status |-> "Acquired", id |-> m.from, lease |-> last_lease + 1,
+                                                       token |-> TokenOf(last_lease + 1, Revised(revision))]
+                                       /\ network' = ((network \ {m}) \cup
+                                                      {GrantMsg(m.from, last_lease + 1, TokenOf(last_lease + 1, Revised(revision)))})
+                                       /\ timers' = (timers \cup {LeaseTimer})
+                                       /\ last_lease' = last_lease + 1
+                                       /\ revision' = Revised(revision)
                /\ UNCHANGED <<restarts, held_at_restart>>
             \/ /\ \E m \in {x \in network : x.to = Service /\ x.type = "release"}:
                     /\ network' = network \ {m}
@@ -816,6 +850,11 @@ Serve == /\ pc[Service] = "Serve"
                /\ distLock' = [status |-> "Expired", id |-> InvalidId, lease |-> 0, token |-> 0]
                /\ revision' = Revised(revision)
                /\ UNCHANGED <<network, restarts, held_at_restart, last_lease>>
+            \/ /\ PersistTimer \in timers
+               /\ timers' = ((timers \ {PersistTimer}) \cup {LeaseTimer})
+               /\ distLock' = [distLock EXCEPT !.status = "Acquired"]
+               /\ network' = (network \cup {GrantMsg(distLock'.id, distLock'.lease, distLock'.token)})
+               /\ UNCHANGED <<restarts, held_at_restart, last_lease, revision>>
             \/ /\ LockDelayTimer \in timers
                /\ timers' = timers \ {LockDelayTimer}
                /\ UNCHANGED <<distLock, network, restarts, held_at_restart, last_lease, revision>>
@@ -824,8 +863,12 @@ Serve == /\ pc[Service] = "Serve"
                                 {CheckReplyMsg(m.token, distLock.status = "Acquired" /\ distLock.token = m.token)})
                /\ UNCHANGED <<distLock, timers, restarts, held_at_restart, last_lease, revision>>
             \/ /\ restarts < MaxRestarts /\ \E c \in Clients : pc[c] /= "Done"
+               /\ IF distLock.status = "Persisting"
+                     THEN /\ network' = (network \cup {RejectMsg(distLock.id)})
+                     ELSE /\ TRUE
+                          /\ UNCHANGED network
                /\ distLock' = [status |-> "Available", id |-> InvalidId, lease |-> 0, token |-> 0]
-               /\ timers' = timers \ {LeaseTimer, LockDelayTimer}
+               /\ timers' = timers \ {LeaseTimer, LockDelayTimer, PersistTimer}
                /\ IF ServiceRestart = "volatile"
                      THEN /\ last_lease' = 0
                      ELSE /\ TRUE
@@ -833,7 +876,6 @@ Serve == /\ pc[Service] = "Serve"
                /\ revision' = 0
                /\ restarts' = restarts + 1
                /\ held_at_restart' = (held_at_restart \cup {c \in Clients : lock_held[c]})
-               /\ UNCHANGED network
             \/ /\ /\ \A c \in Clients : pc[c] = "Done"
                   /\ network = {}
                   /\ timers = {}
@@ -940,12 +982,13 @@ Nodes == Clients \cup {Service, Resource}
 
 TypeInvariant ==
     /\ distLock \in {[status |-> s, id |-> InvalidId, lease |-> 0, token |-> 0] : s \in {"Available", "Expired"}}
-                    \cup {[status |-> "Acquired", id |-> c, lease |-> l, token |-> TokenOf(l, revision)] :
-                              c \in Clients, l \in (0 .. last_lease) \ {0}}
+                    \cup {[status |-> s, id |-> c, lease |-> l, token |-> TokenOf(l, revision)] :
+                              s \in {"Acquired", "Persisting"}, c \in Clients, l \in (0 .. last_lease) \ {0}}
+    /\ distLock.status = "Persisting" => ServiceRestart = "durable" /\ PersistTimer \in timers
     /\ \A m \in network :
            /\ m.type \in MsgTypes /\ m.from \in Nodes /\ m.to \in Nodes
            /\ m.lease \in Leases /\ m.token \in Tokens /\ m.value \in Nat /\ m.ok \in BOOLEAN
-    /\ timers \subseteq {LeaseTimer, LockDelayTimer} \cup {Timer(c, k) : c \in Clients, k \in {"validity", "backoff", "think"}}
+    /\ timers \subseteq {LeaseTimer, LockDelayTimer, PersistTimer} \cup {Timer(c, k) : c \in Clients, k \in {"validity", "backoff", "think"}}
     /\ lock_held \in [Clients -> BOOLEAN]
     /\ counter \in Nat
     /\ max_token \in Tokens

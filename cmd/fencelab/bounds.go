@@ -34,6 +34,17 @@ simulator's default; the header states every bound it used, and which
 ones you did not give. --max-delay D is the longest one-way delay of a
 message from the step that sends it (in fencelab sim: processing +
 latency + jitter + the longest spike, the same --max-delay).
+
+With --tick T it also states the discrete condition the timed spec
+(specs/DistLockTimed.tla) checks with TLC, one tick being T of real
+time: timers fire and grants happen only on ticks, and a pause or delay
+lasts whole ticks, so each side rounds up to a tick —
+
+    ⌈window/T⌉ + X in ticks  <  ⌈next/T⌉
+
+— which is stricter than the real-time condition wherever the window
+does not end on a tick (docs/design/bounds.md, "Where the two
+conditions differ").
 Exit codes: 0 answered (safe or not), 2 bad bounds.`
 
 func runBounds(e *env, args []string) error {
@@ -45,6 +56,7 @@ func runBounds(e *env, args []string) error {
 	jump := fs.Duration("max-jump", 0, "largest net clock step J during one lease, forward or back (a clock kept within ±E by steps: 2E)")
 	pause := fs.Duration("max-pause", 0, "longest process pause P")
 	delay := fs.Duration("max-delay", 0, "longest one-way message delay D (in fencelab sim: processing + latency + jitter + the longest spike)")
+	tick := fs.Duration("tick", 0, "also state the timed spec's discrete condition, one tick being this much real time (0: not)")
 	rest, err := parseFlags(e, fs, boundsUsage, args)
 	if err != nil {
 		return err
@@ -67,6 +79,12 @@ func runBounds(e *env, args []string) error {
 	if err != nil {
 		return badInput("%v", err)
 	}
+	var ticks []bounds.TickVerdict
+	if given(fs, "tick") {
+		if ticks, err = bounds.CheckTick(b, *tick); err != nil {
+			return badInput("%v", err)
+		}
+	}
 	// Every bound used, each marked when it is zero because it was not
 	// given: the answer is about these bounds and no others.
 	v := func(name, value string) string {
@@ -82,6 +100,20 @@ func runBounds(e *env, args []string) error {
 	fmt.Fprintf(w, "ttl %v, margin %s, lock-delay %s\n\n", b.TTL, v("margin", b.Margin.String()), v("lock-delay", b.LockDelay.String()))
 	if err := report.BoundsTable(w, b, vs); err != nil {
 		return err
+	}
+	if ticks != nil {
+		fmt.Fprintf(w, "\nOn ticks of %v (the timed spec's discrete condition: the window ends on tick %d at the latest, the next grant on tick %d at the earliest):\n", *tick, ticks[0].Due, ticks[0].Next)
+		for k, tv := range ticks {
+			verdict := "holds"
+			if !tv.Safe {
+				verdict = "can be violated"
+			}
+			differs := ""
+			if tv.Safe != vs[k].Safe {
+				differs = " (differs from real time: the window rounds up to a tick)"
+			}
+			fmt.Fprintf(w, "  %-24s %d + %d < %d: %s%s\n", tv.Property, tv.Due, tv.X, tv.Next, verdict, differs)
+		}
 	}
 	safe := 0
 	for _, v := range vs {

@@ -23,4 +23,18 @@ func TestBoundsCommand(t *testing.T) {
 	assert.Contains(t, again, "Not safe without fencing")
 	_, twice, _ := runCLI(t, "bounds", "--ttl", "1s", "--max-pause", "3s")
 	assert.Equal(t, again, twice, "same flags, same bytes")
+
+	// The timed spec's discrete condition: at margin 5, lock-delay 6 (a
+	// clock unit 1s, a tick 4s) real time says safe by 1.07s, ticks say
+	// violated.
+	code, out, stderr := runCLI(t, "bounds", "--ttl", "8s", "--margin", "5s", "--lock-delay", "6s",
+		"--max-drift", "0.25", "--max-jump", "1s", "--max-pause", "4s", "--max-delay", "4s", "--tick", "4s")
+	assert.Equal(t, exitOK, code, stderr)
+	assert.Regexp(t, `AtMostOneClientHoldLock +P = 4s +holds +1.066666667s`, out)
+	assert.Contains(t, out, "On ticks of 4s")
+	assert.Contains(t, out, "AtMostOneClientHoldLock  2 + 1 < 3: can be violated (differs from real time: the window rounds up to a tick)")
+	assert.Contains(t, out, "NoLostUpdate             2 + 3 < 3: can be violated\n")
+	code, _, stderr = runCLI(t, "bounds", "--ttl", "8s", "--tick", "0s")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, stderr, "tick must be positive")
 }

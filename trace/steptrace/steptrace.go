@@ -151,7 +151,7 @@ func vars(s *impl.System) []trace.Var {
 		p := impl.LockNode(k).String()
 		l := n.Lock()
 		add(p+".lock.status", l.Status)
-		if l.Status == impl.Acquired {
+		if l.Status == impl.Acquired || l.Status == impl.Persisting {
 			add(p+".lock.holder", l.Holder)
 			add(p+".lock.lease", impl.FormatLease(l.Lease))
 		}
@@ -160,6 +160,9 @@ func vars(s *impl.System) []trace.Var {
 		}
 		if l.Revision != 0 {
 			add(p+".revision", l.Revision)
+		}
+		if l.Persisted != 0 {
+			add(p+".lock.persisted", l.Persisted)
 		}
 		if l.Delayed {
 			add(p+".lock.delayed", true)
