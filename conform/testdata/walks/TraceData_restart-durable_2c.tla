@@ -17,221 +17,272 @@ v11 == [c1 |-> "Receive", c2 |-> "Receive", service |-> "Serve", resource |-> "A
 s3 == <<v1, v10, v2, v3, v4, v5, v5, v6, v6, v5, v2, v11, v4, v3, v4, v4, v4, v4, v5, v5, v6>>
 v12 == 1
 s4 == <<v1, v10, v2, v3, v4, v5, v5, v6, v6, v12, v2, v11, v4, v3, v4, v4, v4, v4, v5, v5, v6>>
-v13 == [status |-> "Acquired", id |-> "c1", lease |-> 1, token |-> 1]
-v14 == {[type |-> "acquire", from |-> "c2", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "grant", from |-> "service", to |-> "c1", lease |-> 1, token |-> 1, value |-> 0, ok |-> FALSE]}
-v15 == {[node |-> "service", kind |-> "lease"]}
+v13 == [status |-> "Persisting", id |-> "c1", lease |-> 1, token |-> 1]
+v14 == {[type |-> "acquire", from |-> "c2", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE]}
+v15 == {[node |-> "service", kind |-> "persist"]}
 s5 == <<v13, v14, v15, v3, v4, v5, v5, v6, v6, v12, v2, v11, v4, v3, v4, v4, v4, v4, v12, v5, v6>>
-v16 == [status |-> "Expired", id |-> "none", lease |-> 0, token |-> 0]
-s6 == <<v16, v14, v2, v3, v4, v5, v5, v6, v6, v12, v2, v11, v4, v3, v4, v4, v4, v4, v12, v5, v6>>
-v17 == {[type |-> "acquire", from |-> "c2", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "read", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE]}
-v18 == {[node |-> "c1", kind |-> "validity"]}
-v19 == [c1 |-> TRUE, c2 |-> FALSE]
-v20 == [c1 |-> 1, c2 |-> 0]
-v21 == [c1 |-> "ReadCounter", c2 |-> "Receive", service |-> "Serve", resource |-> "Access"]
-s7 == <<v16, v17, v18, v19, v20, v5, v5, v6, v6, v12, v2, v21, v4, v3, v20, v4, v4, v4, v12, v5, v6>>
-v22 == {[type |-> "acquire", from |-> "c2", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
-v23 == <<[op |-> "read", id |-> "c1", token |-> 1, ok |-> TRUE, value |-> 0, lease |-> 1]>>
-s8 == <<v16, v22, v18, v19, v20, v5, v12, v23, v6, v12, v2, v21, v4, v3, v20, v4, v4, v4, v12, v5, v6>>
-v24 == {[type |-> "acquire", from |-> "c2", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE]}
-v25 == {[node |-> "c1", kind |-> "think"], [node |-> "c1", kind |-> "validity"]}
-v26 == [c1 |-> "WriteCounter", c2 |-> "Receive", service |-> "Serve", resource |-> "Access"]
-s9 == <<v16, v24, v25, v19, v20, v5, v12, v23, v6, v12, v2, v26, v4, v3, v20, v4, v4, v4, v12, v5, v6>>
-v27 == {[type |-> "acquire", from |-> "c2", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "write", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 1, value |-> 1, ok |-> FALSE]}
-v28 == [c1 |-> "Release", c2 |-> "Receive", service |-> "Serve", resource |-> "Access"]
-s10 == <<v16, v27, v18, v19, v20, v5, v12, v23, v6, v12, v2, v28, v4, v3, v20, v4, v4, v4, v12, v5, v6>>
-v29 == [status |-> "Acquired", id |-> "c2", lease |-> 2, token |-> 2]
-v30 == {[type |-> "grant", from |-> "service", to |-> "c2", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "write", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 1, value |-> 1, ok |-> FALSE]}
-v31 == {[node |-> "c1", kind |-> "validity"], [node |-> "service", kind |-> "lease"]}
-v32 == 2
-s11 == <<v29, v30, v31, v19, v20, v5, v12, v23, v6, v12, v2, v28, v4, v3, v20, v4, v4, v4, v32, v5, v6>>
-v33 == {[type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "write", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 1, value |-> 1, ok |-> FALSE]}
-v34 == {[node |-> "c1", kind |-> "validity"], [node |-> "c2", kind |-> "validity"], [node |-> "service", kind |-> "lease"]}
-v35 == [c1 |-> TRUE, c2 |-> TRUE]
-v36 == [c1 |-> 1, c2 |-> 2]
-v37 == [c1 |-> "Release", c2 |-> "ReadCounter", service |-> "Serve", resource |-> "Access"]
-s12 == <<v29, v33, v34, v35, v36, v5, v12, v23, v6, v12, v2, v37, v4, v3, v36, v4, v4, v4, v32, v5, v6>>
-v38 == {[node |-> "c2", kind |-> "validity"], [node |-> "service", kind |-> "lease"]}
-v39 == [c1 |-> FALSE, c2 |-> TRUE]
-s13 == <<v29, v33, v38, v39, v36, v5, v12, v23, v6, v12, v2, v37, v4, v3, v36, v4, v4, v4, v32, v5, v6>>
-v40 == {[type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "write_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
-v41 == <<[op |-> "read", id |-> "c1", token |-> 1, ok |-> TRUE, value |-> 0, lease |-> 1], [op |-> "write", id |-> "c1", token |-> 1, ok |-> TRUE, value |-> 1, lease |-> 1]>>
-s14 == <<v29, v40, v38, v39, v36, v12, v12, v41, v6, v12, v2, v37, v4, v3, v36, v4, v4, v4, v32, v5, v6>>
-v42 == {[type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c1", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
-v43 == [c1 |-> 0, c2 |-> 2]
-v44 == [c1 |-> "Done", c2 |-> "ReadCounter", service |-> "Serve", resource |-> "Access"]
-s15 == <<v29, v42, v38, v39, v43, v12, v12, v41, v6, v12, v2, v44, v4, v3, v43, v4, v20, v4, v32, v5, v6>>
-s16 == <<v29, v42, v15, v3, v43, v12, v12, v41, v6, v12, v2, v44, v4, v3, v43, v4, v20, v4, v32, v5, v6>>
-v45 == {[type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE]}
-s17 == <<v29, v45, v15, v3, v43, v12, v12, v41, v6, v12, v2, v44, v4, v3, v43, v4, v20, v4, v32, v5, v6>>
-v46 == {[type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 2, value |-> 1, ok |-> TRUE]}
-v47 == <<[op |-> "read", id |-> "c1", token |-> 1, ok |-> TRUE, value |-> 0, lease |-> 1], [op |-> "write", id |-> "c1", token |-> 1, ok |-> TRUE, value |-> 1, lease |-> 1], [op |-> "read", id |-> "c2", token |-> 2, ok |-> TRUE, value |-> 1, lease |-> 2]>>
-s18 == <<v29, v46, v15, v3, v43, v12, v32, v47, v6, v12, v2, v44, v4, v3, v43, v4, v20, v4, v32, v5, v6>>
-s19 == <<v16, v46, v2, v3, v43, v12, v32, v47, v6, v12, v2, v44, v4, v3, v43, v4, v20, v4, v32, v5, v6>>
-v48 == {[type |-> "release", from |-> "c2", to |-> "service", lease |-> 2, token |-> 0, value |-> 0, ok |-> FALSE]}
-v49 == [c1 |-> "Done", c2 |-> "Done", service |-> "Serve", resource |-> "Access"]
-v50 == [c1 |-> 0, c2 |-> 1]
-s20 == <<v16, v48, v2, v3, v4, v12, v32, v47, v6, v12, v2, v49, v4, v3, v4, v4, v20, v50, v32, v5, v6>>
-s21 == <<v16, v2, v2, v3, v4, v12, v32, v47, v6, v12, v2, v49, v4, v3, v4, v4, v20, v50, v32, v5, v6>>
-v51 == [c1 |-> "Acquire", c2 |-> "Receive", service |-> "Serve", resource |-> "Access"]
-s22 == <<v1, v24, v2, v3, v4, v5, v5, v6, v6, v5, v2, v51, v4, v3, v4, v4, v4, v4, v5, v5, v6>>
-s23 == <<v1, v24, v2, v3, v4, v5, v5, v6, v6, v12, v2, v51, v4, v3, v4, v4, v4, v4, v5, v5, v6>>
-s24 == <<v16, v17, v2, v3, v20, v5, v5, v6, v6, v12, v2, v21, v4, v3, v20, v4, v4, v4, v12, v5, v6>>
-s25 == <<v16, v22, v2, v3, v20, v5, v12, v23, v6, v12, v2, v21, v4, v3, v20, v4, v4, v4, v12, v5, v6>>
-v52 == {[type |-> "acquire", from |-> "c2", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c1", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
-v53 == [c1 |-> "Done", c2 |-> "Receive", service |-> "Serve", resource |-> "Access"]
-s26 == <<v16, v52, v2, v3, v4, v5, v12, v23, v6, v12, v2, v53, v4, v3, v4, v4, v4, v20, v12, v5, v6>>
-s27 == <<v16, v24, v2, v3, v4, v5, v12, v23, v6, v12, v2, v53, v4, v3, v4, v4, v4, v20, v12, v5, v6>>
-v54 == {[type |-> "grant", from |-> "service", to |-> "c2", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE]}
-s28 == <<v29, v54, v15, v3, v4, v5, v12, v23, v6, v12, v2, v53, v4, v3, v4, v4, v4, v20, v32, v5, v6>>
-s29 == <<v16, v54, v2, v3, v4, v5, v12, v23, v6, v12, v2, v53, v4, v3, v4, v4, v4, v20, v32, v5, v6>>
-v55 == {[node |-> "c2", kind |-> "validity"]}
-s30 == <<v16, v45, v55, v39, v43, v5, v12, v23, v6, v12, v2, v44, v4, v3, v43, v4, v4, v20, v32, v5, v6>>
-s31 == <<v16, v45, v2, v3, v43, v5, v12, v23, v6, v12, v2, v44, v4, v3, v43, v4, v4, v20, v32, v5, v6>>
-v56 == {[type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 2, value |-> 0, ok |-> TRUE]}
-v57 == <<[op |-> "read", id |-> "c1", token |-> 1, ok |-> TRUE, value |-> 0, lease |-> 1], [op |-> "read", id |-> "c2", token |-> 2, ok |-> TRUE, value |-> 0, lease |-> 2]>>
-s32 == <<v16, v56, v2, v3, v43, v5, v32, v57, v6, v12, v2, v44, v4, v3, v43, v4, v4, v20, v32, v5, v6>>
-v58 == [c1 |-> 1, c2 |-> 1]
-s33 == <<v16, v48, v2, v3, v4, v5, v32, v57, v6, v12, v2, v49, v4, v3, v4, v4, v4, v58, v32, v5, v6>>
-s34 == <<v16, v2, v2, v3, v4, v5, v32, v57, v6, v12, v2, v49, v4, v3, v4, v4, v4, v58, v32, v5, v6>>
-s35 == <<v1, v2, v2, v3, v4, v5, v5, v6, v6, v12, v2, v7, v4, v3, v4, v4, v4, v4, v5, v5, v6>>
-v59 == [status |-> "Acquired", id |-> "c2", lease |-> 1, token |-> 1]
-v60 == {[type |-> "grant", from |-> "service", to |-> "c2", lease |-> 1, token |-> 1, value |-> 0, ok |-> FALSE]}
-s36 == <<v59, v60, v15, v3, v4, v5, v5, v6, v6, v12, v2, v51, v4, v3, v4, v4, v4, v4, v12, v5, v6>>
-v61 == {[type |-> "acquire", from |-> "c1", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "grant", from |-> "service", to |-> "c2", lease |-> 1, token |-> 1, value |-> 0, ok |-> FALSE]}
-s37 == <<v59, v61, v15, v3, v4, v5, v5, v6, v6, v12, v2, v11, v4, v3, v4, v4, v4, v4, v12, v5, v6>>
-v62 == {[type |-> "acquire", from |-> "c1", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE]}
-v63 == [c1 |-> "Receive", c2 |-> "ReadCounter", service |-> "Serve", resource |-> "Access"]
-s38 == <<v59, v62, v38, v39, v50, v5, v5, v6, v6, v12, v2, v63, v4, v3, v50, v4, v4, v4, v12, v5, v6>>
-s39 == <<v16, v62, v55, v39, v50, v5, v5, v6, v6, v12, v2, v63, v4, v3, v50, v4, v4, v4, v12, v5, v6>>
-s40 == <<v16, v62, v2, v3, v50, v5, v5, v6, v6, v12, v2, v63, v4, v3, v50, v4, v4, v4, v12, v5, v6>>
-v64 == [status |-> "Acquired", id |-> "c1", lease |-> 2, token |-> 2]
-v65 == {[type |-> "grant", from |-> "service", to |-> "c1", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE]}
-s41 == <<v64, v65, v15, v3, v50, v5, v5, v6, v6, v12, v2, v63, v4, v3, v50, v4, v4, v4, v32, v5, v6>>
-v66 == {[type |-> "read", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE]}
-v67 == [c1 |-> 2, c2 |-> 1]
-v68 == [c1 |-> "ReadCounter", c2 |-> "ReadCounter", service |-> "Serve", resource |-> "Access"]
-s42 == <<v64, v66, v31, v19, v67, v5, v5, v6, v6, v12, v2, v68, v4, v3, v67, v4, v4, v4, v32, v5, v6>>
-v69 == {[type |-> "read", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
-v70 == <<[op |-> "read", id |-> "c2", token |-> 1, ok |-> TRUE, value |-> 0, lease |-> 1]>>
-s43 == <<v64, v69, v31, v19, v67, v5, v12, v70, v6, v12, v2, v68, v4, v3, v67, v4, v4, v4, v32, v5, v6>>
-v71 == {[type |-> "read", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c2", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
-v72 == [c1 |-> 2, c2 |-> 0]
-v73 == [c1 |-> "ReadCounter", c2 |-> "Done", service |-> "Serve", resource |-> "Access"]
-s44 == <<v64, v71, v31, v19, v72, v5, v12, v70, v6, v12, v2, v73, v4, v3, v72, v4, v4, v50, v32, v5, v6>>
-v74 == {[type |-> "read", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE]}
-s45 == <<v64, v74, v31, v19, v72, v5, v12, v70, v6, v12, v2, v73, v4, v3, v72, v4, v4, v50, v32, v5, v6>>
-s46 == <<v16, v74, v18, v19, v72, v5, v12, v70, v6, v12, v2, v73, v4, v3, v72, v4, v4, v50, v32, v5, v6>>
-s47 == <<v16, v74, v2, v3, v72, v5, v12, v70, v6, v12, v2, v73, v4, v3, v72, v4, v4, v50, v32, v5, v6>>
-v75 == {[type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 2, value |-> 0, ok |-> TRUE]}
-v76 == <<[op |-> "read", id |-> "c2", token |-> 1, ok |-> TRUE, value |-> 0, lease |-> 1], [op |-> "read", id |-> "c1", token |-> 2, ok |-> TRUE, value |-> 0, lease |-> 2]>>
-s48 == <<v16, v75, v2, v3, v72, v5, v32, v76, v6, v12, v2, v73, v4, v3, v72, v4, v4, v50, v32, v5, v6>>
-v77 == {[type |-> "release", from |-> "c1", to |-> "service", lease |-> 2, token |-> 0, value |-> 0, ok |-> FALSE]}
-s49 == <<v16, v77, v2, v3, v4, v5, v32, v76, v6, v12, v2, v49, v4, v3, v4, v4, v4, v58, v32, v5, v6>>
-s50 == <<v16, v2, v2, v3, v4, v5, v32, v76, v6, v12, v2, v49, v4, v3, v4, v4, v4, v58, v32, v5, v6>>
-s51 == <<v59, v62, v15, v3, v50, v5, v5, v6, v6, v12, v2, v63, v4, v3, v50, v4, v4, v4, v12, v5, v6>>
-v78 == {[type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE], [type |-> "reject", from |-> "service", to |-> "c1", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE]}
-s52 == <<v59, v78, v15, v3, v50, v5, v5, v6, v6, v12, v2, v63, v4, v3, v50, v4, v4, v4, v12, v5, v6>>
-v79 == {[type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE]}
-v80 == {[node |-> "c1", kind |-> "backoff"], [node |-> "service", kind |-> "lease"]}
-v81 == [c1 |-> "Backoff", c2 |-> "ReadCounter", service |-> "Serve", resource |-> "Access"]
-s53 == <<v59, v79, v80, v3, v50, v5, v5, v6, v6, v12, v2, v81, v20, v3, v50, v4, v4, v4, v12, v5, v6>>
-v82 == {[node |-> "c1", kind |-> "backoff"]}
-s54 == <<v16, v79, v82, v3, v50, v5, v5, v6, v6, v12, v2, v81, v20, v3, v50, v4, v4, v4, v12, v5, v6>>
-s55 == <<v16, v62, v2, v3, v50, v5, v5, v6, v6, v12, v2, v63, v20, v3, v50, v4, v4, v4, v12, v5, v6>>
-v83 == {[type |-> "acquire", from |-> "c1", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
-s56 == <<v16, v83, v2, v3, v50, v5, v12, v70, v6, v12, v2, v63, v20, v3, v50, v4, v4, v4, v12, v5, v6>>
-v84 == {[type |-> "grant", from |-> "service", to |-> "c1", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
-s57 == <<v64, v84, v15, v3, v50, v5, v12, v70, v6, v12, v2, v63, v20, v3, v50, v4, v4, v4, v32, v5, v6>>
-s58 == <<v16, v84, v2, v3, v50, v5, v12, v70, v6, v12, v2, v63, v20, v3, v50, v4, v4, v4, v32, v5, v6>>
-v85 == {[type |-> "grant", from |-> "service", to |-> "c1", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c2", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
-v86 == [c1 |-> "Receive", c2 |-> "Done", service |-> "Serve", resource |-> "Access"]
-s59 == <<v16, v85, v2, v3, v4, v5, v12, v70, v6, v12, v2, v86, v20, v3, v4, v4, v4, v50, v32, v5, v6>>
-s60 == <<v16, v71, v18, v19, v72, v5, v12, v70, v6, v12, v2, v73, v20, v3, v72, v4, v4, v50, v32, v5, v6>>
-s61 == <<v16, v71, v2, v3, v72, v5, v12, v70, v6, v12, v2, v73, v20, v3, v72, v4, v4, v50, v32, v5, v6>>
-v87 == {[type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 2, value |-> 0, ok |-> TRUE], [type |-> "release", from |-> "c2", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
-s62 == <<v16, v87, v2, v3, v72, v5, v32, v76, v6, v12, v2, v73, v20, v3, v72, v4, v4, v50, v32, v5, v6>>
-v88 == {[type |-> "release", from |-> "c1", to |-> "service", lease |-> 2, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c2", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
-s63 == <<v16, v88, v2, v3, v4, v5, v32, v76, v6, v12, v2, v49, v4, v3, v4, v4, v4, v58, v32, v5, v6>>
-s64 == <<v1, v8, v2, v3, v4, v5, v5, v6, v6, v12, v2, v9, v4, v3, v4, v4, v4, v4, v5, v5, v6>>
-s65 == <<v59, v83, v38, v39, v50, v5, v12, v70, v6, v12, v2, v63, v4, v3, v50, v4, v4, v4, v12, v5, v6>>
-s66 == <<v16, v83, v55, v39, v50, v5, v12, v70, v6, v12, v2, v63, v4, v3, v50, v4, v4, v4, v12, v5, v6>>
-s67 == <<v16, v83, v2, v3, v50, v5, v12, v70, v6, v12, v2, v63, v4, v3, v50, v4, v4, v4, v12, v5, v6>>
-s68 == <<v64, v84, v15, v3, v50, v5, v12, v70, v6, v12, v2, v63, v4, v3, v50, v4, v4, v4, v32, v5, v6>>
-s69 == <<v64, v85, v15, v3, v4, v5, v12, v70, v6, v12, v2, v86, v4, v3, v4, v4, v4, v50, v32, v5, v6>>
-v89 == {[type |-> "grant", from |-> "service", to |-> "c1", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE]}
-s70 == <<v64, v89, v15, v3, v4, v5, v12, v70, v6, v12, v2, v86, v4, v3, v4, v4, v4, v50, v32, v5, v6>>
-s71 == <<v16, v89, v2, v3, v4, v5, v12, v70, v6, v12, v2, v86, v4, v3, v4, v4, v4, v50, v32, v5, v6>>
-s72 == <<v16, v75, v18, v19, v72, v5, v32, v76, v6, v12, v2, v73, v4, v3, v72, v4, v4, v50, v32, v5, v6>>
-v90 == [c1 |-> "WriteCounter", c2 |-> "Done", service |-> "Serve", resource |-> "Access"]
-s73 == <<v16, v2, v25, v19, v72, v5, v32, v76, v6, v12, v2, v90, v4, v3, v72, v4, v4, v50, v32, v5, v6>>
-v91 == {[node |-> "c1", kind |-> "think"]}
-s74 == <<v16, v2, v91, v3, v72, v5, v32, v76, v6, v12, v2, v90, v4, v3, v72, v4, v4, v50, v32, v5, v6>>
-s75 == <<v59, v78, v38, v39, v50, v5, v5, v6, v6, v12, v2, v63, v4, v3, v50, v4, v4, v4, v12, v5, v6>>
-v92 == {[node |-> "c1", kind |-> "backoff"], [node |-> "c2", kind |-> "validity"], [node |-> "service", kind |-> "lease"]}
-s76 == <<v59, v79, v92, v39, v50, v5, v5, v6, v6, v12, v2, v81, v20, v3, v50, v4, v4, v4, v12, v5, v6>>
-s77 == <<v59, v62, v38, v39, v50, v5, v5, v6, v6, v12, v2, v63, v20, v3, v50, v4, v4, v4, v12, v5, v6>>
-s78 == <<v16, v62, v55, v39, v50, v5, v5, v6, v6, v12, v2, v63, v20, v3, v50, v4, v4, v4, v12, v5, v6>>
-s79 == <<v64, v65, v38, v39, v50, v5, v5, v6, v6, v12, v2, v63, v20, v3, v50, v4, v4, v4, v32, v5, v6>>
-s80 == <<v64, v84, v38, v39, v50, v5, v12, v70, v6, v12, v2, v63, v20, v3, v50, v4, v4, v4, v32, v5, v6>>
-v93 == {[node |-> "c2", kind |-> "think"], [node |-> "c2", kind |-> "validity"], [node |-> "service", kind |-> "lease"]}
-v94 == [c1 |-> "Receive", c2 |-> "WriteCounter", service |-> "Serve", resource |-> "Access"]
-s81 == <<v64, v89, v93, v39, v50, v5, v12, v70, v6, v12, v2, v94, v20, v3, v50, v4, v4, v4, v32, v5, v6>>
-v95 == {[node |-> "c2", kind |-> "think"], [node |-> "c2", kind |-> "validity"]}
-s82 == <<v16, v89, v95, v39, v50, v5, v12, v70, v6, v12, v2, v94, v20, v3, v50, v4, v4, v4, v32, v5, v6>>
-v96 == {[type |-> "grant", from |-> "service", to |-> "c1", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "write", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 1, ok |-> FALSE]}
-v97 == [c1 |-> "Receive", c2 |-> "Release", service |-> "Serve", resource |-> "Access"]
-s83 == <<v16, v96, v55, v39, v50, v5, v12, v70, v6, v12, v2, v97, v20, v3, v50, v4, v4, v4, v32, v5, v6>>
-v98 == {[type |-> "read", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "write", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 1, ok |-> FALSE]}
-v99 == {[node |-> "c1", kind |-> "validity"], [node |-> "c2", kind |-> "validity"]}
-v100 == [c1 |-> "ReadCounter", c2 |-> "Release", service |-> "Serve", resource |-> "Access"]
-s84 == <<v16, v98, v99, v35, v67, v5, v12, v70, v6, v12, v2, v100, v20, v3, v67, v4, v4, v4, v32, v5, v6>>
-s85 == <<v16, v98, v18, v19, v67, v5, v12, v70, v6, v12, v2, v100, v20, v3, v67, v4, v4, v4, v32, v5, v6>>
-v101 == {[type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 2, value |-> 0, ok |-> TRUE], [type |-> "write", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 1, ok |-> FALSE]}
-s86 == <<v16, v101, v18, v19, v67, v5, v32, v76, v6, v12, v2, v100, v20, v3, v67, v4, v4, v4, v32, v5, v6>>
-v102 == {[type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 2, value |-> 0, ok |-> TRUE], [type |-> "write_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE]}
-v103 == <<[op |-> "read", id |-> "c2", token |-> 1, ok |-> TRUE, value |-> 0, lease |-> 1], [op |-> "read", id |-> "c1", token |-> 2, ok |-> TRUE, value |-> 0, lease |-> 2], [op |-> "write", id |-> "c2", token |-> 1, ok |-> FALSE, value |-> 1, lease |-> 1]>>
-s87 == <<v16, v102, v18, v19, v67, v5, v32, v103, v6, v12, v2, v100, v20, v3, v67, v4, v4, v4, v32, v5, v6>>
-s88 == <<v16, v102, v2, v3, v67, v5, v32, v103, v6, v12, v2, v100, v20, v3, v67, v4, v4, v4, v32, v5, v6>>
-v104 == {[type |-> "release", from |-> "c1", to |-> "service", lease |-> 2, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "write_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE]}
-v105 == [c1 |-> "Done", c2 |-> "Release", service |-> "Serve", resource |-> "Access"]
-s89 == <<v16, v104, v2, v3, v50, v5, v32, v103, v6, v12, v2, v105, v4, v3, v50, v4, v4, v20, v32, v5, v6>>
-s90 == <<v16, v88, v2, v3, v4, v5, v32, v103, v6, v12, v2, v49, v4, v3, v4, v4, v4, v58, v32, v5, v6>>
-v106 == {[type |-> "release", from |-> "c2", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
-s91 == <<v16, v106, v2, v3, v4, v5, v32, v103, v6, v12, v2, v49, v4, v3, v4, v4, v4, v58, v32, v5, v6>>
-s92 == <<v16, v2, v2, v3, v4, v5, v32, v103, v6, v12, v2, v49, v4, v3, v4, v4, v4, v58, v32, v5, v6>>
-s93 == <<v13, v14, v15, v3, v4, v5, v5, v6, v6, v5, v2, v11, v4, v3, v4, v4, v4, v4, v12, v5, v6>>
-s94 == <<v13, v17, v31, v19, v20, v5, v5, v6, v6, v5, v2, v21, v4, v3, v20, v4, v4, v4, v12, v5, v6>>
-v107 == {"c1"}
-s95 == <<v1, v17, v18, v19, v20, v5, v5, v6, v6, v12, v107, v21, v4, v3, v20, v4, v4, v4, v12, v5, v6>>
-v108 == {[type |-> "grant", from |-> "service", to |-> "c2", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "read", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE]}
-s96 == <<v29, v108, v31, v19, v20, v5, v5, v6, v6, v12, v107, v21, v4, v3, v20, v4, v4, v4, v32, v5, v6>>
-v109 == {[type |-> "grant", from |-> "service", to |-> "c2", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
-s97 == <<v29, v109, v31, v19, v20, v5, v12, v23, v6, v12, v107, v21, v4, v3, v20, v4, v4, v4, v32, v5, v6>>
-s98 == <<v29, v109, v15, v3, v20, v5, v12, v23, v6, v12, v107, v21, v4, v3, v20, v4, v4, v4, v32, v5, v6>>
-v110 == {[type |-> "grant", from |-> "service", to |-> "c2", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c1", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
-s99 == <<v29, v110, v15, v3, v4, v5, v12, v23, v6, v12, v107, v53, v4, v3, v4, v4, v4, v20, v32, v5, v6>>
-s100 == <<v29, v42, v38, v39, v43, v5, v12, v23, v6, v12, v107, v44, v4, v3, v43, v4, v4, v20, v32, v5, v6>>
-s101 == <<v29, v42, v15, v3, v43, v5, v12, v23, v6, v12, v107, v44, v4, v3, v43, v4, v4, v20, v32, v5, v6>>
-v111 == {[type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 2, value |-> 0, ok |-> TRUE], [type |-> "release", from |-> "c1", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
-s102 == <<v29, v111, v15, v3, v43, v5, v32, v57, v6, v12, v107, v44, v4, v3, v43, v4, v4, v20, v32, v5, v6>>
-v112 == {[type |-> "release", from |-> "c1", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c2", to |-> "service", lease |-> 2, token |-> 0, value |-> 0, ok |-> FALSE]}
-s103 == <<v29, v112, v15, v3, v4, v5, v32, v57, v6, v12, v107, v49, v4, v3, v4, v4, v4, v58, v32, v5, v6>>
-v113 == {[type |-> "release", from |-> "c1", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
-s104 == <<v1, v113, v2, v3, v4, v5, v32, v57, v6, v12, v107, v49, v4, v3, v4, v4, v4, v58, v32, v5, v6>>
-s105 == <<v1, v2, v2, v3, v4, v5, v32, v57, v6, v12, v107, v49, v4, v3, v4, v4, v4, v58, v32, v5, v6>>
-v114 == {[type |-> "grant", from |-> "service", to |-> "c1", lease |-> 1, token |-> 1, value |-> 0, ok |-> FALSE]}
-s106 == <<v13, v114, v15, v3, v4, v5, v5, v6, v6, v5, v2, v9, v4, v3, v4, v4, v4, v4, v12, v5, v6>>
-s107 == <<v16, v14, v2, v3, v4, v5, v5, v6, v6, v5, v2, v11, v4, v3, v4, v4, v4, v4, v12, v5, v6>>
-s108 == <<v1, v14, v2, v3, v4, v5, v5, v6, v6, v12, v2, v11, v4, v3, v4, v4, v4, v4, v12, v5, v6>>
-s109 == <<v1, v17, v18, v19, v20, v5, v5, v6, v6, v12, v2, v21, v4, v3, v20, v4, v4, v4, v12, v5, v6>>
-s110 == <<v1, v17, v2, v3, v20, v5, v5, v6, v6, v12, v2, v21, v4, v3, v20, v4, v4, v4, v12, v5, v6>>
-s111 == <<v1, v22, v2, v3, v20, v5, v12, v23, v6, v12, v2, v21, v4, v3, v20, v4, v4, v4, v12, v5, v6>>
-s112 == <<v29, v109, v15, v3, v20, v5, v12, v23, v6, v12, v2, v21, v4, v3, v20, v4, v4, v4, v32, v5, v6>>
-v115 == {[type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
-s113 == <<v29, v115, v38, v39, v36, v5, v12, v23, v6, v12, v2, v68, v4, v3, v36, v4, v4, v4, v32, v5, v6>>
-s114 == <<v29, v42, v38, v39, v43, v5, v12, v23, v6, v12, v2, v44, v4, v3, v43, v4, v4, v20, v32, v5, v6>>
-s115 == <<v29, v42, v15, v3, v43, v5, v12, v23, v6, v12, v2, v44, v4, v3, v43, v4, v4, v20, v32, v5, v6>>
-s116 == <<v16, v42, v2, v3, v43, v5, v12, v23, v6, v12, v2, v44, v4, v3, v43, v4, v4, v20, v32, v5, v6>>
+v16 == [status |-> "Acquired", id |-> "c1", lease |-> 1, token |-> 1]
+v17 == {[type |-> "acquire", from |-> "c2", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "grant", from |-> "service", to |-> "c1", lease |-> 1, token |-> 1, value |-> 0, ok |-> FALSE]}
+v18 == {[node |-> "service", kind |-> "lease"]}
+s6 == <<v16, v17, v18, v3, v4, v5, v5, v6, v6, v12, v2, v11, v4, v3, v4, v4, v4, v4, v12, v5, v6>>
+v19 == [status |-> "Expired", id |-> "none", lease |-> 0, token |-> 0]
+s7 == <<v19, v17, v2, v3, v4, v5, v5, v6, v6, v12, v2, v11, v4, v3, v4, v4, v4, v4, v12, v5, v6>>
+v20 == [status |-> "Persisting", id |-> "c2", lease |-> 2, token |-> 2]
+v21 == {[type |-> "grant", from |-> "service", to |-> "c1", lease |-> 1, token |-> 1, value |-> 0, ok |-> FALSE]}
+v22 == 2
+s8 == <<v20, v21, v15, v3, v4, v5, v5, v6, v6, v12, v2, v11, v4, v3, v4, v4, v4, v4, v22, v5, v6>>
+v23 == [status |-> "Acquired", id |-> "c2", lease |-> 2, token |-> 2]
+v24 == {[type |-> "grant", from |-> "service", to |-> "c1", lease |-> 1, token |-> 1, value |-> 0, ok |-> FALSE], [type |-> "grant", from |-> "service", to |-> "c2", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE]}
+s9 == <<v23, v24, v18, v3, v4, v5, v5, v6, v6, v12, v2, v11, v4, v3, v4, v4, v4, v4, v22, v5, v6>>
+s10 == <<v19, v24, v2, v3, v4, v5, v5, v6, v6, v12, v2, v11, v4, v3, v4, v4, v4, v4, v22, v5, v6>>
+v25 == {[type |-> "grant", from |-> "service", to |-> "c1", lease |-> 1, token |-> 1, value |-> 0, ok |-> FALSE], [type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE]}
+v26 == {[node |-> "c2", kind |-> "validity"]}
+v27 == [c1 |-> FALSE, c2 |-> TRUE]
+v28 == [c1 |-> 0, c2 |-> 2]
+v29 == [c1 |-> "Receive", c2 |-> "ReadCounter", service |-> "Serve", resource |-> "Access"]
+s11 == <<v19, v25, v26, v27, v28, v5, v5, v6, v6, v12, v2, v29, v4, v3, v28, v4, v4, v4, v22, v5, v6>>
+v30 == {[type |-> "read", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE], [type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE]}
+v31 == {[node |-> "c1", kind |-> "validity"], [node |-> "c2", kind |-> "validity"]}
+v32 == [c1 |-> TRUE, c2 |-> TRUE]
+v33 == [c1 |-> 1, c2 |-> 2]
+v34 == [c1 |-> "ReadCounter", c2 |-> "ReadCounter", service |-> "Serve", resource |-> "Access"]
+s12 == <<v19, v30, v31, v32, v33, v5, v5, v6, v6, v12, v2, v34, v4, v3, v33, v4, v4, v4, v22, v5, v6>>
+s13 == <<v19, v30, v26, v27, v33, v5, v5, v6, v6, v12, v2, v34, v4, v3, v33, v4, v4, v4, v22, v5, v6>>
+v35 == {[type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
+v36 == <<[op |-> "read", id |-> "c1", token |-> 1, ok |-> TRUE, value |-> 0, lease |-> 1]>>
+s14 == <<v19, v35, v26, v27, v33, v5, v12, v36, v6, v12, v2, v34, v4, v3, v33, v4, v4, v4, v22, v5, v6>>
+s15 == <<v19, v35, v2, v3, v33, v5, v12, v36, v6, v12, v2, v34, v4, v3, v33, v4, v4, v4, v22, v5, v6>>
+v37 == {[type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c1", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
+v38 == [c1 |-> "Done", c2 |-> "ReadCounter", service |-> "Serve", resource |-> "Access"]
+v39 == [c1 |-> 1, c2 |-> 0]
+s16 == <<v19, v37, v2, v3, v28, v5, v12, v36, v6, v12, v2, v38, v4, v3, v28, v4, v4, v39, v22, v5, v6>>
+v40 == {[type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 2, value |-> 0, ok |-> TRUE], [type |-> "release", from |-> "c1", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
+v41 == <<[op |-> "read", id |-> "c1", token |-> 1, ok |-> TRUE, value |-> 0, lease |-> 1], [op |-> "read", id |-> "c2", token |-> 2, ok |-> TRUE, value |-> 0, lease |-> 2]>>
+s17 == <<v19, v40, v2, v3, v28, v5, v22, v41, v6, v12, v2, v38, v4, v3, v28, v4, v4, v39, v22, v5, v6>>
+v42 == {[type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 2, value |-> 0, ok |-> TRUE]}
+s18 == <<v19, v42, v2, v3, v28, v5, v22, v41, v6, v12, v2, v38, v4, v3, v28, v4, v4, v39, v22, v5, v6>>
+v43 == {[type |-> "release", from |-> "c2", to |-> "service", lease |-> 2, token |-> 0, value |-> 0, ok |-> FALSE]}
+v44 == [c1 |-> "Done", c2 |-> "Done", service |-> "Serve", resource |-> "Access"]
+v45 == [c1 |-> 1, c2 |-> 1]
+s19 == <<v19, v43, v2, v3, v4, v5, v22, v41, v6, v12, v2, v44, v4, v3, v4, v4, v4, v45, v22, v5, v6>>
+s20 == <<v19, v2, v2, v3, v4, v5, v22, v41, v6, v12, v2, v44, v4, v3, v4, v4, v4, v45, v22, v5, v6>>
+v46 == [c1 |-> "Acquire", c2 |-> "Receive", service |-> "Serve", resource |-> "Access"]
+s21 == <<v1, v14, v2, v3, v4, v5, v5, v6, v6, v5, v2, v46, v4, v3, v4, v4, v4, v4, v5, v5, v6>>
+s22 == <<v1, v14, v2, v3, v4, v5, v5, v6, v6, v12, v2, v46, v4, v3, v4, v4, v4, v4, v5, v5, v6>>
+v47 == {[type |-> "reject", from |-> "service", to |-> "c2", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE]}
+s23 == <<v13, v47, v15, v3, v4, v5, v5, v6, v6, v12, v2, v11, v4, v3, v4, v4, v4, v4, v12, v5, v6>>
+v48 == {[type |-> "grant", from |-> "service", to |-> "c1", lease |-> 1, token |-> 1, value |-> 0, ok |-> FALSE], [type |-> "reject", from |-> "service", to |-> "c2", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE]}
+s24 == <<v16, v48, v18, v3, v4, v5, v5, v6, v6, v12, v2, v11, v4, v3, v4, v4, v4, v4, v12, v5, v6>>
+s25 == <<v19, v48, v2, v3, v4, v5, v5, v6, v6, v12, v2, v11, v4, v3, v4, v4, v4, v4, v12, v5, v6>>
+v49 == {[node |-> "c2", kind |-> "backoff"]}
+v50 == [c1 |-> "Receive", c2 |-> "Backoff", service |-> "Serve", resource |-> "Access"]
+v51 == [c1 |-> 0, c2 |-> 1]
+s26 == <<v19, v21, v49, v3, v4, v5, v5, v6, v6, v12, v2, v50, v51, v3, v4, v4, v4, v4, v12, v5, v6>>
+s27 == <<v19, v17, v2, v3, v4, v5, v5, v6, v6, v12, v2, v11, v51, v3, v4, v4, v4, v4, v12, v5, v6>>
+v52 == {[type |-> "acquire", from |-> "c2", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "read", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE]}
+v53 == {[node |-> "c1", kind |-> "validity"]}
+v54 == [c1 |-> TRUE, c2 |-> FALSE]
+v55 == [c1 |-> "ReadCounter", c2 |-> "Receive", service |-> "Serve", resource |-> "Access"]
+s28 == <<v19, v52, v53, v54, v39, v5, v5, v6, v6, v12, v2, v55, v51, v3, v39, v4, v4, v4, v12, v5, v6>>
+v56 == {[type |-> "read", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE]}
+v57 == {[node |-> "c1", kind |-> "validity"], [node |-> "service", kind |-> "persist"]}
+s29 == <<v20, v56, v57, v54, v39, v5, v5, v6, v6, v12, v2, v55, v51, v3, v39, v4, v4, v4, v22, v5, v6>>
+v58 == {[type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
+s30 == <<v20, v58, v57, v54, v39, v5, v12, v36, v6, v12, v2, v55, v51, v3, v39, v4, v4, v4, v22, v5, v6>>
+v59 == {[node |-> "c1", kind |-> "think"], [node |-> "c1", kind |-> "validity"], [node |-> "service", kind |-> "persist"]}
+v60 == [c1 |-> "WriteCounter", c2 |-> "Receive", service |-> "Serve", resource |-> "Access"]
+s31 == <<v20, v2, v59, v54, v39, v5, v12, v36, v6, v12, v2, v60, v51, v3, v39, v4, v4, v4, v22, v5, v6>>
+v61 == {[node |-> "c1", kind |-> "think"], [node |-> "service", kind |-> "persist"]}
+s32 == <<v20, v2, v61, v3, v39, v5, v12, v36, v6, v12, v2, v60, v51, v3, v39, v4, v4, v4, v22, v5, v6>>
+v62 == {[type |-> "release", from |-> "c1", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
+v63 == [c1 |-> "Done", c2 |-> "Receive", service |-> "Serve", resource |-> "Access"]
+s33 == <<v20, v62, v15, v3, v4, v5, v12, v36, v6, v12, v2, v63, v51, v3, v4, v4, v4, v39, v22, v5, v6>>
+s34 == <<v20, v2, v15, v3, v4, v5, v12, v36, v6, v12, v2, v63, v51, v3, v4, v4, v4, v39, v22, v5, v6>>
+v64 == {[type |-> "grant", from |-> "service", to |-> "c2", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE]}
+s35 == <<v23, v64, v18, v3, v4, v5, v12, v36, v6, v12, v2, v63, v51, v3, v4, v4, v4, v39, v22, v5, v6>>
+v65 == {[type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE]}
+v66 == {[node |-> "c2", kind |-> "validity"], [node |-> "service", kind |-> "lease"]}
+s36 == <<v23, v65, v66, v27, v28, v5, v12, v36, v6, v12, v2, v38, v51, v3, v28, v4, v4, v39, v22, v5, v6>>
+s37 == <<v19, v65, v26, v27, v28, v5, v12, v36, v6, v12, v2, v38, v51, v3, v28, v4, v4, v39, v22, v5, v6>>
+s38 == <<v19, v42, v26, v27, v28, v5, v22, v41, v6, v12, v2, v38, v51, v3, v28, v4, v4, v39, v22, v5, v6>>
+s39 == <<v19, v42, v2, v3, v28, v5, v22, v41, v6, v12, v2, v38, v51, v3, v28, v4, v4, v39, v22, v5, v6>>
+s40 == <<v1, v2, v2, v3, v4, v5, v5, v6, v6, v12, v2, v7, v4, v3, v4, v4, v4, v4, v5, v5, v6>>
+v67 == [status |-> "Persisting", id |-> "c2", lease |-> 1, token |-> 1]
+s41 == <<v67, v2, v15, v3, v4, v5, v5, v6, v6, v12, v2, v46, v4, v3, v4, v4, v4, v4, v12, v5, v6>>
+s42 == <<v67, v8, v15, v3, v4, v5, v5, v6, v6, v12, v2, v11, v4, v3, v4, v4, v4, v4, v12, v5, v6>>
+v68 == [status |-> "Acquired", id |-> "c2", lease |-> 1, token |-> 1]
+v69 == {[type |-> "acquire", from |-> "c1", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "grant", from |-> "service", to |-> "c2", lease |-> 1, token |-> 1, value |-> 0, ok |-> FALSE]}
+s43 == <<v68, v69, v18, v3, v4, v5, v5, v6, v6, v12, v2, v11, v4, v3, v4, v4, v4, v4, v12, v5, v6>>
+v70 == {[type |-> "acquire", from |-> "c1", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE]}
+s44 == <<v68, v70, v66, v27, v51, v5, v5, v6, v6, v12, v2, v29, v4, v3, v51, v4, v4, v4, v12, v5, v6>>
+v71 == {[type |-> "acquire", from |-> "c1", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
+v72 == <<[op |-> "read", id |-> "c2", token |-> 1, ok |-> TRUE, value |-> 0, lease |-> 1]>>
+s45 == <<v68, v71, v66, v27, v51, v5, v12, v72, v6, v12, v2, v29, v4, v3, v51, v4, v4, v4, v12, v5, v6>>
+s46 == <<v19, v71, v26, v27, v51, v5, v12, v72, v6, v12, v2, v29, v4, v3, v51, v4, v4, v4, v12, v5, v6>>
+v73 == [status |-> "Persisting", id |-> "c1", lease |-> 2, token |-> 2]
+v74 == {[type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
+v75 == {[node |-> "c2", kind |-> "validity"], [node |-> "service", kind |-> "persist"]}
+s47 == <<v73, v74, v75, v27, v51, v5, v12, v72, v6, v12, v2, v29, v4, v3, v51, v4, v4, v4, v22, v5, v6>>
+v76 == {[node |-> "c2", kind |-> "think"], [node |-> "c2", kind |-> "validity"], [node |-> "service", kind |-> "persist"]}
+v77 == [c1 |-> "Receive", c2 |-> "WriteCounter", service |-> "Serve", resource |-> "Access"]
+s48 == <<v73, v2, v76, v27, v51, v5, v12, v72, v6, v12, v2, v77, v4, v3, v51, v4, v4, v4, v22, v5, v6>>
+v78 == [status |-> "Acquired", id |-> "c1", lease |-> 2, token |-> 2]
+v79 == {[type |-> "grant", from |-> "service", to |-> "c1", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE]}
+v80 == {[node |-> "c2", kind |-> "think"], [node |-> "c2", kind |-> "validity"], [node |-> "service", kind |-> "lease"]}
+s49 == <<v78, v79, v80, v27, v51, v5, v12, v72, v6, v12, v2, v77, v4, v3, v51, v4, v4, v4, v22, v5, v6>>
+v81 == {[type |-> "read", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE]}
+v82 == {[node |-> "c1", kind |-> "validity"], [node |-> "c2", kind |-> "think"], [node |-> "c2", kind |-> "validity"], [node |-> "service", kind |-> "lease"]}
+v83 == [c1 |-> 2, c2 |-> 1]
+v84 == [c1 |-> "ReadCounter", c2 |-> "WriteCounter", service |-> "Serve", resource |-> "Access"]
+s50 == <<v78, v81, v82, v32, v83, v5, v12, v72, v6, v12, v2, v84, v4, v3, v83, v4, v4, v4, v22, v5, v6>>
+v85 == {[node |-> "c1", kind |-> "validity"], [node |-> "c2", kind |-> "think"], [node |-> "service", kind |-> "lease"]}
+s51 == <<v78, v81, v85, v54, v83, v5, v12, v72, v6, v12, v2, v84, v4, v3, v83, v4, v4, v4, v22, v5, v6>>
+v86 == {[node |-> "c1", kind |-> "validity"], [node |-> "c2", kind |-> "think"]}
+s52 == <<v19, v81, v86, v54, v83, v5, v12, v72, v6, v12, v2, v84, v4, v3, v83, v4, v4, v4, v22, v5, v6>>
+v87 == {[type |-> "read", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c2", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
+v88 == [c1 |-> 2, c2 |-> 0]
+v89 == [c1 |-> "ReadCounter", c2 |-> "Done", service |-> "Serve", resource |-> "Access"]
+s53 == <<v19, v87, v53, v54, v88, v5, v12, v72, v6, v12, v2, v89, v4, v3, v88, v4, v4, v51, v22, v5, v6>>
+v90 == {[type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 2, value |-> 0, ok |-> TRUE], [type |-> "release", from |-> "c2", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
+v91 == <<[op |-> "read", id |-> "c2", token |-> 1, ok |-> TRUE, value |-> 0, lease |-> 1], [op |-> "read", id |-> "c1", token |-> 2, ok |-> TRUE, value |-> 0, lease |-> 2]>>
+s54 == <<v19, v90, v53, v54, v88, v5, v22, v91, v6, v12, v2, v89, v4, v3, v88, v4, v4, v51, v22, v5, v6>>
+s55 == <<v19, v90, v2, v3, v88, v5, v22, v91, v6, v12, v2, v89, v4, v3, v88, v4, v4, v51, v22, v5, v6>>
+v92 == {[type |-> "release", from |-> "c1", to |-> "service", lease |-> 2, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c2", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
+s56 == <<v19, v92, v2, v3, v4, v5, v22, v91, v6, v12, v2, v44, v4, v3, v4, v4, v4, v45, v22, v5, v6>>
+v93 == {[type |-> "release", from |-> "c1", to |-> "service", lease |-> 2, token |-> 0, value |-> 0, ok |-> FALSE]}
+s57 == <<v19, v93, v2, v3, v4, v5, v22, v91, v6, v12, v2, v44, v4, v3, v4, v4, v4, v45, v22, v5, v6>>
+s58 == <<v19, v2, v2, v3, v4, v5, v22, v91, v6, v12, v2, v44, v4, v3, v4, v4, v4, v45, v22, v5, v6>>
+v94 == {[type |-> "grant", from |-> "service", to |-> "c2", lease |-> 1, token |-> 1, value |-> 0, ok |-> FALSE]}
+s59 == <<v68, v94, v18, v3, v4, v5, v5, v6, v6, v12, v2, v46, v4, v3, v4, v4, v4, v4, v12, v5, v6>>
+v95 == {[type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE]}
+v96 == [c1 |-> "Acquire", c2 |-> "ReadCounter", service |-> "Serve", resource |-> "Access"]
+s60 == <<v68, v95, v66, v27, v51, v5, v5, v6, v6, v12, v2, v96, v4, v3, v51, v4, v4, v4, v12, v5, v6>>
+s61 == <<v68, v95, v18, v3, v51, v5, v5, v6, v6, v12, v2, v96, v4, v3, v51, v4, v4, v4, v12, v5, v6>>
+s62 == <<v68, v70, v18, v3, v51, v5, v5, v6, v6, v12, v2, v29, v4, v3, v51, v4, v4, v4, v12, v5, v6>>
+v97 == {[type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE], [type |-> "reject", from |-> "service", to |-> "c1", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE]}
+s63 == <<v68, v97, v18, v3, v51, v5, v5, v6, v6, v12, v2, v29, v4, v3, v51, v4, v4, v4, v12, v5, v6>>
+v98 == {[type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE], [type |-> "reject", from |-> "service", to |-> "c1", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE]}
+s64 == <<v68, v98, v18, v3, v51, v5, v12, v72, v6, v12, v2, v29, v4, v3, v51, v4, v4, v4, v12, v5, v6>>
+v99 == {[type |-> "reject", from |-> "service", to |-> "c1", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c2", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
+v100 == [c1 |-> "Receive", c2 |-> "Done", service |-> "Serve", resource |-> "Access"]
+s65 == <<v68, v99, v18, v3, v4, v5, v12, v72, v6, v12, v2, v100, v4, v3, v4, v4, v4, v51, v12, v5, v6>>
+s66 == <<v19, v99, v2, v3, v4, v5, v12, v72, v6, v12, v2, v100, v4, v3, v4, v4, v4, v51, v12, v5, v6>>
+v101 == {[type |-> "reject", from |-> "service", to |-> "c1", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE]}
+s67 == <<v19, v101, v2, v3, v4, v5, v12, v72, v6, v12, v2, v100, v4, v3, v4, v4, v4, v51, v12, v5, v6>>
+v102 == {[node |-> "c1", kind |-> "backoff"]}
+v103 == [c1 |-> "Backoff", c2 |-> "Done", service |-> "Serve", resource |-> "Access"]
+s68 == <<v19, v2, v102, v3, v4, v5, v12, v72, v6, v12, v2, v103, v39, v3, v4, v4, v4, v51, v12, v5, v6>>
+s69 == <<v19, v8, v2, v3, v4, v5, v12, v72, v6, v12, v2, v100, v39, v3, v4, v4, v4, v51, v12, v5, v6>>
+s70 == <<v73, v2, v15, v3, v4, v5, v12, v72, v6, v12, v2, v100, v39, v3, v4, v4, v4, v51, v22, v5, v6>>
+s71 == <<v78, v79, v18, v3, v4, v5, v12, v72, v6, v12, v2, v100, v39, v3, v4, v4, v4, v51, v22, v5, v6>>
+s72 == <<v19, v79, v2, v3, v4, v5, v12, v72, v6, v12, v2, v100, v39, v3, v4, v4, v4, v51, v22, v5, v6>>
+s73 == <<v19, v81, v53, v54, v88, v5, v12, v72, v6, v12, v2, v89, v39, v3, v88, v4, v4, v51, v22, v5, v6>>
+s74 == <<v19, v81, v2, v3, v88, v5, v12, v72, v6, v12, v2, v89, v39, v3, v88, v4, v4, v51, v22, v5, v6>>
+v104 == {[type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 2, value |-> 0, ok |-> TRUE]}
+s75 == <<v19, v104, v2, v3, v88, v5, v22, v91, v6, v12, v2, v89, v39, v3, v88, v4, v4, v51, v22, v5, v6>>
+s76 == <<v1, v8, v2, v3, v4, v5, v5, v6, v6, v12, v2, v9, v4, v3, v4, v4, v4, v4, v5, v5, v6>>
+s77 == <<v19, v69, v2, v3, v4, v5, v5, v6, v6, v12, v2, v11, v4, v3, v4, v4, v4, v4, v12, v5, v6>>
+s78 == <<v73, v94, v15, v3, v4, v5, v5, v6, v6, v12, v2, v11, v4, v3, v4, v4, v4, v4, v22, v5, v6>>
+s79 == <<v73, v95, v75, v27, v51, v5, v5, v6, v6, v12, v2, v29, v4, v3, v51, v4, v4, v4, v22, v5, v6>>
+s80 == <<v73, v95, v15, v3, v51, v5, v5, v6, v6, v12, v2, v29, v4, v3, v51, v4, v4, v4, v22, v5, v6>>
+v105 == {[type |-> "grant", from |-> "service", to |-> "c1", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE]}
+s81 == <<v78, v105, v18, v3, v51, v5, v5, v6, v6, v12, v2, v29, v4, v3, v51, v4, v4, v4, v22, v5, v6>>
+v106 == {[type |-> "read", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 1, value |-> 0, ok |-> FALSE]}
+v107 == {[node |-> "c1", kind |-> "validity"], [node |-> "service", kind |-> "lease"]}
+s82 == <<v78, v106, v107, v54, v83, v5, v5, v6, v6, v12, v2, v34, v4, v3, v83, v4, v4, v4, v22, v5, v6>>
+v108 == {[type |-> "read", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
+s83 == <<v78, v108, v107, v54, v83, v5, v12, v72, v6, v12, v2, v34, v4, v3, v83, v4, v4, v4, v22, v5, v6>>
+v109 == {[type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 2, value |-> 0, ok |-> TRUE], [type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
+s84 == <<v78, v109, v107, v54, v83, v5, v22, v91, v6, v12, v2, v34, v4, v3, v83, v4, v4, v4, v22, v5, v6>>
+v110 == {[node |-> "c1", kind |-> "think"], [node |-> "c1", kind |-> "validity"], [node |-> "service", kind |-> "lease"]}
+v111 == [c1 |-> "WriteCounter", c2 |-> "ReadCounter", service |-> "Serve", resource |-> "Access"]
+s85 == <<v78, v74, v110, v54, v83, v5, v22, v91, v6, v12, v2, v111, v4, v3, v83, v4, v4, v4, v22, v5, v6>>
+v112 == {[type |-> "release", from |-> "c2", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
+v113 == [c1 |-> "WriteCounter", c2 |-> "Done", service |-> "Serve", resource |-> "Access"]
+s86 == <<v78, v112, v110, v54, v88, v5, v22, v91, v6, v12, v2, v113, v4, v3, v88, v4, v4, v51, v22, v5, v6>>
+s87 == <<v78, v2, v110, v54, v88, v5, v22, v91, v6, v12, v2, v113, v4, v3, v88, v4, v4, v51, v22, v5, v6>>
+v114 == {[type |-> "write", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 2, value |-> 1, ok |-> FALSE]}
+v115 == [c1 |-> "Release", c2 |-> "Done", service |-> "Serve", resource |-> "Access"]
+s88 == <<v78, v114, v107, v54, v88, v5, v22, v91, v6, v12, v2, v115, v4, v3, v88, v4, v4, v51, v22, v5, v6>>
+v116 == {[type |-> "write_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 2, value |-> 0, ok |-> TRUE]}
+v117 == <<[op |-> "read", id |-> "c2", token |-> 1, ok |-> TRUE, value |-> 0, lease |-> 1], [op |-> "read", id |-> "c1", token |-> 2, ok |-> TRUE, value |-> 0, lease |-> 2], [op |-> "write", id |-> "c1", token |-> 2, ok |-> TRUE, value |-> 1, lease |-> 2]>>
+s89 == <<v78, v116, v107, v54, v88, v12, v22, v117, v6, v12, v2, v115, v4, v3, v88, v4, v4, v51, v22, v5, v6>>
+s90 == <<v19, v116, v53, v54, v88, v12, v22, v117, v6, v12, v2, v115, v4, v3, v88, v4, v4, v51, v22, v5, v6>>
+s91 == <<v19, v116, v2, v3, v88, v12, v22, v117, v6, v12, v2, v115, v4, v3, v88, v4, v4, v51, v22, v5, v6>>
+s92 == <<v19, v93, v2, v3, v4, v12, v22, v117, v6, v12, v2, v44, v4, v3, v4, v4, v39, v51, v22, v5, v6>>
+s93 == <<v19, v2, v2, v3, v4, v12, v22, v117, v6, v12, v2, v44, v4, v3, v4, v4, v39, v51, v22, v5, v6>>
+s94 == <<v68, v97, v66, v27, v51, v5, v5, v6, v6, v12, v2, v29, v4, v3, v51, v4, v4, v4, v12, v5, v6>>
+s95 == <<v19, v97, v26, v27, v51, v5, v5, v6, v6, v12, v2, v29, v4, v3, v51, v4, v4, v4, v12, v5, v6>>
+v118 == {[node |-> "c1", kind |-> "backoff"], [node |-> "c2", kind |-> "validity"]}
+v119 == [c1 |-> "Backoff", c2 |-> "ReadCounter", service |-> "Serve", resource |-> "Access"]
+s96 == <<v19, v95, v118, v27, v51, v5, v5, v6, v6, v12, v2, v119, v39, v3, v51, v4, v4, v4, v12, v5, v6>>
+s97 == <<v19, v74, v118, v27, v51, v5, v12, v72, v6, v12, v2, v119, v39, v3, v51, v4, v4, v4, v12, v5, v6>>
+s98 == <<v19, v74, v102, v3, v51, v5, v12, v72, v6, v12, v2, v119, v39, v3, v51, v4, v4, v4, v12, v5, v6>>
+s99 == <<v19, v71, v2, v3, v51, v5, v12, v72, v6, v12, v2, v29, v39, v3, v51, v4, v4, v4, v12, v5, v6>>
+v120 == {[type |-> "acquire", from |-> "c1", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c2", to |-> "service", lease |-> 1, token |-> 0, value |-> 0, ok |-> FALSE]}
+s100 == <<v19, v120, v2, v3, v4, v5, v12, v72, v6, v12, v2, v100, v39, v3, v4, v4, v4, v51, v12, v5, v6>>
+s101 == <<v13, v14, v15, v3, v4, v5, v5, v6, v6, v5, v2, v11, v4, v3, v4, v4, v4, v4, v12, v5, v6>>
+s102 == <<v13, v47, v15, v3, v4, v5, v5, v6, v6, v5, v2, v11, v4, v3, v4, v4, v4, v4, v12, v5, v6>>
+v121 == {[type |-> "reject", from |-> "service", to |-> "c1", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "reject", from |-> "service", to |-> "c2", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE]}
+s103 == <<v1, v121, v2, v3, v4, v5, v5, v6, v6, v12, v2, v11, v4, v3, v4, v4, v4, v4, v12, v5, v6>>
+s104 == <<v1, v101, v49, v3, v4, v5, v5, v6, v6, v12, v2, v50, v51, v3, v4, v4, v4, v4, v12, v5, v6>>
+v122 == {[type |-> "acquire", from |-> "c2", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "reject", from |-> "service", to |-> "c1", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE]}
+s105 == <<v1, v122, v2, v3, v4, v5, v5, v6, v6, v12, v2, v11, v51, v3, v4, v4, v4, v4, v12, v5, v6>>
+v123 == [c1 |-> "Backoff", c2 |-> "Receive", service |-> "Serve", resource |-> "Access"]
+s106 == <<v1, v14, v102, v3, v4, v5, v5, v6, v6, v12, v2, v123, v45, v3, v4, v4, v4, v4, v12, v5, v6>>
+v124 == {[node |-> "c1", kind |-> "backoff"], [node |-> "service", kind |-> "persist"]}
+s107 == <<v20, v2, v124, v3, v4, v5, v5, v6, v6, v12, v2, v123, v45, v3, v4, v4, v4, v4, v22, v5, v6>>
+s108 == <<v20, v8, v15, v3, v4, v5, v5, v6, v6, v12, v2, v11, v45, v3, v4, v4, v4, v4, v22, v5, v6>>
+v125 == {[type |-> "acquire", from |-> "c1", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "grant", from |-> "service", to |-> "c2", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE]}
+s109 == <<v23, v125, v18, v3, v4, v5, v5, v6, v6, v12, v2, v11, v45, v3, v4, v4, v4, v4, v22, v5, v6>>
+v126 == {[type |-> "acquire", from |-> "c1", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "read", from |-> "c2", to |-> "resource", lease |-> 0, token |-> 2, value |-> 0, ok |-> FALSE]}
+s110 == <<v23, v126, v66, v27, v28, v5, v5, v6, v6, v12, v2, v29, v45, v3, v28, v4, v4, v4, v22, v5, v6>>
+s111 == <<v23, v126, v18, v3, v28, v5, v5, v6, v6, v12, v2, v29, v45, v3, v28, v4, v4, v4, v22, v5, v6>>
+v127 == {[type |-> "acquire", from |-> "c1", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 2, value |-> 0, ok |-> TRUE]}
+v128 == <<[op |-> "read", id |-> "c2", token |-> 2, ok |-> TRUE, value |-> 0, lease |-> 2]>>
+s112 == <<v23, v127, v18, v3, v28, v5, v22, v128, v6, v12, v2, v29, v45, v3, v28, v4, v4, v4, v22, v5, v6>>
+s113 == <<v19, v127, v2, v3, v28, v5, v22, v128, v6, v12, v2, v29, v45, v3, v28, v4, v4, v4, v22, v5, v6>>
+v129 == [status |-> "Persisting", id |-> "c1", lease |-> 3, token |-> 3]
+v130 == 3
+s114 == <<v129, v42, v15, v3, v28, v5, v22, v128, v6, v12, v2, v29, v45, v3, v28, v4, v4, v4, v130, v5, v6>>
+v131 == [status |-> "Acquired", id |-> "c1", lease |-> 3, token |-> 3]
+v132 == {[type |-> "grant", from |-> "service", to |-> "c1", lease |-> 3, token |-> 3, value |-> 0, ok |-> FALSE], [type |-> "read_reply", from |-> "resource", to |-> "c2", lease |-> 0, token |-> 2, value |-> 0, ok |-> TRUE]}
+s115 == <<v131, v132, v18, v3, v28, v5, v22, v128, v6, v12, v2, v29, v45, v3, v28, v4, v4, v4, v130, v5, v6>>
+v133 == {[type |-> "grant", from |-> "service", to |-> "c1", lease |-> 3, token |-> 3, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c2", to |-> "service", lease |-> 2, token |-> 0, value |-> 0, ok |-> FALSE]}
+s116 == <<v131, v133, v18, v3, v4, v5, v22, v128, v6, v12, v2, v100, v39, v3, v4, v4, v4, v51, v130, v5, v6>>
+v134 == {[type |-> "read", from |-> "c1", to |-> "resource", lease |-> 0, token |-> 3, value |-> 0, ok |-> FALSE], [type |-> "release", from |-> "c2", to |-> "service", lease |-> 2, token |-> 0, value |-> 0, ok |-> FALSE]}
+v135 == [c1 |-> 3, c2 |-> 0]
+s117 == <<v131, v134, v107, v54, v135, v5, v22, v128, v6, v12, v2, v89, v39, v3, v135, v4, v4, v51, v130, v5, v6>>
+v136 == {[type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 3, value |-> 0, ok |-> TRUE], [type |-> "release", from |-> "c2", to |-> "service", lease |-> 2, token |-> 0, value |-> 0, ok |-> FALSE]}
+v137 == <<[op |-> "read", id |-> "c2", token |-> 2, ok |-> TRUE, value |-> 0, lease |-> 2], [op |-> "read", id |-> "c1", token |-> 3, ok |-> TRUE, value |-> 0, lease |-> 3]>>
+s118 == <<v131, v136, v107, v54, v135, v5, v130, v137, v6, v12, v2, v89, v39, v3, v135, v4, v4, v51, v130, v5, v6>>
+s119 == <<v131, v43, v110, v54, v135, v5, v130, v137, v6, v12, v2, v113, v39, v3, v135, v4, v4, v51, v130, v5, v6>>
+v138 == {[node |-> "c1", kind |-> "think"], [node |-> "service", kind |-> "lease"]}
+s120 == <<v131, v43, v138, v3, v135, v5, v130, v137, v6, v12, v2, v113, v39, v3, v135, v4, v4, v51, v130, v5, v6>>
+s121 == <<v131, v2, v138, v3, v135, v5, v130, v137, v6, v12, v2, v113, v39, v3, v135, v4, v4, v51, v130, v5, v6>>
+v139 == {[node |-> "c1", kind |-> "think"]}
+s122 == <<v19, v2, v139, v3, v135, v5, v130, v137, v6, v12, v2, v113, v39, v3, v135, v4, v4, v51, v130, v5, v6>>
+v140 == {[type |-> "release", from |-> "c1", to |-> "service", lease |-> 3, token |-> 0, value |-> 0, ok |-> FALSE]}
+s123 == <<v19, v140, v2, v3, v4, v5, v130, v137, v6, v12, v2, v44, v4, v3, v4, v4, v4, v45, v130, v5, v6>>
+s124 == <<v19, v2, v2, v3, v4, v5, v130, v137, v6, v12, v2, v44, v4, v3, v4, v4, v4, v45, v130, v5, v6>>
+s125 == <<v13, v2, v15, v3, v4, v5, v5, v6, v6, v5, v2, v9, v4, v3, v4, v4, v4, v4, v12, v5, v6>>
+s126 == <<v16, v21, v18, v3, v4, v5, v5, v6, v6, v5, v2, v9, v4, v3, v4, v4, v4, v4, v12, v5, v6>>
+s127 == <<v19, v21, v2, v3, v4, v5, v5, v6, v6, v5, v2, v9, v4, v3, v4, v4, v4, v4, v12, v5, v6>>
+s128 == <<v1, v21, v2, v3, v4, v5, v5, v6, v6, v12, v2, v9, v4, v3, v4, v4, v4, v4, v12, v5, v6>>
+v141 == [c1 |-> "ReadCounter", c2 |-> "Acquire", service |-> "Serve", resource |-> "Access"]
+s129 == <<v1, v56, v53, v54, v39, v5, v5, v6, v6, v12, v2, v141, v4, v3, v39, v4, v4, v4, v12, v5, v6>>
+s130 == <<v1, v56, v2, v3, v39, v5, v5, v6, v6, v12, v2, v141, v4, v3, v39, v4, v4, v4, v12, v5, v6>>
+s131 == <<v1, v58, v2, v3, v39, v5, v12, v36, v6, v12, v2, v141, v4, v3, v39, v4, v4, v4, v12, v5, v6>>
+v142 == {[type |-> "acquire", from |-> "c2", to |-> "service", lease |-> 0, token |-> 0, value |-> 0, ok |-> FALSE], [type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
+s132 == <<v1, v142, v2, v3, v39, v5, v12, v36, v6, v12, v2, v55, v4, v3, v39, v4, v4, v4, v12, v5, v6>>
+s133 == <<v20, v58, v15, v3, v39, v5, v12, v36, v6, v12, v2, v55, v4, v3, v39, v4, v4, v4, v22, v5, v6>>
+v143 == {[type |-> "grant", from |-> "service", to |-> "c2", lease |-> 2, token |-> 2, value |-> 0, ok |-> FALSE], [type |-> "read_reply", from |-> "resource", to |-> "c1", lease |-> 0, token |-> 1, value |-> 0, ok |-> TRUE]}
+s134 == <<v23, v143, v18, v3, v39, v5, v12, v36, v6, v12, v2, v55, v4, v3, v39, v4, v4, v4, v22, v5, v6>>
+s135 == <<v23, v35, v66, v27, v33, v5, v12, v36, v6, v12, v2, v34, v4, v3, v33, v4, v4, v4, v22, v5, v6>>
+s136 == <<v23, v37, v66, v27, v28, v5, v12, v36, v6, v12, v2, v38, v4, v3, v28, v4, v4, v39, v22, v5, v6>>
+s137 == <<v23, v65, v66, v27, v28, v5, v12, v36, v6, v12, v2, v38, v4, v3, v28, v4, v4, v39, v22, v5, v6>>
+s138 == <<v19, v65, v26, v27, v28, v5, v12, v36, v6, v12, v2, v38, v4, v3, v28, v4, v4, v39, v22, v5, v6>>
+s139 == <<v19, v65, v2, v3, v28, v5, v12, v36, v6, v12, v2, v38, v4, v3, v28, v4, v4, v39, v22, v5, v6>>
 Traces == <<
 \* 1: walk seed 1, restart-durable, 2 clients, 1 sections, 1 retries, validity arrival
 <<[label |-> "Init", proc |-> "none", state |-> s1],
@@ -240,161 +291,187 @@ Traces == <<
 [label |-> "Serve", proc |-> "service", state |-> s4],
 [label |-> "Serve", proc |-> "service", state |-> s5],
 [label |-> "Serve", proc |-> "service", state |-> s6],
-[label |-> "Receive", proc |-> "c1", state |-> s7],
-[label |-> "Access", proc |-> "resource", state |-> s8],
-[label |-> "ReadCounter", proc |-> "c1", state |-> s9],
-[label |-> "WriteCounter", proc |-> "c1", state |-> s10],
-[label |-> "Serve", proc |-> "service", state |-> s11],
-[label |-> "Receive", proc |-> "c2", state |-> s12],
-[label |-> "Release", proc |-> "c1", state |-> s13],
+[label |-> "Serve", proc |-> "service", state |-> s7],
+[label |-> "Serve", proc |-> "service", state |-> s8],
+[label |-> "Serve", proc |-> "service", state |-> s9],
+[label |-> "Serve", proc |-> "service", state |-> s10],
+[label |-> "Receive", proc |-> "c2", state |-> s11],
+[label |-> "Receive", proc |-> "c1", state |-> s12],
+[label |-> "ReadCounter", proc |-> "c1", state |-> s13],
 [label |-> "Access", proc |-> "resource", state |-> s14],
-[label |-> "Release", proc |-> "c1", state |-> s15],
-[label |-> "ReadCounter", proc |-> "c2", state |-> s16],
-[label |-> "Serve", proc |-> "service", state |-> s17],
-[label |-> "Access", proc |-> "resource", state |-> s18],
-[label |-> "Serve", proc |-> "service", state |-> s19],
-[label |-> "ReadCounter", proc |-> "c2", state |-> s20],
-[label |-> "Serve", proc |-> "service", state |-> s21]>>,
+[label |-> "ReadCounter", proc |-> "c2", state |-> s15],
+[label |-> "ReadCounter", proc |-> "c1", state |-> s16],
+[label |-> "Access", proc |-> "resource", state |-> s17],
+[label |-> "Serve", proc |-> "service", state |-> s18],
+[label |-> "ReadCounter", proc |-> "c2", state |-> s19],
+[label |-> "Serve", proc |-> "service", state |-> s20]>>,
 \* 2: walk seed 2, restart-durable, 2 clients, 1 sections, 1 retries, validity arrival
 <<[label |-> "Init", proc |-> "none", state |-> s1],
-[label |-> "Acquire", proc |-> "c2", state |-> s22],
-[label |-> "Serve", proc |-> "service", state |-> s23],
+[label |-> "Acquire", proc |-> "c2", state |-> s21],
+[label |-> "Serve", proc |-> "service", state |-> s22],
 [label |-> "Acquire", proc |-> "c1", state |-> s4],
 [label |-> "Serve", proc |-> "service", state |-> s5],
-[label |-> "Serve", proc |-> "service", state |-> s6],
-[label |-> "Receive", proc |-> "c1", state |-> s7],
-[label |-> "ReadCounter", proc |-> "c1", state |-> s24],
-[label |-> "Access", proc |-> "resource", state |-> s25],
-[label |-> "ReadCounter", proc |-> "c1", state |-> s26],
-[label |-> "Serve", proc |-> "service", state |-> s27],
-[label |-> "Serve", proc |-> "service", state |-> s28],
+[label |-> "Serve", proc |-> "service", state |-> s23],
+[label |-> "Serve", proc |-> "service", state |-> s24],
+[label |-> "Serve", proc |-> "service", state |-> s25],
+[label |-> "Receive", proc |-> "c2", state |-> s26],
+[label |-> "Backoff", proc |-> "c2", state |-> s27],
+[label |-> "Receive", proc |-> "c1", state |-> s28],
 [label |-> "Serve", proc |-> "service", state |-> s29],
-[label |-> "Receive", proc |-> "c2", state |-> s30],
-[label |-> "ReadCounter", proc |-> "c2", state |-> s31],
-[label |-> "Access", proc |-> "resource", state |-> s32],
-[label |-> "ReadCounter", proc |-> "c2", state |-> s33],
-[label |-> "Serve", proc |-> "service", state |-> s34]>>,
+[label |-> "Access", proc |-> "resource", state |-> s30],
+[label |-> "ReadCounter", proc |-> "c1", state |-> s31],
+[label |-> "WriteCounter", proc |-> "c1", state |-> s32],
+[label |-> "WriteCounter", proc |-> "c1", state |-> s33],
+[label |-> "Serve", proc |-> "service", state |-> s34],
+[label |-> "Serve", proc |-> "service", state |-> s35],
+[label |-> "Receive", proc |-> "c2", state |-> s36],
+[label |-> "Serve", proc |-> "service", state |-> s37],
+[label |-> "Access", proc |-> "resource", state |-> s38],
+[label |-> "ReadCounter", proc |-> "c2", state |-> s39],
+[label |-> "ReadCounter", proc |-> "c2", state |-> s19],
+[label |-> "Serve", proc |-> "service", state |-> s20]>>,
 \* 3: walk seed 3, restart-durable, 2 clients, 1 sections, 1 retries, validity arrival
 <<[label |-> "Init", proc |-> "none", state |-> s1],
-[label |-> "Serve", proc |-> "service", state |-> s35],
-[label |-> "Acquire", proc |-> "c2", state |-> s23],
-[label |-> "Serve", proc |-> "service", state |-> s36],
-[label |-> "Acquire", proc |-> "c1", state |-> s37],
-[label |-> "Receive", proc |-> "c2", state |-> s38],
-[label |-> "Serve", proc |-> "service", state |-> s39],
-[label |-> "ReadCounter", proc |-> "c2", state |-> s40],
+[label |-> "Serve", proc |-> "service", state |-> s40],
+[label |-> "Acquire", proc |-> "c2", state |-> s22],
 [label |-> "Serve", proc |-> "service", state |-> s41],
-[label |-> "Receive", proc |-> "c1", state |-> s42],
-[label |-> "Access", proc |-> "resource", state |-> s43],
-[label |-> "ReadCounter", proc |-> "c2", state |-> s44],
-[label |-> "Serve", proc |-> "service", state |-> s45],
+[label |-> "Acquire", proc |-> "c1", state |-> s42],
+[label |-> "Serve", proc |-> "service", state |-> s43],
+[label |-> "Receive", proc |-> "c2", state |-> s44],
+[label |-> "Access", proc |-> "resource", state |-> s45],
 [label |-> "Serve", proc |-> "service", state |-> s46],
-[label |-> "ReadCounter", proc |-> "c1", state |-> s47],
-[label |-> "Access", proc |-> "resource", state |-> s48],
-[label |-> "ReadCounter", proc |-> "c1", state |-> s49],
-[label |-> "Serve", proc |-> "service", state |-> s50]>>,
+[label |-> "Serve", proc |-> "service", state |-> s47],
+[label |-> "ReadCounter", proc |-> "c2", state |-> s48],
+[label |-> "Serve", proc |-> "service", state |-> s49],
+[label |-> "Receive", proc |-> "c1", state |-> s50],
+[label |-> "WriteCounter", proc |-> "c2", state |-> s51],
+[label |-> "Serve", proc |-> "service", state |-> s52],
+[label |-> "WriteCounter", proc |-> "c2", state |-> s53],
+[label |-> "Access", proc |-> "resource", state |-> s54],
+[label |-> "ReadCounter", proc |-> "c1", state |-> s55],
+[label |-> "ReadCounter", proc |-> "c1", state |-> s56],
+[label |-> "Serve", proc |-> "service", state |-> s57],
+[label |-> "Serve", proc |-> "service", state |-> s58]>>,
 \* 4: walk seed 4, restart-durable, 2 clients, 1 sections, 1 retries, validity arrival
 <<[label |-> "Init", proc |-> "none", state |-> s1],
-[label |-> "Serve", proc |-> "service", state |-> s35],
-[label |-> "Acquire", proc |-> "c2", state |-> s23],
-[label |-> "Serve", proc |-> "service", state |-> s36],
-[label |-> "Acquire", proc |-> "c1", state |-> s37],
-[label |-> "Receive", proc |-> "c2", state |-> s38],
-[label |-> "ReadCounter", proc |-> "c2", state |-> s51],
-[label |-> "Serve", proc |-> "service", state |-> s52],
-[label |-> "Receive", proc |-> "c1", state |-> s53],
-[label |-> "Serve", proc |-> "service", state |-> s54],
-[label |-> "Backoff", proc |-> "c1", state |-> s55],
-[label |-> "Access", proc |-> "resource", state |-> s56],
-[label |-> "Serve", proc |-> "service", state |-> s57],
-[label |-> "Serve", proc |-> "service", state |-> s58],
-[label |-> "ReadCounter", proc |-> "c2", state |-> s59],
-[label |-> "Receive", proc |-> "c1", state |-> s60],
-[label |-> "ReadCounter", proc |-> "c1", state |-> s61],
-[label |-> "Access", proc |-> "resource", state |-> s62],
-[label |-> "ReadCounter", proc |-> "c1", state |-> s63],
-[label |-> "Serve", proc |-> "service", state |-> s49],
-[label |-> "Serve", proc |-> "service", state |-> s50]>>,
-\* 5: walk seed 5, restart-durable, 2 clients, 1 sections, 1 retries, validity arrival
-<<[label |-> "Init", proc |-> "none", state |-> s1],
-[label |-> "Serve", proc |-> "service", state |-> s35],
-[label |-> "Acquire", proc |-> "c1", state |-> s64],
-[label |-> "Acquire", proc |-> "c2", state |-> s4],
-[label |-> "Serve", proc |-> "service", state |-> s37],
-[label |-> "Receive", proc |-> "c2", state |-> s38],
-[label |-> "Access", proc |-> "resource", state |-> s65],
+[label |-> "Serve", proc |-> "service", state |-> s40],
+[label |-> "Acquire", proc |-> "c2", state |-> s22],
+[label |-> "Serve", proc |-> "service", state |-> s41],
+[label |-> "Serve", proc |-> "service", state |-> s59],
+[label |-> "Receive", proc |-> "c2", state |-> s60],
+[label |-> "ReadCounter", proc |-> "c2", state |-> s61],
+[label |-> "Acquire", proc |-> "c1", state |-> s62],
+[label |-> "Serve", proc |-> "service", state |-> s63],
+[label |-> "Access", proc |-> "resource", state |-> s64],
+[label |-> "ReadCounter", proc |-> "c2", state |-> s65],
 [label |-> "Serve", proc |-> "service", state |-> s66],
-[label |-> "ReadCounter", proc |-> "c2", state |-> s67],
-[label |-> "Serve", proc |-> "service", state |-> s68],
-[label |-> "ReadCounter", proc |-> "c2", state |-> s69],
+[label |-> "Serve", proc |-> "service", state |-> s67],
+[label |-> "Receive", proc |-> "c1", state |-> s68],
+[label |-> "Backoff", proc |-> "c1", state |-> s69],
 [label |-> "Serve", proc |-> "service", state |-> s70],
 [label |-> "Serve", proc |-> "service", state |-> s71],
-[label |-> "Receive", proc |-> "c1", state |-> s46],
-[label |-> "Access", proc |-> "resource", state |-> s72],
-[label |-> "ReadCounter", proc |-> "c1", state |-> s73],
-[label |-> "WriteCounter", proc |-> "c1", state |-> s74],
-[label |-> "WriteCounter", proc |-> "c1", state |-> s49],
-[label |-> "Serve", proc |-> "service", state |-> s50]>>,
+[label |-> "Serve", proc |-> "service", state |-> s72],
+[label |-> "Receive", proc |-> "c1", state |-> s73],
+[label |-> "ReadCounter", proc |-> "c1", state |-> s74],
+[label |-> "Access", proc |-> "resource", state |-> s75],
+[label |-> "ReadCounter", proc |-> "c1", state |-> s57],
+[label |-> "Serve", proc |-> "service", state |-> s58]>>,
+\* 5: walk seed 5, restart-durable, 2 clients, 1 sections, 1 retries, validity arrival
+<<[label |-> "Init", proc |-> "none", state |-> s1],
+[label |-> "Serve", proc |-> "service", state |-> s40],
+[label |-> "Acquire", proc |-> "c1", state |-> s76],
+[label |-> "Acquire", proc |-> "c2", state |-> s4],
+[label |-> "Serve", proc |-> "service", state |-> s42],
+[label |-> "Serve", proc |-> "service", state |-> s43],
+[label |-> "Serve", proc |-> "service", state |-> s77],
+[label |-> "Serve", proc |-> "service", state |-> s78],
+[label |-> "Receive", proc |-> "c2", state |-> s79],
+[label |-> "ReadCounter", proc |-> "c2", state |-> s80],
+[label |-> "Serve", proc |-> "service", state |-> s81],
+[label |-> "Receive", proc |-> "c1", state |-> s82],
+[label |-> "Access", proc |-> "resource", state |-> s83],
+[label |-> "Access", proc |-> "resource", state |-> s84],
+[label |-> "ReadCounter", proc |-> "c1", state |-> s85],
+[label |-> "ReadCounter", proc |-> "c2", state |-> s86],
+[label |-> "Serve", proc |-> "service", state |-> s87],
+[label |-> "WriteCounter", proc |-> "c1", state |-> s88],
+[label |-> "Access", proc |-> "resource", state |-> s89],
+[label |-> "Serve", proc |-> "service", state |-> s90],
+[label |-> "Release", proc |-> "c1", state |-> s91],
+[label |-> "Release", proc |-> "c1", state |-> s92],
+[label |-> "Serve", proc |-> "service", state |-> s93]>>,
 \* 6: walk seed 6, restart-durable, 2 clients, 1 sections, 1 retries, validity arrival
 <<[label |-> "Init", proc |-> "none", state |-> s1],
-[label |-> "Acquire", proc |-> "c2", state |-> s22],
-[label |-> "Serve", proc |-> "service", state |-> s23],
+[label |-> "Acquire", proc |-> "c2", state |-> s21],
+[label |-> "Serve", proc |-> "service", state |-> s22],
 [label |-> "Acquire", proc |-> "c1", state |-> s4],
-[label |-> "Serve", proc |-> "service", state |-> s37],
-[label |-> "Receive", proc |-> "c2", state |-> s38],
-[label |-> "Serve", proc |-> "service", state |-> s75],
-[label |-> "Receive", proc |-> "c1", state |-> s76],
-[label |-> "Backoff", proc |-> "c1", state |-> s77],
-[label |-> "Serve", proc |-> "service", state |-> s78],
-[label |-> "Serve", proc |-> "service", state |-> s79],
-[label |-> "Access", proc |-> "resource", state |-> s80],
-[label |-> "ReadCounter", proc |-> "c2", state |-> s81],
-[label |-> "Serve", proc |-> "service", state |-> s82],
-[label |-> "WriteCounter", proc |-> "c2", state |-> s83],
-[label |-> "Receive", proc |-> "c1", state |-> s84],
-[label |-> "Release", proc |-> "c2", state |-> s85],
-[label |-> "Access", proc |-> "resource", state |-> s86],
-[label |-> "Access", proc |-> "resource", state |-> s87],
-[label |-> "ReadCounter", proc |-> "c1", state |-> s88],
-[label |-> "ReadCounter", proc |-> "c1", state |-> s89],
-[label |-> "Release", proc |-> "c2", state |-> s90],
-[label |-> "Serve", proc |-> "service", state |-> s91],
-[label |-> "Serve", proc |-> "service", state |-> s92]>>,
+[label |-> "Serve", proc |-> "service", state |-> s42],
+[label |-> "Serve", proc |-> "service", state |-> s43],
+[label |-> "Receive", proc |-> "c2", state |-> s44],
+[label |-> "Serve", proc |-> "service", state |-> s94],
+[label |-> "Serve", proc |-> "service", state |-> s95],
+[label |-> "Receive", proc |-> "c1", state |-> s96],
+[label |-> "Access", proc |-> "resource", state |-> s97],
+[label |-> "ReadCounter", proc |-> "c2", state |-> s98],
+[label |-> "Backoff", proc |-> "c1", state |-> s99],
+[label |-> "ReadCounter", proc |-> "c2", state |-> s100],
+[label |-> "Serve", proc |-> "service", state |-> s69],
+[label |-> "Serve", proc |-> "service", state |-> s70],
+[label |-> "Serve", proc |-> "service", state |-> s71],
+[label |-> "Serve", proc |-> "service", state |-> s72],
+[label |-> "Receive", proc |-> "c1", state |-> s73],
+[label |-> "ReadCounter", proc |-> "c1", state |-> s74],
+[label |-> "Access", proc |-> "resource", state |-> s75],
+[label |-> "ReadCounter", proc |-> "c1", state |-> s57],
+[label |-> "Serve", proc |-> "service", state |-> s58]>>,
 \* 7: walk seed 7, restart-durable, 2 clients, 1 sections, 1 retries, validity arrival
 <<[label |-> "Init", proc |-> "none", state |-> s1],
-[label |-> "Acquire", proc |-> "c2", state |-> s22],
+[label |-> "Acquire", proc |-> "c2", state |-> s21],
 [label |-> "Acquire", proc |-> "c1", state |-> s3],
-[label |-> "Serve", proc |-> "service", state |-> s93],
-[label |-> "Receive", proc |-> "c1", state |-> s94],
-[label |-> "Serve", proc |-> "service", state |-> s95],
-[label |-> "Serve", proc |-> "service", state |-> s96],
-[label |-> "Access", proc |-> "resource", state |-> s97],
-[label |-> "ReadCounter", proc |-> "c1", state |-> s98],
-[label |-> "ReadCounter", proc |-> "c1", state |-> s99],
-[label |-> "Receive", proc |-> "c2", state |-> s100],
-[label |-> "ReadCounter", proc |-> "c2", state |-> s101],
-[label |-> "Access", proc |-> "resource", state |-> s102],
-[label |-> "ReadCounter", proc |-> "c2", state |-> s103],
-[label |-> "Serve", proc |-> "service", state |-> s104],
-[label |-> "Serve", proc |-> "service", state |-> s105]>>,
+[label |-> "Serve", proc |-> "service", state |-> s101],
+[label |-> "Serve", proc |-> "service", state |-> s102],
+[label |-> "Serve", proc |-> "service", state |-> s103],
+[label |-> "Receive", proc |-> "c2", state |-> s104],
+[label |-> "Backoff", proc |-> "c2", state |-> s105],
+[label |-> "Receive", proc |-> "c1", state |-> s106],
+[label |-> "Serve", proc |-> "service", state |-> s107],
+[label |-> "Backoff", proc |-> "c1", state |-> s108],
+[label |-> "Serve", proc |-> "service", state |-> s109],
+[label |-> "Receive", proc |-> "c2", state |-> s110],
+[label |-> "ReadCounter", proc |-> "c2", state |-> s111],
+[label |-> "Access", proc |-> "resource", state |-> s112],
+[label |-> "Serve", proc |-> "service", state |-> s113],
+[label |-> "Serve", proc |-> "service", state |-> s114],
+[label |-> "Serve", proc |-> "service", state |-> s115],
+[label |-> "ReadCounter", proc |-> "c2", state |-> s116],
+[label |-> "Receive", proc |-> "c1", state |-> s117],
+[label |-> "Access", proc |-> "resource", state |-> s118],
+[label |-> "ReadCounter", proc |-> "c1", state |-> s119],
+[label |-> "WriteCounter", proc |-> "c1", state |-> s120],
+[label |-> "Serve", proc |-> "service", state |-> s121],
+[label |-> "Serve", proc |-> "service", state |-> s122],
+[label |-> "WriteCounter", proc |-> "c1", state |-> s123],
+[label |-> "Serve", proc |-> "service", state |-> s124]>>,
 \* 8: walk seed 8, restart-durable, 2 clients, 1 sections, 1 retries, validity arrival
 <<[label |-> "Init", proc |-> "none", state |-> s1],
 [label |-> "Acquire", proc |-> "c1", state |-> s2],
-[label |-> "Serve", proc |-> "service", state |-> s106],
-[label |-> "Acquire", proc |-> "c2", state |-> s93],
-[label |-> "Serve", proc |-> "service", state |-> s107],
-[label |-> "Serve", proc |-> "service", state |-> s108],
-[label |-> "Receive", proc |-> "c1", state |-> s109],
-[label |-> "ReadCounter", proc |-> "c1", state |-> s110],
-[label |-> "Access", proc |-> "resource", state |-> s111],
-[label |-> "Serve", proc |-> "service", state |-> s112],
-[label |-> "Receive", proc |-> "c2", state |-> s113],
-[label |-> "ReadCounter", proc |-> "c1", state |-> s114],
-[label |-> "ReadCounter", proc |-> "c2", state |-> s115],
-[label |-> "Serve", proc |-> "service", state |-> s116],
-[label |-> "Serve", proc |-> "service", state |-> s31],
-[label |-> "Access", proc |-> "resource", state |-> s32],
-[label |-> "ReadCounter", proc |-> "c2", state |-> s33],
-[label |-> "Serve", proc |-> "service", state |-> s34]>>
+[label |-> "Serve", proc |-> "service", state |-> s125],
+[label |-> "Serve", proc |-> "service", state |-> s126],
+[label |-> "Serve", proc |-> "service", state |-> s127],
+[label |-> "Serve", proc |-> "service", state |-> s128],
+[label |-> "Receive", proc |-> "c1", state |-> s129],
+[label |-> "ReadCounter", proc |-> "c1", state |-> s130],
+[label |-> "Access", proc |-> "resource", state |-> s131],
+[label |-> "Acquire", proc |-> "c2", state |-> s132],
+[label |-> "Serve", proc |-> "service", state |-> s133],
+[label |-> "Serve", proc |-> "service", state |-> s134],
+[label |-> "Receive", proc |-> "c2", state |-> s135],
+[label |-> "ReadCounter", proc |-> "c1", state |-> s136],
+[label |-> "Serve", proc |-> "service", state |-> s137],
+[label |-> "Serve", proc |-> "service", state |-> s138],
+[label |-> "ReadCounter", proc |-> "c2", state |-> s139],
+[label |-> "Access", proc |-> "resource", state |-> s18],
+[label |-> "ReadCounter", proc |-> "c2", state |-> s19],
+[label |-> "Serve", proc |-> "service", state |-> s20]>>
 >>
 ====
