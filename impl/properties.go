@@ -404,40 +404,49 @@ func (u tokenUse) String() string {
 	return fmt.Sprintf("the service granted %s token %s", u.client, FormatLease(u.token))
 }
 
-// tokensInUse appends to uses the tokens in use in s: each client's while
-// it uses a grant, the service's current grant's, and every accepted
-// operation's. A finished client's token lives on in the log if the
-// resource accepted it. Grants still in flight are not in use yet: the
-// client's state holds them once they arrive.
-func tokensInUse(s *System, uses []tokenUse) []tokenUse {
-	for i := range s.Clients {
-		if c := &s.Clients[i]; c.lease != 0 {
-			uses = append(uses, tokenUse{client: c.id, token: c.token, held: true})
+// tokenUseAt is the k-th slot of the tokens in use in s, 0 ≤ k <
+// tokenSlots(s): each client's while it uses a grant, the service's
+// current grant's, and every accepted operation's (ok false for a slot
+// with no token in use). A finished client's token lives on in the log if
+// the resource accepted it. Grants still in flight are not in use yet: the
+// client's state holds them once they arrive. Slots, not a slice: the
+// simulator checks the token properties after most steps and a run
+// allocates nothing (sim's TestSteadyStateAllocations).
+func tokenUseAt(s *System, k int) (u tokenUse, ok bool) {
+	if k < len(s.Clients) {
+		c := &s.Clients[k]
+		return tokenUse{client: c.id, token: c.token, held: true}, c.lease != 0
+	}
+	k -= len(s.Clients)
+	if k == 0 {
+		l := &s.Service.lock
+		if l.Status != Acquired {
+			return tokenUse{}, false
 		}
+		return tokenUse{client: l.Holder, token: s.Service.token(l.Lease)}, true
 	}
-	if l := &s.Service.lock; l.Status == Acquired {
-		uses = append(uses, tokenUse{client: l.Holder, token: s.Service.token(l.Lease)})
-	}
-	for i := range s.Resource.log {
-		if op := &s.Resource.log[i]; op.Accepted {
-			uses = append(uses, tokenUse{client: op.Client, token: op.Token, op: op})
-		}
-	}
-	return uses
+	op := &s.Resource.log[k-1]
+	return tokenUse{client: op.Client, token: op.Token, op: op}, op.Accepted
 }
+
+// tokenSlots is the number of tokenUseAt's slots in s.
+func tokenSlots(s *System) int { return len(s.Clients) + 1 + len(s.Resource.log) }
 
 // tokensAreUnique: no two clients use one token (the specs'
 // TokensAreUnique). A service that restarts with a volatile counter
 // breaks it: it hands token 1 out again while an old holder still uses it,
 // or the resource's log remembers it.
 func tokensAreUnique(s *System) *Breach {
-	var buf [16]tokenUse
-	uses := tokensInUse(s, buf[:0])
-	for j := range uses {
+	n := tokenSlots(s)
+	for j := range n {
+		uj, ok := tokenUseAt(s, j)
+		if !ok {
+			continue
+		}
 		for i := range j {
-			if uses[i].token == uses[j].token && uses[i].client != uses[j].client {
-				return &Breach{Involved: distinct(uses[i].client, uses[j].client),
-					Explanation: fmt.Sprintf("%s, and %s: one token, two clients", uses[i], uses[j])}
+			if ui, ok := tokenUseAt(s, i); ok && ui.token == uj.token && ui.client != uj.client {
+				return &Breach{Involved: distinct(ui.client, uj.client),
+					Explanation: fmt.Sprintf("%s, and %s: one token, two clients", ui, uj)}
 			}
 		}
 	}
@@ -452,9 +461,8 @@ func tokensAreUnique(s *System) *Breach {
 // a service whose tokens go down.
 func tokensIncreaseInGrantOrder(s *System) *Breach {
 	next := s.Service.NextToken()
-	var buf [16]tokenUse
-	for _, u := range tokensInUse(s, buf[:0]) {
-		if u.token >= next {
+	for k := range tokenSlots(s) {
+		if u, ok := tokenUseAt(s, k); ok && u.token >= next {
 			return &Breach{Involved: []NodeID{u.client},
 				Explanation: fmt.Sprintf("%s, and the service's next token is %s", u, FormatLease(next))}
 		}
