@@ -22,8 +22,31 @@ func Short(property string) string {
 		return "AtMostOne"
 	case impl.TokenIsMonotonical:
 		return "TokenMono"
+	case impl.TokensAreUnique:
+		return "Unique"
+	case impl.TokensIncreaseInGrantOrder:
+		return "GrantOrder"
 	}
 	return property
+}
+
+// serviceSide reports whether property is one of the service-side token
+// properties, which the simulator's summaries give in a table of their
+// own: with them, a design's row would not fit in MaxWidth.
+func serviceSide(property string) bool {
+	return property == impl.TokensAreUnique || property == impl.TokensIncreaseInGrantOrder
+}
+
+// tableProperties are the invariants of the summaries' first table (the
+// clients' and the resource's), or, with service, of the second.
+func tableProperties(service bool) []string {
+	var names []string
+	for _, name := range impl.InvariantNames() {
+		if serviceSide(name) == service {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // simHeader is the columns of a design's row, after the design and runs
@@ -38,17 +61,45 @@ func simHeader(committed bool, first ...string) *Table {
 	if committed {
 		t.Header = append(t.Header, "committed")
 	}
-	for _, name := range impl.InvariantNames() {
+	for _, name := range tableProperties(false) {
 		t.Header = append(t.Header, Short(name))
 	}
 	t.Header = append(t.Header, "Porcupine", "stalls", "verdict")
 	return t
 }
 
+// tokenTable is the second table of a simulator summary: each design's
+// runs that violated the service-side token properties. The first
+// table's verdict column judges these too.
+func tokenTable(first ...string) *Table {
+	return NewTable(append(first, tableProperties(true)...)...)
+}
+
+// tokenCells is a design's cells of tokenTable.
+func tokenCells(d *sim.DesignSummary) []string {
+	vs := d.Verdicts()
+	var cells []string
+	for _, name := range tableProperties(true) {
+		cells = append(cells, violationCell(vs.Get(name)))
+	}
+	return cells
+}
+
+// violationCell is how many runs violated a property ("—" where it does
+// not apply).
+func violationCell(v verdict.Verdict) string {
+	if v.Status == verdict.NotApplicable {
+		return "—"
+	}
+	return Percent(v.Violating, v.Runs)
+}
+
 // simLegend spells out simHeader's abbreviations and the verdict column.
 const simLegend = `committed: sections committed over all runs (none: no property holds, it would be vacuous).
 AtMostOne = AtMostOneClientHoldLock, TokenMono = TokenIsMonotonical: runs that violated each
-property. Porcupine: the runs whose history it found illegal, then those it could not decide
+property (the service-side token properties in the second table, judged in the first's verdict
+column; Unique = TokensAreUnique, GrantOrder = TokensIncreaseInGrantOrder where a table is
+narrow). Porcupine: the runs whose history it found illegal, then those it could not decide
 (unknown), each as sections/register. verdict: as DESIGN.md expects, UNEXPECTED (a
 contradiction), "n not found": expected violations no run showed (see below the tables), or
 NONE COMMITTED: no holds counts.
@@ -58,10 +109,18 @@ NONE COMMITTED: no holds counts.
 // then its legend; no line is wider than MaxWidth.
 func SimTable(w io.Writer, s *sim.Summary) error {
 	t := simHeader(true, "design")
+	tokens := tokenTable("design")
 	for i := range s.Designs {
 		t.Add(simRow(&s.Designs[i], s.Faults, true)...)
+		tokens.Add(append([]string{s.Designs[i].Design.String()}, tokenCells(&s.Designs[i])...)...)
 	}
 	if err := t.WriteText(w); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return err
+	}
+	if err := tokens.WriteText(w); err != nil {
 		return err
 	}
 	_, err := io.WriteString(w, "\n"+simLegend)
@@ -75,12 +134,20 @@ func NPCTable(w io.Writer, sums []*sim.Summary) error {
 	// No committed column here: the table would be wider than MaxWidth;
 	// a design whose runs committed nothing says so in its verdict.
 	t := simHeader(false, "alone", "design")
+	tokens := tokenTable("alone", "design")
 	for _, s := range sums {
 		for i := range s.Designs {
 			t.Add(append([]string{s.Faults.String()}, simRow(&s.Designs[i], s.Faults, false)...)...)
+			tokens.Add(append([]string{s.Faults.String(), s.Designs[i].Design.String()}, tokenCells(&s.Designs[i])...)...)
 		}
 	}
 	if err := t.WriteText(w); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return err
+	}
+	if err := tokens.WriteText(w); err != nil {
 		return err
 	}
 	_, err := io.WriteString(w, "\nalone: the one fault kind the runs drew.\n"+strings.SplitN(simLegend, "\n", 2)[1])
@@ -102,13 +169,8 @@ func simRow(d *sim.DesignSummary, faults sim.FaultKinds, withCommitted bool) []s
 		cells = append(cells, committed)
 	}
 	vs := d.Verdicts()
-	for _, name := range impl.InvariantNames() {
-		v := vs.Get(name)
-		if v.Status == verdict.NotApplicable {
-			cells = append(cells, "—")
-			continue
-		}
-		cells = append(cells, Percent(v.Violating, v.Runs))
+	for _, name := range tableProperties(false) {
+		cells = append(cells, violationCell(vs.Get(name)))
 	}
 	// Porcupine's counts for the two models, sections / register. Every
 	// run is judged by both, so there is no "not checked" cell.
