@@ -85,7 +85,7 @@ func TestTLCResultsReplacedInPlace(t *testing.T) {
 func TestTLCCachedLikeFresh(t *testing.T) {
 	fake := faketlc.New(t, "cat "+mustAbs(t, "../tlc/testdata/tool_DistLockFencing_none_2c_TokenIsMonotonical.out")+"; exit 12", "exit 0")
 	specs := faketlc.Specs(t)
-	require.NoError(t, os.WriteFile(filepath.Join(specs, "models.json"), []byte(`{"models": [{"name": "v", "spec": "S.tla", "cfg": "m.cfg", "design": "none", "expected": "invariant", "property": "TokenIsMonotonical"}]}`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(specs, "models.json"), []byte(`{"models": [{"name": "v", "spec": "S.tla", "cfg": "m.cfg", "design": "none", "expected": "invariant", "property": "TokenIsMonotonical", "counterexample_length": 10}]}`), 0o644))
 	run := func(noCache bool) (string, map[string]string) {
 		models, err := LoadModels(specs, "", false)
 		require.NoError(t, err)
