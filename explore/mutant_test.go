@@ -92,7 +92,19 @@ func TestMutantsReachNoWitness(t *testing.T) {
 		refuse, noGrant bool
 	}{{"refusing resource", true, false}, {"service that never grants", false, true}} {
 		for _, d := range rowDesigns() {
+			if mut.noGrant && d == impl.DesignRestartDurable {
+				// Its grant leaves by the persist step, whose timer this
+				// mutant's rollback of the service re-arms: every firing
+				// adds a reject to the network, without end. The refusing
+				// resource covers the row.
+				continue
+			}
 			c := DefaultConfig(d, 2)
+			if d.Redlock() && testing.Short() {
+				// Under the send rule the 3-node Redlock search is 860,742
+				// states, three times over here; 2 nodes keep the rules.
+				c.Nodes = 2
+			}
 			m := &mutantModel{sysModel: c.model(), refuse: mut.refuse, noGrant: mut.noGrant}
 			m.goals = goals(d)
 			for _, inv := range impl.Invariants() {
