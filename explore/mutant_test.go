@@ -100,7 +100,7 @@ func TestMutantsReachNoWitness(t *testing.T) {
 				continue
 			}
 			c := DefaultConfig(d, 2)
-			if d.Redlock() && testing.Short() {
+			if d.Redlock() {
 				// Under the send rule the 3-node Redlock search is 860,742
 				// states, three times over here; 2 nodes keep the rules.
 				c.Nodes = 2
