@@ -1,7 +1,9 @@
 package impl
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fencelab/fencelab/internal/quote"
@@ -413,20 +415,35 @@ func (u tokenUse) String() string {
 // simulator checks the token properties after most steps and a run
 // allocates nothing (sim's TestSteadyStateAllocations).
 func tokenUseAt(s *System, k int) (u tokenUse, ok bool) {
+	if k <= len(s.Clients) {
+		client, token, ok := grantAt(s, k)
+		return tokenUse{client: client, token: token, held: k < len(s.Clients)}, ok
+	}
+	op := &s.Resource.log[k-len(s.Clients)-1]
+	return tokenUse{client: op.Client, token: op.Token, op: op}, op.Accepted
+}
+
+// grantAt is tokenUseAt's k-th slot for k ≤ len(s.Clients), the grants in
+// use: client k's while it uses one, then the service's current grant.
+func grantAt(s *System, k int) (client NodeID, token uint64, ok bool) {
 	if k < len(s.Clients) {
 		c := &s.Clients[k]
-		return tokenUse{client: c.id, token: c.token, held: true}, c.lease != 0
+		return c.id, c.token, c.usesGrant()
 	}
-	k -= len(s.Clients)
-	if k == 0 {
-		l := &s.Service.lock
-		if l.Status != Acquired {
-			return tokenUse{}, false
-		}
-		return tokenUse{client: l.Holder, token: s.Service.token(l.Lease)}, true
+	return s.Service.grantInUse()
+}
+
+// usesGrant reports whether c uses a grant: its token is in use.
+func (c *Client) usesGrant() bool { return c.lease != 0 }
+
+// grantInUse is the service's current grant's holder and token, ok false
+// when the lock is free.
+func (s *Service) grantInUse() (holder NodeID, token uint64, ok bool) {
+	l := &s.lock
+	if l.Status != Acquired {
+		return 0, 0, false
 	}
-	op := &s.Resource.log[k-1]
-	return tokenUse{client: op.Client, token: op.Token, op: op}, op.Accepted
+	return l.Holder, s.token(l.Lease), true
 }
 
 // tokenSlots is the number of tokenUseAt's slots in s.
@@ -488,10 +505,149 @@ func distinct(a, b NodeID) []NodeID {
 func noActionPastValidity(s *System, timers TimerView) *Breach {
 	for i := range s.Clients {
 		c := &s.Clients[i]
-		if c.holds && !timers.Pending(c.id, c.beliefTimer()) {
+		if c.PastValidity(timers) {
 			return &Breach{Involved: []NodeID{c.id},
 				Explanation: fmt.Sprintf("%s believes it holds the lock (lease %s) with its validity window closed: no %s timer pending", c.id, FormatLease(c.lease), c.beliefTimer())}
 		}
 	}
 	return nil
+}
+
+// PastValidity reports whether c believes it holds the lock with its
+// belief's validity timer not pending: NoActionPastValidity's breach, for
+// one client (a checker that knows which client stepped asks only it).
+func (c *Client) PastValidity(timers TimerView) bool {
+	return c.holds && !timers.Pending(c.id, c.beliefTimer())
+}
+
+// A TokenWatch follows the tokens in use through one run, for a checker
+// that checks after every step: TokensAreUnique and
+// TokensIncreaseInGrantOrder read every accepted operation, and the
+// resource's log grows by one per resource step, so checking them in full
+// after every step reads the log quadratically often, and even the grants
+// alone cost a simulator a fifth of its time. The watch reads, after each
+// step, only the uses of tokens that step can have begun, and says when the
+// state may breach one of the properties; the property's own check then
+// decides and explains.
+//
+// It remembers every token used in the run (by a grant or an accepted
+// operation), with its first client and whether another client used it
+// too. A breach of TokensAreUnique has two clients use one token at once:
+// when the later of the two uses began, the token was already remembered
+// for another client, or as shared. A breach of
+// TokensIncreaseInGrantOrder has a token in use at or above the service's
+// next token: the largest token used in the run is at or above it too.
+//
+// The zero value is ready for a run's first state.
+type TokenWatch struct {
+	logRead int // operations of the log read so far
+	// used holds each token used in the run once, sorted by token: tokens
+	// mostly come in increasing order, so most are appended, and a run
+	// reuses the memory of the one before.
+	used    []tokenOwner
+	anyUsed bool   // a token was used
+	maxUsed uint64 // the largest token used
+	// grants is the grant slots' uses as last read (grantAt's order).
+	grants []grantUse
+	next   uint64 // the service's next token, as last read
+}
+
+type tokenOwner struct {
+	token  uint64
+	client NodeID
+	shared bool // another client used it too
+}
+
+type grantUse struct {
+	client NodeID
+	token  uint64
+	ok     bool
+}
+
+// Reset readies w for a run from s, keeping its memory.
+func (w *TokenWatch) Reset(s *System) {
+	w.logRead, w.used, w.grants, w.anyUsed, w.maxUsed = 0, w.used[:0], w.grants[:0], false, 0
+	for range len(s.Clients) + 1 {
+		w.grants = append(w.grants, grantUse{})
+	}
+	w.next = s.Service.NextToken()
+	for k := range w.grants {
+		w.readGrant(s, k)
+	}
+	w.readLog(s)
+}
+
+// Stepped reports whether s, after a step of node n, may breach
+// TokensAreUnique (unique) and TokensIncreaseInGrantOrder (increase): at
+// every state that breaches one where the state before did not, it says
+// so (TestTokenWatchSeesEveryFirstBreach), which is all a checker that keeps
+// a run's first violation needs. Only n's state changed since the state w
+// read last: a client's step changes its grant, the resource's its log,
+// and any other node's (the service, Redlock's lock nodes) the service's
+// grant and next token.
+func (w *TokenWatch) Stepped(s *System, n NodeID) (unique, increase bool) {
+	switch {
+	case n.IsClient():
+		unique = w.readGrant(s, n.ClientIndex())
+	case n == ResourceNode:
+		unique = w.readLog(s)
+	default:
+		w.next = s.Service.NextToken()
+		unique = w.readGrant(s, len(s.Clients))
+	}
+	return unique, w.anyUsed && w.maxUsed >= w.next
+}
+
+// GrantChanged reports whether client k's grant in use is not the one w
+// read last: after a client's step, Stepped has nothing to read otherwise.
+func (w *TokenWatch) GrantChanged(s *System, k int) bool {
+	c, g := &s.Clients[k], &w.grants[k]
+	return c.usesGrant() != g.ok || c.token != g.token
+}
+
+// readGrant reads grant slot k, reporting whether a use that began shares
+// its token with another client's.
+func (w *TokenWatch) readGrant(s *System, k int) (shared bool) {
+	client, token, ok := grantAt(s, k)
+	if g := (grantUse{client, token, ok}); g != w.grants[k] {
+		w.grants[k] = g
+		return ok && w.use(client, token)
+	}
+	return false
+}
+
+// readLog reads the operations appended since the last read, reporting
+// whether an accepted one shares its token with another client's use.
+func (w *TokenWatch) readLog(s *System) (shared bool) {
+	log := s.Resource.log
+	for i := w.logRead; i < len(log); i++ {
+		if op := &log[i]; op.Accepted && w.use(op.Client, op.Token) {
+			shared = true
+		}
+	}
+	w.logRead = len(log)
+	return shared
+}
+
+// use records a use of token by client, reporting whether another client
+// used it too.
+func (w *TokenWatch) use(client NodeID, token uint64) (shared bool) {
+	n := len(w.used)
+	if n == 0 || token > w.used[n-1].token {
+		w.used = append(w.used, tokenOwner{token: token, client: client})
+		w.anyUsed, w.maxUsed = true, token
+		return false
+	}
+	// Most uses are of the newest token: its grant's, then its operations'.
+	i, found := n-1, token == w.used[n-1].token
+	if !found {
+		i, found = slices.BinarySearchFunc(w.used, token, func(o tokenOwner, t uint64) int { return cmp.Compare(o.token, t) })
+	}
+	if !found {
+		w.used = slices.Insert(w.used, i, tokenOwner{token: token, client: client})
+		return false
+	}
+	o := &w.used[i]
+	o.shared = o.shared || o.client != client
+	return o.shared
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"pgregory.net/rapid"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -184,4 +186,60 @@ func TestNoActionPastValidity(t *testing.T) {
 	require.NotNil(t, b)
 	assert.Equal(t, []NodeID{ClientNode(0)}, b.Involved)
 	assert.Contains(t, b.Explanation, "validity window closed")
+}
+
+// TestTokenWatchSeesEveryFirstBreach: after any sequence of steps, each
+// changing only its own node's state — clients' grants, the service's
+// grant and counter, the resource's log, with tokens drawn from a small
+// range so that clients share them — the watch says "may breach" at every
+// step whose state breaches a token property the state before did not.
+func TestTokenWatchSeesEveryFirstBreach(t *testing.T) {
+	breaches := map[string]int{}
+	rapid.Check(t, func(t *rapid.T) {
+		d := rapid.SampledFrom([]Design{DesignFenceNone, DesignRestartVolatile, DesignUniqueCAS, DesignRevision}).Draw(t, "design")
+		clients := rapid.IntRange(1, 4).Draw(t, "clients")
+		sys, err := NewSystem(Config{Design: d, Clients: clients, Sections: 1, TTL: 10, Margin: 1})
+		require.NoError(t, err)
+		var w TokenWatch
+		w.Reset(sys)
+		token := rapid.Uint64Range(0, 6)
+		client := rapid.IntRange(0, clients-1)
+		prevUnique, prevIncrease := false, false
+		for step := range rapid.IntRange(1, 40).Draw(t, "steps") {
+			var n NodeID
+			switch rapid.IntRange(0, 2).Draw(t, "node") {
+			case 0:
+				k := client.Draw(t, "client")
+				n = ClientNode(k)
+				c := &sys.Clients[k]
+				c.lease, c.token = rapid.Uint64Range(0, 3).Draw(t, "lease"), token.Draw(t, "token")
+			case 1:
+				n = ResourceNode
+				sys.Resource.log = append(sys.Resource.log, Op{Client: ClientNode(client.Draw(t, "opClient")),
+					Token: token.Draw(t, "opToken"), Accepted: rapid.Bool().Draw(t, "accepted")})
+			default:
+				n = ServiceNode
+				l := &sys.Service.lock
+				l.LastLease = rapid.Uint64Range(0, 6).Draw(t, "lastLease")
+				l.Revision = rapid.Uint64Range(0, 6).Draw(t, "revision")
+				l.Status, l.Holder, l.Lease = Available, 0, 0
+				if rapid.Bool().Draw(t, "acquired") {
+					l.Status, l.Holder, l.Lease = Acquired, ClientNode(client.Draw(t, "holder")), rapid.Uint64Range(1, 6).Draw(t, "heldLease")
+				}
+			}
+			unique, increase := w.Stepped(sys, n)
+			nowUnique, nowIncrease := tokensAreUnique(sys) != nil, tokensIncreaseInGrantOrder(sys) != nil
+			if nowUnique && !prevUnique {
+				breaches["unique"]++
+				require.True(t, unique, "step %d: TokensAreUnique breached, the watch did not say so", step)
+			}
+			if nowIncrease && !prevIncrease {
+				breaches["increase"]++
+				require.True(t, increase, "step %d: TokensIncreaseInGrantOrder breached, the watch did not say so", step)
+			}
+			prevUnique, prevIncrease = nowUnique, nowIncrease
+		}
+	})
+	assert.Positive(t, breaches["unique"], "no walk breached TokensAreUnique")
+	assert.Positive(t, breaches["increase"], "no walk breached TokensIncreaseInGrantOrder")
 }

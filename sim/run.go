@@ -174,6 +174,8 @@ type Runner struct {
 	lastToken uint64
 	tokenRead bool
 	writes    int64
+	// tokens follows the tokens in use for checkTokens.
+	tokens impl.TokenWatch
 
 	// Set only while recording a run for people (Record): the trace, its
 	// target property and the annotations for Porcupine's picture.
@@ -302,6 +304,7 @@ func (r *Runner) reset(sys *impl.System, s *Schedule) {
 	r.res = Result{Seed: s.Seed, Design: r.cfg.Design}
 	r.now, r.lastProgress, r.finished = 0, 0, 0
 	r.logRead, r.lastToken, r.tokenRead, r.writes = 0, 0, false, 0
+	r.tokens.Reset(sys)
 	r.stall = stallBound(r.cfg, s)
 	r.q.reset(len(r.timers))
 	for i := range r.nodes {
@@ -670,22 +673,38 @@ func (r *Runner) checkFast(n impl.NodeID, held bool) {
 	switch {
 	case n == impl.ResourceNode:
 		r.checkResource()
-		r.checkTokens()
+		r.checkTokens(n)
 	case n.IsLockNode():
-		r.checkTokens()
+		r.checkTokens(n)
 	case n.IsClient():
-		if !held && r.sys.Clients[n.ClientIndex()].Holds() {
+		c := &r.sys.Clients[n.ClientIndex()]
+		if !held && c.Holds() {
 			r.check(propAtMostOne)
-			r.checkTokens()
 		}
-		r.check(propValidity)
+		if r.tokens.GrantChanged(r.sys, n.ClientIndex()) {
+			r.checkTokens(n)
+		}
+		if c.Holds() && c.PastValidity(r) {
+			r.check(propValidity)
+		}
 	}
 }
 
-// checkTokens checks the service-side token properties.
-func (r *Runner) checkTokens() {
-	r.check(propUnique)
-	r.check(propIncrease)
+// checkTokens checks the service-side token properties after a step of
+// node n. Both read every token in use, the accepted operations' too:
+// impl.TokenWatch reads only what the step changed and says when one may
+// be broken, and the property's own check decides and explains.
+func (r *Runner) checkTokens(n impl.NodeID) {
+	if !r.applies[propUnique] && !r.applies[propIncrease] {
+		return
+	}
+	unique, increase := r.tokens.Stepped(r.sys, n)
+	if unique {
+		r.check(propUnique)
+	}
+	if increase {
+		r.check(propIncrease)
+	}
 }
 
 // Pending reports whether node n's timer of kind k is pending in the run's
