@@ -21,10 +21,12 @@ import (
 // about as much as the larger of them, not their sum.
 
 // chunkPool keeps the chunks of one element type that the levels gave
-// back, for the levels to take again, and counts every chunk it ever made:
-// what the levels hold plus what waits in the pool, never given back to
-// the garbage collector, so that bytes is the most the levels have held
-// at once.
+// back, for the levels to take again, and counts the capacity it made that
+// the levels hold or that waits in the pool. Between levels the search
+// gives what waits back to the garbage collector (trim): the level being
+// expanded gives its chunks back as it goes, which is what the level being
+// built needs, so the chunks of a large level do not stay held through the
+// smaller ones after it, beside a fingerprint table that keeps growing.
 type chunkPool[T any] struct {
 	bits int // a chunk holds 1<<bits elements
 	size int // bytes per element
@@ -55,6 +57,15 @@ func (p *chunkPool[T]) get(first bool) []T {
 }
 
 func (p *chunkPool[T]) put(c []T) { p.free = append(p.free, c[:0]) }
+
+// trim gives the free chunks back to the garbage collector.
+func (p *chunkPool[T]) trim() {
+	for i, c := range p.free {
+		p.made -= cap(c)
+		p.free[i] = nil
+	}
+	p.free = p.free[:0]
+}
 
 // grow makes room for one more element in the first chunk of a sequence,
 // which starts small: doubling, up to the full size.
@@ -262,6 +273,13 @@ func newLevelPools() levelPools {
 
 // bytes is the memory the levels hold, free chunks included.
 func (p levelPools) bytes() int { return p.data.bytes() + p.index.bytes() + p.keys.bytes() }
+
+// trim gives the free chunks back to the garbage collector.
+func (p levelPools) trim() {
+	p.data.trim()
+	p.index.trim()
+	p.keys.trim()
+}
 
 // level is one breadth-first level: the encodings of its states in
 // chunks, where each ends (state i's starts where state i-1's ends, or at

@@ -408,6 +408,7 @@ func (s *search[S]) run() (*Outcome, error) {
 		}
 		s.levelStart += s.frontier.len()
 		s.frontier, s.next = s.next, s.frontier
+		s.pools.trim()
 		if s.frontier.len() > 0 {
 			out.Depth++
 		}
@@ -416,7 +417,8 @@ func (s *search[S]) run() (*Outcome, error) {
 		}
 	}
 	out.Complete = out.Stopped == NotStopped
-	out.TableBytes, out.LinkBytes, out.FrontierBytes = s.table.bytes(), s.parents.bytes(), s.pools.bytes()
+	out.TableBytes, out.LinkBytes = s.table.bytes(), s.parents.bytes()
+	out.FrontierBytes = max(out.FrontierBytes, s.pools.bytes())
 	out.Flushes = s.table.flushes
 	out.Collision = float64(out.Distinct) * float64(out.Generated-out.Distinct) / (1 << 64)
 
@@ -457,6 +459,7 @@ func (s *search[S]) level() error {
 		s.frontier.release(x.hi)
 		held := s.buffers()
 		out.PeakBytes = max(out.PeakBytes, s.memory(held))
+		out.FrontierBytes = max(out.FrontierBytes, s.pools.bytes())
 
 		// Merge, in frontier order: first every candidate into the table
 		// (in parallel, by shard), then the new states into the next
@@ -493,6 +496,7 @@ func (s *search[S]) level() error {
 			return nil
 		}
 		out.PeakBytes = max(out.PeakBytes, s.memory(held))
+		out.FrontierBytes = max(out.FrontierBytes, s.pools.bytes())
 		out.DiskBytes = max(out.DiskBytes, s.disk())
 		// Nobody reads the table or the next level now: past their
 		// budgets, they go to disk. (The level being expanded went to

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,13 +43,18 @@ const (
 // pointer-free slice, and, once those reach their memory budget, a sorted
 // file of fingerprints on disk — TLC's DiskFPSet.
 //
-// The shards grow one at a time, each doubling on its own when three
-// quarters full, so growing never holds more than one shard's old slots
+// The shards grow one at a time, each by a quarter on its own when four
+// fifths full, so growing never holds more than one shard's old slots
 // beside the new ones: the peak while resizing is 1/256 above the table,
 // not twice it. A fingerprint in memory costs 8 bytes divided by the load
-// factor (between 3/8 and 3/4): 10.7 to 21.3 bytes.
+// factor (between 0.64 and 0.8): 10 to 12.5 bytes. (Doubling, the load
+// would fall to 0.4 after each growth, and a run that ends there would
+// pay 20 bytes a state.) A shard has any number of slots: a fingerprint's
+// home slot is the bits below the shard's scaled to the shard's length
+// (home), so the slots are in fingerprint order up to the probing, and
+// regrowing reads and writes them nearly in sequence.
 //
-// With a budget, a shard stops doubling at maxSlots; once one of them is
+// With a budget, a shard stops growing at maxSlots; once one of them is
 // three quarters full, flush merges every fingerprint in memory into the
 // file on disk, which stays sorted, and empties the shards (keeping their
 // slots). A fingerprint on disk costs 8 bytes there and 1/64 byte in
@@ -79,8 +85,22 @@ type fpTable struct {
 
 type fpShard struct {
 	slots []uint64
-	mask  uint64
 	count int
+}
+
+// home is fp's first slot in s: the fingerprint's bits below the shard's
+// (which are the same for the whole shard), as a fraction of its length.
+func (s *fpShard) home(fp uint64) int {
+	hi, _ := bits.Mul64(fp<<tableShardBits, uint64(len(s.slots)))
+	return int(hi)
+}
+
+// next is the slot probed after slot i: linear probing, wrapping around.
+func (s *fpShard) next(i int) int {
+	if i++; i == len(s.slots) {
+		return 0
+	}
+	return i
 }
 
 // fpBlock is how many fingerprints a block of the disk file holds: a 4 KiB
@@ -106,7 +126,7 @@ func newFPTable(budget int, dir string) *fpTable {
 		}
 	}
 	for i := range t.shards {
-		t.shards[i] = fpShard{slots: make([]uint64, minShardSlots), mask: minShardSlots - 1}
+		t.shards[i] = fpShard{slots: make([]uint64, minShardSlots)}
 	}
 	return t
 }
@@ -117,7 +137,7 @@ func (t *fpTable) shard(fp uint64) *fpShard { return &t.shards[fp>>(64-tableShar
 // The caller knows that fp is not on disk.
 func (t *fpTable) insert(fp uint64) bool {
 	s := t.shard(fp)
-	for i := fp & s.mask; ; i = (i + 1) & s.mask {
+	for i := s.home(fp); ; i = s.next(i) {
 		switch s.slots[i] {
 		case fp:
 			return false
@@ -125,10 +145,12 @@ func (t *fpTable) insert(fp uint64) bool {
 			s.slots[i] = fp
 			s.count++
 			// At its budget a shard waits for the flush up to 7/8 full,
-			// past which probing gets slow: then it doubles anyway.
-			if s.count*4 > len(s.slots)*3 && (t.maxSlots == 0 || len(s.slots) < t.maxSlots) ||
-				s.count*8 > len(s.slots)*7 {
-				s.grow()
+			// past which probing gets slow: then it grows anyway.
+			switch {
+			case s.count*5 > len(s.slots)*4 && (t.maxSlots == 0 || len(s.slots) < t.maxSlots):
+				s.grow(t.maxSlots)
+			case s.count*8 > len(s.slots)*7:
+				s.grow(0)
 			}
 			return true
 		}
@@ -139,7 +161,7 @@ func (t *fpTable) insert(fp uint64) bool {
 // reads, so any number of goroutines may call it while nobody inserts.
 func (t *fpTable) contains(fp uint64) bool {
 	s := t.shard(fp)
-	for i := fp & s.mask; ; i = (i + 1) & s.mask {
+	for i := s.home(fp); ; i = s.next(i) {
 		switch s.slots[i] {
 		case fp:
 			return true
@@ -323,17 +345,21 @@ func (t *fpTable) close() {
 	}
 }
 
-func (s *fpShard) grow() {
+// grow makes s a quarter larger, up to bound slots if bound > 0.
+func (s *fpShard) grow(bound int) {
 	old := s.slots
-	s.slots = make([]uint64, 2*len(old))
-	s.mask = uint64(len(s.slots) - 1)
+	n := len(old) + len(old)/4
+	if bound > 0 {
+		n = min(n, bound)
+	}
+	s.slots = make([]uint64, n)
 	for _, fp := range old {
 		if fp == 0 {
 			continue
 		}
-		i := fp & s.mask
+		i := s.home(fp)
 		for s.slots[i] != 0 {
-			i = (i + 1) & s.mask
+			i = s.next(i)
 		}
 		s.slots[i] = fp
 	}
@@ -479,10 +505,16 @@ func (t *levelIndex) get(fp uint64) (uint32, bool) {
 	}
 }
 
-// reset empties the index for the next level, keeping its slots.
+// reset empties the index for the next level, keeping the slots of a
+// shard the last level filled to more than an eighth: a shard sized for a
+// large level is given back to the garbage collector, not held through
+// the smaller levels after it.
 func (t *levelIndex) reset() {
 	for i := range t.shards {
-		if s := &t.shards[i]; s.count > 0 {
+		switch s := &t.shards[i]; {
+		case s.count*8 < len(s.fps):
+			*s = levelShard{}
+		case s.count > 0:
 			clear(s.fps)
 			s.count = 0
 		}

@@ -19,7 +19,7 @@ import (
 // fourClients is --clients' note on 4-client models, measured with
 // /usr/bin/time -v bin/fencelab explore --clients 4 --design all|none on
 // 2 cores (see the README's performance section).
-const fourClients = "4 with symmetry, measured on 2 cores: all 5.3 million states, 30 s of CPU, 0.2 GB; off, none and writes 34 million states each (none: 2.9 minutes of CPU, 1.0 GB)"
+const fourClients = "4 with symmetry, measured on 2 cores: all 5.3 million states, 30 s of CPU, 0.2 GB; off, none and writes 34 million states each (none: 3 minutes of CPU, 0.8 GB)"
 
 // fencingEvery runs every design and prints the matrix.
 const fencingEvery = "every"
