@@ -245,8 +245,9 @@ func (s *chunked[T]) close() {
 // errRunTooLong: a state's encoding or sleep set does not fit in a chunk.
 var errRunTooLong = errors.New("a state's encoding or sleep set exceeds a chunk of a breadth-first level")
 
-// Chunk sizes: 256 KiB of encodings, 64 KiB of offsets, 512 KiB of sleep
-// keys. Larger chunks waste more at the end of a level and of the pool;
+// Chunk sizes: 256 KiB of encodings, 64 KiB of sleep-set offsets, 512 KiB
+// of sleep keys or of the encodings' ends (64-bit: a level of a
+// billion-state model holds more than 4 GiB of encodings). Larger chunks waste more at the end of a level and of the pool;
 // smaller ones cost more slice headers. An encoding never straddles two
 // chunks, so at most a chunk's worth of the longest encoding is left
 // unused per chunk.
@@ -287,14 +288,14 @@ func (p levelPools) trim() {
 // with sleep sets, each state's sleep set.
 type level struct {
 	data  chunked[byte]
-	ends  chunked[uint32]
+	ends  chunked[uint64]
 	sleep sleepLevel
 }
 
 func newLevel(p levelPools) level {
 	return level{
 		data:  chunked[byte]{pool: p.data},
-		ends:  chunked[uint32]{pool: p.index},
+		ends:  chunked[uint64]{pool: p.keys},
 		sleep: sleepLevel{keys: chunked[uint64]{pool: p.keys}, start: chunked[uint32]{pool: p.index}, size: chunked[uint32]{pool: p.index}},
 	}
 }
@@ -306,10 +307,7 @@ func (l *level) add(enc []byte, sleep []uint64, sleepSets bool) error {
 	if err != nil {
 		return err
 	}
-	if start+len(enc) > 1<<32-1 {
-		return errLevelTooLarge
-	}
-	l.ends.push(uint32(start + len(enc)))
+	l.ends.push(uint64(start + len(enc)))
 	if sleepSets {
 		return l.sleep.add(sleep)
 	}
@@ -398,8 +396,10 @@ func (l *level) close() {
 	l.ends.close()
 }
 
-// errLevelTooLarge guards the 32-bit offsets of a level.
-var errLevelTooLarge = errors.New("a breadth-first level exceeds 4 GiB of encoded states or sleep sets")
+// errLevelTooLarge guards the 32-bit offsets of a level's sleep sets (its
+// encodings' offsets are 64-bit: a level of a billion-state model holds
+// more than 4 GiB of them).
+var errLevelTooLarge = errors.New("a breadth-first level holds more than 4 billion sleep-set keys")
 
 // encodings is a flat run of encodings laid end to end, with where each
 // ends: a worker's successors of one run of states, reused from chunk to
