@@ -137,8 +137,8 @@ func TestLevelIndexIsAMap(t *testing.T) {
 // TestMemoryCountsWhatTheLevelsHold: the search's memory figures, which
 // --max-memory bounds, count the levels: the two levels at their most
 // hold at least the widest level's encodings (measured here by a plain
-// breadth-first search of the same model), and the peak is at least the
-// table and the levels together; the links are on disk.
+// breadth-first search of the same model), the peak is at least the table
+// and at least the levels; the links are on disk.
 func TestMemoryCountsWhatTheLevelsHold(t *testing.T) {
 	for _, sleepSets := range []bool{false, true} {
 		t.Run(fmt.Sprintf("por=%v", sleepSets), func(t *testing.T) {
@@ -173,7 +173,10 @@ func TestMemoryCountsWhatTheLevelsHold(t *testing.T) {
 			}
 			require.Equal(t, len(seen), res.Distinct)
 			assert.GreaterOrEqual(t, res.FrontierBytes, widest, "the levels hold the widest level's encodings")
-			assert.GreaterOrEqual(t, res.PeakBytes, res.TableBytes+res.FrontierBytes)
+			// The levels give their free chunks back between levels, and
+			// the table grows to the end: each alone is below the peak.
+			assert.GreaterOrEqual(t, res.PeakBytes, res.TableBytes)
+			assert.GreaterOrEqual(t, res.PeakBytes, res.FrontierBytes)
 			assert.Equal(t, 5*res.Distinct, res.LinkBytes, "the trace file: 5 bytes a state, on disk")
 		})
 	}
