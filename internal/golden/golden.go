@@ -51,7 +51,6 @@ package golden
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -252,23 +251,13 @@ func firstDifference(a, b []byte) int {
 	return n
 }
 
-// lockPath is the lock file of the row file at path: in the temporary
-// folder, so that no lock file is left in the tree.
-func lockPath(path string) string {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		abs = path
-	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("fencelab-golden-%x.lock", sha256.Sum256([]byte(abs))))
-}
-
 // set records one figure: read, change, write a temporary file and rename
-// it over the row file, under an exclusive lock on a lock file beside it.
+// it over the row file, under an exclusive lock on the row file's folder.
 func set(path, row, key, value string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("golden: %w", err)
 	}
-	unlock, err := lock(lockPath(path))
+	unlock, err := lock(filepath.Dir(path))
 	if err != nil {
 		return err
 	}

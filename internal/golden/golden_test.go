@@ -109,6 +109,8 @@ func TestCheckComparesAndUpdateRecords(t *testing.T) {
 }
 
 func TestConcurrentUpdatesKeepEveryKey(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
 	path := filepath.Join(t.TempDir(), "all.golden")
 	keys := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
 	var wg sync.WaitGroup
@@ -123,6 +125,12 @@ func TestConcurrentUpdatesKeepEveryKey(t *testing.T) {
 	f, err := Read(path)
 	require.NoError(t, err)
 	assert.Len(t, f, len(keys), "every writer's key survives: read-change-write under the lock")
+	left, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	assert.Empty(t, left, "no lock file left in the temporary folder")
+	beside, err := os.ReadDir(filepath.Dir(path))
+	require.NoError(t, err)
+	assert.Len(t, beside, 1, "no lock file left beside the row file")
 }
 
 func TestCheckRefusesMalformedFigures(t *testing.T) {

@@ -8,10 +8,11 @@ import (
 	"syscall"
 )
 
-// lock takes an exclusive advisory lock on the file at path (created if
-// missing; left in place, since removing it would race another waiter).
+// lock takes an exclusive advisory lock on the folder at path, which
+// holds the row files: a lock on the folder itself leaves no lock file
+// behind, in the tree or in the temporary folder.
 func lock(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("golden: %w", err)
 	}
