@@ -82,10 +82,19 @@ func (l limited) Write(p []byte) (int, error) {
 func CheckTarget(path string) error {
 	info, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		if _, lerr := os.Lstat(path); lerr == nil {
-			return fmt.Errorf("%s is a symbolic link to nothing", path)
+		// Only a link can be there while what it names is not; anything
+		// else found now appeared since (another writer's rename) and is
+		// judged as it is.
+		linfo, lerr := os.Lstat(path)
+		switch {
+		case lerr != nil:
+			return nil
+		case linfo.Mode()&fs.ModeSymlink != 0:
+			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("%s is a symbolic link to nothing", path)
+			}
 		}
-		return nil
+		return CheckTarget(path)
 	}
 	if err != nil {
 		return err

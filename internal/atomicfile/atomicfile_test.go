@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -192,5 +193,31 @@ func TestCheckFolders(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.wantErr)
 		})
+	}
+}
+
+// TestConcurrentWritersAllSucceed: writers racing to save one path each
+// succeed, and the path holds one writer's bytes, whole. (The target check
+// once took a file that another writer renamed into place between its two
+// looks for a symbolic link to nothing; the window is narrow, and tlc's
+// TestCacheConcurrentWriters is what hit it, about once in 300 runs.)
+func TestConcurrentWritersAllSucceed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "entry")
+	var wg sync.WaitGroup
+	for round := range 20 {
+		for w := range 8 {
+			wg.Go(func() {
+				content := strings.Repeat(string(rune('a'+w)), 100+round)
+				assert.NoError(t, WriteFile(path, func(out io.Writer) error {
+					_, err := io.WriteString(out, content)
+					return err
+				}))
+			})
+		}
+		wg.Wait()
+		got, err := os.ReadFile(path)
+		require.NoError(t, err)
+		require.Len(t, got, 100+round)
+		assert.Equal(t, strings.Repeat(string(got[0]), len(got)), string(got), "one writer's bytes, whole")
 	}
 }
