@@ -544,9 +544,7 @@ type TokenWatch struct {
 	// used holds each token used in the run once, sorted by token: tokens
 	// mostly come in increasing order, so most are appended, and a run
 	// reuses the memory of the one before.
-	used    []tokenOwner
-	anyUsed bool   // a token was used
-	maxUsed uint64 // the largest token used
+	used []tokenOwner
 	// grants is the grant slots' uses as last read (grantAt's order).
 	grants []grantUse
 	next   uint64 // the service's next token, as last read
@@ -566,7 +564,7 @@ type grantUse struct {
 
 // Reset readies w for a run from s, keeping its memory.
 func (w *TokenWatch) Reset(s *System) {
-	w.logRead, w.used, w.grants, w.anyUsed, w.maxUsed = 0, w.used[:0], w.grants[:0], false, 0
+	w.logRead, w.used, w.grants = 0, w.used[:0], w.grants[:0]
 	for range len(s.Clients) + 1 {
 		w.grants = append(w.grants, grantUse{})
 	}
@@ -595,7 +593,7 @@ func (w *TokenWatch) Stepped(s *System, n NodeID) (unique, increase bool) {
 		w.next = s.Service.NextToken()
 		unique = w.readGrant(s, len(s.Clients))
 	}
-	return unique, w.anyUsed && w.maxUsed >= w.next
+	return unique, len(w.used) > 0 && w.used[len(w.used)-1].token >= w.next
 }
 
 // GrantChanged reports whether client k's grant in use is not the one w
@@ -635,7 +633,6 @@ func (w *TokenWatch) use(client NodeID, token uint64) (shared bool) {
 	n := len(w.used)
 	if n == 0 || token > w.used[n-1].token {
 		w.used = append(w.used, tokenOwner{token: token, client: client})
-		w.anyUsed, w.maxUsed = true, token
 		return false
 	}
 	// Most uses are of the newest token: its grant's, then its operations'.
