@@ -43,12 +43,13 @@ var grantBeforePersist = []string{
 }
 
 // TestTLCDurableCounterMustBePersistedBeforeTheGrant: restart-durable's
-// model holds (TokensAreUnique, NoLostUpdate) only because the counter is
-// persisted by the step before the grant. Swapped — grant, then persist
-// — a restart between the two steps comes back with the old counter: TLC
-// finds the same lease and token granted twice, and with NoLostUpdate
-// alone checked, an update lost. The same cfgs on the committed spec
-// hold.
+// model holds (the token properties, NoLostUpdate) only because the
+// counter is persisted by the step before the grant. Swapped — grant,
+// then persist — a restart between the two steps comes back with the old
+// counter: TLC finds the next token not above the one in use, with
+// TokensAreUnique alone checked the same lease and token granted twice,
+// and with NoLostUpdate alone an update lost. The same cfgs on the
+// committed spec hold.
 func TestTLCDurableCounterMustBePersistedBeforeTheGrant(t *testing.T) {
 	r := tlcRunner(t)
 	dir := mutant(t, r, "DistLockFencing.tla", true, grantBeforePersist...)
@@ -56,10 +57,11 @@ func TestTLCDurableCounterMustBePersistedBeforeTheGrant(t *testing.T) {
 	cfg, err := os.ReadFile(filepath.Join(specsDir, model.Cfg))
 	require.NoError(t, err)
 	require.Positive(t, model.DistinctStates)
-	const invs = "INVARIANT TokenIsMonotonical\nINVARIANT TokensAreUnique\nINVARIANT NoLostUpdate\n"
+	const invs = "INVARIANT TokenIsMonotonical\nINVARIANT TokensAreUnique\nINVARIANT TokensIncreaseInGrantOrder\nINVARIANT NoLostUpdate\n"
 	require.Contains(t, string(cfg), invs)
 	for _, tc := range []struct{ invariant, first string }{
-		{"", "TokensAreUnique"},
+		{"", "TokensIncreaseInGrantOrder"},
+		{"TokensAreUnique", "TokensAreUnique"},
 		{"NoLostUpdate", "NoLostUpdate"},
 	} {
 		name := "mutant_" + tc.first
