@@ -96,7 +96,12 @@ type Model struct {
 	// Property is the violated invariant or temporal property.
 	Property string `json:"property,omitempty"`
 	// DistinctStates is the distinct state count TLC reports for an ok
-	// model, so that a changed state space is noticed.
+	// model, and for an invariant violation the distinct states TLC had
+	// found when it stopped (breadth-first with one worker: the same on
+	// every run), so that a changed state space is noticed, one that
+	// keeps the verdict and the counterexample's length among them. It is
+	// also the measure of a run's work: the biggest start first, and keep
+	// the JVM's optimising compiler (LongModel).
 	DistinctStates int64 `json:"distinct_states,omitempty"`
 	// CounterexampleLength is the number of states in the counterexample
 	// TLC prints for an invariant violation (a violated model, or a
@@ -168,6 +173,10 @@ func ParseManifest(data []byte) (*Manifest, error) {
 			return nil, fmt.Errorf("%s: duplicate name", where)
 		case mod.Expected == ResultOK && mod.DistinctStates <= 0:
 			return nil, fmt.Errorf("%s: an ok model needs distinct_states", where)
+		case mod.DistinctStates < 0:
+			return nil, fmt.Errorf("%s: distinct_states must be positive", where)
+		case mod.DistinctStates > 0 && mod.Expected != ResultOK && mod.Expected != ResultInvariant:
+			return nil, fmt.Errorf("%s: only an ok model and an invariant violation pin distinct_states", where)
 		case mod.Expected == ResultOK && mod.Property != "":
 			return nil, fmt.Errorf("%s: an ok model violates no property", where)
 		case (mod.Expected == ResultInvariant || mod.Expected == ResultLiveness) && mod.Property == "":
@@ -419,7 +428,8 @@ func (g Got) detail() string {
 
 // Judge compares a run with the manifest: the exit code's result, the
 // violated property's name, for ok models the distinct state count and for
-// invariant violations the counterexample's length must all match; a stale translation, or one that could not be checked,
+// invariant violations the counterexample's length and the distinct states
+// at the stop must all match; a stale translation, or one that could not be checked,
 // always fails. It returns "" when the run matches, else every reason why
 // not (the translation's first, then the result's).
 func Judge(m Model, g Got) string {
@@ -443,6 +453,12 @@ func Judge(m Model, g Got) string {
 		why = append(why, fmt.Sprintf("violates %s, manifest says %s", got, m.Property))
 	case m.Expected == ResultInvariant && m.CounterexampleLength > 0 && g.Trace != m.CounterexampleLength:
 		why = append(why, fmt.Sprintf("counterexample length %d, manifest says %d", g.Trace, m.CounterexampleLength))
+	case m.Expected == ResultInvariant && m.DistinctStates > 0 && g.Distinct != m.DistinctStates:
+		stopped := fmt.Sprintf("TLC stopped at the violation after %d distinct states", g.Distinct)
+		if g.Distinct < 0 {
+			stopped = "TLC reported no distinct state count at the violation"
+		}
+		why = append(why, fmt.Sprintf("%s, the manifest says %d", stopped, m.DistinctStates))
 	}
 	return strings.Join(why, "; ")
 }

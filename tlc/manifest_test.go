@@ -27,6 +27,8 @@ func TestResultForExit(t *testing.T) {
 
 func TestJudge(t *testing.T) {
 	inv := Model{Name: "m", Expected: ResultInvariant, Property: "AtMostOneClientHoldLock", CounterexampleLength: 7}
+	invStop := inv
+	invStop.DistinctStates = 51
 	ok := Model{Name: "m", Expected: ResultOK, DistinctStates: 383}
 	live := Model{Name: "m", Expected: ResultLiveness, Property: "AllClientsFinish"}
 	tests := []struct {
@@ -38,6 +40,10 @@ func TestJudge(t *testing.T) {
 		{"expected violation", inv, Got{ExitCode: 12, Result: ResultInvariant, Property: "AtMostOneClientHoldLock", Trace: 7}, ""},
 		{"a longer counterexample is a failure", inv, Got{ExitCode: 12, Result: ResultInvariant, Property: "AtMostOneClientHoldLock", Trace: 9}, "counterexample length 9, manifest says 7"},
 		{"a shorter counterexample is a failure", inv, Got{ExitCode: 12, Result: ResultInvariant, Property: "AtMostOneClientHoldLock", Trace: 5}, "counterexample length 5, manifest says 7"},
+		{"a violation after the manifest's states", invStop, Got{ExitCode: 12, Result: ResultInvariant, Property: "AtMostOneClientHoldLock", Trace: 7, Distinct: 51}, ""},
+		{"a violation after other states is a failure", invStop, Got{ExitCode: 12, Result: ResultInvariant, Property: "AtMostOneClientHoldLock", Trace: 7, Distinct: 60}, "TLC stopped at the violation after 60 distinct states, the manifest says 51"},
+		{"a violation with no count is a failure", invStop, Got{ExitCode: 12, Result: ResultInvariant, Property: "AtMostOneClientHoldLock", Trace: 7, Distinct: -1}, "TLC reported no distinct state count at the violation, the manifest says 51"},
+		{"a violation's count is not judged where none is pinned", inv, Got{ExitCode: 12, Result: ResultInvariant, Property: "AtMostOneClientHoldLock", Trace: 7, Distinct: 60}, ""},
 		{"different invariant is a failure", inv, Got{ExitCode: 12, Result: ResultInvariant, Property: "TypeInvariant", Trace: 7}, "violates TypeInvariant, manifest says AtMostOneClientHoldLock"},
 		{"unnamed invariant is a failure", inv, Got{ExitCode: 12, Result: ResultInvariant}, "an unnamed property"},
 		{"parse error is a failure", inv, Got{ExitCode: 150, Result: ResultForExit(150)}, "TLC gave spec parse error (exit 150)"},
@@ -127,6 +133,9 @@ func TestParseManifestRejects(t *testing.T) {
 		{"negative counterexample length", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "invariant", "property": "P", "slow": true, "counterexample_length": -1}]}`, "must be positive"},
 		{"liveness with counterexample length", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "liveness", "property": "P", "counterexample_length": 30}]}`, "only an invariant violation pins a counterexample_length"},
 		{"ok with counterexample length", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "ok", "distinct_states": 1, "counterexample_length": 3}]}`, "only an invariant violation"},
+		{"negative distinct states", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "invariant", "property": "P", "counterexample_length": 3, "distinct_states": -4}]}`, "distinct_states must be positive"},
+		{"liveness with distinct states", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "liveness", "property": "P", "distinct_states": 30}]}`, "only an ok model and an invariant violation pin distinct_states"},
+		{"deadlock with distinct states", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "deadlock", "distinct_states": 30}]}`, "only an ok model and an invariant violation pin distinct_states"},
 		{"unknown family", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "family": "fast", "expected": "deadlock"}]}`, "family must be"},
 		{"unknown result", `{"models": [{"name": "a", "spec": "S.tla", "cfg": "a.cfg", "design": "all", "expected": "fine"}]}`, "unknown expected result"},
 	}

@@ -149,6 +149,8 @@ func TestJVMOptions(t *testing.T) {
 		{"slow", Model{Expected: ResultOK, DistinctStates: 5295957, Slow: true}, 0, full("10855m")},
 		{"slow, capped by the limit", Model{Expected: ResultOK, DistinctStates: 5295957, Slow: true}, 6 << 30, full("6144m")},
 		{"violated, capped by the limit", Model{Expected: ResultInvariant, Property: "Inv"}, 1 << 30, quick("1024m")},
+		{"violated after few states", Model{Expected: ResultInvariant, Property: "Inv", DistinctStates: 51}, 0, quick("512m")},
+		{"violated after many states", Model{Expected: ResultInvariant, Property: "Inv", DistinctStates: 149097}, 0, full("803m")}, // 512 MiB + 149,097 × 2 KiB
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

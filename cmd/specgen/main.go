@@ -79,6 +79,6 @@ func recordStates(root, outDir string) error {
 			return err
 		}
 	}
-	fmt.Printf("specgen: %d figures (distinct state counts of ok models, counterexample lengths of invariant violations) found in %s, %d differ from their pins\n", compared, outDir, len(changes))
+	fmt.Printf("specgen: %d figures (distinct state counts of ok models; counterexample lengths and distinct states at the stop of invariant violations) found in %s, %d differ from their pins\n", compared, outDir, len(changes))
 	return nil
 }

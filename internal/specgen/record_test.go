@@ -39,8 +39,8 @@ func fencingRow() Row {
 }
 
 // TestRecord: TLC's count of an ok model, and the length of an invariant
-// violation's counterexample, replace their pins or record them; an equal
-// pin is no change.
+// violation's counterexample and the states TLC had found when it stopped,
+// replace their pins or record them; an equal pin is no change.
 func TestRecord(t *testing.T) {
 	dir := outDir(t, map[string]string{
 		"DistLockFencing_all_2c":                         "DistLockFencing_all_2c.out",
@@ -48,27 +48,29 @@ func TestRecord(t *testing.T) {
 	})
 	key := StatesKey("DistLockFencing_all_2c")
 	cex := CounterexampleKey("DistLockFencing_all_2c_AtMostOneClientHoldLock")
+	stop := StatesKey("DistLockFencing_all_2c_AtMostOneClientHoldLock")
 	for _, tc := range []struct {
 		name    string
 		pins    golden.Figures
 		changes []Change
 	}{
-		{"not pinned", golden.Figures{"explore.x": "1"}, []Change{{Design: "all", Key: key, Now: "1409"}, {Design: "all", Key: cex, Now: "8"}}},
-		{"pinned otherwise", golden.Figures{key: "1400", cex: "9"}, []Change{{Design: "all", Key: key, Was: "1400", Now: "1409"}, {Design: "all", Key: cex, Was: "9", Now: "8"}}},
-		{"pinned alike", golden.Figures{key: "1409", cex: "8"}, nil},
+		{"not pinned", golden.Figures{"explore.x": "1"}, []Change{{Design: "all", Key: key, Now: "1409"}, {Design: "all", Key: cex, Now: "8"}, {Design: "all", Key: stop, Now: "51"}}},
+		{"pinned otherwise", golden.Figures{key: "1400", cex: "9", stop: "50"}, []Change{{Design: "all", Key: key, Was: "1400", Now: "1409"}, {Design: "all", Key: cex, Was: "9", Now: "8"}, {Design: "all", Key: stop, Was: "50", Now: "51"}}},
+		{"only the stop changed", golden.Figures{key: "1409", cex: "8", stop: "52"}, []Change{{Design: "all", Key: stop, Was: "52", Now: "51"}}},
+		{"pinned alike", golden.Figures{key: "1409", cex: "8", stop: "51"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			updated, changes, compared, err := Record([]Row{fencingRow()}, dir, figures(tc.pins))
 			require.NoError(t, err)
-			assert.Equal(t, 2, compared)
+			assert.Equal(t, 3, compared)
 			assert.Equal(t, tc.changes, changes)
 			if tc.changes == nil {
 				assert.Empty(t, updated)
 				return
 			}
-			want := golden.Figures{key: "1409", cex: "8"}
+			want := golden.Figures{key: "1409", cex: "8", stop: "51"}
 			for k, v := range tc.pins {
-				if k != key && k != cex {
+				if k != key && k != cex && k != stop {
 					want[k] = v // the row's other figures are kept
 				}
 			}

@@ -118,7 +118,7 @@ func TestGenerate(t *testing.T) {
 		impl.TLCModel{Clients: 3, Suffix: "Live", Property: "P", Violates: "P", Variant: true},
 		impl.TLCModel{Clients: 1, Invariants: []string{"Inv"}, Violates: "Inv", Constraint: "C"},
 	)
-	files, err := Generate([]Row{r}, figures(golden.Figures{StatesKey("S_t_2c_2s_Ok"): "42", CounterexampleKey("S_t_1c"): "7"}))
+	files, err := Generate([]Row{r}, figures(golden.Figures{StatesKey("S_t_2c_2s_Ok"): "42", CounterexampleKey("S_t_1c"): "7", StatesKey("S_t_1c"): "12"}))
 	require.NoError(t, err)
 	require.Len(t, files, 4)
 	assert.Equal(t, "S_t_2c_2s_Ok.cfg", files[0].Name)
@@ -141,7 +141,7 @@ func TestGenerate(t *testing.T) {
 	assert.Equal(t, []tlc.Model{
 		{Name: "S_t_2c_2s_Ok", Spec: "S.tla", Cfg: "S_t_2c_2s_Ok.cfg", Design: "off", Expected: "ok", DistinctStates: 42, Note: "holds", Slow: true},
 		{Name: "S_t_3c_Live", Spec: "S.tla", Cfg: "S_t_3c_Live.cfg", Design: "off", Family: "variant", Expected: "liveness", Property: "P"},
-		{Name: "S_t_1c", Spec: "S.tla", Cfg: "S_t_1c.cfg", Design: "off", Expected: "invariant", Property: "Inv", CounterexampleLength: 7},
+		{Name: "S_t_1c", Spec: "S.tla", Cfg: "S_t_1c.cfg", Design: "off", Expected: "invariant", Property: "Inv", DistinctStates: 12, CounterexampleLength: 7},
 	}, m.Models)
 }
 
@@ -156,13 +156,14 @@ func TestGenerateRefuses(t *testing.T) {
 		want string
 	}{
 		{"bad pinned count", testRow(ok), golden.Figures{StatesKey("S_t_2c"): "-3"}, "is not a positive count"},
-		{"count of a violation", testRow(impl.TLCModel{Clients: 2, Invariants: []string{"Inv"}, Violates: "Inv"}), golden.Figures{StatesKey("S_t_2c"): "3"}, "expected to violate Inv"},
+		{"count of a liveness violation", testRow(impl.TLCModel{Clients: 2, Property: "P", Violates: "P"}), golden.Figures{StatesKey("S_t_2c"): "3"}, "expected to violate P, a temporal property"},
+		{"bad count of an invariant violation", testRow(impl.TLCModel{Clients: 2, Invariants: []string{"Inv"}, Violates: "Inv"}), golden.Figures{CounterexampleKey("S_t_2c"): "4", StatesKey("S_t_2c"): "x"}, "is not a positive count"},
 		{"count of no model", testRow(impl.TLCModel{Clients: 2, Violates: "Inv", Invariants: []string{"Inv"}}), golden.Figures{StatesKey("S_t_9c"): "3"}, "no such model"},
 		{"violates what it does not check", testRow(impl.TLCModel{Clients: 2, Violates: "Other", Invariants: []string{"Inv"}}), nil, "which it does not check"},
-		{"bad counterexample length", testRow(impl.TLCModel{Clients: 2, Invariants: []string{"Inv"}, Violates: "Inv"}), golden.Figures{CounterexampleKey("S_t_2c"): "0"}, "is not a positive length"},
+		{"bad counterexample length", testRow(impl.TLCModel{Clients: 2, Invariants: []string{"Inv"}, Violates: "Inv"}), golden.Figures{CounterexampleKey("S_t_2c"): "0", StatesKey("S_t_2c"): "3"}, "is not a positive length"},
 		{"counterexample length of an ok model", testRow(ok), golden.Figures{StatesKey("S_t_2c"): "3", CounterexampleKey("S_t_2c"): "5"}, "no invariant violation"},
 		{"counterexample length of a liveness violation", testRow(impl.TLCModel{Clients: 2, Property: "P", Violates: "P"}), golden.Figures{CounterexampleKey("S_t_2c"): "5"}, "no invariant violation"},
-		{"counterexample length of no model", testRow(impl.TLCModel{Clients: 2, Violates: "Inv", Invariants: []string{"Inv"}}), golden.Figures{CounterexampleKey("S_t_2c"): "4", CounterexampleKey("S_t_9c"): "3"}, "no such model"},
+		{"counterexample length of no model", testRow(impl.TLCModel{Clients: 2, Violates: "Inv", Invariants: []string{"Inv"}}), golden.Figures{CounterexampleKey("S_t_2c"): "4", StatesKey("S_t_2c"): "3", CounterexampleKey("S_t_9c"): "3"}, "no such model"},
 		{"twice", testRow(ok, ok), golden.Figures{StatesKey("S_t_2c"): "3"}, "declared twice"},
 		{"unknown constant", testRow(impl.TLCModel{Clients: 2, Violates: "Inv", Invariants: []string{"Inv"}, Set: []impl.Constant{{Name: "Typo", Value: "1"}}}), nil, "sets Typo, not a constant"},
 		{"no clients", testRow(impl.TLCModel{Violates: "Inv", Invariants: []string{"Inv"}}), nil, "clients 0"},
@@ -182,9 +183,22 @@ func TestGenerateRefuses(t *testing.T) {
 		files, err := Generate([]Row{testRow(ok, impl.TLCModel{Clients: 3, Invariants: []string{"Inv"}, Violates: "Inv"})}, figures(nil))
 		require.ErrorIs(t, err, ErrUnpinned)
 		assert.Contains(t, err.Error(), "S_t_2c (tlc.S_t_2c.distinct_states in testdata/pins/off.golden)")
-		assert.Contains(t, err.Error(), "S_t_3c (tlc.S_t_3c.counterexample_length in testdata/pins/off.golden)", "an invariant violation needs its counterexample's length")
+		assert.Contains(t, err.Error(), "S_t_3c (tlc.S_t_3c.counterexample_length and tlc.S_t_3c.distinct_states in testdata/pins/off.golden)", "an invariant violation needs its counterexample's length and its count")
 		require.Len(t, files, 2)
 		assert.Equal(t, []string{"S_t_2c.cfg", "S_t_3c.cfg"}, []string{files[0].Name, files[1].Name})
+	})
+	t.Run("a violation's length without its count", func(t *testing.T) {
+		v := impl.TLCModel{Clients: 2, Invariants: []string{"Inv"}, Violates: "Inv"}
+		_, err := Generate([]Row{testRow(v)}, figures(golden.Figures{CounterexampleKey("S_t_2c"): "4"}))
+		require.ErrorIs(t, err, ErrUnpinned)
+		// A slow one is judged on what is pinned of it.
+		v.Slow = true
+		files, err := Generate([]Row{testRow(v)}, figures(golden.Figures{CounterexampleKey("S_t_2c"): "4"}))
+		require.NoError(t, err)
+		m, err := tlc.ParseManifest(files[len(files)-1].Data)
+		require.NoError(t, err)
+		assert.Equal(t, 4, m.Models[0].CounterexampleLength)
+		assert.Zero(t, m.Models[0].DistinctStates)
 	})
 	t.Run("unset constant", func(t *testing.T) {
 		r := testRow(impl.TLCModel{Clients: 2, Violates: "Inv", Invariants: []string{"Inv"}})
