@@ -43,6 +43,8 @@ func TestJudge(t *testing.T) {
 		{"a violation after the manifest's states", invStop, Got{ExitCode: 12, Result: ResultInvariant, Property: "AtMostOneClientHoldLock", Trace: 7, Distinct: 51}, ""},
 		{"a violation after other states is a failure", invStop, Got{ExitCode: 12, Result: ResultInvariant, Property: "AtMostOneClientHoldLock", Trace: 7, Distinct: 60}, "TLC stopped at the violation after 60 distinct states, the manifest says 51"},
 		{"a violation with no count is a failure", invStop, Got{ExitCode: 12, Result: ResultInvariant, Property: "AtMostOneClientHoldLock", Trace: 7, Distinct: -1}, "TLC reported no distinct state count at the violation, the manifest says 51"},
+		{"a violation found by several workers is not judged on its count", invStop, Got{ExitCode: 12, Result: ResultInvariant, Property: "AtMostOneClientHoldLock", Trace: 7, Distinct: 60, Workers: 2}, ""},
+		{"one worker's count is judged", invStop, Got{ExitCode: 12, Result: ResultInvariant, Property: "AtMostOneClientHoldLock", Trace: 7, Distinct: 60, Workers: 1}, "after 60 distinct states"},
 		{"a violation's count is not judged where none is pinned", inv, Got{ExitCode: 12, Result: ResultInvariant, Property: "AtMostOneClientHoldLock", Trace: 7, Distinct: 60}, ""},
 		{"different invariant is a failure", inv, Got{ExitCode: 12, Result: ResultInvariant, Property: "TypeInvariant", Trace: 7}, "violates TypeInvariant, manifest says AtMostOneClientHoldLock"},
 		{"unnamed invariant is a failure", inv, Got{ExitCode: 12, Result: ResultInvariant}, "an unnamed property"},

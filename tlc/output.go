@@ -27,6 +27,7 @@ const (
 	msgNoError           = 2193
 	msgSearchDepth       = 2194
 	msgStats             = 2199
+	msgModelChecking     = 2187 // "Running breadth-first search Model-Checking … with N workers on …"
 	msgProgress          = 2200
 	msgStatePrint        = 2217
 	msgStuttering        = 2218
@@ -80,6 +81,9 @@ type Output struct {
 	// search depth. Each is -1 when TLC did not report it.
 	Generated, Distinct int64
 	Depth               int
+	// Workers is the number of workers TLC said it checked with; 0 when
+	// it did not say.
+	Workers int
 }
 
 // Counterexample is one behaviour TLC printed and the error it shows.
@@ -184,12 +188,16 @@ var (
 	toolState      = regexp.MustCompile(`^(\d+): ?(.*)$`)
 	statsLine      = regexp.MustCompile(`^([\d,]+) states generated, ([\d,]+) distinct states found`)
 	depthLine      = regexp.MustCompile(`^The depth of the complete state graph search is (\d+)\.`)
-	progressLine   = regexp.MustCompile(`^Progress\((\d+)\)`)
-	invariantMsg   = regexp.MustCompile(`^(?:Error: )?(?:Invariant|Action property) (\S+) is violated`)
-	finishedLine   = regexp.MustCompile(`^Finished in [0-9][^(]* at \(`) // "Finished in 2s at (", "Finished in 05min 15s at ("
-	noErrorLine    = "Model checking completed. No error has been found."
-	parsingLine    = regexp.MustCompile(`^Parsing file (.*\S)\.tla$`)
-	positionLine   = regexp.MustCompile(`^\d+\. (Line \d+, column \d+ to line \d+, column \d+ in \S+)$`)
+	// workersLine is in TLC's first line of a model's check: "Running
+	// breadth-first search Model-Checking with fp 14 and seed … with 2
+	// workers on 2 cores with …".
+	workersLine  = regexp.MustCompile(`^Running .* with (\d+) workers? on \d+ cores?`)
+	progressLine = regexp.MustCompile(`^Progress\((\d+)\)`)
+	invariantMsg = regexp.MustCompile(`^(?:Error: )?(?:Invariant|Action property) (\S+) is violated`)
+	finishedLine = regexp.MustCompile(`^Finished in [0-9][^(]* at \(`) // "Finished in 2s at (", "Finished in 05min 15s at ("
+	noErrorLine  = "Model checking completed. No error has been found."
+	parsingLine  = regexp.MustCompile(`^Parsing file (.*\S)\.tla$`)
+	positionLine = regexp.MustCompile(`^\d+\. (Line \d+, column \d+ to line \d+, column \d+ in \S+)$`)
 )
 
 // maxStateNumber bounds the state numbers the parser believes: TLC's
@@ -563,6 +571,8 @@ func (b *builder) message(msg Message) error {
 		return b.loop(to, action)
 	case msgStats:
 		o.stats(first)
+	case msgModelChecking:
+		o.workers(first)
 	case msgSearchDepth:
 		o.depth(first)
 	case msgProgress:
@@ -649,6 +659,7 @@ func (b *builder) parsePlain(lines []string) error {
 		}
 		o.stats(l)
 		o.depth(l)
+		o.workers(l)
 		o.progress(l)
 		if finishedLine.MatchString(l) {
 			o.Complete = true
@@ -699,6 +710,12 @@ func (o *Output) stats(l string) {
 	if m := statsLine.FindStringSubmatch(l); m != nil {
 		o.Generated = atoi64(m[1])
 		o.Distinct = atoi64(m[2])
+	}
+}
+
+func (o *Output) workers(l string) {
+	if m := workersLine.FindStringSubmatch(l); m != nil {
+		o.Workers, _ = strconv.Atoi(m[1])
 	}
 }
 

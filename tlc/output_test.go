@@ -34,17 +34,18 @@ func TestParseOutputFixtures(t *testing.T) {
 		distinct            int64
 		depth               int
 		firstAction, action string // the first state's and the last state's action
+		workers             int
 	}{
-		{"tool_DistLock_2c_AtMostOneClientHoldLock.out", true, 8, "AtMostOneClientHoldLock", false, false, 51, 8, "Init", "Receive"},
-		{"plain_DistLock_2c_AtMostOneClientHoldLock.out", false, 8, "AtMostOneClientHoldLock", false, false, 51, 8, "Init", "Receive"},
-		{"tool_DistLockFencing_writes_2c_NoLostUpdate.out", true, 16, "NoLostUpdate", false, false, 883, 16, "Init", "Access"},
-		{"tool_DistLockFencing_none_2c_TokenIsMonotonical.out", true, 10, "TokenIsMonotonical", false, false, 131, 10, "Init", "Access"},
-		{"tool_DistLock_2c_Liveness_Unfair.out", true, 15, "", false, true, 3716, 23, "Init", "Stuttering"},
-		{"plain_DistLock_2c_Liveness_Unfair.out", false, 15, "", false, true, 3716, 23, "Init", "Stuttering"},
-		{"tool_seed000_deadlock.out", true, 11, "", true, false, 185, 12, "Init", "Receive"},
-		{"tool_DistLockFencing_all_2c.out", true, 0, "", false, false, 1409, 23, "", ""},
-		{"plain_DistLockFencing_all_2c.out", false, 0, "", false, false, 1409, 23, "", ""},
-		{"tool_parse_error.out", true, 0, "", false, false, -1, -1, "", ""},
+		{"tool_DistLock_2c_AtMostOneClientHoldLock.out", true, 8, "AtMostOneClientHoldLock", false, false, 51, 8, "Init", "Receive", 1},
+		{"plain_DistLock_2c_AtMostOneClientHoldLock.out", false, 8, "AtMostOneClientHoldLock", false, false, 51, 8, "Init", "Receive", 1},
+		{"tool_DistLockFencing_writes_2c_NoLostUpdate.out", true, 16, "NoLostUpdate", false, false, 883, 16, "Init", "Access", 1},
+		{"tool_DistLockFencing_none_2c_TokenIsMonotonical.out", true, 10, "TokenIsMonotonical", false, false, 131, 10, "Init", "Access", 1},
+		{"tool_DistLock_2c_Liveness_Unfair.out", true, 15, "", false, true, 3716, 23, "Init", "Stuttering", 1},
+		{"plain_DistLock_2c_Liveness_Unfair.out", false, 15, "", false, true, 3716, 23, "Init", "Stuttering", 1},
+		{"tool_seed000_deadlock.out", true, 11, "", true, false, 185, 12, "Init", "Receive", 1},
+		{"tool_DistLockFencing_all_2c.out", true, 0, "", false, false, 1409, 23, "", "", 2},
+		{"plain_DistLockFencing_all_2c.out", false, 0, "", false, false, 1409, 23, "", "", 2},
+		{"tool_parse_error.out", true, 0, "", false, false, -1, -1, "", "", 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
@@ -55,6 +56,7 @@ func TestParseOutputFixtures(t *testing.T) {
 			assert.Equal(t, tc.deadlock, out.Deadlock)
 			assert.Equal(t, tc.temporal, out.Temporal)
 			assert.Equal(t, tc.distinct, out.Distinct)
+			assert.Equal(t, tc.workers, out.Workers)
 			if tc.depth != 0 {
 				assert.Equal(t, tc.depth, out.Depth)
 			}

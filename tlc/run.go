@@ -562,7 +562,7 @@ func Interpret(out []byte, code int, cfg string) (Got, *Output, error) {
 	if why := unsupported(g.Result, parsed); why != "" {
 		g.Result, g.Detail = ResultNoVerdict, why
 	}
-	g.Distinct, g.Depth, g.Trace = parsed.Distinct, parsed.Depth, len(parsed.States)
+	g.Distinct, g.Depth, g.Trace, g.Workers = parsed.Distinct, parsed.Depth, len(parsed.States), parsed.Workers
 	for _, w := range parsed.Warnings {
 		if strings.Contains(w, "translation") {
 			g.Stale = append(g.Stale, w)
