@@ -51,12 +51,7 @@ func Record(rows []Row, outDir string, figures Figures) (map[string]golden.Figur
 				}
 				name := tm.Name(s)
 				out := filepath.Join(outDir, name, "tlc.out")
-				var figs []figure
-				if tm.Violates == "" {
-					figs, err = okFigures(out, s.Module, name)
-				} else {
-					figs, err = violationFigures(out, s.Module, tm.Violates, name)
-				}
+				figs, err := modelFigures(out, s.Module, tm.Violates, name)
 				if err != nil {
 					return nil, nil, 0, fmt.Errorf("model %s: %w", name, err)
 				}
@@ -83,49 +78,35 @@ func Record(rows []Row, outDir string, figures Figures) (map[string]golden.Figur
 // figure is one pinned figure: its golden key and value.
 type figure struct{ key, value string }
 
-// violationFigures are the figures of the TLC output at path, a complete
-// run of module that found invariant violated: the counterexample's
-// length and the distinct states TLC had found when it stopped; none
-// when there is no output.
-func violationFigures(path, module, invariant, name string) ([]figure, error) {
+// modelFigures are the figures of the TLC output at path, a complete run
+// of module: for an ok model (violates "") one that found no error, and
+// its distinct state count; for an invariant violation one that found
+// invariant violated, its counterexample's length and the distinct states
+// TLC had found when it stopped. None when there is no output.
+func modelFigures(path, module, violates, name string) ([]figure, error) {
 	out, found, err := readOutput(path)
 	if !found || err != nil {
 		return nil, err
 	}
 	switch {
+	case violates == "" && (!out.Complete || !out.NoError):
+		return nil, fmt.Errorf("%s: not a complete run in which TLC found no error", path)
 	case !out.Complete:
 		return nil, fmt.Errorf("%s: not a complete run", path)
 	case out.Module != module:
 		return nil, fmt.Errorf("%s: a run of %q, not of %s", path, out.Module, module)
-	case out.Invariant != invariant:
-		return nil, fmt.Errorf("%s: TLC reported %s violated, not %s", path, quote.Q(out.Invariant), invariant)
-	case len(out.States) == 0:
+	case violates != "" && out.Invariant != violates:
+		return nil, fmt.Errorf("%s: TLC reported %s violated, not %s", path, quote.Q(out.Invariant), violates)
+	case violates != "" && len(out.States) == 0:
 		return nil, fmt.Errorf("%s: TLC printed no counterexample", path)
 	case out.Distinct <= 0:
 		return nil, fmt.Errorf("%s: TLC reported no distinct state count", path)
 	}
-	return []figure{
-		{CounterexampleKey(name), strconv.Itoa(len(out.States))},
-		{StatesKey(name), strconv.FormatInt(out.Distinct, 10)},
-	}, nil
-}
-
-// okFigures is the distinct state count of the TLC output at path, a run
-// of module that found no error; none when there is no output.
-func okFigures(path, module, name string) ([]figure, error) {
-	out, found, err := readOutput(path)
-	if !found || err != nil {
-		return nil, err
+	count := figure{StatesKey(name), strconv.FormatInt(out.Distinct, 10)}
+	if violates == "" {
+		return []figure{count}, nil
 	}
-	switch {
-	case !out.Complete || !out.NoError:
-		return nil, fmt.Errorf("%s: not a complete run in which TLC found no error", path)
-	case out.Module != module:
-		return nil, fmt.Errorf("%s: a run of %q, not of %s", path, out.Module, module)
-	case out.Distinct <= 0:
-		return nil, fmt.Errorf("%s: TLC reported no distinct state count", path)
-	}
-	return []figure{{StatesKey(name), strconv.FormatInt(out.Distinct, 10)}}, nil
+	return []figure{{CounterexampleKey(name), strconv.Itoa(len(out.States))}, count}, nil
 }
 
 // readOutput parses the TLC output at path; false when there is none.
