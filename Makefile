@@ -129,7 +129,7 @@ cli-docs: ## rewrite docs/cli.md, the CLI reference, from the commands' own help
 tlc: $(BIN) ## run TLC on every model in specs/models.json (MODEL=<name> for one; offline: TLA2TOOLS_JAR=/path/to/tla2tools.jar)
 	@$(call fencelab,tlc --out $(OUT)/tlc $(if $(MODEL),--model $(MODEL)) $(if $(NOCACHE),--no-cache))
 
-tlc-pin: ## after make tlc (MODEL=<name> for one): pin the ok models' distinct state counts and the invariant violations' counterexample lengths TLC found in testdata/pins/<design>.golden, then regenerate specs/models.json
+tlc-pin: ## after make tlc (MODEL=<name> for one): pin what TLC found (ok models' distinct state counts; each invariant violation's counterexample length and the distinct states at its stop) in testdata/pins/<design>.golden, then regenerate specs/models.json
 	$(GO) run ./cmd/specgen -record $(OUT)/tlc
 
 conform: $(BIN) ## Go runs (random walks, explorer counterexamples, simulator runs) checked against the specs by TLC, and TLC's counterexamples replayed in Go (WALKS=<n> per configuration, default 100; needs the jar)
