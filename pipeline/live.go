@@ -49,14 +49,16 @@ func findLive() (string, error) {
 }
 
 // runPassingThrough runs bin with args, fencelab's own standard streams
-// and exit code: SIGINT and SIGTERM sent to fencelab are passed on to it
-// (a terminal's Ctrl-C reaches both; the harness then stops what it
-// started and exits 128+n), and fencelab waits for it to finish.
+// and exit code: SIGINT, SIGTERM and SIGHUP sent to fencelab are passed on
+// to it (a terminal's Ctrl-C reaches both; the harness then stops what it
+// started and exits 128+n), and fencelab waits for it to finish. If
+// fencelab is killed outright, the child gets SIGTERM (endWithParent).
 func runPassingThrough(e *Env, bin string, args []string) error {
 	cmd := exec.Command(bin, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.Stdout, e.Stderr
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	endWithParent(cmd)
+	sigs := make(chan os.Signal, 3)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
 		return BadInput("starting %s: %v", quote.S(bin), err)
