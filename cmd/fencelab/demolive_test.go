@@ -32,10 +32,12 @@ func TestDemoLiveCached(t *testing.T) {
 		return strings.Count(string(data), "run\n")
 	}
 	cache := filepath.Join(dir, "cache")
-	live := func(extra ...string) (string, int) {
+	// liveIn runs the script in env; live in the test's usual one, with
+	// extra (KEY=value) last, so that it counts.
+	liveIn := func(env []string) (string, int) {
 		out := filepath.Join(t.TempDir(), "live")
 		cmd := exec.Command("sh", "../../scripts/demo-live.sh", bin, out)
-		cmd.Env = cleanEnv(t, append([]string{"FENCELAB_CACHE=" + cache}, extra...)...) // the last one counts
+		cmd.Env = env
 		stdout, err := cmd.CombinedOutput()
 		code := 0
 		if err != nil {
@@ -49,6 +51,9 @@ func TestDemoLiveCached(t *testing.T) {
 			assert.Equal(t, "summary\n", string(summary))
 		}
 		return string(stdout), code
+	}
+	live := func(extra ...string) (string, int) {
+		return liveIn(cleanEnv(t, append([]string{"FENCELAB_CACHE=" + cache}, extra...)...))
 	}
 	writeBin("0")
 	first, code := live()
@@ -95,4 +100,21 @@ func TestDemoLiveCached(t *testing.T) {
 	}
 	assert.Equal(t, 7, runs())
 	assert.NoDirExists(t, "relative")
+
+	// No FENCELAB_CACHE, XDG_CACHE_HOME nor HOME (a bare cron job): the
+	// part runs, uncached, and says so in one line.
+	var bare []string
+	for _, kv := range cleanEnv(t) {
+		if k, _, _ := strings.Cut(kv, "="); k != "HOME" && k != "XDG_CACHE_HOME" && k != "FENCELAB_CACHE" {
+			bare = append(bare, kv)
+		}
+	}
+	for range 2 {
+		homeless, code := liveIn(bare)
+		assert.Equal(t, 0, code, homeless)
+		assert.Contains(t, homeless, "violated as expected")
+		assert.Contains(t, homeless, "the live part is not cached: no FENCELAB_CACHE, XDG_CACHE_HOME nor HOME")
+		assert.NotContains(t, homeless, "(cached")
+	}
+	assert.Equal(t, 9, runs())
 }
