@@ -89,5 +89,5 @@ func checkTLCWorkers(value string, cores int) error {
 
 // noCacheFlag is --no-cache of the commands that run TLC.
 func noCacheFlag(fs *flag.FlagSet) *bool {
-	return fs.Bool("no-cache", false, "run TLC on every model and check again instead of reading an identical earlier run's result from the cache ($FENCELAB_CACHE, else fencelab in the user's cache folder; a cached result is marked \"(cached)\")")
+	return fs.Bool("no-cache", false, "run TLC on every model and check again instead of reading an identical earlier run's result from the cache ($FENCELAB_CACHE, an absolute path to a folder that can be written, else fencelab in the user's cache folder; a cached result is marked \"(cached)\")")
 }

@@ -179,3 +179,66 @@ func TestCheckTLCWorkers(t *testing.T) {
 		assert.Equal(t, tc.ok, err == nil, "%s workers on %d cores: %v", tc.value, tc.cores, err)
 	}
 }
+
+// TestTLCCacheEnvRefusedUpFront: a FENCELAB_CACHE that cannot hold TLC's
+// results and class archive — a file, a device, a link to nothing, below
+// a file, a read-only folder, a relative path — is refused before
+// anything runs (exit 2, one line naming the variable, java never
+// started, nothing written), instead of being said to cache results it
+// cannot. A folder that does not exist yet is used.
+func TestTLCCacheEnvRefusedUpFront(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a-file")
+	require.NoError(t, os.WriteFile(file, []byte("keep me"), 0o644))
+	dangling := filepath.Join(dir, "dangling")
+	require.NoError(t, os.Symlink(filepath.Join(dir, "nowhere"), dangling))
+	readOnly := filepath.Join(dir, "read-only")
+	require.NoError(t, os.Mkdir(readOnly, 0o555))
+	t.Cleanup(func() { os.Chmod(readOnly, 0o755) })
+	for _, tc := range []struct{ name, cache, want string }{
+		{"a file", file, "FENCELAB_CACHE " + file + " is a regular file, not a folder"},
+		{"a device", "/dev/null", "FENCELAB_CACHE /dev/null is a character device, not a folder"},
+		{"a link to nothing", dangling, "is a symbolic link to nothing"},
+		{"below a file", filepath.Join(file, "cache"), "FENCELAB_CACHE " + filepath.Join(file, "cache") + " cannot be created"},
+		{"a read-only folder", readOnly, "is read-only (mode 0555)"},
+		{"relative", "cache", "FENCELAB_CACHE cache must be an absolute path"},
+	} {
+		for _, command := range [][]string{
+			{"tlc"},
+			{"conform", "--walks", "1", "--explore=false", "--sim-runs", "0", "--sim-failing", "0", "--replay=false", "--specs", mustAbs(t, "../../specs")},
+		} {
+			t.Run(command[0]+" "+tc.name, func(t *testing.T) {
+				fake := faketlc.New(t, "cat "+mustAbs(t, okOutput), "exit 0")
+				t.Setenv("FENCELAB_CACHE", tc.cache)
+				out := filepath.Join(t.TempDir(), "out")
+				args := append(append([]string{}, command...), "--pin", mustAbs(t, "../../tla2tools.version"), "--out", out)
+				if command[0] == "tlc" {
+					args = append(args, "--specs", faketlc.Specs(t))
+				}
+				cwd := t.TempDir()
+				t.Chdir(cwd) // a relative FENCELAB_CACHE would land here
+				code, _, stderr := runCLI(t, args...)
+				assertBadInput(t, code, stderr, tc.want)
+				assert.NotContains(t, stderr, "results cached in")
+				assert.Empty(t, fake.Runs(t), "java never started")
+				assert.NoDirExists(t, out, "nothing written")
+				data, err := os.ReadFile(file)
+				require.NoError(t, err)
+				assert.Equal(t, "keep me", string(data))
+				for _, d := range []string{readOnly, cwd} {
+					entries, err := os.ReadDir(d)
+					require.NoError(t, err)
+					assert.Empty(t, entries, d)
+				}
+			})
+		}
+	}
+	t.Run("a folder yet to be made", func(t *testing.T) {
+		faketlc.New(t, "cat "+mustAbs(t, okOutput), "exit 0")
+		cache := filepath.Join(t.TempDir(), "new", "cache")
+		t.Setenv("FENCELAB_CACHE", cache)
+		code, _, stderr := runCLI(t, "tlc", "--pin", "../../tla2tools.version", "--specs", faketlc.Specs(t), "--out", t.TempDir())
+		require.Equal(t, exitOK, code, stderr)
+		assert.Contains(t, stderr, "results cached in "+filepath.Join(cache, "tlc"))
+	})
+}
