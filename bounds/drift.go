@@ -34,6 +34,9 @@ func ParseDrift(s string) (float64, error) {
 		return 0, fmt.Errorf("drift %s is not a number: write a fraction (0.00005), a percentage (0.005%%) or parts per million (50ppm)", quote.Q(s))
 	}
 	f /= scale
+	if f == 0 {
+		f = 0 // -0 ("-0%") is 0: it must never print as "-0"
+	}
 	if f < 0 || f >= MaxDrift {
 		return 0, fmt.Errorf("drift %s must be at least 0 and below %g (%gppm)", quote.Q(s), MaxDrift, MaxDrift*1e6)
 	}
@@ -42,11 +45,24 @@ func ParseDrift(s string) (float64, error) {
 
 // FormatDrift prints ρ the way ParseDrift reads it back, in the unit that
 // suits it: parts per million below a tenth of a percent (50ppm), else a
-// percentage (±10%).
+// percentage (10%). It prints the fewest digits that read back as ρ
+// exactly, so a value just under a limit never reads as the limit
+// (0.4999999999999999 is "49.99999999999999%", not "50%"), and it prints
+// -0 as 0.
 func FormatDrift(f float64) string {
-	if f != 0 && f < 0.001 {
-		return strconv.FormatFloat(math.Round(f*1e6*1e3)/1e3, 'f', -1, 64) + "ppm"
+	if f == 0 {
+		return "0%" // -0 too
 	}
-	p := math.Round(f*100*1e6) / 1e6
-	return strconv.FormatFloat(p, 'f', -1, 64) + "%"
+	unit, scale := "%", 100.0
+	if math.Abs(f) < 0.001 {
+		unit, scale = "ppm", 1e6
+	}
+	for prec := 0; prec <= 17; prec++ {
+		s := strconv.FormatFloat(f*scale, 'f', prec, 64)
+		if back, err := strconv.ParseFloat(s, 64); err == nil && back/scale == f {
+			return s + unit
+		}
+	}
+	// No decimal in the unit reads back as f: the plain fraction does.
+	return strconv.FormatFloat(f, 'f', -1, 64)
 }

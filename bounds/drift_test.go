@@ -1,6 +1,8 @@
 package bounds
 
 import (
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -38,7 +40,47 @@ func TestParseDrift(t *testing.T) {
 }
 
 func TestFormatDrift(t *testing.T) {
-	for in, want := range map[float64]string{0: "0%", 0.1: "10%", 0.00005: "50ppm", 0.01: "1%", 0.0001: "100ppm", 0.25: "25%"} {
+	for in, want := range map[float64]string{0: "0%", 0.1: "10%", 0.00005: "50ppm", 0.01: "1%", 0.0001: "100ppm", 0.25: "25%",
+		0.07: "7%", 0.29: "29%", 0.001: "0.1%", 0.000999: "999ppm", 0.123456: "12.3456%"} {
 		assert.Equal(t, want, FormatDrift(in), "%g", in)
+	}
+}
+
+// TestFormatDriftNeverReadsAsAnotherValue: every value prints as a string
+// that ParseDrift reads back as that value exactly, so a value just under
+// a limit (the largest drift below MaxDrift, the largest below the switch
+// to ppm) never reads as the limit, and -0 prints as 0 whichever way it
+// was written.
+func TestFormatDriftNeverReadsAsAnotherValue(t *testing.T) {
+	below := math.Nextafter(MaxDrift, 0) // 0.4999999999999999
+	for _, tc := range []struct {
+		in      float64
+		notWant string
+	}{
+		{below, "50%"},
+		{math.Nextafter(0.25, 0), "25%"},
+		{math.Nextafter(0.1, 1), "10%"},
+		{math.Nextafter(0.001, 0), "1000ppm"},
+		{math.Nextafter(0.00005, 0), "50ppm"},
+		{1.0 / 3, "33.333333%"},
+		{5e-324, "0ppm"},
+		{math.Copysign(0, -1), "-0%"},
+	} {
+		t.Run(strconv.FormatFloat(tc.in, 'g', -1, 64), func(t *testing.T) {
+			got := FormatDrift(tc.in)
+			assert.NotEqual(t, tc.notWant, got)
+			assert.NotContains(t, got, "-")
+			back, err := ParseDrift(got)
+			require.NoError(t, err, "prints as %q", got)
+			assert.Equal(t, tc.in, back, "prints as %q, which reads back as %v", got, back)
+		})
+	}
+	for _, in := range []string{"-0", "-0%", "-0ppm", "-0.0", " -0 ppm", "-1e-400"} {
+		t.Run(in, func(t *testing.T) {
+			f, err := ParseDrift(in)
+			require.NoError(t, err)
+			assert.False(t, math.Signbit(f), "reads as +0")
+			assert.Equal(t, "0%", FormatDrift(f))
+		})
 	}
 }

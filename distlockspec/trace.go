@@ -241,7 +241,13 @@ func laneName(v tlc.Value) string {
 }
 
 // actor is the process whose pc changed, or else the one whose pc was at
-// the step's label (a loop label such as Serve stays where it is).
+// the step's label (a loop label such as Serve stays where it is), or else
+// the one process the step's messages and timers name (stepEvidence).
+//
+// A spec that INSTANCEs the spec (M == INSTANCE DistLockFencing) names its
+// actions with the instance's prefix, M!Serve, or names every step M!Next
+// when its Next is the instance's: the label is the part after the last
+// "!", and a step named M!Next is known by what it did.
 func (c *converter) actor(prev, cur map[string]tlc.Value, action string) string {
 	if c.single != "" {
 		return c.single
@@ -251,13 +257,14 @@ func (c *converter) actor(prev, cur map[string]tlc.Value, action string) string 
 	if !ok1 || !ok2 {
 		return ""
 	}
+	label := action[strings.LastIndexByte(action, '!')+1:]
 	var changed, atLabel []string
 	for _, f := range pp.Fields {
 		after, ok := np.Apply(f.Key)
 		if ok && !after.Equal(f.Val) {
 			changed = append(changed, laneName(f.Key))
 		}
-		if f.Val.Kind == tlc.KindString && f.Val.Str == action {
+		if f.Val.Kind == tlc.KindString && f.Val.Str == label {
 			atLabel = append(atLabel, laneName(f.Key))
 		}
 	}
@@ -267,8 +274,70 @@ func (c *converter) actor(prev, cur map[string]tlc.Value, action string) string 
 	if len(atLabel) == 1 {
 		return atLabel[0]
 	}
+	return c.stepEvidence(prev, cur)
+}
+
+// stepEvidence is the one lane a step's effects name, or "": the receiver
+// of each message it took off the network, the sender of each message it
+// put on, the node of each timer that fired, the resource when its queue
+// of pending writes changed. Two lanes named, or none, name no actor.
+func (c *converter) stepEvidence(prev, cur map[string]tlc.Value) string {
+	var named []string
+	name := func(set, other tlc.Value, field string) {
+		if set.Kind != tlc.KindSet {
+			return
+		}
+		for _, e := range set.Elems {
+			if other.Kind == tlc.KindSet && slices.ContainsFunc(other.Elems, e.Equal) {
+				continue
+			}
+			if v, ok := e.Field(field); ok {
+				named = append(named, laneName(v))
+			}
+		}
+	}
+	name(prev[NetworkVar], cur[NetworkVar], "to")   // received
+	name(cur[NetworkVar], prev[NetworkVar], "from") // sent
+	name(prev[timersVar], cur[timersVar], "node")   // fired
+	// The FIFO channels of the specs before the network: a message taken
+	// off a process's own channel names it, one taken off a shared channel
+	// names its reader.
+	for ch, old := range prev {
+		if !isChannel(ch) {
+			continue
+		}
+		now := cur[ch]
+		switch {
+		case old.Kind == tlc.KindSeq:
+			if removed, _ := fifoDelta(old, now); removed > 0 {
+				reader := c.readers[ch]
+				if reader == "" {
+					reader = c.service()
+				}
+				named = append(named, reader)
+			}
+		case old.Kind == tlc.KindFunction && now.Kind == tlc.KindFunction:
+			for _, f := range old.Fields {
+				after, _ := now.Apply(f.Key)
+				if removed, _ := fifoDelta(f.Val, after); removed > 0 {
+					named = append(named, laneName(f.Key))
+				}
+			}
+		}
+	}
+	if p, ok := cur["pending"]; ok && !p.Equal(prev["pending"]) {
+		named = append(named, ResourceLane)
+	}
+	slices.Sort(named)
+	if named = slices.Compact(named); len(named) == 1 && slices.Contains(c.lanes, named[0]) {
+		return named[0]
+	}
 	return ""
 }
+
+// timersVar is the variable of the armed timers, each [node, kind], in the
+// specs that step like impl.World.
+const timersVar = "timers"
 
 func isChannel(name string) bool { return strings.Contains(strings.ToLower(name), "queue") }
 
@@ -424,19 +493,24 @@ func (c *converter) channel(t *trace.Trace, key, to, actor string, n int, old, n
 }
 
 // finishArrows gives a message that was never received a receiver: the
-// first lane that is not a client (the service).
+// service.
 func (c *converter) finishArrows(t *trace.Trace) {
 	for i := range t.Arrows {
-		if t.Arrows[i].To != "" {
-			continue
-		}
-		for _, l := range c.lanes {
-			if !c.clients[l] && l != ResourceLane {
-				t.Arrows[i].To = l
-				break
-			}
+		if t.Arrows[i].To == "" {
+			t.Arrows[i].To = c.service()
 		}
 	}
+}
+
+// service is the first lane that is not a client or the resource, "" if
+// there is none.
+func (c *converter) service() string {
+	for _, l := range c.lanes {
+		if !c.clients[l] && l != ResourceLane {
+			return l
+		}
+	}
+	return ""
 }
 
 // messageLabel names a message: its type or status, then its other fields

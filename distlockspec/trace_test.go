@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -341,4 +342,74 @@ func TestTraceMatrixRows(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"grant (lease 1, token 1)", "grant (lease 1, token 1)"}, grants, "token 1 handed out twice")
+}
+
+// instanceHeader matches a step's header in TLC's output: its number, the
+// action's name and where TLC found it.
+var instanceHeader = regexp.MustCompile(`(?m)^([0-9]+): <([A-Za-z_]+)(\([^)]*\))? line [0-9]+, col [0-9]+ to line [0-9]+, col [0-9]+ of module [A-Za-z_]+>$`)
+
+// asInstance rewrites a TLC output as a spec that INSTANCEs the spec would
+// print it: each action under the instance's prefix (D!Serve), or, when
+// the wrapper's Next is the instance's, every step D!Next, located in the
+// wrapper — as TLC names the steps of tool_instance.out (M!Next).
+func asInstance(t *testing.T, data []byte, everyStepNext bool) []byte {
+	t.Helper()
+	require.True(t, instanceHeader.Match(data), "the output has steps to rewrite")
+	return instanceHeader.ReplaceAllFunc(data, func(h []byte) []byte {
+		m := instanceHeader.FindSubmatch(h)
+		action := "D!" + string(m[2]) + string(m[3])
+		if everyStepNext {
+			action = "D!Next"
+		}
+		return []byte(fmt.Sprintf("%s: <%s line 5, col 9 to line 5, col 14 of module WrapDistLock>", m[1], action))
+	})
+}
+
+// TestTraceOfInstanceSpec: the counterexample of a spec that INSTANCEs
+// the spec — its actions named D!Serve, or every step D!Next — is drawn
+// with the lanes of the spec's own counterexample: every step after the
+// first has the actor it has there, and no note or arrow is on a lane
+// without a name.
+func TestTraceOfInstanceSpec(t *testing.T) {
+	for _, file := range []string{
+		"tool_DistLock_2c_AtMostOneClientHoldLock.out",
+		"tool_DistLockFencing_nonatomic_2c_NoLostUpdate.out",
+		"tool_DistLockFencing_restart-volatile_2c_NoLostUpdate.out",
+		"tool_DistLockFencing_writes_2c_NoLostUpdate.out",
+		"tool_DistLockFencing_none_2c_TokenIsMonotonical.out",
+		"tool_DistLockFencing_all_3c_AtMostOneClientHoldLock.out",
+		"tool_seed000_deadlock.out",
+		"tool_intprocs.out",
+	} {
+		data, err := os.ReadFile(filepath.Join("..", "tlc", "testdata", file))
+		require.NoError(t, err)
+		want := traceOf(t, data)
+		for _, everyStepNext := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s every step Next %v", file, everyStepNext), func(t *testing.T) {
+				got := traceOf(t, asInstance(t, data, everyStepNext))
+				assert.Equal(t, want.Lanes, got.Lanes)
+				require.Len(t, got.Steps, len(want.Steps))
+				for i, s := range got.Steps[1:] {
+					assert.Equal(t, want.Steps[i+1].Actor, s.Actor, "step %d", s.Number)
+					assert.NotEmpty(t, s.Actor, "step %d has an actor", s.Number)
+				}
+				for _, n := range got.Notes {
+					assert.NotEmpty(t, n.Lane, "note %q at step %d", n.Text, n.Step)
+				}
+				for _, a := range got.Arrows {
+					assert.NotEmpty(t, a.From, "arrow %q sent at step %d", a.Label, a.Sent)
+					assert.NotEmpty(t, a.To, "arrow %q sent at step %d", a.Label, a.Sent)
+				}
+			})
+		}
+	}
+}
+
+func traceOf(t *testing.T, data []byte) *trace.Trace {
+	t.Helper()
+	out, err := tlc.ParseOutput(bytes.NewReader(data))
+	require.NoError(t, err)
+	tr, err := Trace(out, TraceOptions{})
+	require.NoError(t, err)
+	return tr
 }

@@ -20,37 +20,42 @@ import (
 // (ReadInput).
 
 // CheckOutDir makes sure an --out folder can be used, before any work and
+// without creating anything (CheckFolder).
+func CheckOutDir(flagName, dir string) error { return CheckFolder("--"+flagName, dir) }
+
+// CheckFolder makes sure the folder dir, named what in messages (a flag
+// such as --out, a variable such as FENCELAB_CACHE), can be written,
 // without creating anything: dir, or the nearest folder above it that
 // exists, must be a folder fencelab can create files in. An empty name, a
 // file, a dangling symbolic link, or a folder that cannot be written is
 // bad input.
-func CheckOutDir(flagName, dir string) error {
+func CheckFolder(what, dir string) error {
 	if dir == "" {
-		return BadInput("--%s is empty: name a folder", flagName)
+		return BadInput("%s is empty: name a folder", what)
 	}
 	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
 		info, err := os.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			if filepath.Dir(p) == p {
-				return BadInput("--%s %s: no folder above it exists", flagName, quote.S(dir))
+				return BadInput("%s %s: no folder above it exists", what, quote.S(dir))
 			}
 			continue
 		}
 		if err != nil {
-			return BadInput("--%s %s: %v", flagName, quote.S(dir), pathError(err))
+			return BadInput("%s %s: %v", what, quote.S(dir), pathError(err))
 		}
 		if info.Mode()&fs.ModeSymlink != 0 {
 			if info, err = os.Stat(p); err != nil {
-				return BadInput("--%s %s: %s is a symbolic link to nothing", flagName, quote.S(dir), quote.S(p))
+				return BadInput("%s %s: %s is a symbolic link to nothing", what, quote.S(dir), quote.S(p))
 			}
 		}
 		if !info.IsDir() && p == filepath.Clean(dir) {
-			return BadInput("--%s %s is %s, not a folder", flagName, quote.S(dir), inputfile.Kind(info.Mode()))
+			return BadInput("%s %s is %s, not a folder", what, quote.S(dir), inputfile.Kind(info.Mode()))
 		}
 		if !info.IsDir() {
-			return BadInput("--%s %s cannot be created: %s is %s, not a folder", flagName, quote.S(dir), quote.S(p), inputfile.Kind(info.Mode()))
+			return BadInput("%s %s cannot be created: %s is %s, not a folder", what, quote.S(dir), quote.S(p), inputfile.Kind(info.Mode()))
 		}
-		return probeWritable(flagName, dir, p)
+		return probeWritable(what, dir, p)
 	}
 }
 
@@ -78,7 +83,7 @@ func CheckOutFile(flagName, path string) error {
 	if !info.IsDir() {
 		return BadInput("--%s %s: %s is %s, not a folder", flagName, quote.S(path), quote.S(dir), inputfile.Kind(info.Mode()))
 	}
-	return probeWritable(flagName, path, dir)
+	return probeWritable("--"+flagName, path, dir)
 }
 
 // probeWritable creates and removes a file in the existing folder dir: the
@@ -86,13 +91,13 @@ func CheckOutFile(flagName, path string) error {
 // folder whose mode has no write bit at all is read-only for fencelab too,
 // also when it runs as root, who could write there anyway: someone marked
 // it so.
-func probeWritable(flagName, value, dir string) error {
+func probeWritable(what, value, dir string) error {
 	if info, err := os.Stat(dir); err == nil && info.Mode().Perm()&0o222 == 0 {
-		return BadInput("--%s %s cannot be written: %s is read-only (mode %04o)", flagName, quote.S(value), quote.S(dir), info.Mode().Perm())
+		return BadInput("%s %s cannot be written: %s is read-only (mode %04o)", what, quote.S(value), quote.S(dir), info.Mode().Perm())
 	}
 	f, err := os.CreateTemp(dir, ".fencelab-write-check-")
 	if err != nil {
-		return BadInput("--%s %s cannot be written: %s: %v", flagName, quote.S(value), quote.S(dir), WithoutPath(err))
+		return BadInput("%s %s cannot be written: %s: %v", what, quote.S(value), quote.S(dir), WithoutPath(err))
 	}
 	f.Close()
 	os.Remove(f.Name())

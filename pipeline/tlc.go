@@ -162,7 +162,13 @@ func Stopped(ctx context.Context) error {
 
 // ResolveTLC finds Java and the pinned tla2tools.jar (TLA2TOOLS_JAR, the
 // verified cache, or a verified download); a missing one is bad input.
+// Every command that runs TLC comes here first, so a FENCELAB_CACHE that
+// cannot hold TLC's results and class archive is refused here too, before
+// anything runs, rather than said to cache what it cannot.
 func ResolveTLC(ctx context.Context, pin string) (tlc.Jar, string, error) {
+	if err := checkCacheEnv(os.Getenv(tlc.CacheEnv)); err != nil {
+		return tlc.Jar{}, "", err
+	}
 	java, err := tlc.FindJava()
 	if err != nil {
 		return tlc.Jar{}, "", BadInput("%v", err)
@@ -176,6 +182,18 @@ func ResolveTLC(ctx context.Context, pin string) (tlc.Jar, string, error) {
 		return tlc.Jar{}, "", BadInput("%v", err)
 	}
 	return jar, java, nil
+}
+
+// checkCacheEnv checks FENCELAB_CACHE's value, if set: an absolute path
+// to a folder fencelab can write, or that it can create (CheckFolder).
+func checkCacheEnv(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if !filepath.IsAbs(dir) {
+		return BadInput("%s %s must be an absolute path (or unset it to cache in the user's cache folder)", tlc.CacheEnv, quote.S(dir))
+	}
+	return CheckFolder(tlc.CacheEnv, dir)
 }
 
 // NewTLCRunner resolves the tools and says on stderr which jar runs how

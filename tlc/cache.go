@@ -28,10 +28,11 @@ const CacheEnv = "FENCELAB_CACHE"
 // CacheDir is the folder of fencelab's cached results: $FENCELAB_CACHE
 // when it is set, else fencelab in the user's cache folder
 // (os.UserCacheDir: $XDG_CACHE_HOME or ~/.cache on Linux), beside the
-// verified jar (Resolver). TLC's results are under tlc/ (Cache). The
-// variable moves the results only: the jar and the class archive stay
-// in the user's cache folder, so a test that points it at a folder of
-// its own still finds the jar.
+// verified jar (Resolver). TLC's results are under tlc/ (Cache), TLC's
+// class archives in it (DefaultClassArchive). The variable moves the
+// results and the class archives, everything fencelab writes as it runs;
+// the verified jar stays in the user's cache folder, so a test that
+// points the variable at a folder of its own still finds the jar.
 func CacheDir(getenv func(string) string) (string, error) {
 	if dir := getenv(CacheEnv); dir != "" {
 		if !filepath.IsAbs(dir) {

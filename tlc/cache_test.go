@@ -445,3 +445,22 @@ func TestValidateCached(t *testing.T) {
 func TestCacheableLongRun(t *testing.T) {
 	assert.True(t, Cacheable([]byte(strings.Replace(okOutput, "00s", "01min 34s", 1)), 0))
 }
+
+// TestClassArchiveFollowsCacheDir: TLC's class archive lives where
+// FENCELAB_CACHE says when it is set (everything fencelab writes as it
+// runs goes there), else in fencelab of the user's cache folder.
+func TestClassArchiveFollowsCacheDir(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", "/xdg")
+	t.Setenv("HOME", "/home/someone")
+	for _, tc := range []struct{ env, want string }{
+		{"/some/cache", "/some/cache"},
+		{"", filepath.Join("/xdg", "fencelab")},
+	} {
+		t.Setenv(CacheEnv, tc.env)
+		a := DefaultClassArchive()
+		require.NotNil(t, a, "FENCELAB_CACHE=%q", tc.env)
+		assert.Equal(t, tc.want, a.Dir, "FENCELAB_CACHE=%q", tc.env)
+	}
+	t.Setenv(CacheEnv, "relative/cache")
+	assert.Nil(t, DefaultClassArchive(), "no archive where the cache folder is refused")
+}

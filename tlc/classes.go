@@ -134,12 +134,13 @@ func (a *ClassArchive) path(java, jar string) (string, error) {
 	return filepath.Join(a.Dir, "tlc-classes-"+hex.EncodeToString(h.Sum(nil))[:16]+".jsa"), nil
 }
 
-// DefaultClassArchive keeps archives in os.UserCacheDir()/fencelab, beside
-// the cached jar; without a user cache directory there is none.
+// DefaultClassArchive keeps archives in CacheDir: $FENCELAB_CACHE when it
+// is set, else fencelab in the user's cache folder, beside the cached
+// jar; without either there is none.
 func DefaultClassArchive() *ClassArchive {
-	dir, err := os.UserCacheDir()
+	dir, err := CacheDir(os.Getenv)
 	if err != nil {
 		return nil
 	}
-	return &ClassArchive{Dir: filepath.Join(dir, "fencelab")}
+	return &ClassArchive{Dir: dir}
 }

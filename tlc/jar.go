@@ -155,15 +155,9 @@ func (r *Resolver) Resolve(ctx context.Context) (Jar, error) {
 	if r.EnvJar != "" {
 		// A jar named by TLA2TOOLS_JAR is the user's choice (a local build,
 		// a newer release): it is used as is, without checking its checksum.
-		st, err := os.Stat(r.EnvJar)
-		if err != nil || st.IsDir() {
-			return Jar{}, &MissingToolError{Msg: fmt.Sprintf(
-				"TLA2TOOLS_JAR is set to %s, but no such file exists. Point it at the TLA+ tools %s jar (tla2tools.jar), e.g. TLA2TOOLS_JAR=/path/to/tla2tools.jar make tlc, or unset it to use a verified copy in the user cache or the pinned download.",
-				quote.Q(r.EnvJar), r.Pin.Version)}
-		}
 		if err := CheckJar(r.EnvJar); err != nil {
 			return Jar{}, &MissingToolError{Msg: fmt.Sprintf(
-				"TLA2TOOLS_JAR is set to %s, which is not the TLA+ tools jar: %v. Point it at tla2tools.jar (TLA+ tools %s), e.g. TLA2TOOLS_JAR=/path/to/tla2tools.jar make tlc, or unset it to use a verified copy in the user cache or the pinned download.",
+				"TLA2TOOLS_JAR is set to %s, which cannot be used: %v. Point it at the TLA+ tools %s jar (tla2tools.jar), e.g. TLA2TOOLS_JAR=/path/to/tla2tools.jar make tlc, or unset it to use a verified copy in the user cache or the pinned download.",
 				quote.Q(r.EnvJar), err, r.Pin.Version)}
 		}
 		return Jar{Path: r.EnvJar, Source: FromEnv}, nil
@@ -243,14 +237,8 @@ var jarClasses = []string{"tlc2/TLC.class", "pcal/trans.class"}
 // entry of which reads back with its checksum. It says what is wrong in words
 // a user can act on (empty, not a zip archive, truncated, not TLA+ tools).
 func CheckJar(path string) error {
-	st, err := os.Stat(path)
-	switch {
-	case err != nil:
+	if err := checkJarFile(path); err != nil {
 		return err
-	case st.IsDir():
-		return errors.New("it is a folder")
-	case st.Size() == 0:
-		return errors.New("the file is empty")
 	}
 	zr, err := zip.OpenReader(path)
 	if err != nil {
@@ -279,6 +267,39 @@ func CheckJar(path string) error {
 		}
 	}
 	return nil
+}
+
+// checkJarFile says, in words, why path is no file a jar can be read
+// from: missing, a link to nothing, a folder, a pipe or device (which
+// would block or never end), unreadable, or empty.
+func checkJarFile(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		if lst, lerr := os.Lstat(path); lerr == nil && lst.Mode()&os.ModeSymlink != 0 {
+			target, _ := os.Readlink(path)
+			return fmt.Errorf("it is a symbolic link to nothing (%s does not exist)", quote.Q(target))
+		}
+		if errors.Is(err, os.ErrNotExist) {
+			return errors.New("no such file exists")
+		}
+		return err
+	}
+	switch {
+	case st.IsDir():
+		return errors.New("it is a folder, not the jar file")
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("it is %s, not a regular file", inputfile.Kind(st.Mode()))
+	case st.Size() == 0:
+		return errors.New("the file is empty")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrPermission) {
+			return fmt.Errorf("it cannot be read (mode %04o): permission denied", st.Mode().Perm())
+		}
+		return fmt.Errorf("it cannot be read: %w", err)
+	}
+	return f.Close()
 }
 
 // VerifyFile checks that the file at path has the given SHA-256 (hex).

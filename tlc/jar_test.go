@@ -59,9 +59,11 @@ func TestResolveEnvJar(t *testing.T) {
 	assert.Contains(t, err.Error(), "missing.jar")
 	assert.NotContains(t, err.Error(), "\n", "one paragraph")
 
-	r.EnvJar = dir // a folder is not a jar
+	r.EnvJar = dir // a folder is not a jar, and is said to be one
 	_, err = r.Resolve(context.Background())
 	assert.True(t, IsMissingTool(err))
+	assert.ErrorContains(t, err, "it is a folder")
+	assert.NotContains(t, err.Error(), "no such file")
 }
 
 func TestResolveCache(t *testing.T) {
@@ -210,10 +212,17 @@ func TestEnvJarThatIsNotTLC(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(p, data, 0o644))
 		}, "cannot be read"},
-		{"a folder", func(p string) { require.NoError(t, os.Mkdir(p, 0o755)) }, "TLA2TOOLS_JAR is set to"},
+		{"a folder", func(p string) { require.NoError(t, os.Mkdir(p, 0o755)) }, "it is a folder, not the jar file"},
+		{"a missing file", func(string) {}, "no such file exists"},
+		{"a dangling symbolic link", func(p string) { require.NoError(t, os.Symlink(p+".gone", p)) }, "a symbolic link to nothing"},
+		{"a link to /dev/zero (a read would never end)", func(p string) { require.NoError(t, os.Symlink("/dev/zero", p)) }, "it is a character device, not a regular file"},
+		{"an unreadable file", func(p string) { require.NoError(t, os.WriteFile(p, goodBytes, 0o000)) }, "cannot be read (mode 0000): permission denied"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			if strings.Contains(tc.wantErr, "permission denied") && os.Geteuid() == 0 {
+				t.Skip("root reads a file of mode 0000")
+			}
 			path := filepath.Join(t.TempDir(), "tla2tools.jar")
 			tc.write(path)
 			r := &Resolver{Pin: Pin{Version: "v1.7.4", SHA256: strings.Repeat("0", 64)}, EnvJar: path}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -37,4 +38,26 @@ func TestBoundsCommand(t *testing.T) {
 	code, _, stderr = runCLI(t, "bounds", "--ttl", "8s", "--tick", "0s")
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, stderr, "tick must be positive")
+}
+
+// TestBoundsDriftAsGiven: the drift line shows the drift given, never a
+// neighbour: just under the refused 0.5 is not "±50%", -0 is "±0%".
+func TestBoundsDriftAsGiven(t *testing.T) {
+	for _, tc := range []struct{ drift, want, notWant string }{
+		// No percentage reads back as this value: the fraction does.
+		{"0.4999999999999999", "±0.4999999999999999,", "±50%"},
+		{"49.999999999999993%", "±49.99999999999999", "±50%"},
+		{"-0%", "±0%,", "-0"},
+		{"-0", "±0%,", "-0"},
+		{"-0ppm", "±0%,", "-0"},
+		{"0.1", "±10%,", "±0.1"},
+	} {
+		t.Run(tc.drift, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, "bounds", "--ttl", "1s", "--max-drift", tc.drift)
+			assert.Equal(t, exitOK, code, stderr)
+			line := strings.SplitN(stdout, "\n", 3)[1]
+			assert.Contains(t, line, "clock rate drift "+tc.want)
+			assert.NotContains(t, line, tc.notWant)
+		})
+	}
 }

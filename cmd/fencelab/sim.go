@@ -187,6 +187,17 @@ func parseSimFlags(e *env, args []string) (*pipeline.SimOptions, error) {
 	}
 	o.Cfg = c
 	o.ReplayFlags = replayFlags(fs)
+	// Each of these asks for one run; given empty it would be taken as
+	// not given, and a whole batch would run instead of the one run asked.
+	for _, f := range []struct{ name, want string }{
+		{"worst-case", "name a property (AtMostOneClientHoldLock or NoLostUpdate)"},
+		{"schedule", "name a schedule file"},
+		{"replay", "name a seed"},
+	} {
+		if given(fs, f.name) && strings.TrimSpace(fs.Lookup(f.name).Value.String()) == "" {
+			return nil, badInput("--%s is empty: %s", f.name, f.want)
+		}
+	}
 	if *replay != "" {
 		seed, err := strconv.ParseUint(*replay, 10, 64)
 		if err != nil {

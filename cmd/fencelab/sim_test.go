@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -554,6 +555,25 @@ func TestSimWorstCase(t *testing.T) {
 	assertBadInput(t, code, stderr, "name one design with --design")
 	code, _, stderr = runCLI(t, "sim", "--design", "off", "--worst-case", "NoLostUpdate", "--replay", "1", "--out", t.TempDir())
 	assertBadInput(t, code, stderr, "cannot be combined with --replay")
+}
+
+// TestSimEmptyOneRunFlagRefused: --worst-case, --schedule and --replay
+// given empty (or blank) are refused, not taken as absent: a whole batch
+// ran instead of the one run asked for. Nothing is written.
+func TestSimEmptyOneRunFlagRefused(t *testing.T) {
+	for _, flag := range []string{"--worst-case", "--schedule", "--replay"} {
+		for _, value := range []string{"", " ", "\t"} {
+			for _, design := range []string{"off", "all"} {
+				t.Run(flag+" "+strconv.Quote(value)+" "+design, func(t *testing.T) {
+					out := filepath.Join(t.TempDir(), "out")
+					code, stdout, stderr := runCLI(t, "sim", "--design", design, "--runs", "2", flag+"="+value, "--out", out)
+					assertBadInput(t, code, stderr, flag+" is empty")
+					assert.Empty(t, stdout, "no run")
+					assert.NoDirExists(t, out, "nothing written")
+				})
+			}
+		}
+	}
 }
 
 // TestSimNodesOfEveryRow: with every row, --nodes is the Redlock rows'

@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -119,4 +121,124 @@ func TestTLCFailureIsOneLine(t *testing.T) {
 	require.Len(t, lines, 2, stderr)
 	assert.Contains(t, lines[0], "fencelab tlc: "+os.Getenv("TLA2TOOLS_JAR"))
 	assert.Contains(t, lines[1], `fencelab tlc: 1 of 1 model differ from the manifest: model m: expected ok, TLC gave spec parse error (exit 150): DistLock.tla line 264, column 29`)
+}
+
+// TestTLCWorkersBounded: --workers is auto or a whole number from 1 to
+// tlcWorkersPerCore per core. Zero, negative, non-numeric and impossible
+// counts (a hundred thousand threads would run TLC for a long while to
+// fail) are refused up front: exit 2, one line, java never started,
+// --out not created. The largest count allowed reaches TLC as given.
+func TestTLCWorkersBounded(t *testing.T) {
+	most := tlcWorkersPerCore * runtime.NumCPU()
+	for _, tc := range []struct{ name, workers, want string }{
+		{"zero", "0", `got "0"`},
+		{"negative", "-1", `got "-1"`},
+		{"one above the bound", strconv.Itoa(most + 1), "a number from 1 to " + strconv.Itoa(most)},
+		{"a hundred thousand", "100000", `got "100000"`},
+		{"beyond int", "99999999999999999999", "a number from 1 to"},
+		{"a fraction", "1.5", `got "1.5"`},
+		{"empty", "", `got ""`},
+		{"Auto in capitals", "AUTO", `got "AUTO"`},
+		{"with a space", " 2", `got " 2"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := faketlc.New(t, "cat "+mustAbs(t, okOutput), "exit 0")
+			out := filepath.Join(t.TempDir(), "out")
+			code, _, stderr := runCLI(t, "tlc", "--pin", "../../tla2tools.version", "--specs", faketlc.Specs(t), "--out", out, "--workers", tc.workers)
+			assertBadInput(t, code, stderr, tc.want)
+			assert.Contains(t, stderr, "per core")
+			assert.Empty(t, fake.Runs(t), "java never started")
+			assert.NoDirExists(t, out, "nothing written")
+		})
+	}
+	for _, workers := range []string{"1", strconv.Itoa(most)} {
+		t.Run("accepted "+workers, func(t *testing.T) {
+			args := filepath.Join(t.TempDir(), "args")
+			faketlc.New(t, `echo "$@" > '`+args+`'; cat `+mustAbs(t, okOutput), "exit 0")
+			code, _, stderr := runCLI(t, "tlc", "--pin", "../../tla2tools.version", "--specs", faketlc.Specs(t), "--out", t.TempDir(), "--workers", workers, "--no-cache")
+			require.Equal(t, exitOK, code, stderr)
+			got, err := os.ReadFile(args)
+			require.NoError(t, err)
+			assert.Contains(t, string(got), "-workers "+workers+" ")
+		})
+	}
+}
+
+// TestCheckTLCWorkers: the bound follows the machine's cores.
+func TestCheckTLCWorkers(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		cores int
+		ok    bool
+	}{
+		{"auto", 1, true}, {"1", 1, true}, {"4", 1, true}, {"5", 1, false},
+		{"8", 2, true}, {"9", 2, false}, {"64", 16, true}, {"65", 16, false},
+		{"0", 64, false}, {"-4", 64, false}, {"1", 0, true}, {"5", 0, false},
+	} {
+		err := checkTLCWorkers(tc.value, tc.cores)
+		assert.Equal(t, tc.ok, err == nil, "%s workers on %d cores: %v", tc.value, tc.cores, err)
+	}
+}
+
+// TestTLCCacheEnvRefusedUpFront: a FENCELAB_CACHE that cannot hold TLC's
+// results and class archive — a file, a device, a link to nothing, below
+// a file, a read-only folder, a relative path — is refused before
+// anything runs (exit 2, one line naming the variable, java never
+// started, nothing written), instead of being said to cache results it
+// cannot. A folder that does not exist yet is used.
+func TestTLCCacheEnvRefusedUpFront(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a-file")
+	require.NoError(t, os.WriteFile(file, []byte("keep me"), 0o644))
+	dangling := filepath.Join(dir, "dangling")
+	require.NoError(t, os.Symlink(filepath.Join(dir, "nowhere"), dangling))
+	readOnly := filepath.Join(dir, "read-only")
+	require.NoError(t, os.Mkdir(readOnly, 0o555))
+	t.Cleanup(func() { os.Chmod(readOnly, 0o755) })
+	for _, tc := range []struct{ name, cache, want string }{
+		{"a file", file, "FENCELAB_CACHE " + file + " is a regular file, not a folder"},
+		{"a device", "/dev/null", "FENCELAB_CACHE /dev/null is a character device, not a folder"},
+		{"a link to nothing", dangling, "is a symbolic link to nothing"},
+		{"below a file", filepath.Join(file, "cache"), "FENCELAB_CACHE " + filepath.Join(file, "cache") + " cannot be created"},
+		{"a read-only folder", readOnly, "is read-only (mode 0555)"},
+		{"relative", "cache", "FENCELAB_CACHE cache must be an absolute path"},
+	} {
+		for _, command := range [][]string{
+			{"tlc"},
+			{"conform", "--walks", "1", "--explore=false", "--sim-runs", "0", "--sim-failing", "0", "--replay=false", "--specs", mustAbs(t, "../../specs")},
+		} {
+			t.Run(command[0]+" "+tc.name, func(t *testing.T) {
+				fake := faketlc.New(t, "cat "+mustAbs(t, okOutput), "exit 0")
+				t.Setenv("FENCELAB_CACHE", tc.cache)
+				out := filepath.Join(t.TempDir(), "out")
+				args := append(append([]string{}, command...), "--pin", mustAbs(t, "../../tla2tools.version"), "--out", out)
+				if command[0] == "tlc" {
+					args = append(args, "--specs", faketlc.Specs(t))
+				}
+				cwd := t.TempDir()
+				t.Chdir(cwd) // a relative FENCELAB_CACHE would land here
+				code, _, stderr := runCLI(t, args...)
+				assertBadInput(t, code, stderr, tc.want)
+				assert.NotContains(t, stderr, "results cached in")
+				assert.Empty(t, fake.Runs(t), "java never started")
+				assert.NoDirExists(t, out, "nothing written")
+				data, err := os.ReadFile(file)
+				require.NoError(t, err)
+				assert.Equal(t, "keep me", string(data))
+				for _, d := range []string{readOnly, cwd} {
+					entries, err := os.ReadDir(d)
+					require.NoError(t, err)
+					assert.Empty(t, entries, d)
+				}
+			})
+		}
+	}
+	t.Run("a folder yet to be made", func(t *testing.T) {
+		faketlc.New(t, "cat "+mustAbs(t, okOutput), "exit 0")
+		cache := filepath.Join(t.TempDir(), "new", "cache")
+		t.Setenv("FENCELAB_CACHE", cache)
+		code, _, stderr := runCLI(t, "tlc", "--pin", "../../tla2tools.version", "--specs", faketlc.Specs(t), "--out", t.TempDir())
+		require.Equal(t, exitOK, code, stderr)
+		assert.Contains(t, stderr, "results cached in "+filepath.Join(cache, "tlc"))
+	})
 }

@@ -138,8 +138,8 @@ func TestTLCCommandBadInput(t *testing.T) {
 		{"no manifest", []string{"tlc", "--specs", t.TempDir()}, "reading the models manifest"},
 		{"stray argument", []string{"tlc", "extra"}, "unexpected argument"},
 		{"bad timeout", []string{"tlc", "--timeout", "0s"}, "--timeout must be positive"},
-		{"zero workers", []string{"tlc", "--workers", "0"}, "--workers must be auto or a positive number"},
-		{"word workers", []string{"tlc", "--workers", "many"}, "--workers must be auto or a positive number"},
+		{"zero workers", []string{"tlc", "--workers", "0"}, "--workers must be auto or a number from 1 to"},
+		{"word workers", []string{"tlc", "--workers", "many"}, "--workers must be auto or a number from 1 to"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

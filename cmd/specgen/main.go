@@ -44,6 +44,10 @@ func run(record string) error {
 	if err != nil {
 		return err
 	}
+	// The rows are checked before anything is recorded or written.
+	if err := specgen.Validate(specgen.Rows()); err != nil {
+		return err
+	}
 	if record != "" {
 		if err := recordStates(root, record); err != nil {
 			return err

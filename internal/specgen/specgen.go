@@ -126,16 +126,19 @@ func Rows() []Row {
 // specgen -record pin their counts.
 var ErrUnpinned = errors.New("no figure pinned (distinct state count or counterexample length)")
 
-// Generate makes every cfg of the rows, in their order, then models.json.
+// Generate makes every cfg of the rows, in their order, then models.json,
+// once every row is valid (Validate).
 // Every ok model needs its distinct state count in its row's figures
 // (else the cfgs come back without models.json, and an error wrapping
 // ErrUnpinned), and a row's figures may pin no count for a model it does
 // not have.
 func Generate(rows []Row, figures Figures) ([]File, error) {
+	if err := Validate(rows); err != nil {
+		return nil, err
+	}
 	var files []File
 	var unpinned []string
 	m := manifest{Comment: manifestComment}
-	seen := map[string]bool{}
 	for _, r := range rows {
 		pins, err := figures(r.Design)
 		if err != nil {
@@ -145,10 +148,6 @@ func Generate(rows []Row, figures Figures) ([]File, error) {
 		for _, s := range r.Specs {
 			for _, tm := range s.Models {
 				name := tm.Name(s)
-				if seen[name] {
-					return nil, fmt.Errorf("design %s: model %s declared twice", r.Design, name)
-				}
-				seen[name] = true
 				cfg, err := Cfg(r, s, tm)
 				if err != nil {
 					return nil, fmt.Errorf("design %s: model %s: %w", r.Design, name, err)
@@ -310,32 +309,17 @@ func pinKeys(name string, tm impl.TLCModel) []string {
 }
 
 // Cfg is the TLC config of model tm of row r on spec s.
+// It writes nothing for a model validateModel refuses.
 func Cfg(r Row, s impl.SpecModels, tm impl.TLCModel) ([]byte, error) {
-	if tm.Clients < 1 || tm.Clients > 9 {
-		return nil, fmt.Errorf("clients %d: want 1 to 9", tm.Clients)
+	if err := validateSpec(s); err != nil {
+		return nil, err
 	}
-	if strings.ContainsAny(tm.Note, "\r\n") {
-		return nil, fmt.Errorf("a note is one line")
+	if err := validateModel(s, tm); err != nil {
+		return nil, err
 	}
-	consts := slices.Clone(s.Constants)
-	set := func(c impl.Constant) error {
-		for i := range consts {
-			if consts[i].Name == c.Name {
-				consts[i].Value = c.Value
-				return nil
-			}
-		}
-		return fmt.Errorf("sets %s, not a constant of %s's row", c.Name, s.Module)
-	}
-	for _, c := range tm.Set {
-		if err := set(c); err != nil {
-			return nil, err
-		}
-	}
-	if tm.Sections > 0 {
-		if err := set(impl.Constant{Name: "Sections", Value: strconv.Itoa(tm.Sections)}); err != nil {
-			return nil, err
-		}
+	consts, err := modelConstants(s, tm)
+	if err != nil {
+		return nil, err
 	}
 	clients := make([]string, tm.Clients)
 	for i := range clients {
@@ -354,9 +338,6 @@ func Cfg(r Row, s impl.SpecModels, tm impl.TLCModel) ([]byte, error) {
 	}
 	fmt.Fprintf(&b, "SPECIFICATION %s\nCONSTANTS\n    Clients = {%s}\n", specification, strings.Join(clients, ", "))
 	for _, c := range consts {
-		if c.Value == "" {
-			return nil, fmt.Errorf("constant %s has no value: the model must set it", c.Name)
-		}
 		fmt.Fprintf(&b, "    %s = %s\n", c.Name, c.Value)
 	}
 	b.WriteString("INVARIANT TypeInvariant\n")

@@ -255,3 +255,103 @@ func TestRowRetriesAreTheExplorers(t *testing.T) {
 	}
 	assert.Positive(t, n, "no spec of any row has MaxRetries")
 }
+
+// TestValidate: a row that would give a cfg TLC reads otherwise than
+// meant, a cfg name the manifest loader refuses, or two models of one
+// name, is refused by Validate, and Generate then returns no file at all
+// (cmd/specgen writes nothing). Each case changes one thing of a valid row.
+func TestValidate(t *testing.T) {
+	ok := func() impl.TLCModel { return impl.TLCModel{Clients: 2, Invariants: []string{"Inv"}, Violates: "Inv"} }
+	model := func(change func(*impl.TLCModel)) Row {
+		m := ok()
+		change(&m)
+		return testRow(m)
+	}
+	spec := func(change func(*impl.SpecModels)) Row {
+		r := testRow(ok())
+		change(&r.Specs[0])
+		return r
+	}
+	timed := func(value string) Row {
+		return spec(func(s *impl.SpecModels) {
+			s.Timed = true
+			s.Constants = append(s.Constants, impl.Constant{Name: "MaxStart", Value: ""})
+			s.Models[0].Set = []impl.Constant{{Name: "MaxStart", Value: value}}
+		})
+	}
+	require.NoError(t, Validate([]Row{testRow(ok())}), "the row the cases change is valid")
+	require.NoError(t, Validate([]Row{timed("0")}), "a timed bound of 0 is valid")
+	require.NoError(t, Validate(Rows()), "the committed rows are valid")
+	tests := []struct {
+		name string
+		rows []Row
+		want string
+	}{
+		// Counts that were ignored or out of range.
+		{"sections -1", []Row{model(func(m *impl.TLCModel) { m.Sections = -1 })}, "sections -1"},
+		{"no clients", []Row{model(func(m *impl.TLCModel) { m.Clients = 0 })}, "clients 0"},
+		{"ten clients", []Row{model(func(m *impl.TLCModel) { m.Clients = 10 })}, "clients 10"},
+		// Values that run onto other lines of the cfg, or hide them.
+		{"a value with a newline", []Row{model(func(m *impl.TLCModel) { m.Set = []impl.Constant{{Name: "L", Value: "3\nINVARIANT TRUE"}} })}, "holds a control character"},
+		{"a value with a carriage return", []Row{model(func(m *impl.TLCModel) { m.Set = []impl.Constant{{Name: "L", Value: "3\rX"}} })}, "holds a control character"},
+		{"a value with a tab", []Row{model(func(m *impl.TLCModel) { m.Set = []impl.Constant{{Name: "L", Value: "3\t"}} })}, "holds a control character"},
+		{"a row value with a newline", []Row{spec(func(s *impl.SpecModels) { s.Constants[1].Value = "3\nINVARIANT TRUE" })}, "holds a control character"},
+		{"a value with a line comment", []Row{model(func(m *impl.TLCModel) { m.Set = []impl.Constant{{Name: "L", Value: `3 \* x`}} })}, "holds a comment"},
+		{"a value opening a block comment", []Row{model(func(m *impl.TLCModel) { m.Set = []impl.Constant{{Name: "L", Value: "3 (*"}} })}, "holds a comment"},
+		{"a value left empty", []Row{model(func(m *impl.TLCModel) { m.Set = []impl.Constant{{Name: "L", Value: ""}} })}, "constant L has no value"},
+		{"a note on two lines", []Row{model(func(m *impl.TLCModel) { m.Note = "a\nb" })}, "a note is one line"},
+		{"a note with a control character", []Row{model(func(m *impl.TLCModel) { m.Note = "a\x00b" })}, "control character"},
+		// Negative counts and bounds.
+		{"a negative constant", []Row{model(func(m *impl.TLCModel) { m.Set = []impl.Constant{{Name: "L", Value: "-1"}} })}, "counts and bounds are 0 or more"},
+		{"a negative constant, spaced", []Row{model(func(m *impl.TLCModel) { m.Set = []impl.Constant{{Name: "L", Value: " - 2 "}} })}, "counts and bounds are 0 or more"},
+		{"a negative row constant", []Row{spec(func(s *impl.SpecModels) { s.Constants[1].Value = "-3" })}, "counts and bounds are 0 or more"},
+		{"a negative timed bound", []Row{timed("-1")}, "counts and bounds are 0 or more"},
+		{"a timed bound that is no number", []Row{timed("Nat")}, "timed bound MaxStart"},
+		{"a timed bound that is a fraction", []Row{timed("1.5")}, "timed bound MaxStart"},
+		{"a timed bound in the row, negative", []Row{spec(func(s *impl.SpecModels) { s.Timed = true; s.Constants[1].Value = "-4" })}, "0 or more"},
+		// Names the manifest loader or TLC cannot take.
+		{"a suffix with a space", []Row{model(func(m *impl.TLCModel) { m.Suffix = "No Lost" })}, `suffix "No Lost"`},
+		{"a suffix with a slash", []Row{model(func(m *impl.TLCModel) { m.Suffix = "a/b" })}, "suffix"},
+		{"a suffix with a dot", []Row{model(func(m *impl.TLCModel) { m.Suffix = "a.b" })}, "suffix"},
+		{"a tag with a space", []Row{spec(func(s *impl.SpecModels) { s.Tag = "t t" })}, "tag"},
+		{"a model name too long", []Row{model(func(m *impl.TLCModel) { m.Suffix = strings.Repeat("x", 100) })}, "bad model name"},
+		{"an empty module", []Row{spec(func(s *impl.SpecModels) { s.Module = "" })}, "module: the name is empty"},
+		{"a module with a dash", []Row{spec(func(s *impl.SpecModels) { s.Module = "S-1" })}, "module"},
+		{"a module that is a device name", []Row{spec(func(s *impl.SpecModels) { s.Module = "con" })}, "module"},
+		{"an empty invariant", []Row{model(func(m *impl.TLCModel) { m.Invariants = []string{""} })}, "invariant: the name is empty"},
+		{"an invariant TRUE", []Row{model(func(m *impl.TLCModel) { m.Invariants = []string{"TRUE"}; m.Violates = "TRUE" })}, "reserved word"},
+		{"an invariant with a space", []Row{model(func(m *impl.TLCModel) { m.Invariants = []string{"Inv X"} })}, "a TLA+ identifier is"},
+		{"an invariant of digits", []Row{model(func(m *impl.TLCModel) { m.Invariants = []string{"123"} })}, "holds a letter"},
+		{"an invariant that is not ASCII", []Row{model(func(m *impl.TLCModel) { m.Invariants = []string{"Invé"} })}, "a TLA+ identifier is"},
+		{"an invariant twice", []Row{model(func(m *impl.TLCModel) { m.Invariants = []string{"Inv", "Inv"} })}, "checked twice"},
+		{"TypeInvariant again", []Row{model(func(m *impl.TLCModel) { m.Invariants = []string{"TypeInvariant", "Inv"} })}, "checked twice"},
+		{"a property that is a cfg keyword", []Row{model(func(m *impl.TLCModel) { m.Property = "INVARIANT" })}, "reserved word"},
+		{"a constraint with a newline", []Row{model(func(m *impl.TLCModel) { m.Constraint = "C\nINVARIANT TRUE" })}, "constraint"},
+		{"a specification with a space", []Row{model(func(m *impl.TLCModel) { m.Specification = "Spec X" })}, "specification"},
+		{"a symmetry with a newline", []Row{spec(func(s *impl.SpecModels) { s.Symmetry = "Sym\nINVARIANT TRUE" })}, "symmetry"},
+		{"a constant name with a space", []Row{spec(func(s *impl.SpecModels) { s.Constants[1].Name = "L X" })}, "constant"},
+		{"a constant name empty", []Row{spec(func(s *impl.SpecModels) { s.Constants[1].Name = "" })}, "constant: the name is empty"},
+		{"a constant twice", []Row{spec(func(s *impl.SpecModels) { s.Constants = append(s.Constants, impl.Constant{Name: "L", Value: "1"}) })}, "constant L given twice"},
+		{"a constant Clients", []Row{spec(func(s *impl.SpecModels) {
+			s.Constants = append(s.Constants, impl.Constant{Name: "Clients", Value: "{c1}"})
+		})}, "Clients is each model's"},
+		{"a constant set twice", []Row{model(func(m *impl.TLCModel) { m.Set = []impl.Constant{{Name: "L", Value: "1"}, {Name: "L", Value: "2"}} })}, "sets L twice"},
+		{"a constant set that the row lacks", []Row{model(func(m *impl.TLCModel) { m.Set = []impl.Constant{{Name: "Typo", Value: "1"}} })}, "sets Typo, not a constant"},
+		// Rows and models that collide.
+		{"an empty design", []Row{func() Row { r := testRow(ok()); r.Design = " "; return r }()}, "a row without a design name"},
+		{"one model twice in a row", []Row{testRow(ok(), ok())}, "declared twice"},
+		{"one model in two rows", []Row{testRow(ok()), func() Row { r := testRow(ok()); r.Design = "all"; return r }()}, "declared twice (first in design off)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Validate(tc.rows)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.NotContains(t, err.Error(), "\n", "one line")
+			files, err := Generate(tc.rows, figures(golden.Figures{StatesKey("S_t_2c"): "3", CounterexampleKey("S_t_2c"): "2"}))
+			require.Error(t, err)
+			assert.NotErrorIs(t, err, ErrUnpinned)
+			assert.Empty(t, files, "nothing to write")
+		})
+	}
+}
