@@ -75,6 +75,11 @@ func TestDesignSummaryRefusesImpossibleCounts(t *testing.T) {
 		{"negative runs", `"runs":8`, `"runs":-8`, "violations"},
 		{"witnessed beyond runs", `"witnessed":`, `"witnessed":1000`, "beyond"},
 		{"unknown field", `"stalls":`, `"stall":0,"stalls":`, "unknown field"},
+		{"stalls without their first seed", `"stalls":0`, `"stalls":1`, "stalls without a first seed"},
+		{"a first stall without stalls", `"first_stall":{"Seed":0,"Ok":false}`, `"first_stall":{"Seed":3,"Ok":true}`, "stalls without a first seed"},
+		{"illegal histories without their first seed", `"register_illegal":0`, `"register_illegal":2`, "illegal register histories without"},
+		{"disagreements without their first seed", `"disagree":0`, `"disagree":1`, "disagreements without"},
+		{"failing runs without their first seed", `"Ok":true},"steps"`, `"Ok":false},"steps"`, "failing runs without"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			edited := strings.Replace(string(good), tc.from, tc.to, 1)
