@@ -1,6 +1,7 @@
 package bounds
 
 import (
+	"math/big"
 	"strconv"
 	"strings"
 	"testing"
@@ -200,4 +201,65 @@ func TestCheckTickIsCheckTicks(t *testing.T) {
 	assert.Equal(t, [3]int64{2, 3, 1}, [3]int64{tick[0].Due, tick[0].Next, tick[0].X})
 	_, err = CheckTick(b, 0)
 	assert.ErrorContains(t, err, "tick must be positive")
+}
+
+// TestCheckTickRoundsPausesAndDelaysUp: in the timed spec a pause and a
+// delay last whole ticks, so CheckTick rounds each up to a tick — a real
+// delay of a tick and a nanosecond may take two ticks, and rounding it
+// down (or to the nearest) would call safe a spec that is not (issue 36:
+// every pause and delay the tests gave was a whole number of ticks, so
+// any rounding passed). Boundary classes around each multiple of the tick:
+// zero, just above zero, just below, exactly, just above. The base is
+// nominalTicks(3, 19) on a 1ms unit: Due 2, Next 6, so NoLostUpdate is
+// safe while 2P + D < 4 and AtMostOneClientHoldLock while P < 4.
+func TestCheckTickRoundsPausesAndDelaysUp(t *testing.T) {
+	const tick = 4 * time.Millisecond
+	for _, tc := range []struct {
+		name         string
+		pause, delay time.Duration
+		p, d         int64   // in ticks, rounded up
+		safe         [2]bool // Properties order
+	}{
+		{"no pause, no delay", 0, 0, 0, 0, [2]bool{true, true}},
+		{"delay 1ns", 0, 1, 0, 1, [2]bool{true, true}},
+		{"delay just below a tick", 0, tick - 1, 0, 1, [2]bool{true, true}},
+		{"delay a tick", 0, tick, 0, 1, [2]bool{true, true}},
+		{"delay just above a tick", 0, tick + 1, 0, 2, [2]bool{true, true}},
+		{"delay just below 2 ticks", 0, 2*tick - 1, 0, 2, [2]bool{true, true}},
+		{"delay 2 ticks", 0, 2 * tick, 0, 2, [2]bool{true, true}},
+		{"delay just above 3 ticks", 0, 3*tick + 1, 0, 4, [2]bool{true, false}},
+		{"pause 1ns", 1, 0, 1, 0, [2]bool{true, true}},
+		{"pause just below a tick", tick - 1, tick, 1, 1, [2]bool{true, true}},
+		{"pause a tick", tick, tick, 1, 1, [2]bool{true, true}},
+		{"pause just above a tick", tick + 1, tick, 2, 1, [2]bool{true, false}},
+		{"pause and delay just above a tick", tick + 1, tick + 1, 2, 2, [2]bool{true, false}},
+		{"pause just above 3 ticks", 3*tick + 1, 0, 4, 0, [2]bool{false, false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := nominalTicks(3, 19).Bounds(time.Millisecond)
+			b.Pause, b.Delay = tc.pause, tc.delay
+			got, err := CheckTick(b, tick)
+			require.NoError(t, err)
+			require.Len(t, got, 2)
+			for k, x := range []int64{tc.p, 2*tc.p + tc.d} {
+				assert.Equal(t, [3]int64{2, 6, x}, [3]int64{got[k].Due, got[k].Next, got[k].X}, got[k].Property)
+				assert.Equal(t, tc.safe[k], got[k].Safe, got[k].Property)
+			}
+		})
+	}
+}
+
+// TestCeilDiv: ⌈a/b⌉ for b > 0 at each class of a: a multiple of b, just
+// above and just below one, zero, and the same below zero, where Go's
+// division truncates up already — by ceilDiv (CheckTicks) and ceilRat
+// (CheckTick) alike.
+func TestCeilDiv(t *testing.T) {
+	for _, tc := range []struct{ a, b, want int64 }{
+		{8, 4, 2}, {9, 4, 3}, {7, 4, 2}, {1, 4, 1}, {0, 4, 0},
+		{-1, 4, 0}, {-4, 4, -1}, {-5, 4, -1}, {-7, 4, -1}, {-8, 4, -2},
+		{13, 5, 3}, {4, 3, 2}, {5, 1, 5},
+	} {
+		assert.Equal(t, tc.want, ceilDiv(tc.a, tc.b), "ceilDiv: ⌈%d/%d⌉", tc.a, tc.b)
+		assert.Equal(t, tc.want, ceilRat(big.NewRat(tc.a, tc.b)), "ceilRat: ⌈%d/%d⌉", tc.a, tc.b)
+	}
 }

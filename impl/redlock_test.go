@@ -244,3 +244,60 @@ func redlockSection(h *harness, c NodeID) {
 	h.deliverFrom(ResourceNode, MsgWrite, c)
 	h.deliverFrom(c, MsgWriteReply, ResourceNode)
 }
+
+// TestRedlockValidityFromTheSend: a Redlock client's validity is Redlock's
+// — measured by its own clock from the acquire's send (the one timer the
+// acquire sets, for Validity: TTL − margin), with a majority of grants
+// that all came before it ran out. No lock node's answer sets, restarts or
+// stands in for that window (issue 36: a mutant that took the validity
+// from a node's grant — the first, the last, any — went unnoticed: the
+// untimed explorer lets a timer fire at any moment whenever it was set).
+// For every N, every pattern of answers and every moment the window can
+// close (before answer k, after the decision, never), the client holds
+// exactly when a majority granted before it closed, and stops believing
+// when it closes.
+func TestRedlockValidityFromTheSend(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		nodes := rapid.IntRange(1, MaxLockNodes).Draw(t, "nodes")
+		granted := rapid.SliceOfN(rapid.Bool(), nodes, nodes).Draw(t, "granted")
+		// closes: the window closes after this many answers; nodes+1: never.
+		closes := rapid.IntRange(0, nodes+1).Draw(t, "closes")
+		const validity = 9
+		c := NewClient(ClientNode(0), ClientConfig{Sections: 1, MaxRetries: 1, Validity: validity, Rule: ValiditySend, Nodes: nodes})
+		var out Effects
+		c.Step(&Input{Kind: InputStart}, &out)
+		require.Equal(t, []TimerSet{{Timer: Timer{Kind: TimerValidity}, After: validity}}, out.Set, "the window starts at the send")
+		v := out.Send[0].Lease
+		yes, closed := 0, false
+		fire := func() {
+			out.Reset()
+			c.Step(&Input{Kind: InputTimer, Timer: Timer{Kind: TimerValidity}}, &out)
+			closed = true
+		}
+		for k, g := range granted {
+			if k == closes {
+				fire()
+			}
+			out.Reset()
+			kind := MsgReject
+			if g {
+				kind, yes = MsgGrant, yes+1
+			}
+			c.Step(&Input{Kind: InputMessage, Msg: Message{Kind: kind, From: LockNode(k), To: c.ID(), Lease: v}}, &out)
+			for _, s := range out.Set {
+				require.NotEqual(t, TimerValidity, s.Kind, "%s's answer set the validity timer: %v", LockNode(k), out.Set)
+			}
+		}
+		won := yes > nodes/2 && !closed
+		require.Equal(t, won, c.Holds(), "%d of %d granted, window closed: %v", yes, nodes, closed)
+		if !won {
+			assert.Len(t, out.Send, nodes, "a release on every node")
+			return
+		}
+		if closes == nodes {
+			fire()
+			assert.False(t, c.Holds(), "the window closed: the belief ends")
+			assert.Equal(t, []Event{{Kind: EvLeaseLost, Node: c.ID(), Lease: v}}, out.Events)
+		}
+	})
+}

@@ -22,11 +22,12 @@ type recorder struct {
 	h           History
 	openOp      []int // per client: index in h.Ops of the operation awaiting its reply, or -1
 	openSection []int // per client: index in h.Sections, or -1
-	// handled is when the resource handled the client's open operation and
-	// whether it accepted it, for an operation whose reply never arrived
-	// (a run cut short as a stall).
+	// handled is when the resource handled the client's open operation,
+	// whether it accepted it and the value it read, for an operation whose
+	// reply never arrived (a run cut short as a stall).
 	handled  []int64
 	accepted []bool
+	read     []int64
 }
 
 func (r *recorder) reset(clients int) {
@@ -35,6 +36,7 @@ func (r *recorder) reset(clients int) {
 	r.openSection = resize(r.openSection, clients, -1)
 	r.handled = resize(r.handled, clients, -1)
 	r.accepted = resize(r.accepted, clients, false)
+	r.read = resize(r.read, clients, 0)
 }
 
 func resize[T any](s []T, n int, v T) []T {
@@ -79,7 +81,7 @@ func (r *recorder) event(node impl.NodeID, ev *impl.Event, now int64) {
 	case impl.EvOpAccepted, impl.EvOpRejected:
 		if node == impl.ResourceNode {
 			c := ev.Peer.ClientIndex()
-			r.handled[c], r.accepted[c] = now, ev.Kind == impl.EvOpAccepted
+			r.handled[c], r.accepted[c], r.read[c] = now, ev.Kind == impl.EvOpAccepted, ev.Op.Value
 		}
 	case impl.EvSectionCommitted, impl.EvSectionAborted:
 		if !node.IsClient() {
@@ -124,10 +126,13 @@ func (r *recorder) op(c int, k impl.OpKind, m *impl.Message, now int64) {
 }
 
 // finish closes what a run cut short left open: an operation the resource
-// handled returns when it did (where it took effect); one it never saw, and
-// every open section, returns at the end of the run. A section whose write
-// the resource accepted counts as committed, as its client would have
-// learned; any other open section had no effect.
+// handled returns when it did (where it took effect), with the outcome the
+// resource gave it — an accepted read the value the resource read, not the
+// zero its call began with, which a register holding another value makes
+// an illegal history; one it never saw, and every open section, returns at
+// the end of the run. A section whose write the resource accepted counts as
+// committed, as its client would have learned; any other open section had
+// no effect.
 //
 // An operation the resource never saw took no effect and its outcome is
 // unknown: it is left out.
@@ -143,7 +148,14 @@ func (r *recorder) finish(end int64) {
 			continue
 		}
 		op.Return, op.Accepted = r.handled[c], r.accepted[c]
-		if s := r.openSection[c]; s >= 0 && op.Kind == impl.OpWrite && op.Accepted {
+		s := r.openSection[c]
+		switch {
+		case op.Kind == impl.OpRead && op.Accepted:
+			op.Value = r.read[c]
+			if s >= 0 {
+				r.h.Sections[s].Read = op.Value
+			}
+		case op.Kind == impl.OpWrite && op.Accepted && s >= 0:
 			r.h.Sections[s].Committed = true
 		}
 	}

@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -110,4 +112,47 @@ func TestRedlockBatchRunsAreItsReplays(t *testing.T) {
 	assert.Equal(t, want, got.violations)
 	assert.Equal(t, committed, got.Committed)
 	assert.Positive(t, want[propAtMostOne], "60 runs of 5 sections show two holders")
+}
+
+// TestRedlockValidityFromTheSend: a Redlock client's window runs from its
+// acquire's send, not from a lock node's answer. Two clients, three nodes,
+// a long think: one node's first answer is delayed, so the client that
+// wins the majority learns it late. Delayed 600ms, its window from the
+// send closes at 800ms (TTL − margin), before the nodes' keys expire at
+// 1s, and it gives its section up; a window taken from the answer (the
+// arrival rule, or a mutant that restarts it on a node's grant) lasts to
+// about 1.4s, past the keys, and the other client wins a majority while
+// it still believes. Delayed 900ms, the majority came after the window
+// closed: Redlock's client gives it back, and one that acted on it would
+// believe with no window open.
+func TestRedlockValidityFromTheSend(t *testing.T) {
+	const ms = time.Millisecond
+	for _, tc := range []struct {
+		rule       impl.ValidityRule
+		spike      time.Duration
+		twoHolders bool
+		committed  int
+	}{
+		{impl.ValiditySend, 600 * ms, false, 1},
+		{impl.ValidityArrival, 600 * ms, true, 2},
+		{impl.ValiditySend, 900 * ms, false, 2},
+		{impl.ValidityArrival, 900 * ms, true, 2},
+	} {
+		for k := range 2 { // the nodes whose first answer goes to the winner
+			t.Run(fmt.Sprintf("%s/%v/%s", tc.rule, tc.spike, impl.LockNode(k)), func(t *testing.T) {
+				c := DefaultConfig()
+				c.Design, c.Clients, c.Sections, c.Nodes = impl.DesignRedlock, 2, 1, 3
+				c.Think, c.Validity = 500*ms, tc.rule
+				r, err := NewRunner(c)
+				require.NoError(t, err)
+				s := &Schedule{Version: ScheduleVersion, Seed: 1, Faults: []Fault{{Kind: FaultSpike, Node: impl.LockNode(k), Duration: tc.spike}}}
+				require.NoError(t, s.Validate(c))
+				res := r.Run(s)
+				require.Empty(t, res.Stall)
+				assert.Equal(t, tc.twoHolders, res.Violated(impl.AtMostOneClientHoldLock), "%+v", res.violations)
+				assert.False(t, res.Violated(impl.NoActionPastValidity), "%+v", res.violations)
+				assert.Equal(t, tc.committed, res.Committed)
+			})
+		}
+	}
 }

@@ -96,6 +96,24 @@ func (d *DesignSummary) UnmarshalJSON(data []byte) error {
 	if j.Witnessed > j.Runs || j.Stalls > j.Runs || j.PorcupineRuns > j.Runs || j.Steps < 0 || j.Virtual < 0 {
 		return fmt.Errorf("design %s: counts beyond its %d runs", design, j.Runs)
 	}
+	// A count of runs that failed has its first seed, and a first seed its
+	// count (Add offers the seed with every run it counts).
+	failed := j.Stalls > 0 || j.SectionsIllegal > 0 || j.RegisterIllegal > 0
+	for name := range j.Violations {
+		failed = failed || j.Violations[name] > 0
+	}
+	for _, c := range []struct {
+		what  string
+		n     bool
+		first Seed
+	}{
+		{"stalls", j.Stalls > 0, j.FirstStall}, {"illegal register histories", j.RegisterIllegal > 0, j.FirstRegisterIllegal},
+		{"disagreements", j.Disagree > 0, j.FirstDisagree}, {"failing runs", failed, j.FirstFailing},
+	} {
+		if c.n != c.first.Ok {
+			return fmt.Errorf("design %s: %s without a first seed, or a first seed without them", design, c.what)
+		}
+	}
 	*d = out
 	return nil
 }

@@ -305,3 +305,41 @@ func TestShardBadResults(t *testing.T) {
 		})
 	}
 }
+
+// TestShardedSimMergesStalls: the stall counts of a sim campaign's shards
+// add up in the merge, and the first stall is the lowest shard's (issue
+// 36: a merge that dropped them went unnoticed, since no run with the
+// default flags stalls). The shards' results are edited to hold stalls, as
+// a run cut short would have saved them: shard 0 (seeds 40–41) one from
+// seed 41, shard 1 (seeds 42–43) two from seed 42.
+func TestShardedSimMergesStalls(t *testing.T) {
+	testbuild.SkipUnderRace(t)
+	dir := t.TempDir()
+	var dirs []string
+	for _, sh := range []struct {
+		stalls int
+		first  uint64
+	}{{1, 41}, {2, 42}} {
+		out := filepath.Join(dir, fmt.Sprintf("s%d", len(dirs)))
+		code, stdout, stderr := runCLI(t, "sim", "--design", "off", "--runs", "4", "--seed", "40", "--shard", fmt.Sprintf("%d/2", len(dirs)), "--out", out)
+		require.Equal(t, exitOK, code, "%s%s", stdout, stderr)
+		path := filepath.Join(out, shard.FileName)
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		edited := string(data)
+		for _, e := range [][2]string{
+			{`"stalls": 0,`, fmt.Sprintf(`"stalls": %d,`, sh.stalls)},
+			{"\"first_stall\": {\n            \"Seed\": 0,\n            \"Ok\": false", fmt.Sprintf("\"first_stall\": {\n            \"Seed\": %d,\n            \"Ok\": true", sh.first)},
+			{"\"first_failing\": {\n            \"Seed\": 0,\n            \"Ok\": false", fmt.Sprintf("\"first_failing\": {\n            \"Seed\": %d,\n            \"Ok\": true", sh.first)},
+		} {
+			require.Contains(t, edited, e[0], "the edit applies")
+			edited = strings.Replace(edited, e[0], e[1], 1)
+		}
+		require.NoError(t, os.WriteFile(path, []byte(edited), 0o644))
+		dirs = append(dirs, out)
+	}
+	code, stdout, stderr := runCLI(t, append([]string{"merge", "--out", filepath.Join(dir, "out")}, dirs...)...)
+	assert.Equal(t, exitFailure, code, "a stall is unexpected: %s", stderr)
+	assert.Regexp(t, `(?m)^off +\d+ +0 +— +0 +0/0, 0/0 +3 +UNEXPECTED`, stdout, "the stalls column adds the shards'")
+	assert.Contains(t, stdout, "off stalled in 3 of 4 runs (first seed 41)")
+}

@@ -36,6 +36,11 @@ import (
 type Disk struct {
 	mu   sync.Mutex
 	free int64 // bytes left before writes fail with ENOSPC
+	// observe, set only by tests, hears each step that makes a save
+	// durable (syncing a file, a rename, syncing a folder) once it is
+	// done, so a test can tell their order: a rename before the sync of
+	// the file it puts in place could leave a file of zeros after a crash.
+	observe func(op, path string)
 }
 
 // FullAfter returns a Disk that takes n bytes in all, over every file
@@ -154,25 +159,55 @@ func (d *Disk) WriteFile(path string, write func(io.Writer) error) (err error) {
 	}
 	// Synced before the rename: after a crash the name holds the former
 	// file or the complete new one, never a file of zeros.
-	if err := f.Sync(); err != nil {
+	if err := d.sync(f); err != nil {
 		return err
 	}
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := d.rename(tmp, path); err != nil {
 		return err
 	}
-	syncDir(filepath.Dir(path))
+	d.syncDir(filepath.Dir(path))
+	return nil
+}
+
+// The steps that make a save durable go through the Disk, which tells a
+// test's observer of each once it is done.
+
+// sync writes f's bytes to the disk.
+func (d *Disk) sync(f *os.File) error {
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	d.note("sync", f.Name())
+	return nil
+}
+
+// rename moves from to to.
+func (d *Disk) rename(from, to string) error {
+	if err := os.Rename(from, to); err != nil {
+		return err
+	}
+	d.note("rename", to)
 	return nil
 }
 
 // syncDir makes a rename in dir durable; a file system that cannot sync a
 // folder has already made it so.
-func syncDir(dir string) {
+func (d *Disk) syncDir(dir string) {
 	if f, err := os.Open(dir); err == nil {
 		_ = f.Sync()
 		f.Close()
+	}
+	d.note("syncdir", dir)
+}
+
+func (d *Disk) note(op, path string) {
+	if d != nil && d.observe != nil {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		d.observe(op, path)
 	}
 }
 

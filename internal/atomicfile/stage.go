@@ -73,7 +73,7 @@ func (s *Stage) Commit(owner *Owner) error {
 		return err
 	}
 	defer s.Abandon() // a no-op once renamed into place
-	if err := replace(s.tmp, s.dir); err != nil {
+	if err := s.folder.disk.replace(s.tmp, s.dir); err != nil {
 		return err
 	}
 	s.tmp = ""
@@ -81,13 +81,15 @@ func (s *Stage) Commit(owner *Owner) error {
 }
 
 // replace puts the folder tmp in dir's place, through a temporary folder
-// beside dir that takes the former dir.
-func replace(tmp, dir string) error {
+// beside dir that takes the former dir, and syncs dir's parent so that the
+// renames survive a crash (tmp's files were synced as they were saved).
+func (d *Disk) replace(tmp, dir string) error {
 	parent, name := filepath.Dir(dir), filepath.Base(dir)
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
-		if err := os.Rename(tmp, dir); err != nil {
+		if err := d.rename(tmp, dir); err != nil {
 			return fmt.Errorf("moving the results into %s: %w", dir, err)
 		}
+		d.syncDir(parent)
 		return nil
 	}
 	aside, err := os.MkdirTemp(parent, "."+name+".old-")
@@ -96,16 +98,16 @@ func replace(tmp, dir string) error {
 	}
 	defer os.RemoveAll(aside)
 	old := filepath.Join(aside, name)
-	if err := os.Rename(dir, old); err != nil {
+	if err := d.rename(dir, old); err != nil {
 		return fmt.Errorf("moving the former %s aside: %w", dir, err)
 	}
-	if tmp == "" {
-		return nil // RemoveOwn: nothing takes its place
+	if tmp != "" { // RemoveOwn: nothing takes its place
+		if err := d.rename(tmp, dir); err != nil {
+			_ = os.Rename(old, dir) // the former results stay
+			return fmt.Errorf("moving the results into %s: %w", dir, err)
+		}
 	}
-	if err := os.Rename(tmp, dir); err != nil {
-		_ = os.Rename(old, dir) // the former results stay
-		return fmt.Errorf("moving the results into %s: %w", dir, err)
-	}
+	d.syncDir(parent)
 	return nil
 }
 
@@ -152,5 +154,5 @@ func (o *Owner) RemoveOwn(dir string) error {
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	return replace("", dir)
+	return (*Disk)(nil).replace("", dir)
 }
