@@ -152,7 +152,7 @@ bench: $(BIN) ## Go benchmarks of the explorer, simulator and Porcupine checks (
 	@echo; echo "TLC, one worker, on DistLockFencing_all_3c, the explorer's 3-client symmetric model (75,272 states both; compare its distinct states/s with BenchmarkExplore's states/s):"
 	@$(BIN) tlc --workers 1 --model DistLockFencing_all_3c --out $(OUT)/tlc-bench || echo "(TLC not run: see the line above)"
 
-readme: $(BIN) ## regenerate README.md's verdict table and TLC walkthrough (from a full fencelab demo run: needs TLC)
+readme: $(BIN) ## regenerate the full verdict table (docs/matrix.md), the README's picture of it (docs/img/matrix.svg) and its TLC walkthrough (from a full fencelab demo run: needs TLC)
 	@mkdir -p $(OUT) && $(BIN) demo --out $(OUT) --update-readme README.md > $(OUT)/demo.txt || { code=$$?; cat $(OUT)/demo.txt; echo "make: fencelab demo exited with code $$code" >&2; exit $$code; }
 	cp $(OUT)/tlc/DistLock_2c_AtMostOneClientHoldLock/tlc.out tlc/testdata/tool_DistLock_2c_AtMostOneClientHoldLock.out
 	$(GO) test ./cmd/fencelab -run 'TestREADMEWalkthrough' -count 1 -update
@@ -172,8 +172,9 @@ fixtures: ## after a change of the specs or of Go behaviour: rewrite the TLC cou
 live: $(LIVE_BIN) ## the live scripted matrix: every live setup under each of its classic faults, RUNS=<n> runs each (default 3), failing runs in $(OUT)/live; a missing service is skipped with one line (make live-deps installs them)
 	@$(LIVE_BIN) matrix --runs $(or $(RUNS),3) --out $(OUT)/live || { code=$$?; echo "make: fencelab-live matrix exited with code $$code (1 an unexpected verdict, 2 a missing service or a harness error, 130/143 a signal)" >&2; exit $$code; }
 
-live-readme: $(LIVE_BIN) ## write README.md's live block from the last make live's $(OUT)/live (and copy its failing runs' small files under docs/live)
+live-readme: $(LIVE_BIN) ## write README.md's live block from the last make live's $(OUT)/live (and copy its failing runs' small files under docs/live), then redraw the README's picture, whose live marks it holds
 	@$(LIVE_BIN) readme --out $(OUT)/live README.md
+	$(GO) test ./cmd/fencelab -run 'TestREADMEMatrixPicture' -count 1 -update
 
 clean: ## remove the output folder, bin/ and TLC's metadirs (states/ where scripts/tlc.sh or TLC by hand left them)
 	rm -rf $(OUT) bin states specs/states

@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -120,7 +121,7 @@ func Demo(e *Env, p DemoPlan) (err error) {
 	}
 	fmt.Fprintf(w, "\nFiles written:\n")
 	fmt.Fprintf(w, "  %-48s the table above, in Markdown\n", mdPath)
-	fmt.Fprintf(w, "  %-48s the same as the lock-design × fault matrix, each counterexample linked to its picture\n", matrixPath)
+	fmt.Fprintf(w, "  %-48s the same as the lock-design × property matrix, each counterexample linked to its page (trace.html)\n", matrixPath)
 	files := strings.Join(trace.FileNames(), ", ")
 	fmt.Fprintf(w, "  %-48s the explorer's shortest counterexamples: %s\n", filepath.Join(p.Out, "explore", "<design>-<n>c-<property>")+"/", files)
 	fmt.Fprintf(w, "  %-48s each design's first failing run: %s, run.txt, schedule.json, porcupine.html\n", filepath.Join(p.Out, "sim", "<design>")+"/", files)
@@ -141,17 +142,48 @@ func Demo(e *Env, p DemoPlan) (err error) {
 		return BadInput("TLC was not run (the TLC section above says what is missing and how to provide it); every other verdict agrees with DESIGN.md's table")
 	}
 	if p.Readme != "" {
-		pages := newMatrixPages(filepath.Dir(p.Readme))
-		matrix := table.Matrix(pages.link)
-		if err := pages.save(e.Disk); err != nil {
-			return CouldNotSave(fmt.Errorf("could not save the matrix's pictures: %w", err))
+		if err := updateReadme(e, p.Readme, table); err != nil {
+			return err
 		}
-		if err := UpdateReadmeBlock(e.Disk, p.Readme, "verdicts", matrix); err != nil {
-			return CouldNotSave(err)
-		}
-		fmt.Fprintf(w, "\n%s: verdict table updated from this run\n", p.Readme)
+		fmt.Fprintf(w, "\n%s: verdict table (%s) and its picture (%s) updated from this run\n", p.Readme, MatrixPage, MatrixPicture)
 	}
 	fmt.Fprintln(w, "\nEvery verdict agrees with DESIGN.md's table.")
+	return nil
+}
+
+// updateReadme writes the run's matrix: each counterexample's page into
+// docs/matrix, the full table into MatrixPage, its picture (with the live
+// marks of the README's live block) into MatrixPicture, and the README's
+// block that shows the picture.
+func updateReadme(e *Env, readme string, table report.Verdicts) error {
+	root := filepath.Dir(readme)
+	pages := newMatrixPages(root)
+	matrix := table.Matrix(pages.link)
+	if err := pages.save(e.Disk); err != nil {
+		return CouldNotSave(fmt.Errorf("could not save the matrix's pictures: %w", err))
+	}
+	page := filepath.Join(root, filepath.FromSlash(MatrixPage))
+	if err := UpdateReadmeBlock(e.Disk, page, "verdicts", matrix); err != nil {
+		return CouldNotSave(err)
+	}
+	pageText, err := inputfile.Read(page, inputfile.MaxText)
+	if err != nil {
+		return CouldNotSave(err)
+	}
+	readmeText, err := inputfile.Read(readme, inputfile.MaxText)
+	if err != nil {
+		return CouldNotSave(err)
+	}
+	svg, err := DrawMatrix(string(pageText), string(readmeText))
+	if err != nil {
+		return CouldNotSave(fmt.Errorf("could not draw the matrix's picture: %w", err))
+	}
+	if err := writeFileAll(e.Disk, filepath.Join(root, filepath.FromSlash(MatrixPicture)), svg); err != nil {
+		return CouldNotSave(err)
+	}
+	if err := UpdateReadmeBlock(e.Disk, readme, "matrix", MatrixPictureBlock()); err != nil {
+		return CouldNotSave(err)
+	}
 	return nil
 }
 
@@ -354,10 +386,12 @@ func tlcMismatches(rows []tlc.Outcome) error {
 	return nil
 }
 
-// relativeLink links a picture from a Markdown file in dir.
+// relativeLink links a counterexample from a Markdown file in dir: to the
+// page beside its picture (trace.html, which draws the picture and the
+// steps in any browser), not to the raw Mermaid file.
 func relativeLink(dir string) func(design, property, checker, picture string) string {
 	return func(_, _, _, picture string) string {
-		rel, err := filepath.Rel(dir, picture)
+		rel, err := filepath.Rel(dir, filepath.Join(filepath.Dir(picture), trace.HTMLFile))
 		if err != nil {
 			return ""
 		}
@@ -405,7 +439,8 @@ func (m *matrixPages) link(design, property, checker, picture string) string {
 	name := fmt.Sprintf("%s-%s-%s.md", flag, property, strings.ToLower(checker))
 	m.pages[name] = fmt.Sprintf("# %s violated — %s (%s)\n\nThe shortest counterexample %s found, %s\n\n```mermaid\n%s```\n",
 		property, design, checker, checker, matrixPageMark, mmd)
-	return matrixDir + "/" + name
+	// Linked from MatrixPage, which sits beside docs/matrix.
+	return path.Base(matrixDir) + "/" + name
 }
 
 // save writes every page into docs/matrix, each whole (atomicfile), then
