@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -215,4 +216,44 @@ func TestDemoFailsOnAnyTLCMismatch(t *testing.T) {
 	assert.Contains(t, err.Error(), "DistLockFencing_all_2c_Witness (expected invariant NotEveryClientCommits, got ok)")
 	assert.Contains(t, err.Error(), "DistLock_2c_2s_EveryClientCommits")
 	assert.NotContains(t, err.Error(), "AtMostOneClientHoldLock")
+}
+
+// TestDemoSummary: the demo's closing lines, one per part, each saying
+// its outcome: agreement, a difference counted for its checker only, TLC
+// not run (never passed, and conformance with it), a failed conformance.
+func TestDemoSummary(t *testing.T) {
+	o := &SimOptions{Runs: 1000, Designs: impl.Designs()}
+	agree := report.Join(nil, report.TLC, report.Explorer, report.Simulator)
+	violated := verdict.Verdict{Property: impl.NoLostUpdate, Status: verdict.Violated, Violating: 3, Runs: 1000}
+	differs := report.Join([]report.Reached{{Design: impl.DesignFenceAll.Describe(), Checker: report.Simulator, Verdicts: verdict.Set{violated}}}, report.TLC, report.Explorer)
+	tests := []struct {
+		name                         string
+		table                        report.Verdicts
+		missing, mismatch, conformed error
+		want                         []string
+	}{
+		{"every part agrees", agree, nil, nil, nil, []string{
+			"  explorer     28 models, every interleaving: every verdict as DESIGN.md's table expects\n",
+			"  simulator    14,000 runs with every fault kind together, 42,000 with one kind alone (the NPC table), 14,000 without faults: every verdict as DESIGN.md's table expects\n",
+			"  TLC          60 models, each as the manifest expects: every verdict as DESIGN.md's table expects\n",
+			"  conformance  the Go code and the specs agree on every row checked\n"}},
+		{"the simulator differs", differs, nil, nil, nil, []string{
+			"  simulator    14,000 runs with every fault kind together, 42,000 with one kind alone (the NPC table), 14,000 without faults: ✗ 1 verdict against DESIGN.md's table\n",
+			"  explorer     28 models, every interleaving: every verdict as DESIGN.md's table expects\n"}},
+		{"no TLC", agree, errors.New("no tla2tools.jar"), nil, nil, []string{
+			"  TLC          not run (never passed): no tla2tools.jar\n",
+			"  conformance  not run: it needs TLC\n"}},
+		{"a model differs from the manifest, conformance fails", agree, nil, errors.New("the manifest differs in 1 TLC model"), errors.New("1 walk rejected"), []string{
+			"  TLC          ✗ the manifest differs in 1 TLC model\n",
+			"  conformance  ✗ 1 walk rejected\n"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := demoSummary(tc.table, 28, o, 60, tc.missing, tc.mismatch, tc.conformed)
+			for _, w := range tc.want {
+				assert.Contains(t, got, w)
+			}
+			assert.Equal(t, 4, strings.Count(got, "\n"), "a line per part: %s", got)
+		})
+	}
 }

@@ -129,6 +129,13 @@ func Demo(e *Env, p DemoPlan) (err error) {
 		fmt.Fprintf(w, "  %-48s each model's TLC output, tlc.out, and counterexample: %s\n", filepath.Join(p.Out, "tlc", "<model>")+"/", files)
 	}
 
+	summary := demoSummary(table, len(explored), p.Sim, len(models), tlcMissing, tlcMismatch, conformed)
+	section(w, "summary")
+	fmt.Fprint(w, summary)
+	if err := writeFileAll(e.Disk, filepath.Join(p.Out, "demo", SummaryFile), summary); err != nil {
+		return CouldNotSave(err)
+	}
+
 	if disagree := table.Disagreements(); len(disagree) > 0 {
 		return Failed("DESIGN.md's table differs in %s: %s", words.Count(len(disagree), "verdict"), strings.Join(disagree, "; "))
 	}
@@ -185,6 +192,52 @@ func updateReadme(e *Env, readme string, table report.Verdicts) error {
 		return CouldNotSave(err)
 	}
 	return nil
+}
+
+// SummaryFile is the demo's closing lines, one per part, saved in the
+// demo's folder so that make demo can repeat them after the live part.
+const SummaryFile = "summary.txt"
+
+// demoSummary is one line per part of the demo with its outcome: the
+// explorer's, the simulator's and TLC's verdicts against DESIGN.md's
+// table, the manifest and conformance.
+func demoSummary(table report.Verdicts, explored int, o *SimOptions, models int, tlcMissing, tlcMismatch, conformed error) string {
+	differ := map[string]int{}
+	for _, d := range table.Disagreements() {
+		checker, _, _ := strings.Cut(d, ":")
+		differ[checker]++
+	}
+	outcome := func(checker string) string {
+		if n := differ[checker]; n > 0 {
+			return fmt.Sprintf("✗ %s against DESIGN.md's table", words.Count(n, "verdict"))
+		}
+		return "every verdict as DESIGN.md's table expects"
+	}
+	var b strings.Builder
+	line := func(part, format string, args ...any) {
+		fmt.Fprintf(&b, "  %-12s %s\n", part, fmt.Sprintf(format, args...))
+	}
+	line(report.Explorer, "%s, every interleaving: %s", words.Count(explored, "model"), outcome(report.Explorer))
+	runs := o.Runs * len(o.Designs)
+	line(report.Simulator, "%s runs with every fault kind together, %s with one kind alone (the NPC table), %s without faults: %s", words.Thousands(runs), words.Thousands(3*runs), words.Thousands(runs), outcome(report.Simulator))
+	switch {
+	case tlcMissing != nil:
+		line(report.TLC, "not run (never passed): %s", OneLine(tlcMissing.Error()))
+		line("conformance", "not run: it needs TLC")
+		return b.String()
+	case tlcMismatch != nil:
+		line(report.TLC, "✗ %s", OneLine(tlcMismatch.Error()))
+	case differ[report.TLC] > 0:
+		line(report.TLC, "%s: %s", words.Count(models, "model"), outcome(report.TLC))
+	default:
+		line(report.TLC, "%s, each as the manifest expects: %s", words.Count(models, "model"), outcome(report.TLC))
+	}
+	if conformed != nil {
+		line("conformance", "✗ %s", OneLine(conformed.Error()))
+	} else {
+		line("conformance", "the Go code and the specs agree on every row checked")
+	}
+	return b.String()
 }
 
 // partTimes measures the demo's parts: wall time, and CPU time (user and
