@@ -31,8 +31,14 @@ const (
 	MarkNoEffect
 )
 
-// PictureCheckers are the marks of a cell, left to right.
-var PictureCheckers = [...]string{TLC, Explorer, Simulator, "live"}
+// Live is the live harness, the picture's fourth checker.
+const Live = "live"
+
+// Marks is how many marks a cell of the picture has.
+const Marks = 4
+
+// pictureCheckers are the marks of a cell, left to right.
+func pictureCheckers() [Marks]string { return [Marks]string{TLC, Explorer, Simulator, Live} }
 
 // Picture is the whole matrix at a glance: a row per design row, a column
 // per property, each cell the marks of TLC, the explorer, the simulator
@@ -46,7 +52,7 @@ type Picture struct {
 // value), its description and a cell per property.
 type PictureRow struct {
 	Label, Describe string
-	Cells           [][len(PictureCheckers)]Mark
+	Cells           [][Marks]Mark
 }
 
 // NoFaultsLabel is the picture's label of the NoFaults row.
@@ -66,7 +72,7 @@ func NewPicture(matrix, live string) (*Picture, error) {
 	var cols []col
 	for _, h := range header[1:] {
 		prop, checker, ok := strings.Cut(h, " · ")
-		k := slices.Index(PictureCheckers[:3], checker)
+		k := slices.Index([]string{TLC, Explorer, Simulator}, checker)
 		if !ok || k < 0 {
 			return nil, fmt.Errorf("the verdict matrix: column %q is no property · checker", h)
 		}
@@ -85,7 +91,7 @@ func NewPicture(matrix, live string) (*Picture, error) {
 		if len(r) != len(header) {
 			return nil, fmt.Errorf("the verdict matrix: row %q has %d cells, the header %d", r[0], len(r), len(header))
 		}
-		row := PictureRow{Label: NoFaultsLabel, Describe: r[0], Cells: make([][len(PictureCheckers)]Mark, len(p.Properties))}
+		row := PictureRow{Label: NoFaultsLabel, Describe: r[0], Cells: make([][Marks]Mark, len(p.Properties))}
 		if r[0] != NoFaults {
 			d, ok := designDescribed(r[0])
 			if !ok {
@@ -245,7 +251,7 @@ const (
 // SVG draws p: only the standard library, shapes rather than glyphs for
 // the marks (so they look the same in every font), a legend below.
 func (p *Picture) SVG() string {
-	slots := len(PictureCheckers)
+	slots := Marks
 	colW := (picWidth - 2*picMargin - picLabelW) / max(1, len(p.Properties))
 	tableTop := picTitleH + picHeaderH
 	height := tableTop + picRowH*len(p.Rows) + picLegendH
@@ -261,7 +267,7 @@ func (p *Picture) SVG() string {
 		for k, line := range splitCamel(prop) {
 			f(`<text x="%d" y="%d" text-anchor="middle" font-weight="600" fill="#1f2328">%s</text>`+"\n", cx, picTitleH+16+k*15, esc(line))
 		}
-		for k, c := range PictureCheckers {
+		for k, c := range pictureCheckers() {
 			f(`<text x="%d" y="%d" text-anchor="middle" font-size="10" fill="#59636e">%s</text>`+"\n", slotX(x0+i*colW, colW, slots, k), tableTop-6, esc(shortChecker(c)))
 		}
 	}
