@@ -42,16 +42,22 @@ install: $(BIN) ## put fencelab on your PATH (BINDIR=<dir>, default $(go env GOP
 
 # make demo reads TLC's results, and the live part's, from the cache when
 # nothing they depend on changed, and says "(cached)"; NOCACHE=1 reruns all.
-# The live part runs alongside fencelab demo: its 18 scripted runs spend
-# about 85 s waiting (leases expiring, pauses) and 5 s of CPU, while the
-# demo keeps both cores busy; its output is printed after the demo's.
-demo: $(BIN) $(LIVE_BIN) ## the whole story: explorer, simulator (NPC table too) and TLC on every model, DESIGN.md's table three ways; then the live matrix's embedded-etcd part (nothing to install); unchanged parts are read from the cache, marked (cached); NOCACHE=1 reruns them
-	@log=$$(mktemp) && errlog=$$(mktemp) || exit 2; NOCACHE="$(NOCACHE)" sh scripts/demo-live.sh $(LIVE_BIN) $(OUT)/live >$$log 2>$$errlog & pid=$$!; \
+# The live part runs alongside fencelab demo: its scripted runs spend most
+# of their time waiting (leases expiring, pauses), little of it on the CPU,
+# while the demo keeps both cores busy; its output is printed after the
+# demo's. Then one closing block, a line per part: fencelab demo's own
+# (out/demo/summary.txt), and the live part's, from its exit code.
+demo: $(BIN) $(LIVE_BIN) ## the whole story: explorer, simulator (NPC table too) and TLC on every model, DESIGN.md's table three ways; then the live matrix's embedded-etcd part (nothing to install); a closing summary, a line per part; unchanged parts are read from the cache, marked (cached); NOCACHE=1 reruns them
+	@rm -f $(OUT)/demo/summary.txt; log=$$(mktemp) && errlog=$$(mktemp) || exit 2; NOCACHE="$(NOCACHE)" sh scripts/demo-live.sh $(LIVE_BIN) $(OUT)/live >$$log 2>$$errlog & pid=$$!; \
 	( $(call fencelab,demo --out $(OUT) $(if $(NOCACHE),--no-cache)) ); code=$$?; \
 	wait $$pid; live=$$?; if [ $$code -ge 128 ]; then rm -f $$log $$errlog; exit $$code; fi; \
 	echo; echo "make demo: the live part, real embedded etcd (fencelab-live matrix --service etcd --runs 1; make live runs every service), run alongside the above:"; \
 	cat $$errlog >&2; cat $$log; rm -f $$log $$errlog; \
 	if [ $$live -ne 0 ]; then echo "make: fencelab-live matrix exited with code $$live (1 an unexpected verdict, 2 a harness error, 130/143 a signal)" >&2; fi; \
+	echo; echo "━━ make demo: summary ━━"; echo; \
+	if [ -f $(OUT)/demo/summary.txt ]; then cat $(OUT)/demo/summary.txt; else echo "  fencelab demo stopped before its summary (exit code $$code): see above"; fi; \
+	case $$live in 0) what="every verdict as the models expect";; 1) what="✗ a verdict the models do not expect (UNEXPECTED above)";; *) what="✗ exited $$live: a harness error or a signal (see above)";; esac; \
+	printf '  %-12s %s\n' live "embedded etcd, every setup under each of its faults, 1 run each: $$what"; \
 	if [ $$code -ne 0 ]; then exit $$code; fi; exit $$live
 
 # make test runs the tests in two passes (DESIGN.md, "Tests: three
@@ -152,7 +158,7 @@ bench: $(BIN) ## Go benchmarks of the explorer, simulator and Porcupine checks (
 	@echo; echo "TLC, one worker, on DistLockFencing_all_3c, the explorer's 3-client symmetric model (75,272 states both; compare its distinct states/s with BenchmarkExplore's states/s):"
 	@$(BIN) tlc --workers 1 --model DistLockFencing_all_3c --out $(OUT)/tlc-bench || echo "(TLC not run: see the line above)"
 
-readme: $(BIN) ## regenerate README.md's verdict table and TLC walkthrough (from a full fencelab demo run: needs TLC)
+readme: $(BIN) ## regenerate the full verdict table (docs/matrix.md), the README's picture of it (docs/img/matrix.svg) and its TLC walkthrough (from a full fencelab demo run: needs TLC)
 	@mkdir -p $(OUT) && $(BIN) demo --out $(OUT) --update-readme README.md > $(OUT)/demo.txt || { code=$$?; cat $(OUT)/demo.txt; echo "make: fencelab demo exited with code $$code" >&2; exit $$code; }
 	cp $(OUT)/tlc/DistLock_2c_AtMostOneClientHoldLock/tlc.out tlc/testdata/tool_DistLock_2c_AtMostOneClientHoldLock.out
 	$(GO) test ./cmd/fencelab -run 'TestREADMEWalkthrough' -count 1 -update
@@ -172,8 +178,9 @@ fixtures: ## after a change of the specs or of Go behaviour: rewrite the TLC cou
 live: $(LIVE_BIN) ## the live scripted matrix: every live setup under each of its classic faults, RUNS=<n> runs each (default 3), failing runs in $(OUT)/live; a missing service is skipped with one line (make live-deps installs them)
 	@$(LIVE_BIN) matrix --runs $(or $(RUNS),3) --out $(OUT)/live || { code=$$?; echo "make: fencelab-live matrix exited with code $$code (1 an unexpected verdict, 2 a missing service or a harness error, 130/143 a signal)" >&2; exit $$code; }
 
-live-readme: $(LIVE_BIN) ## write README.md's live block from the last make live's $(OUT)/live (and copy its failing runs' small files under docs/live)
+live-readme: $(LIVE_BIN) ## write README.md's live block from the last make live's $(OUT)/live (and copy its failing runs' small files under docs/live), then redraw the README's picture, whose live marks it holds
 	@$(LIVE_BIN) readme --out $(OUT)/live README.md
+	$(GO) test ./cmd/fencelab -run 'TestREADMEMatrixPicture' -count 1 -update
 
 clean: ## remove the output folder, bin/ and TLC's metadirs (states/ where scripts/tlc.sh or TLC by hand left them)
 	rm -rf $(OUT) bin states specs/states

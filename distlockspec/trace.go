@@ -15,6 +15,10 @@ import (
 // specs, where the resource is a variable (counter) rather than a process.
 const ResourceLane = "resource"
 
+// ServiceLane is the lock service's lane: its process in the untimed
+// specs, its actions in the timed spec.
+const ServiceLane = "service"
+
 // EvaluationError is the violation of a trace that ends where TLC could
 // not evaluate the spec (an error other than a failed Assert, which is
 // "Assert").
@@ -142,7 +146,10 @@ func diffStates(prev map[string]tlc.Value, prevOrder []string, cur map[string]tl
 type converter struct {
 	lanes []string
 	// single is the one lane of a spec without processes; "" otherwise.
-	single  string
+	single string
+	// serviceIsConstant is true when the lock service is no process of the spec
+	// (the timed spec): its actions are drawn in ServiceLane.
+	serviceIsConstant bool
 	clients map[string]bool
 	// readers maps a plain-sequence channel to the lane that dequeues it.
 	readers map[string]string
@@ -179,6 +186,13 @@ func newConverter(o *tlc.Output) *converter {
 		// No processes: the spec is one lane, which takes every step.
 		c.single = moduleName(o.States)
 		c.lanes = []string{c.single}
+	} else if !slices.Contains(c.lanes, ServiceLane) && slices.ContainsFunc(o.States, func(s tlc.State) bool { return isServiceAction(s.Action) }) {
+		// The timed spec's service is a constant, not a process: its
+		// steps (Serve, ServeRenewal) change no pc. It gets its lane, the
+		// first, as the untimed specs' service process has, rather than
+		// leaving its steps to whichever lane is drawn first.
+		c.serviceIsConstant = true
+		c.lanes = append([]string{ServiceLane}, c.lanes...)
 	}
 	if _, ok := first["counter"]; ok {
 		if i := slices.Index(c.lanes, ResourceLane); i >= 0 {
@@ -274,6 +288,9 @@ func (c *converter) actor(prev, cur map[string]tlc.Value, action string) string 
 	if len(atLabel) == 1 {
 		return atLabel[0]
 	}
+	if c.serviceIsConstant && isServiceAction(label) {
+		return ServiceLane
+	}
 	return c.stepEvidence(prev, cur)
 }
 
@@ -338,6 +355,11 @@ func (c *converter) stepEvidence(prev, cur map[string]tlc.Value) string {
 // timersVar is the variable of the armed timers, each [node, kind], in the
 // specs that step like impl.World.
 const timersVar = "timers"
+
+// isServiceAction reports whether a step's action is the lock service's:
+// its label in every spec of fencelab is Serve (ServeRenewal for a
+// renewal).
+func isServiceAction(action string) bool { return strings.HasPrefix(action, "Serve") }
 
 func isChannel(name string) bool { return strings.Contains(strings.ToLower(name), "queue") }
 

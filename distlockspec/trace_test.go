@@ -413,3 +413,36 @@ func traceOf(t *testing.T, data []byte) *trace.Trace {
 	require.NoError(t, err)
 	return tr
 }
+
+// TestTraceOfTheTimedSpec: the timed spec's service is a constant, not a
+// process, so its steps change no pc; they are drawn in the service's own
+// lane, first — never in the first client's — and a step of no one (a
+// tick of real time) is no lane's. Written in TLC's format by hand, as
+// DistLockTimed's models print their states.
+func TestTraceOfTheTimedSpec(t *testing.T) {
+	state := func(n int, action, pc, resp string) string {
+		return fmt.Sprintf("State %d: %s\n/\\ now = %d\n/\\ pc = (c1 :> %q @@ c2 :> \"Idle\")\n/\\ resp = (c1 :> %s @@ c2 :> [st |-> \"none\", t |-> 0])\n/\\ counter = 0\n\n", n, action, n, pc, resp)
+	}
+	none, granted := `[st |-> "none", t |-> 0]`, `[st |-> "granted", t |-> 1]`
+	text := "TLC2 Version 2.19\nError: Invariant NoLostUpdate is violated.\n" +
+		state(1, "<Initial predicate>", "Idle", none) +
+		state(2, "<Acquire line 296, col 5 to line 304, col 80 of module DistLockTimed>", "Wait", none) +
+		state(3, "<Serve line 269, col 5 to line 287, col 60 of module DistLockTimed>", "Wait", granted) +
+		state(4, "<Tick line 234, col 5 to line 245, col 80 of module DistLockTimed>", "Wait", granted) +
+		"Finished in 00s at (2026-11-22 02:15:03)\n"
+	out, err := tlc.ParseOutput(strings.NewReader(text))
+	require.NoError(t, err)
+	tr, err := Trace(out, TraceOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{ServiceLane, "c1", "c2", ResourceLane}, tr.Lanes)
+	var actors []string
+	for _, s := range tr.Steps[1:] {
+		actors = append(actors, s.Actor)
+	}
+	assert.Equal(t, []string{"c1", ServiceLane, ""}, actors, "Acquire is c1's, Serve the service's, Tick no one's")
+
+	var b strings.Builder
+	require.NoError(t, trace.WriteMermaid(&b, tr))
+	assert.Contains(t, b.String(), "participant L0 as service\n")
+	assert.Contains(t, b.String(), "Note over L0: 3. Serve\n", "the service's step in the service's lane")
+}

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,8 +11,10 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/report"
 	"github.com/fencelab/fencelab/tlc"
 	"github.com/fencelab/fencelab/trace"
+	"github.com/fencelab/fencelab/verdict"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -19,11 +22,59 @@ import (
 // TestUpdateReadmeAcceptsTheREADME: the project's README passes the
 // check (the witness that the check lets the good path through).
 func TestUpdateReadmeAcceptsTheREADME(t *testing.T) {
-	data, err := os.ReadFile("../README.md")
+	dir := t.TempDir() // its folder is probed
+	for _, f := range []string{"README.md", MatrixPage} {
+		data, err := os.ReadFile(filepath.Join("..", filepath.FromSlash(f)))
+		require.NoError(t, err)
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, filepath.FromSlash(f)), data, 0o644))
+	}
+	assert.NoError(t, CheckReadme(filepath.Join(dir, "README.md")))
+}
+
+// TestUpdateReadmeWritesTheMatrix: from a run's table, --update-readme
+// writes each counterexample's page under docs/matrix, the full table into
+// MatrixPage with links that resolve from there, the picture drawn from it
+// and the README's live block, and the README's block showing the picture;
+// the README's other text and its live block stay as they were.
+func TestUpdateReadmeWritesTheMatrix(t *testing.T) {
+	dir := t.TempDir()
+	begin, end := ReadmeMarkers("matrix")
+	lb, le := ReadmeMarkers("live")
+	vb, ve := ReadmeMarkers("verdicts")
+	live := "| Row | AtMostOneClientHoldLock: model · live |\n|---|---|\n| `off` | violated · [violated (3 of 3)](docs/live/x/) |\n| `all` | violated · not observed (0 of 3; the fault took effect in 3) |\n"
+	readme := "# intro\n" + begin + "old\n" + end + "\ntext\n" + lb + live + le + "\n"
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "docs"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte(readme), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, filepath.FromSlash(MatrixPage)), []byte("# page\n"+vb+"old\n"+ve+"\n"), 0o644))
+	picture := filepath.Join(t.TempDir(), "trace.mmd")
+	require.NoError(t, os.WriteFile(picture, []byte("sequenceDiagram\n"), 0o644))
+	violated := verdict.Verdict{Property: impl.NoLostUpdate, Status: verdict.Violated, Shortest: 15}
+	table := report.Join([]report.Reached{{Design: impl.DesignNoFencing.Describe(), Checker: report.Explorer, Clients: 2,
+		Verdicts: verdict.Set{violated}, Pictures: map[string]string{impl.NoLostUpdate: picture}}})
+
+	require.NoError(t, updateReadme(&Env{}, filepath.Join(dir, "README.md"), table))
+
+	got, err := os.ReadFile(filepath.Join(dir, "README.md"))
 	require.NoError(t, err)
-	readme := filepath.Join(t.TempDir(), "README.md") // its folder is probed
-	require.NoError(t, os.WriteFile(readme, data, 0o644))
-	assert.NoError(t, CheckReadme(readme))
+	assert.Equal(t, "# intro\n"+begin+MatrixPictureBlock()+end+"\ntext\n"+lb+live+le+"\n", string(got))
+	page, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(MatrixPage)))
+	require.NoError(t, err)
+	assert.Contains(t, string(page), "[violated (16 steps)](matrix/off-NoLostUpdate-explorer.md)")
+	assert.FileExists(t, filepath.Join(dir, "docs", "matrix", "off-NoLostUpdate-explorer.md"), "the link resolves from the page")
+	svg, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(MatrixPicture)))
+	require.NoError(t, err)
+	want, err := DrawMatrix(string(page), string(got))
+	require.NoError(t, err)
+	assert.Equal(t, want, string(svg))
+}
+
+// TestRelativeLinkReachesThePage: the demo's matrix.md links each
+// counterexample's page (trace.html, beside its trace.mmd), which a
+// browser shows, not the raw Mermaid file.
+func TestRelativeLinkReachesThePage(t *testing.T) {
+	link := relativeLink(filepath.Join("out", "demo"))
+	assert.Equal(t, "../explore/off-2c-NoLostUpdate/"+trace.HTMLFile, link("", "", "", filepath.Join("out", "explore", "off-2c-NoLostUpdate", trace.MermaidFile)))
 }
 
 // TestMatrixPagesReplaceOnlyTheirOwn: saving the matrix's pages writes the
@@ -42,7 +93,7 @@ func TestMatrixPagesReplaceOnlyTheirOwn(t *testing.T) {
 
 	pages := newMatrixPages(root)
 	link := pages.link(impl.DesignFenceNone.Describe(), "NoLostUpdate", "Explorer", picture)
-	assert.Equal(t, "docs/matrix/none-NoLostUpdate-explorer.md", link)
+	assert.Equal(t, "matrix/none-NoLostUpdate-explorer.md", link, "linked from docs/matrix.md")
 	require.NoError(t, pages.save(nil))
 	page, err := os.ReadFile(filepath.Join(dir, "none-NoLostUpdate-explorer.md"))
 	require.NoError(t, err)
@@ -165,4 +216,44 @@ func TestDemoFailsOnAnyTLCMismatch(t *testing.T) {
 	assert.Contains(t, err.Error(), "DistLockFencing_all_2c_Witness (expected invariant NotEveryClientCommits, got ok)")
 	assert.Contains(t, err.Error(), "DistLock_2c_2s_EveryClientCommits")
 	assert.NotContains(t, err.Error(), "AtMostOneClientHoldLock")
+}
+
+// TestDemoSummary: the demo's closing lines, one per part, each saying
+// its outcome: agreement, a difference counted for its checker only, TLC
+// not run (never passed, and conformance with it), a failed conformance.
+func TestDemoSummary(t *testing.T) {
+	o := &SimOptions{Runs: 1000, Designs: impl.Designs()}
+	agree := report.Join(nil, report.TLC, report.Explorer, report.Simulator)
+	violated := verdict.Verdict{Property: impl.NoLostUpdate, Status: verdict.Violated, Violating: 3, Runs: 1000}
+	differs := report.Join([]report.Reached{{Design: impl.DesignFenceAll.Describe(), Checker: report.Simulator, Verdicts: verdict.Set{violated}}}, report.TLC, report.Explorer)
+	tests := []struct {
+		name                         string
+		table                        report.Verdicts
+		missing, mismatch, conformed error
+		want                         []string
+	}{
+		{"every part agrees", agree, nil, nil, nil, []string{
+			"  explorer     28 models, every interleaving: every verdict as DESIGN.md's table expects\n",
+			"  simulator    14,000 runs with every fault kind together, 42,000 with one kind alone (the NPC table), 14,000 without faults: every verdict as DESIGN.md's table expects\n",
+			"  TLC          60 models, each as the manifest expects: every verdict as DESIGN.md's table expects\n",
+			"  conformance  the Go code and the specs agree on every row checked\n"}},
+		{"the simulator differs", differs, nil, nil, nil, []string{
+			"  simulator    14,000 runs with every fault kind together, 42,000 with one kind alone (the NPC table), 14,000 without faults: ✗ 1 verdict against DESIGN.md's table\n",
+			"  explorer     28 models, every interleaving: every verdict as DESIGN.md's table expects\n"}},
+		{"no TLC", agree, errors.New("no tla2tools.jar"), nil, nil, []string{
+			"  TLC          not run (never passed): no tla2tools.jar\n",
+			"  conformance  not run: it needs TLC\n"}},
+		{"a model differs from the manifest, conformance fails", agree, nil, errors.New("the manifest differs in 1 TLC model"), errors.New("1 walk rejected"), []string{
+			"  TLC          ✗ the manifest differs in 1 TLC model\n",
+			"  conformance  ✗ 1 walk rejected\n"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := demoSummary(tc.table, 28, o, 60, tc.missing, tc.mismatch, tc.conformed)
+			for _, w := range tc.want {
+				assert.Contains(t, got, w)
+			}
+			assert.Equal(t, 4, strings.Count(got, "\n"), "a line per part: %s", got)
+		})
+	}
 }

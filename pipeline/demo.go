@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -120,12 +121,19 @@ func Demo(e *Env, p DemoPlan) (err error) {
 	}
 	fmt.Fprintf(w, "\nFiles written:\n")
 	fmt.Fprintf(w, "  %-48s the table above, in Markdown\n", mdPath)
-	fmt.Fprintf(w, "  %-48s the same as the lock-design × fault matrix, each counterexample linked to its picture\n", matrixPath)
+	fmt.Fprintf(w, "  %-48s the same as the lock-design × property matrix, each counterexample linked to its page (trace.html)\n", matrixPath)
 	files := strings.Join(trace.FileNames(), ", ")
 	fmt.Fprintf(w, "  %-48s the explorer's shortest counterexamples: %s\n", filepath.Join(p.Out, "explore", "<design>-<n>c-<property>")+"/", files)
 	fmt.Fprintf(w, "  %-48s each design's first failing run: %s, run.txt, schedule.json, porcupine.html\n", filepath.Join(p.Out, "sim", "<design>")+"/", files)
 	if tlcMissing == nil {
 		fmt.Fprintf(w, "  %-48s each model's TLC output, tlc.out, and counterexample: %s\n", filepath.Join(p.Out, "tlc", "<model>")+"/", files)
+	}
+
+	summary := demoSummary(table, len(explored), p.Sim, len(models), tlcMissing, tlcMismatch, conformed)
+	section(w, "summary")
+	fmt.Fprint(w, summary)
+	if err := writeFileAll(e.Disk, filepath.Join(p.Out, "demo", SummaryFile), summary); err != nil {
+		return CouldNotSave(err)
 	}
 
 	if disagree := table.Disagreements(); len(disagree) > 0 {
@@ -141,18 +149,95 @@ func Demo(e *Env, p DemoPlan) (err error) {
 		return BadInput("TLC was not run (the TLC section above says what is missing and how to provide it); every other verdict agrees with DESIGN.md's table")
 	}
 	if p.Readme != "" {
-		pages := newMatrixPages(filepath.Dir(p.Readme))
-		matrix := table.Matrix(pages.link)
-		if err := pages.save(e.Disk); err != nil {
-			return CouldNotSave(fmt.Errorf("could not save the matrix's pictures: %w", err))
+		if err := updateReadme(e, p.Readme, table); err != nil {
+			return err
 		}
-		if err := UpdateReadmeBlock(e.Disk, p.Readme, "verdicts", matrix); err != nil {
-			return CouldNotSave(err)
-		}
-		fmt.Fprintf(w, "\n%s: verdict table updated from this run\n", p.Readme)
+		fmt.Fprintf(w, "\n%s: verdict table (%s) and its picture (%s) updated from this run\n", p.Readme, MatrixPage, MatrixPicture)
 	}
 	fmt.Fprintln(w, "\nEvery verdict agrees with DESIGN.md's table.")
 	return nil
+}
+
+// updateReadme writes the run's matrix: each counterexample's page into
+// docs/matrix, the full table into MatrixPage, its picture (with the live
+// marks of the README's live block) into MatrixPicture, and the README's
+// block that shows the picture.
+func updateReadme(e *Env, readme string, table report.Verdicts) error {
+	root := filepath.Dir(readme)
+	pages := newMatrixPages(root)
+	matrix := table.Matrix(pages.link)
+	if err := pages.save(e.Disk); err != nil {
+		return CouldNotSave(fmt.Errorf("could not save the matrix's pictures: %w", err))
+	}
+	page := filepath.Join(root, filepath.FromSlash(MatrixPage))
+	if err := UpdateReadmeBlock(e.Disk, page, "verdicts", matrix); err != nil {
+		return CouldNotSave(err)
+	}
+	pageText, err := inputfile.Read(page, inputfile.MaxText)
+	if err != nil {
+		return CouldNotSave(err)
+	}
+	readmeText, err := inputfile.Read(readme, inputfile.MaxText)
+	if err != nil {
+		return CouldNotSave(err)
+	}
+	svg, err := DrawMatrix(string(pageText), string(readmeText))
+	if err != nil {
+		return CouldNotSave(fmt.Errorf("could not draw the matrix's picture: %w", err))
+	}
+	if err := writeFileAll(e.Disk, filepath.Join(root, filepath.FromSlash(MatrixPicture)), svg); err != nil {
+		return CouldNotSave(err)
+	}
+	if err := UpdateReadmeBlock(e.Disk, readme, "matrix", MatrixPictureBlock()); err != nil {
+		return CouldNotSave(err)
+	}
+	return nil
+}
+
+// SummaryFile is the demo's closing lines, one per part, saved in the
+// demo's folder so that make demo can repeat them after the live part.
+const SummaryFile = "summary.txt"
+
+// demoSummary is one line per part of the demo with its outcome: the
+// explorer's, the simulator's and TLC's verdicts against DESIGN.md's
+// table, the manifest and conformance.
+func demoSummary(table report.Verdicts, explored int, o *SimOptions, models int, tlcMissing, tlcMismatch, conformed error) string {
+	differ := map[string]int{}
+	for _, d := range table.Disagreements() {
+		checker, _, _ := strings.Cut(d, ":")
+		differ[checker]++
+	}
+	outcome := func(checker string) string {
+		if n := differ[checker]; n > 0 {
+			return fmt.Sprintf("✗ %s against DESIGN.md's table", words.Count(n, "verdict"))
+		}
+		return "every verdict as DESIGN.md's table expects"
+	}
+	var b strings.Builder
+	line := func(part, format string, args ...any) {
+		fmt.Fprintf(&b, "  %-12s %s\n", part, fmt.Sprintf(format, args...))
+	}
+	line(report.Explorer, "%s, every interleaving: %s", words.Count(explored, "model"), outcome(report.Explorer))
+	runs := o.Runs * len(o.Designs)
+	line(report.Simulator, "%s runs with every fault kind together, %s with one kind alone (the NPC table), %s without faults: %s", words.Thousands(runs), words.Thousands(3*runs), words.Thousands(runs), outcome(report.Simulator))
+	switch {
+	case tlcMissing != nil:
+		line(report.TLC, "not run (never passed): %s", OneLine(tlcMissing.Error()))
+		line("conformance", "not run: it needs TLC")
+		return b.String()
+	case tlcMismatch != nil:
+		line(report.TLC, "✗ %s", OneLine(tlcMismatch.Error()))
+	case differ[report.TLC] > 0:
+		line(report.TLC, "%s: %s", words.Count(models, "model"), outcome(report.TLC))
+	default:
+		line(report.TLC, "%s, each as the manifest expects: %s", words.Count(models, "model"), outcome(report.TLC))
+	}
+	if conformed != nil {
+		line("conformance", "✗ %s", OneLine(conformed.Error()))
+	} else {
+		line("conformance", "the Go code and the specs agree on every row checked")
+	}
+	return b.String()
 }
 
 // partTimes measures the demo's parts: wall time, and CPU time (user and
@@ -354,10 +439,12 @@ func tlcMismatches(rows []tlc.Outcome) error {
 	return nil
 }
 
-// relativeLink links a picture from a Markdown file in dir.
+// relativeLink links a counterexample from a Markdown file in dir: to the
+// page beside its picture (trace.html, which draws the picture and the
+// steps in any browser), not to the raw Mermaid file.
 func relativeLink(dir string) func(design, property, checker, picture string) string {
 	return func(_, _, _, picture string) string {
-		rel, err := filepath.Rel(dir, picture)
+		rel, err := filepath.Rel(dir, filepath.Join(filepath.Dir(picture), trace.HTMLFile))
 		if err != nil {
 			return ""
 		}
@@ -405,7 +492,8 @@ func (m *matrixPages) link(design, property, checker, picture string) string {
 	name := fmt.Sprintf("%s-%s-%s.md", flag, property, strings.ToLower(checker))
 	m.pages[name] = fmt.Sprintf("# %s violated — %s (%s)\n\nThe shortest counterexample %s found, %s\n\n```mermaid\n%s```\n",
 		property, design, checker, checker, matrixPageMark, mmd)
-	return matrixDir + "/" + name
+	// Linked from MatrixPage, which sits beside docs/matrix.
+	return path.Base(matrixDir) + "/" + name
 }
 
 // save writes every page into docs/matrix, each whole (atomicfile), then

@@ -9,6 +9,7 @@ import (
 	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/internal/inputfile"
 	"github.com/fencelab/fencelab/internal/quote"
+	"github.com/fencelab/fencelab/report"
 )
 
 // ReadmeMarkers are the markers the README's generated parts sit between,
@@ -54,10 +55,44 @@ func UpdateReadmeBlock(disk *atomicfile.Disk, path, name, content string) error 
 	return disk.WriteFile(path, func(w io.Writer) error { _, err := io.WriteString(w, updated); return err })
 }
 
+// The README's matrix is a picture (the "matrix" block links it) of the
+// full verdict table, which is the "verdicts" block of MatrixPage; both
+// paths are beside the README.
+const (
+	MatrixPage    = "docs/matrix.md"
+	MatrixPicture = "docs/img/matrix.svg"
+)
+
+// MatrixPictureBlock is the README's "matrix" block: the picture, linked
+// to the page of full tables.
+func MatrixPictureBlock() string {
+	return "[![Every design row × property: the marks of TLC, the explorer, the simulator and live](" + MatrixPicture + ")](" + MatrixPage + ")\n"
+}
+
+// DrawMatrix is the picture of the matrix, drawn from the committed
+// tables it shows: page, MatrixPage's text (its "verdicts" block), and
+// readme, the README's text (its "live" block).
+func DrawMatrix(page, readme string) (string, error) {
+	verdicts, err := ReadmeBlock(page, "verdicts")
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", MatrixPage, err)
+	}
+	live, err := ReadmeBlock(readme, "live")
+	if err != nil {
+		return "", err
+	}
+	p, err := report.NewPicture(verdicts, live)
+	if err != nil {
+		return "", err
+	}
+	return p.SVG(), nil
+}
+
 // CheckReadme checks, before any work, that demo --update-readme's file
-// is a README fencelab can rewrite: a regular file that holds the verdict
-// table's markers, in a folder it can write, beside a docs/matrix that is
-// a folder if it is there.
+// is a README fencelab can rewrite: a regular file that holds the matrix
+// picture's markers and a live block the picture can read, in a folder it
+// can write, beside a MatrixPage that holds the verdict table's markers,
+// and a docs/matrix and docs/img that are folders if they are there.
 func CheckReadme(path string) error {
 	if path == "" {
 		return nil
@@ -66,14 +101,31 @@ func CheckReadme(path string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := ReadmeBlock(string(data), "verdicts"); err != nil {
+	if _, err := ReadmeBlock(string(data), "matrix"); err != nil {
 		return BadInput("--update-readme %s: %v: not the README of fencelab", quote.S(path), err)
 	}
 	if err := CheckOutFile("update-readme", path); err != nil {
 		return err
 	}
-	if err := atomicfile.CheckFolders(filepath.Dir(path), matrixDir); err != nil {
-		return BadInput("--update-readme %s: %v", quote.S(path), WithoutPath(err))
+	root := filepath.Dir(path)
+	for _, dir := range []string{matrixDir, filepath.ToSlash(filepath.Dir(MatrixPicture))} {
+		if err := atomicfile.CheckFolders(root, dir); err != nil {
+			return BadInput("--update-readme %s: %v", quote.S(path), WithoutPath(err))
+		}
+	}
+	page, err := inputfile.Read(filepath.Join(root, filepath.FromSlash(MatrixPage)), inputfile.MaxText)
+	if err == nil {
+		_, err = ReadmeBlock(string(page), "verdicts")
+	}
+	if err != nil {
+		return BadInput("--update-readme %s: %s beside it: %v", quote.S(path), MatrixPage, WithoutPath(err))
+	}
+	live, err := ReadmeBlock(string(data), "live")
+	if err == nil {
+		_, err = report.LiveMarks(live)
+	}
+	if err != nil {
+		return BadInput("--update-readme %s: the matrix's picture cannot read its live block: %v", quote.S(path), err)
 	}
 	return nil
 }

@@ -150,9 +150,13 @@ func NPCTable(w io.Writer, sums []*sim.Summary) error {
 	if err := tokens.WriteText(w); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, "\nalone: the one fault kind the runs drew.\n"+strings.SplitN(simLegend, "\n", 2)[1])
+	_, err := io.WriteString(w, "\nalone: the one fault kind the runs drew.\n"+strings.SplitN(simLegend, "\n", 2)[1]+NPCNotFound+"\n")
 	return err
 }
+
+// NPCNotFound says, under the NPC table, what its "n not found" means.
+const NPCNotFound = `NPC table, "n not found": n violations DESIGN.md expects with every fault kind together that
+this one kind alone did not produce in these runs — not a contradiction: that kind alone is milder.`
 
 // simRow is a design's cells: sections committed, how many runs violated each property
 // ("—" where it does not apply), Porcupine's illegal and unknown counts

@@ -326,7 +326,7 @@ func (t Verdicts) Table() *Table {
 // counterexample's picture where there is one (link turns a picture's
 // path into the link's target; nil: no links). A cell that contradicts
 // DESIGN.md is marked ✗; a property that does not apply to a row is "—"
-// with a numbered note below the table saying why.
+// with a numbered note below the table saying why, one note per reason.
 func (t Verdicts) Matrix(link func(design, property, checker, picture string) string) string {
 	var props []string
 	for _, r := range t {
@@ -363,8 +363,14 @@ func (t Verdicts) Matrix(link func(design, property, checker, picture string) st
 				continue
 			}
 			if r.expected == verdict.NotApplicable {
-				notes = append(notes, fmt.Sprintf("%s in %s: %s", p, d, r.why))
-				dash := fmt.Sprintf("— (%d)", len(notes))
+				// One note per reason: most rows without tokens share
+				// theirs.
+				n := slices.Index(notes, r.why)
+				if n < 0 {
+					notes = append(notes, r.why)
+					n = len(notes) - 1
+				}
+				dash := fmt.Sprintf("— (%d)", n+1)
 				row = append(row, dash, dash, dash)
 				continue
 			}

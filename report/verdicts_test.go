@@ -200,12 +200,25 @@ func TestMatrix(t *testing.T) {
 	assert.Equal(t, "✗ (16 steps), expected holds", cells[all][8], "the explorer's cell says ✗ once")
 	assert.Equal(t, "— (1)", cells[off][4])
 	assert.Equal(t, "— (2)", cells[off][11], "TokensAreUnique: no tokens")
-	assert.Equal(t, "— (4)", cells[cas][5])
-	assert.Equal(t, "— (5)", cells[cas][14], "TokensIncreaseInGrantOrder: unordered tokens")
+	assert.Equal(t, "— (2)", cells[off][14], "TokensIncreaseInGrantOrder: no tokens, the same reason, the same note")
+	assert.Equal(t, "— (1)", cells[impl.DesignRenewal.Describe()][4], "renewal has no tokens to order either: off's note")
+	assert.Equal(t, "— (3)", cells[cas][5])
+	assert.Equal(t, "— (4)", cells[cas][14], "TokensIncreaseInGrantOrder: unordered tokens")
 	assert.Equal(t, "✗ no model checks it, expected violated", cells[impl.DesignRestartVolatile.Describe()][10], "TokensAreUnique · TLC")
-	assert.Contains(t, md, "(1) — does not apply: TokenIsMonotonical in "+off+": there are no tokens to order")
-	assert.Contains(t, md, "(4) — does not apply: TokenIsMonotonical in "+cas+": ")
-	assert.Contains(t, md, "(5) — does not apply: TokensIncreaseInGrantOrder in "+cas+": ")
+	assert.Contains(t, md, "\n(1) — does not apply: there are no tokens to order\n")
+	assert.Contains(t, md, "\n(2) — does not apply: there are no tokens\n")
+	assert.Contains(t, md, "\n(3) — does not apply: "+impl.NotApplicableWhy(impl.DesignUniqueCAS, impl.TokenIsMonotonical)+"\n")
+	assert.Contains(t, md, "\n(4) — does not apply: "+impl.NotApplicableWhy(impl.DesignUniqueCAS, "TokensIncreaseInGrantOrder")+"\n")
+	// One note per distinct reason, each once.
+	reasons := map[string]bool{}
+	for _, d := range impl.Designs() {
+		for _, p := range impl.InvariantNames() {
+			if why := impl.NotApplicableWhy(d, p); why != "" {
+				reasons[why] = true
+			}
+		}
+	}
+	assert.Equal(t, len(reasons), strings.Count(md, "— does not apply: "), "a note per reason")
 	assert.Equal(t, "n/a (untimed)", cells[NoFaults][1])
 	assert.NotContains(t, table.Matrix(nil), "](", "no link function, no links")
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/fencelab/fencelab/internal/browsertest"
 	"github.com/fencelab/fencelab/internal/testbuild"
 	"github.com/fencelab/fencelab/internal/tlccount"
+	"github.com/fencelab/fencelab/pipeline"
 )
 
 // browserChecks counts the pages opened in Chromium and those skipped
@@ -61,7 +62,8 @@ const traceCheck = `(() => {
 // TestPagesInABrowser opens every kind of HTML page and SVG picture
 // fencelab writes in headless Chromium: the simulator's trace and
 // Porcupine pages, the explorer's counterexample page, trace --format
-// html, the sweep's picture (a small grid and the README's), and holds
+// html, the sweep's picture (a small grid and the README's), the
+// README's picture of the matrix, and holds
 // each to no script error, nothing drawn outside its canvas, and — for
 // the pages of a violation — the first violation on the first screen; the
 // Porcupine page labels its rows as the bars do (c1, c2).
@@ -108,7 +110,8 @@ func TestPagesInABrowser(t *testing.T) {
 	t.Run("sweep pictures", func(t *testing.T) {
 		t.Parallel()
 		svgs := []string{filepath.Join(sweepOut, "1x1", "sweep.svg"), filepath.Join(sweepOut, "1x2", "sweep.svg"),
-			filepath.Join(sweepOut, "2x2", "sweep.svg"), "../../docs/img/sweep/sweep.svg"}
+			filepath.Join(sweepOut, "2x2", "sweep.svg"), "../../docs/img/sweep/sweep.svg",
+			"../../" + pipeline.MatrixPicture} // the README's picture of the matrix
 		rep := browsertest.OpenSVGs(t, bin, svgs, true)
 		assert.Empty(t, rep.Errors, "script errors")
 		assert.Empty(t, rep.Outside, "drawn outside the canvas")

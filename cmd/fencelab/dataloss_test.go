@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/fencelab/fencelab/pipeline"
@@ -11,8 +12,10 @@ import (
 )
 
 // TestUpdateReadmeCheckedBeforeWork: demo --update-readme refuses a file
-// that is not fencelab's README (no verdict table), a pipe, a missing
-// file and a docs/matrix that is not a folder, before any work, and
+// that is not fencelab's README (no matrix picture), a pipe, a missing
+// file, a README without the full table's page beside it or whose page
+// has no verdict table, a live block the picture cannot read, and a
+// docs/matrix or docs/img that is not a folder, before any work, and
 // touches nothing beside it: the user's docs/matrix stays as it was.
 func TestUpdateReadmeCheckedBeforeWork(t *testing.T) {
 	root := t.TempDir()
@@ -22,18 +25,41 @@ func TestUpdateReadmeCheckedBeforeWork(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Dir(mine), 0o755))
 	require.NoError(t, os.WriteFile(mine, []byte("mine"), 0o644))
 
-	other := t.TempDir()
-	readme := filepath.Join(other, "README.md")
-	begin, end := pipeline.ReadmeMarkers("verdicts")
-	require.NoError(t, os.WriteFile(readme, []byte(begin+end+"\n"), 0o644))
-	require.NoError(t, os.MkdirAll(filepath.Join(other, "docs"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(other, "docs", "matrix"), nil, 0o644))
-
+	block := func(name, content string) string {
+		begin, end := pipeline.ReadmeMarkers(name)
+		return begin + content + end + "\n"
+	}
+	live := block("live", "| Row | AtMostOneClientHoldLock: model · live |\n|---|---|\n| `off` | violated · [violated (3 of 3)](x) |\n")
+	// readme makes a README folder: the README's text, and the page's
+	// beside it ("" for no page); what else breaks it.
+	readme := func(text, page string, broken func(dir string)) string {
+		dir := t.TempDir()
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, "docs"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte(text), 0o644))
+		if page != "" {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, filepath.FromSlash(pipeline.MatrixPage)), []byte(page), 0o644))
+		}
+		if broken != nil {
+			broken(dir)
+		}
+		return filepath.Join(dir, "README.md")
+	}
+	good := block("matrix", "") + live
+	fileAt := func(rel string) func(string) {
+		return func(dir string) {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, filepath.FromSlash(rel)), nil, 0o644))
+		}
+	}
 	for _, tc := range []struct{ name, path, want string }{
-		{"no verdict table", notOurs, "no \"verdicts\" block"},
+		{"no matrix picture", notOurs, "no \"matrix\" block"},
 		{"missing", filepath.Join(root, "nope.md"), "no such file"},
 		{"a folder", root, "a folder, not a regular file"},
-		{"docs/matrix is a file", readme, "not a folder"},
+		{"docs/matrix is a file", readme(good, block("verdicts", ""), fileAt("docs/matrix")), "not a folder"},
+		{"docs/img is a file", readme(good, block("verdicts", ""), fileAt("docs/img")), "not a folder"},
+		{"no page beside it", readme(good, "", nil), "docs/matrix.md beside it: no such file"},
+		{"a page without the verdict table", readme(good, "# mine\n", nil), `docs/matrix.md beside it: README has no "verdicts" block`},
+		{"no live block", readme(block("matrix", ""), block("verdicts", ""), nil), `cannot read its live block: README has no "live" block`},
+		{"a live cell it cannot read", readme(block("matrix", "")+strings.Replace(live, "violated · [violated", "violated · [maybe", 1), block("verdicts", ""), nil), `live cell "maybe (3 of 3)](x)" is no verdict`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")

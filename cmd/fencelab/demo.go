@@ -35,7 +35,7 @@ func runDemo(e *env, args []string) error {
 	specs := fs.String("specs", "specs", "folder with the specs, the cfgs and models.json")
 	pin := fs.String("pin", "tla2tools.version", "the pinned TLA+ tools release")
 	noCache := noCacheFlag(fs)
-	readme := fs.String("update-readme", "", "also rewrite the verdict table in this README from this run (needs TLC)")
+	readme := fs.String("update-readme", "", "also rewrite this README's matrix from this run: the full table in docs/matrix.md beside it, and its picture, docs/img/matrix.svg (needs TLC)")
 	rest, err := parseFlags(e, fs, demoUsage, args)
 	if err != nil {
 		return err

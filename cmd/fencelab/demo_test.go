@@ -68,6 +68,27 @@ func TestDemoWithoutTLC(t *testing.T) {
 	for _, f := range []string{"explore/all-2c-AtMostOneClientHoldLock/trace.html", "sim/off/trace.txt", "sim/off/run.txt", "sim/none/porcupine.html"} {
 		assert.FileExists(t, filepath.Join(out, f))
 	}
+
+	// The matrix links each counterexample's page, which is there.
+	matrix, err := os.ReadFile(filepath.Join(out, "demo", "matrix.md"))
+	require.NoError(t, err)
+	links := regexp.MustCompile(`\]\(([^)]+)\)`).FindAllStringSubmatch(string(matrix), -1)
+	require.NotEmpty(t, links)
+	for _, l := range links {
+		assert.True(t, strings.HasSuffix(l[1], "/trace.html"), "a page, not a raw picture: %s", l[1])
+		assert.FileExists(t, filepath.Join(out, "demo", filepath.FromSlash(l[1])))
+	}
+
+	// It ends with a line per part, saved for make demo to repeat after
+	// the live part.
+	summary, err := os.ReadFile(filepath.Join(out, "demo", "summary.txt"))
+	require.NoError(t, err)
+	assert.True(t, strings.HasSuffix(stdout, string(summary)), "the demo's last lines are its summary")
+	for _, part := range []string{"explorer", "simulator", "TLC", "conformance"} {
+		assert.Regexp(t, `(?m)^  `+part+` +\S`, string(summary))
+	}
+	assert.Contains(t, string(summary), "  TLC          not run (never passed): ")
+	assert.Contains(t, string(summary), "every verdict as DESIGN.md's table expects")
 }
 
 func TestDemoBadInput(t *testing.T) {

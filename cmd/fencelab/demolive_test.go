@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -117,4 +119,68 @@ func TestDemoLiveCached(t *testing.T) {
 		assert.NotContains(t, homeless, "(cached")
 	}
 	assert.Equal(t, 9, runs())
+}
+
+// TestMakeDemoEndsWithASummary: make demo's last lines are one closing
+// block, after the live part's output: fencelab demo's own summary lines
+// (out/demo/summary.txt), then the live part's, from its exit code; a
+// demo that stopped before its summary says so, never leaves the block
+// without a line per part. Stand-ins for both binaries (GO=true keeps
+// make from building them).
+func TestMakeDemoEndsWithASummary(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("no make on PATH")
+	}
+	for _, tc := range []struct {
+		name               string
+		demoCode, live     int
+		summary            bool
+		wantCode           int
+		wantDemo, wantLive string
+	}{
+		{"both as expected", 0, 0, true, 0, "  explorer     every verdict as expected\n", "  live         embedded etcd, every setup under each of its faults, 1 run each: every verdict as the models expect\n"},
+		{"TLC not run, live unexpected", 2, 1, true, 2, "  explorer     every verdict as expected\n", "  live         embedded etcd, every setup under each of its faults, 1 run each: ✗ a verdict the models do not expect (UNEXPECTED above)\n"},
+		{"the demo stopped early", 1, 0, false, 1, "  fencelab demo stopped before its summary (exit code 1): see above\n", "every verdict as the models expect\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "out")
+			demo := "#!/bin/sh\necho 'demo output'\n"
+			if tc.summary {
+				demo += "mkdir -p '" + out + "/demo' && printf '  explorer     every verdict as expected\\n' > '" + out + "/demo/summary.txt'\n"
+			}
+			demo += "exit " + strconv.Itoa(tc.demoCode) + "\n"
+			live := "#!/bin/sh\nwhile [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\nmkdir -p \"$out\"\necho 'etcd/mutex: live output'\nexit " + strconv.Itoa(tc.live) + "\n"
+			bin, liveBin := filepath.Join(dir, "fencelab"), filepath.Join(dir, "fencelab-live")
+			require.NoError(t, os.WriteFile(bin, []byte(demo), 0o755))
+			require.NoError(t, os.WriteFile(liveBin, []byte(live), 0o755))
+			// A summary an earlier run left is not this run's.
+			require.NoError(t, os.MkdirAll(filepath.Join(out, "demo"), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(out, "demo", "summary.txt"), []byte("  stale\n"), 0o644))
+
+			cmd := exec.Command("make", "-s", "-C", "../..", "demo", "GO=true", "BIN="+bin, "LIVE_BIN="+liveBin, "OUT="+out)
+			cmd.Env = cleanEnv(t, "FENCELAB_CACHE="+filepath.Join(dir, "cache"))
+			stdout, err := cmd.Output()
+			code := 0
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				code = exit.ExitCode()
+			} else {
+				require.NoError(t, err)
+			}
+			if tc.wantCode != 0 {
+				assert.NotZero(t, code, "make fails with the demo")
+			} else {
+				assert.Zero(t, code, "%s", stdout)
+			}
+			text := string(stdout)
+			at := strings.LastIndex(text, "━━ make demo: summary ━━")
+			require.GreaterOrEqual(t, at, 0, "no closing block:\n%s", text)
+			block := text[at:]
+			assert.Less(t, strings.Index(text, "etcd/mutex: live output"), strings.Index(text, block), "the block comes after the live part")
+			assert.Contains(t, block, tc.wantDemo)
+			assert.True(t, strings.HasSuffix(block, tc.wantLive), "the live line closes the block:\n%s", block)
+			assert.NotContains(t, block, "stale")
+		})
+	}
 }

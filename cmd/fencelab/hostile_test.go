@@ -158,7 +158,7 @@ func TestHostileInputEveryCommand(t *testing.T) {
 		{"tlc, a module of the specs folder a named pipe", fixed("tlc", "--specs", f.pipeModule, "--pin", "PIN"), "Other.tla is a named pipe, not a regular file"},
 		{"demo, models.json a named pipe", fixed("demo", "--specs", f.fifoSpecs, "--pin", "PIN"), "a named pipe, not a regular file"},
 		{"demo --update-readme a named pipe", fixed("demo", "--specs", f.specs, "--pin", "PIN", "--update-readme", f.fifo), "a named pipe, not a regular file"},
-		{"demo --update-readme without the verdict table", fixed("demo", "--specs", f.specs, "--pin", "PIN", "--update-readme", f.goodTrace), `no "verdicts" block`},
+		{"demo --update-readme without the matrix's picture", fixed("demo", "--specs", f.specs, "--pin", "PIN", "--update-readme", f.goodTrace), `no "matrix" block`},
 
 		// Malformed content.
 		{"trace.json with a lane twice", fixed("trace", f.laneTwice), `the lane "c1" is listed twice`},

@@ -2,6 +2,8 @@ package main
 
 import (
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -9,17 +11,22 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/golden"
 	"github.com/fencelab/fencelab/pipeline"
+	"github.com/fencelab/fencelab/report"
 )
 
 const readmePath = "../../README.md"
 
-// TestREADMEVerdictTable checks that the README's matrix, written by
-// 'fencelab demo --update-readme', still says what DESIGN.md's table says
-// in every cell of every checker, and has every row: a change of
-// expectations, or a new row, cannot leave the README behind.
+// matrixPagePath is the page of the README's full verdict table.
+const matrixPagePath = "../../" + pipeline.MatrixPage
+
+// TestREADMEVerdictTable checks that the README's full matrix (its page
+// under docs/), written by 'fencelab demo --update-readme', still says what
+// DESIGN.md's table says in every cell of every checker, and has every
+// row: a change of expectations, or a new row, cannot leave it behind.
 func TestREADMEVerdictTable(t *testing.T) {
-	data, err := os.ReadFile(readmePath)
+	data, err := os.ReadFile(matrixPagePath)
 	require.NoError(t, err)
 	block, err := pipeline.ReadmeBlock(string(data), "verdicts")
 	require.NoError(t, err)
@@ -48,7 +55,7 @@ func TestREADMEVerdictTable(t *testing.T) {
 				assert.Equal(t, impl.Expected(d, p).String(), word, "%s / %s: %s says %q", cells[0], p, checker, cell)
 				if strings.HasPrefix(cell, "[") {
 					target := cell[strings.Index(cell, "](")+2 : len(cell)-1]
-					_, err := os.Stat("../../" + target)
+					_, err := os.Stat(filepath.Join(filepath.Dir(matrixPagePath), target))
 					assert.NoError(t, err, "%s / %s / %s links to a picture that is not there", cells[0], p, checker)
 				}
 			}
@@ -59,6 +66,46 @@ func TestREADMEVerdictTable(t *testing.T) {
 		want = append(want, d.Describe())
 	}
 	assert.Equal(t, append(want, "any design, simulator without faults"), rows, "a row per design, then the simulator without faults")
+}
+
+// TestREADMEMatrixNotes: the full matrix's "—" cells and the notes under
+// it are the ones the code writes today, one note per reason — they depend
+// on the design rows alone, so no run is needed to know them.
+func TestREADMEMatrixNotes(t *testing.T) {
+	data, err := os.ReadFile(matrixPagePath)
+	require.NoError(t, err)
+	block, err := pipeline.ReadmeBlock(string(data), "verdicts")
+	require.NoError(t, err)
+	want := report.Join(nil).Matrix(nil)
+	notes := func(md string) []string {
+		var out []string
+		for _, line := range strings.Split(md, "\n") {
+			if strings.HasPrefix(line, "(") {
+				out = append(out, line)
+			}
+		}
+		return out
+	}
+	dashes := regexp.MustCompile(`— \([0-9]+\)`)
+	assert.Equal(t, notes(want), notes(block), "the notes under the table")
+	assert.Equal(t, dashes.FindAllString(want, -1), dashes.FindAllString(block, -1), "the cells that do not apply, each with its note")
+}
+
+// TestREADMEMatrixPicture: the picture on the README's first screen is
+// what fencelab draws from the two tables it shows — the full matrix's
+// page and the README's live block — and the README shows it, linked to
+// the page. make live-readme and make readme redraw it (-update).
+func TestREADMEMatrixPicture(t *testing.T) {
+	readme, err := os.ReadFile(readmePath)
+	require.NoError(t, err)
+	page, err := os.ReadFile(matrixPagePath)
+	require.NoError(t, err)
+	svg, err := pipeline.DrawMatrix(string(page), string(readme))
+	require.NoError(t, err)
+	golden.File(t, *update, "../../"+pipeline.MatrixPicture, []byte(svg))
+	block, err := pipeline.ReadmeBlock(string(readme), "matrix")
+	require.NoError(t, err)
+	assert.Equal(t, pipeline.MatrixPictureBlock(), block)
 }
 
 func designByDescription(t *testing.T, s string) impl.Design {

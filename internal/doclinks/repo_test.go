@@ -83,4 +83,13 @@ func TestREADMEIsAFrontDoor(t *testing.T) {
 	lines := strings.Count(string(data), "\n")
 	assert.LessOrEqual(t, lines, maxReadmeLines, "the README has %d lines: move the detail to a page under docs/", lines)
 	assert.Greater(t, lines, 50, "the README is not empty")
+	// The first screen answers what it is, shows the whole matrix and
+	// gives the two commands.
+	first := strings.Join(strings.SplitN(string(data), "\n", firstScreen+1)[:firstScreen], "\n")
+	for _, want := range []string{"](docs/img/matrix.svg)](docs/matrix.md)", "\nmake demo ", "\nmake test "} {
+		assert.Contains(t, first, want, "the README's first %d lines", firstScreen)
+	}
 }
+
+// firstScreen is the README's first screen, in lines.
+const firstScreen = 50

@@ -55,3 +55,55 @@ func TestRecorderFault(t *testing.T) {
 	assert.Equal(t, trace.Step{Number: 2, At: 3 * time.Second, Actor: "c1", Action: "paused (fault)"}, tr.Steps[1])
 	assert.Equal(t, []trace.Note{{Lane: "c1", Step: 2, Kind: trace.NoteFault, Text: "c1 paused for 2s"}}, tr.Notes)
 }
+
+// TestRecorderWithoutTokens: in a row without tokens, no label, action,
+// note or variable of the trace says "token 0" — there is no token, and a
+// picture that names one misleads; a row with tokens keeps them.
+func TestRecorderWithoutTokens(t *testing.T) {
+	for _, tc := range []struct {
+		design   impl.Design
+		read     string
+		logEntry string
+	}{
+		{impl.DesignNoFencing, "Read", "c1 read 0 accepted"},
+		{impl.DesignFenceAll, "Read(token 1)", "c1 read 0 (token 1) accepted"},
+	} {
+		t.Run(tc.design.String(), func(t *testing.T) {
+			sys, err := impl.NewSystem(impl.Config{Design: tc.design, Clients: 2, Sections: 1, TTL: 10 * time.Second, Margin: time.Second})
+			require.NoError(t, err)
+			rec := New("read", trace.SourceSimulator, sys, false)
+			var out impl.Effects
+			c1 := impl.ClientNode(0)
+			step := func(n impl.NodeID, in impl.Input) []impl.Message {
+				out.Reset()
+				sys.Step(n, &in, &out)
+				rec.Step(n, in, 0, sys, &out)
+				return append([]impl.Message(nil), out.Send...)
+			}
+			acquire := step(c1, impl.Input{Kind: impl.InputStart})
+			grant := step(impl.ServiceNode, impl.Input{Kind: impl.InputMessage, Msg: acquire[0]})
+			read := step(c1, impl.Input{Kind: impl.InputMessage, Msg: grant[0]})
+			step(impl.ResourceNode, impl.Input{Kind: impl.InputMessage, Msg: read[0]})
+			rec.Note("c1", trace.NoteFault, read[0].String()+" to resource delayed by 1s (spike)")
+
+			tr := rec.Trace()
+			assert.Equal(t, tc.read, tr.Arrows[2].Label)
+			assert.Equal(t, "recv "+tc.read+" from c1", tr.Steps[len(tr.Steps)-1].Action)
+			assert.Contains(t, tr.Steps[len(tr.Steps)-1].Changes, trace.Change{Path: "resource.log[1]", New: tc.logEntry})
+			assert.Equal(t, tc.read+" to resource delayed by 1s (spike)", tr.Notes[len(tr.Notes)-1].Text)
+		})
+	}
+}
+
+func TestUntokened(t *testing.T) {
+	for in, want := range map[string]string{
+		"Read(token 0)":                     "Read",
+		"Write(9, token 0)":                 "Write(9)",
+		"c3 read 8 (token 0) accepted":      "c3 read 8 accepted",
+		"Write(9, token 10)":                "Write(9, token 10)",
+		"Read(token 1)":                     "Read(token 1)",
+		"c1 write 2 (token c1:1.0) refused": "c1 write 2 (token c1:1.0) refused",
+	} {
+		assert.Equal(t, want, untokened(in), in)
+	}
+}
