@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/verdict"
 )
 
@@ -69,7 +70,7 @@ func (t Tally) String() string {
 // Summary is a campaign's outcome.
 type Summary struct {
 	Setup    Setup
-	Fault    Fault
+	Fault    history.Fault
 	Nemesis  string
 	Runs     int
 	Tallies  []Tally
@@ -231,7 +232,7 @@ func runLine(j *Judgement) string {
 }
 
 // RunDir is where run seed of setup s under fault f is saved under out.
-func RunDir(out string, s Setup, f Fault, seed uint64) string {
+func RunDir(out string, s Setup, f history.Fault, seed uint64) string {
 	return filepath.Join(out, s.Service, s.Name, string(f), fmt.Sprintf("run-%d", seed))
 }
 
@@ -241,20 +242,20 @@ const SummaryFile = "summary.json"
 // SavedSummary is summary.json: what the README's live block is made
 // from (ReadSummaries).
 type SavedSummary struct {
-	Setup      string       `json:"setup"`
-	Row        string       `json:"row"`
-	Fault      Fault        `json:"fault"`
-	Nemesis    string       `json:"nemesis"`
-	Runs       int          `json:"runs"`
-	TookEffect int          `json:"took_effect"`
-	Committed  int          `json:"committed"`
-	Refused    int          `json:"refused"`
-	Errors     int          `json:"errors"`
-	Versions   string       `json:"versions"`
-	Library    string       `json:"library"`
-	StartUpMS  float64      `json:"startup_ms"`
-	RunsPerSec float64      `json:"runs_per_second"`
-	Tallies    []SavedTally `json:"properties"`
+	Setup      string        `json:"setup"`
+	Row        string        `json:"row"`
+	Fault      history.Fault `json:"fault"`
+	Nemesis    string        `json:"nemesis"`
+	Runs       int           `json:"runs"`
+	TookEffect int           `json:"took_effect"`
+	Committed  int           `json:"committed"`
+	Refused    int           `json:"refused"`
+	Errors     int           `json:"errors"`
+	Versions   string        `json:"versions"`
+	Library    string        `json:"library"`
+	StartUpMS  float64       `json:"startup_ms"`
+	RunsPerSec float64       `json:"runs_per_second"`
+	Tallies    []SavedTally  `json:"properties"`
 }
 
 // SavedTally is one property of summary.json.

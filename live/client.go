@@ -8,6 +8,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/lock"
 	"github.com/fencelab/fencelab/live/store"
 )
@@ -93,7 +94,7 @@ type recorder struct {
 }
 
 func (r *recorder) rec(op, ev string, token uint64, value int64, ok bool, err error) {
-	rec := Record{Client: r.client, Op: op, Ev: ev, Wall: time.Now().UnixNano(), Token: token, Value: value, OK: ok}
+	rec := history.Record{Client: r.client, Op: op, Ev: ev, Wall: time.Now().UnixNano(), Token: token, Value: value, OK: ok}
 	if err != nil {
 		rec.Error = oneLine(err.Error(), 200)
 	}
@@ -114,23 +115,23 @@ func RunClient(ctx context.Context, s Setup, cfg ClientConfig, out io.Writer) er
 	ctx, cancel := context.WithDeadline(ctx, time.Unix(0, cfg.Deadline))
 	defer cancel()
 	r := &recorder{client: cfg.Client, enc: json.NewEncoder(out)}
-	name := ClientName(cfg.Client)
+	name := history.ClientName(cfg.Client)
 
-	r.rec(OpAcquire, Call, 0, 0, false, nil)
+	r.rec(history.OpAcquire, history.Call, 0, 0, false, nil)
 	// A client that cannot even be built (a bad address, a store that
 	// does not answer its dial) records why and ends with the error: the
 	// run is the harness's failure, not an inconclusive run.
 	locker, err := s.Locker(ctx, lock.Config{Addrs: cfg.LockAddrs, Key: cfg.Key, TTL: cfg.TTL, Client: name})
 	if err != nil {
 		err = fmt.Errorf("lock client: %w", err)
-		r.rec(OpAcquire, Return, 0, 0, false, err)
+		r.rec(history.OpAcquire, history.Return, 0, 0, false, err)
 		return errors.Join(err, r.err)
 	}
 	defer locker.Close()
 	st, err := dialStore(ctx, s, cfg)
 	if err != nil {
 		err = fmt.Errorf("store: %w", err)
-		r.rec(OpAcquire, Return, 0, 0, false, err)
+		r.rec(history.OpAcquire, history.Return, 0, 0, false, err)
 		return errors.Join(err, r.err)
 	}
 	defer st.Close()
@@ -139,12 +140,12 @@ func RunClient(ctx context.Context, s Setup, cfg ClientConfig, out io.Writer) er
 	called := true // the acquire call recorded above, before the clients were built
 	for sec := 0; sec < cfg.Sections && ctx.Err() == nil && r.err == nil; {
 		if !called {
-			r.rec(OpAcquire, Call, 0, 0, false, nil)
+			r.rec(history.OpAcquire, history.Call, 0, 0, false, nil)
 		}
 		called = false
 		g, err := locker.Acquire(ctx)
 		if err != nil {
-			r.rec(OpAcquire, Return, 0, 0, false, err)
+			r.rec(history.OpAcquire, history.Return, 0, 0, false, err)
 			if errorsInARow++; errorsInARow >= cfg.MaxErrors {
 				break
 			}
@@ -152,12 +153,12 @@ func RunClient(ctx context.Context, s Setup, cfg ClientConfig, out io.Writer) er
 			continue
 		}
 		token := s.Token(g)
-		r.rec(OpAcquire, Return, token, 0, true, nil)
+		r.rec(history.OpAcquire, history.Return, token, 0, true, nil)
 		failed := section(ctx, r, st, token, cfg.Think)
 		opCtx, done := context.WithTimeout(context.WithoutCancel(ctx), opTimeout)
-		r.rec(OpRelease, Call, token, 0, false, nil)
+		r.rec(history.OpRelease, history.Call, token, 0, false, nil)
 		err = locker.Release(opCtx, g)
-		r.rec(OpRelease, Return, token, 0, err == nil, err)
+		r.rec(history.OpRelease, history.Return, token, 0, err == nil, err)
 		done()
 		if failed || err != nil {
 			errorsInARow++
@@ -176,9 +177,9 @@ func RunClient(ctx context.Context, s Setup, cfg ClientConfig, out io.Writer) er
 // reports whether a call failed (an error, not a refusal).
 func section(ctx context.Context, r *recorder, st store.Store, token uint64, think time.Duration) (failed bool) {
 	opCtx, done := context.WithTimeout(ctx, opTimeout)
-	r.rec(OpRead, Call, token, 0, false, nil)
+	r.rec(history.OpRead, history.Call, token, 0, false, nil)
 	v, ok, err := st.Read(opCtx, token)
-	r.rec(OpRead, Return, token, v, ok, err)
+	r.rec(history.OpRead, history.Return, token, v, ok, err)
 	done()
 	if err != nil || !ok {
 		return err != nil
@@ -187,9 +188,9 @@ func section(ctx context.Context, r *recorder, st store.Store, token uint64, thi
 	// resumes, still believing, and writes what it read before.
 	sleep(ctx, think)
 	opCtx, done = context.WithTimeout(ctx, opTimeout)
-	r.rec(OpWrite, Call, token, v+1, false, nil)
+	r.rec(history.OpWrite, history.Call, token, v+1, false, nil)
 	ok, err = st.Write(opCtx, token, v+1)
-	r.rec(OpWrite, Return, token, v+1, ok, err)
+	r.rec(history.OpWrite, history.Return, token, v+1, ok, err)
 	done()
 	return err != nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/verdict"
 )
 
@@ -96,7 +97,7 @@ func (j *Judgement) Violated() bool {
 // design row d, and res, the resource's state after the run — its log of
 // operations in acceptance order and its counter (the register's, or one
 // replayed from a real store's audit).
-func Judge(h *History, d impl.Design, res *impl.Resource, timeout time.Duration) *Judgement {
+func Judge(h *history.History, d impl.Design, res *impl.Resource, timeout time.Duration) *Judgement {
 	j := &Judgement{}
 	j.Beliefs = beliefs(h)
 	j.TookEffect, j.Overlap = overlap(j.Beliefs, h.Start)
@@ -149,14 +150,14 @@ func Judge(h *History, d impl.Design, res *impl.Resource, timeout time.Duration)
 }
 
 // beliefs are the clients' belief intervals, in the order they began.
-func beliefs(h *History) []Belief {
+func beliefs(h *history.History) []Belief {
 	open := map[int]*Belief{}
 	var out []Belief
 	for _, r := range h.Records {
 		switch {
-		case r.Op == OpAcquire && r.Ev == Return && r.OK:
+		case r.Op == history.OpAcquire && r.Ev == history.Return && r.OK:
 			open[r.Client] = &Belief{Client: r.Client, Token: r.Token, Start: r.Wall}
-		case r.Op == OpRelease && r.Ev == Call && open[r.Client] != nil:
+		case r.Op == history.OpRelease && r.Ev == history.Call && open[r.Client] != nil:
 			b := open[r.Client]
 			b.End = r.Wall
 			out = append(out, *b)
@@ -186,7 +187,7 @@ func overlap(bs []Belief, t0 int64) (bool, string) {
 		for _, b := range bs[i+1:] {
 			if a.Client != b.Client && a.Start < b.End && b.Start < a.End {
 				return true, fmt.Sprintf("%s (%s) and %s (%s) both believed they held the lock from %s to %s",
-					ClientName(a.Client), interval(a, t0), ClientName(b.Client), interval(b, t0),
+					history.ClientName(a.Client), interval(a, t0), history.ClientName(b.Client), interval(b, t0),
 					seconds(max(a.Start, b.Start)-t0), seconds(min(a.End, b.End)-t0))
 			}
 		}
@@ -209,9 +210,9 @@ func seconds(ns int64) string { return fmt.Sprintf("%.3f s", time.Duration(ns).S
 // operations and calls that failed. A read or write whose call has no
 // return, or returned an error, has an unknown effect: it is left out and
 // counted in Errors (unchecked then makes the Porcupine checks Unknown).
-func operations(h *History) (secs []linearizability.Section, ops []linearizability.ResourceOp, committed, refused, errs int) {
+func operations(h *history.History) (secs []linearizability.Section, ops []linearizability.ResourceOp, committed, refused, errs int) {
 	type pending struct {
-		call  Record
+		call  history.Record
 		valid bool
 	}
 	calls := map[[2]any]pending{}
@@ -219,9 +220,9 @@ func operations(h *History) (secs []linearizability.Section, ops []linearizabili
 	rel := func(wall int64) int64 { return max(wall-h.Start, 0) }
 	for _, r := range h.Records {
 		key := [2]any{r.Client, r.Op}
-		if r.Ev == Call {
+		if r.Ev == history.Call {
 			calls[key] = pending{call: r, valid: true}
-			if r.Op == OpRead {
+			if r.Op == history.OpRead {
 				section[r.Client] = &linearizability.Section{Client: r.Client, Token: r.Token, Call: rel(r.Wall)}
 			}
 			continue
@@ -231,7 +232,7 @@ func operations(h *History) (secs []linearizability.Section, ops []linearizabili
 		if r.Error != "" {
 			errs++
 		}
-		if r.Op != OpRead && r.Op != OpWrite {
+		if r.Op != history.OpRead && r.Op != history.OpWrite {
 			continue
 		}
 		if !p.valid || r.Error != "" {
@@ -239,7 +240,7 @@ func operations(h *History) (secs []linearizability.Section, ops []linearizabili
 			continue
 		}
 		op := linearizability.ResourceOp{Client: r.Client, Kind: impl.OpRead, Token: r.Token, Accepted: r.OK, Call: rel(p.call.Wall), Return: rel(r.Wall)}
-		if r.Op == OpWrite {
+		if r.Op == history.OpWrite {
 			op.Kind, op.Value = impl.OpWrite, p.call.Value
 		} else if r.OK {
 			op.Value = r.Value
@@ -253,10 +254,10 @@ func operations(h *History) (secs []linearizability.Section, ops []linearizabili
 			continue
 		}
 		switch {
-		case r.Op == OpRead && r.OK:
+		case r.Op == history.OpRead && r.OK:
 			s.Read = r.Value
 			continue // the section goes on with its write
-		case r.Op == OpWrite && r.OK:
+		case r.Op == history.OpWrite && r.OK:
 			s.Committed = true
 			committed++
 		}
@@ -265,7 +266,7 @@ func operations(h *History) (secs []linearizability.Section, ops []linearizabili
 		delete(section, r.Client)
 	}
 	for _, p := range calls {
-		if p.call.Op == OpRead || p.call.Op == OpWrite {
+		if p.call.Op == history.OpRead || p.call.Op == history.OpWrite {
 			errs++ // called, never returned: the client ended mid-call
 		}
 	}
@@ -274,16 +275,16 @@ func operations(h *History) (secs []linearizability.Section, ops []linearizabili
 
 // unchecked says why Porcupine cannot judge the run ("" when it can): an
 // operation on the resource whose effect is unknown.
-func unchecked(h *History, j *Judgement) string {
+func unchecked(h *history.History, j *Judgement) string {
 	for _, r := range h.Records {
-		if (r.Op == OpRead || r.Op == OpWrite) && r.Ev == Return && r.Error != "" {
-			return fmt.Sprintf("%s's %s returned an error, so its effect is unknown: %s", ClientName(r.Client), r.Op, r.Error)
+		if (r.Op == history.OpRead || r.Op == history.OpWrite) && r.Ev == history.Return && r.Error != "" {
+			return fmt.Sprintf("%s's %s returned an error, so its effect is unknown: %s", history.ClientName(r.Client), r.Op, r.Error)
 		}
 	}
 	calls := map[[2]any]int{}
 	for _, r := range h.Records {
-		if r.Op == OpRead || r.Op == OpWrite {
-			if r.Ev == Call {
+		if r.Op == history.OpRead || r.Op == history.OpWrite {
+			if r.Ev == history.Call {
 				calls[[2]any{r.Client, r.Op}]++
 			} else {
 				calls[[2]any{r.Client, r.Op}]--
@@ -292,7 +293,7 @@ func unchecked(h *History, j *Judgement) string {
 	}
 	for k, n := range calls {
 		if n != 0 {
-			return fmt.Sprintf("%s's %s was called and never returned", ClientName(k[0].(int)), k[1])
+			return fmt.Sprintf("%s's %s was called and never returned", history.ClientName(k[0].(int)), k[1])
 		}
 	}
 	return ""

@@ -4,59 +4,59 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/verdict"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // hist builds a history from compact records: times in milliseconds.
 type hb struct {
-	h *History
+	h *history.History
 }
 
 func newHB(clients int) *hb {
-	return &hb{h: &History{Start: 0, End: int64(10 * time.Second), Clients: clients}}
+	return &hb{h: &history.History{Start: 0, End: int64(10 * time.Second), Clients: clients}}
 }
 
 func (b *hb) add(ms int, c int, op, ev string, token uint64, value int64, ok bool) *hb {
-	b.h.Records = append(b.h.Records, Record{Client: c, Op: op, Ev: ev, Wall: int64(ms) * int64(time.Millisecond), Token: token, Value: value, OK: ok})
+	b.h.Records = append(b.h.Records, history.Record{Client: c, Op: op, Ev: ev, Wall: int64(ms) * int64(time.Millisecond), Token: token, Value: value, OK: ok})
 	return b
 }
 
 // section adds a whole section of client c: acquire at ms, read, write
 // read+1 (accepted or not), release.
 func (b *hb) section(ms, c int, token uint64, read int64, readOK, writeOK bool, think int) *hb {
-	b.add(ms, c, OpAcquire, Call, 0, 0, false).add(ms+1, c, OpAcquire, Return, token, 0, true)
-	b.add(ms+2, c, OpRead, Call, token, 0, false).add(ms+3, c, OpRead, Return, token, read, readOK)
+	b.add(ms, c, history.OpAcquire, history.Call, 0, 0, false).add(ms+1, c, history.OpAcquire, history.Return, token, 0, true)
+	b.add(ms+2, c, history.OpRead, history.Call, token, 0, false).add(ms+3, c, history.OpRead, history.Return, token, read, readOK)
 	end := ms + 3
 	if readOK {
-		b.add(ms+3+think, c, OpWrite, Call, token, read+1, false).add(ms+4+think, c, OpWrite, Return, token, read+1, writeOK)
+		b.add(ms+3+think, c, history.OpWrite, history.Call, token, read+1, false).add(ms+4+think, c, history.OpWrite, history.Return, token, read+1, writeOK)
 		end = ms + 4 + think
 	}
-	return b.add(end+1, c, OpRelease, Call, token, 0, false).add(end+2, c, OpRelease, Return, token, 0, true)
+	return b.add(end+1, c, history.OpRelease, history.Call, token, 0, false).add(end+2, c, history.OpRelease, history.Return, token, 0, true)
 }
 
 // resource replays the accepted operations of a history into a register
 // of mode, in the order of their returns — the register's log as it
 // would have been.
-func resourceOf(t *testing.T, h *History, mode impl.FenceMode) *impl.Resource {
+func resourceOf(t *testing.T, h *history.History, mode impl.FenceMode) *impl.Resource {
 	t.Helper()
 	r := impl.NewResource(mode)
 	var out impl.Effects
-	calls := map[int]Record{}
+	calls := map[int]history.Record{}
 	for _, rec := range h.Records {
-		if rec.Op != OpRead && rec.Op != OpWrite {
+		if rec.Op != history.OpRead && rec.Op != history.OpWrite {
 			continue
 		}
-		if rec.Ev == Call {
+		if rec.Ev == history.Call {
 			calls[rec.Client] = rec
 			continue
 		}
 		m := impl.Message{Kind: impl.MsgRead, From: impl.ClientNode(rec.Client), To: impl.ResourceNode, Token: rec.Token}
-		if rec.Op == OpWrite {
+		if rec.Op == history.OpWrite {
 			m.Kind, m.Value = impl.MsgWrite, calls[rec.Client].Value
 		}
 		out.Reset()
@@ -69,19 +69,19 @@ func resourceOf(t *testing.T, h *History, mode impl.FenceMode) *impl.Resource {
 func TestJudge(t *testing.T) {
 	// c1 (token 1) reads 0 and is paused; c2 (token 2) runs a whole
 	// section inside c1's belief; c1 then writes 1 on top.
-	paused := func(staleOK bool) *History {
+	paused := func(staleOK bool) *history.History {
 		b := newHB(2)
-		b.add(0, 0, OpAcquire, Call, 0, 0, false).add(1, 0, OpAcquire, Return, 1, 0, true)
-		b.add(2, 0, OpRead, Call, 1, 0, false).add(3, 0, OpRead, Return, 1, 0, true)
+		b.add(0, 0, history.OpAcquire, history.Call, 0, 0, false).add(1, 0, history.OpAcquire, history.Return, 1, 0, true)
+		b.add(2, 0, history.OpRead, history.Call, 1, 0, false).add(3, 0, history.OpRead, history.Return, 1, 0, true)
 		b.section(100, 1, 2, 0, true, true, 10)
-		b.add(500, 0, OpWrite, Call, 1, 1, false).add(501, 0, OpWrite, Return, 1, 1, staleOK)
-		b.add(502, 0, OpRelease, Call, 1, 0, false).add(503, 0, OpRelease, Return, 1, 0, false)
+		b.add(500, 0, history.OpWrite, history.Call, 1, 1, false).add(501, 0, history.OpWrite, history.Return, 1, 1, staleOK)
+		b.add(502, 0, history.OpRelease, history.Call, 1, 0, false).add(503, 0, history.OpRelease, history.Return, 1, 0, false)
 		return b.h
 	}
 	serial := newHB(2).section(0, 0, 1, 0, true, true, 10).section(100, 1, 2, 1, true, true, 10).h
 	tests := []struct {
 		name      string
-		h         *History
+		h         *history.History
 		design    impl.Design
 		took      bool
 		want      map[string]verdict.Status
@@ -137,11 +137,11 @@ func TestJudge(t *testing.T) {
 // violated by its log.
 func TestJudgeRegisterBreaksItsRule(t *testing.T) {
 	b := newHB(2)
-	b.add(0, 0, OpAcquire, Call, 0, 0, false).add(1, 0, OpAcquire, Return, 1, 0, true)
-	b.add(2, 0, OpRead, Call, 1, 0, false).add(3, 0, OpRead, Return, 1, 0, true)
+	b.add(0, 0, history.OpAcquire, history.Call, 0, 0, false).add(1, 0, history.OpAcquire, history.Return, 1, 0, true)
+	b.add(2, 0, history.OpRead, history.Call, 1, 0, false).add(3, 0, history.OpRead, history.Return, 1, 0, true)
 	b.section(100, 1, 2, 0, true, true, 10)
-	b.add(500, 0, OpWrite, Call, 1, 1, false).add(501, 0, OpWrite, Return, 1, 1, true)
-	b.add(502, 0, OpRelease, Call, 1, 0, false).add(503, 0, OpRelease, Return, 1, 0, true)
+	b.add(500, 0, history.OpWrite, history.Call, 1, 1, false).add(501, 0, history.OpWrite, history.Return, 1, 1, true)
+	b.add(502, 0, history.OpRelease, history.Call, 1, 0, false).add(503, 0, history.OpRelease, history.Return, 1, 0, true)
 	// The log as a broken register of mode all would have it: it accepted
 	// everything, as mode none does.
 	res := resourceOf(t, b.h, impl.FenceNone)
@@ -157,21 +157,21 @@ func TestJudgeUnknownOutcomes(t *testing.T) {
 		edit func(b *hb)
 	}{
 		{"a write that failed", func(b *hb) {
-			b.h.Records = append(b.h.Records, Record{Client: 0, Op: OpWrite, Ev: Call, Wall: 600e6, Token: 1, Value: 1},
-				Record{Client: 0, Op: OpWrite, Ev: Return, Wall: 601e6, Token: 1, Value: 1, Error: "i/o timeout"})
+			b.h.Records = append(b.h.Records, history.Record{Client: 0, Op: history.OpWrite, Ev: history.Call, Wall: 600e6, Token: 1, Value: 1},
+				history.Record{Client: 0, Op: history.OpWrite, Ev: history.Return, Wall: 601e6, Token: 1, Value: 1, Error: "i/o timeout"})
 		}},
 		{"a write never returned", func(b *hb) {
-			b.h.Records = append(b.h.Records, Record{Client: 0, Op: OpWrite, Ev: Call, Wall: 600e6, Token: 1, Value: 1})
+			b.h.Records = append(b.h.Records, history.Record{Client: 0, Op: history.OpWrite, Ev: history.Call, Wall: 600e6, Token: 1, Value: 1})
 		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newHB(2)
-			b.add(0, 0, OpAcquire, Call, 0, 0, false).add(1, 0, OpAcquire, Return, 1, 0, true)
-			b.add(2, 0, OpRead, Call, 1, 0, false).add(3, 0, OpRead, Return, 1, 0, true)
+			b.add(0, 0, history.OpAcquire, history.Call, 0, 0, false).add(1, 0, history.OpAcquire, history.Return, 1, 0, true)
+			b.add(2, 0, history.OpRead, history.Call, 1, 0, false).add(3, 0, history.OpRead, history.Return, 1, 0, true)
 			b.section(100, 1, 2, 0, true, true, 10)
 			tc.edit(b)
-			res := resourceOf(t, &History{Records: b.h.Records[:len(b.h.Records)-2]}, impl.FenceAll)
+			res := resourceOf(t, &history.History{Records: b.h.Records[:len(b.h.Records)-2]}, impl.FenceAll)
 			j := Judge(b.h, impl.DesignFenceAll, res, time.Second)
 			require.True(t, j.TookEffect, "c1 never released: it believed until the run ended")
 			for _, p := range []string{linearizability.SectionsLinearizable, linearizability.RegisterLinearizable} {
@@ -188,8 +188,8 @@ func TestJudgeUnknownOutcomes(t *testing.T) {
 // its process ended, not until the end of the run.
 func TestBeliefsEndWithTheClient(t *testing.T) {
 	b := newHB(2)
-	b.add(0, 0, OpAcquire, Call, 0, 0, false).add(1, 0, OpAcquire, Return, 1, 0, true)
-	b.h.Exits = []ClientExit{{Client: 0, Wall: 50e6, Status: "exit status 0"}}
+	b.add(0, 0, history.OpAcquire, history.Call, 0, 0, false).add(1, 0, history.OpAcquire, history.Return, 1, 0, true)
+	b.h.Exits = []history.ClientExit{{Client: 0, Wall: 50e6, Status: "exit status 0"}}
 	b.section(100, 1, 2, 0, true, true, 10)
 	bs := beliefs(b.h)
 	require.Len(t, bs, 2)

@@ -13,65 +13,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/server"
 )
-
-// Fault is a kind of fault the nemesis injects.
-type Fault string
-
-// Faults. Each is scripted (aimed at the moment that matters: right after
-// c1's first read, with c1 believing it holds the lock) or random (seeded:
-// which target, when, how long).
-const (
-	// FaultNone injects nothing: the baseline, every run inconclusive
-	// unless beliefs overlap on their own.
-	FaultNone Fault = "none"
-	// FaultClientPause stops a client process (SIGSTOP) and resumes it
-	// (SIGCONT): scripted, c1 right after its read, for longer than the
-	// TTL, so that c2 acquires meanwhile.
-	FaultClientPause Fault = "client-pause"
-	// FaultServerPause stops every process of the service (SIGSTOP) and
-	// resumes them.
-	FaultServerPause Fault = "server-pause"
-	// FaultRestartKeep kills the service (SIGKILL) and restarts it on the
-	// same port with its data folder kept: what it persisted survives.
-	FaultRestartKeep Fault = "restart-keep"
-	// FaultRestartWipe kills the service and restarts it with its data
-	// folder emptied: a restart without persistence.
-	FaultRestartWipe Fault = "restart-wipe"
-	// FaultDelay delays every byte of one client's links to the lock
-	// service (its own proxies, Deployment.Network) by two thirds of the
-	// fault's length: scripted, the first reader's, by twice the TTL, so
-	// that its renewals arrive after its lease ended. Its link to the
-	// resource stays up.
-	FaultDelay Fault = "delay"
-	// FaultBlackhole drops every byte of one client's links to the lock
-	// service (Deployment.Network): scripted, the first reader's, for
-	// three TTLs; its link to the resource stays up.
-	FaultBlackhole Fault = "blackhole"
-	// FaultClockStep steps the service's wall clock forward
-	// (Deployment.Clock).
-	FaultClockStep Fault = "clock-step"
-)
-
-// AllFaults lists every fault, in the order listings show them.
-func AllFaults() []Fault {
-	return []Fault{FaultNone, FaultClientPause, FaultServerPause, FaultRestartKeep, FaultRestartWipe, FaultDelay, FaultBlackhole, FaultClockStep}
-}
-
-// ParseFault reads a --fault value.
-func ParseFault(s string) (Fault, error) {
-	for _, f := range AllFaults() {
-		if string(f) == s {
-			return f, nil
-		}
-	}
-	var names []string
-	for _, f := range AllFaults() {
-		names = append(names, string(f))
-	}
-	return "", fmt.Errorf("unknown fault %.40q (want one of %s)", s, strings.Join(names, ", "))
-}
 
 // Nemesis modes.
 const (
@@ -92,7 +36,7 @@ const (
 
 // FaultEvent is one fault of a schedule.
 type FaultEvent struct {
-	Fault   Fault         `json:"fault"`
+	Fault   history.Fault `json:"fault"`
 	Trigger string        `json:"trigger"`
 	At      time.Duration `json:"at,omitempty"`
 	// Client is the client a client fault stops (0-based); -1 for a
@@ -105,10 +49,10 @@ type FaultEvent struct {
 
 // Schedule is the faults of one run.
 type Schedule struct {
-	Mode   string       `json:"mode"`
-	Seed   uint64       `json:"seed"`
-	Fault  Fault        `json:"fault"`
-	Events []FaultEvent `json:"events"`
+	Mode   string        `json:"mode"`
+	Seed   uint64        `json:"seed"`
+	Fault  history.Fault `json:"fault"`
+	Events []FaultEvent  `json:"events"`
 }
 
 // ScheduleParams are what a schedule is drawn for.
@@ -121,8 +65,8 @@ type ScheduleParams struct {
 
 // isClientFault reports whether f is aimed at one client: its process,
 // or its links to the lock service.
-func isClientFault(f Fault) bool {
-	return f == FaultClientPause || f == FaultDelay || f == FaultBlackhole
+func isClientFault(f history.Fault) bool {
+	return f == history.FaultClientPause || f == history.FaultDelay || f == history.FaultBlackhole
 }
 
 // networkDelay is how long a delay fault lasting d holds each byte: two
@@ -132,20 +76,20 @@ func networkDelay(d time.Duration) time.Duration { return d * 2 / 3 }
 // ScriptedSchedule is the classic story of fault f: one fault right after
 // the run's first accepted read, while its client believes it holds the
 // lock (a client fault stops that client).
-func ScriptedSchedule(f Fault, p ScheduleParams) Schedule {
+func ScriptedSchedule(f history.Fault, p ScheduleParams) Schedule {
 	s := Schedule{Mode: Scripted, Fault: f}
-	if f == FaultNone {
+	if f == history.FaultNone {
 		return s
 	}
 	e := FaultEvent{Fault: f, Trigger: TriggerAfterRead, Client: -1}
 	switch f {
-	case FaultClientPause:
+	case history.FaultClientPause:
 		// The first reader, past the TTL, with room for another client to
 		// acquire, read, think and write.
 		e.For = 3 * p.TTL
-	case FaultRestartKeep, FaultRestartWipe:
+	case history.FaultRestartKeep, history.FaultRestartWipe:
 		e.For = 0 // restarted at once: c1 is still thinking
-	case FaultClockStep:
+	case history.FaultClockStep:
 		e.For = 2 * p.TTL
 	default:
 		e.For = 3 * p.TTL
@@ -164,11 +108,11 @@ func ScriptedSchedule(f Fault, p ScheduleParams) Schedule {
 // section that outlives a fixed lease makes two holders with no fault),
 // so there the network faults cannot take effect and keep the default.
 // The other faults act at once.
-func (s Setup) ScriptedThink(f Fault) time.Duration {
+func (s Setup) ScriptedThink(f history.Fault) time.Duration {
 	switch f {
-	case FaultRestartKeep, FaultRestartWipe:
+	case history.FaultRestartKeep, history.FaultRestartWipe:
 		return 400 * time.Millisecond
-	case FaultDelay, FaultBlackhole:
+	case history.FaultDelay, history.FaultBlackhole:
 		if !s.Leased {
 			return s.TTL * 5 / 2
 		}
@@ -182,8 +126,8 @@ func (s Setup) ScriptedThink(f Fault) time.Duration {
 // clients of one section: the holder's, another granted while its link
 // is cut, and a third, so that a fenced row commits two sections besides
 // the refused one, in a third of the time.
-func ScriptedWorkload(f Fault) (clients, sections int) {
-	if f == FaultDelay || f == FaultBlackhole {
+func ScriptedWorkload(f history.Fault) (clients, sections int) {
+	if f == history.FaultDelay || f == history.FaultBlackhole {
 		return 3, 1
 	}
 	return 2, 3
@@ -197,9 +141,9 @@ func ScriptedWorkload(f Fault) (clients, sections int) {
 // event whose time came while the one before still lasted starts when
 // that one ends, so two pauses of one client can follow each other with
 // only a moment between them.
-func RandomSchedule(seed uint64, f Fault, p ScheduleParams) Schedule {
+func RandomSchedule(seed uint64, f history.Fault, p ScheduleParams) Schedule {
 	s := Schedule{Mode: Random, Seed: seed, Fault: f}
-	if f == FaultNone {
+	if f == history.FaultNone {
 		return s
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x6e656d65736973)) // "nemesis"
@@ -212,7 +156,7 @@ func RandomSchedule(seed uint64, f Fault, p ScheduleParams) Schedule {
 			e.Client = rng.IntN(max(p.Clients, 1))
 		}
 		lo, hi := p.TTL/2, 3*p.TTL
-		if f == FaultRestartKeep || f == FaultRestartWipe {
+		if f == history.FaultRestartKeep || f == history.FaultRestartWipe {
 			lo, hi = 0, p.TTL
 		}
 		e.For = lo + time.Duration(rng.Int64N(int64(hi-lo)+1))
@@ -237,7 +181,7 @@ type processGroup interface {
 type nemesis struct {
 	dep     *Deployment
 	clients []processGroup
-	log     func(FaultRecord)
+	log     func(history.FaultRecord)
 
 	mu       sync.Mutex
 	stopped  []processGroup  // clients paused and not yet resumed
@@ -303,7 +247,7 @@ func (n *nemesis) run(ctx context.Context, sched Schedule, t0 time.Time, reads <
 // inject carries out one fault and waits it out (except a clock step,
 // which is a point in time).
 func (n *nemesis) inject(ctx context.Context, e FaultEvent) {
-	rec := FaultRecord{Fault: e.Fault, Target: n.target(e), Start: time.Now().UnixNano()}
+	rec := history.FaultRecord{Fault: e.Fault, Target: n.target(e), Start: time.Now().UnixNano()}
 	defer func() {
 		if rec.End == 0 {
 			rec.End = time.Now().UnixNano()
@@ -312,7 +256,7 @@ func (n *nemesis) inject(ctx context.Context, e FaultEvent) {
 	}()
 	fail := func(err error) { rec.Error = oneLine(err.Error(), 200) }
 	switch e.Fault {
-	case FaultClientPause:
+	case history.FaultClientPause:
 		if e.Client < 0 || e.Client >= len(n.clients) {
 			fail(fmt.Errorf("no client %d", e.Client))
 			return
@@ -332,7 +276,7 @@ func (n *nemesis) inject(ctx context.Context, e FaultEvent) {
 		sleep(ctx, e.For)
 		rec.End = time.Now().UnixNano()
 		n.resumeClients()
-	case FaultServerPause:
+	case history.FaultServerPause:
 		var pids []int
 		for _, s := range n.dep.Servers {
 			pids = append(pids, s.Pids()...)
@@ -344,8 +288,8 @@ func (n *nemesis) inject(ctx context.Context, e FaultEvent) {
 		sleep(ctx, e.For)
 		rec.End = time.Now().UnixNano()
 		n.resumeServers()
-	case FaultRestartKeep, FaultRestartWipe:
-		wipe := e.Fault == FaultRestartWipe
+	case history.FaultRestartKeep, history.FaultRestartWipe:
+		wipe := e.Fault == history.FaultRestartWipe
 		rec.Detail = fmt.Sprintf("SIGKILL, down %v, restart with data %s", e.For, map[bool]string{true: "wiped", false: "kept"}[wipe])
 		for _, s := range n.dep.Servers {
 			if err := s.Kill(); err != nil {
@@ -377,14 +321,14 @@ func (n *nemesis) inject(ctx context.Context, e FaultEvent) {
 			}
 		}
 		rec.End = time.Now().UnixNano()
-	case FaultDelay, FaultBlackhole:
+	case history.FaultDelay, history.FaultBlackhole:
 		if n.dep.Network == nil {
 			fail(errors.New("this setup has no proxy between clients and service"))
 			return
 		}
 		net, c := n.dep.Network, e.Client
 		var err error
-		if e.Fault == FaultDelay {
+		if e.Fault == history.FaultDelay {
 			d := networkDelay(e.For)
 			rec.Detail = fmt.Sprintf("delay every byte of %s's links to the lock service by %v for %v", rec.Target, d, e.For)
 			err = n.network(func() error { return net.Delay(c, d) }, func() error { return net.Delay(c, 0) })
@@ -399,7 +343,7 @@ func (n *nemesis) inject(ctx context.Context, e FaultEvent) {
 		sleep(ctx, e.For)
 		rec.End = time.Now().UnixNano()
 		n.undoNetwork()
-	case FaultClockStep:
+	case history.FaultClockStep:
 		if n.dep.Clock == nil {
 			fail(errors.New("this setup's service cannot get a clock fault"))
 			return
@@ -416,7 +360,7 @@ func (n *nemesis) inject(ctx context.Context, e FaultEvent) {
 
 func (n *nemesis) target(e FaultEvent) string {
 	if isClientFault(e.Fault) {
-		return ClientName(e.Client)
+		return history.ClientName(e.Client)
 	}
 	var names []string
 	for _, s := range n.dep.Servers {

@@ -10,13 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencelab/fencelab/live/history"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func TestRandomScheduleIsAFunctionOfTheSeed(t *testing.T) {
 	p := ScheduleParams{Clients: 3, TTL: 200 * time.Millisecond, Window: 2 * time.Second}
-	for _, f := range []Fault{FaultClientPause, FaultServerPause, FaultRestartWipe, FaultDelay} {
+	for _, f := range []history.Fault{history.FaultClientPause, history.FaultServerPause, history.FaultRestartWipe, history.FaultDelay} {
 		a, err := MarshalSchedule(RandomSchedule(42, f, p))
 		require.NoError(t, err)
 		b, err := MarshalSchedule(RandomSchedule(42, f, p))
@@ -36,7 +37,7 @@ func TestRandomScheduleBounds(t *testing.T) {
 	p := ScheduleParams{Clients: 3, TTL: 200 * time.Millisecond, Window: time.Second}
 	clients := map[int]bool{}
 	for seed := range uint64(200) {
-		s := RandomSchedule(seed, FaultClientPause, p)
+		s := RandomSchedule(seed, history.FaultClientPause, p)
 		require.NotEmpty(t, s.Events)
 		require.LessOrEqual(t, len(s.Events), 3)
 		for i, e := range s.Events {
@@ -52,30 +53,30 @@ func TestRandomScheduleBounds(t *testing.T) {
 		}
 	}
 	assert.Equal(t, map[int]bool{0: true, 1: true, 2: true}, clients, "every client is a target")
-	assert.Empty(t, RandomSchedule(1, FaultNone, p).Events)
-	for _, e := range RandomSchedule(7, FaultServerPause, p).Events {
+	assert.Empty(t, RandomSchedule(1, history.FaultNone, p).Events)
+	for _, e := range RandomSchedule(7, history.FaultServerPause, p).Events {
 		assert.Equal(t, -1, e.Client, "a server fault has no client")
 	}
 }
 
 func TestScriptedSchedules(t *testing.T) {
 	p := ScheduleParams{Clients: 2, TTL: 200 * time.Millisecond}
-	s := ScriptedSchedule(FaultClientPause, p)
+	s := ScriptedSchedule(history.FaultClientPause, p)
 	require.Len(t, s.Events, 1)
 	e := s.Events[0]
 	assert.Equal(t, TriggerAfterRead, e.Trigger)
 	assert.Equal(t, -1, e.Client, "aimed at the first reader")
 	assert.Greater(t, e.For, p.TTL, "longer than the TTL")
-	assert.Empty(t, ScriptedSchedule(FaultNone, p).Events)
+	assert.Empty(t, ScriptedSchedule(history.FaultNone, p).Events)
 }
 
 func TestParseFault(t *testing.T) {
-	for _, f := range AllFaults() {
-		g, err := ParseFault(string(f))
+	for _, f := range history.AllFaults() {
+		g, err := history.ParseFault(string(f))
 		require.NoError(t, err)
 		assert.Equal(t, f, g)
 	}
-	_, err := ParseFault("pause\nplease")
+	_, err := history.ParseFault("pause\nplease")
 	assert.Error(t, err)
 }
 
@@ -100,11 +101,11 @@ func (g *fakeGroup) got() []syscall.Signal {
 
 func TestNemesisPausesTheFirstReader(t *testing.T) {
 	groups := []*fakeGroup{{}, {}}
-	var logged []FaultRecord
-	n := &nemesis{dep: &Deployment{}, clients: []processGroup{groups[0], groups[1]}, log: func(f FaultRecord) { logged = append(logged, f) }}
+	var logged []history.FaultRecord
+	n := &nemesis{dep: &Deployment{}, clients: []processGroup{groups[0], groups[1]}, log: func(f history.FaultRecord) { logged = append(logged, f) }}
 	reads := make(chan int, 4)
 	reads <- 1 // c2 read first
-	sched := ScriptedSchedule(FaultClientPause, ScheduleParams{Clients: 2, TTL: 10 * time.Millisecond})
+	sched := ScriptedSchedule(history.FaultClientPause, ScheduleParams{Clients: 2, TTL: 10 * time.Millisecond})
 	n.run(context.Background(), sched, time.Now(), reads)
 	assert.Empty(t, groups[0].got())
 	assert.Equal(t, []syscall.Signal{syscall.SIGSTOP, syscall.SIGCONT}, groups[1].got())
@@ -118,12 +119,12 @@ func TestNemesisPausesTheFirstReader(t *testing.T) {
 // stopped.
 func TestNemesisStopResumes(t *testing.T) {
 	g := &fakeGroup{}
-	n := &nemesis{dep: &Deployment{}, clients: []processGroup{g}, log: func(FaultRecord) {}}
+	n := &nemesis{dep: &Deployment{}, clients: []processGroup{g}, log: func(history.FaultRecord) {}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		n.run(ctx, Schedule{Events: []FaultEvent{{Fault: FaultClientPause, Trigger: TriggerAt, Client: 0, For: time.Hour}}}, time.Now(), nil)
+		n.run(ctx, Schedule{Events: []FaultEvent{{Fault: history.FaultClientPause, Trigger: TriggerAt, Client: 0, For: time.Hour}}}, time.Now(), nil)
 	}()
 	require.Eventually(t, func() bool { return len(g.got()) == 1 }, 5*time.Second, time.Millisecond)
 	cancel()
@@ -136,9 +137,9 @@ func TestNemesisStopResumes(t *testing.T) {
 // as an error, which makes the run a harness error — never a silent
 // pass.
 func TestNemesisHooksMissing(t *testing.T) {
-	for _, f := range []Fault{FaultDelay, FaultBlackhole, FaultClockStep} {
-		var logged []FaultRecord
-		n := &nemesis{dep: &Deployment{}, log: func(r FaultRecord) { logged = append(logged, r) }}
+	for _, f := range []history.Fault{history.FaultDelay, history.FaultBlackhole, history.FaultClockStep} {
+		var logged []history.FaultRecord
+		n := &nemesis{dep: &Deployment{}, log: func(r history.FaultRecord) { logged = append(logged, r) }}
 		n.inject(context.Background(), FaultEvent{Fault: f, Client: -1, For: time.Millisecond})
 		require.Len(t, logged, 1)
 		assert.NotEmpty(t, logged[0].Error, f)
@@ -162,10 +163,10 @@ func (n *fakeNet) Blackhole(client int, on bool) error {
 // links, and the scripted story aims it at the first reader.
 func TestNemesisNetworkHooks(t *testing.T) {
 	net := &fakeNet{}
-	var logged []FaultRecord
-	n := &nemesis{dep: &Deployment{Network: net}, log: func(r FaultRecord) { logged = append(logged, r) }}
-	n.inject(context.Background(), FaultEvent{Fault: FaultBlackhole, Client: 1, For: time.Millisecond})
-	n.inject(context.Background(), FaultEvent{Fault: FaultDelay, Client: 0, For: 30 * time.Millisecond})
+	var logged []history.FaultRecord
+	n := &nemesis{dep: &Deployment{Network: net}, log: func(r history.FaultRecord) { logged = append(logged, r) }}
+	n.inject(context.Background(), FaultEvent{Fault: history.FaultBlackhole, Client: 1, For: time.Millisecond})
+	n.inject(context.Background(), FaultEvent{Fault: history.FaultDelay, Client: 0, For: 30 * time.Millisecond})
 	assert.Equal(t, []string{"c2 blackhole true", "c2 blackhole false", "c1 delay 20ms", "c1 delay 0s"}, net.calls)
 	require.Len(t, logged, 2)
 	assert.Equal(t, "c2", logged[0].Target)
@@ -174,7 +175,7 @@ func TestNemesisNetworkHooks(t *testing.T) {
 	net.calls, logged = nil, nil
 	reads := make(chan int, 1)
 	reads <- 1 // c2 read first
-	sched := ScriptedSchedule(FaultBlackhole, ScheduleParams{Clients: 2, TTL: 10 * time.Millisecond})
+	sched := ScriptedSchedule(history.FaultBlackhole, ScheduleParams{Clients: 2, TTL: 10 * time.Millisecond})
 	n.run(context.Background(), sched, time.Now(), reads)
 	assert.Equal(t, []string{"c2 blackhole true", "c2 blackhole false"}, net.calls)
 }

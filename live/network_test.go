@@ -3,11 +3,11 @@ package live
 import (
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/live/history"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestNetworkStories: the scripted delay and blackhole of the first
@@ -27,14 +27,14 @@ func TestNetworkStories(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		service, setup string
-		fault          Fault
+		fault          history.Fault
 		want           story
 		fenced         bool
 	}{
-		{"etcd", "mutex", FaultBlackhole, unfenced, false},
-		{"etcd", "mutex-revision", FaultDelay, fenced, true},
-		{"zookeeper", "zxid-none", FaultDelay, unfenced, false},
-		{"zookeeper", "zxid-revision", FaultBlackhole, fenced, true},
+		{"etcd", "mutex", history.FaultBlackhole, unfenced, false},
+		{"etcd", "mutex-revision", history.FaultDelay, fenced, true},
+		{"zookeeper", "zxid-none", history.FaultDelay, unfenced, false},
+		{"zookeeper", "zxid-revision", history.FaultBlackhole, fenced, true},
 	} {
 		t.Run(tc.service+"/"+tc.setup+"/"+string(tc.fault), func(t *testing.T) {
 			if tc.service == "zookeeper" {
@@ -53,7 +53,7 @@ func TestNetworkStories(t *testing.T) {
 			// client was granted while they were cut.
 			f := res.History.Faults[0]
 			first := firstReader(res.History)
-			assert.Equal(t, ClientName(first), f.Target)
+			assert.Equal(t, history.ClientName(first), f.Target)
 			assert.True(t, grantedDuring(res.History, first, f.Start, f.End), "another client was granted while %s's links were cut: %v", f.Target, res.Judgement.Beliefs)
 			assertNothingLeft(t, cfg.TempRoot)
 		})
@@ -61,9 +61,9 @@ func TestNetworkStories(t *testing.T) {
 }
 
 // firstReader is the client whose read was accepted first.
-func firstReader(h *History) int {
+func firstReader(h *history.History) int {
 	for _, r := range h.Records {
-		if r.Op == OpRead && r.Ev == Return && r.OK {
+		if r.Op == history.OpRead && r.Ev == history.Return && r.OK {
 			return r.Client
 		}
 	}
@@ -72,9 +72,9 @@ func firstReader(h *History) int {
 
 // grantedDuring reports whether a client other than c returned from an
 // acquire with a grant between start and end.
-func grantedDuring(h *History, c int, start, end int64) bool {
+func grantedDuring(h *history.History, c int, start, end int64) bool {
 	for _, r := range h.Records {
-		if r.Client != c && r.Op == OpAcquire && r.Ev == Return && r.OK && r.Wall >= start && r.Wall <= end {
+		if r.Client != c && r.Op == history.OpAcquire && r.Ev == history.Return && r.OK && r.Wall >= start && r.Wall <= end {
 			return true
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/internal/inputfile"
 	"github.com/fencelab/fencelab/internal/quote"
+	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/trace"
 )
 
@@ -63,7 +64,7 @@ var runFolder = regexp.MustCompile(`^run-[0-9]{1,20}$`)
 func ReadSummaries(out string, setups []Setup) ([]Campaign, error) {
 	var cs []Campaign
 	for _, s := range setups {
-		for _, f := range AllFaults() {
+		for _, f := range history.AllFaults() {
 			dir := filepath.Join(out, s.Service, s.Name, string(f))
 			file := filepath.Join(dir, SummaryFile)
 			info, err := os.Lstat(file)
@@ -92,7 +93,7 @@ func ReadSummaries(out string, setups []Setup) ([]Campaign, error) {
 
 // parseSummary decodes a summary.json of setup s under fault f and checks
 // that it is one.
-func parseSummary(data []byte, s Setup, f Fault) (SavedSummary, error) {
+func parseSummary(data []byte, s Setup, f history.Fault) (SavedSummary, error) {
 	var sum SavedSummary
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

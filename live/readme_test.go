@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/golden"
+	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/trace"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var update = flag.Bool("update", false, golden.UpdateUsage)
@@ -31,7 +31,7 @@ func readmeFixture(t *testing.T) (out string) {
 	all, err := FindSetup(Setups(), "redis", "all")
 	require.NoError(t, err)
 	campaign := func(s Setup, violated map[string]int, tookEffect int, saved string) {
-		sum := &Summary{Setup: s, Fault: FaultClientPause, Nemesis: Scripted, Runs: 3, TookEffect: tookEffect,
+		sum := &Summary{Setup: s, Fault: history.FaultClientPause, Nemesis: Scripted, Runs: 3, TookEffect: tookEffect,
 			Versions: "server 1.0 | <b>bold</b>", Library: "lib v1", StartUp: 140 * time.Millisecond, Elapsed: 10 * time.Second}
 		for _, p := range Properties() {
 			tally := Tally{Property: p, Expected: Expected(s.Design, p), Runs: 3, TookEffect: tookEffect, Violated: violated[p]}
@@ -43,7 +43,7 @@ func readmeFixture(t *testing.T) (out string) {
 		require.NoError(t, sum.save(out))
 	}
 	saveRun := func(s Setup) string {
-		dir := RunDir(out, s, FaultClientPause, 1)
+		dir := RunDir(out, s, history.FaultClientPause, 1)
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		for name, text := range map[string]string{
 			HistoryFile: `{"client":0}` + "\n", FaultsFile: "pause client 0\n", VerdictsFile: "{}\n",

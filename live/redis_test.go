@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/server"
 	"github.com/fencelab/fencelab/verdict"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // needRedis skips a test where redis-server is not installed, naming the
@@ -52,7 +52,7 @@ func TestRedisScriptedPause(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.design, func(t *testing.T) {
-			cfg := testRun(t, mustSetup(t, Setups(), "redis", tc.design), FaultClientPause)
+			cfg := testRun(t, mustSetup(t, Setups(), "redis", tc.design), history.FaultClientPause)
 			res := checkStory(t, cfg, tc.want, tc.fenced)
 			assert.Contains(t, res.Versions, "redis-server")
 			assert.Contains(t, res.Library, "go-redis")
@@ -69,8 +69,8 @@ func TestRedisScriptedPause(t *testing.T) {
 // never went down.
 func TestRedisRestartWipe(t *testing.T) {
 	needRedis(t)
-	cfg := testRun(t, mustSetup(t, Setups(), "redis", "restart-volatile"), FaultRestartWipe)
-	cfg.Think = cfg.Setup.ScriptedThink(FaultRestartWipe)
+	cfg := testRun(t, mustSetup(t, Setups(), "redis", "restart-volatile"), history.FaultRestartWipe)
+	cfg.Think = cfg.Setup.ScriptedThink(history.FaultRestartWipe)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	res, err := Run(ctx, cfg)
@@ -91,7 +91,7 @@ func TestRedisRestartWipe(t *testing.T) {
 // "holds".
 func TestRedisServerPause(t *testing.T) {
 	needRedis(t)
-	cfg := testRun(t, mustSetup(t, Setups(), "redis", "all"), FaultServerPause)
+	cfg := testRun(t, mustSetup(t, Setups(), "redis", "all"), history.FaultServerPause)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	res, err := Run(ctx, cfg)
@@ -115,7 +115,7 @@ func TestRedisServerPause(t *testing.T) {
 // its fixed lease, and only its release is lost or late.
 func TestRedisNetworkFaults(t *testing.T) {
 	needRedis(t)
-	for _, f := range []Fault{FaultDelay, FaultBlackhole} {
+	for _, f := range []history.Fault{history.FaultDelay, history.FaultBlackhole} {
 		t.Run(string(f), func(t *testing.T) {
 			cfg := testRun(t, mustSetup(t, Setups(), "redis", "all"), f)
 			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
@@ -126,7 +126,7 @@ func TestRedisNetworkFaults(t *testing.T) {
 			rec := res.History.Faults[0]
 			assert.Equal(t, f, rec.Fault)
 			assert.Empty(t, rec.Error)
-			assert.Equal(t, ClientName(firstReader(res.History)), rec.Target, "aimed at the holder's link")
+			assert.Equal(t, history.ClientName(firstReader(res.History)), rec.Target, "aimed at the holder's link")
 			assert.False(t, res.Judgement.TookEffect, "%v", res.Judgement.Beliefs)
 			assert.GreaterOrEqual(t, time.Duration(rec.End-rec.Start), 3*cfg.Setup.TTL)
 			assert.Positive(t, res.Judgement.Committed)
@@ -149,7 +149,7 @@ func TestRedisClockStep(t *testing.T) {
 	if _, err := exec.LookPath("cc"); err != nil {
 		t.Skip("cc not installed (Debian package gcc): the clock shim cannot be built")
 	}
-	cfg := testRun(t, mustSetup(t, Setups(), "redis", "all"), FaultClockStep)
+	cfg := testRun(t, mustSetup(t, Setups(), "redis", "all"), history.FaultClockStep)
 	cfg.Think = 300 * time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -184,7 +184,7 @@ func TestRedlockScriptedPause(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.design, func(t *testing.T) {
-			cfg := testRun(t, mustSetup(t, Setups(), "redlock", tc.design), FaultClientPause)
+			cfg := testRun(t, mustSetup(t, Setups(), "redlock", tc.design), history.FaultClientPause)
 			res := checkStory(t, cfg, tc.want, tc.fenced)
 			assert.Contains(t, res.Library, "redsync")
 			assert.Equal(t, verdict.NotApplicable, res.Judgement.Verdicts.Get(impl.TokenIsMonotonical).Status)
@@ -200,7 +200,7 @@ func TestRedisWithoutFault(t *testing.T) {
 	for _, id := range [][2]string{{"redis", "none"}, {"redis", "restart-volatile"}, {"redlock", "redlock"}} {
 		t.Run(id[1], func(t *testing.T) {
 			s := mustSetup(t, Setups(), id[0], id[1])
-			cfg := testRun(t, s, FaultNone)
+			cfg := testRun(t, s, history.FaultNone)
 			cfg.Think = s.ScriptedThink(s.Faults[0])
 			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 			defer cancel()

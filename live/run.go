@@ -15,13 +15,14 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/store"
 )
 
 // RunConfig is one run's configuration.
 type RunConfig struct {
 	Setup   Setup
-	Fault   Fault
+	Fault   history.Fault
 	Nemesis string // Scripted or Random
 	Seed    uint64
 	// Clients, Sections and Think shape the workload: each client runs
@@ -99,7 +100,7 @@ func (e *StartError) Unwrap() error { return e.Err }
 type RunResult struct {
 	Seed      uint64
 	Schedule  Schedule
-	History   *History
+	History   *history.History
 	Judgement *Judgement
 	Resource  *impl.Resource
 	// Versions names the servers' versions; Library the client library's.
@@ -161,10 +162,10 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 	}
 
 	t0 := time.Now()
-	h := &History{Start: t0.UnixNano(), Clients: cfg.Clients}
+	h := &history.History{Start: t0.UnixNano(), Clients: cfg.Clients}
 	deadline := t0.Add(cfg.Timeout)
-	records := make(chan Record, 64)
-	exits := make(chan ClientExit, cfg.Clients)
+	records := make(chan history.Record, 64)
+	exits := make(chan history.ClientExit, cfg.Clients)
 	var clients []*clientProc
 	quit := make(chan struct{})
 	defer func() {
@@ -188,7 +189,7 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 		}
 		if dep.Network != nil {
 			if cc.LockAddrs, err = dep.Network.LockAddrs(i); err != nil {
-				return nil, fmt.Errorf("%s's links: %w", ClientName(i), err)
+				return nil, fmt.Errorf("%s's links: %w", history.ClientName(i), err)
 			}
 		}
 		c, err := startClient(cfg, cc, records, exits, quit)
@@ -201,7 +202,7 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 	// The nemesis runs beside the collection of records, and everything it
 	// did is taken back before the clients are killed.
 	var faultsMu sync.Mutex
-	n := &nemesis{dep: dep, log: func(f FaultRecord) {
+	n := &nemesis{dep: dep, log: func(f history.FaultRecord) {
 		faultsMu.Lock()
 		h.Faults = append(h.Faults, f)
 		faultsMu.Unlock()
@@ -235,12 +236,12 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 	for running := cfg.Clients; running > 0; {
 		select {
 		case r := <-records:
-			if err := r.validate(cfg.Clients); err != nil {
-				harnessErr = errors.Join(harnessErr, fmt.Errorf("%s sent a bad record: %w", ClientName(r.Client), err))
+			if err := r.Validate(cfg.Clients); err != nil {
+				harnessErr = errors.Join(harnessErr, fmt.Errorf("%s sent a bad record: %w", history.ClientName(r.Client), err))
 				continue
 			}
 			h.Records = append(h.Records, r)
-			if r.Op == OpRead && r.Ev == Return && r.OK {
+			if r.Op == history.OpRead && r.Ev == history.Return && r.OK {
 				select {
 				case reads <- r.Client:
 				default:
@@ -252,7 +253,7 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 			if e.Status != exitedCleanly && e.Status != killedByHarness {
 				// A client that crashed or was killed from outside ends
 				// the run: the others are stopped at once.
-				harnessErr = errors.Join(harnessErr, fmt.Errorf("client %s ended with %s%s", ClientName(e.Client), e.Status, stderrNote(e.Stderr)))
+				harnessErr = errors.Join(harnessErr, fmt.Errorf("client %s ended with %s%s", history.ClientName(e.Client), e.Status, stderrNote(e.Stderr)))
 				for _, c := range clients {
 					c.kill()
 				}
@@ -362,7 +363,7 @@ func (c *clientProc) signal(sig syscall.Signal) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.reaped {
-		return fmt.Errorf("%s: %w", ClientName(c.index), errEnded)
+		return fmt.Errorf("%s: %w", history.ClientName(c.index), errEnded)
 	}
 	return syscall.Kill(-c.cmd.Process.Pid, sig)
 }
@@ -392,7 +393,7 @@ const maxStderr = 4 << 10
 
 // startClient starts one client process and the goroutine that reads its
 // records and reports its end on exits (after its last record).
-func startClient(cfg RunConfig, cc ClientConfig, records chan<- Record, exits chan<- ClientExit, quit <-chan struct{}) (*clientProc, error) {
+func startClient(cfg RunConfig, cc ClientConfig, records chan<- history.Record, exits chan<- history.ClientExit, quit <-chan struct{}) (*clientProc, error) {
 	in, err := json.Marshal(cc)
 	if err != nil {
 		return nil, err
@@ -408,7 +409,7 @@ func startClient(cfg RunConfig, cc ClientConfig, records chan<- Record, exits ch
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting client %s: %w", ClientName(cc.Client), err)
+		return nil, fmt.Errorf("starting client %s: %w", history.ClientName(cc.Client), err)
 	}
 	c := &clientProc{index: cc.Client, cmd: cmd, done: make(chan struct{})}
 	go func() {
@@ -417,13 +418,13 @@ func startClient(cfg RunConfig, cc ClientConfig, records chan<- Record, exits ch
 		sc.Buffer(make([]byte, 4096), 64<<10)
 		var bad error
 		for sc.Scan() {
-			var r Record
+			var r history.Record
 			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 				bad = fmt.Errorf("unreadable record %.60q", sc.Text())
 				continue
 			}
 			if r.Client != cc.Client {
-				bad = fmt.Errorf("a record of client %d on %s's output", r.Client, ClientName(cc.Client))
+				bad = fmt.Errorf("a record of client %d on %s's output", r.Client, history.ClientName(cc.Client))
 				continue
 			}
 			select {
@@ -441,7 +442,7 @@ func startClient(cfg RunConfig, cc ClientConfig, records chan<- Record, exits ch
 		c.reaped = true
 		killed := c.killed
 		c.mu.Unlock()
-		e := ClientExit{Client: cc.Client, Wall: time.Now().UnixNano(), Status: exitedCleanly, Stderr: stderr.String()}
+		e := history.ClientExit{Client: cc.Client, Wall: time.Now().UnixNano(), Status: exitedCleanly, Stderr: stderr.String()}
 		switch {
 		case bad != nil:
 			e.Status = bad.Error()
@@ -476,7 +477,7 @@ func (b *limitedBuffer) String() string {
 	return b.buf.String()
 }
 
-func containsFault(fs []Fault, f Fault) bool {
+func containsFault(fs []history.Fault, f history.Fault) bool {
 	for _, g := range fs {
 		if g == f {
 			return true
@@ -485,7 +486,7 @@ func containsFault(fs []Fault, f Fault) bool {
 	return false
 }
 
-func faultList(fs []Fault) string {
+func faultList(fs []history.Fault) string {
 	if len(fs) == 0 {
 		return "none"
 	}

@@ -11,18 +11,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/store"
 	"github.com/fencelab/fencelab/verdict"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // testRun is a run configuration for tests: this test binary as the
 // client processes (TestMain), two clients, two sections each.
-func testRun(t *testing.T, s Setup, f Fault) RunConfig {
+func testRun(t *testing.T, s Setup, f history.Fault) RunConfig {
 	t.Helper()
 	return RunConfig{
 		Setup: s, Fault: f, Nemesis: Scripted, Seed: 1,
@@ -76,7 +76,7 @@ func checkStory(t *testing.T, cfg RunConfig, want story, fenced bool) *RunResult
 }
 
 func TestToyPauseUnfenced(t *testing.T) {
-	cfg := testRun(t, mustSetup(t, toySetups(), "toy", "none"), FaultClientPause)
+	cfg := testRun(t, mustSetup(t, toySetups(), "toy", "none"), history.FaultClientPause)
 	checkStory(t, cfg, story{
 		violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate, linearizability.SectionsLinearizable},
 		holds:    []string{linearizability.RegisterLinearizable},
@@ -84,7 +84,7 @@ func TestToyPauseUnfenced(t *testing.T) {
 }
 
 func TestToyPauseFenced(t *testing.T) {
-	cfg := testRun(t, mustSetup(t, toySetups(), "toy", "all"), FaultClientPause)
+	cfg := testRun(t, mustSetup(t, toySetups(), "toy", "all"), history.FaultClientPause)
 	checkStory(t, cfg, story{
 		violated: []string{impl.AtMostOneClientHoldLock},
 		holds:    []string{impl.TokenIsMonotonical, impl.NoLostUpdate, linearizability.SectionsLinearizable, linearizability.RegisterLinearizable},
@@ -92,7 +92,7 @@ func TestToyPauseFenced(t *testing.T) {
 }
 
 func TestToyWithoutFaultIsInconclusive(t *testing.T) {
-	cfg := testRun(t, mustSetup(t, toySetups(), "toy", "all"), FaultNone)
+	cfg := testRun(t, mustSetup(t, toySetups(), "toy", "all"), history.FaultNone)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	res, err := Run(ctx, cfg)
@@ -111,7 +111,7 @@ func TestToyWithoutFaultIsInconclusive(t *testing.T) {
 // fenced row is not failed by its expected violation.
 func TestCampaignSavesFailingRuns(t *testing.T) {
 	out := t.TempDir()
-	cfg := CampaignConfig{Run: testRun(t, mustSetup(t, toySetups(), "toy", "none"), FaultClientPause), Runs: 2, Out: out}
+	cfg := CampaignConfig{Run: testRun(t, mustSetup(t, toySetups(), "toy", "none"), history.FaultClientPause), Runs: 2, Out: out}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	s, err := RunCampaign(ctx, cfg)
@@ -134,7 +134,7 @@ func TestCampaignSavesFailingRuns(t *testing.T) {
 	assert.Contains(t, string(vs), `"property": "NoLostUpdate",
       "expected": "violated",
       "status": "violated"`)
-	sum, err := os.ReadFile(filepath.Join(out, "toy", "none", string(FaultClientPause), SummaryFile))
+	sum, err := os.ReadFile(filepath.Join(out, "toy", "none", string(history.FaultClientPause), SummaryFile))
 	require.NoError(t, err)
 	assert.Contains(t, string(sum), `"live": "violated (2 of 2)"`)
 	hold := s.Tallies[0]
@@ -183,7 +183,7 @@ func assertNothingLeft(t *testing.T, root string) {
 }
 
 func TestRunStopsWhenCancelled(t *testing.T) {
-	cfg := testRun(t, mustSetup(t, toySetups(), "toy", "all"), FaultClientPause)
+	cfg := testRun(t, mustSetup(t, toySetups(), "toy", "all"), history.FaultClientPause)
 	cfg.Setup.TTL = 2 * time.Second // the pause (3 TTL) outlasts the cancel
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
@@ -199,7 +199,7 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 }
 
 func TestRunReportsAKilledClient(t *testing.T) {
-	cfg := testRun(t, mustSetup(t, toySetups(), "toy", "all"), FaultNone)
+	cfg := testRun(t, mustSetup(t, toySetups(), "toy", "all"), history.FaultNone)
 	cfg.Sections, cfg.Think = 20, 50*time.Millisecond
 	go func() {
 		var pids []int
@@ -216,7 +216,7 @@ func TestRunReportsAKilledClient(t *testing.T) {
 }
 
 func TestRunServiceThatWillNotStart(t *testing.T) {
-	cfg := testRun(t, mustSetup(t, toySetups(), "toy", "all"), FaultNone)
+	cfg := testRun(t, mustSetup(t, toySetups(), "toy", "all"), history.FaultNone)
 	cfg.Setup.Start = func(context.Context, StartEnv) (*Deployment, error) {
 		return nil, errors.New("address already in use")
 	}
@@ -228,14 +228,14 @@ func TestRunServiceThatWillNotStart(t *testing.T) {
 }
 
 func TestRunRejectsBadConfigs(t *testing.T) {
-	good := testRun(t, mustSetup(t, toySetups(), "toy", "all"), FaultClientPause)
+	good := testRun(t, mustSetup(t, toySetups(), "toy", "all"), history.FaultClientPause)
 	tests := map[string]func(*RunConfig){
 		"one client":         func(c *RunConfig) { c.Clients = 1 },
 		"think past the TTL": func(c *RunConfig) { c.Think = c.Setup.TTL },
 		"no sections":        func(c *RunConfig) { c.Sections = 0 },
 		"bad nemesis":        func(c *RunConfig) { c.Nemesis = "chaos" },
 		"no timeout":         func(c *RunConfig) { c.Timeout = 0 },
-		"fault not of setup": func(c *RunConfig) { c.Fault = FaultDelay },
+		"fault not of setup": func(c *RunConfig) { c.Fault = history.FaultDelay },
 		"no client command":  func(c *RunConfig) { c.Self = nil },
 		"store without audit": func(c *RunConfig) {
 			c.Setup.Store = func(context.Context, StoreConfig) (store.Store, error) { return nil, errors.New("unused") }
@@ -252,7 +252,7 @@ func TestRunRejectsBadConfigs(t *testing.T) {
 // TestRandomCampaign: a seeded random nemesis over a few runs ends with no
 // harness error, and each run's fault log follows its schedule.
 func TestRandomCampaign(t *testing.T) {
-	cfg := CampaignConfig{Run: testRun(t, mustSetup(t, toySetups(), "toy", "all"), FaultClientPause), Runs: 3}
+	cfg := CampaignConfig{Run: testRun(t, mustSetup(t, toySetups(), "toy", "all"), history.FaultClientPause), Runs: 3}
 	cfg.Run.Nemesis = Random
 	var progress strings.Builder
 	cfg.Progress = &progress
@@ -273,7 +273,7 @@ func TestRandomCampaign(t *testing.T) {
 // check that makes fencelab-live exit 1 can fail.
 func TestCampaignFailsOnAnUnexpectedViolation(t *testing.T) {
 	s := mustSetup(t, toySetups(), "toy", "broken-all")
-	cfg := CampaignConfig{Run: testRun(t, s, FaultClientPause), Runs: 1, Out: t.TempDir()}
+	cfg := CampaignConfig{Run: testRun(t, s, history.FaultClientPause), Runs: 1, Out: t.TempDir()}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	sum, err := RunCampaign(ctx, cfg)
@@ -303,7 +303,7 @@ func TestClientThatCannotBeBuiltIsAHarnessError(t *testing.T) {
 		}
 		return d, err
 	}
-	cfg := testRun(t, s, FaultNone)
+	cfg := testRun(t, s, history.FaultNone)
 	_, err := Run(context.Background(), cfg)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "store: register:")

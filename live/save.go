@@ -10,6 +10,7 @@ import (
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/trace"
 	"github.com/fencelab/fencelab/verdict"
 )
@@ -36,7 +37,7 @@ func savedFiles() []string {
 type savedVerdicts struct {
 	Setup      string         `json:"setup"`
 	Row        string         `json:"row"`
-	Fault      Fault          `json:"fault"`
+	Fault      history.Fault  `json:"fault"`
 	Nemesis    string         `json:"nemesis"`
 	Seed       uint64         `json:"seed"`
 	Versions   string         `json:"versions"`
@@ -147,13 +148,13 @@ func SaveRun(out string, rc RunConfig, res *RunResult, harnessErr error) (dir st
 
 // annotations are the faults as Porcupine draws them, in virtual time
 // since the run's start.
-func annotations(h *History) []linearizability.Annotation {
+func annotations(h *history.History) []linearizability.Annotation {
 	var anns []linearizability.Annotation
 	for _, f := range h.Faults {
 		a := linearizability.Annotation{Client: -1, Start: f.Start - h.Start, End: f.End - h.Start, Text: fmt.Sprintf("%s %s: %s", f.Fault, f.Target, f.Detail), Tag: faultTag(f.Fault)}
 		if isClientFault(f.Fault) { // a pause, or one client's links
 			for c := range h.Clients {
-				if ClientName(c) == f.Target {
+				if history.ClientName(c) == f.Target {
 					a.Client = c
 				}
 			}
@@ -163,13 +164,13 @@ func annotations(h *History) []linearizability.Annotation {
 	return anns
 }
 
-func faultTag(f Fault) string {
+func faultTag(f history.Fault) string {
 	switch f {
-	case FaultClientPause, FaultServerPause:
+	case history.FaultClientPause, history.FaultServerPause:
 		return "pause"
-	case FaultDelay, FaultBlackhole:
+	case history.FaultDelay, history.FaultBlackhole:
 		return "spike"
-	case FaultClockStep:
+	case history.FaultClockStep:
 		return "clock"
 	}
 	return "fault"
@@ -184,7 +185,7 @@ func buildTrace(rc RunConfig, res *RunResult) *trace.Trace {
 	service := rc.Setup.Service
 	lanes := []string{service}
 	for c := range h.Clients {
-		lanes = append(lanes, ClientName(c))
+		lanes = append(lanes, history.ClientName(c))
 	}
 	lanes = append(lanes, "resource")
 	t := &trace.Trace{
@@ -196,8 +197,8 @@ func buildTrace(rc RunConfig, res *RunResult) *trace.Trace {
 	}
 	type event struct {
 		wall  int64
-		rec   *Record
-		fault *FaultRecord
+		rec   *history.Record
+		fault *history.FaultRecord
 		end   bool // the fault's end
 	}
 	var events []event
@@ -246,16 +247,16 @@ func buildTrace(rc RunConfig, res *RunResult) *trace.Trace {
 			continue
 		}
 		r := e.rec
-		c := ClientName(r.Client)
+		c := history.ClientName(r.Client)
 		peer := service
-		if r.Op == OpRead || r.Op == OpWrite {
+		if r.Op == history.OpRead || r.Op == history.OpWrite {
 			peer = "resource"
 		}
 		step.Actor = c
 		key := [2]any{r.Client, r.Op}
-		if r.Ev == Call {
+		if r.Ev == history.Call {
 			step.Action = callLabel(r)
-			if r.Op == OpRelease {
+			if r.Op == history.OpRelease {
 				// The belief ends with the release's call.
 				step.Changes = []trace.Change{{Path: c + ".holds", Old: "true", New: "false"}}
 			}
@@ -274,7 +275,7 @@ func buildTrace(rc RunConfig, res *RunResult) *trace.Trace {
 		if r.Error != "" || !r.OK {
 			t.Notes = append(t.Notes, trace.Note{Lane: c, Step: n, Kind: trace.NoteRejection, Text: step.Action})
 		}
-		if !marked && firstOverlap != nil && r.Op == OpAcquire && r.OK && r.Client == firstOverlap.Client && r.Wall == firstOverlap.Start {
+		if !marked && firstOverlap != nil && r.Op == history.OpAcquire && r.OK && r.Client == firstOverlap.Client && r.Wall == firstOverlap.Start {
 			marked = true
 			t.Notes = append(t.Notes, trace.Note{Lane: c, Step: n, Kind: trace.NoteViolation, Text: "two clients believe they hold the lock"})
 			t.Violation = &trace.Violation{Property: impl.AtMostOneClientHoldLock, Step: n, Explanation: res.Judgement.Overlap}
@@ -308,31 +309,31 @@ func secondBelief(bs []Belief) *Belief {
 	return first
 }
 
-func callLabel(r *Record) string {
+func callLabel(r *history.Record) string {
 	switch r.Op {
-	case OpRead:
+	case history.OpRead:
 		return fmt.Sprintf("Read(token %d)", r.Token)
-	case OpWrite:
+	case history.OpWrite:
 		return fmt.Sprintf("Write(%d, token %d)", r.Value, r.Token)
-	case OpRelease:
+	case history.OpRelease:
 		return fmt.Sprintf("Release(token %d)", r.Token)
 	}
 	return "Acquire"
 }
 
-func returnLabel(r *Record) string {
+func returnLabel(r *history.Record) string {
 	if r.Error != "" {
 		return fmt.Sprintf("%s failed: %s", r.Op, oneLine(r.Error, 80))
 	}
 	switch r.Op {
-	case OpAcquire:
+	case history.OpAcquire:
 		return fmt.Sprintf("granted (token %d)", r.Token)
-	case OpRead:
+	case history.OpRead:
 		if !r.OK {
 			return "read refused"
 		}
 		return fmt.Sprintf("read %d", r.Value)
-	case OpWrite:
+	case history.OpWrite:
 		if !r.OK {
 			return fmt.Sprintf("write %d refused", r.Value)
 		}
@@ -344,14 +345,14 @@ func returnLabel(r *Record) string {
 	return "released"
 }
 
-func returnChanges(r *Record) []trace.Change {
-	c := ClientName(r.Client)
+func returnChanges(r *history.Record) []trace.Change {
+	c := history.ClientName(r.Client)
 	switch {
-	case r.Op == OpAcquire && r.OK:
+	case r.Op == history.OpAcquire && r.OK:
 		return []trace.Change{{Path: c + ".holds", Old: "false", New: "true"}, {Path: c + ".token", New: fmt.Sprint(r.Token)}}
-	case r.Op == OpRead && r.OK:
+	case r.Op == history.OpRead && r.OK:
 		return []trace.Change{{Path: c + ".read", New: fmt.Sprint(r.Value)}}
-	case r.Op == OpWrite && r.OK:
+	case r.Op == history.OpWrite && r.OK:
 		return []trace.Change{{Path: "resource.counter", New: fmt.Sprint(r.Value)}}
 	}
 	return nil

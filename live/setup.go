@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/lock"
 	"github.com/fencelab/fencelab/live/server"
 	"github.com/fencelab/fencelab/live/store"
@@ -64,11 +65,11 @@ type Setup struct {
 	// Faults are the setup's classic faults, whose scripted stories take
 	// effect against it: make live (fencelab-live matrix) runs the setup
 	// under every one of them.
-	Faults []Fault
+	Faults []history.Fault
 	// MoreFaults apply too, but their scripted stories do not take effect
 	// against this service (the runs come out inconclusive): run them with
 	// --fault, or with --nemesis random; the matrix leaves them out.
-	MoreFaults []Fault
+	MoreFaults []history.Fault
 	// Probe reports the server's version without starting it, or an
 	// error naming what is missing (the Debian package).
 	Probe func(ctx context.Context) (string, error)
@@ -91,8 +92,8 @@ func (s Setup) ID() string { return s.Service + "/" + s.Name }
 
 // Applies reports whether fault f applies to the setup (FaultNone always
 // does).
-func (s Setup) Applies(f Fault) bool {
-	return f == FaultNone || containsFault(s.Faults, f) || containsFault(s.MoreFaults, f)
+func (s Setup) Applies(f history.Fault) bool {
+	return f == history.FaultNone || containsFault(s.Faults, f) || containsFault(s.MoreFaults, f)
 }
 
 // UsesRegister reports whether the setup's resource is fencelab's register.
@@ -137,7 +138,7 @@ type StartEnv struct {
 	Self string
 	// Fault is the run's fault: a setup prepares what only that fault
 	// needs (the clock shim for a clock step).
-	Fault Fault
+	Fault history.Fault
 }
 
 // Deployment is a started service: its servers, the addresses clients

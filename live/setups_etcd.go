@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/lock"
 	"github.com/fencelab/fencelab/live/server"
 	"github.com/fencelab/fencelab/live/store"
@@ -55,7 +56,7 @@ func etcdSetups() []Setup {
 		Probe:   func(context.Context) (string, error) { return server.EtcdVersion(), nil },
 		Start:   startEtcd,
 	}
-	faults := []Fault{FaultClientPause, FaultServerPause, FaultRestartKeep}
+	faults := []history.Fault{history.FaultClientPause, history.FaultServerPause, history.FaultRestartKeep}
 	// The network stories are tested (TestNetworkStories) against mutex
 	// and mutex-revision, which the matrix runs. lock-guarded and
 	// contrib-lock lock the same way, and `fencelab-live run --fault
@@ -63,7 +64,7 @@ func etcdSetups() []Setup {
 	// clients of 1 section took effect in 2 of 2 runs each with the row's
 	// verdicts; they stay out of the matrix to keep make live's time, and
 	// until a test runs them.
-	network := []Fault{FaultDelay, FaultBlackhole}
+	network := []history.Fault{history.FaultDelay, history.FaultBlackhole}
 
 	mutex := base
 	mutex.Name, mutex.Design = "mutex", impl.DesignRenewal

@@ -3,12 +3,12 @@ package live
 import (
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/server"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestEtcdPauseStories runs each etcd setup once under the scripted client
@@ -45,7 +45,7 @@ func TestEtcdPauseStories(t *testing.T) {
 		t.Run(tc.setup, func(t *testing.T) {
 			s := mustSetup(t, Setups(), "etcd", tc.setup)
 			require.Equal(t, tc.design, s.Design)
-			res := checkStory(t, testRun(t, s, FaultClientPause), tc.want, tc.fenced)
+			res := checkStory(t, testRun(t, s, history.FaultClientPause), tc.want, tc.fenced)
 			assert.Contains(t, res.Versions, server.EtcdVersion())
 		})
 	}

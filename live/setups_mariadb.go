@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/lock"
 	"github.com/fencelab/fencelab/live/server"
 	"github.com/fencelab/fencelab/live/store"
@@ -54,7 +55,7 @@ func mariadbSetups() []Setup {
 		TTL:     mariadbTTL,
 		Probe:   server.MariaDBVersion,
 	}
-	setup := func(name string, d impl.Design, why string, faults []Fault, separateStore, withToken bool, storeMode string) Setup {
+	setup := func(name string, d impl.Design, why string, faults []history.Fault, separateStore, withToken bool, storeMode string) Setup {
 		s := base
 		s.Name, s.Design, s.Why, s.Faults = name, d, why, faults
 		s.Start = startMariaDBDeployment(separateStore)
@@ -80,16 +81,16 @@ func mariadbSetups() []Setup {
 	return []Setup{
 		setup("getlock", impl.DesignNoFencing,
 			"GET_LOCK, no token, the register checks nothing: a restart ends the holder's session, a second client gets the lock and nothing stops the stale write",
-			[]Fault{FaultRestartKeep, FaultClientPause}, false, false, ""),
+			[]history.Fault{history.FaultRestartKeep, history.FaultClientPause}, false, false, ""),
 		setup("getlock-durable", impl.DesignRestartDurable,
 			"GET_LOCK, a token from an InnoDB counter row, MariaDB's UPDATE ... WHERE fence <= ? on every operation, all on one server: a restart forgets the holder but keeps the counter and the fence",
-			[]Fault{FaultRestartKeep, FaultClientPause}, false, true, store.MariaDBFenceAll),
+			[]history.Fault{history.FaultRestartKeep, history.FaultClientPause}, false, true, store.MariaDBFenceAll),
 		setup("getlock-writes", impl.DesignFenceWrites,
 			"as getlock-durable, but the UPDATE checks writes only: a newer holder's read does not fence an older holder's write",
-			[]Fault{FaultRestartKeep, FaultClientPause}, false, true, store.MariaDBFenceWrites),
+			[]history.Fault{history.FaultRestartKeep, history.FaultClientPause}, false, true, store.MariaDBFenceWrites),
 		setup("getlock-volatile", impl.DesignRestartVolatile,
 			"GET_LOCK and its token counter on a server restarted with its data wiped (tokens start over at 1), the fenced UPDATE (all) on a second server that keeps running",
-			[]Fault{FaultRestartWipe}, true, true, store.MariaDBFenceAll),
+			[]history.Fault{history.FaultRestartWipe}, true, true, store.MariaDBFenceAll),
 	}
 }
 

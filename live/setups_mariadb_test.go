@@ -6,13 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/server"
 	"github.com/fencelab/fencelab/verdict"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // mariadbStoryThink is the think time of the MariaDB stories: a section
@@ -23,7 +23,7 @@ const mariadbStoryThink = 1500 * time.Millisecond
 
 // runMariaDBStory runs setup name under fault once, scripted: two
 // clients, one section each.
-func runMariaDBStory(t *testing.T, name string, fault Fault) *RunResult {
+func runMariaDBStory(t *testing.T, name string, fault history.Fault) *RunResult {
 	t.Helper()
 	if err := server.MariaDBInstalled(); err != nil {
 		t.Skip(err.Error())
@@ -57,7 +57,7 @@ func checkVerdicts(t *testing.T, j *Judgement, want story) {
 // A restart ends the holder's session: a second client gets the lock, and
 // with the register checking nothing both write what they read.
 func TestMariaDBStoryRestartUnfenced(t *testing.T) {
-	res := runMariaDBStory(t, "getlock", FaultRestartKeep)
+	res := runMariaDBStory(t, "getlock", history.FaultRestartKeep)
 	checkVerdicts(t, res.Judgement, story{
 		violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate},
 	})
@@ -67,7 +67,7 @@ func TestMariaDBStoryRestartUnfenced(t *testing.T) {
 // The same restart against the durable token counter and the fenced
 // UPDATE: two holders still, but the older one's write is refused.
 func TestMariaDBStoryRestartDurable(t *testing.T) {
-	res := runMariaDBStory(t, "getlock-durable", FaultRestartKeep)
+	res := runMariaDBStory(t, "getlock-durable", history.FaultRestartKeep)
 	checkVerdicts(t, res.Judgement, story{
 		violated: []string{impl.AtMostOneClientHoldLock},
 		holds:    []string{impl.TokenIsMonotonical, impl.NoLostUpdate, linearizability.RegisterLinearizable},
@@ -79,7 +79,7 @@ func TestMariaDBStoryRestartDurable(t *testing.T) {
 // A restart that wipes the lock's server hands out token 1 again: the two
 // holders share a token, the store accepts both, an update is lost.
 func TestMariaDBStoryRestartVolatile(t *testing.T) {
-	res := runMariaDBStory(t, "getlock-volatile", FaultRestartWipe)
+	res := runMariaDBStory(t, "getlock-volatile", history.FaultRestartWipe)
 	checkVerdicts(t, res.Judgement, story{
 		violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate},
 		holds:    []string{impl.TokenIsMonotonical},
@@ -89,7 +89,7 @@ func TestMariaDBStoryRestartVolatile(t *testing.T) {
 // A paused client keeps its session and so the lock: the pause never
 // makes two holders, and the run is inconclusive — never "holds".
 func TestMariaDBStoryPauseKeepsTheSession(t *testing.T) {
-	res := runMariaDBStory(t, "getlock-durable", FaultClientPause)
+	res := runMariaDBStory(t, "getlock-durable", history.FaultClientPause)
 	j := res.Judgement
 	require.False(t, j.TookEffect, "a session lock outlives a pause (%v)", j.Overlap)
 	assert.Equal(t, 2, j.Committed, "both sections committed, one after the other")

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/lock"
 	livenemesis "github.com/fencelab/fencelab/live/nemesis"
 	"github.com/fencelab/fencelab/live/server"
@@ -39,7 +40,7 @@ func redisSetups() []Setup {
 		return func(ctx context.Context, env StartEnv) (*Deployment, error) {
 			opts := server.RedisOptions{Durable: durable}
 			var clock *livenemesis.Clock
-			if env.Fault == FaultClockStep {
+			if env.Fault == history.FaultClockStep {
 				// Redis times a key's PX by its wall clock: the shim
 				// steps it inside redis-server only.
 				cache, err := livenemesis.DefaultClockShimCache()
@@ -84,8 +85,8 @@ func redisSetups() []Setup {
 	// belief ends when Release is called. Two holders would need the
 	// acquire's reply itself to arrive after the lease, which the scripted
 	// story (a fault at the first accepted read) does not aim at.
-	more := []Fault{FaultServerPause, FaultDelay, FaultBlackhole}
-	with := func(name string, d impl.Design, why string, durable, token bool, faults ...Fault) Setup {
+	more := []history.Fault{history.FaultServerPause, history.FaultDelay, history.FaultBlackhole}
+	with := func(name string, d impl.Design, why string, durable, token bool, faults ...history.Fault) Setup {
 		s := base
 		s.Name, s.Design, s.Why, s.Faults, s.MoreFaults = name, d, why, faults, more
 		s.Start, s.Locker = start(durable), setNX(token)
@@ -97,15 +98,15 @@ func redisSetups() []Setup {
 	}
 	return []Setup{
 		with("off", impl.DesignNoFencing, "SET NX PX, no token: safety rests on the TTL alone", false, false,
-			FaultClientPause, FaultClockStep),
+			history.FaultClientPause, history.FaultClockStep),
 		with("none", impl.DesignFenceNone, "SET NX PX with an INCR token, which the register ignores", false, true,
-			FaultClientPause, FaultClockStep),
+			history.FaultClientPause, history.FaultClockStep),
 		with("all", impl.DesignFenceAll, "SET NX PX with an INCR token, checked ≥ on every operation", false, true,
-			FaultClientPause, FaultClockStep),
+			history.FaultClientPause, history.FaultClockStep),
 		restart(with("restart-volatile", impl.DesignRestartVolatile, "as all, and Redis restarts without persistence: the INCR counter starts again", false, true,
-			FaultRestartWipe, FaultClientPause)),
+			history.FaultRestartWipe, history.FaultClientPause)),
 		restart(with("restart-durable", impl.DesignRestartDurable, "as all, and Redis restarts with appendfsync always: the INCR counter survives", true, true,
-			FaultRestartKeep, FaultClientPause)),
+			history.FaultRestartKeep, history.FaultClientPause)),
 	}
 }
 
@@ -143,8 +144,8 @@ func redlockSetups() []Setup {
 		},
 		Start:      start,
 		Locker:     func(_ context.Context, cfg lock.Config) (lock.Locker, error) { return lock.NewRedlock(cfg) },
-		Faults:     []Fault{FaultClientPause, FaultRestartWipe},
-		MoreFaults: []Fault{FaultServerPause, FaultDelay, FaultBlackhole},
+		Faults:     []history.Fault{history.FaultClientPause, history.FaultRestartWipe},
+		MoreFaults: []history.Fault{history.FaultServerPause, history.FaultDelay, history.FaultBlackhole},
 	}
 	plain, unique := base, base
 	plain.Name, plain.Design = "redlock", impl.DesignRedlock

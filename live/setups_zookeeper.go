@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/lock"
 	"github.com/fencelab/fencelab/live/server"
 )
@@ -50,7 +51,7 @@ func zooKeeperSetups() []Setup {
 	// the holder's link after its first read stops its pings, the server
 	// expires its session (and its ephemeral node), and the other client
 	// is granted over its healthy link while the holder still thinks.
-	classic := []Fault{FaultClientPause, FaultServerPause, FaultRestartKeep, FaultDelay, FaultBlackhole}
+	classic := []history.Fault{history.FaultClientPause, history.FaultServerPause, history.FaultRestartKeep, history.FaultDelay, history.FaultBlackhole}
 
 	none := base
 	none.Name, none.Design, none.Faults = "zxid-none", impl.DesignFenceNone, classic
@@ -61,7 +62,7 @@ func zooKeeperSetups() []Setup {
 	revision.Why = "the czxid, ZooKeeper's durable and ever-growing transaction id, checked >= by the register on every operation"
 
 	volatile := base
-	volatile.Name, volatile.Design, volatile.Faults = "zxid-restart-volatile", impl.DesignRestartVolatile, []Fault{FaultRestartWipe}
+	volatile.Name, volatile.Design, volatile.Faults = "zxid-restart-volatile", impl.DesignRestartVolatile, []history.Fault{history.FaultRestartWipe}
 	volatile.Why = "the czxid checked >=, and the server restarts with its data wiped: zxids count from 0 again"
 
 	return []Setup{none, revision, volatile}

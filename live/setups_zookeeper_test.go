@@ -6,13 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/server"
 	"github.com/fencelab/fencelab/verdict"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // needZooKeeper skips, in one line naming the Debian package, where
@@ -41,7 +41,7 @@ func TestZooKeeperSetupsNameTheirRows(t *testing.T) {
 		assert.Equal(t, "github.com/go-zookeeper/zk", s.Library, "the module whose version the binary reports")
 		// A wipe sends zxids back: only the restart-volatile row, whose
 		// expected verdicts say so, may take it.
-		assert.Equal(t, d == impl.DesignRestartVolatile, containsFault(s.Faults, FaultRestartWipe), name)
+		assert.Equal(t, d == impl.DesignRestartVolatile, containsFault(s.Faults, history.FaultRestartWipe), name)
 	}
 }
 
@@ -49,7 +49,7 @@ func TestZooKeeperSetupsNameTheirRows(t *testing.T) {
 // other client acquires, and the paused one resumes believing and writes.
 func TestZooKeeperPauseUnfenced(t *testing.T) {
 	needZooKeeper(t)
-	cfg := testRun(t, mustSetup(t, Setups(), "zookeeper", "zxid-none"), FaultClientPause)
+	cfg := testRun(t, mustSetup(t, Setups(), "zookeeper", "zxid-none"), history.FaultClientPause)
 	res := checkStory(t, cfg, story{
 		violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate, linearizability.SectionsLinearizable},
 		holds:    []string{linearizability.RegisterLinearizable},
@@ -62,7 +62,7 @@ func TestZooKeeperPauseUnfenced(t *testing.T) {
 // client's stale write is refused.
 func TestZooKeeperPauseFenced(t *testing.T) {
 	needZooKeeper(t)
-	cfg := testRun(t, mustSetup(t, Setups(), "zookeeper", "zxid-revision"), FaultClientPause)
+	cfg := testRun(t, mustSetup(t, Setups(), "zookeeper", "zxid-revision"), history.FaultClientPause)
 	checkStory(t, cfg, story{
 		violated: []string{impl.AtMostOneClientHoldLock},
 		holds:    []string{impl.TokenIsMonotonical, impl.NoLostUpdate, linearizability.SectionsLinearizable, linearizability.RegisterLinearizable},
@@ -77,7 +77,7 @@ func TestZooKeeperPauseFenced(t *testing.T) {
 // zxids pass c1's.
 func TestZooKeeperRestartWipe(t *testing.T) {
 	needZooKeeper(t)
-	cfg := testRun(t, mustSetup(t, Setups(), "zookeeper", "zxid-restart-volatile"), FaultRestartWipe)
+	cfg := testRun(t, mustSetup(t, Setups(), "zookeeper", "zxid-restart-volatile"), history.FaultRestartWipe)
 	// c1 thinks long enough for the restart (a JVM start), c2's session
 	// loss (the session timeout) and c2's grant on a new connection.
 	cfg.Sections, cfg.Think = 1, 8*time.Second // 4 s was too short on a loaded machine: c2 acquired 3.8 s after c1 ended
@@ -87,7 +87,7 @@ func TestZooKeeperRestartWipe(t *testing.T) {
 	res, err := Run(ctx, cfg)
 	require.NoError(t, err)
 	require.Len(t, res.History.Faults, 1)
-	assert.Equal(t, FaultRestartWipe, res.History.Faults[0].Fault)
+	assert.Equal(t, history.FaultRestartWipe, res.History.Faults[0].Fault)
 	j := res.Judgement
 	require.True(t, j.TookEffect, "c2 acquired while c1 believed: %v", j.Beliefs)
 	assert.Equal(t, verdict.Violated, j.Verdicts.Get(impl.AtMostOneClientHoldLock).Status)
@@ -96,7 +96,7 @@ func TestZooKeeperRestartWipe(t *testing.T) {
 	assert.GreaterOrEqual(t, j.Refused, 1, "c2's lower token refused")
 	var first, after uint64
 	for _, r := range res.History.Records {
-		if r.Op == OpAcquire && r.Ev == Return && r.OK {
+		if r.Op == history.OpAcquire && r.Ev == history.Return && r.OK {
 			if first == 0 {
 				first = r.Token
 			} else if after == 0 {

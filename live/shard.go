@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/shard"
 )
 
@@ -32,11 +33,11 @@ type ShardResult struct {
 
 // ShardCampaign is one campaign's part in a shard.
 type ShardCampaign struct {
-	Setup   string `json:"setup"`
-	Fault   Fault  `json:"fault"`
-	Nemesis string `json:"nemesis"`
-	Seed    uint64 `json:"seed"` // the campaign's first seed
-	Runs    int    `json:"runs"` // the campaign's runs, on every shard
+	Setup   string        `json:"setup"`
+	Fault   history.Fault `json:"fault"`
+	Nemesis string        `json:"nemesis"`
+	Seed    uint64        `json:"seed"` // the campaign's first seed
+	Runs    int           `json:"runs"` // the campaign's runs, on every shard
 	// First and Ran are the shard's runs of the campaign: First to
 	// First+Ran-1 (seeds Seed+First on).
 	First int `json:"first"`

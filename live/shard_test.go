@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/shard"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/fencelab/fencelab/shard"
 )
 
 // testBuild is the build the test's shards and merges name.
@@ -94,8 +94,8 @@ func checkMergedIsWhole(t *testing.T, whole []*Summary, merged *Merged, out stri
 // whole campaigns' counts, verdicts and saved runs.
 func TestShardedLiveCampaignIsTheWhole(t *testing.T) {
 	plans := []CampaignConfig{
-		{Run: testRun(t, mustSetup(t, toySetups(), "toy", "none"), FaultClientPause), Runs: 3},
-		{Run: testRun(t, mustSetup(t, toySetups(), "toy", "all"), FaultClientPause), Runs: 2},
+		{Run: testRun(t, mustSetup(t, toySetups(), "toy", "none"), history.FaultClientPause), Runs: 3},
+		{Run: testRun(t, mustSetup(t, toySetups(), "toy", "all"), history.FaultClientPause), Runs: 2},
 	}
 	for _, n := range []int{2, 7} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
@@ -111,7 +111,7 @@ func TestShardedLiveCampaignIsTheWhole(t *testing.T) {
 // TestShardedRedisCampaignIsTheWhole is the same against real Redis.
 func TestShardedRedisCampaignIsTheWhole(t *testing.T) {
 	needRedis(t)
-	plans := []CampaignConfig{{Run: testRun(t, mustSetup(t, Setups(), "redis", "none"), FaultClientPause), Runs: 3}}
+	plans := []CampaignConfig{{Run: testRun(t, mustSetup(t, Setups(), "redis", "none"), history.FaultClientPause), Runs: 3}}
 	whole, merged, out := shardAndMerge(t, plans, 2)
 	checkMergedIsWhole(t, whole, merged, out)
 }
@@ -120,7 +120,7 @@ func TestShardedRedisCampaignIsTheWhole(t *testing.T) {
 // their manifests, and an --out in use, are errors, and nothing is
 // written.
 func TestMergeShardsRefuses(t *testing.T) {
-	plans := []CampaignConfig{{Run: testRun(t, mustSetup(t, toySetups(), "toy", "none"), FaultClientPause), Runs: 2}}
+	plans := []CampaignConfig{{Run: testRun(t, mustSetup(t, toySetups(), "toy", "none"), history.FaultClientPause), Runs: 2}}
 	id := shard.Identity{Command: "live test", Build: testBuild}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/sim"
 )
 
@@ -96,7 +97,7 @@ func TellSim(rc RunConfig, res *RunResult) (*SimStory, error) {
 		var p placed
 		var ok bool
 		switch f.Fault {
-		case FaultClientPause:
+		case history.FaultClientPause:
 			client := clientIndex(f.Target, h.Clients)
 			if client < 0 {
 				return nil, fmt.Errorf("fault %d: no client %.20q", i+1, f.Target)
@@ -105,12 +106,12 @@ func TellSim(rc RunConfig, res *RunResult) (*SimStory, error) {
 				return nil, fmt.Errorf("fault %d: %s was paused outside its think time (a pause there has no place in the simulated section)", i+1, f.Target)
 			}
 			p.fault = sim.Fault{Kind: sim.FaultPause, Node: impl.ClientNode(client), Duration: scale(time.Duration(f.End - f.Start))}
-		case FaultClockStep:
+		case history.FaultClockStep:
 			if p.anchor, ok = thinkAt(h, f.Start, -1); !ok {
 				return nil, fmt.Errorf("fault %d: the clock stepped while no client thought", i+1)
 			}
 			p.fault = sim.Fault{Kind: sim.FaultJump, Node: impl.ServiceNode, By: scale(ev.For)}
-		case FaultRestartKeep, FaultRestartWipe:
+		case history.FaultRestartKeep, history.FaultRestartWipe:
 			if c.Design.Restart() == impl.NoRestart {
 				return nil, fmt.Errorf("fault %d: row %s's service never restarts in the simulator (only the restart rows' does)", i+1, c.Design)
 			}
@@ -122,7 +123,7 @@ func TellSim(rc RunConfig, res *RunResult) (*SimStory, error) {
 			return nil, fmt.Errorf("fault %d: %s", i+1, unmappedWhy(f.Fault))
 		}
 		p.what = fmt.Sprintf("live %s of %s in %s's think after its read %d (%v after the start)",
-			f.Fault, f.Target, ClientName(p.anchor.client), p.anchor.read+1, time.Duration(f.Start-h.Start).Round(time.Millisecond))
+			f.Fault, f.Target, history.ClientName(p.anchor.client), p.anchor.read+1, time.Duration(f.Start-h.Start).Round(time.Millisecond))
 		story = append(story, p)
 	}
 
@@ -144,7 +145,7 @@ func TellSim(rc RunConfig, res *RunResult) (*SimStory, error) {
 		runner.Run(sched)
 		r, ok := simRead(runner.History(), p.anchor.client, p.anchor.read)
 		if !ok {
-			return nil, fmt.Errorf("fault %d: in the simulator %s never reads a %d. time", i+1, ClientName(p.anchor.client), p.anchor.read+1)
+			return nil, fmt.Errorf("fault %d: in the simulator %s never reads a %d. time", i+1, history.ClientName(p.anchor.client), p.anchor.read+1)
 		}
 		p.fault.At = time.Duration(r.Return) + c.Think/2
 		sched.Faults = append(sched.Faults, p.fault)
@@ -160,13 +161,13 @@ func TellSim(rc RunConfig, res *RunResult) (*SimStory, error) {
 }
 
 // unmappedWhy says why a fault has no counterpart in the simulator.
-func unmappedWhy(f Fault) string {
+func unmappedWhy(f history.Fault) string {
 	switch f {
-	case FaultServerPause:
+	case history.FaultServerPause:
 		return "a server pause does not map: a stopped live server also stops its clients' connections, which the libraries time out and redial, and how long a live lease outlives the pause depends on the server's own expiry loop; the simulator's paused service only queues messages"
-	case FaultDelay, FaultBlackhole:
+	case history.FaultDelay, history.FaultBlackhole:
 		return "a delay or blackhole of a client's links does not map: it holds every message of a connection for a while (and a blackhole breaks it), while the simulator's spike delays one message"
-	case FaultNone:
+	case history.FaultNone:
 		return "no fault"
 	}
 	return fmt.Sprintf("%s has no counterpart in the simulator", f)
@@ -179,7 +180,7 @@ type thinkAnchor struct{ client, read int }
 // thinkAt finds the client thinking at wall: between an accepted read's
 // return and the following write's call (client < 0: any client; the
 // latest read wins).
-func thinkAt(h *History, wall int64, client int) (thinkAnchor, bool) {
+func thinkAt(h *history.History, wall int64, client int) (thinkAnchor, bool) {
 	best, bestWall := thinkAnchor{}, int64(-1)
 	reads := make([]int, h.Clients)
 	lastRead := make([]int64, h.Clients) // the open think's read return, or -1
@@ -196,13 +197,13 @@ func thinkAt(h *History, wall int64, client int) (thinkAnchor, bool) {
 			continue
 		}
 		switch {
-		case r.Op == OpRead && r.Ev == Return && r.OK:
+		case r.Op == history.OpRead && r.Ev == history.Return && r.OK:
 			if r.Wall > wall {
 				continue
 			}
 			reads[r.Client]++
 			lastRead[r.Client] = r.Wall
-		case r.Op == OpWrite && r.Ev == Call && lastRead[r.Client] >= 0:
+		case r.Op == history.OpWrite && r.Ev == history.Call && lastRead[r.Client] >= 0:
 			if r.Wall > wall { // the think was still on at wall
 				check(r.Client)
 			}
@@ -216,9 +217,9 @@ func thinkAt(h *History, wall int64, client int) (thinkAnchor, bool) {
 }
 
 // firstAcceptedRead is the client whose read was accepted first (-1: none).
-func firstAcceptedRead(h *History) int {
+func firstAcceptedRead(h *history.History) int {
 	for _, r := range h.Records {
-		if r.Op == OpRead && r.Ev == Return && r.OK {
+		if r.Op == history.OpRead && r.Ev == history.Return && r.OK {
 			return r.Client
 		}
 	}
@@ -250,7 +251,7 @@ func simRead(h *sim.History, client, n int) (simReadAt, bool) {
 
 func clientIndex(name string, clients int) int {
 	for c := range clients {
-		if ClientName(c) == name {
+		if history.ClientName(c) == name {
 			return c
 		}
 	}

@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/sim"
 	"github.com/fencelab/fencelab/verdict"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestSimScheduleTellsTheSameStory: a saved client-pause run of an
@@ -29,7 +29,7 @@ func TestSimScheduleTellsTheSameStory(t *testing.T) {
 		fenced bool
 	}{{"none", false}, {"all", true}} {
 		t.Run(tc.design, func(t *testing.T) {
-			cfg := testRun(t, mustSetup(t, toySetups(), "toy", tc.design), FaultClientPause)
+			cfg := testRun(t, mustSetup(t, toySetups(), "toy", tc.design), history.FaultClientPause)
 			want := story{violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate}}
 			if tc.fenced {
 				want = story{violated: []string{impl.AtMostOneClientHoldLock}, holds: []string{impl.NoLostUpdate}}
@@ -83,26 +83,26 @@ func TestSimScheduleTellsTheSameStory(t *testing.T) {
 // a think, writes no sim schedule, and faults.txt says why.
 func TestSimScheduleNotForUnmappedFaults(t *testing.T) {
 	setup := mustSetup(t, toySetups(), "toy", "none")
-	rc := RunConfig{Setup: setup, Fault: FaultServerPause, Nemesis: Scripted, Seed: 3, Clients: 2, Sections: 1}
+	rc := RunConfig{Setup: setup, Fault: history.FaultServerPause, Nemesis: Scripted, Seed: 3, Clients: 2, Sections: 1}
 	ms := func(d int) int64 { return int64(time.Duration(d) * time.Millisecond) }
-	h := &History{Start: 0, End: ms(900), Clients: 2, Records: []Record{
-		{Client: 0, Op: OpAcquire, Ev: Call, Wall: ms(1)}, {Client: 0, Op: OpAcquire, Ev: Return, OK: true, Token: 1, Wall: ms(2)},
-		{Client: 0, Op: OpRead, Ev: Call, Token: 1, Wall: ms(3)}, {Client: 0, Op: OpRead, Ev: Return, OK: true, Token: 1, Wall: ms(4)},
-		{Client: 0, Op: OpWrite, Ev: Call, Token: 1, Value: 1, Wall: ms(700)}, {Client: 0, Op: OpWrite, Ev: Return, OK: true, Token: 1, Value: 1, Wall: ms(701)},
+	h := &history.History{Start: 0, End: ms(900), Clients: 2, Records: []history.Record{
+		{Client: 0, Op: history.OpAcquire, Ev: history.Call, Wall: ms(1)}, {Client: 0, Op: history.OpAcquire, Ev: history.Return, OK: true, Token: 1, Wall: ms(2)},
+		{Client: 0, Op: history.OpRead, Ev: history.Call, Token: 1, Wall: ms(3)}, {Client: 0, Op: history.OpRead, Ev: history.Return, OK: true, Token: 1, Wall: ms(4)},
+		{Client: 0, Op: history.OpWrite, Ev: history.Call, Token: 1, Value: 1, Wall: ms(700)}, {Client: 0, Op: history.OpWrite, Ev: history.Return, OK: true, Token: 1, Value: 1, Wall: ms(701)},
 	}}
 	for _, tc := range []struct {
 		name  string
-		fault FaultRecord
+		fault history.FaultRecord
 		why   string
 	}{
-		{"server pause", FaultRecord{Fault: FaultServerPause, Target: "toy", Start: ms(5), End: ms(600)}, "a server pause does not map"},
-		{"pause outside the think", FaultRecord{Fault: FaultClientPause, Target: "c1", Start: ms(800), End: ms(850)}, "paused outside its think time"},
-		{"delay", FaultRecord{Fault: FaultDelay, Target: "c1", Start: ms(5), End: ms(600)}, "does not map"},
-		{"restart outside a restart row", FaultRecord{Fault: FaultRestartWipe, Target: "toy", Start: ms(5), End: ms(40)}, "never restarts in the simulator"},
+		{"server pause", history.FaultRecord{Fault: history.FaultServerPause, Target: "toy", Start: ms(5), End: ms(600)}, "a server pause does not map"},
+		{"pause outside the think", history.FaultRecord{Fault: history.FaultClientPause, Target: "c1", Start: ms(800), End: ms(850)}, "paused outside its think time"},
+		{"delay", history.FaultRecord{Fault: history.FaultDelay, Target: "c1", Start: ms(5), End: ms(600)}, "does not map"},
+		{"restart outside a restart row", history.FaultRecord{Fault: history.FaultRestartWipe, Target: "toy", Start: ms(5), End: ms(40)}, "never restarts in the simulator"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hh := *h
-			hh.Faults = []FaultRecord{tc.fault}
+			hh.Faults = []history.FaultRecord{tc.fault}
 			res := &RunResult{Seed: 3, History: &hh, Schedule: Schedule{Mode: Scripted, Fault: tc.fault.Fault, Events: []FaultEvent{{Fault: tc.fault.Fault, Trigger: TriggerAfterRead, Client: -1, For: 600 * time.Millisecond}}}}
 			_, err := TellSim(rc, res)
 			require.Error(t, err)
@@ -121,9 +121,9 @@ func TestSimScheduleNotForUnmappedFaults(t *testing.T) {
 	}
 	// The same history with a client pause in c1's think maps.
 	hh := *h
-	hh.Faults = []FaultRecord{{Fault: FaultClientPause, Target: "c1", Start: ms(5), End: ms(605)}}
-	res := &RunResult{History: &hh, Schedule: Schedule{Events: []FaultEvent{{Fault: FaultClientPause, For: 600 * time.Millisecond}}}}
-	rc.Fault = FaultClientPause
+	hh.Faults = []history.FaultRecord{{Fault: history.FaultClientPause, Target: "c1", Start: ms(5), End: ms(605)}}
+	res := &RunResult{History: &hh, Schedule: Schedule{Events: []FaultEvent{{Fault: history.FaultClientPause, For: 600 * time.Millisecond}}}}
+	rc.Fault = history.FaultClientPause
 	st, err := TellSim(rc, res)
 	require.NoError(t, err)
 	require.Len(t, st.Schedule.Faults, 1)
@@ -134,8 +134,8 @@ func TestSimScheduleNotForUnmappedFaults(t *testing.T) {
 
 	// A clock step of the service in a thinking client's section is a
 	// jump of the simulator's service clock, scaled the same way.
-	hh.Faults = []FaultRecord{{Fault: FaultClockStep, Target: "toy", Start: ms(5), End: ms(5)}}
-	res = &RunResult{History: &hh, Schedule: Schedule{Events: []FaultEvent{{Fault: FaultClockStep, For: 400 * time.Millisecond}}}}
+	hh.Faults = []history.FaultRecord{{Fault: history.FaultClockStep, Target: "toy", Start: ms(5), End: ms(5)}}
+	res = &RunResult{History: &hh, Schedule: Schedule{Events: []FaultEvent{{Fault: history.FaultClockStep, For: 400 * time.Millisecond}}}}
 	st, err = TellSim(rc, res)
 	require.NoError(t, err)
 	require.Len(t, st.Schedule.Faults, 1)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/lock"
 	"github.com/fencelab/fencelab/live/server"
 	"github.com/fencelab/fencelab/live/store"
@@ -60,7 +61,7 @@ func toySetups() []Setup {
 		ss = append(ss, Setup{
 			Name: d.String(), Service: "toy", Design: d, Why: "the test's own lease lock",
 			TTL: 200 * time.Millisecond, Leased: true,
-			Faults: []Fault{FaultClientPause, FaultRestartWipe},
+			Faults: []history.Fault{history.FaultClientPause, history.FaultRestartWipe},
 			Start:  startToy,
 			Locker: func(_ context.Context, cfg lock.Config) (lock.Locker, error) { return &toyLocker{cfg: cfg}, nil },
 		})
@@ -265,7 +266,7 @@ func brokenSetup() Setup {
 	var reg *store.Register
 	s := Setup{
 		Name: "broken-all", Service: "toy", Design: impl.DesignFenceAll, Why: "claims row all, ignores the tokens",
-		TTL: 200 * time.Millisecond, Leased: true, Faults: []Fault{FaultClientPause},
+		TTL: 200 * time.Millisecond, Leased: true, Faults: []history.Fault{history.FaultClientPause},
 		Locker: func(_ context.Context, cfg lock.Config) (lock.Locker, error) { return &toyLocker{cfg: cfg}, nil },
 	}
 	s.Start = func(ctx context.Context, env StartEnv) (*Deployment, error) {

@@ -30,6 +30,7 @@ import (
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/live"
+	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/server"
 	"github.com/fencelab/fencelab/shard"
 )
@@ -151,7 +152,7 @@ func parseRun(args []string, stdout io.Writer) (*liveJob, error) {
 	fs.SetOutput(io.Discard)
 	service := fs.String("service", "", "the service (fencelab-live list)")
 	design := fs.String("design", "", "the setup of the service, named by its design row (fencelab-live list)")
-	faultName := fs.String("fault", string(live.FaultClientPause), "the fault")
+	faultName := fs.String("fault", string(history.FaultClientPause), "the fault")
 	nemesis := fs.String("nemesis", live.Scripted, "scripted (the classic story) or random (drawn from the seed)")
 	runs := fs.Int("runs", 5, "runs")
 	seed := fs.Uint64("seed", 1, "the first run's seed (run i has seed+i)")
@@ -180,7 +181,7 @@ func parseRun(args []string, stdout io.Writer) (*liveJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	fault, err := live.ParseFault(*faultName)
+	fault, err := history.ParseFault(*faultName)
 	if err != nil {
 		return nil, err
 	}
@@ -594,7 +595,7 @@ func listCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "\n      server: %s; library: %s\n", server, s.LibraryVersion())
 	}
 	fmt.Fprintln(stdout, "\nFaults (--fault; --nemesis scripted or random):")
-	for _, f := range live.AllFaults() {
+	for _, f := range history.AllFaults() {
 		fmt.Fprintf(stdout, "  %s\n", f)
 	}
 	fmt.Fprintln(stdout, "\nRows (impl.Designs) and the models' verdicts:")

@@ -1,4 +1,8 @@
-package live
+// Package history is what a live run records: the clients' call and
+// return records, the faults the nemesis injected, how each client ended,
+// and the names of the faults (one name a fault, which the nemesis, the
+// saved runs and the command line share).
+package history
 
 import (
 	"cmp"
@@ -40,8 +44,8 @@ type Record struct {
 	Error string `json:"error,omitempty"`
 }
 
-// validate checks what the judge relies on: a known operation and phase.
-func (r Record) validate(clients int) error {
+// Validate checks what the judge relies on: a known operation and phase.
+func (r Record) Validate(clients int) error {
 	switch r.Op {
 	case OpAcquire, OpRead, OpWrite, OpRelease:
 	default:
