@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/verdict"
 )
@@ -143,8 +144,8 @@ func RunCampaign(ctx context.Context, cfg CampaignConfig) (*Summary, error) {
 		return nil, err
 	}
 	s := &Summary{Setup: cfg.Run.Setup, Fault: cfg.Run.Fault, Nemesis: cfg.Run.Nemesis}
-	for _, p := range Properties() {
-		s.Tallies = append(s.Tallies, Tally{Property: p, Expected: Expected(cfg.Run.Setup.Design, p)})
+	for _, p := range check.Properties() {
+		s.Tallies = append(s.Tallies, Tally{Property: p, Expected: check.Expected(cfg.Run.Setup.Design, p)})
 	}
 	begin := time.Now()
 	defer func() { s.Elapsed = time.Since(begin) }()
@@ -214,7 +215,7 @@ func RunCampaign(ctx context.Context, cfg CampaignConfig) (*Summary, error) {
 }
 
 // runLine sums a run up in a few words for the progress line.
-func runLine(j *Judgement) string {
+func runLine(j *check.Judgement) string {
 	what := "no overlap (inconclusive)"
 	if j.TookEffect {
 		what = "beliefs overlapped"

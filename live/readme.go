@@ -19,6 +19,7 @@ import (
 	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/internal/inputfile"
 	"github.com/fencelab/fencelab/internal/quote"
+	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/trace"
 )
@@ -114,7 +115,7 @@ func parseSummary(data []byte, s Setup, f history.Fault) (SavedSummary, error) {
 	case sum.TookEffect < 0 || sum.TookEffect > sum.Runs:
 		return sum, fmt.Errorf("took effect in %d of %d runs", sum.TookEffect, sum.Runs)
 	}
-	props := Properties()
+	props := check.Properties()
 	if len(sum.Tallies) != len(props) {
 		return sum, fmt.Errorf("%d properties (want %d: %s)", len(sum.Tallies), len(props), strings.Join(props, ", "))
 	}
@@ -144,11 +145,11 @@ func BlockProperties() []string {
 func (c Campaign) tally(property string) (Tally, SavedTally) {
 	for _, t := range c.Summary.Tallies {
 		if t.Property == property {
-			return Tally{Property: property, Expected: Expected(c.Setup.Design, property), Runs: t.Runs, Violated: t.Violated,
+			return Tally{Property: property, Expected: check.Expected(c.Setup.Design, property), Runs: t.Runs, Violated: t.Violated,
 				TookEffect: t.TookEffect, Unknown: t.Unknown}, t
 		}
 	}
-	return Tally{Property: property, Expected: Expected(c.Setup.Design, property)}, SavedTally{}
+	return Tally{Property: property, Expected: check.Expected(c.Setup.Design, property)}, SavedTally{}
 }
 
 // runLink is the README-relative folder a violated cell links to: the

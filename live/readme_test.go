@@ -10,6 +10,7 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/golden"
+	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/trace"
 	"github.com/stretchr/testify/assert"
@@ -33,8 +34,8 @@ func readmeFixture(t *testing.T) (out string) {
 	campaign := func(s Setup, violated map[string]int, tookEffect int, saved string) {
 		sum := &Summary{Setup: s, Fault: history.FaultClientPause, Nemesis: Scripted, Runs: 3, TookEffect: tookEffect,
 			Versions: "server 1.0 | <b>bold</b>", Library: "lib v1", StartUp: 140 * time.Millisecond, Elapsed: 10 * time.Second}
-		for _, p := range Properties() {
-			tally := Tally{Property: p, Expected: Expected(s.Design, p), Runs: 3, TookEffect: tookEffect, Violated: violated[p]}
+		for _, p := range check.Properties() {
+			tally := Tally{Property: p, Expected: check.Expected(s.Design, p), Runs: 3, TookEffect: tookEffect, Violated: violated[p]}
 			if tally.Violated > 0 {
 				tally.FirstViolation = saved
 			}
@@ -47,7 +48,7 @@ func readmeFixture(t *testing.T) (out string) {
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		for name, text := range map[string]string{
 			HistoryFile: `{"client":0}` + "\n", FaultsFile: "pause client 0\n", VerdictsFile: "{}\n",
-			trace.MermaidFile: "sequenceDiagram\n  c0->>etcd: acquire\n", PorcupineFile: "<html>big</html>",
+			trace.MermaidFile: "sequenceDiagram\n  c0->>etcd: acquire\n", check.PorcupineFile: "<html>big</html>",
 		} {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
 		}
@@ -97,7 +98,7 @@ func TestUpdateReadmeWritesTheBlockAndCopiesTheRun(t *testing.T) {
 	for _, name := range []string{HistoryFile, FaultsFile, VerdictsFile, TracePage} {
 		assert.FileExists(t, filepath.Join(run, name))
 	}
-	assert.NoFileExists(t, filepath.Join(run, PorcupineFile), "the HTML pages stay in the matrix's folder")
+	assert.NoFileExists(t, filepath.Join(run, check.PorcupineFile), "the HTML pages stay in the matrix's folder")
 	assert.NoFileExists(t, filepath.Join(run, trace.MermaidFile), "the picture is in trace.md")
 	page, err := os.ReadFile(filepath.Join(run, TracePage))
 	require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/server"
 	"github.com/fencelab/fencelab/verdict"
@@ -130,8 +131,8 @@ func TestRedisNetworkFaults(t *testing.T) {
 			assert.False(t, res.Judgement.TookEffect, "%v", res.Judgement.Beliefs)
 			assert.GreaterOrEqual(t, time.Duration(rec.End-rec.Start), 3*cfg.Setup.TTL)
 			assert.Positive(t, res.Judgement.Committed)
-			for _, p := range Properties() {
-				if Expected(cfg.Setup.Design, p) == verdict.Holds {
+			for _, p := range check.Properties() {
+				if check.Expected(cfg.Setup.Design, p) == verdict.Holds {
 					assert.NotEqual(t, verdict.Violated, res.Judgement.Verdicts.Get(p).Status, p)
 				}
 			}

@@ -4,10 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/fencelab/fencelab/live/server"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/fencelab/fencelab/live/server"
 )
 
 // killedServer is a server.Server that is down until Restart.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/store"
 )
@@ -101,7 +102,7 @@ type RunResult struct {
 	Seed      uint64
 	Schedule  Schedule
 	History   *history.History
-	Judgement *Judgement
+	Judgement *check.Judgement
 	Resource  *impl.Resource
 	// Versions names the servers' versions; Library the client library's.
 	Versions, Library string
@@ -305,7 +306,7 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 			return res, err
 		}
 	}
-	res.Judgement = Judge(h, cfg.Setup.Design, res.Resource, cfg.CheckTimeout)
+	res.Judgement = check.Judge(h, cfg.Setup.Design, res.Resource, cfg.CheckTimeout)
 	res.Duration = time.Since(begin)
 	return res, nil
 }

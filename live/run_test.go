@@ -13,6 +13,7 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/store"
 	"github.com/fencelab/fencelab/verdict"
@@ -119,7 +120,7 @@ func TestCampaignSavesFailingRuns(t *testing.T) {
 	assert.False(t, s.Failed(), "row none: every violation is expected")
 	require.Len(t, s.Saved, 2)
 	for _, dir := range s.Saved {
-		for _, f := range []string{HistoryFile, FaultsFile, VerdictsFile, ScheduleFile, PorcupineFile, RegisterFile, "trace.html", "trace.txt"} {
+		for _, f := range []string{HistoryFile, FaultsFile, VerdictsFile, ScheduleFile, check.PorcupineFile, check.RegisterFile, "trace.html", "trace.txt"} {
 			st, err := os.Stat(filepath.Join(dir, f))
 			if assert.NoError(t, err, f) {
 				assert.Positive(t, st.Size(), f)
@@ -308,4 +309,17 @@ func TestClientThatCannotBeBuiltIsAHarnessError(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "store: register:")
 	assertNothingLeft(t, cfg.TempRoot)
+}
+
+func TestReplayChecksTheCounter(t *testing.T) {
+	ops := []impl.Op{
+		{Client: impl.ClientNode(0), Kind: impl.OpRead, Accepted: true, Token: 1},
+		{Client: impl.ClientNode(0), Kind: impl.OpWrite, Accepted: true, Token: 1, Value: 1},
+		{Client: impl.ClientNode(1), Kind: impl.OpWrite, Accepted: false, Token: 0, Value: 7},
+	}
+	r, err := replay(ops, 1)
+	require.NoError(t, err)
+	assert.Len(t, r.Log(), 2, "refused operations are not replayed")
+	_, err = replay(ops, 2)
+	assert.Error(t, err)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/trace"
 	"github.com/fencelab/fencelab/verdict"
@@ -21,16 +22,12 @@ const (
 	FaultsFile   = "faults.txt"
 	VerdictsFile = "verdicts.json"
 	ScheduleFile = "schedule.json"
-	// PorcupineFile is Porcupine's page of the critical sections;
-	// RegisterFile its page of the resource's operations.
-	PorcupineFile = "porcupine.html"
-	RegisterFile  = "register.html"
-	ErrorFile     = "error.txt"
+	ErrorFile    = "error.txt"
 )
 
 // savedFiles are the names SaveRun writes into a run's folder.
 func savedFiles() []string {
-	return append(trace.FileNames(), HistoryFile, FaultsFile, VerdictsFile, ScheduleFile, PorcupineFile, RegisterFile, ErrorFile, SimScheduleFile, SimCommandFile)
+	return append(trace.FileNames(), HistoryFile, FaultsFile, VerdictsFile, ScheduleFile, check.PorcupineFile, check.RegisterFile, ErrorFile, SimScheduleFile, SimCommandFile)
 }
 
 // savedVerdicts is verdicts.json.
@@ -83,9 +80,9 @@ func SaveRun(out string, rc RunConfig, res *RunResult, harnessErr error) (dir st
 	}
 	if j != nil {
 		sv.TookEffect, sv.Overlap, sv.Committed, sv.Refused = j.TookEffect, j.Overlap, j.Committed, j.Refused
-		for _, p := range Properties() {
+		for _, p := range check.Properties() {
 			v := j.Verdicts.Get(p)
-			sv.Verdicts = append(sv.Verdicts, savedVerdict{Property: p, Expected: Expected(rc.Setup.Design, p).String(), Status: v.Status.String(), Covered: v.Covered, Detail: v.Detail})
+			sv.Verdicts = append(sv.Verdicts, savedVerdict{Property: p, Expected: check.Expected(rc.Setup.Design, p).String(), Status: v.Status.String(), Covered: v.Covered, Detail: v.Detail})
 		}
 	}
 	if harnessErr != nil {
@@ -126,10 +123,10 @@ func SaveRun(out string, rc RunConfig, res *RunResult, harnessErr error) (dir st
 	}
 	anns := annotations(h)
 	if j != nil && j.SectionsCheck != nil {
-		extras = append(extras, trace.File{Name: PorcupineFile, Write: func(w io.Writer) error { return j.SectionsCheck.WriteHTML(w, anns) }})
+		extras = append(extras, trace.File{Name: check.PorcupineFile, Write: func(w io.Writer) error { return j.SectionsCheck.WriteHTML(w, anns) }})
 	}
 	if j != nil && j.ResourceCheck != nil {
-		extras = append(extras, trace.File{Name: RegisterFile, Write: func(w io.Writer) error { return j.ResourceCheck.WriteHTML(w, anns) }})
+		extras = append(extras, trace.File{Name: check.RegisterFile, Write: func(w io.Writer) error { return j.ResourceCheck.WriteHTML(w, anns) }})
 	}
 	if harnessErr != nil {
 		extras = append(extras, trace.File{Name: ErrorFile, Write: func(w io.Writer) error {
@@ -222,7 +219,7 @@ func buildTrace(rc RunConfig, res *RunResult) *trace.Trace {
 		return 0
 	})
 	open := map[[2]any]int{} // (client, op) -> the arrow of its call
-	var firstOverlap *Belief
+	var firstOverlap *check.Belief
 	if j := res.Judgement; j != nil && j.TookEffect {
 		firstOverlap = secondBelief(j.Beliefs)
 	}
@@ -294,8 +291,8 @@ func buildTrace(rc RunConfig, res *RunResult) *trace.Trace {
 
 // secondBelief is the belief that began while another client's still
 // held: where AtMostOneClientHoldLock was first violated.
-func secondBelief(bs []Belief) *Belief {
-	var first *Belief
+func secondBelief(bs []check.Belief) *check.Belief {
+	var first *check.Belief
 	for i, a := range bs {
 		for k, b := range bs {
 			if i == k || a.Client == b.Client || !(b.Start <= a.Start && a.Start < b.End) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/server"
 	"github.com/fencelab/fencelab/verdict"
@@ -43,7 +44,7 @@ func runMariaDBStory(t *testing.T, name string, fault history.Fault) *RunResult 
 
 // checkVerdicts checks that a run where the fault took effect has the
 // row's verdicts: want.violated violated, want.holds holding.
-func checkVerdicts(t *testing.T, j *Judgement, want story) {
+func checkVerdicts(t *testing.T, j *check.Judgement, want story) {
 	t.Helper()
 	require.True(t, j.TookEffect, "beliefs overlapped (%v)", j.Beliefs)
 	for _, p := range want.violated {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/shard"
 )
@@ -155,8 +156,8 @@ func MergeShards(plans []CampaignConfig, c *shard.Campaign, results []*ShardResu
 	offset := 0
 	for k, p := range plans {
 		s := &Summary{Setup: p.Run.Setup, Fault: p.Run.Fault, Nemesis: p.Run.Nemesis}
-		for _, prop := range Properties() {
-			s.Tallies = append(s.Tallies, Tally{Property: prop, Expected: Expected(p.Run.Setup.Design, prop)})
+		for _, prop := range check.Properties() {
+			s.Tallies = append(s.Tallies, Tally{Property: prop, Expected: check.Expected(p.Run.Setup.Design, prop)})
 		}
 		var startUp time.Duration
 		skipped, ran := "", 0

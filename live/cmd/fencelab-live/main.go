@@ -30,6 +30,7 @@ import (
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/live"
+	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/server"
 	"github.com/fencelab/fencelab/shard"
@@ -601,8 +602,8 @@ func listCommand(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, "\nRows (impl.Designs) and the models' verdicts:")
 	for _, d := range impl.Designs() {
 		var vs []string
-		for _, p := range live.Properties() {
-			vs = append(vs, fmt.Sprintf("%s %s", p, live.Expected(d, p)))
+		for _, p := range check.Properties() {
+			vs = append(vs, fmt.Sprintf("%s %s", p, check.Expected(d, p)))
 		}
 		fmt.Fprintf(stdout, "  %-17s %s\n", d, strings.Join(vs, ", "))
 	}

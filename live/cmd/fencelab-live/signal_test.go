@@ -13,10 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencelab/fencelab/live/server"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/fencelab/fencelab/live/server"
 )
 
 // buildBinary builds fencelab-live into a test folder.

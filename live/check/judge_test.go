@@ -1,4 +1,4 @@
-package live
+package check
 
 import (
 	"testing"
@@ -199,33 +199,6 @@ func TestBeliefsEndWithTheClient(t *testing.T) {
 	ok, why := overlap(beliefs(b.h), 0)
 	assert.True(t, ok)
 	assert.Contains(t, why, "c1 (token 1")
-}
-
-func TestTallyCells(t *testing.T) {
-	assert.Equal(t, "violated (2 of 5)", Tally{Expected: verdict.Violated, Runs: 5, Violated: 2}.String())
-	nv := Tally{Expected: verdict.Holds, Runs: 5, TookEffect: 4}
-	assert.Equal(t, "not observed (0 of 5; the fault took effect in 4)", nv.String())
-	assert.False(t, nv.Unexpected())
-	assert.Equal(t, verdict.Unknown, nv.Status(), "not observed is never holds")
-	bad := Tally{Expected: verdict.Holds, Runs: 5, Violated: 1}
-	assert.True(t, bad.Unexpected())
-	s := &Summary{Tallies: []Tally{nv, bad}}
-	assert.True(t, s.Failed())
-	s = &Summary{Tallies: []Tally{nv, {Expected: verdict.Violated, Runs: 1, Violated: 1}}}
-	assert.False(t, s.Failed())
-}
-
-func TestReplayChecksTheCounter(t *testing.T) {
-	ops := []impl.Op{
-		{Client: impl.ClientNode(0), Kind: impl.OpRead, Accepted: true, Token: 1},
-		{Client: impl.ClientNode(0), Kind: impl.OpWrite, Accepted: true, Token: 1, Value: 1},
-		{Client: impl.ClientNode(1), Kind: impl.OpWrite, Accepted: false, Token: 0, Value: 7},
-	}
-	r, err := replay(ops, 1)
-	require.NoError(t, err)
-	assert.Len(t, r.Log(), 2, "refused operations are not replayed")
-	_, err = replay(ops, 2)
-	assert.Error(t, err)
 }
 
 func TestExpected(t *testing.T) {

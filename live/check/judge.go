@@ -1,4 +1,8 @@
-package live
+// Package check is the judge of a live run: from its history, the
+// properties of impl's invariants a live history can tell and the two
+// linearizability checks, each violated, holds or unknown, and the
+// models' expected verdict of every property in a design row.
+package check
 
 import (
 	"fmt"
@@ -298,6 +302,13 @@ func unchecked(h *history.History, j *Judgement) string {
 	}
 	return ""
 }
+
+// The pages of a saved run that draw the Porcupine checks: the critical
+// sections' (PorcupineFile) and the resource's operations' (RegisterFile).
+const (
+	PorcupineFile = "porcupine.html"
+	RegisterFile  = "register.html"
+)
 
 // pageOf is the saved page that draws a Porcupine check.
 func pageOf(property string) string {
