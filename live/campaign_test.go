@@ -3,9 +3,8 @@ package live
 import (
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-
 	"github.com/fencelab/fencelab/verdict"
+	"github.com/stretchr/testify/assert"
 )
 
 func TestTallyCells(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/internal/wait"
 	"github.com/fencelab/fencelab/live/lock"
 	"github.com/fencelab/fencelab/live/store"
 )
@@ -96,7 +97,7 @@ type recorder struct {
 func (r *recorder) rec(op, ev string, token uint64, value int64, ok bool, err error) {
 	rec := history.Record{Client: r.client, Op: op, Ev: ev, Wall: time.Now().UnixNano(), Token: token, Value: value, OK: ok}
 	if err != nil {
-		rec.Error = oneLine(err.Error(), 200)
+		rec.Error = history.OneLine(err.Error(), 200)
 	}
 	if r.err == nil {
 		r.err = r.enc.Encode(rec)
@@ -149,7 +150,7 @@ func RunClient(ctx context.Context, s Setup, cfg ClientConfig, out io.Writer) er
 			if errorsInARow++; errorsInARow >= cfg.MaxErrors {
 				break
 			}
-			sleep(ctx, errorBackoff)
+			wait.Sleep(ctx, errorBackoff)
 			continue
 		}
 		token := s.Token(g)
@@ -186,7 +187,7 @@ func section(ctx context.Context, r *recorder, st store.Store, token uint64, thi
 	}
 	// The think time is the window a pause hits: a client paused here
 	// resumes, still believing, and writes what it read before.
-	sleep(ctx, think)
+	wait.Sleep(ctx, think)
 	opCtx, done = context.WithTimeout(ctx, opTimeout)
 	r.rec(history.OpWrite, history.Call, token, v+1, false, nil)
 	ok, err = st.Write(opCtx, token, v+1)
@@ -200,28 +201,4 @@ func dialStore(ctx context.Context, s Setup, cfg ClientConfig) (store.Store, err
 		return store.DialRegister(cfg.Register, store.AsClient(cfg.Client))
 	}
 	return s.Store(ctx, StoreConfig{Addrs: cfg.StoreAddrs, Client: cfg.Client, Key: cfg.Key})
-}
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
-}
-
-// oneLine keeps the first line of s, at most n bytes of it.
-func oneLine(s string, n int) string {
-	for i := range len(s) {
-		if s[i] == '\n' || s[i] == '\r' {
-			s = s[:i]
-			break
-		}
-	}
-	if len(s) > n {
-		s = s[:n] + "…"
-	}
-	return s
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/linearizability"
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/nemesis"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -43,7 +44,7 @@ func TestNetworkStories(t *testing.T) {
 			s := mustSetup(t, Setups(), tc.service, tc.setup)
 			require.Contains(t, s.Faults, tc.fault, "in the scripted matrix")
 			cfg := testRun(t, s, tc.fault)
-			cfg.Clients, cfg.Sections = ScriptedWorkload(tc.fault)
+			cfg.Clients, cfg.Sections = nemesis.ScriptedWorkload(tc.fault)
 			cfg.Think = s.ScriptedThink(tc.fault)
 			if !tc.fenced {
 				cfg.Clients = 2 // both sections commit: a third adds nothing but time

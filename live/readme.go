@@ -21,6 +21,7 @@ import (
 	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/nemesis"
 	"github.com/fencelab/fencelab/trace"
 )
 
@@ -108,8 +109,8 @@ func parseSummary(data []byte, s Setup, f history.Fault) (SavedSummary, error) {
 		return sum, fmt.Errorf("names row %s, %s is row %s", quote.Q(sum.Row), s.ID(), s.Design)
 	case sum.Fault != f:
 		return sum, fmt.Errorf("names fault %s, found in %s's folder", quote.Q(string(sum.Fault)), f)
-	case sum.Nemesis != Scripted && sum.Nemesis != Random:
-		return sum, fmt.Errorf("nemesis %s (want %s or %s)", quote.Q(sum.Nemesis), Scripted, Random)
+	case sum.Nemesis != nemesis.Scripted && sum.Nemesis != nemesis.Random:
+		return sum, fmt.Errorf("nemesis %s (want %s or %s)", quote.Q(sum.Nemesis), nemesis.Scripted, nemesis.Random)
 	case sum.Runs < 1 || sum.Runs > 100000:
 		return sum, fmt.Errorf("runs %d (want 1 to 100000)", sum.Runs)
 	case sum.TookEffect < 0 || sum.TookEffect > sum.Runs:

@@ -12,6 +12,7 @@ import (
 	"github.com/fencelab/fencelab/internal/golden"
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/nemesis"
 	"github.com/fencelab/fencelab/trace"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -32,7 +33,7 @@ func readmeFixture(t *testing.T) (out string) {
 	all, err := FindSetup(Setups(), "redis", "all")
 	require.NoError(t, err)
 	campaign := func(s Setup, violated map[string]int, tookEffect int, saved string) {
-		sum := &Summary{Setup: s, Fault: history.FaultClientPause, Nemesis: Scripted, Runs: 3, TookEffect: tookEffect,
+		sum := &Summary{Setup: s, Fault: history.FaultClientPause, Nemesis: nemesis.Scripted, Runs: 3, TookEffect: tookEffect,
 			Versions: "server 1.0 | <b>bold</b>", Library: "lib v1", StartUp: 140 * time.Millisecond, Elapsed: 10 * time.Second}
 		for _, p := range check.Properties() {
 			tally := Tally{Property: p, Expected: check.Expected(s.Design, p), Runs: 3, TookEffect: tookEffect, Violated: violated[p]}

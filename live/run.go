@@ -17,6 +17,7 @@ import (
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/nemesis"
 	"github.com/fencelab/fencelab/live/store"
 )
 
@@ -51,8 +52,8 @@ func (c RunConfig) Validate() error {
 	switch {
 	case c.Setup.Start == nil || c.Setup.Locker == nil || c.Setup.TTL <= 0 || (c.Setup.Store != nil && c.Setup.Audit == nil):
 		return fmt.Errorf("setup %s is incomplete (it needs Start, Locker, a TTL, and an Audit with a Store)", c.Setup.ID())
-	case c.Nemesis != Scripted && c.Nemesis != Random:
-		return fmt.Errorf("nemesis %.20q (want %s or %s)", c.Nemesis, Scripted, Random)
+	case c.Nemesis != nemesis.Scripted && c.Nemesis != nemesis.Random:
+		return fmt.Errorf("nemesis %.20q (want %s or %s)", c.Nemesis, nemesis.Scripted, nemesis.Random)
 	case c.Clients < 2 || c.Clients > 8:
 		return fmt.Errorf("clients %d (want 2 to 8)", c.Clients)
 	case c.Sections < 1 || c.Sections > 100:
@@ -76,12 +77,12 @@ func (c RunConfig) Validate() error {
 
 // Schedule is the run's fault schedule: the scripted story, or the one
 // drawn from the seed.
-func (c RunConfig) Schedule() Schedule {
-	p := ScheduleParams{Clients: c.Clients, TTL: c.Setup.TTL, Window: c.window()}
-	if c.Nemesis == Random {
-		return RandomSchedule(c.Seed, c.Fault, p)
+func (c RunConfig) Schedule() nemesis.Schedule {
+	p := nemesis.ScheduleParams{Clients: c.Clients, TTL: c.Setup.TTL, Window: c.window()}
+	if c.Nemesis == nemesis.Random {
+		return nemesis.RandomSchedule(c.Seed, c.Fault, p)
 	}
-	return ScriptedSchedule(c.Fault, p)
+	return nemesis.ScriptedSchedule(c.Fault, p)
 }
 
 // window is about how long the clients' sections take without faults:
@@ -100,7 +101,7 @@ func (e *StartError) Unwrap() error { return e.Err }
 // RunResult is one run: what happened and what the judge made of it.
 type RunResult struct {
 	Seed      uint64
-	Schedule  Schedule
+	Schedule  nemesis.Schedule
 	History   *history.History
 	Judgement *check.Judgement
 	Resource  *impl.Resource
@@ -203,14 +204,15 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 	// The nemesis runs beside the collection of records, and everything it
 	// did is taken back before the clients are killed.
 	var faultsMu sync.Mutex
-	n := &nemesis{dep: dep, log: func(f history.FaultRecord) {
+	var groups []nemesis.ProcessGroup
+	for _, c := range clients {
+		groups = append(groups, c)
+	}
+	n := nemesis.New(nemesis.Target{Servers: dep.Servers, Network: dep.Network, Clock: dep.Clock}, groups, func(f history.FaultRecord) {
 		faultsMu.Lock()
 		h.Faults = append(h.Faults, f)
 		faultsMu.Unlock()
-	}}
-	for _, c := range clients {
-		n.clients = append(n.clients, c)
-	}
+	})
 	reads := make(chan int, cfg.Clients*cfg.Sections+1)
 	nctx, stopNemesis := context.WithCancel(ctx)
 	var nwg sync.WaitGroup
@@ -218,7 +220,7 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 	sched := res.Schedule
 	go func() {
 		defer nwg.Done()
-		n.run(nctx, sched, t0, reads)
+		n.Run(nctx, sched, t0, reads)
 	}()
 	stopped := false
 	stop := func() {
@@ -226,7 +228,7 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 			stopped = true
 			stopNemesis()
 			nwg.Wait()
-			n.resumeAll()
+			n.ResumeAll()
 		}
 	}
 	defer stop()
@@ -295,7 +297,7 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 	if reg != nil {
 		res.Resource = reg.Resource()
 	} else {
-		if err := n.restartDown(ctx); err != nil {
+		if err := n.RestartDown(ctx); err != nil {
 			return res, err
 		}
 		ops, counter, err := cfg.Setup.Audit(ctx, dep)
@@ -339,12 +341,8 @@ func stderrNote(s string) string {
 	if s == "" {
 		return ""
 	}
-	return ": " + oneLine(s, 200)
+	return ": " + history.OneLine(s, 200)
 }
-
-// errEnded is a client process that has ended: a fault aimed at it
-// has nothing to act on, which is not an error of the harness.
-var errEnded = errors.New("the client has ended")
 
 // clientProc is one client process, in a process group of its own.
 type clientProc struct {
@@ -358,13 +356,13 @@ type clientProc struct {
 	killed bool
 }
 
-// signal signals the client's process group while the process is not
+// Signal signals the client's process group while the process is not
 // yet reaped (after that its pid may be another's).
-func (c *clientProc) signal(sig syscall.Signal) error {
+func (c *clientProc) Signal(sig syscall.Signal) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.reaped {
-		return fmt.Errorf("%s: %w", history.ClientName(c.index), errEnded)
+		return fmt.Errorf("%s: %w", history.ClientName(c.index), nemesis.ErrEnded)
 	}
 	return syscall.Kill(-c.cmd.Process.Pid, sig)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/fencelab/fencelab/linearizability"
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/nemesis"
 	"github.com/fencelab/fencelab/live/store"
 	"github.com/fencelab/fencelab/verdict"
 	"github.com/stretchr/testify/assert"
@@ -26,7 +27,7 @@ import (
 func testRun(t *testing.T, s Setup, f history.Fault) RunConfig {
 	t.Helper()
 	return RunConfig{
-		Setup: s, Fault: f, Nemesis: Scripted, Seed: 1,
+		Setup: s, Fault: f, Nemesis: nemesis.Scripted, Seed: 1,
 		Clients: 2, Sections: 2, Think: 100 * time.Millisecond, Timeout: 15 * time.Second,
 		Self: []string{os.Args[0]}, Env: []string{roleEnv + "=client"},
 		TempRoot: t.TempDir(), CheckTimeout: 5 * time.Second,
@@ -254,7 +255,7 @@ func TestRunRejectsBadConfigs(t *testing.T) {
 // harness error, and each run's fault log follows its schedule.
 func TestRandomCampaign(t *testing.T) {
 	cfg := CampaignConfig{Run: testRun(t, mustSetup(t, toySetups(), "toy", "all"), history.FaultClientPause), Runs: 3}
-	cfg.Run.Nemesis = Random
+	cfg.Run.Nemesis = nemesis.Random
 	var progress strings.Builder
 	cfg.Progress = &progress
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

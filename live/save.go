@@ -12,6 +12,7 @@ import (
 	"github.com/fencelab/fencelab/linearizability"
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/nemesis"
 	"github.com/fencelab/fencelab/trace"
 	"github.com/fencelab/fencelab/verdict"
 )
@@ -109,7 +110,7 @@ func SaveRun(out string, rc RunConfig, res *RunResult, harnessErr error) (dir st
 			return enc.Encode(sv)
 		}},
 		{Name: ScheduleFile, Write: func(w io.Writer) error {
-			b, err := MarshalSchedule(res.Schedule)
+			b, err := nemesis.MarshalSchedule(res.Schedule)
 			if err == nil {
 				_, err = w.Write(append(b, '\n'))
 			}
@@ -149,7 +150,7 @@ func annotations(h *history.History) []linearizability.Annotation {
 	var anns []linearizability.Annotation
 	for _, f := range h.Faults {
 		a := linearizability.Annotation{Client: -1, Start: f.Start - h.Start, End: f.End - h.Start, Text: fmt.Sprintf("%s %s: %s", f.Fault, f.Target, f.Detail), Tag: faultTag(f.Fault)}
-		if isClientFault(f.Fault) { // a pause, or one client's links
+		if nemesis.IsClientFault(f.Fault) { // a pause, or one client's links
 			for c := range h.Clients {
 				if history.ClientName(c) == f.Target {
 					a.Client = c
@@ -230,7 +231,7 @@ func buildTrace(rc RunConfig, res *RunResult) *trace.Trace {
 		if e.fault != nil {
 			f := e.fault
 			lane := service
-			if isClientFault(f.Fault) {
+			if nemesis.IsClientFault(f.Fault) {
 				lane = f.Target
 			}
 			step.Actor = lane
@@ -320,7 +321,7 @@ func callLabel(r *history.Record) string {
 
 func returnLabel(r *history.Record) string {
 	if r.Error != "" {
-		return fmt.Sprintf("%s failed: %s", r.Op, oneLine(r.Error, 80))
+		return fmt.Sprintf("%s failed: %s", r.Op, history.OneLine(r.Error, 80))
 	}
 	switch r.Op {
 	case history.OpAcquire:

@@ -20,6 +20,7 @@ package live
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -29,6 +30,7 @@ import (
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/lock"
+	"github.com/fencelab/fencelab/live/nemesis"
 	"github.com/fencelab/fencelab/live/server"
 	"github.com/fencelab/fencelab/live/store"
 )
@@ -153,10 +155,10 @@ type Deployment struct {
 	StoreAddrs []string
 	// Network is the per-client proxy between clients and the lock's
 	// servers; nil without one.
-	Network Network
+	Network nemesis.Network
 	// Clock steps a server's wall clock; nil where the service cannot get
 	// a clock fault.
-	Clock Clock
+	Clock nemesis.Stepper
 	// Close releases what Start made besides the servers (a proxy); nil
 	// when there is nothing.
 	Close func() error
@@ -188,26 +190,6 @@ func (d *Deployment) Versions() string {
 		}
 	}
 	return strings.Join(vs, ", ")
-}
-
-// Network is the hook of TCP proxies between each client and the lock's
-// servers (live/nemesis's Proxy, one per client and server): the delay
-// and blackhole faults, aimed at one client's links.
-type Network interface {
-	// LockAddrs are the addresses client (0-based) dials instead of the
-	// servers': its own links.
-	LockAddrs(client int) ([]string, error)
-	// Delay holds every byte of client's links for d (0: no delay).
-	Delay(client int, d time.Duration) error
-	// Blackhole drops every byte of client's links while on.
-	Blackhole(client int, on bool) error
-}
-
-// Clock is the hook of a clock shim inside a server (an LD_PRELOAD
-// library): the clock-step fault.
-type Clock interface {
-	// Step moves the server's wall clock by d (forward when positive).
-	Step(d time.Duration) error
 }
 
 // StoreConfig is what a real store's client needs.
@@ -247,4 +229,50 @@ func FindSetup(setups []Setup, service, name string) (Setup, error) {
 		return Setup{}, fmt.Errorf("unknown service %.40q (want one of %s)", service, strings.Join(services, ", "))
 	}
 	return Setup{}, fmt.Errorf("unknown design %.40q for service %s (want one of %s)", name, service, strings.Join(names, ", "))
+}
+
+// ScriptedThink is the think time a scripted story of fault f needs
+// against the setup: the window in which the first reader
+// still believes while the fault acts. A restart must finish, and a
+// second client acquire, within it. A network fault leaves the holder
+// running: only a section that outlasts the lease (its renewals lost on
+// the cut link) writes after another client was granted, so its think is
+// 2.5 TTL; a Leased setup refuses a think as long as its lease (a
+// section that outlives a fixed lease makes two holders with no fault),
+// so there the network faults cannot take effect and keep the default.
+// The other faults act at once.
+func (s Setup) ScriptedThink(f history.Fault) time.Duration {
+	switch f {
+	case history.FaultRestartKeep, history.FaultRestartWipe:
+		return 400 * time.Millisecond
+	case history.FaultDelay, history.FaultBlackhole:
+		if !s.Leased {
+			return s.TTL * 5 / 2
+		}
+	}
+	return 150 * time.Millisecond
+}
+
+// behindProxies puts d's servers behind per-client proxies: each client
+// dials its own (Network.LockAddrs), and the deployment gets the delay
+// and blackhole faults. The store's links (StoreAddrs, the register) stay
+// direct: the stale write must reach the resource. d.Close, if any, is
+// kept and runs after the proxies close.
+func behindProxies(d *Deployment) *Deployment {
+	var ups []string
+	for _, s := range d.Servers {
+		ups = append(ups, s.Addr())
+	}
+	links := nemesis.NewClientLinks(ups)
+	before := d.Close
+	d.LockAddrs = nil
+	d.Network = links
+	d.Close = func() error {
+		err := links.Close()
+		if before != nil {
+			err = errors.Join(err, before())
+		}
+		return err
+	}
+	return d
 }

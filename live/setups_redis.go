@@ -8,7 +8,7 @@ import (
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/lock"
-	livenemesis "github.com/fencelab/fencelab/live/nemesis"
+	"github.com/fencelab/fencelab/live/nemesis"
 	"github.com/fencelab/fencelab/live/server"
 )
 
@@ -39,13 +39,13 @@ func redisSetups() []Setup {
 	start := func(durable bool) func(context.Context, StartEnv) (*Deployment, error) {
 		return func(ctx context.Context, env StartEnv) (*Deployment, error) {
 			opts := server.RedisOptions{Durable: durable}
-			var clock *livenemesis.Clock
+			var clock *nemesis.Clock
 			if env.Fault == history.FaultClockStep {
 				// Redis times a key's PX by its wall clock: the shim
 				// steps it inside redis-server only.
-				cache, err := livenemesis.DefaultClockShimCache()
+				cache, err := nemesis.DefaultClockShimCache()
 				if err == nil {
-					clock, err = livenemesis.NewClock(ctx, env.Dir, cache)
+					clock, err = nemesis.NewClock(ctx, env.Dir, cache)
 				}
 				if err != nil {
 					return nil, err

@@ -173,3 +173,18 @@ func (h *History) since(wall int64) string {
 
 // ClientName is client i's lane name: c1 for 0, as impl names clients.
 func ClientName(i int) string { return fmt.Sprintf("c%d", i+1) }
+
+// OneLine keeps the first line of s, at most n bytes of it: how a
+// record or a fault log keeps an error.
+func OneLine(s string, n int) string {
+	for i := range len(s) {
+		if s[i] == '\n' || s[i] == '\r' {
+			s = s[:i]
+			break
+		}
+	}
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}

@@ -32,6 +32,7 @@ import (
 	"github.com/fencelab/fencelab/live"
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/nemesis"
 	"github.com/fencelab/fencelab/live/server"
 	"github.com/fencelab/fencelab/shard"
 )
@@ -154,7 +155,7 @@ func parseRun(args []string, stdout io.Writer) (*liveJob, error) {
 	service := fs.String("service", "", "the service (fencelab-live list)")
 	design := fs.String("design", "", "the setup of the service, named by its design row (fencelab-live list)")
 	faultName := fs.String("fault", string(history.FaultClientPause), "the fault")
-	nemesis := fs.String("nemesis", live.Scripted, "scripted (the classic story) or random (drawn from the seed)")
+	nemesis := fs.String("nemesis", nemesis.Scripted, "scripted (the classic story) or random (drawn from the seed)")
 	runs := fs.Int("runs", 5, "runs")
 	seed := fs.Uint64("seed", 1, "the first run's seed (run i has seed+i)")
 	out := fs.String("out", filepath.Join("out", "live"), "folder for failing runs")
@@ -351,10 +352,10 @@ func parseMatrix(args []string, stdout io.Writer) (*liveJob, error) {
 	}}
 	for _, s := range setups {
 		for _, f := range s.Faults {
-			clients, sections := live.ScriptedWorkload(f)
+			clients, sections := nemesis.ScriptedWorkload(f)
 			job.plans = append(job.plans, live.CampaignConfig{
 				Run: live.RunConfig{
-					Setup: s, Fault: f, Nemesis: live.Scripted, Seed: *seed,
+					Setup: s, Fault: f, Nemesis: nemesis.Scripted, Seed: *seed,
 					Clients: clients, Sections: sections, Think: s.ScriptedThink(f), Timeout: 20 * time.Second,
 					Self: []string{self, "client"}, CheckTimeout: 10 * time.Second,
 				},

@@ -1,4 +1,4 @@
-package live
+package nemesis
 
 import (
 	"context"
@@ -70,23 +70,13 @@ func TestScriptedSchedules(t *testing.T) {
 	assert.Empty(t, ScriptedSchedule(history.FaultNone, p).Events)
 }
 
-func TestParseFault(t *testing.T) {
-	for _, f := range history.AllFaults() {
-		g, err := history.ParseFault(string(f))
-		require.NoError(t, err)
-		assert.Equal(t, f, g)
-	}
-	_, err := history.ParseFault("pause\nplease")
-	assert.Error(t, err)
-}
-
 // fakeGroup records the signals a client process group gets.
 type fakeGroup struct {
 	mu   sync.Mutex
 	sigs []syscall.Signal
 }
 
-func (g *fakeGroup) signal(sig syscall.Signal) error {
+func (g *fakeGroup) Signal(sig syscall.Signal) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.sigs = append(g.sigs, sig)
@@ -102,11 +92,11 @@ func (g *fakeGroup) got() []syscall.Signal {
 func TestNemesisPausesTheFirstReader(t *testing.T) {
 	groups := []*fakeGroup{{}, {}}
 	var logged []history.FaultRecord
-	n := &nemesis{dep: &Deployment{}, clients: []processGroup{groups[0], groups[1]}, log: func(f history.FaultRecord) { logged = append(logged, f) }}
+	n := &Nemesis{target: Target{}, clients: []ProcessGroup{groups[0], groups[1]}, log: func(f history.FaultRecord) { logged = append(logged, f) }}
 	reads := make(chan int, 4)
 	reads <- 1 // c2 read first
 	sched := ScriptedSchedule(history.FaultClientPause, ScheduleParams{Clients: 2, TTL: 10 * time.Millisecond})
-	n.run(context.Background(), sched, time.Now(), reads)
+	n.Run(context.Background(), sched, time.Now(), reads)
 	assert.Empty(t, groups[0].got())
 	assert.Equal(t, []syscall.Signal{syscall.SIGSTOP, syscall.SIGCONT}, groups[1].got())
 	require.Len(t, logged, 1)
@@ -119,17 +109,17 @@ func TestNemesisPausesTheFirstReader(t *testing.T) {
 // stopped.
 func TestNemesisStopResumes(t *testing.T) {
 	g := &fakeGroup{}
-	n := &nemesis{dep: &Deployment{}, clients: []processGroup{g}, log: func(history.FaultRecord) {}}
+	n := &Nemesis{target: Target{}, clients: []ProcessGroup{g}, log: func(history.FaultRecord) {}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		n.run(ctx, Schedule{Events: []FaultEvent{{Fault: history.FaultClientPause, Trigger: TriggerAt, Client: 0, For: time.Hour}}}, time.Now(), nil)
+		n.Run(ctx, Schedule{Events: []FaultEvent{{Fault: history.FaultClientPause, Trigger: TriggerAt, Client: 0, For: time.Hour}}}, time.Now(), nil)
 	}()
 	require.Eventually(t, func() bool { return len(g.got()) == 1 }, 5*time.Second, time.Millisecond)
 	cancel()
 	<-done
-	n.resumeAll()
+	n.ResumeAll()
 	assert.Equal(t, []syscall.Signal{syscall.SIGSTOP, syscall.SIGCONT}, g.got())
 }
 
@@ -139,7 +129,7 @@ func TestNemesisStopResumes(t *testing.T) {
 func TestNemesisHooksMissing(t *testing.T) {
 	for _, f := range []history.Fault{history.FaultDelay, history.FaultBlackhole, history.FaultClockStep} {
 		var logged []history.FaultRecord
-		n := &nemesis{dep: &Deployment{}, log: func(r history.FaultRecord) { logged = append(logged, r) }}
+		n := &Nemesis{target: Target{}, log: func(r history.FaultRecord) { logged = append(logged, r) }}
 		n.inject(context.Background(), FaultEvent{Fault: f, Client: -1, For: time.Millisecond})
 		require.Len(t, logged, 1)
 		assert.NotEmpty(t, logged[0].Error, f)
@@ -164,7 +154,7 @@ func (n *fakeNet) Blackhole(client int, on bool) error {
 func TestNemesisNetworkHooks(t *testing.T) {
 	net := &fakeNet{}
 	var logged []history.FaultRecord
-	n := &nemesis{dep: &Deployment{Network: net}, log: func(r history.FaultRecord) { logged = append(logged, r) }}
+	n := &Nemesis{target: Target{Network: net}, log: func(r history.FaultRecord) { logged = append(logged, r) }}
 	n.inject(context.Background(), FaultEvent{Fault: history.FaultBlackhole, Client: 1, For: time.Millisecond})
 	n.inject(context.Background(), FaultEvent{Fault: history.FaultDelay, Client: 0, For: 30 * time.Millisecond})
 	assert.Equal(t, []string{"c2 blackhole true", "c2 blackhole false", "c1 delay 20ms", "c1 delay 0s"}, net.calls)
@@ -176,7 +166,7 @@ func TestNemesisNetworkHooks(t *testing.T) {
 	reads := make(chan int, 1)
 	reads <- 1 // c2 read first
 	sched := ScriptedSchedule(history.FaultBlackhole, ScheduleParams{Clients: 2, TTL: 10 * time.Millisecond})
-	n.run(context.Background(), sched, time.Now(), reads)
+	n.Run(context.Background(), sched, time.Now(), reads)
 	assert.Equal(t, []string{"c2 blackhole true", "c2 blackhole false"}, net.calls)
 }
 
@@ -195,8 +185,8 @@ func TestClientLinks(t *testing.T) {
 			go func() { defer c.Close(); io.Copy(c, c) }()
 		}
 	}()
-	links := newClientLinks([]string{ln.Addr().String()})
-	defer links.close()
+	links := NewClientLinks([]string{ln.Addr().String()})
+	defer links.Close()
 	a0, err := links.LockAddrs(0)
 	require.NoError(t, err)
 	a1, err := links.LockAddrs(1)

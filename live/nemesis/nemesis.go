@@ -1,4 +1,4 @@
-package live
+package nemesis
 
 import (
 	"cmp"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/internal/wait"
 	"github.com/fencelab/fencelab/live/server"
 )
 
@@ -63,9 +64,9 @@ type ScheduleParams struct {
 	Window time.Duration
 }
 
-// isClientFault reports whether f is aimed at one client: its process,
+// IsClientFault reports whether f is aimed at one client: its process,
 // or its links to the lock service.
-func isClientFault(f history.Fault) bool {
+func IsClientFault(f history.Fault) bool {
 	return f == history.FaultClientPause || f == history.FaultDelay || f == history.FaultBlackhole
 }
 
@@ -96,28 +97,6 @@ func ScriptedSchedule(f history.Fault, p ScheduleParams) Schedule {
 	}
 	s.Events = []FaultEvent{e}
 	return s
-}
-
-// ScriptedThink is the think time a scripted story of fault f needs
-// against the setup: the window in which the first reader
-// still believes while the fault acts. A restart must finish, and a
-// second client acquire, within it. A network fault leaves the holder
-// running: only a section that outlasts the lease (its renewals lost on
-// the cut link) writes after another client was granted, so its think is
-// 2.5 TTL; a Leased setup refuses a think as long as its lease (a
-// section that outlives a fixed lease makes two holders with no fault),
-// so there the network faults cannot take effect and keep the default.
-// The other faults act at once.
-func (s Setup) ScriptedThink(f history.Fault) time.Duration {
-	switch f {
-	case history.FaultRestartKeep, history.FaultRestartWipe:
-		return 400 * time.Millisecond
-	case history.FaultDelay, history.FaultBlackhole:
-		if !s.Leased {
-			return s.TTL * 5 / 2
-		}
-	}
-	return 150 * time.Millisecond
 }
 
 // ScriptedWorkload is the clients and sections per client of fault f's
@@ -152,7 +131,7 @@ func RandomSchedule(seed uint64, f history.Fault, p ScheduleParams) Schedule {
 	for range n {
 		e := FaultEvent{Fault: f, Trigger: TriggerAt, Client: -1}
 		e.At = time.Duration(rng.Int64N(int64(window)))
-		if isClientFault(f) {
+		if IsClientFault(f) {
 			e.Client = rng.IntN(max(p.Clients, 1))
 		}
 		lo, hi := p.TTL/2, 3*p.TTL
@@ -170,30 +149,49 @@ func RandomSchedule(seed uint64, f history.Fault, p ScheduleParams) Schedule {
 // determines.
 func MarshalSchedule(s Schedule) ([]byte, error) { return json.MarshalIndent(s, "", "  ") }
 
-// processGroup is what the nemesis signals to pause a client: the
+// ErrEnded is a client process that has ended: a fault aimed at it
+// has nothing to act on, which is not an error of the harness.
+var ErrEnded = errors.New("the client has ended")
+
+// ProcessGroup is what the nemesis signals to pause a client: the
 // client's process group, which the harness created.
-type processGroup interface {
-	signal(sig syscall.Signal) error
+type ProcessGroup interface {
+	Signal(sig syscall.Signal) error
 }
 
-// nemesis carries out a schedule against one run's clients and servers,
+// Target is what every fault acts on: the service's servers, its
+// per-client links (nil without proxies), its clock (nil where the
+// service cannot get a clock fault).
+type Target struct {
+	Servers []server.Server
+	Network Network
+	Clock   Stepper
+}
+
+// Nemesis carries out a schedule against one run's clients and servers,
 // logging every fault with its wall times.
-type nemesis struct {
-	dep     *Deployment
-	clients []processGroup
+type Nemesis struct {
+	target  Target
+	clients []ProcessGroup
 	log     func(history.FaultRecord)
 
 	mu       sync.Mutex
-	stopped  []processGroup  // clients paused and not yet resumed
+	stopped  []ProcessGroup  // clients paused and not yet resumed
 	stoppedS []server.Server // servers paused and not yet resumed
 	undo     []func()        // a network fault to take back
 	down     bool            // servers killed by a restart the run's end cut short
 }
 
-// restartDown starts again, data kept, the servers a restart left killed
+// New is a nemesis against target and the clients' process groups (by
+// client index), logging each fault it injected with log.
+func New(target Target, clients []ProcessGroup, log func(history.FaultRecord)) *Nemesis {
+	return &Nemesis{target: target, clients: clients, log: log}
+}
+
+// RestartDown starts again, data kept, the servers a restart left killed
 // when the run ended during its downtime: a real store's log is read
 // from them after the run.
-func (n *nemesis) restartDown(ctx context.Context) error {
+func (n *Nemesis) RestartDown(ctx context.Context) error {
 	n.mu.Lock()
 	down := n.down
 	n.down = false
@@ -201,7 +199,7 @@ func (n *nemesis) restartDown(ctx context.Context) error {
 	if !down {
 		return nil
 	}
-	for _, s := range n.dep.Servers {
+	for _, s := range n.target.Servers {
 		if len(s.Pids()) > 0 {
 			continue
 		}
@@ -212,10 +210,10 @@ func (n *nemesis) restartDown(ctx context.Context) error {
 	return nil
 }
 
-// run executes sched from t0 until done, or until ctx ends. reads
+// Run executes sched from t0 until done, or until ctx ends. reads
 // delivers the index of every client whose read was accepted, in order.
-// Whatever it leaves undone when ctx ends is undone by resumeAll.
-func (n *nemesis) run(ctx context.Context, sched Schedule, t0 time.Time, reads <-chan int) {
+// Whatever it leaves undone when ctx ends is undone by ResumeAll.
+func (n *Nemesis) Run(ctx context.Context, sched Schedule, t0 time.Time, reads <-chan int) {
 	for _, e := range sched.Events {
 		switch e.Trigger {
 		case TriggerAfterRead:
@@ -226,14 +224,14 @@ func (n *nemesis) run(ctx context.Context, sched Schedule, t0 time.Time, reads <
 				if !ok {
 					return
 				}
-				if isClientFault(e.Fault) && e.Client < 0 {
+				if IsClientFault(e.Fault) && e.Client < 0 {
 					e.Client = c
 				}
 			case <-ctx.Done():
 				return
 			}
 		default:
-			if !waitUntil(ctx, t0.Add(e.At)) {
+			if !wait.Until(ctx, t0.Add(e.At)) {
 				return
 			}
 		}
@@ -246,15 +244,15 @@ func (n *nemesis) run(ctx context.Context, sched Schedule, t0 time.Time, reads <
 
 // inject carries out one fault and waits it out (except a clock step,
 // which is a point in time).
-func (n *nemesis) inject(ctx context.Context, e FaultEvent) {
-	rec := history.FaultRecord{Fault: e.Fault, Target: n.target(e), Start: time.Now().UnixNano()}
+func (n *Nemesis) inject(ctx context.Context, e FaultEvent) {
+	rec := history.FaultRecord{Fault: e.Fault, Target: n.targetName(e), Start: time.Now().UnixNano()}
 	defer func() {
 		if rec.End == 0 {
 			rec.End = time.Now().UnixNano()
 		}
 		n.log(rec)
 	}()
-	fail := func(err error) { rec.Error = oneLine(err.Error(), 200) }
+	fail := func(err error) { rec.Error = history.OneLine(err.Error(), 200) }
 	switch e.Fault {
 	case history.FaultClientPause:
 		if e.Client < 0 || e.Client >= len(n.clients) {
@@ -262,7 +260,7 @@ func (n *nemesis) inject(ctx context.Context, e FaultEvent) {
 			return
 		}
 		p := n.clients[e.Client]
-		if err := p.signal(syscall.SIGSTOP); errors.Is(err, errEnded) {
+		if err := p.Signal(syscall.SIGSTOP); errors.Is(err, ErrEnded) {
 			rec.Detail = fmt.Sprintf("%s had ended: nothing to pause", rec.Target)
 			return
 		} else if err != nil {
@@ -273,31 +271,31 @@ func (n *nemesis) inject(ctx context.Context, e FaultEvent) {
 		n.stopped = append(n.stopped, p)
 		n.mu.Unlock()
 		rec.Detail = fmt.Sprintf("SIGSTOP %s for %v", rec.Target, e.For)
-		sleep(ctx, e.For)
+		wait.Sleep(ctx, e.For)
 		rec.End = time.Now().UnixNano()
 		n.resumeClients()
 	case history.FaultServerPause:
 		var pids []int
-		for _, s := range n.dep.Servers {
+		for _, s := range n.target.Servers {
 			pids = append(pids, s.Pids()...)
 			if err := n.pauseServer(s); err != nil {
 				fail(fmt.Errorf("pause %s: %w", s.Name(), err))
 			}
 		}
 		rec.Detail = fmt.Sprintf("SIGSTOP pids %v for %v", pids, e.For)
-		sleep(ctx, e.For)
+		wait.Sleep(ctx, e.For)
 		rec.End = time.Now().UnixNano()
 		n.resumeServers()
 	case history.FaultRestartKeep, history.FaultRestartWipe:
 		wipe := e.Fault == history.FaultRestartWipe
 		rec.Detail = fmt.Sprintf("SIGKILL, down %v, restart with data %s", e.For, map[bool]string{true: "wiped", false: "kept"}[wipe])
-		for _, s := range n.dep.Servers {
+		for _, s := range n.target.Servers {
 			if err := s.Kill(); err != nil {
 				fail(fmt.Errorf("kill %s: %w", s.Name(), err))
 				return
 			}
 		}
-		sleep(ctx, e.For)
+		wait.Sleep(ctx, e.For)
 		// The run may end during the downtime or the restart: Stop then
 		// ends what is left, or restartDown starts it again for the
 		// store's audit; a restart cut short is no fault of the service.
@@ -310,7 +308,7 @@ func (n *nemesis) inject(ctx context.Context, e FaultEvent) {
 			leftDown()
 			return
 		}
-		for _, s := range n.dep.Servers {
+		for _, s := range n.target.Servers {
 			if err := s.Restart(ctx, wipe); err != nil {
 				if ctx.Err() != nil {
 					leftDown()
@@ -322,11 +320,11 @@ func (n *nemesis) inject(ctx context.Context, e FaultEvent) {
 		}
 		rec.End = time.Now().UnixNano()
 	case history.FaultDelay, history.FaultBlackhole:
-		if n.dep.Network == nil {
+		if n.target.Network == nil {
 			fail(errors.New("this setup has no proxy between clients and service"))
 			return
 		}
-		net, c := n.dep.Network, e.Client
+		net, c := n.target.Network, e.Client
 		var err error
 		if e.Fault == history.FaultDelay {
 			d := networkDelay(e.For)
@@ -340,16 +338,16 @@ func (n *nemesis) inject(ctx context.Context, e FaultEvent) {
 			fail(err)
 			return
 		}
-		sleep(ctx, e.For)
+		wait.Sleep(ctx, e.For)
 		rec.End = time.Now().UnixNano()
 		n.undoNetwork()
 	case history.FaultClockStep:
-		if n.dep.Clock == nil {
+		if n.target.Clock == nil {
 			fail(errors.New("this setup's service cannot get a clock fault"))
 			return
 		}
 		rec.Detail = fmt.Sprintf("step the service's clock forward by %v", e.For)
-		if err := n.dep.Clock.Step(e.For); err != nil {
+		if err := n.target.Clock.Step(e.For); err != nil {
 			fail(err)
 		}
 		rec.End = rec.Start
@@ -358,12 +356,12 @@ func (n *nemesis) inject(ctx context.Context, e FaultEvent) {
 	}
 }
 
-func (n *nemesis) target(e FaultEvent) string {
-	if isClientFault(e.Fault) {
+func (n *Nemesis) targetName(e FaultEvent) string {
+	if IsClientFault(e.Fault) {
 		return history.ClientName(e.Client)
 	}
 	var names []string
-	for _, s := range n.dep.Servers {
+	for _, s := range n.target.Servers {
 		names = append(names, s.Name())
 	}
 	if len(names) == 0 {
@@ -376,7 +374,7 @@ func (n *nemesis) target(e FaultEvent) string {
 }
 
 // network applies a network fault and remembers how to take it back.
-func (n *nemesis) network(do, undo func() error) error {
+func (n *Nemesis) network(do, undo func() error) error {
 	if err := do(); err != nil {
 		return err
 	}
@@ -386,11 +384,11 @@ func (n *nemesis) network(do, undo func() error) error {
 	return nil
 }
 
-func (n *nemesis) resumeClients() {
+func (n *Nemesis) resumeClients() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for _, p := range n.stopped {
-		p.signal(syscall.SIGCONT)
+		p.Signal(syscall.SIGCONT)
 	}
 	n.stopped = nil
 }
@@ -403,7 +401,7 @@ type pauser interface {
 	Resume() error
 }
 
-func (n *nemesis) pauseServer(s server.Server) error {
+func (n *Nemesis) pauseServer(s server.Server) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.stoppedS = append(n.stoppedS, s) // resumed even if the pause half failed
@@ -419,7 +417,7 @@ func (n *nemesis) pauseServer(s server.Server) error {
 	return errors.Join(errs...)
 }
 
-func (n *nemesis) resumeServers() {
+func (n *Nemesis) resumeServers() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for _, s := range n.stoppedS {
@@ -434,7 +432,7 @@ func (n *nemesis) resumeServers() {
 	n.stoppedS = nil
 }
 
-func (n *nemesis) undoNetwork() {
+func (n *Nemesis) undoNetwork() {
 	n.mu.Lock()
 	undo := n.undo
 	n.undo = nil
@@ -444,19 +442,10 @@ func (n *nemesis) undoNetwork() {
 	}
 }
 
-// resumeAll takes back every fault still in effect: on every path out of
+// ResumeAll takes back every fault still in effect: on every path out of
 // a run, so nothing is left stopped.
-func (n *nemesis) resumeAll() {
+func (n *Nemesis) ResumeAll() {
 	n.resumeClients()
 	n.resumeServers()
 	n.undoNetwork()
-}
-
-// waitUntil waits until t or ctx's end; it reports whether t came.
-func waitUntil(ctx context.Context, t time.Time) bool {
-	d := time.Until(t)
-	if d > 0 {
-		sleep(ctx, d)
-	}
-	return ctx.Err() == nil
 }

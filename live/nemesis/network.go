@@ -1,35 +1,35 @@
-package live
+package nemesis
 
 import (
 	"errors"
 	"fmt"
 	"sync"
 	"time"
-
-	livenemesis "github.com/fencelab/fencelab/live/nemesis"
 )
 
-// clientLinks is the Network hook of live/nemesis's proxies: each client
+// ClientLinks is the Network hook of live/nemesis's proxies: each client
 // gets its own proxy in front of each of the service's servers, so a
 // delay or a blackhole aims at one client's links and leaves the others
 // healthy. That is what makes a network fault take effect: a fault on a
 // link every client shares holds the waiting clients back with the holder,
 // and nobody acquires while the holder's link is cut.
-type clientLinks struct {
+type ClientLinks struct {
 	upstreams []string
 
 	mu     sync.Mutex
-	links  map[int][]*livenemesis.Proxy // by client index
+	links  map[int][]*Proxy // by client index
 	closed bool
 }
 
-func newClientLinks(upstreams []string) *clientLinks {
-	return &clientLinks{upstreams: upstreams, links: map[int][]*livenemesis.Proxy{}}
+// NewClientLinks is no proxy yet in front of upstreams (the servers'
+// addresses): each client's open with its first LockAddrs.
+func NewClientLinks(upstreams []string) *ClientLinks {
+	return &ClientLinks{upstreams: upstreams, links: map[int][]*Proxy{}}
 }
 
 // LockAddrs opens client's proxies (once) and returns their addresses, in
 // the order of the servers.
-func (n *clientLinks) LockAddrs(client int) ([]string, error) {
+func (n *ClientLinks) LockAddrs(client int) ([]string, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.closed {
@@ -38,7 +38,7 @@ func (n *clientLinks) LockAddrs(client int) ([]string, error) {
 	ps, ok := n.links[client]
 	if !ok {
 		for _, up := range n.upstreams {
-			p, err := livenemesis.NewProxy(up)
+			p, err := NewProxy(up)
 			if err != nil {
 				for _, q := range ps {
 					q.Close()
@@ -56,7 +56,7 @@ func (n *clientLinks) LockAddrs(client int) ([]string, error) {
 	return addrs, nil
 }
 
-func (n *clientLinks) proxies(client int) ([]*livenemesis.Proxy, error) {
+func (n *ClientLinks) proxies(client int) ([]*Proxy, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	ps, ok := n.links[client]
@@ -67,7 +67,7 @@ func (n *clientLinks) proxies(client int) ([]*livenemesis.Proxy, error) {
 }
 
 // Delay holds every byte of client's links for d (0: no delay).
-func (n *clientLinks) Delay(client int, d time.Duration) error {
+func (n *ClientLinks) Delay(client int, d time.Duration) error {
 	ps, err := n.proxies(client)
 	for _, p := range ps {
 		p.SetDelay(d)
@@ -78,7 +78,7 @@ func (n *clientLinks) Delay(client int, d time.Duration) error {
 // Blackhole drops every byte of client's links while on; off heals them
 // (a connection that lost bytes is closed, as TCP cannot deliver a stream
 // with a gap, and the client library dials again).
-func (n *clientLinks) Blackhole(client int, on bool) error {
+func (n *ClientLinks) Blackhole(client int, on bool) error {
 	ps, err := n.proxies(client)
 	for _, p := range ps {
 		if on {
@@ -90,12 +90,12 @@ func (n *clientLinks) Blackhole(client int, on bool) error {
 	return err
 }
 
-// close closes every proxy.
-func (n *clientLinks) close() error {
+// Close closes every proxy.
+func (n *ClientLinks) Close() error {
 	n.mu.Lock()
 	n.closed = true
 	links := n.links
-	n.links = map[int][]*livenemesis.Proxy{}
+	n.links = map[int][]*Proxy{}
 	n.mu.Unlock()
 	var errs []error
 	for _, ps := range links {
@@ -106,26 +106,22 @@ func (n *clientLinks) close() error {
 	return errors.Join(errs...)
 }
 
-// behindProxies puts d's servers behind per-client proxies: each client
-// dials its own (Network.LockAddrs), and the deployment gets the delay
-// and blackhole faults. The store's links (StoreAddrs, the register) stay
-// direct: the stale write must reach the resource. d.Close, if any, is
-// kept and runs after the proxies close.
-func behindProxies(d *Deployment) *Deployment {
-	var ups []string
-	for _, s := range d.Servers {
-		ups = append(ups, s.Addr())
-	}
-	links := newClientLinks(ups)
-	before := d.Close
-	d.LockAddrs = nil
-	d.Network = links
-	d.Close = func() error {
-		err := links.close()
-		if before != nil {
-			err = errors.Join(err, before())
-		}
-		return err
-	}
-	return d
+// Network is the hook of TCP proxies between each client and the lock's
+// servers (live/nemesis's Proxy, one per client and server): the delay
+// and blackhole faults, aimed at one client's links.
+type Network interface {
+	// LockAddrs are the addresses client (0-based) dials instead of the
+	// servers': its own links.
+	LockAddrs(client int) ([]string, error)
+	// Delay holds every byte of client's links for d (0: no delay).
+	Delay(client int, d time.Duration) error
+	// Blackhole drops every byte of client's links while on.
+	Blackhole(client int, on bool) error
+}
+
+// Stepper is the hook of a clock shim inside a server (an LD_PRELOAD
+// library): the clock-step fault.
+type Stepper interface {
+	// Step moves the server's wall clock by d (forward when positive).
+	Step(d time.Duration) error
 }

@@ -1,4 +1,4 @@
-package live
+package nemesis
 
 import (
 	"context"
@@ -30,20 +30,20 @@ func (k *killedServer) Restart(_ context.Context, wipe bool) error {
 }
 
 // TestRestartDownStartsWhatTheRunsEndLeftKilled: a restart the run's end
-// cut short leaves the store's server down; restartDown starts it again,
+// cut short leaves the store's server down; RestartDown starts it again,
 // data kept, once, and only it (MariaDB's audit failed with "connection
 // refused" in 1 of 8 random restart-keep runs before).
 func TestRestartDownStartsWhatTheRunsEndLeftKilled(t *testing.T) {
 	down, up := &killedServer{}, &killedServer{running: true}
-	n := &nemesis{dep: &Deployment{Servers: []server.Server{down, up}}}
+	n := &Nemesis{target: Target{Servers: []server.Server{down, up}}}
 
-	require.NoError(t, n.restartDown(context.Background()))
+	require.NoError(t, n.RestartDown(context.Background()))
 	assert.Empty(t, down.restarts, "no restart was cut short: nothing to do")
 
 	n.down = true
-	require.NoError(t, n.restartDown(context.Background()))
+	require.NoError(t, n.RestartDown(context.Background()))
 	assert.Equal(t, []bool{false}, down.restarts, "restarted once, its data kept")
 	assert.Empty(t, up.restarts, "a running server is left alone")
-	require.NoError(t, n.restartDown(context.Background()))
+	require.NoError(t, n.RestartDown(context.Background()))
 	assert.Len(t, down.restarts, 1, "once")
 }
