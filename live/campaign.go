@@ -1,3 +1,21 @@
+// Package live runs fencelab's question against real lock services: real
+// server processes (package server), real client libraries (package lock),
+// each client its own OS process, real faults (SIGSTOP/SIGCONT of a client
+// or a server, kill and restart, a delay or blackhole of one client's
+// links through its own proxy, a clock step inside a service), and the
+// resource a lock protects (package store). A Setup names the design row
+// of impl.Designs it instantiates, so that every live verdict lines up
+// with the model's for the same row.
+//
+// A run: fresh servers on 127.0.0.1 with their own data folders, the
+// resource, the clients (the harness's own binary re-executed with the
+// role "client", RunClient), the nemesis; the clients' call/return records
+// and the fault log make the History, and the judge decides
+// AtMostOneClientHoldLock from the clients' beliefs, TokenIsMonotonical
+// and NoLostUpdate from the resource's log (impl's own invariants), and
+// linearizability with Porcupine (package linearizability). A campaign is
+// N such runs (RunCampaign) and says, per property, "violated (k of N)" or
+// "not observed (0 of N; the fault took effect in M)".
 package live
 
 import (
@@ -12,6 +30,7 @@ import (
 	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/verdict"
 )
 
@@ -70,7 +89,7 @@ func (t Tally) String() string {
 
 // Summary is a campaign's outcome.
 type Summary struct {
-	Setup    Setup
+	Setup    setup.Setup
 	Fault    history.Fault
 	Nemesis  string
 	Runs     int
@@ -233,7 +252,7 @@ func runLine(j *check.Judgement) string {
 }
 
 // RunDir is where run seed of setup s under fault f is saved under out.
-func RunDir(out string, s Setup, f history.Fault, seed uint64) string {
+func RunDir(out string, s setup.Setup, f history.Fault, seed uint64) string {
 	return filepath.Join(out, s.Service, s.Name, string(f), fmt.Sprintf("run-%d", seed))
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/internal/wait"
 	"github.com/fencelab/fencelab/live/lock"
+	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/live/store"
 )
 
@@ -70,7 +71,7 @@ const maxConfig = 64 << 10
 
 // ServeClient is the client role: it reads a ClientConfig from in, finds
 // its setup among setups and runs RunClient, writing records to out.
-func ServeClient(ctx context.Context, setups []Setup, in io.Reader, out io.Writer) error {
+func ServeClient(ctx context.Context, setups []setup.Setup, in io.Reader, out io.Writer) error {
 	var cfg ClientConfig
 	dec := json.NewDecoder(io.LimitReader(in, maxConfig))
 	dec.DisallowUnknownFields()
@@ -80,7 +81,7 @@ func ServeClient(ctx context.Context, setups []Setup, in io.Reader, out io.Write
 	if err := cfg.validate(); err != nil {
 		return fmt.Errorf("client configuration: %w", err)
 	}
-	s, err := FindSetup(setups, cfg.Service, cfg.Setup)
+	s, err := setup.Find(setups, cfg.Service, cfg.Setup)
 	if err != nil {
 		return err
 	}
@@ -112,7 +113,7 @@ func (r *recorder) rec(op, ev string, token uint64, value int64, ok bool, err er
 // is the harness's (a record it could not write, a client it could not
 // build, recorded too), never the lock's or the store's answers: those
 // are in the records.
-func RunClient(ctx context.Context, s Setup, cfg ClientConfig, out io.Writer) error {
+func RunClient(ctx context.Context, s setup.Setup, cfg ClientConfig, out io.Writer) error {
 	ctx, cancel := context.WithDeadline(ctx, time.Unix(0, cfg.Deadline))
 	defer cancel()
 	r := &recorder{client: cfg.Client, enc: json.NewEncoder(out)}
@@ -196,9 +197,9 @@ func section(ctx context.Context, r *recorder, st store.Store, token uint64, thi
 	return err != nil
 }
 
-func dialStore(ctx context.Context, s Setup, cfg ClientConfig) (store.Store, error) {
+func dialStore(ctx context.Context, s setup.Setup, cfg ClientConfig) (store.Store, error) {
 	if s.UsesRegister() {
 		return store.DialRegister(cfg.Register, store.AsClient(cfg.Client))
 	}
-	return s.Store(ctx, StoreConfig{Addrs: cfg.StoreAddrs, Client: cfg.Client, Key: cfg.Key})
+	return s.Store(ctx, setup.StoreConfig{Addrs: cfg.StoreAddrs, Client: cfg.Client, Key: cfg.Key})
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/fencelab/fencelab/linearizability"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/nemesis"
+	"github.com/fencelab/fencelab/live/setup"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -41,7 +42,7 @@ func TestNetworkStories(t *testing.T) {
 			if tc.service == "zookeeper" {
 				needZooKeeper(t)
 			}
-			s := mustSetup(t, Setups(), tc.service, tc.setup)
+			s := mustSetup(t, setup.All(), tc.service, tc.setup)
 			require.Contains(t, s.Faults, tc.fault, "in the scripted matrix")
 			cfg := testRun(t, s, tc.fault)
 			cfg.Clients, cfg.Sections = nemesis.ScriptedWorkload(tc.fault)

@@ -22,6 +22,7 @@ import (
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/nemesis"
+	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/trace"
 )
 
@@ -48,7 +49,7 @@ const (
 // Campaign is one summary.json of a matrix's --out folder: a setup under
 // a fault, with the folder its runs were saved in.
 type Campaign struct {
-	Setup   Setup
+	Setup   setup.Setup
 	Summary SavedSummary
 	// Dir is the folder of summary.json and of the campaign's saved runs.
 	Dir string
@@ -63,7 +64,7 @@ var runFolder = regexp.MustCompile(`^run-[0-9]{1,20}$`)
 // of known setups and faults, never walks the folder, and checks each
 // summary against its setup: a summary that names another setup, row or
 // fault, counts that do not add up, or an unknown property is an error.
-func ReadSummaries(out string, setups []Setup) ([]Campaign, error) {
+func ReadSummaries(out string, setups []setup.Setup) ([]Campaign, error) {
 	var cs []Campaign
 	for _, s := range setups {
 		for _, f := range history.AllFaults() {
@@ -95,7 +96,7 @@ func ReadSummaries(out string, setups []Setup) ([]Campaign, error) {
 
 // parseSummary decodes a summary.json of setup s under fault f and checks
 // that it is one.
-func parseSummary(data []byte, s Setup, f history.Fault) (SavedSummary, error) {
+func parseSummary(data []byte, s setup.Setup, f history.Fault) (SavedSummary, error) {
 	var sum SavedSummary
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

@@ -13,6 +13,7 @@ import (
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/nemesis"
+	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/trace"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -28,11 +29,11 @@ var update = flag.Bool("update", false, golden.UpdateUsage)
 func readmeFixture(t *testing.T) (out string) {
 	t.Helper()
 	out = t.TempDir()
-	mutex, err := FindSetup(Setups(), "etcd", "mutex")
+	mutex, err := setup.Find(setup.All(), "etcd", "mutex")
 	require.NoError(t, err)
-	all, err := FindSetup(Setups(), "redis", "all")
+	all, err := setup.Find(setup.All(), "redis", "all")
 	require.NoError(t, err)
-	campaign := func(s Setup, violated map[string]int, tookEffect int, saved string) {
+	campaign := func(s setup.Setup, violated map[string]int, tookEffect int, saved string) {
 		sum := &Summary{Setup: s, Fault: history.FaultClientPause, Nemesis: nemesis.Scripted, Runs: 3, TookEffect: tookEffect,
 			Versions: "server 1.0 | <b>bold</b>", Library: "lib v1", StartUp: 140 * time.Millisecond, Elapsed: 10 * time.Second}
 		for _, p := range check.Properties() {
@@ -44,7 +45,7 @@ func readmeFixture(t *testing.T) (out string) {
 		}
 		require.NoError(t, sum.save(out))
 	}
-	saveRun := func(s Setup) string {
+	saveRun := func(s setup.Setup) string {
 		dir := RunDir(out, s, history.FaultClientPause, 1)
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		for name, text := range map[string]string{
@@ -64,7 +65,7 @@ const fixtureReadme = "# title\n\nbefore\n" + ReadmeBegin + "old block\n" + Read
 
 func TestLiveBlockGolden(t *testing.T) {
 	out := readmeFixture(t)
-	cs, err := ReadSummaries(out, Setups())
+	cs, err := ReadSummaries(out, setup.All())
 	require.NoError(t, err)
 	require.Len(t, cs, 2)
 	block := LiveBlock(cs)
@@ -82,7 +83,7 @@ func TestLiveBlockGolden(t *testing.T) {
 
 func TestUpdateReadmeWritesTheBlockAndCopiesTheRun(t *testing.T) {
 	out := readmeFixture(t)
-	cs, err := ReadSummaries(out, Setups())
+	cs, err := ReadSummaries(out, setup.All())
 	require.NoError(t, err)
 	root := t.TempDir()
 	readme := filepath.Join(root, "README.md")
@@ -115,7 +116,7 @@ func TestUpdateReadmeWritesTheBlockAndCopiesTheRun(t *testing.T) {
 
 func TestUpdateReadmeRefusesBeforeWritingAnything(t *testing.T) {
 	out := readmeFixture(t)
-	cs, err := ReadSummaries(out, Setups())
+	cs, err := ReadSummaries(out, setup.All())
 	require.NoError(t, err)
 	tests := []struct {
 		name   string
@@ -178,7 +179,7 @@ func TestReadSummariesRefusesForgedSummaries(t *testing.T) {
 			edited := tc.edit(string(data))
 			require.NotEqual(t, string(data), edited, "the edit applies")
 			require.NoError(t, os.WriteFile(file, []byte(edited), 0o644))
-			_, err = ReadSummaries(out, Setups())
+			_, err = ReadSummaries(out, setup.All())
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 		})

@@ -12,6 +12,7 @@ import (
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/server"
+	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/verdict"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -53,7 +54,7 @@ func TestRedisScriptedPause(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.design, func(t *testing.T) {
-			cfg := testRun(t, mustSetup(t, Setups(), "redis", tc.design), history.FaultClientPause)
+			cfg := testRun(t, mustSetup(t, setup.All(), "redis", tc.design), history.FaultClientPause)
 			res := checkStory(t, cfg, tc.want, tc.fenced)
 			assert.Contains(t, res.Versions, "redis-server")
 			assert.Contains(t, res.Library, "go-redis")
@@ -70,7 +71,7 @@ func TestRedisScriptedPause(t *testing.T) {
 // never went down.
 func TestRedisRestartWipe(t *testing.T) {
 	needRedis(t)
-	cfg := testRun(t, mustSetup(t, Setups(), "redis", "restart-volatile"), history.FaultRestartWipe)
+	cfg := testRun(t, mustSetup(t, setup.All(), "redis", "restart-volatile"), history.FaultRestartWipe)
 	cfg.Think = cfg.Setup.ScriptedThink(history.FaultRestartWipe)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
@@ -92,7 +93,7 @@ func TestRedisRestartWipe(t *testing.T) {
 // "holds".
 func TestRedisServerPause(t *testing.T) {
 	needRedis(t)
-	cfg := testRun(t, mustSetup(t, Setups(), "redis", "all"), history.FaultServerPause)
+	cfg := testRun(t, mustSetup(t, setup.All(), "redis", "all"), history.FaultServerPause)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	res, err := Run(ctx, cfg)
@@ -118,7 +119,7 @@ func TestRedisNetworkFaults(t *testing.T) {
 	needRedis(t)
 	for _, f := range []history.Fault{history.FaultDelay, history.FaultBlackhole} {
 		t.Run(string(f), func(t *testing.T) {
-			cfg := testRun(t, mustSetup(t, Setups(), "redis", "all"), f)
+			cfg := testRun(t, mustSetup(t, setup.All(), "redis", "all"), f)
 			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 			defer cancel()
 			res, err := Run(ctx, cfg)
@@ -150,7 +151,7 @@ func TestRedisClockStep(t *testing.T) {
 	if _, err := exec.LookPath("cc"); err != nil {
 		t.Skip("cc not installed (Debian package gcc): the clock shim cannot be built")
 	}
-	cfg := testRun(t, mustSetup(t, Setups(), "redis", "all"), history.FaultClockStep)
+	cfg := testRun(t, mustSetup(t, setup.All(), "redis", "all"), history.FaultClockStep)
 	cfg.Think = 300 * time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -185,7 +186,7 @@ func TestRedlockScriptedPause(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.design, func(t *testing.T) {
-			cfg := testRun(t, mustSetup(t, Setups(), "redlock", tc.design), history.FaultClientPause)
+			cfg := testRun(t, mustSetup(t, setup.All(), "redlock", tc.design), history.FaultClientPause)
 			res := checkStory(t, cfg, tc.want, tc.fenced)
 			assert.Contains(t, res.Library, "redsync")
 			assert.Equal(t, verdict.NotApplicable, res.Judgement.Verdicts.Get(impl.TokenIsMonotonical).Status)
@@ -200,7 +201,7 @@ func TestRedisWithoutFault(t *testing.T) {
 	needRedis(t)
 	for _, id := range [][2]string{{"redis", "none"}, {"redis", "restart-volatile"}, {"redlock", "redlock"}} {
 		t.Run(id[1], func(t *testing.T) {
-			s := mustSetup(t, Setups(), id[0], id[1])
+			s := mustSetup(t, setup.All(), id[0], id[1])
 			cfg := testRun(t, s, history.FaultNone)
 			cfg.Think = s.ScriptedThink(s.Faults[0])
 			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)

@@ -18,12 +18,13 @@ import (
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/nemesis"
+	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/live/store"
 )
 
 // RunConfig is one run's configuration.
 type RunConfig struct {
-	Setup   Setup
+	Setup   setup.Setup
 	Fault   history.Fault
 	Nemesis string // Scripted or Random
 	Seed    uint64
@@ -140,7 +141,7 @@ func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("own binary: %w", err)
 	}
-	dep, err := cfg.Setup.Start(ctx, StartEnv{Dir: tmp, Self: self, Fault: cfg.Fault})
+	dep, err := cfg.Setup.Start(ctx, setup.StartEnv{Dir: tmp, Self: self, Fault: cfg.Fault})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -474,15 +475,6 @@ func (b *limitedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
-}
-
-func containsFault(fs []history.Fault, f history.Fault) bool {
-	for _, g := range fs {
-		if g == f {
-			return true
-		}
-	}
-	return false
 }
 
 func faultList(fs []history.Fault) string {

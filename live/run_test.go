@@ -16,6 +16,7 @@ import (
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/nemesis"
+	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/live/store"
 	"github.com/fencelab/fencelab/verdict"
 	"github.com/stretchr/testify/assert"
@@ -24,7 +25,7 @@ import (
 
 // testRun is a run configuration for tests: this test binary as the
 // client processes (TestMain), two clients, two sections each.
-func testRun(t *testing.T, s Setup, f history.Fault) RunConfig {
+func testRun(t *testing.T, s setup.Setup, f history.Fault) RunConfig {
 	t.Helper()
 	return RunConfig{
 		Setup: s, Fault: f, Nemesis: nemesis.Scripted, Seed: 1,
@@ -34,9 +35,9 @@ func testRun(t *testing.T, s Setup, f history.Fault) RunConfig {
 	}
 }
 
-func mustSetup(t *testing.T, setups []Setup, service, name string) Setup {
+func mustSetup(t *testing.T, setups []setup.Setup, service, name string) setup.Setup {
 	t.Helper()
-	s, err := FindSetup(setups, service, name)
+	s, err := setup.Find(setups, service, name)
 	require.NoError(t, err)
 	return s
 }
@@ -219,7 +220,7 @@ func TestRunReportsAKilledClient(t *testing.T) {
 
 func TestRunServiceThatWillNotStart(t *testing.T) {
 	cfg := testRun(t, mustSetup(t, toySetups(), "toy", "all"), history.FaultNone)
-	cfg.Setup.Start = func(context.Context, StartEnv) (*Deployment, error) {
+	cfg.Setup.Start = func(context.Context, setup.StartEnv) (*setup.Deployment, error) {
 		return nil, errors.New("address already in use")
 	}
 	_, err := Run(context.Background(), cfg)
@@ -240,7 +241,7 @@ func TestRunRejectsBadConfigs(t *testing.T) {
 		"fault not of setup": func(c *RunConfig) { c.Fault = history.FaultDelay },
 		"no client command":  func(c *RunConfig) { c.Self = nil },
 		"store without audit": func(c *RunConfig) {
-			c.Setup.Store = func(context.Context, StoreConfig) (store.Store, error) { return nil, errors.New("unused") }
+			c.Setup.Store = func(context.Context, setup.StoreConfig) (store.Store, error) { return nil, errors.New("unused") }
 		},
 	}
 	require.NoError(t, good.Validate())
@@ -298,7 +299,7 @@ func TestCampaignFailsOnAnUnexpectedViolation(t *testing.T) {
 func TestClientThatCannotBeBuiltIsAHarnessError(t *testing.T) {
 	s := mustSetup(t, toySetups(), "toy", "broken-all")
 	start := s.Start
-	s.Start = func(ctx context.Context, env StartEnv) (*Deployment, error) {
+	s.Start = func(ctx context.Context, env setup.StartEnv) (*setup.Deployment, error) {
 		d, err := start(ctx, env)
 		if err == nil {
 			d.StoreAddrs = []string{"127.0.0.1:1"} // nothing listens there

@@ -7,6 +7,7 @@ import (
 	"github.com/fencelab/fencelab/linearizability"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/server"
+	"github.com/fencelab/fencelab/live/setup"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -43,7 +44,7 @@ func TestEtcdPauseStories(t *testing.T) {
 		}, true},
 	} {
 		t.Run(tc.setup, func(t *testing.T) {
-			s := mustSetup(t, Setups(), "etcd", tc.setup)
+			s := mustSetup(t, setup.All(), "etcd", tc.setup)
 			require.Equal(t, tc.design, s.Design)
 			res := checkStory(t, testRun(t, s, history.FaultClientPause), tc.want, tc.fenced)
 			assert.Contains(t, res.Versions, server.EtcdVersion())

@@ -2,7 +2,6 @@ package live
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/server"
+	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/verdict"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -29,7 +29,7 @@ func runMariaDBStory(t *testing.T, name string, fault history.Fault) *RunResult 
 	if err := server.MariaDBInstalled(); err != nil {
 		t.Skip(err.Error())
 	}
-	cfg := testRun(t, mustSetup(t, Setups(), "mariadb", name), fault)
+	cfg := testRun(t, mustSetup(t, setup.All(), "mariadb", name), fault)
 	cfg.Sections, cfg.Think, cfg.Timeout = 1, mariadbStoryThink, 30*time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -99,45 +99,4 @@ func TestMariaDBStoryPauseKeepsTheSession(t *testing.T) {
 		assert.NotEqual(t, verdict.Holds, v.Status, "%s: an inconclusive run never holds", v.Property)
 		assert.NotEqual(t, verdict.Violated, v.Status, v.Property)
 	}
-}
-
-// The deployment with a store server apart: only the lock's server is
-// faulted; everything goes on Stop, and on a failed start. (The stories
-// above start the one-server deployment.)
-func TestMariaDBDeploymentWithAStoreServer(t *testing.T) {
-	if err := server.MariaDBInstalled(); err != nil {
-		t.Skip(err.Error())
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	dir := t.TempDir()
-	dep, err := startMariaDBDeployment(true)(ctx, StartEnv{Dir: dir})
-	require.NoError(t, err)
-	stopped := false
-	defer func() {
-		if !stopped {
-			assert.NoError(t, dep.Stop())
-		}
-	}()
-	require.Len(t, dep.Servers, 1, "only the lock's server is faulted")
-	require.Len(t, dep.LockAddrs, 1)
-	require.Len(t, dep.StoreAddrs, 1)
-	assert.Equal(t, dep.Servers[0].Addr(), dep.LockAddrs[0])
-	assert.NotEqual(t, dep.LockAddrs[0], dep.StoreAddrs[0], "the store has a server of its own")
-
-	require.NoError(t, dep.Stop())
-	stopped = true
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	assert.Empty(t, entries, "both servers and the template removed")
-
-	// A start that fails (cancelled) leaves nothing behind.
-	dir = t.TempDir()
-	cancelled, cancelNow := context.WithCancel(context.Background())
-	cancelNow()
-	_, err = startMariaDBDeployment(true)(cancelled, StartEnv{Dir: dir})
-	require.Error(t, err)
-	entries, err = os.ReadDir(dir)
-	require.NoError(t, err)
-	assert.Empty(t, entries)
 }

@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/fencelab/fencelab/linearizability"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/server"
+	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/verdict"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -34,14 +36,14 @@ func TestZooKeeperSetupsNameTheirRows(t *testing.T) {
 		"zxid-restart-volatile": impl.DesignRestartVolatile,
 	}
 	for name, d := range want {
-		s := mustSetup(t, Setups(), "zookeeper", name)
+		s := mustSetup(t, setup.All(), "zookeeper", name)
 		assert.Equal(t, d, s.Design, name)
 		assert.NotEmpty(t, s.Why, name)
 		assert.Equal(t, server.ZooKeeperPackage, s.Package)
 		assert.Equal(t, "github.com/go-zookeeper/zk", s.Library, "the module whose version the binary reports")
 		// A wipe sends zxids back: only the restart-volatile row, whose
 		// expected verdicts say so, may take it.
-		assert.Equal(t, d == impl.DesignRestartVolatile, containsFault(s.Faults, history.FaultRestartWipe), name)
+		assert.Equal(t, d == impl.DesignRestartVolatile, slices.Contains(s.Faults, history.FaultRestartWipe), name)
 	}
 }
 
@@ -49,7 +51,7 @@ func TestZooKeeperSetupsNameTheirRows(t *testing.T) {
 // other client acquires, and the paused one resumes believing and writes.
 func TestZooKeeperPauseUnfenced(t *testing.T) {
 	needZooKeeper(t)
-	cfg := testRun(t, mustSetup(t, Setups(), "zookeeper", "zxid-none"), history.FaultClientPause)
+	cfg := testRun(t, mustSetup(t, setup.All(), "zookeeper", "zxid-none"), history.FaultClientPause)
 	res := checkStory(t, cfg, story{
 		violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate, linearizability.SectionsLinearizable},
 		holds:    []string{linearizability.RegisterLinearizable},
@@ -62,7 +64,7 @@ func TestZooKeeperPauseUnfenced(t *testing.T) {
 // client's stale write is refused.
 func TestZooKeeperPauseFenced(t *testing.T) {
 	needZooKeeper(t)
-	cfg := testRun(t, mustSetup(t, Setups(), "zookeeper", "zxid-revision"), history.FaultClientPause)
+	cfg := testRun(t, mustSetup(t, setup.All(), "zookeeper", "zxid-revision"), history.FaultClientPause)
 	checkStory(t, cfg, story{
 		violated: []string{impl.AtMostOneClientHoldLock},
 		holds:    []string{impl.TokenIsMonotonical, impl.NoLostUpdate, linearizability.SectionsLinearizable, linearizability.RegisterLinearizable},
@@ -77,7 +79,7 @@ func TestZooKeeperPauseFenced(t *testing.T) {
 // zxids pass c1's.
 func TestZooKeeperRestartWipe(t *testing.T) {
 	needZooKeeper(t)
-	cfg := testRun(t, mustSetup(t, Setups(), "zookeeper", "zxid-restart-volatile"), history.FaultRestartWipe)
+	cfg := testRun(t, mustSetup(t, setup.All(), "zookeeper", "zxid-restart-volatile"), history.FaultRestartWipe)
 	// c1 thinks long enough for the restart (a JVM start), c2's session
 	// loss (the session timeout) and c2's grant on a new connection.
 	cfg.Sections, cfg.Think = 1, 8*time.Second // 4 s was too short on a loaded machine: c2 acquired 3.8 s after c1 ended

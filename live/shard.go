@@ -13,6 +13,7 @@ import (
 	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/shard"
 )
 
@@ -95,7 +96,7 @@ func PlanItems(plans []CampaignConfig) int {
 // probe, if set, is asked before a setup's first run; a setup it refuses
 // is skipped, with the reason, as matrix skips it. A harness error ends
 // the shard: it has no result.
-func RunShard(ctx context.Context, plans []CampaignConfig, lo, hi int, out string, probe func(Setup) error) (*ShardResult, error) {
+func RunShard(ctx context.Context, plans []CampaignConfig, lo, hi int, out string, probe func(setup.Setup) error) (*ShardResult, error) {
 	res := &ShardResult{Campaigns: []ShardCampaign{}}
 	offset := 0
 	for _, p := range plans {
@@ -326,7 +327,7 @@ func copyTree(from, to string) error {
 // SaveShard runs the shard spec's runs of plans into out, a new or empty
 // folder written whole (staged, then renamed into place): its failing
 // runs and shard.json, the manifest of identity id and of what it found.
-func SaveShard(ctx context.Context, id shard.Identity, spec shard.Spec, plans []CampaignConfig, out string, probe func(Setup) error) error {
+func SaveShard(ctx context.Context, id shard.Identity, spec shard.Spec, plans []CampaignConfig, out string, probe func(setup.Setup) error) error {
 	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
 		return fmt.Errorf("--out %.60q is not empty: a shard writes a new folder", out)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/shard"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -111,7 +112,7 @@ func TestShardedLiveCampaignIsTheWhole(t *testing.T) {
 // TestShardedRedisCampaignIsTheWhole is the same against real Redis.
 func TestShardedRedisCampaignIsTheWhole(t *testing.T) {
 	needRedis(t)
-	plans := []CampaignConfig{{Run: testRun(t, mustSetup(t, Setups(), "redis", "none"), history.FaultClientPause), Runs: 3}}
+	plans := []CampaignConfig{{Run: testRun(t, mustSetup(t, setup.All(), "redis", "none"), history.FaultClientPause), Runs: 3}}
 	whole, merged, out := shardAndMerge(t, plans, 2)
 	checkMergedIsWhole(t, whole, merged, out)
 }

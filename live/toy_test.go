@@ -17,6 +17,7 @@ import (
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/lock"
 	"github.com/fencelab/fencelab/live/server"
+	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/live/store"
 )
 
@@ -43,7 +44,7 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	if os.Getenv(roleEnv) == "client" {
-		if err := ServeClient(context.Background(), append(toySetups(), Setups()...), os.Stdin, os.Stdout); err != nil {
+		if err := ServeClient(context.Background(), append(toySetups(), setup.All()...), os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -54,11 +55,11 @@ func TestMain(m *testing.M) {
 
 // toySetups are the toy service's rows: none (tokens ignored), all
 // (tokens checked on every operation), off (no tokens).
-func toySetups() []Setup {
-	var ss []Setup
+func toySetups() []setup.Setup {
+	var ss []setup.Setup
 	ss = append(ss, brokenSetup())
 	for _, d := range []impl.Design{impl.DesignFenceNone, impl.DesignFenceAll, impl.DesignNoFencing, impl.DesignFenceWrites} {
-		ss = append(ss, Setup{
+		ss = append(ss, setup.Setup{
 			Name: d.String(), Service: "toy", Design: d, Why: "the test's own lease lock",
 			TTL: 200 * time.Millisecond, Leased: true,
 			Faults: []history.Fault{history.FaultClientPause, history.FaultRestartWipe},
@@ -82,7 +83,7 @@ type toyServer struct {
 	wg      sync.WaitGroup
 }
 
-func startToy(context.Context, StartEnv) (*Deployment, error) {
+func startToy(context.Context, setup.StartEnv) (*setup.Deployment, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -90,7 +91,7 @@ func startToy(context.Context, StartEnv) (*Deployment, error) {
 	s := &toyServer{ln: ln, conns: map[net.Conn]bool{}}
 	s.wg.Add(1)
 	go s.serve()
-	return &Deployment{Servers: []server.Server{s}, LockAddrs: []string{ln.Addr().String()}}, nil
+	return &setup.Deployment{Servers: []server.Server{s}, LockAddrs: []string{ln.Addr().String()}}, nil
 }
 
 func (s *toyServer) serve() {
@@ -262,14 +263,14 @@ func (l *toyLocker) Close() error {
 // register of mode none, started with the toy lock and dialled by the
 // clients as a real store. Its Start and Audit share the register of the
 // run under way (one run at a time).
-func brokenSetup() Setup {
+func brokenSetup() setup.Setup {
 	var reg *store.Register
-	s := Setup{
+	s := setup.Setup{
 		Name: "broken-all", Service: "toy", Design: impl.DesignFenceAll, Why: "claims row all, ignores the tokens",
 		TTL: 200 * time.Millisecond, Leased: true, Faults: []history.Fault{history.FaultClientPause},
 		Locker: func(_ context.Context, cfg lock.Config) (lock.Locker, error) { return &toyLocker{cfg: cfg}, nil },
 	}
-	s.Start = func(ctx context.Context, env StartEnv) (*Deployment, error) {
+	s.Start = func(ctx context.Context, env setup.StartEnv) (*setup.Deployment, error) {
 		d, err := startToy(ctx, env)
 		if err != nil {
 			return nil, err
@@ -280,10 +281,10 @@ func brokenSetup() Setup {
 		d.StoreAddrs, d.Close = []string{reg.Addr()}, reg.Close
 		return d, nil
 	}
-	s.Store = func(_ context.Context, cfg StoreConfig) (store.Store, error) {
+	s.Store = func(_ context.Context, cfg setup.StoreConfig) (store.Store, error) {
 		return store.DialRegister(cfg.Addrs[0], store.AsClient(cfg.Client))
 	}
-	s.Audit = func(context.Context, *Deployment) ([]impl.Op, int64, error) {
+	s.Audit = func(context.Context, *setup.Deployment) ([]impl.Op, int64, error) {
 		res := reg.Resource()
 		return res.Log(), res.Counter(), nil
 	}

@@ -34,6 +34,7 @@ import (
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/nemesis"
 	"github.com/fencelab/fencelab/live/server"
+	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/shard"
 )
 
@@ -67,7 +68,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// Hidden: one client process of a run.
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 		defer stop()
-		if err := live.ServeClient(ctx, live.Setups(), stdin, stdout); err != nil {
+		if err := live.ServeClient(ctx, setup.All(), stdin, stdout); err != nil {
 			fmt.Fprintf(stderr, "fencelab-live client: %s\n", oneLine(err.Error()))
 			return exitFailure
 		}
@@ -112,7 +113,7 @@ type liveJob struct {
 	out   string
 	// probe skips a setup whose service is missing (matrix); run probes
 	// its one setup before anything and refuses it instead.
-	probe  func(live.Setup) error
+	probe  func(setup.Setup) error
 	readme string // matrix's --update-readme
 	shard  *shard.Spec
 	id     shard.Identity
@@ -179,7 +180,7 @@ func parseRun(args []string, stdout io.Writer) (*liveJob, error) {
 	if *service == "" || *design == "" {
 		return nil, fmt.Errorf("--service and --design are required (fencelab-live list shows them)")
 	}
-	setup, err := live.FindSetup(live.Setups(), *service, *design)
+	setup, err := setup.Find(setup.All(), *service, *design)
 	if err != nil {
 		return nil, err
 	}
@@ -331,8 +332,8 @@ func parseMatrix(args []string, stdout io.Writer) (*liveJob, error) {
 	if err != nil {
 		return nil, fmt.Errorf("own binary: %w", err)
 	}
-	var setups []live.Setup
-	for _, s := range live.Setups() {
+	var setups []setup.Setup
+	for _, s := range setup.All() {
 		if *service == "" || s.Service == *service {
 			setups = append(setups, s)
 		}
@@ -343,7 +344,7 @@ func parseMatrix(args []string, stdout io.Writer) (*liveJob, error) {
 	if len(setups) == 0 {
 		return nil, fmt.Errorf("this binary has no live setups")
 	}
-	job := &liveJob{out: *out, readme: *readme, probe: func(s live.Setup) error {
+	job := &liveJob{out: *out, readme: *readme, probe: func(s setup.Setup) error {
 		if s.Probe == nil {
 			return nil
 		}
@@ -401,7 +402,7 @@ func matrixCommand(args []string, stdout, stderr io.Writer) int {
 		return shardDone(stdout, stderr, "matrix", job, stopped, err)
 	}
 	failed, broken := false, false
-	var setups []live.Setup
+	var setups []setup.Setup
 	skip := map[string]bool{}
 	for _, cfg := range job.plans {
 		s, f := cfg.Run.Setup, cfg.Run.Fault
@@ -552,7 +553,7 @@ func readmeCommand(args []string, stdout, stderr io.Writer) int {
 	if err != nil || !info.IsDir() {
 		return badCmd(stderr, "readme", "--out %.60q is not a folder (make live writes out/live)", *out)
 	}
-	cs, err := live.ReadSummaries(*out, live.Setups())
+	cs, err := live.ReadSummaries(*out, setup.All())
 	if err != nil {
 		return badCmd(stderr, "readme", "%v", err)
 	}
@@ -571,7 +572,7 @@ func listCommand(args []string, stdout, stderr io.Writer) int {
 		return badCmd(stderr, "list", "list takes no arguments")
 	}
 	fmt.Fprintln(stdout, "Setups (--service, --design; the row of impl.Designs; faults; versions):")
-	for _, s := range live.Setups() {
+	for _, s := range setup.All() {
 		server := "fencelab"
 		if s.Probe != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -1,22 +1,9 @@
-// Package live runs fencelab's question against real lock services: real
-// server processes (package server), real client libraries (package lock),
-// each client its own OS process, real faults (SIGSTOP/SIGCONT of a client
-// or a server, kill and restart, a delay or blackhole of one client's
-// links through its own proxy, a clock step inside a service), and the
-// resource a lock protects (package store). A Setup names the design row
-// of impl.Designs it instantiates, so that every live verdict lines up
-// with the model's for the same row.
-//
-// A run: fresh servers on 127.0.0.1 with their own data folders, the
-// resource, the clients (the harness's own binary re-executed with the
-// role "client", RunClient), the nemesis; the clients' call/return records
-// and the fault log make the History, and the judge decides
-// AtMostOneClientHoldLock from the clients' beliefs, TokenIsMonotonical
-// and NoLostUpdate from the resource's log (impl's own invariants), and
-// linearizability with Porcupine (package linearizability). A campaign is
-// N such runs (RunCampaign) and says, per property, "violated (k of N)" or
-// "not observed (0 of N; the fault took effect in M)".
-package live
+// Package setup is the registry of live setups: each a service, a lock
+// recipe, a store and the design row of impl.Designs they instantiate
+// (Setup), how one starts for a run (Deployment), and All, the five
+// services' setups a command line takes. A Go user's own lock is one more
+// Setup appended to All.
+package setup
 
 import (
 	"context"
@@ -95,7 +82,7 @@ func (s Setup) ID() string { return s.Service + "/" + s.Name }
 // Applies reports whether fault f applies to the setup (FaultNone always
 // does).
 func (s Setup) Applies(f history.Fault) bool {
-	return f == history.FaultNone || containsFault(s.Faults, f) || containsFault(s.MoreFaults, f)
+	return f == history.FaultNone || slices.Contains(s.Faults, f) || slices.Contains(s.MoreFaults, f)
 }
 
 // UsesRegister reports whether the setup's resource is fencelab's register.
@@ -199,8 +186,9 @@ type StoreConfig struct {
 	Key    string // the lock's name (lock.Config.Key), for a store that asks the lock
 }
 
-// Setups lists every live setup, grouped by service.
-func Setups() []Setup {
+// All lists every live setup, grouped by service: the registry a
+// command line takes (a Go user appends its own).
+func All() []Setup {
 	var all []Setup
 	all = append(all, etcdSetups()...)
 	all = append(all, redisSetups()...)
@@ -210,8 +198,8 @@ func Setups() []Setup {
 	return all
 }
 
-// FindSetup finds the setup of service and name among setups.
-func FindSetup(setups []Setup, service, name string) (Setup, error) {
+// Find finds the setup of service and name among setups.
+func Find(setups []Setup, service, name string) (Setup, error) {
 	var services, names []string
 	for _, s := range setups {
 		if !slices.Contains(services, s.Service) {

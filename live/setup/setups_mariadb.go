@@ -1,4 +1,4 @@
-package live
+package setup
 
 // MariaDB's setups: GET_LOCK (a session lock) through
 // github.com/go-sql-driver/mysql, with fencelab's register or MariaDB's own
