@@ -30,13 +30,14 @@ import (
 	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/run"
 	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/verdict"
 )
 
 // CampaignConfig is N runs of one setup under one fault.
 type CampaignConfig struct {
-	Run  RunConfig // Seed is the first run's; run i has Seed+i
+	Run  run.Config // Seed is the first run's; run i has Seed+i
 	Runs int
 	// Out is where failing runs are saved (Out/<service>/<setup>/<fault>/
 	// run-<seed>/); "" saves nothing.
@@ -172,7 +173,7 @@ func RunCampaign(ctx context.Context, cfg CampaignConfig) (*Summary, error) {
 	for i := range cfg.Runs {
 		rc := cfg.Run
 		rc.Seed = cfg.Run.Seed + uint64(i)
-		res, err := Run(ctx, rc)
+		res, err := run.Run(ctx, rc)
 		if res != nil && res.History != nil && err != nil && cfg.Out != "" && ctx.Err() == nil {
 			// A harness error's run is saved too: what happened is the
 			// first thing to look at.

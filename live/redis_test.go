@@ -11,6 +11,7 @@ import (
 	"github.com/fencelab/fencelab/linearizability"
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/run"
 	"github.com/fencelab/fencelab/live/server"
 	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/verdict"
@@ -75,7 +76,7 @@ func TestRedisRestartWipe(t *testing.T) {
 	cfg.Think = cfg.Setup.ScriptedThink(history.FaultRestartWipe)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
-	res, err := Run(ctx, cfg)
+	res, err := run.Run(ctx, cfg)
 	require.NoError(t, err)
 	require.Len(t, res.History.Faults, 1)
 	assert.Empty(t, res.History.Faults[0].Error)
@@ -96,7 +97,7 @@ func TestRedisServerPause(t *testing.T) {
 	cfg := testRun(t, mustSetup(t, setup.All(), "redis", "all"), history.FaultServerPause)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
-	res, err := Run(ctx, cfg)
+	res, err := run.Run(ctx, cfg)
 	require.NoError(t, err)
 	require.Len(t, res.History.Faults, 1)
 	f := res.History.Faults[0]
@@ -122,7 +123,7 @@ func TestRedisNetworkFaults(t *testing.T) {
 			cfg := testRun(t, mustSetup(t, setup.All(), "redis", "all"), f)
 			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 			defer cancel()
-			res, err := Run(ctx, cfg)
+			res, err := run.Run(ctx, cfg)
 			require.NoError(t, err)
 			require.Len(t, res.History.Faults, 1)
 			rec := res.History.Faults[0]
@@ -155,7 +156,7 @@ func TestRedisClockStep(t *testing.T) {
 	cfg.Think = 300 * time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	res, err := Run(ctx, cfg)
+	res, err := run.Run(ctx, cfg)
 	require.NoError(t, err)
 	require.Len(t, res.History.Faults, 1)
 	assert.Empty(t, res.History.Faults[0].Error)
@@ -206,7 +207,7 @@ func TestRedisWithoutFault(t *testing.T) {
 			cfg.Think = s.ScriptedThink(s.Faults[0])
 			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 			defer cancel()
-			res, err := Run(ctx, cfg)
+			res, err := run.Run(ctx, cfg)
 			require.NoError(t, err)
 			assert.False(t, res.Judgement.TookEffect, "%v", res.Judgement.Beliefs)
 			assert.Equal(t, 4, res.Judgement.Committed)

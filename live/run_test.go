@@ -16,6 +16,7 @@ import (
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/nemesis"
+	"github.com/fencelab/fencelab/live/run"
 	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/live/store"
 	"github.com/fencelab/fencelab/verdict"
@@ -25,9 +26,9 @@ import (
 
 // testRun is a run configuration for tests: this test binary as the
 // client processes (TestMain), two clients, two sections each.
-func testRun(t *testing.T, s setup.Setup, f history.Fault) RunConfig {
+func testRun(t *testing.T, s setup.Setup, f history.Fault) run.Config {
 	t.Helper()
-	return RunConfig{
+	return run.Config{
 		Setup: s, Fault: f, Nemesis: nemesis.Scripted, Seed: 1,
 		Clients: 2, Sections: 2, Think: 100 * time.Millisecond, Timeout: 15 * time.Second,
 		Self: []string{os.Args[0]}, Env: []string{roleEnv + "=client"},
@@ -53,11 +54,11 @@ type story struct {
 // want.holds was not, with the witness that the good path was taken: at
 // least two sections committed, and (fenced rows) the stale operation
 // refused.
-func checkStory(t *testing.T, cfg RunConfig, want story, fenced bool) *RunResult {
+func checkStory(t *testing.T, cfg run.Config, want story, fenced bool) *run.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
-	res, err := Run(ctx, cfg)
+	res, err := run.Run(ctx, cfg)
 	require.NoError(t, err)
 	j := res.Judgement
 	require.True(t, j.TookEffect, "the %s took effect: beliefs overlapped (%v)", cfg.Fault, j.Beliefs)
@@ -98,7 +99,7 @@ func TestToyWithoutFaultIsInconclusive(t *testing.T) {
 	cfg := testRun(t, mustSetup(t, toySetups(), "toy", "all"), history.FaultNone)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, err := Run(ctx, cfg)
+	res, err := run.Run(ctx, cfg)
 	require.NoError(t, err)
 	j := res.Judgement
 	require.False(t, j.TookEffect)
@@ -195,7 +196,7 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 		cancel()
 	}()
 	start := time.Now()
-	_, err := Run(ctx, cfg)
+	_, err := run.Run(ctx, cfg)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Less(t, time.Since(start), 5*time.Second)
 	assertNothingLeft(t, cfg.TempRoot)
@@ -212,7 +213,7 @@ func TestRunReportsAKilledClient(t *testing.T) {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, err := Run(ctx, cfg)
+	_, err := run.Run(ctx, cfg)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "signal: killed")
 	assertNothingLeft(t, cfg.TempRoot)
@@ -223,8 +224,8 @@ func TestRunServiceThatWillNotStart(t *testing.T) {
 	cfg.Setup.Start = func(context.Context, setup.StartEnv) (*setup.Deployment, error) {
 		return nil, errors.New("address already in use")
 	}
-	_, err := Run(context.Background(), cfg)
-	var se *StartError
+	_, err := run.Run(context.Background(), cfg)
+	var se *run.StartError
 	require.ErrorAs(t, err, &se)
 	assert.Contains(t, err.Error(), "toy would not start: address already in use")
 	assertNothingLeft(t, cfg.TempRoot)
@@ -232,15 +233,15 @@ func TestRunServiceThatWillNotStart(t *testing.T) {
 
 func TestRunRejectsBadConfigs(t *testing.T) {
 	good := testRun(t, mustSetup(t, toySetups(), "toy", "all"), history.FaultClientPause)
-	tests := map[string]func(*RunConfig){
-		"one client":         func(c *RunConfig) { c.Clients = 1 },
-		"think past the TTL": func(c *RunConfig) { c.Think = c.Setup.TTL },
-		"no sections":        func(c *RunConfig) { c.Sections = 0 },
-		"bad nemesis":        func(c *RunConfig) { c.Nemesis = "chaos" },
-		"no timeout":         func(c *RunConfig) { c.Timeout = 0 },
-		"fault not of setup": func(c *RunConfig) { c.Fault = history.FaultDelay },
-		"no client command":  func(c *RunConfig) { c.Self = nil },
-		"store without audit": func(c *RunConfig) {
+	tests := map[string]func(*run.Config){
+		"one client":         func(c *run.Config) { c.Clients = 1 },
+		"think past the TTL": func(c *run.Config) { c.Think = c.Setup.TTL },
+		"no sections":        func(c *run.Config) { c.Sections = 0 },
+		"bad nemesis":        func(c *run.Config) { c.Nemesis = "chaos" },
+		"no timeout":         func(c *run.Config) { c.Timeout = 0 },
+		"fault not of setup": func(c *run.Config) { c.Fault = history.FaultDelay },
+		"no client command":  func(c *run.Config) { c.Self = nil },
+		"store without audit": func(c *run.Config) {
 			c.Setup.Store = func(context.Context, setup.StoreConfig) (store.Store, error) { return nil, errors.New("unused") }
 		},
 	}
@@ -307,21 +308,8 @@ func TestClientThatCannotBeBuiltIsAHarnessError(t *testing.T) {
 		return d, err
 	}
 	cfg := testRun(t, s, history.FaultNone)
-	_, err := Run(context.Background(), cfg)
+	_, err := run.Run(context.Background(), cfg)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "store: register:")
 	assertNothingLeft(t, cfg.TempRoot)
-}
-
-func TestReplayChecksTheCounter(t *testing.T) {
-	ops := []impl.Op{
-		{Client: impl.ClientNode(0), Kind: impl.OpRead, Accepted: true, Token: 1},
-		{Client: impl.ClientNode(0), Kind: impl.OpWrite, Accepted: true, Token: 1, Value: 1},
-		{Client: impl.ClientNode(1), Kind: impl.OpWrite, Accepted: false, Token: 0, Value: 7},
-	}
-	r, err := replay(ops, 1)
-	require.NoError(t, err)
-	assert.Len(t, r.Log(), 2, "refused operations are not replayed")
-	_, err = replay(ops, 2)
-	assert.Error(t, err)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/nemesis"
+	"github.com/fencelab/fencelab/live/run"
 	"github.com/fencelab/fencelab/trace"
 	"github.com/fencelab/fencelab/verdict"
 )
@@ -66,7 +67,7 @@ type savedVerdict struct {
 // The folder appears whole or not at all (atomicfile.Stage);
 // a folder already there is replaced only if it holds nothing but files
 // SaveRun writes. harnessErr, if any, goes into error.txt.
-func SaveRun(out string, rc RunConfig, res *RunResult, harnessErr error) (dir string, err error) {
+func SaveRun(out string, rc run.Config, res *run.Result, harnessErr error) (dir string, err error) {
 	dir = RunDir(out, rc.Setup, rc.Fault, rc.Seed)
 	st, err := atomicfile.NewStage(dir)
 	if err != nil {
@@ -178,7 +179,7 @@ func faultTag(f history.Fault) string {
 // lane for the lock service, one per client, one for the resource; a step
 // per call and per return (an arrow from the call to its return), a note
 // per fault, the first violation marked.
-func buildTrace(rc RunConfig, res *RunResult) *trace.Trace {
+func buildTrace(rc run.Config, res *run.Result) *trace.Trace {
 	h := res.History
 	service := rc.Setup.Service
 	lanes := []string{service}

@@ -9,6 +9,7 @@ import (
 	"github.com/fencelab/fencelab/linearizability"
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/run"
 	"github.com/fencelab/fencelab/live/server"
 	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/verdict"
@@ -24,7 +25,7 @@ const mariadbStoryThink = 1500 * time.Millisecond
 
 // runMariaDBStory runs setup name under fault once, scripted: two
 // clients, one section each.
-func runMariaDBStory(t *testing.T, name string, fault history.Fault) *RunResult {
+func runMariaDBStory(t *testing.T, name string, fault history.Fault) *run.Result {
 	t.Helper()
 	if err := server.MariaDBInstalled(); err != nil {
 		t.Skip(err.Error())
@@ -33,7 +34,7 @@ func runMariaDBStory(t *testing.T, name string, fault history.Fault) *RunResult 
 	cfg.Sections, cfg.Think, cfg.Timeout = 1, mariadbStoryThink, 30*time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	res, err := Run(ctx, cfg)
+	res, err := run.Run(ctx, cfg)
 	require.NoError(t, err)
 	require.NotEmpty(t, res.History.Faults, "the fault is logged")
 	assert.Equal(t, fault, res.History.Faults[0].Fault)

@@ -10,6 +10,7 @@ import (
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/linearizability"
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/run"
 	"github.com/fencelab/fencelab/live/server"
 	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/verdict"
@@ -86,7 +87,7 @@ func TestZooKeeperRestartWipe(t *testing.T) {
 	cfg.Timeout = 30 * time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
-	res, err := Run(ctx, cfg)
+	res, err := run.Run(ctx, cfg)
 	require.NoError(t, err)
 	require.Len(t, res.History.Faults, 1)
 	assert.Equal(t, history.FaultRestartWipe, res.History.Faults[0].Fault)

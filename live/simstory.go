@@ -11,6 +11,7 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/run"
 	"github.com/fencelab/fencelab/sim"
 )
 
@@ -61,7 +62,7 @@ const simSeeds = 256
 // A run whose faults do not map gets an error saying why (a fault that is
 // not one of those, a fault outside a think window, a run with no fault);
 // nothing is written for it then.
-func TellSim(rc RunConfig, res *RunResult) (*SimStory, error) {
+func TellSim(rc run.Config, res *run.Result) (*SimStory, error) {
 	h := res.History
 	if h == nil || len(h.Faults) == 0 {
 		return nil, errors.New("no fault was injected")

@@ -11,6 +11,7 @@ import (
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/nemesis"
+	"github.com/fencelab/fencelab/live/run"
 	"github.com/fencelab/fencelab/sim"
 	"github.com/fencelab/fencelab/verdict"
 	"github.com/stretchr/testify/assert"
@@ -84,7 +85,7 @@ func TestSimScheduleTellsTheSameStory(t *testing.T) {
 // a think, writes no sim schedule, and faults.txt says why.
 func TestSimScheduleNotForUnmappedFaults(t *testing.T) {
 	setup := mustSetup(t, toySetups(), "toy", "none")
-	rc := RunConfig{Setup: setup, Fault: history.FaultServerPause, Nemesis: nemesis.Scripted, Seed: 3, Clients: 2, Sections: 1}
+	rc := run.Config{Setup: setup, Fault: history.FaultServerPause, Nemesis: nemesis.Scripted, Seed: 3, Clients: 2, Sections: 1}
 	ms := func(d int) int64 { return int64(time.Duration(d) * time.Millisecond) }
 	h := &history.History{Start: 0, End: ms(900), Clients: 2, Records: []history.Record{
 		{Client: 0, Op: history.OpAcquire, Ev: history.Call, Wall: ms(1)}, {Client: 0, Op: history.OpAcquire, Ev: history.Return, OK: true, Token: 1, Wall: ms(2)},
@@ -104,7 +105,7 @@ func TestSimScheduleNotForUnmappedFaults(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			hh := *h
 			hh.Faults = []history.FaultRecord{tc.fault}
-			res := &RunResult{Seed: 3, History: &hh, Schedule: nemesis.Schedule{Mode: nemesis.Scripted, Fault: tc.fault.Fault, Events: []nemesis.FaultEvent{{Fault: tc.fault.Fault, Trigger: nemesis.TriggerAfterRead, Client: -1, For: 600 * time.Millisecond}}}}
+			res := &run.Result{Seed: 3, History: &hh, Schedule: nemesis.Schedule{Mode: nemesis.Scripted, Fault: tc.fault.Fault, Events: []nemesis.FaultEvent{{Fault: tc.fault.Fault, Trigger: nemesis.TriggerAfterRead, Client: -1, For: 600 * time.Millisecond}}}}
 			_, err := TellSim(rc, res)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.why)
@@ -123,7 +124,7 @@ func TestSimScheduleNotForUnmappedFaults(t *testing.T) {
 	// The same history with a client pause in c1's think maps.
 	hh := *h
 	hh.Faults = []history.FaultRecord{{Fault: history.FaultClientPause, Target: "c1", Start: ms(5), End: ms(605)}}
-	res := &RunResult{History: &hh, Schedule: nemesis.Schedule{Events: []nemesis.FaultEvent{{Fault: history.FaultClientPause, For: 600 * time.Millisecond}}}}
+	res := &run.Result{History: &hh, Schedule: nemesis.Schedule{Events: []nemesis.FaultEvent{{Fault: history.FaultClientPause, For: 600 * time.Millisecond}}}}
 	rc.Fault = history.FaultClientPause
 	st, err := TellSim(rc, res)
 	require.NoError(t, err)
@@ -136,7 +137,7 @@ func TestSimScheduleNotForUnmappedFaults(t *testing.T) {
 	// A clock step of the service in a thinking client's section is a
 	// jump of the simulator's service clock, scaled the same way.
 	hh.Faults = []history.FaultRecord{{Fault: history.FaultClockStep, Target: "toy", Start: ms(5), End: ms(5)}}
-	res = &RunResult{History: &hh, Schedule: nemesis.Schedule{Events: []nemesis.FaultEvent{{Fault: history.FaultClockStep, For: 400 * time.Millisecond}}}}
+	res = &run.Result{History: &hh, Schedule: nemesis.Schedule{Events: []nemesis.FaultEvent{{Fault: history.FaultClockStep, For: 400 * time.Millisecond}}}}
 	st, err = TellSim(rc, res)
 	require.NoError(t, err)
 	require.Len(t, st.Schedule.Faults, 1)

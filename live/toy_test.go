@@ -16,6 +16,7 @@ import (
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/lock"
+	"github.com/fencelab/fencelab/live/run"
 	"github.com/fencelab/fencelab/live/server"
 	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/live/store"
@@ -44,7 +45,7 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	if os.Getenv(roleEnv) == "client" {
-		if err := ServeClient(context.Background(), append(toySetups(), setup.All()...), os.Stdin, os.Stdout); err != nil {
+		if err := run.ServeClient(context.Background(), append(toySetups(), setup.All()...), os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencelab/fencelab/live/cli"
 	"github.com/fencelab/fencelab/live/server"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -111,7 +112,7 @@ func testKilledClient(t *testing.T, bin string) {
 		cmd.Process.Kill()
 		t.Fatal("fencelab-live did not stop within 30 s of a killed client")
 	}
-	assert.Equal(t, exitBadInput, cmd.ProcessState.ExitCode(), "stderr: %s", stderr.String())
+	assert.Equal(t, cli.ExitBadInput, cmd.ProcessState.ExitCode(), "stderr: %s", stderr.String())
 	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 	assert.Contains(t, lines[len(lines)-1], "signal: killed")
 	assert.Empty(t, leftovers(t, bin, tmp))
@@ -130,7 +131,7 @@ func testMissingServer(t *testing.T, bin string) {
 	err := cmd.Run()
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee)
-	assert.Equal(t, exitBadInput, ee.ExitCode())
+	assert.Equal(t, cli.ExitBadInput, ee.ExitCode())
 	assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "one line: %s", stderr.String())
 	assert.Contains(t, stderr.String(), "redis-server")
 	assert.Empty(t, stdout.String())

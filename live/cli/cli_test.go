@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fencelab/fencelab/live"
+	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/shard"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -41,8 +42,8 @@ func TestBadInput(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := run(tc.args, strings.NewReader(""), &stdout, &stderr)
-			assert.Equal(t, exitBadInput, code)
+			code := dispatch(setup.All(), tc.args, strings.NewReader(""), &stdout, &stderr)
+			assert.Equal(t, ExitBadInput, code)
 			line := stderr.String()
 			assert.Contains(t, line, tc.want)
 			assert.Equal(t, 1, strings.Count(line, "\n"), "one line: %q", line)
@@ -54,16 +55,16 @@ func TestBadInput(t *testing.T) {
 
 func TestClientRoleRejectsBadConfig(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"client"}, strings.NewReader(`{"client": 0, "clients": 2, "sections": 0}`), &stdout, &stderr)
-	assert.Equal(t, exitFailure, code)
+	code := dispatch(setup.All(), []string{"client"}, strings.NewReader(`{"client": 0, "clients": 2, "sections": 0}`), &stdout, &stderr)
+	assert.Equal(t, ExitFailure, code)
 	assert.Contains(t, stderr.String(), "client configuration")
 	assert.Equal(t, 1, strings.Count(stderr.String(), "\n"))
 }
 
 func TestListNamesFaultsAndRows(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"list"}, nil, &stdout, &stderr)
-	assert.Equal(t, exitOK, code)
+	code := dispatch(setup.All(), []string{"list"}, nil, &stdout, &stderr)
+	assert.Equal(t, ExitOK, code)
 	for _, want := range []string{"client-pause", "restart-wipe", "unique-cas", "TokenIsMonotonical holds", "RegisterLinearizable"} {
 		assert.Contains(t, stdout.String(), want)
 	}
@@ -87,8 +88,8 @@ func TestReadmeRefusesAFileWithoutMarkers(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := run(tc.args, strings.NewReader(""), &stdout, &stderr)
-			assert.Equal(t, exitBadInput, code)
+			code := dispatch(setup.All(), tc.args, strings.NewReader(""), &stdout, &stderr)
+			assert.Equal(t, ExitBadInput, code)
 			assert.Contains(t, stderr.String(), tc.want)
 			assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "one line: %q", stderr.String())
 			got, err := os.ReadFile(readme)
@@ -140,8 +141,8 @@ func TestMergeBadShards(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "merged")
 			var stdout, stderr bytes.Buffer
-			code := run(append([]string{"merge", "--out", out}, tc.dirs...), strings.NewReader(""), &stdout, &stderr)
-			assert.Equal(t, exitBadInput, code)
+			code := dispatch(setup.All(), append([]string{"merge", "--out", out}, tc.dirs...), strings.NewReader(""), &stdout, &stderr)
+			assert.Equal(t, ExitBadInput, code)
 			assert.Contains(t, stderr.String(), tc.want)
 			assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "one line: %q", stderr.String())
 			assert.Empty(t, stdout.String())

@@ -1,4 +1,7 @@
-package live
+// Package run is one live run: fresh servers, the resource, the client
+// processes (Run), the client role they play (ServeClient, RunClient),
+// the nemesis beside them, and the judge's verdicts on their history.
+package run
 
 import (
 	"bufio"
@@ -22,8 +25,8 @@ import (
 	"github.com/fencelab/fencelab/live/store"
 )
 
-// RunConfig is one run's configuration.
-type RunConfig struct {
+// Config is one run's configuration.
+type Config struct {
 	Setup   setup.Setup
 	Fault   history.Fault
 	Nemesis string // Scripted or Random
@@ -49,7 +52,7 @@ type RunConfig struct {
 }
 
 // Validate checks a configuration before anything starts.
-func (c RunConfig) Validate() error {
+func (c Config) Validate() error {
 	switch {
 	case c.Setup.Start == nil || c.Setup.Locker == nil || c.Setup.TTL <= 0 || (c.Setup.Store != nil && c.Setup.Audit == nil):
 		return fmt.Errorf("setup %s is incomplete (it needs Start, Locker, a TTL, and an Audit with a Store)", c.Setup.ID())
@@ -78,7 +81,7 @@ func (c RunConfig) Validate() error {
 
 // Schedule is the run's fault schedule: the scripted story, or the one
 // drawn from the seed.
-func (c RunConfig) Schedule() nemesis.Schedule {
+func (c Config) Schedule() nemesis.Schedule {
 	p := nemesis.ScheduleParams{Clients: c.Clients, TTL: c.Setup.TTL, Window: c.window()}
 	if c.Nemesis == nemesis.Random {
 		return nemesis.RandomSchedule(c.Seed, c.Fault, p)
@@ -88,7 +91,7 @@ func (c RunConfig) Schedule() nemesis.Schedule {
 
 // window is about how long the clients' sections take without faults:
 // the time random faults start in.
-func (c RunConfig) window() time.Duration {
+func (c Config) window() time.Duration {
 	return time.Duration(c.Clients*c.Sections) * (c.Think + 10*time.Millisecond)
 }
 
@@ -99,8 +102,8 @@ type StartError struct{ Err error }
 func (e *StartError) Error() string { return e.Err.Error() }
 func (e *StartError) Unwrap() error { return e.Err }
 
-// RunResult is one run: what happened and what the judge made of it.
-type RunResult struct {
+// Result is one run: what happened and what the judge made of it.
+type Result struct {
 	Seed      uint64
 	Schedule  nemesis.Schedule
 	History   *history.History
@@ -122,12 +125,12 @@ const killGrace = 3 * time.Second
 // removed on every path, ctx's end included. The error is the harness's
 // (a service that would not start is a *StartError); a run's verdicts are
 // in the result.
-func Run(ctx context.Context, cfg RunConfig) (res *RunResult, err error) {
+func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	begin := time.Now()
-	res = &RunResult{Seed: cfg.Seed, Schedule: cfg.Schedule(), Library: cfg.Setup.LibraryVersion()}
+	res = &Result{Seed: cfg.Seed, Schedule: cfg.Schedule(), Library: cfg.Setup.LibraryVersion()}
 	tmp, err := os.MkdirTemp(cfg.TempRoot, "fencelab-live-")
 	if err != nil {
 		return nil, fmt.Errorf("data folder: %w", err)
@@ -393,7 +396,7 @@ const maxStderr = 4 << 10
 
 // startClient starts one client process and the goroutine that reads its
 // records and reports its end on exits (after its last record).
-func startClient(cfg RunConfig, cc ClientConfig, records chan<- history.Record, exits chan<- history.ClientExit, quit <-chan struct{}) (*clientProc, error) {
+func startClient(cfg Config, cc ClientConfig, records chan<- history.Record, exits chan<- history.ClientExit, quit <-chan struct{}) (*clientProc, error) {
 	in, err := json.Marshal(cc)
 	if err != nil {
 		return nil, err
