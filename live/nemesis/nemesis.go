@@ -188,28 +188,6 @@ func New(target Target, clients []ProcessGroup, log func(history.FaultRecord)) *
 	return &Nemesis{target: target, clients: clients, log: log}
 }
 
-// RestartDown starts again, data kept, the servers a restart left killed
-// when the run ended during its downtime: a real store's log is read
-// from them after the run.
-func (n *Nemesis) RestartDown(ctx context.Context) error {
-	n.mu.Lock()
-	down := n.down
-	n.down = false
-	n.mu.Unlock()
-	if !down {
-		return nil
-	}
-	for _, s := range n.target.Servers {
-		if len(s.Pids()) > 0 {
-			continue
-		}
-		if err := s.Restart(ctx, false); err != nil {
-			return fmt.Errorf("restarting %s, killed when the run ended: %w", s.Name(), err)
-		}
-	}
-	return nil
-}
-
 // Run executes sched from t0 until done, or until ctx ends. reads
 // delivers the index of every client whose read was accepted, in order.
 // Whatever it leaves undone when ctx ends is undone by ResumeAll.
@@ -242,6 +220,25 @@ func (n *Nemesis) Run(ctx context.Context, sched Schedule, t0 time.Time, reads <
 	}
 }
 
+// fault carries out one fault event against the nemesis's target, its
+// record's Detail and End filled in; fail records why it could not be
+// done or undone. Each fault's is a file of its own (fault_*.go).
+type fault func(n *Nemesis, ctx context.Context, e FaultEvent, rec *history.FaultRecord, fail func(error))
+
+// faults is every fault's injector, by its history name: adding a fault
+// is its name in history and its file here.
+func faults() map[history.Fault]fault {
+	return map[history.Fault]fault{
+		history.FaultClientPause: (*Nemesis).clientPause,
+		history.FaultServerPause: (*Nemesis).serverPause,
+		history.FaultRestartKeep: (*Nemesis).restart,
+		history.FaultRestartWipe: (*Nemesis).restart,
+		history.FaultDelay:       (*Nemesis).links,
+		history.FaultBlackhole:   (*Nemesis).links,
+		history.FaultClockStep:   (*Nemesis).clockStep,
+	}
+}
+
 // inject carries out one fault and waits it out (except a clock step,
 // which is a point in time).
 func (n *Nemesis) inject(ctx context.Context, e FaultEvent) {
@@ -253,107 +250,12 @@ func (n *Nemesis) inject(ctx context.Context, e FaultEvent) {
 		n.log(rec)
 	}()
 	fail := func(err error) { rec.Error = history.OneLine(err.Error(), 200) }
-	switch e.Fault {
-	case history.FaultClientPause:
-		if e.Client < 0 || e.Client >= len(n.clients) {
-			fail(fmt.Errorf("no client %d", e.Client))
-			return
-		}
-		p := n.clients[e.Client]
-		if err := p.Signal(syscall.SIGSTOP); errors.Is(err, ErrEnded) {
-			rec.Detail = fmt.Sprintf("%s had ended: nothing to pause", rec.Target)
-			return
-		} else if err != nil {
-			fail(err)
-			return
-		}
-		n.mu.Lock()
-		n.stopped = append(n.stopped, p)
-		n.mu.Unlock()
-		rec.Detail = fmt.Sprintf("SIGSTOP %s for %v", rec.Target, e.For)
-		wait.Sleep(ctx, e.For)
-		rec.End = time.Now().UnixNano()
-		n.resumeClients()
-	case history.FaultServerPause:
-		var pids []int
-		for _, s := range n.target.Servers {
-			pids = append(pids, s.Pids()...)
-			if err := n.pauseServer(s); err != nil {
-				fail(fmt.Errorf("pause %s: %w", s.Name(), err))
-			}
-		}
-		rec.Detail = fmt.Sprintf("SIGSTOP pids %v for %v", pids, e.For)
-		wait.Sleep(ctx, e.For)
-		rec.End = time.Now().UnixNano()
-		n.resumeServers()
-	case history.FaultRestartKeep, history.FaultRestartWipe:
-		wipe := e.Fault == history.FaultRestartWipe
-		rec.Detail = fmt.Sprintf("SIGKILL, down %v, restart with data %s", e.For, map[bool]string{true: "wiped", false: "kept"}[wipe])
-		for _, s := range n.target.Servers {
-			if err := s.Kill(); err != nil {
-				fail(fmt.Errorf("kill %s: %w", s.Name(), err))
-				return
-			}
-		}
-		wait.Sleep(ctx, e.For)
-		// The run may end during the downtime or the restart: Stop then
-		// ends what is left, or restartDown starts it again for the
-		// store's audit; a restart cut short is no fault of the service.
-		leftDown := func() {
-			n.mu.Lock()
-			n.down = true
-			n.mu.Unlock()
-		}
-		if ctx.Err() != nil {
-			leftDown()
-			return
-		}
-		for _, s := range n.target.Servers {
-			if err := s.Restart(ctx, wipe); err != nil {
-				if ctx.Err() != nil {
-					leftDown()
-					return
-				}
-				fail(fmt.Errorf("restart %s: %w", s.Name(), err))
-				return
-			}
-		}
-		rec.End = time.Now().UnixNano()
-	case history.FaultDelay, history.FaultBlackhole:
-		if n.target.Network == nil {
-			fail(errors.New("this setup has no proxy between clients and service"))
-			return
-		}
-		net, c := n.target.Network, e.Client
-		var err error
-		if e.Fault == history.FaultDelay {
-			d := networkDelay(e.For)
-			rec.Detail = fmt.Sprintf("delay every byte of %s's links to the lock service by %v for %v", rec.Target, d, e.For)
-			err = n.network(func() error { return net.Delay(c, d) }, func() error { return net.Delay(c, 0) })
-		} else {
-			rec.Detail = fmt.Sprintf("drop every byte of %s's links to the lock service for %v", rec.Target, e.For)
-			err = n.network(func() error { return net.Blackhole(c, true) }, func() error { return net.Blackhole(c, false) })
-		}
-		if err != nil {
-			fail(err)
-			return
-		}
-		wait.Sleep(ctx, e.For)
-		rec.End = time.Now().UnixNano()
-		n.undoNetwork()
-	case history.FaultClockStep:
-		if n.target.Clock == nil {
-			fail(errors.New("this setup's service cannot get a clock fault"))
-			return
-		}
-		rec.Detail = fmt.Sprintf("step the service's clock forward by %v", e.For)
-		if err := n.target.Clock.Step(e.For); err != nil {
-			fail(err)
-		}
-		rec.End = rec.Start
-	default:
+	do, ok := faults()[e.Fault]
+	if !ok {
 		fail(fmt.Errorf("unknown fault %.20q", e.Fault))
+		return
 	}
+	do(n, ctx, e, &rec, fail)
 }
 
 func (n *Nemesis) targetName(e FaultEvent) string {
@@ -371,75 +273,6 @@ func (n *Nemesis) targetName(e FaultEvent) string {
 		return names[0] + "…" + names[len(names)-1]
 	}
 	return strings.Join(names, ",")
-}
-
-// network applies a network fault and remembers how to take it back.
-func (n *Nemesis) network(do, undo func() error) error {
-	if err := do(); err != nil {
-		return err
-	}
-	n.mu.Lock()
-	n.undo = append(n.undo, func() { undo() })
-	n.mu.Unlock()
-	return nil
-}
-
-func (n *Nemesis) resumeClients() {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	for _, p := range n.stopped {
-		p.Signal(syscall.SIGCONT)
-	}
-	n.stopped = nil
-}
-
-// pauser is a server that pauses and resumes itself, waiting until the
-// kernel agrees (live/server's processes do); others get SIGSTOP and
-// SIGCONT on their Pids.
-type pauser interface {
-	Pause() error
-	Resume() error
-}
-
-func (n *Nemesis) pauseServer(s server.Server) error {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.stoppedS = append(n.stoppedS, s) // resumed even if the pause half failed
-	if p, ok := s.(pauser); ok {
-		return p.Pause()
-	}
-	var errs []error
-	for _, pid := range s.Pids() {
-		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-			errs = append(errs, fmt.Errorf("SIGSTOP %d: %w", pid, err))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-func (n *Nemesis) resumeServers() {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	for _, s := range n.stoppedS {
-		if p, ok := s.(pauser); ok {
-			p.Resume()
-			continue
-		}
-		for _, pid := range s.Pids() {
-			syscall.Kill(pid, syscall.SIGCONT)
-		}
-	}
-	n.stoppedS = nil
-}
-
-func (n *Nemesis) undoNetwork() {
-	n.mu.Lock()
-	undo := n.undo
-	n.undo = nil
-	n.mu.Unlock()
-	for _, u := range undo {
-		u()
-	}
 }
 
 // ResumeAll takes back every fault still in effect: on every path out of

@@ -218,3 +218,14 @@ func TestClientLinks(t *testing.T) {
 	require.NoError(t, links.Blackhole(0, false))
 	assert.NoError(t, echo(a0[0]), "c1's link healed")
 }
+
+// TestEveryFaultHasAnInjector: every history name but none has its
+// injector (a fault_*.go file), and nothing else has one.
+func TestEveryFaultHasAnInjector(t *testing.T) {
+	fs := faults()
+	for _, f := range history.AllFaults() {
+		_, ok := fs[f]
+		assert.Equal(t, f != history.FaultNone, ok, f)
+	}
+	assert.Len(t, fs, len(history.AllFaults())-1)
+}
