@@ -31,7 +31,7 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/words"
-	"github.com/fencelab/fencelab/live"
+	"github.com/fencelab/fencelab/live/campaign"
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/nemesis"
@@ -55,10 +55,12 @@ func Main(args []string, setups []setup.Setup) int {
 	if len(args) == 0 {
 		args = []string{"fencelab-live"}
 	}
-	return dispatch(setups, args[1:], os.Stdin, os.Stdout, os.Stderr)
+	return Run(setups, args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
 
-func dispatch(setups []setup.Setup, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// Run runs one command line, args without the program's name, over
+// setups, with the streams given: Main with the streams a test chooses.
+func Run(setups []setup.Setup, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, "fencelab-live: no command given (want run, matrix, readme, merge or list)")
 		return ExitBadInput
@@ -119,7 +121,7 @@ var errUsage = errors.New("usage shown")
 // liveJob is a parsed run or matrix: its campaigns, where their failing
 // runs go, and the shard of them to run, if any.
 type liveJob struct {
-	plans []live.CampaignConfig
+	plans []campaign.Config
 	out   string
 	// probe skips a setup whose service is missing (matrix); run probes
 	// its one setup before anything and refuses it instead.
@@ -205,7 +207,7 @@ func parseRun(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, 
 	if *think == 0 {
 		*think = setup.ScriptedThink(fault)
 	}
-	cfg := live.CampaignConfig{
+	cfg := campaign.Config{
 		Run: run.Config{
 			Setup: setup, Fault: fault, Nemesis: *nemesis, Seed: *seed,
 			Clients: *clients, Sections: *sections, Think: *think, Timeout: *timeout,
@@ -219,7 +221,7 @@ func parseRun(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, 
 	if *runs < 1 || *runs > 100000 {
 		return nil, fmt.Errorf("--runs %d (want 1 to 100000)", *runs)
 	}
-	job := &liveJob{plans: []live.CampaignConfig{cfg}, out: *out}
+	job := &liveJob{plans: []campaign.Config{cfg}, out: *out}
 	if err := shardOf(fs, "run", *shardValue, job); err != nil {
 		return nil, err
 	}
@@ -246,10 +248,10 @@ func runCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer) i
 	ctx, stopped, done := onSignal()
 	defer done()
 	if job.shard != nil {
-		err := live.SaveShard(ctx, job.id, *job.shard, []live.CampaignConfig{cfg}, job.out, nil)
+		err := campaign.SaveShard(ctx, job.id, *job.shard, []campaign.Config{cfg}, job.out, nil)
 		return shardDone(stdout, stderr, "run", job, stopped, err)
 	}
-	summary, err := live.RunCampaign(ctx, cfg)
+	summary, err := campaign.Run(ctx, cfg)
 	if code, ok := stopped(stderr, "run"); ok {
 		return code
 	}
@@ -364,7 +366,7 @@ func parseMatrix(setups []setup.Setup, args []string, stdout io.Writer) (*liveJo
 	for _, s := range chosen {
 		for _, f := range s.Faults {
 			clients, sections := nemesis.ScriptedWorkload(f)
-			job.plans = append(job.plans, live.CampaignConfig{
+			job.plans = append(job.plans, campaign.Config{
 				Run: run.Config{
 					Setup: s, Fault: f, Nemesis: nemesis.Scripted, Seed: *seed,
 					Clients: clients, Sections: sections, Think: s.ScriptedThink(f), Timeout: 20 * time.Second,
@@ -398,7 +400,7 @@ func matrixCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer
 	if job.readme != "" {
 		// Checked before the first run: a README that cannot take the
 		// block is known in a second, not after the matrix.
-		if err := live.CheckReadme(job.readme); err != nil {
+		if err := campaign.CheckReadme(job.readme); err != nil {
 			return badCmd(stderr, "matrix", "--update-readme: %v", err)
 		}
 	}
@@ -408,7 +410,7 @@ func matrixCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer
 		job.plans[i].Progress = stderr
 	}
 	if job.shard != nil {
-		err := live.SaveShard(ctx, job.id, *job.shard, job.plans, job.out, job.probe)
+		err := campaign.SaveShard(ctx, job.id, *job.shard, job.plans, job.out, job.probe)
 		return shardDone(stdout, stderr, "matrix", job, stopped, err)
 	}
 	failed, broken := false, false
@@ -426,7 +428,7 @@ func matrixCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer
 		if skip[s.ID()] {
 			continue
 		}
-		summary, err := live.RunCampaign(ctx, cfg)
+		summary, err := campaign.Run(ctx, cfg)
 		if code, ok := stopped(stderr, "matrix"); ok {
 			return code
 		}
@@ -442,9 +444,9 @@ func matrixCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer
 	if job.readme != "" {
 		// Whatever the verdicts, the block shows what was measured; the
 		// exit code still says what went wrong.
-		cs, err := live.ReadSummaries(job.out, seen)
+		cs, err := campaign.ReadSummaries(job.out, seen)
 		if err == nil {
-			err = live.UpdateReadme(job.readme, cs)
+			err = campaign.UpdateReadme(job.readme, cs)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "fencelab-live matrix: --update-readme: %s\n", oneLine(err.Error()))
@@ -511,14 +513,14 @@ func mergeCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return badCmd(stderr, "merge", "the shards' flags: %v", err)
 	}
-	results := make([]*live.ShardResult, len(c.Shards))
+	results := make([]*campaign.ShardResult, len(c.Shards))
 	for k, m := range c.Shards {
-		results[k] = &live.ShardResult{}
+		results[k] = &campaign.ShardResult{}
 		if err := shard.Decode(m.Result, results[k]); err != nil {
 			return badCmd(stderr, "merge", "%.200s: its result is not a live shard's: %v", filepath.Join(c.Dirs[k], shard.FileName), err)
 		}
 	}
-	merged, err := live.MergeShards(job.plans, c, results, job.out)
+	merged, err := campaign.MergeShards(job.plans, c, results, job.out)
 	if err != nil {
 		return badCmd(stderr, "merge", "%v", err)
 	}
@@ -556,21 +558,21 @@ func readmeCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer
 		return badCmd(stderr, "readme", "want one README file, got %d arguments", fs.NArg())
 	}
 	file := fs.Arg(0)
-	if err := live.CheckReadme(file); err != nil {
+	if err := campaign.CheckReadme(file); err != nil {
 		return badCmd(stderr, "readme", "%v", err)
 	}
 	info, err := os.Stat(*out)
 	if err != nil || !info.IsDir() {
 		return badCmd(stderr, "readme", "--out %.60q is not a folder (make live writes out/live)", *out)
 	}
-	cs, err := live.ReadSummaries(*out, setups)
+	cs, err := campaign.ReadSummaries(*out, setups)
 	if err != nil {
 		return badCmd(stderr, "readme", "%v", err)
 	}
 	if len(cs) == 0 {
 		return badCmd(stderr, "readme", "no summary.json under %.60q (make live writes them)", *out)
 	}
-	if err := live.UpdateReadme(file, cs); err != nil {
+	if err := campaign.UpdateReadme(file, cs); err != nil {
 		return badCmd(stderr, "readme", "%v", err)
 	}
 	fmt.Fprintf(stdout, "the live block of %s: %d campaigns\n", file, len(cs))

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fencelab/fencelab/live"
+	"github.com/fencelab/fencelab/live/campaign"
 	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/shard"
 	"github.com/stretchr/testify/assert"
@@ -42,7 +42,7 @@ func TestBadInput(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := dispatch(setup.All(), tc.args, strings.NewReader(""), &stdout, &stderr)
+			code := Run(setup.All(), tc.args, strings.NewReader(""), &stdout, &stderr)
 			assert.Equal(t, ExitBadInput, code)
 			line := stderr.String()
 			assert.Contains(t, line, tc.want)
@@ -55,7 +55,7 @@ func TestBadInput(t *testing.T) {
 
 func TestClientRoleRejectsBadConfig(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	code := dispatch(setup.All(), []string{"client"}, strings.NewReader(`{"client": 0, "clients": 2, "sections": 0}`), &stdout, &stderr)
+	code := Run(setup.All(), []string{"client"}, strings.NewReader(`{"client": 0, "clients": 2, "sections": 0}`), &stdout, &stderr)
 	assert.Equal(t, ExitFailure, code)
 	assert.Contains(t, stderr.String(), "client configuration")
 	assert.Equal(t, 1, strings.Count(stderr.String(), "\n"))
@@ -63,7 +63,7 @@ func TestClientRoleRejectsBadConfig(t *testing.T) {
 
 func TestListNamesFaultsAndRows(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	code := dispatch(setup.All(), []string{"list"}, nil, &stdout, &stderr)
+	code := Run(setup.All(), []string{"list"}, nil, &stdout, &stderr)
 	assert.Equal(t, ExitOK, code)
 	for _, want := range []string{"client-pause", "restart-wipe", "unique-cas", "TokenIsMonotonical holds", "RegisterLinearizable"} {
 		assert.Contains(t, stdout.String(), want)
@@ -88,7 +88,7 @@ func TestReadmeRefusesAFileWithoutMarkers(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := dispatch(setup.All(), tc.args, strings.NewReader(""), &stdout, &stderr)
+			code := Run(setup.All(), tc.args, strings.NewReader(""), &stdout, &stderr)
 			assert.Equal(t, ExitBadInput, code)
 			assert.Contains(t, stderr.String(), tc.want)
 			assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "one line: %q", stderr.String())
@@ -109,7 +109,7 @@ func TestMergeBadShards(t *testing.T) {
 	require.NoError(t, err)
 	dir := t.TempDir()
 	write := func(name string, id shard.Identity, i, n int) string {
-		m, err := shard.New(id, shard.Spec{Index: i, Count: n}, 4, live.ShardResult{})
+		m, err := shard.New(id, shard.Spec{Index: i, Count: n}, 4, campaign.ShardResult{})
 		require.NoError(t, err)
 		var b bytes.Buffer
 		require.NoError(t, m.Write(&b))
@@ -141,7 +141,7 @@ func TestMergeBadShards(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "merged")
 			var stdout, stderr bytes.Buffer
-			code := dispatch(setup.All(), append([]string{"merge", "--out", out}, tc.dirs...), strings.NewReader(""), &stdout, &stderr)
+			code := Run(setup.All(), append([]string{"merge", "--out", out}, tc.dirs...), strings.NewReader(""), &stdout, &stderr)
 			assert.Equal(t, ExitBadInput, code)
 			assert.Contains(t, stderr.String(), tc.want)
 			assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "one line: %q", stderr.String())

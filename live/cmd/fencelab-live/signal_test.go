@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +12,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/live/cli"
-	"github.com/fencelab/fencelab/live/server"
+	"github.com/fencelab/fencelab/live/internal/livetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -26,16 +24,6 @@ func buildBinary(t *testing.T) string {
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	return bin
-}
-
-func needRedis(t *testing.T) {
-	t.Helper()
-	_, _, err := server.RedisVersion(context.Background())
-	var missing *server.MissingError
-	if errors.As(err, &missing) {
-		t.Skipf("redis-server not installed (Debian package %s)", server.RedisPackage)
-	}
-	require.NoError(t, err)
 }
 
 // leftovers lists the live processes that run bin or whose working
@@ -65,7 +53,7 @@ func leftovers(t *testing.T, bin, dir string) []string {
 // TestBinaryWithRedis runs the built binary against real Redis: a
 // scripted campaign, then signals in the middle of one.
 func TestBinaryWithRedis(t *testing.T) {
-	needRedis(t)
+	livetest.NeedRedis(t)
 	bin := buildBinary(t)
 	t.Run("scripted run", func(t *testing.T) { testRunRedisScripted(t, bin) })
 	t.Run("signals", func(t *testing.T) { testSignalsStopCleanly(t, bin) })

@@ -1,8 +1,7 @@
-package live
+package run_test
 
 import (
 	"context"
-	"errors"
 	"os/exec"
 	"testing"
 	"time"
@@ -11,55 +10,43 @@ import (
 	"github.com/fencelab/fencelab/linearizability"
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/internal/livetest"
 	"github.com/fencelab/fencelab/live/run"
-	"github.com/fencelab/fencelab/live/server"
 	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/verdict"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// needRedis skips a test where redis-server is not installed, naming the
-// Debian package.
-func needRedis(t *testing.T) {
-	t.Helper()
-	_, _, err := server.RedisVersion(context.Background())
-	var missing *server.MissingError
-	if errors.As(err, &missing) {
-		t.Skipf("redis-server not installed (Debian package %s)", server.RedisPackage)
-	}
-	require.NoError(t, err)
-}
-
 // TestRedisScriptedPause is the story against real Redis and
 // go-redis, each client its own process: c1 paused with SIGSTOP right
 // after its read, past the lease; c2 acquires meanwhile.
 func TestRedisScriptedPause(t *testing.T) {
-	needRedis(t)
+	livetest.NeedRedis(t)
 	tests := []struct {
 		design string
-		want   story
+		want   livetest.Story
 		fenced bool
 	}{
-		{"none", story{
-			violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate, linearizability.SectionsLinearizable},
-			holds:    []string{linearizability.RegisterLinearizable},
+		{"none", livetest.Story{
+			Violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate, linearizability.SectionsLinearizable},
+			Holds:    []string{linearizability.RegisterLinearizable},
 		}, false},
-		{"all", story{
-			violated: []string{impl.AtMostOneClientHoldLock},
-			holds:    []string{impl.TokenIsMonotonical, impl.NoLostUpdate, linearizability.SectionsLinearizable, linearizability.RegisterLinearizable},
+		{"all", livetest.Story{
+			Violated: []string{impl.AtMostOneClientHoldLock},
+			Holds:    []string{impl.TokenIsMonotonical, impl.NoLostUpdate, linearizability.SectionsLinearizable, linearizability.RegisterLinearizable},
 		}, true},
-		{"off", story{
-			violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate},
+		{"off", livetest.Story{
+			Violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate},
 		}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.design, func(t *testing.T) {
-			cfg := testRun(t, mustSetup(t, setup.All(), "redis", tc.design), history.FaultClientPause)
-			res := checkStory(t, cfg, tc.want, tc.fenced)
+			cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "redis", tc.design), history.FaultClientPause)
+			res := livetest.CheckStory(t, cfg, tc.want, tc.fenced)
 			assert.Contains(t, res.Versions, "redis-server")
 			assert.Contains(t, res.Library, "go-redis")
-			assertNothingLeft(t, cfg.TempRoot)
+			livetest.NothingLeft(t, cfg.TempRoot)
 		})
 	}
 }
@@ -71,8 +58,8 @@ func TestRedisScriptedPause(t *testing.T) {
 // update is lost (row restart-volatile), while the tokens it accepted
 // never went down.
 func TestRedisRestartWipe(t *testing.T) {
-	needRedis(t)
-	cfg := testRun(t, mustSetup(t, setup.All(), "redis", "restart-volatile"), history.FaultRestartWipe)
+	livetest.NeedRedis(t)
+	cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "redis", "restart-volatile"), history.FaultRestartWipe)
 	cfg.Think = cfg.Setup.ScriptedThink(history.FaultRestartWipe)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
@@ -85,7 +72,7 @@ func TestRedisRestartWipe(t *testing.T) {
 	assert.Equal(t, verdict.Violated, j.Verdicts.Get(impl.AtMostOneClientHoldLock).Status)
 	assert.Equal(t, verdict.Violated, j.Verdicts.Get(impl.NoLostUpdate).Status)
 	assert.Equal(t, verdict.Holds, j.Verdicts.Get(impl.TokenIsMonotonical).Status)
-	assertNothingLeft(t, cfg.TempRoot)
+	livetest.NothingLeft(t, cfg.TempRoot)
 }
 
 // TestRedisServerPause: the scripted server pause stops redis-server for
@@ -93,8 +80,8 @@ func TestRedisRestartWipe(t *testing.T) {
 // while the first still thinks, so the run is inconclusive — never a
 // "holds".
 func TestRedisServerPause(t *testing.T) {
-	needRedis(t)
-	cfg := testRun(t, mustSetup(t, setup.All(), "redis", "all"), history.FaultServerPause)
+	livetest.NeedRedis(t)
+	cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "redis", "all"), history.FaultServerPause)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	res, err := run.Run(ctx, cfg)
@@ -107,7 +94,7 @@ func TestRedisServerPause(t *testing.T) {
 	for _, v := range res.Judgement.Verdicts {
 		assert.NotEqual(t, verdict.Holds, v.Status, v.Property)
 	}
-	assertNothingLeft(t, cfg.TempRoot)
+	livetest.NothingLeft(t, cfg.TempRoot)
 }
 
 // TestRedisNetworkFaults: the delay and blackhole of the first reader's
@@ -117,10 +104,10 @@ func TestRedisServerPause(t *testing.T) {
 // take effect (why they are MoreFaults): the holder's write lands inside
 // its fixed lease, and only its release is lost or late.
 func TestRedisNetworkFaults(t *testing.T) {
-	needRedis(t)
+	livetest.NeedRedis(t)
 	for _, f := range []history.Fault{history.FaultDelay, history.FaultBlackhole} {
 		t.Run(string(f), func(t *testing.T) {
-			cfg := testRun(t, mustSetup(t, setup.All(), "redis", "all"), f)
+			cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "redis", "all"), f)
 			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 			defer cancel()
 			res, err := run.Run(ctx, cfg)
@@ -129,7 +116,7 @@ func TestRedisNetworkFaults(t *testing.T) {
 			rec := res.History.Faults[0]
 			assert.Equal(t, f, rec.Fault)
 			assert.Empty(t, rec.Error)
-			assert.Equal(t, history.ClientName(firstReader(res.History)), rec.Target, "aimed at the holder's link")
+			assert.Equal(t, history.ClientName(livetest.FirstReader(res.History)), rec.Target, "aimed at the holder's link")
 			assert.False(t, res.Judgement.TookEffect, "%v", res.Judgement.Beliefs)
 			assert.GreaterOrEqual(t, time.Duration(rec.End-rec.Start), 3*cfg.Setup.TTL)
 			assert.Positive(t, res.Judgement.Committed)
@@ -138,7 +125,7 @@ func TestRedisNetworkFaults(t *testing.T) {
 					assert.NotEqual(t, verdict.Violated, res.Judgement.Verdicts.Get(p).Status, p)
 				}
 			}
-			assertNothingLeft(t, cfg.TempRoot)
+			livetest.NothingLeft(t, cfg.TempRoot)
 		})
 	}
 }
@@ -148,11 +135,11 @@ func TestRedisNetworkFaults(t *testing.T) {
 // a second client acquires while the first still thinks. Row all: the
 // stale write is refused.
 func TestRedisClockStep(t *testing.T) {
-	needRedis(t)
+	livetest.NeedRedis(t)
 	if _, err := exec.LookPath("cc"); err != nil {
 		t.Skip("cc not installed (Debian package gcc): the clock shim cannot be built")
 	}
-	cfg := testRun(t, mustSetup(t, setup.All(), "redis", "all"), history.FaultClockStep)
+	cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "redis", "all"), history.FaultClockStep)
 	cfg.Think = 300 * time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -165,7 +152,7 @@ func TestRedisClockStep(t *testing.T) {
 	assert.Equal(t, verdict.Violated, j.Verdicts.Get(impl.AtMostOneClientHoldLock).Status)
 	assert.Equal(t, verdict.Holds, j.Verdicts.Get(impl.NoLostUpdate).Status)
 	assert.Positive(t, j.Refused, "the stale write refused")
-	assertNothingLeft(t, cfg.TempRoot)
+	livetest.NothingLeft(t, cfg.TempRoot)
 }
 
 // TestRedlockScriptedPause: Redlock over five redis-server processes
@@ -173,25 +160,25 @@ func TestRedisClockStep(t *testing.T) {
 // update without fencing; with the unique values checked-and-set, the
 // stale write is refused.
 func TestRedlockScriptedPause(t *testing.T) {
-	needRedis(t)
+	livetest.NeedRedis(t)
 	tests := []struct {
 		design string
-		want   story
+		want   livetest.Story
 		fenced bool
 	}{
-		{"redlock", story{violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate}}, false},
-		{"redlock-unique", story{
-			violated: []string{impl.AtMostOneClientHoldLock},
-			holds:    []string{impl.NoLostUpdate, linearizability.SectionsLinearizable, linearizability.RegisterLinearizable},
+		{"redlock", livetest.Story{Violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate}}, false},
+		{"redlock-unique", livetest.Story{
+			Violated: []string{impl.AtMostOneClientHoldLock},
+			Holds:    []string{impl.NoLostUpdate, linearizability.SectionsLinearizable, linearizability.RegisterLinearizable},
 		}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.design, func(t *testing.T) {
-			cfg := testRun(t, mustSetup(t, setup.All(), "redlock", tc.design), history.FaultClientPause)
-			res := checkStory(t, cfg, tc.want, tc.fenced)
+			cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "redlock", tc.design), history.FaultClientPause)
+			res := livetest.CheckStory(t, cfg, tc.want, tc.fenced)
 			assert.Contains(t, res.Library, "redsync")
 			assert.Equal(t, verdict.NotApplicable, res.Judgement.Verdicts.Get(impl.TokenIsMonotonical).Status)
-			assertNothingLeft(t, cfg.TempRoot)
+			livetest.NothingLeft(t, cfg.TempRoot)
 		})
 	}
 }
@@ -199,11 +186,11 @@ func TestRedlockScriptedPause(t *testing.T) {
 // TestRedisWithoutFault: without a fault no two clients hold at once (the
 // sections fit in their leases), so every run's overlap is the fault's.
 func TestRedisWithoutFault(t *testing.T) {
-	needRedis(t)
+	livetest.NeedRedis(t)
 	for _, id := range [][2]string{{"redis", "none"}, {"redis", "restart-volatile"}, {"redlock", "redlock"}} {
 		t.Run(id[1], func(t *testing.T) {
-			s := mustSetup(t, setup.All(), id[0], id[1])
-			cfg := testRun(t, s, history.FaultNone)
+			s := livetest.MustSetup(t, setup.All(), id[0], id[1])
+			cfg := livetest.Config(t, s, history.FaultNone)
 			cfg.Think = s.ScriptedThink(s.Faults[0])
 			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 			defer cancel()

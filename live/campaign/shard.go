@@ -1,4 +1,4 @@
-package live
+package campaign
 
 import (
 	"context"
@@ -83,7 +83,7 @@ func shardPart(offset, runs, lo, hi int) (first, n int) {
 }
 
 // PlanItems is the item count of plans: their runs.
-func PlanItems(plans []CampaignConfig) int {
+func PlanItems(plans []Config) int {
 	n := 0
 	for _, p := range plans {
 		n += p.Runs
@@ -96,7 +96,7 @@ func PlanItems(plans []CampaignConfig) int {
 // probe, if set, is asked before a setup's first run; a setup it refuses
 // is skipped, with the reason, as matrix skips it. A harness error ends
 // the shard: it has no result.
-func RunShard(ctx context.Context, plans []CampaignConfig, lo, hi int, out string, probe func(setup.Setup) error) (*ShardResult, error) {
+func RunShard(ctx context.Context, plans []Config, lo, hi int, out string, probe func(setup.Setup) error) (*ShardResult, error) {
 	res := &ShardResult{Campaigns: []ShardCampaign{}}
 	offset := 0
 	for _, p := range plans {
@@ -113,7 +113,7 @@ func RunShard(ctx context.Context, plans []CampaignConfig, lo, hi int, out strin
 			cfg := p
 			cfg.Run.Seed += uint64(first)
 			cfg.Runs, cfg.Out = n, out
-			s, err := RunCampaign(ctx, cfg)
+			s, err := Run(ctx, cfg)
 			if err != nil {
 				return nil, fmt.Errorf("%s under %s: %w", c.Setup, c.Fault, err)
 			}
@@ -149,7 +149,7 @@ type Merged struct {
 // c.Shards[k], folder c.Dirs[k]), copies every saved run into out (a new
 // or empty folder's staged copy) and saves each campaign's summary.json
 // there, as a one-machine campaign saves it.
-func MergeShards(plans []CampaignConfig, c *shard.Campaign, results []*ShardResult, out string) (*Merged, error) {
+func MergeShards(plans []Config, c *shard.Campaign, results []*ShardResult, out string) (*Merged, error) {
 	if c.Items != PlanItems(plans) {
 		return nil, fmt.Errorf("the shards' campaign has %d runs, these flags plan %d", c.Items, PlanItems(plans))
 	}
@@ -327,7 +327,7 @@ func copyTree(from, to string) error {
 // SaveShard runs the shard spec's runs of plans into out, a new or empty
 // folder written whole (staged, then renamed into place): its failing
 // runs and shard.json, the manifest of identity id and of what it found.
-func SaveShard(ctx context.Context, id shard.Identity, spec shard.Spec, plans []CampaignConfig, out string, probe func(setup.Setup) error) error {
+func SaveShard(ctx context.Context, id shard.Identity, spec shard.Spec, plans []Config, out string, probe func(setup.Setup) error) error {
 	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
 		return fmt.Errorf("--out %.60q is not empty: a shard writes a new folder", out)
 	}

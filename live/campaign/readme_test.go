@@ -1,4 +1,4 @@
-package live
+package campaign
 
 import (
 	"flag"
@@ -13,6 +13,7 @@ import (
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/nemesis"
+	"github.com/fencelab/fencelab/live/report"
 	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/trace"
 	"github.com/stretchr/testify/assert"
@@ -46,10 +47,10 @@ func readmeFixture(t *testing.T) (out string) {
 		require.NoError(t, sum.save(out))
 	}
 	saveRun := func(s setup.Setup) string {
-		dir := RunDir(out, s, history.FaultClientPause, 1)
+		dir := report.RunDir(out, s, history.FaultClientPause, 1)
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		for name, text := range map[string]string{
-			HistoryFile: `{"client":0}` + "\n", FaultsFile: "pause client 0\n", VerdictsFile: "{}\n",
+			report.HistoryFile: `{"client":0}` + "\n", report.FaultsFile: "pause client 0\n", report.VerdictsFile: "{}\n",
 			trace.MermaidFile: "sequenceDiagram\n  c0->>etcd: acquire\n", check.PorcupineFile: "<html>big</html>",
 		} {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
@@ -97,7 +98,7 @@ func TestUpdateReadmeWritesTheBlockAndCopiesTheRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "# title\n\nbefore\n"+ReadmeBegin+LiveBlock(cs)+ReadmeEnd+"\nafter\n", string(got))
 	run := filepath.Join(root, "docs", "live", "etcd", "mutex", "client-pause", "run-1")
-	for _, name := range []string{HistoryFile, FaultsFile, VerdictsFile, TracePage} {
+	for _, name := range []string{report.HistoryFile, report.FaultsFile, report.VerdictsFile, TracePage} {
 		assert.FileExists(t, filepath.Join(run, name))
 	}
 	assert.NoFileExists(t, filepath.Join(run, check.PorcupineFile), "the HTML pages stay in the matrix's folder")

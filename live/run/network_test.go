@@ -1,4 +1,4 @@
-package live
+package run_test
 
 import (
 	"testing"
@@ -6,6 +6,7 @@ import (
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/linearizability"
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/internal/livetest"
 	"github.com/fencelab/fencelab/live/nemesis"
 	"github.com/fencelab/fencelab/live/setup"
 	"github.com/stretchr/testify/assert"
@@ -22,15 +23,15 @@ import (
 // stale write refused fenced. The matrix's workload (ScriptedWorkload),
 // with two clients where the holder's write is not refused.
 func TestNetworkStories(t *testing.T) {
-	unfenced := story{violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate}}
-	fenced := story{
-		violated: []string{impl.AtMostOneClientHoldLock},
-		holds:    []string{impl.TokenIsMonotonical, impl.NoLostUpdate, linearizability.RegisterLinearizable},
+	unfenced := livetest.Story{Violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate}}
+	fenced := livetest.Story{
+		Violated: []string{impl.AtMostOneClientHoldLock},
+		Holds:    []string{impl.TokenIsMonotonical, impl.NoLostUpdate, linearizability.RegisterLinearizable},
 	}
 	for _, tc := range []struct {
 		service, setup string
 		fault          history.Fault
-		want           story
+		want           livetest.Story
 		fenced         bool
 	}{
 		{"etcd", "mutex", history.FaultBlackhole, unfenced, false},
@@ -40,36 +41,26 @@ func TestNetworkStories(t *testing.T) {
 	} {
 		t.Run(tc.service+"/"+tc.setup+"/"+string(tc.fault), func(t *testing.T) {
 			if tc.service == "zookeeper" {
-				needZooKeeper(t)
+				livetest.NeedZooKeeper(t)
 			}
-			s := mustSetup(t, setup.All(), tc.service, tc.setup)
+			s := livetest.MustSetup(t, setup.All(), tc.service, tc.setup)
 			require.Contains(t, s.Faults, tc.fault, "in the scripted matrix")
-			cfg := testRun(t, s, tc.fault)
+			cfg := livetest.Config(t, s, tc.fault)
 			cfg.Clients, cfg.Sections = nemesis.ScriptedWorkload(tc.fault)
 			cfg.Think = s.ScriptedThink(tc.fault)
 			if !tc.fenced {
 				cfg.Clients = 2 // both sections commit: a third adds nothing but time
 			}
-			res := checkStory(t, cfg, tc.want, tc.fenced)
+			res := livetest.CheckStory(t, cfg, tc.want, tc.fenced)
 			// The fault was aimed at the first reader's links, and another
 			// client was granted while they were cut.
 			f := res.History.Faults[0]
-			first := firstReader(res.History)
+			first := livetest.FirstReader(res.History)
 			assert.Equal(t, history.ClientName(first), f.Target)
 			assert.True(t, grantedDuring(res.History, first, f.Start, f.End), "another client was granted while %s's links were cut: %v", f.Target, res.Judgement.Beliefs)
-			assertNothingLeft(t, cfg.TempRoot)
+			livetest.NothingLeft(t, cfg.TempRoot)
 		})
 	}
-}
-
-// firstReader is the client whose read was accepted first.
-func firstReader(h *history.History) int {
-	for _, r := range h.Records {
-		if r.Op == history.OpRead && r.Ev == history.Return && r.OK {
-			return r.Client
-		}
-	}
-	return -1
 }
 
 // grantedDuring reports whether a client other than c returned from an

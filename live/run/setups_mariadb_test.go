@@ -1,4 +1,4 @@
-package live
+package run_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/fencelab/fencelab/linearizability"
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/internal/livetest"
 	"github.com/fencelab/fencelab/live/run"
 	"github.com/fencelab/fencelab/live/server"
 	"github.com/fencelab/fencelab/live/setup"
@@ -30,7 +31,7 @@ func runMariaDBStory(t *testing.T, name string, fault history.Fault) *run.Result
 	if err := server.MariaDBInstalled(); err != nil {
 		t.Skip(err.Error())
 	}
-	cfg := testRun(t, mustSetup(t, setup.All(), "mariadb", name), fault)
+	cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "mariadb", name), fault)
 	cfg.Sections, cfg.Think, cfg.Timeout = 1, mariadbStoryThink, 30*time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -44,14 +45,14 @@ func runMariaDBStory(t *testing.T, name string, fault history.Fault) *run.Result
 }
 
 // checkVerdicts checks that a run where the fault took effect has the
-// row's verdicts: want.violated violated, want.holds holding.
-func checkVerdicts(t *testing.T, j *check.Judgement, want story) {
+// row's verdicts: want.Violated violated, want.Holds holding.
+func checkVerdicts(t *testing.T, j *check.Judgement, want livetest.Story) {
 	t.Helper()
 	require.True(t, j.TookEffect, "beliefs overlapped (%v)", j.Beliefs)
-	for _, p := range want.violated {
+	for _, p := range want.Violated {
 		assert.Equal(t, verdict.Violated, j.Verdicts.Get(p).Status, "%s: %v", p, j.Verdicts.Get(p))
 	}
-	for _, p := range want.holds {
+	for _, p := range want.Holds {
 		assert.Equal(t, verdict.Holds, j.Verdicts.Get(p).Status, "%s: %v", p, j.Verdicts.Get(p))
 	}
 }
@@ -60,8 +61,8 @@ func checkVerdicts(t *testing.T, j *check.Judgement, want story) {
 // with the register checking nothing both write what they read.
 func TestMariaDBStoryRestartUnfenced(t *testing.T) {
 	res := runMariaDBStory(t, "getlock", history.FaultRestartKeep)
-	checkVerdicts(t, res.Judgement, story{
-		violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate},
+	checkVerdicts(t, res.Judgement, livetest.Story{
+		Violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate},
 	})
 	assert.Equal(t, 2, res.Judgement.Committed, "both wrote")
 }
@@ -70,9 +71,9 @@ func TestMariaDBStoryRestartUnfenced(t *testing.T) {
 // UPDATE: two holders still, but the older one's write is refused.
 func TestMariaDBStoryRestartDurable(t *testing.T) {
 	res := runMariaDBStory(t, "getlock-durable", history.FaultRestartKeep)
-	checkVerdicts(t, res.Judgement, story{
-		violated: []string{impl.AtMostOneClientHoldLock},
-		holds:    []string{impl.TokenIsMonotonical, impl.NoLostUpdate, linearizability.RegisterLinearizable},
+	checkVerdicts(t, res.Judgement, livetest.Story{
+		Violated: []string{impl.AtMostOneClientHoldLock},
+		Holds:    []string{impl.TokenIsMonotonical, impl.NoLostUpdate, linearizability.RegisterLinearizable},
 	})
 	assert.GreaterOrEqual(t, res.Judgement.Committed, 1, "the newer holder committed")
 	assert.GreaterOrEqual(t, res.Judgement.Refused, 1, "the stale operation was refused")
@@ -82,9 +83,9 @@ func TestMariaDBStoryRestartDurable(t *testing.T) {
 // holders share a token, the store accepts both, an update is lost.
 func TestMariaDBStoryRestartVolatile(t *testing.T) {
 	res := runMariaDBStory(t, "getlock-volatile", history.FaultRestartWipe)
-	checkVerdicts(t, res.Judgement, story{
-		violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate},
-		holds:    []string{impl.TokenIsMonotonical},
+	checkVerdicts(t, res.Judgement, livetest.Story{
+		Violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate},
+		Holds:    []string{impl.TokenIsMonotonical},
 	})
 }
 

@@ -1,9 +1,14 @@
-package live
+// Package report is what a live run leaves for people: its saved folder
+// (SaveRun: the history, the fault log, the verdicts, the schedule,
+// Porcupine's pages, the trace pictures) and, where the run maps onto the
+// simulator, the simulator's telling of the same story (TellSim).
+package report
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -14,6 +19,7 @@ import (
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/nemesis"
 	"github.com/fencelab/fencelab/live/run"
+	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/trace"
 	"github.com/fencelab/fencelab/verdict"
 )
@@ -57,6 +63,11 @@ type savedVerdict struct {
 	Status   string `json:"status"`
 	Covered  string `json:"covered,omitempty"`
 	Detail   string `json:"detail,omitempty"`
+}
+
+// RunDir is where run seed of setup s under fault f is saved under out.
+func RunDir(out string, s setup.Setup, f history.Fault, seed uint64) string {
+	return filepath.Join(out, s.Service, s.Name, string(f), fmt.Sprintf("run-%d", seed))
 }
 
 // SaveRun writes a run's files into RunDir: the history, the fault log,

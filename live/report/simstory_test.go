@@ -1,4 +1,4 @@
-package live
+package report
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/internal/livetest"
 	"github.com/fencelab/fencelab/live/nemesis"
 	"github.com/fencelab/fencelab/live/run"
 	"github.com/fencelab/fencelab/sim"
@@ -31,12 +32,12 @@ func TestSimScheduleTellsTheSameStory(t *testing.T) {
 		fenced bool
 	}{{"none", false}, {"all", true}} {
 		t.Run(tc.design, func(t *testing.T) {
-			cfg := testRun(t, mustSetup(t, toySetups(), "toy", tc.design), history.FaultClientPause)
-			want := story{violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate}}
+			cfg := livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", tc.design), history.FaultClientPause)
+			want := livetest.Story{Violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate}}
 			if tc.fenced {
-				want = story{violated: []string{impl.AtMostOneClientHoldLock}, holds: []string{impl.NoLostUpdate}}
+				want = livetest.Story{Violated: []string{impl.AtMostOneClientHoldLock}, Holds: []string{impl.NoLostUpdate}}
 			}
-			res := checkStory(t, cfg, want, tc.fenced)
+			res := livetest.CheckStory(t, cfg, want, tc.fenced)
 			dir, err := SaveRun(t.TempDir(), cfg, res, nil)
 			require.NoError(t, err)
 
@@ -58,7 +59,7 @@ func TestSimScheduleTellsTheSameStory(t *testing.T) {
 			require.Len(t, sched.Faults, 1)
 			f := sched.Faults[0]
 			assert.Equal(t, sim.FaultPause, f.Kind)
-			assert.Equal(t, impl.ClientNode(firstReader(res.History)), f.Node, "the live run's holder")
+			assert.Equal(t, impl.ClientNode(livetest.FirstReader(res.History)), f.Node, "the live run's holder")
 			assert.Greater(t, f.Duration, c.TTL, "past the simulator's lease")
 
 			runner, err := sim.NewRunner(c)
@@ -84,7 +85,7 @@ func TestSimScheduleTellsTheSameStory(t *testing.T) {
 // counterpart in the simulator (a server pause), or that struck outside
 // a think, writes no sim schedule, and faults.txt says why.
 func TestSimScheduleNotForUnmappedFaults(t *testing.T) {
-	setup := mustSetup(t, toySetups(), "toy", "none")
+	setup := livetest.MustSetup(t, livetest.Toy(), "toy", "none")
 	rc := run.Config{Setup: setup, Fault: history.FaultServerPause, Nemesis: nemesis.Scripted, Seed: 3, Clients: 2, Sections: 1}
 	ms := func(d int) int64 { return int64(time.Duration(d) * time.Millisecond) }
 	h := &history.History{Start: 0, End: ms(900), Clients: 2, Records: []history.Record{

@@ -1,4 +1,4 @@
-package live
+package campaign
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/internal/livetest"
+	"github.com/fencelab/fencelab/live/report"
 	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/shard"
 	"github.com/stretchr/testify/assert"
@@ -21,13 +23,13 @@ var testBuild = shard.Build{Version: "test", Go: "go", Binary: "sha256:00"}
 
 // shardAndMerge runs plans whole, then in n shards (SaveShard, each into
 // its own folder) merged into a folder of its own, and returns both.
-func shardAndMerge(t *testing.T, plans []CampaignConfig, n int) (whole []*Summary, merged *Merged, out string) {
+func shardAndMerge(t *testing.T, plans []Config, n int) (whole []*Summary, merged *Merged, out string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	for _, p := range plans {
 		p.Out = t.TempDir()
-		s, err := RunCampaign(ctx, p)
+		s, err := Run(ctx, p)
 		require.NoError(t, err)
 		whole = append(whole, s)
 	}
@@ -77,7 +79,7 @@ func checkMergedIsWhole(t *testing.T, whole []*Summary, merged *Merged, out stri
 		}
 		for _, d := range m.Saved {
 			assert.True(t, strings.HasPrefix(d, out), d)
-			assert.FileExists(t, filepath.Join(d, VerdictsFile))
+			assert.FileExists(t, filepath.Join(d, report.VerdictsFile))
 		}
 		assert.FileExists(t, filepath.Join(out, m.Setup.Service, m.Setup.Name, string(m.Fault), SummaryFile))
 	}
@@ -94,15 +96,15 @@ func checkMergedIsWhole(t *testing.T, whole []*Summary, merged *Merged, out stri
 // split over 2 and over 7 shards (more than their 5 runs) merge into the
 // whole campaigns' counts, verdicts and saved runs.
 func TestShardedLiveCampaignIsTheWhole(t *testing.T) {
-	plans := []CampaignConfig{
-		{Run: testRun(t, mustSetup(t, toySetups(), "toy", "none"), history.FaultClientPause), Runs: 3},
-		{Run: testRun(t, mustSetup(t, toySetups(), "toy", "all"), history.FaultClientPause), Runs: 2},
+	plans := []Config{
+		{Run: livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "none"), history.FaultClientPause), Runs: 3},
+		{Run: livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "all"), history.FaultClientPause), Runs: 2},
 	}
 	for _, n := range []int{2, 7} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			whole, merged, out := shardAndMerge(t, plans, n)
 			checkMergedIsWhole(t, whole, merged, out)
-			cs, err := ReadSummaries(out, toySetups())
+			cs, err := ReadSummaries(out, livetest.Toy())
 			require.NoError(t, err, "fencelab-live readme reads the merged folder")
 			assert.Len(t, cs, 2)
 		})
@@ -111,8 +113,8 @@ func TestShardedLiveCampaignIsTheWhole(t *testing.T) {
 
 // TestShardedRedisCampaignIsTheWhole is the same against real Redis.
 func TestShardedRedisCampaignIsTheWhole(t *testing.T) {
-	needRedis(t)
-	plans := []CampaignConfig{{Run: testRun(t, mustSetup(t, setup.All(), "redis", "none"), history.FaultClientPause), Runs: 3}}
+	livetest.NeedRedis(t)
+	plans := []Config{{Run: livetest.Config(t, livetest.MustSetup(t, setup.All(), "redis", "none"), history.FaultClientPause), Runs: 3}}
 	whole, merged, out := shardAndMerge(t, plans, 2)
 	checkMergedIsWhole(t, whole, merged, out)
 }
@@ -121,7 +123,7 @@ func TestShardedRedisCampaignIsTheWhole(t *testing.T) {
 // their manifests, and an --out in use, are errors, and nothing is
 // written.
 func TestMergeShardsRefuses(t *testing.T) {
-	plans := []CampaignConfig{{Run: testRun(t, mustSetup(t, toySetups(), "toy", "none"), history.FaultClientPause), Runs: 2}}
+	plans := []Config{{Run: livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "none"), history.FaultClientPause), Runs: 2}}
 	id := shard.Identity{Command: "live test", Build: testBuild}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -150,7 +152,7 @@ func TestMergeShardsRefuses(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		edit    func(rs []*ShardResult)
-		plans   []CampaignConfig
+		plans   []Config
 		out     string
 		wantErr string
 	}{

@@ -1,4 +1,4 @@
-package live
+package campaign
 
 import (
 	"bytes"
@@ -22,6 +22,7 @@ import (
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/nemesis"
+	"github.com/fencelab/fencelab/live/report"
 	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/trace"
 )
@@ -258,7 +259,7 @@ var docFiles = []struct {
 	name     string
 	required bool
 }{
-	{HistoryFile, true}, {VerdictsFile, true}, {FaultsFile, true}, {ScheduleFile, false},
+	{report.HistoryFile, true}, {report.VerdictsFile, true}, {report.FaultsFile, true}, {report.ScheduleFile, false},
 	{trace.MermaidFile, false},
 }
 

@@ -1,8 +1,7 @@
-package live
+package run_test
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/linearizability"
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/internal/livetest"
 	"github.com/fencelab/fencelab/live/run"
 	"github.com/fencelab/fencelab/live/server"
 	"github.com/fencelab/fencelab/live/setup"
@@ -18,18 +18,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// needZooKeeper skips, in one line naming the Debian package, where
-// ZooKeeper is not installed.
-func needZooKeeper(t *testing.T) {
-	t.Helper()
-	if _, err := server.ZooKeeperVersion(); err != nil {
-		if missing := (*server.MissingError)(nil); errors.As(err, &missing) {
-			t.Skip("skipping: " + missing.Error())
-		}
-		t.Fatal(err)
-	}
-}
-
 func TestZooKeeperSetupsNameTheirRows(t *testing.T) {
 	want := map[string]impl.Design{
 		"zxid-none":             impl.DesignFenceNone,
@@ -37,7 +25,7 @@ func TestZooKeeperSetupsNameTheirRows(t *testing.T) {
 		"zxid-restart-volatile": impl.DesignRestartVolatile,
 	}
 	for name, d := range want {
-		s := mustSetup(t, setup.All(), "zookeeper", name)
+		s := livetest.MustSetup(t, setup.All(), "zookeeper", name)
 		assert.Equal(t, d, s.Design, name)
 		assert.NotEmpty(t, s.Why, name)
 		assert.Equal(t, server.ZooKeeperPackage, s.Package)
@@ -51,11 +39,11 @@ func TestZooKeeperSetupsNameTheirRows(t *testing.T) {
 // A client paused past its session timeout: its session expires, the
 // other client acquires, and the paused one resumes believing and writes.
 func TestZooKeeperPauseUnfenced(t *testing.T) {
-	needZooKeeper(t)
-	cfg := testRun(t, mustSetup(t, setup.All(), "zookeeper", "zxid-none"), history.FaultClientPause)
-	res := checkStory(t, cfg, story{
-		violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate, linearizability.SectionsLinearizable},
-		holds:    []string{linearizability.RegisterLinearizable},
+	livetest.NeedZooKeeper(t)
+	cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "zookeeper", "zxid-none"), history.FaultClientPause)
+	res := livetest.CheckStory(t, cfg, livetest.Story{
+		Violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate, linearizability.SectionsLinearizable},
+		Holds:    []string{linearizability.RegisterLinearizable},
 	}, false)
 	assert.Regexp(t, `^zookeeper \d`, res.Versions)
 	t.Logf("%s, %s: started in %v, run in %v", res.Versions, res.Library, res.StartUp.Round(time.Millisecond), res.Duration.Round(time.Millisecond))
@@ -64,11 +52,11 @@ func TestZooKeeperPauseUnfenced(t *testing.T) {
 // The same story with the czxid checked >= at the register: the resumed
 // client's stale write is refused.
 func TestZooKeeperPauseFenced(t *testing.T) {
-	needZooKeeper(t)
-	cfg := testRun(t, mustSetup(t, setup.All(), "zookeeper", "zxid-revision"), history.FaultClientPause)
-	checkStory(t, cfg, story{
-		violated: []string{impl.AtMostOneClientHoldLock},
-		holds:    []string{impl.TokenIsMonotonical, impl.NoLostUpdate, linearizability.SectionsLinearizable, linearizability.RegisterLinearizable},
+	livetest.NeedZooKeeper(t)
+	cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "zookeeper", "zxid-revision"), history.FaultClientPause)
+	livetest.CheckStory(t, cfg, livetest.Story{
+		Violated: []string{impl.AtMostOneClientHoldLock},
+		Holds:    []string{impl.TokenIsMonotonical, impl.NoLostUpdate, linearizability.SectionsLinearizable, linearizability.RegisterLinearizable},
 	}, true)
 }
 
@@ -79,8 +67,8 @@ func TestZooKeeperPauseFenced(t *testing.T) {
 // lost here — the holders after the wipe are refused instead, until
 // zxids pass c1's.
 func TestZooKeeperRestartWipe(t *testing.T) {
-	needZooKeeper(t)
-	cfg := testRun(t, mustSetup(t, setup.All(), "zookeeper", "zxid-restart-volatile"), history.FaultRestartWipe)
+	livetest.NeedZooKeeper(t)
+	cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "zookeeper", "zxid-restart-volatile"), history.FaultRestartWipe)
 	// c1 thinks long enough for the restart (a JVM start), c2's session
 	// loss (the session timeout) and c2's grant on a new connection.
 	cfg.Sections, cfg.Think = 1, 8*time.Second // 4 s was too short on a loaded machine: c2 acquired 3.8 s after c1 ended
