@@ -1,296 +1,48 @@
+// Package live runs fencelab's question against real lock services: real
+// server processes (package server), real client libraries (package lock),
+// each client its own OS process, real faults (SIGSTOP/SIGCONT of a client
+// or a server, kill and restart, a delay or blackhole of one client's
+// links through its own proxy, a clock step inside a service), and the
+// resource a lock protects (package store). A Setup names the design row
+// of impl.Designs it instantiates (package setup), so that every live verdict lines up
+// with the model's for the same row.
+//
+// A run: fresh servers on 127.0.0.1 with their own data folders, the
+// resource, the clients (the harness's own binary re-executed with the
+// role "client", run.RunClient), the nemesis; the clients' call/return records
+// and the fault log make the History, and the judge decides
+// AtMostOneClientHoldLock from the clients' beliefs, TokenIsMonotonical
+// and NoLostUpdate from the resource's log (impl's own invariants), and
+// linearizability with Porcupine (package linearizability). A campaign is
+// N such runs (RunCampaign) and says, per property, "violated (k of N)" or
+// "not observed (0 of N; the fault took effect in M)".
+//
+// This package is the public entry, RunCampaign, over rooms beneath it,
+// each a package that imports only the rooms below it and never this one:
+// history (the records and the fault names), nemesis (every fault against
+// one Target), setup (the registry of setups), check (the judge), run (one
+// run and the client role), report (a run's saved folder), campaign (N
+// runs, shards, the README block) and cli (the command line over a list
+// of setups, cli.Main).
 package live
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"time"
 
-	"github.com/fencelab/fencelab/internal/atomicfile"
-	"github.com/fencelab/fencelab/verdict"
+	"github.com/fencelab/fencelab/live/campaign"
 )
 
 // CampaignConfig is N runs of one setup under one fault.
-type CampaignConfig struct {
-	Run  RunConfig // Seed is the first run's; run i has Seed+i
-	Runs int
-	// Out is where failing runs are saved (Out/<service>/<setup>/<fault>/
-	// run-<seed>/); "" saves nothing.
-	Out string
-	// Progress gets one line per run; nil for none.
-	Progress io.Writer
-}
+type CampaignConfig = campaign.Config
 
-// Tally is one property over a campaign's runs.
-type Tally struct {
-	Property string
-	Expected verdict.Status
-	// Runs is how many runs were judged; Violated how many violated the
-	// property; TookEffect how many the fault took effect in (beliefs
-	// overlapped); Unknown how many could not decide (inconclusive runs
-	// included).
-	Runs, Violated, TookEffect, Unknown int
-	// FirstViolation is the folder of the first violating run saved.
-	FirstViolation string
-}
-
-// Unexpected reports whether the runs contradict the models: a violation
-// of a property the models say holds.
-func (t Tally) Unexpected() bool { return t.Expected == verdict.Holds && t.Violated > 0 }
-
-// Status is the tally as one verdict: Violated if any run violated it,
-// NotApplicable where the row says so, Unknown otherwise — a live campaign
-// samples, and "not observed" is never "holds".
-func (t Tally) Status() verdict.Status {
-	switch {
-	case t.Expected == verdict.NotApplicable:
-		return verdict.NotApplicable
-	case t.Violated > 0:
-		return verdict.Violated
-	}
-	return verdict.Unknown
-}
-
-// String is the live column's cell: "violated (k of N)" or "not observed
-// (0 of N; the fault took effect in M)".
-func (t Tally) String() string {
-	switch {
-	case t.Expected == verdict.NotApplicable:
-		return "— (not applicable)"
-	case t.Violated > 0:
-		return fmt.Sprintf("violated (%d of %d)", t.Violated, t.Runs)
-	}
-	return fmt.Sprintf("not observed (0 of %d; the fault took effect in %d)", t.Runs, t.TookEffect)
-}
-
-// Summary is a campaign's outcome.
-type Summary struct {
-	Setup    Setup
-	Fault    Fault
-	Nemesis  string
-	Runs     int
-	Tallies  []Tally
-	Versions string // servers
-	Library  string
-	// TookEffect counts the runs whose beliefs overlapped; Committed the
-	// sections committed and Refused the operations the resource refused,
-	// over every run (the witnesses of a "not observed").
-	TookEffect, Committed, Refused int
-	// Errors counts the calls of clients that returned an error (a
-	// service down or unreachable during a fault).
-	Errors int
-	// StartUp is the mean start-up time of the service; Elapsed the
-	// campaign's wall time.
-	StartUp, Elapsed time.Duration
-	Saved            []string
-}
-
-// Failed reports whether any property was violated where the models say
-// it holds.
-func (s *Summary) Failed() bool {
-	for _, t := range s.Tallies {
-		if t.Unexpected() {
-			return true
-		}
-	}
-	return false
-}
-
-// RunsPerSecond is the campaign's rate.
-func (s *Summary) RunsPerSecond() float64 {
-	if s.Elapsed <= 0 {
-		return 0
-	}
-	return float64(s.Runs) / s.Elapsed.Seconds()
-}
-
-// Write prints the summary: a header naming the setup, its row, the
-// versions and the rate, then one line per property.
-func (s *Summary) Write(w io.Writer) error {
-	fmt.Fprintf(w, "%s (row %s) under %s %s: %d runs in %.1f s (%.2f runs/s), start-up %v\n",
-		s.Setup.ID(), s.Setup.Design, s.Nemesis, s.Fault, s.Runs, s.Elapsed.Seconds(), s.RunsPerSecond(), s.StartUp.Round(time.Millisecond))
-	fmt.Fprintf(w, "  %s; %s\n", s.Versions, s.Library)
-	fmt.Fprintf(w, "  the fault took effect in %d of %d runs; %d sections committed, %d operations refused, %d calls failed\n", s.TookEffect, s.Runs, s.Committed, s.Refused, s.Errors)
-	for _, t := range s.Tallies {
-		mark := ""
-		if t.Unexpected() {
-			mark = "  UNEXPECTED: the models say it holds"
-		}
-		link := ""
-		if t.FirstViolation != "" {
-			link = " → " + t.FirstViolation
-		}
-		if _, err := fmt.Fprintf(w, "  %-24s expected %-9s live %s%s%s\n", t.Property, t.Expected, t, link, mark); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// Summary is a campaign's outcome; Tally one property over its runs.
+type (
+	Summary = campaign.Summary
+	Tally   = campaign.Tally
+)
 
 // RunCampaign runs cfg.Runs runs one after another, judging and tallying
-// each, and saves every run that violated a property. It stops at the
-// first harness error (a service that would not start is a *StartError)
-// or when ctx ends; the summary so far comes with the error.
+// each, and saves every run that violated a property (campaign.Run).
 func RunCampaign(ctx context.Context, cfg CampaignConfig) (*Summary, error) {
-	if cfg.Runs < 1 || cfg.Runs > 100000 {
-		return nil, fmt.Errorf("runs %d (want 1 to 100000)", cfg.Runs)
-	}
-	if err := cfg.Run.Validate(); err != nil {
-		return nil, err
-	}
-	s := &Summary{Setup: cfg.Run.Setup, Fault: cfg.Run.Fault, Nemesis: cfg.Run.Nemesis}
-	for _, p := range Properties() {
-		s.Tallies = append(s.Tallies, Tally{Property: p, Expected: Expected(cfg.Run.Setup.Design, p)})
-	}
-	begin := time.Now()
-	defer func() { s.Elapsed = time.Since(begin) }()
-	var startUp time.Duration
-	for i := range cfg.Runs {
-		rc := cfg.Run
-		rc.Seed = cfg.Run.Seed + uint64(i)
-		res, err := Run(ctx, rc)
-		if res != nil && res.History != nil && err != nil && cfg.Out != "" && ctx.Err() == nil {
-			// A harness error's run is saved too: what happened is the
-			// first thing to look at.
-			if dir, serr := SaveRun(cfg.Out, rc, res, err); serr == nil {
-				err = fmt.Errorf("%w (saved in %s)", err, dir)
-			}
-		}
-		if err != nil {
-			s.Elapsed = time.Since(begin)
-			return s, fmt.Errorf("run %d (seed %d): %w", i+1, rc.Seed, err)
-		}
-		s.Runs++
-		startUp += res.StartUp
-		s.StartUp = startUp / time.Duration(s.Runs)
-		s.Versions, s.Library = res.Versions, res.Library
-		j := res.Judgement
-		if j.TookEffect {
-			s.TookEffect++
-		}
-		s.Committed += j.Committed
-		s.Refused += j.Refused
-		s.Errors += j.Errors
-		dir := ""
-		if j.Violated() && cfg.Out != "" {
-			if dir, err = SaveRun(cfg.Out, rc, res, nil); err != nil {
-				return s, err
-			}
-			s.Saved = append(s.Saved, dir)
-		}
-		for k := range s.Tallies {
-			t := &s.Tallies[k]
-			v := j.Verdicts.Get(t.Property)
-			t.Runs++
-			if j.TookEffect {
-				t.TookEffect++
-			}
-			switch v.Status {
-			case verdict.Violated:
-				t.Violated++
-				if t.FirstViolation == "" {
-					t.FirstViolation = dir
-				}
-			case verdict.Unknown, verdict.NotChecked:
-				t.Unknown++
-			}
-		}
-		s.Elapsed = time.Since(begin)
-		if cfg.Out != "" {
-			if err := s.save(cfg.Out); err != nil {
-				return s, err
-			}
-		}
-		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, "%s %s %s: run %d/%d seed %d: %s (%.1f s)\n",
-				s.Setup.ID(), s.Nemesis, s.Fault, i+1, cfg.Runs, rc.Seed, runLine(j), res.Duration.Seconds())
-		}
-	}
-	return s, nil
-}
-
-// runLine sums a run up in a few words for the progress line.
-func runLine(j *Judgement) string {
-	what := "no overlap (inconclusive)"
-	if j.TookEffect {
-		what = "beliefs overlapped"
-	}
-	var violated []string
-	for _, v := range j.Verdicts {
-		if v.Status == verdict.Violated {
-			violated = append(violated, v.Property)
-		}
-	}
-	if len(violated) > 0 {
-		what += fmt.Sprintf(", violated %v", violated)
-	}
-	return fmt.Sprintf("%s; %d committed, %d refused", what, j.Committed, j.Refused)
-}
-
-// RunDir is where run seed of setup s under fault f is saved under out.
-func RunDir(out string, s Setup, f Fault, seed uint64) string {
-	return filepath.Join(out, s.Service, s.Name, string(f), fmt.Sprintf("run-%d", seed))
-}
-
-// SummaryFile is a campaign's summary, beside its runs' folders.
-const SummaryFile = "summary.json"
-
-// SavedSummary is summary.json: what the README's live block is made
-// from (ReadSummaries).
-type SavedSummary struct {
-	Setup      string       `json:"setup"`
-	Row        string       `json:"row"`
-	Fault      Fault        `json:"fault"`
-	Nemesis    string       `json:"nemesis"`
-	Runs       int          `json:"runs"`
-	TookEffect int          `json:"took_effect"`
-	Committed  int          `json:"committed"`
-	Refused    int          `json:"refused"`
-	Errors     int          `json:"errors"`
-	Versions   string       `json:"versions"`
-	Library    string       `json:"library"`
-	StartUpMS  float64      `json:"startup_ms"`
-	RunsPerSec float64      `json:"runs_per_second"`
-	Tallies    []SavedTally `json:"properties"`
-}
-
-// SavedTally is one property of summary.json.
-type SavedTally struct {
-	Property       string `json:"property"`
-	Expected       string `json:"expected"`
-	Live           string `json:"live"`
-	Runs           int    `json:"runs"`
-	Violated       int    `json:"violated"`
-	TookEffect     int    `json:"took_effect"`
-	Unknown        int    `json:"unknown"`
-	FirstViolation string `json:"first_violation,omitempty"`
-	Unexpected     bool   `json:"unexpected"`
-}
-
-// save writes the summary so far as Out/<service>/<setup>/<fault>/
-// summary.json (atomically): what a table of the live column reads.
-func (s *Summary) save(out string) error {
-	doc := SavedSummary{
-		Setup: s.Setup.ID(), Row: s.Setup.Design.String(), Fault: s.Fault, Nemesis: s.Nemesis, Runs: s.Runs,
-		TookEffect: s.TookEffect, Committed: s.Committed, Refused: s.Refused, Errors: s.Errors,
-		Versions: s.Versions, Library: s.Library, StartUpMS: float64(s.StartUp.Microseconds()) / 1000, RunsPerSec: s.RunsPerSecond(),
-	}
-	for _, t := range s.Tallies {
-		doc.Tallies = append(doc.Tallies, SavedTally{
-			Property: t.Property, Expected: t.Expected.String(), Live: t.String(), Runs: t.Runs, Violated: t.Violated,
-			TookEffect: t.TookEffect, Unknown: t.Unknown, FirstViolation: t.FirstViolation, Unexpected: t.Unexpected(),
-		})
-	}
-	dir := filepath.Join(out, s.Setup.Service, s.Setup.Name, string(s.Fault))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("output folder: %w", err)
-	}
-	return atomicfile.WriteFile(filepath.Join(dir, SummaryFile), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(doc)
-	})
+	return campaign.Run(ctx, cfg)
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencelab/fencelab/live/cli"
+	"github.com/fencelab/fencelab/live/internal/livetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/fencelab/fencelab/live/server"
 )
 
 // buildBinary builds fencelab-live into a test folder.
@@ -26,16 +24,6 @@ func buildBinary(t *testing.T) string {
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	return bin
-}
-
-func needRedis(t *testing.T) {
-	t.Helper()
-	_, _, err := server.RedisVersion(context.Background())
-	var missing *server.MissingError
-	if errors.As(err, &missing) {
-		t.Skipf("redis-server not installed (Debian package %s)", server.RedisPackage)
-	}
-	require.NoError(t, err)
 }
 
 // leftovers lists the live processes that run bin or whose working
@@ -65,7 +53,7 @@ func leftovers(t *testing.T, bin, dir string) []string {
 // TestBinaryWithRedis runs the built binary against real Redis: a
 // scripted campaign, then signals in the middle of one.
 func TestBinaryWithRedis(t *testing.T) {
-	needRedis(t)
+	livetest.NeedRedis(t)
 	bin := buildBinary(t)
 	t.Run("scripted run", func(t *testing.T) { testRunRedisScripted(t, bin) })
 	t.Run("signals", func(t *testing.T) { testSignalsStopCleanly(t, bin) })
@@ -112,7 +100,7 @@ func testKilledClient(t *testing.T, bin string) {
 		cmd.Process.Kill()
 		t.Fatal("fencelab-live did not stop within 30 s of a killed client")
 	}
-	assert.Equal(t, exitBadInput, cmd.ProcessState.ExitCode(), "stderr: %s", stderr.String())
+	assert.Equal(t, cli.ExitBadInput, cmd.ProcessState.ExitCode(), "stderr: %s", stderr.String())
 	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 	assert.Contains(t, lines[len(lines)-1], "signal: killed")
 	assert.Empty(t, leftovers(t, bin, tmp))
@@ -131,7 +119,7 @@ func testMissingServer(t *testing.T, bin string) {
 	err := cmd.Run()
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee)
-	assert.Equal(t, exitBadInput, ee.ExitCode())
+	assert.Equal(t, cli.ExitBadInput, ee.ExitCode())
 	assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "one line: %s", stderr.String())
 	assert.Contains(t, stderr.String(), "redis-server")
 	assert.Empty(t, stdout.String())

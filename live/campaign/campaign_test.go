@@ -1,0 +1,115 @@
+package campaign
+
+import (
+	"context"
+	"github.com/fencelab/fencelab/impl"
+	"github.com/stretchr/testify/require"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fencelab/fencelab/live/check"
+	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/internal/livetest"
+	"github.com/fencelab/fencelab/live/nemesis"
+	"github.com/fencelab/fencelab/live/report"
+	"github.com/fencelab/fencelab/verdict"
+	"github.com/stretchr/testify/assert"
+)
+
+func TestTallyCells(t *testing.T) {
+	assert.Equal(t, "violated (2 of 5)", Tally{Expected: verdict.Violated, Runs: 5, Violated: 2}.String())
+	nv := Tally{Expected: verdict.Holds, Runs: 5, TookEffect: 4}
+	assert.Equal(t, "not observed (0 of 5; the fault took effect in 4)", nv.String())
+	assert.False(t, nv.Unexpected())
+	assert.Equal(t, verdict.Unknown, nv.Status(), "not observed is never holds")
+	bad := Tally{Expected: verdict.Holds, Runs: 5, Violated: 1}
+	assert.True(t, bad.Unexpected())
+	s := &Summary{Tallies: []Tally{nv, bad}}
+	assert.True(t, s.Failed())
+	s = &Summary{Tallies: []Tally{nv, {Expected: verdict.Violated, Runs: 1, Violated: 1}}}
+	assert.False(t, s.Failed())
+}
+
+// TestCampaignSavesFailingRuns: a campaign of the unfenced row saves each
+// violating run with its files, and tallies "violated (k of N)"; the
+// fenced row is not failed by its expected violation.
+func TestCampaignSavesFailingRuns(t *testing.T) {
+	out := t.TempDir()
+	cfg := Config{Run: livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "none"), history.FaultClientPause), Runs: 2, Out: out}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s, err := Run(ctx, cfg)
+	require.NoError(t, err)
+	assert.False(t, s.Failed(), "row none: every violation is expected")
+	require.Len(t, s.Saved, 2)
+	for _, dir := range s.Saved {
+		for _, f := range []string{report.HistoryFile, report.FaultsFile, report.VerdictsFile, report.ScheduleFile, check.PorcupineFile, check.RegisterFile, "trace.html", "trace.txt"} {
+			st, err := os.Stat(filepath.Join(dir, f))
+			if assert.NoError(t, err, f) {
+				assert.Positive(t, st.Size(), f)
+			}
+		}
+	}
+	st, err := os.Stat(s.Saved[0])
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o755), st.Mode().Perm())
+	vs, err := os.ReadFile(filepath.Join(s.Saved[0], report.VerdictsFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(vs), `"property": "NoLostUpdate",
+      "expected": "violated",
+      "status": "violated"`)
+	sum, err := os.ReadFile(filepath.Join(out, "toy", "none", string(history.FaultClientPause), SummaryFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(sum), `"live": "violated (2 of 2)"`)
+	hold := s.Tallies[0]
+	assert.Equal(t, impl.AtMostOneClientHoldLock, hold.Property)
+	assert.Equal(t, "violated (2 of 2)", hold.String())
+	assert.Equal(t, s.Saved[0], hold.FirstViolation)
+	// A campaign saves again into the same folders, replacing them whole.
+	_, err = Run(ctx, cfg)
+	require.NoError(t, err)
+}
+
+// TestRandomCampaign: a seeded random nemesis over a few runs ends with no
+// harness error, and each run's fault log follows its schedule.
+func TestRandomCampaign(t *testing.T) {
+	cfg := Config{Run: livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "all"), history.FaultClientPause), Runs: 3}
+	cfg.Run.Nemesis = nemesis.Random
+	var progress strings.Builder
+	cfg.Progress = &progress
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s, err := Run(ctx, cfg)
+	require.NoError(t, err)
+	assert.Equal(t, 3, s.Runs)
+	assert.False(t, s.Failed(), "row all under client pauses: nothing the models say holds is violated")
+	assert.Equal(t, 3, strings.Count(progress.String(), "\n"), "a progress line per run")
+	assert.Positive(t, s.Committed)
+	livetest.NothingLeft(t, cfg.Run.TempRoot)
+}
+
+// TestCampaignFailsOnAnUnexpectedViolation: a store that claims row all
+// but ignores the tokens (broken-all) loses an update under a client
+// pause; the models say row all never does, so the campaign fails — the
+// check that makes fencelab-live exit 1 can fail.
+func TestCampaignFailsOnAnUnexpectedViolation(t *testing.T) {
+	s := livetest.MustSetup(t, livetest.Toy(), "toy", "broken-all")
+	cfg := Config{Run: livetest.Config(t, s, history.FaultClientPause), Runs: 1, Out: t.TempDir()}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sum, err := Run(ctx, cfg)
+	require.NoError(t, err)
+	require.True(t, sum.Failed())
+	for _, tally := range sum.Tallies {
+		if tally.Property == impl.NoLostUpdate {
+			assert.True(t, tally.Unexpected())
+			assert.Equal(t, "violated (1 of 1)", tally.String())
+		}
+	}
+	var out strings.Builder
+	require.NoError(t, sum.Write(&out))
+	assert.Contains(t, out.String(), "UNEXPECTED")
+}

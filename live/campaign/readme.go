@@ -1,0 +1,360 @@
+package campaign
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/internal/inputfile"
+	"github.com/fencelab/fencelab/internal/quote"
+	"github.com/fencelab/fencelab/live/check"
+	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/nemesis"
+	"github.com/fencelab/fencelab/live/report"
+	"github.com/fencelab/fencelab/live/setup"
+	"github.com/fencelab/fencelab/trace"
+)
+
+// The README's live block sits between these markers, as the main
+// binary's generated blocks do (pipeline/readme.go): written by
+// UpdateReadme from a matrix's summaries, never by hand.
+const (
+	ReadmeBegin = "<!-- BEGIN live: generated, do not edit -->\n"
+	ReadmeEnd   = "<!-- END live -->"
+)
+
+// DocsDir is where UpdateReadme copies the small files of the failing runs
+// the live block links to, beside the README (docs/live/<service>/<setup>/
+// <fault>/run-<seed>/).
+const DocsDir = "docs/live"
+
+// Bounds of what UpdateReadme reads: a summary.json is a few kB, a saved
+// run's small files tens of kB.
+const (
+	maxSummary = 1 << 20
+	maxRunFile = 4 << 20
+)
+
+// Campaign is one summary.json of a matrix's --out folder: a setup under
+// a fault, with the folder its runs were saved in.
+type Campaign struct {
+	Setup   setup.Setup
+	Summary SavedSummary
+	// Dir is the folder of summary.json and of the campaign's saved runs.
+	Dir string
+}
+
+// runFolder is the name RunDir gives a run's folder.
+var runFolder = regexp.MustCompile(`^run-[0-9]{1,20}$`)
+
+// ReadSummaries reads the summary.json of every setup of setups under
+// every fault found in out (the --out of fencelab-live matrix), in the
+// order of setups and AllFaults. It looks only at the paths RunDir makes
+// of known setups and faults, never walks the folder, and checks each
+// summary against its setup: a summary that names another setup, row or
+// fault, counts that do not add up, or an unknown property is an error.
+func ReadSummaries(out string, setups []setup.Setup) ([]Campaign, error) {
+	var cs []Campaign
+	for _, s := range setups {
+		for _, f := range history.AllFaults() {
+			dir := filepath.Join(out, s.Service, s.Name, string(f))
+			file := filepath.Join(dir, SummaryFile)
+			info, err := os.Lstat(file)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("summary %s: %w", file, err)
+			}
+			if !info.Mode().IsRegular() {
+				return nil, fmt.Errorf("summary %s is %s, not a file", file, inputfile.Kind(info.Mode()))
+			}
+			data, err := inputfile.Read(file, maxSummary)
+			if err != nil {
+				return nil, fmt.Errorf("summary %s: %w", file, err)
+			}
+			sum, err := parseSummary(data, s, f)
+			if err != nil {
+				return nil, fmt.Errorf("summary %s: %w", file, err)
+			}
+			cs = append(cs, Campaign{Setup: s, Summary: sum, Dir: dir})
+		}
+	}
+	return cs, nil
+}
+
+// parseSummary decodes a summary.json of setup s under fault f and checks
+// that it is one.
+func parseSummary(data []byte, s setup.Setup, f history.Fault) (SavedSummary, error) {
+	var sum SavedSummary
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&sum); err != nil {
+		return sum, fmt.Errorf("not a summary: %w", err)
+	}
+	switch {
+	case sum.Setup != s.ID():
+		return sum, fmt.Errorf("names setup %s, found in %s's folder", quote.Q(sum.Setup), s.ID())
+	case sum.Row != s.Design.String():
+		return sum, fmt.Errorf("names row %s, %s is row %s", quote.Q(sum.Row), s.ID(), s.Design)
+	case sum.Fault != f:
+		return sum, fmt.Errorf("names fault %s, found in %s's folder", quote.Q(string(sum.Fault)), f)
+	case sum.Nemesis != nemesis.Scripted && sum.Nemesis != nemesis.Random:
+		return sum, fmt.Errorf("nemesis %s (want %s or %s)", quote.Q(sum.Nemesis), nemesis.Scripted, nemesis.Random)
+	case sum.Runs < 1 || sum.Runs > 100000:
+		return sum, fmt.Errorf("runs %d (want 1 to 100000)", sum.Runs)
+	case sum.TookEffect < 0 || sum.TookEffect > sum.Runs:
+		return sum, fmt.Errorf("took effect in %d of %d runs", sum.TookEffect, sum.Runs)
+	}
+	props := check.Properties()
+	if len(sum.Tallies) != len(props) {
+		return sum, fmt.Errorf("%d properties (want %d: %s)", len(sum.Tallies), len(props), strings.Join(props, ", "))
+	}
+	for i, t := range sum.Tallies {
+		switch {
+		case t.Property != props[i]:
+			return sum, fmt.Errorf("property %d is %s (want %s)", i+1, quote.Q(t.Property), props[i])
+		case t.Runs != sum.Runs || t.TookEffect != sum.TookEffect:
+			return sum, fmt.Errorf("%s: %d runs, took effect in %d (the summary says %d, %d)", t.Property, t.Runs, t.TookEffect, sum.Runs, sum.TookEffect)
+		case t.Violated < 0 || t.Violated > t.Runs || t.Unknown < 0 || t.Unknown > t.Runs:
+			return sum, fmt.Errorf("%s: violated in %d, unknown in %d of %d runs", t.Property, t.Violated, t.Unknown, t.Runs)
+		case t.FirstViolation != "" && !runFolder.MatchString(filepath.Base(t.FirstViolation)):
+			return sum, fmt.Errorf("%s: first violation %s is not a run's folder", t.Property, quote.Q(t.FirstViolation))
+		}
+	}
+	return sum, nil
+}
+
+// BlockProperties are the live block's columns: the three invariants of
+// the verdict table (linearizability stays in the campaigns' output).
+func BlockProperties() []string {
+	return []string{impl.AtMostOneClientHoldLock, impl.TokenIsMonotonical, impl.NoLostUpdate}
+}
+
+// tally is a summary's property as the campaign counted it; the expected
+// verdict is the models' (Expected), never the file's.
+func (c Campaign) tally(property string) (Tally, SavedTally) {
+	for _, t := range c.Summary.Tallies {
+		if t.Property == property {
+			return Tally{Property: property, Expected: check.Expected(c.Setup.Design, property), Runs: t.Runs, Violated: t.Violated,
+				TookEffect: t.TookEffect, Unknown: t.Unknown}, t
+		}
+	}
+	return Tally{Property: property, Expected: check.Expected(c.Setup.Design, property)}, SavedTally{}
+}
+
+// runLink is the README-relative folder a violated cell links to: the
+// campaign's first violating run, copied under DocsDir; "" when none was
+// saved.
+func (c Campaign) runLink(t SavedTally) string {
+	if t.Violated == 0 || t.FirstViolation == "" {
+		return ""
+	}
+	return path.Join(DocsDir, c.Setup.Service, c.Setup.Name, string(c.Summary.Fault), filepath.Base(t.FirstViolation)) + "/"
+}
+
+// LiveBlock is the README's live block: one line per campaign, grouped
+// by design row in impl.Designs' order, the models' verdict beside the
+// live one for each property, and where each line came from.
+func LiveBlock(cs []Campaign) string {
+	order := map[impl.Design]int{}
+	for i, d := range impl.Designs() {
+		order[d] = i
+	}
+	sorted := slices.Clone(cs)
+	slices.SortStableFunc(sorted, func(a, b Campaign) int { return order[a.Setup.Design] - order[b.Setup.Design] })
+	var b strings.Builder
+	b.WriteString("| Row | Live setup, fault, runs | Server; client library |")
+	for _, p := range BlockProperties() {
+		fmt.Fprintf(&b, " %s: model · live |", p)
+	}
+	b.WriteString("\n|---|---|---|")
+	for range BlockProperties() {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	for _, c := range sorted {
+		fmt.Fprintf(&b, "| `%s` | `%s` %s, %s, %d runs | %s; %s |", c.Setup.Design, c.Setup.ID(), c.Summary.Nemesis, c.Summary.Fault,
+			c.Summary.Runs, cell(c.Summary.Versions), cell(c.Summary.Library))
+		for _, p := range BlockProperties() {
+			t, saved := c.tally(p)
+			live := t.String()
+			if link := c.runLink(saved); link != "" {
+				live = fmt.Sprintf("[%s](%s)", live, link)
+			}
+			if t.Unexpected() {
+				live += " **UNEXPECTED**"
+			}
+			fmt.Fprintf(&b, " %s · %s |", t.Expected, live)
+		}
+		b.WriteString("\n")
+	}
+	if len(sorted) == 0 {
+		b.WriteString("\n(no campaign found: run `make live`, then `fencelab-live readme README.md`)\n")
+	}
+	return b.String()
+}
+
+// cell makes a value from a file safe in a table cell: one line, no
+// column bar, no markup of its own, a bounded length.
+func cell(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	s = strings.NewReplacer("|", "/", "<", "‹", ">", "›", "[", "(", "]", ")", "`", "'").Replace(s)
+	return quote.Cut(s, 120)
+}
+
+// CheckReadme reports, before any work, why the README at file cannot
+// take the live block: not a regular file (or a link to one) fencelab can
+// replace, no markers, or a docs/live beside it that is not a folder.
+func CheckReadme(file string) error {
+	if _, err := readReadme(file); err != nil {
+		return err
+	}
+	return checkFolders(filepath.Dir(file), DocsDir)
+}
+
+// readReadme reads the README and checks it holds the live block's
+// markers, in order, once each.
+func readReadme(file string) (string, error) {
+	if err := atomicfile.CheckTarget(file); err != nil {
+		return "", fmt.Errorf("README %s: %w", quote.S(file), err)
+	}
+	data, err := inputfile.Read(file, inputfile.MaxText)
+	if err != nil {
+		return "", fmt.Errorf("README %s: %w", quote.S(file), err)
+	}
+	text := string(data)
+	i, j := strings.Index(text, ReadmeBegin), strings.Index(text, ReadmeEnd)
+	if i < 0 || j < i+len(ReadmeBegin) || strings.Count(text, ReadmeBegin) != 1 || strings.Count(text, ReadmeEnd) != 1 {
+		return "", fmt.Errorf("README %s has no live block (one line %q, later one %q): nothing written", quote.S(file), strings.TrimSpace(ReadmeBegin), ReadmeEnd)
+	}
+	return text, nil
+}
+
+// checkFolders is atomicfile.CheckFolders, saying that nothing was
+// written.
+func checkFolders(root, rel string) error {
+	if err := atomicfile.CheckFolders(root, rel); err != nil {
+		return fmt.Errorf("%w: nothing written", err)
+	}
+	return nil
+}
+
+// docFiles are the small files of a saved run copied under DocsDir (not
+// the HTML pages: a hundred kB a run); required ones must be there. The
+// Mermaid picture is read to go into TracePage, not copied beside it.
+var docFiles = []struct {
+	name     string
+	required bool
+}{
+	{report.HistoryFile, true}, {report.VerdictsFile, true}, {report.FaultsFile, true}, {report.ScheduleFile, false},
+	{trace.MermaidFile, false},
+}
+
+// TracePage is the page written beside a copied run: the trace picture as
+// a Mermaid block (rendered where Markdown is) and the list of files.
+const TracePage = "trace.md"
+
+// runCopy is one failing run to copy: its files read, not yet written.
+type runCopy struct {
+	dest  string // README-relative, slash separated
+	files map[string][]byte
+}
+
+// readRun reads the small files of the run folder src.
+func readRun(src, dest string) (runCopy, error) {
+	rc := runCopy{dest: dest, files: map[string][]byte{}}
+	for _, f := range docFiles {
+		file := filepath.Join(src, f.name)
+		info, err := os.Lstat(file)
+		if errors.Is(err, fs.ErrNotExist) && !f.required {
+			continue
+		}
+		if err != nil {
+			return rc, fmt.Errorf("saved run: %w", err)
+		}
+		if !info.Mode().IsRegular() {
+			return rc, fmt.Errorf("saved run: %s is %s, not a file", file, inputfile.Kind(info.Mode()))
+		}
+		data, err := inputfile.Read(file, maxRunFile)
+		if err != nil {
+			return rc, fmt.Errorf("saved run: %w", err)
+		}
+		rc.files[f.name] = data
+	}
+	var page strings.Builder
+	fmt.Fprintf(&page, "# %s\n\nA failing live run, copied by `fencelab-live readme` from the matrix's output (the HTML pages stay there).\n\n", path.Base(dest))
+	if mmd, ok := rc.files[trace.MermaidFile]; ok {
+		fmt.Fprintf(&page, "```mermaid\n%s\n```\n\n", strings.TrimRight(string(mmd), "\n"))
+		delete(rc.files, trace.MermaidFile)
+	}
+	for _, f := range docFiles {
+		if _, ok := rc.files[f.name]; ok {
+			fmt.Fprintf(&page, "- [%s](%s)\n", f.name, f.name)
+		}
+	}
+	rc.files[TracePage] = []byte(page.String())
+	return rc, nil
+}
+
+// UpdateReadme writes LiveBlock(cs) into the README at file, between its
+// markers, and copies the small files of every run a cell links to under
+// DocsDir beside it. Everything is checked and read before anything is
+// written: a README without the markers, a docs/live on the way that is
+// not a folder, a saved run that is missing or not made of files, and
+// nothing is written. Each file is written whole (atomicfile); nothing is
+// ever removed — a run folder of an older matrix stays until its owner
+// removes it.
+func UpdateReadme(file string, cs []Campaign) error {
+	text, err := readReadme(file)
+	if err != nil {
+		return err
+	}
+	root := filepath.Dir(file)
+	var copies []runCopy
+	seen := map[string]bool{}
+	for _, c := range cs {
+		for _, p := range BlockProperties() {
+			_, saved := c.tally(p)
+			link := c.runLink(saved)
+			if link == "" || seen[link] {
+				continue
+			}
+			seen[link] = true
+			dest := strings.TrimSuffix(link, "/")
+			if err := checkFolders(root, dest); err != nil {
+				return err
+			}
+			rc, err := readRun(filepath.Join(c.Dir, filepath.Base(saved.FirstViolation)), dest)
+			if err != nil {
+				return fmt.Errorf("%s under %s: %w", c.Setup.ID(), c.Summary.Fault, err)
+			}
+			copies = append(copies, rc)
+		}
+	}
+	i := strings.Index(text, ReadmeBegin) + len(ReadmeBegin)
+	j := strings.Index(text, ReadmeEnd)
+	updated := text[:i] + LiveBlock(cs) + text[j:]
+	for _, rc := range copies {
+		folder := atomicfile.NewFolder(filepath.Join(root, filepath.FromSlash(rc.dest)))
+		for _, name := range slices.Sorted(maps.Keys(rc.files)) {
+			data := rc.files[name]
+			if err := folder.WriteFile(name, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+				return err
+			}
+		}
+	}
+	return atomicfile.WriteFile(file, func(w io.Writer) error { _, err := io.WriteString(w, updated); return err })
+}

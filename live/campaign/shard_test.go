@@ -1,0 +1,187 @@
+package campaign
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/internal/livetest"
+	"github.com/fencelab/fencelab/live/report"
+	"github.com/fencelab/fencelab/live/setup"
+	"github.com/fencelab/fencelab/shard"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// testBuild is the build the test's shards and merges name.
+var testBuild = shard.Build{Version: "test", Go: "go", Binary: "sha256:00"}
+
+// shardAndMerge runs plans whole, then in n shards (SaveShard, each into
+// its own folder) merged into a folder of its own, and returns both.
+func shardAndMerge(t *testing.T, plans []Config, n int) (whole []*Summary, merged *Merged, out string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	for _, p := range plans {
+		p.Out = t.TempDir()
+		s, err := Run(ctx, p)
+		require.NoError(t, err)
+		whole = append(whole, s)
+	}
+	id := shard.Identity{Command: "live test", Args: []string{"--runs=x"}, Build: testBuild}
+	var ms []*shard.Manifest
+	var dirs []string
+	for i := range n {
+		dir := filepath.Join(t.TempDir(), fmt.Sprintf("shard-%d", i))
+		require.NoError(t, SaveShard(ctx, id, shard.Spec{Index: i, Count: n}, plans, dir, nil))
+		m, err := shard.Read(dir)
+		require.NoError(t, err)
+		ms = append(ms, m)
+		dirs = append(dirs, dir)
+	}
+	c, err := shard.Check(ms, dirs, testBuild)
+	require.NoError(t, err)
+	results := make([]*ShardResult, n)
+	for k, m := range c.Shards {
+		results[k] = &ShardResult{}
+		require.NoError(t, shard.Decode(m.Result, results[k]))
+	}
+	out = filepath.Join(t.TempDir(), "merged")
+	merged, err = MergeShards(plans, c, results, out)
+	require.NoError(t, err)
+	return whole, merged, out
+}
+
+// checkMergedIsWhole: the merged campaigns have the whole runs' counts of
+// runs and verdicts (the scripted stories are the same in every run), a
+// saved folder for every failing run, and a summary.json each.
+func checkMergedIsWhole(t *testing.T, whole []*Summary, merged *Merged, out string) {
+	t.Helper()
+	require.Len(t, merged.Summaries, len(whole))
+	for k, w := range whole {
+		m := merged.Summaries[k]
+		assert.Equal(t, w.Setup.ID(), m.Setup.ID())
+		assert.Equal(t, w.Runs, m.Runs)
+		assert.Equal(t, w.Failed(), m.Failed())
+		assert.Equal(t, w.Versions, m.Versions)
+		assert.Len(t, m.Saved, len(w.Saved), "a folder per failing run")
+		for j, wt := range w.Tallies {
+			mt := m.Tallies[j]
+			assert.Equal(t, wt.Property, mt.Property)
+			assert.Equal(t, wt.Runs, mt.Runs, wt.Property)
+			assert.Equal(t, wt.Status(), mt.Status(), wt.Property)
+			assert.Equal(t, wt.String(), mt.String(), wt.Property)
+		}
+		for _, d := range m.Saved {
+			assert.True(t, strings.HasPrefix(d, out), d)
+			assert.FileExists(t, filepath.Join(d, report.VerdictsFile))
+		}
+		assert.FileExists(t, filepath.Join(out, m.Setup.Service, m.Setup.Name, string(m.Fault), SummaryFile))
+	}
+	// The witness that there was something to merge: runs failed.
+	saved := 0
+	for _, w := range whole {
+		saved += len(w.Saved)
+	}
+	assert.Positive(t, saved, "some run violated a property and was saved")
+}
+
+// TestShardedLiveCampaignIsTheWhole: the toy service's campaigns (its
+// scripted pause violates the unfenced row's properties in every run)
+// split over 2 and over 7 shards (more than their 5 runs) merge into the
+// whole campaigns' counts, verdicts and saved runs.
+func TestShardedLiveCampaignIsTheWhole(t *testing.T) {
+	plans := []Config{
+		{Run: livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "none"), history.FaultClientPause), Runs: 3},
+		{Run: livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "all"), history.FaultClientPause), Runs: 2},
+	}
+	for _, n := range []int{2, 7} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			whole, merged, out := shardAndMerge(t, plans, n)
+			checkMergedIsWhole(t, whole, merged, out)
+			cs, err := ReadSummaries(out, livetest.Toy())
+			require.NoError(t, err, "fencelab-live readme reads the merged folder")
+			assert.Len(t, cs, 2)
+		})
+	}
+}
+
+// TestShardedRedisCampaignIsTheWhole is the same against real Redis.
+func TestShardedRedisCampaignIsTheWhole(t *testing.T) {
+	livetest.NeedRedis(t)
+	plans := []Config{{Run: livetest.Config(t, livetest.MustSetup(t, setup.All(), "redis", "none"), history.FaultClientPause), Runs: 3}}
+	whole, merged, out := shardAndMerge(t, plans, 2)
+	checkMergedIsWhole(t, whole, merged, out)
+}
+
+// TestMergeShardsRefuses: shard results that contradict the plan or
+// their manifests, and an --out in use, are errors, and nothing is
+// written.
+func TestMergeShardsRefuses(t *testing.T) {
+	plans := []Config{{Run: livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "none"), history.FaultClientPause), Runs: 2}}
+	id := shard.Identity{Command: "live test", Build: testBuild}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var ms []*shard.Manifest
+	var dirs []string
+	for i := range 2 {
+		dir := filepath.Join(t.TempDir(), "s")
+		require.NoError(t, SaveShard(ctx, id, shard.Spec{Index: i, Count: 2}, plans, dir, nil))
+		m, err := shard.Read(dir)
+		require.NoError(t, err)
+		ms, dirs = append(ms, m), append(dirs, dir)
+	}
+	c, err := shard.Check(ms, dirs, testBuild)
+	require.NoError(t, err)
+	read := func() []*ShardResult {
+		var rs []*ShardResult
+		for _, m := range c.Shards {
+			r := &ShardResult{}
+			require.NoError(t, shard.Decode(m.Result, r))
+			rs = append(rs, r)
+		}
+		return rs
+	}
+	used := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(used, "x"), nil, 0o644))
+	for _, tc := range []struct {
+		name    string
+		edit    func(rs []*ShardResult)
+		plans   []Config
+		out     string
+		wantErr string
+	}{
+		{name: "other seed", edit: func(rs []*ShardResult) { rs[1].Campaigns[0].Seed = 9 }, wantErr: "not the plan's"},
+		{name: "other runs", edit: func(rs []*ShardResult) { rs[1].Campaigns[0].First = 0 }, wantErr: "not the shard's 1 to 1"},
+		{name: "counts beyond runs", edit: func(rs []*ShardResult) { rs[0].Campaigns[0].Tallies[0].Violated = 5 }, wantErr: "counts beyond"},
+		{name: "a saved run outside", edit: func(rs []*ShardResult) { rs[0].Campaigns[0].Saved = []string{"../../etc"} }, wantErr: "outside its folder"},
+		{name: "a missing campaign", edit: func(rs []*ShardResult) { rs[0].Campaigns = nil }, wantErr: "0 campaigns, not the plan's 1"},
+		{name: "skipped on one shard", edit: func(rs []*ShardResult) { rs[0].Campaigns[0].Skipped = "no toy" }, wantErr: "skipped on another"},
+		{name: "another plan", edit: func([]*ShardResult) {}, plans: append(plans, plans...), wantErr: "these flags plan 4"},
+		{name: "an out in use", edit: func([]*ShardResult) {}, out: used, wantErr: "is not empty"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rs := read()
+			tc.edit(rs)
+			p := plans
+			if tc.plans != nil {
+				p = tc.plans
+			}
+			out := tc.out
+			if out == "" {
+				out = filepath.Join(t.TempDir(), "merged")
+			}
+			_, err := MergeShards(p, c, rs, out)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.wantErr)
+			if tc.out == "" {
+				assert.NoDirExists(t, out, "nothing written")
+			}
+		})
+	}
+}

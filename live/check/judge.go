@@ -1,0 +1,319 @@
+// Package check is the judge of a live run: from its history, the
+// properties of impl's invariants a live history can tell and the two
+// linearizability checks, each violated, holds or unknown, and the
+// models' expected verdict of every property in a design row.
+package check
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/verdict"
+)
+
+// Properties lists what the judge decides, in the order tables show them:
+// impl's invariants a live history can tell (liveInvariants), then
+// Porcupine's two checks.
+func Properties() []string {
+	var names []string
+	for _, inv := range liveInvariants() {
+		names = append(names, inv.Name)
+	}
+	return append(names, linearizability.SectionsLinearizable, linearizability.RegisterLinearizable)
+}
+
+// liveInvariants are impl's invariants but the service-side token
+// properties (TokensAreUnique, TokensIncreaseInGrantOrder): they read the
+// service's grants in use, which a real lock service does not show the
+// harness; the history has the clients' beliefs and the resource's log.
+func liveInvariants() []impl.Property {
+	var ps []impl.Property
+	for _, inv := range impl.Invariants() {
+		if inv.Name != impl.TokensAreUnique && inv.Name != impl.TokensIncreaseInGrantOrder {
+			ps = append(ps, inv)
+		}
+	}
+	return ps
+}
+
+// Expected is what the models say of property in design d: impl.Expected
+// for impl's invariants; for the critical sections' linearizability, what
+// they say of NoLostUpdate (a lost update is exactly a history the atomic
+// counter cannot explain); the resource's own linearizability holds in
+// every row (the store obeys its fencing rule, or it is broken).
+func Expected(d impl.Design, property string) verdict.Status {
+	switch property {
+	case linearizability.SectionsLinearizable:
+		return impl.Expected(d, impl.NoLostUpdate)
+	case linearizability.RegisterLinearizable:
+		return verdict.Holds
+	}
+	return impl.Expected(d, property)
+}
+
+// Inconclusive is the Detail of a verdict not violated in a run where the
+// fault did not take effect: no two clients believed they held the lock
+// at once. Such a verdict is Unknown, never Holds.
+const Inconclusive = "inconclusive: the clients' beliefs never overlapped"
+
+// Belief is an interval in which a client believed it held the lock: from
+// its acquire's return to its release's call (or its end).
+type Belief struct {
+	Client     int
+	Token      uint64
+	Start, End int64 // wall UnixNano
+}
+
+// Judgement is the judge's decision on one run.
+type Judgement struct {
+	Verdicts verdict.Set
+	// TookEffect: two clients' beliefs overlapped; Overlap says which.
+	TookEffect bool
+	Overlap    string
+	Beliefs    []Belief
+	// Committed counts the sections whose write the resource accepted;
+	// Refused the operations it refused (the witness that fencing acted).
+	Committed, Refused int
+	// Errors counts the calls that returned an error.
+	Errors int
+
+	Sections    []linearizability.Section
+	ResourceOps []linearizability.ResourceOp
+	// SectionsCheck and ResourceCheck are Porcupine's results, for the
+	// saved page; nil when the history could not be checked.
+	SectionsCheck, ResourceCheck *linearizability.Result
+}
+
+// Violated reports whether any property was violated.
+func (j *Judgement) Violated() bool {
+	for _, v := range j.Verdicts {
+		if v.Status == verdict.Violated {
+			return true
+		}
+	}
+	return false
+}
+
+// Judge decides every property of Properties over one run: h (sorted), the
+// design row d, and res, the resource's state after the run — its log of
+// operations in acceptance order and its counter (the register's, or one
+// replayed from a real store's audit).
+func Judge(h *history.History, d impl.Design, res *impl.Resource, timeout time.Duration) *Judgement {
+	j := &Judgement{}
+	j.Beliefs = beliefs(h)
+	j.TookEffect, j.Overlap = overlap(j.Beliefs, h.Start)
+	j.Sections, j.ResourceOps, j.Committed, j.Refused, j.Errors = operations(h)
+
+	conclude := func(v verdict.Verdict) verdict.Verdict {
+		switch {
+		case Expected(d, v.Property) == verdict.NotApplicable:
+			v.Status, v.Detail = verdict.NotApplicable, impl.NotApplicableWhy(d, v.Property)
+		case v.Status == verdict.Holds && !j.TookEffect:
+			v.Status, v.Detail = verdict.Unknown, Inconclusive
+		}
+		return v
+	}
+
+	hold := verdict.Verdict{Property: impl.AtMostOneClientHoldLock, Status: verdict.Holds, Covered: fmt.Sprintf("%d beliefs", len(j.Beliefs))}
+	if j.TookEffect {
+		hold.Status, hold.Detail = verdict.Violated, j.Overlap
+	}
+	j.Verdicts.Put(conclude(hold))
+
+	sys := &impl.System{Resource: *res}
+	for _, inv := range liveInvariants() {
+		if inv.Name == impl.AtMostOneClientHoldLock {
+			continue // about beliefs, which the processes' records tell
+		}
+		v := verdict.Verdict{Property: inv.Name, Status: verdict.Holds, Covered: fmt.Sprintf("%d operations, counter %d", len(res.Log()), res.Counter())}
+		if b := inv.Check(sys); b != nil {
+			v.Status, v.Detail = verdict.Violated, b.Explanation
+		}
+		j.Verdicts.Put(conclude(v))
+	}
+
+	if why := unchecked(h, j); why != "" {
+		for _, p := range []string{linearizability.SectionsLinearizable, linearizability.RegisterLinearizable} {
+			j.Verdicts.Put(conclude(verdict.Verdict{Property: p, Status: verdict.Unknown, Detail: why}))
+		}
+		return j
+	}
+	sr := linearizability.CheckSections(j.Sections, timeout)
+	rr := linearizability.CheckResource(j.ResourceOps, d.Mode(), timeout)
+	j.SectionsCheck, j.ResourceCheck = &sr, &rr
+	for _, v := range []verdict.Verdict{sr.Verdict, rr.Verdict} {
+		if v.Status == verdict.Violated && v.Detail == "" {
+			v.Detail = "Porcupine found no linearization of the history (" + pageOf(v.Property) + " shows how far it got)"
+		}
+		j.Verdicts.Put(conclude(v))
+	}
+	return j
+}
+
+// beliefs are the clients' belief intervals, in the order they began.
+func beliefs(h *history.History) []Belief {
+	open := map[int]*Belief{}
+	var out []Belief
+	for _, r := range h.Records {
+		switch {
+		case r.Op == history.OpAcquire && r.Ev == history.Return && r.OK:
+			open[r.Client] = &Belief{Client: r.Client, Token: r.Token, Start: r.Wall}
+		case r.Op == history.OpRelease && r.Ev == history.Call && open[r.Client] != nil:
+			b := open[r.Client]
+			b.End = r.Wall
+			out = append(out, *b)
+			delete(open, r.Client)
+		}
+	}
+	// A client that ended still believing believed until it ended.
+	ends := map[int]int64{}
+	for _, e := range h.Exits {
+		ends[e.Client] = e.Wall
+	}
+	for c := range h.Clients {
+		if b := open[c]; b != nil {
+			b.End = h.End
+			if end, ok := ends[c]; ok && end < b.End {
+				b.End = end
+			}
+			out = append(out, *b)
+		}
+	}
+	return out
+}
+
+// overlap finds the first two beliefs of different clients that overlap.
+func overlap(bs []Belief, t0 int64) (bool, string) {
+	for i, a := range bs {
+		for _, b := range bs[i+1:] {
+			if a.Client != b.Client && a.Start < b.End && b.Start < a.End {
+				return true, fmt.Sprintf("%s (%s) and %s (%s) both believed they held the lock from %s to %s",
+					history.ClientName(a.Client), interval(a, t0), history.ClientName(b.Client), interval(b, t0),
+					seconds(max(a.Start, b.Start)-t0), seconds(min(a.End, b.End)-t0))
+			}
+		}
+	}
+	return false, ""
+}
+
+func interval(b Belief, t0 int64) string {
+	s := fmt.Sprintf("%s to %s", seconds(b.Start-t0), seconds(b.End-t0))
+	if b.Token != 0 {
+		s = fmt.Sprintf("token %d, %s", b.Token, s)
+	}
+	return s
+}
+
+func seconds(ns int64) string { return fmt.Sprintf("%.3f s", time.Duration(ns).Seconds()) }
+
+// operations turns the records into Porcupine's sections and resource
+// operations (times since h.Start), and counts committed sections, refused
+// operations and calls that failed. A read or write whose call has no
+// return, or returned an error, has an unknown effect: it is left out and
+// counted in Errors (unchecked then makes the Porcupine checks Unknown).
+func operations(h *history.History) (secs []linearizability.Section, ops []linearizability.ResourceOp, committed, refused, errs int) {
+	type pending struct {
+		call  history.Record
+		valid bool
+	}
+	calls := map[[2]any]pending{}
+	section := map[int]*linearizability.Section{}
+	rel := func(wall int64) int64 { return max(wall-h.Start, 0) }
+	for _, r := range h.Records {
+		key := [2]any{r.Client, r.Op}
+		if r.Ev == history.Call {
+			calls[key] = pending{call: r, valid: true}
+			if r.Op == history.OpRead {
+				section[r.Client] = &linearizability.Section{Client: r.Client, Token: r.Token, Call: rel(r.Wall)}
+			}
+			continue
+		}
+		p := calls[key]
+		delete(calls, key)
+		if r.Error != "" {
+			errs++
+		}
+		if r.Op != history.OpRead && r.Op != history.OpWrite {
+			continue
+		}
+		if !p.valid || r.Error != "" {
+			delete(section, r.Client)
+			continue
+		}
+		op := linearizability.ResourceOp{Client: r.Client, Kind: impl.OpRead, Token: r.Token, Accepted: r.OK, Call: rel(p.call.Wall), Return: rel(r.Wall)}
+		if r.Op == history.OpWrite {
+			op.Kind, op.Value = impl.OpWrite, p.call.Value
+		} else if r.OK {
+			op.Value = r.Value
+		}
+		if !r.OK {
+			refused++
+		}
+		ops = append(ops, op)
+		s := section[r.Client]
+		if s == nil {
+			continue
+		}
+		switch {
+		case r.Op == history.OpRead && r.OK:
+			s.Read = r.Value
+			continue // the section goes on with its write
+		case r.Op == history.OpWrite && r.OK:
+			s.Committed = true
+			committed++
+		}
+		s.Return = rel(r.Wall)
+		secs = append(secs, *s)
+		delete(section, r.Client)
+	}
+	for _, p := range calls {
+		if p.call.Op == history.OpRead || p.call.Op == history.OpWrite {
+			errs++ // called, never returned: the client ended mid-call
+		}
+	}
+	return secs, ops, committed, refused, errs
+}
+
+// unchecked says why Porcupine cannot judge the run ("" when it can): an
+// operation on the resource whose effect is unknown.
+func unchecked(h *history.History, j *Judgement) string {
+	for _, r := range h.Records {
+		if (r.Op == history.OpRead || r.Op == history.OpWrite) && r.Ev == history.Return && r.Error != "" {
+			return fmt.Sprintf("%s's %s returned an error, so its effect is unknown: %s", history.ClientName(r.Client), r.Op, r.Error)
+		}
+	}
+	calls := map[[2]any]int{}
+	for _, r := range h.Records {
+		if r.Op == history.OpRead || r.Op == history.OpWrite {
+			if r.Ev == history.Call {
+				calls[[2]any{r.Client, r.Op}]++
+			} else {
+				calls[[2]any{r.Client, r.Op}]--
+			}
+		}
+	}
+	for k, n := range calls {
+		if n != 0 {
+			return fmt.Sprintf("%s's %s was called and never returned", history.ClientName(k[0].(int)), k[1])
+		}
+	}
+	return ""
+}
+
+// The pages of a saved run that draw the Porcupine checks: the critical
+// sections' (PorcupineFile) and the resource's operations' (RegisterFile).
+const (
+	PorcupineFile = "porcupine.html"
+	RegisterFile  = "register.html"
+)
+
+// pageOf is the saved page that draws a Porcupine check.
+func pageOf(property string) string {
+	if property == linearizability.RegisterLinearizable {
+		return RegisterFile
+	}
+	return PorcupineFile
+}

@@ -1,0 +1,213 @@
+package check
+
+import (
+	"testing"
+	"time"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/verdict"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// hist builds a history from compact records: times in milliseconds.
+type hb struct {
+	h *history.History
+}
+
+func newHB(clients int) *hb {
+	return &hb{h: &history.History{Start: 0, End: int64(10 * time.Second), Clients: clients}}
+}
+
+func (b *hb) add(ms int, c int, op, ev string, token uint64, value int64, ok bool) *hb {
+	b.h.Records = append(b.h.Records, history.Record{Client: c, Op: op, Ev: ev, Wall: int64(ms) * int64(time.Millisecond), Token: token, Value: value, OK: ok})
+	return b
+}
+
+// section adds a whole section of client c: acquire at ms, read, write
+// read+1 (accepted or not), release.
+func (b *hb) section(ms, c int, token uint64, read int64, readOK, writeOK bool, think int) *hb {
+	b.add(ms, c, history.OpAcquire, history.Call, 0, 0, false).add(ms+1, c, history.OpAcquire, history.Return, token, 0, true)
+	b.add(ms+2, c, history.OpRead, history.Call, token, 0, false).add(ms+3, c, history.OpRead, history.Return, token, read, readOK)
+	end := ms + 3
+	if readOK {
+		b.add(ms+3+think, c, history.OpWrite, history.Call, token, read+1, false).add(ms+4+think, c, history.OpWrite, history.Return, token, read+1, writeOK)
+		end = ms + 4 + think
+	}
+	return b.add(end+1, c, history.OpRelease, history.Call, token, 0, false).add(end+2, c, history.OpRelease, history.Return, token, 0, true)
+}
+
+// resource replays the accepted operations of a history into a register
+// of mode, in the order of their returns — the register's log as it
+// would have been.
+func resourceOf(t *testing.T, h *history.History, mode impl.FenceMode) *impl.Resource {
+	t.Helper()
+	r := impl.NewResource(mode)
+	var out impl.Effects
+	calls := map[int]history.Record{}
+	for _, rec := range h.Records {
+		if rec.Op != history.OpRead && rec.Op != history.OpWrite {
+			continue
+		}
+		if rec.Ev == history.Call {
+			calls[rec.Client] = rec
+			continue
+		}
+		m := impl.Message{Kind: impl.MsgRead, From: impl.ClientNode(rec.Client), To: impl.ResourceNode, Token: rec.Token}
+		if rec.Op == history.OpWrite {
+			m.Kind, m.Value = impl.MsgWrite, calls[rec.Client].Value
+		}
+		out.Reset()
+		r.Step(&impl.Input{Kind: impl.InputMessage, Msg: m}, &out)
+		require.Equal(t, rec.OK, out.Send[0].OK, "the history agrees with the register of mode %v at %d ms", mode, rec.Wall/1e6)
+	}
+	return &r
+}
+
+func TestJudge(t *testing.T) {
+	// c1 (token 1) reads 0 and is paused; c2 (token 2) runs a whole
+	// section inside c1's belief; c1 then writes 1 on top.
+	paused := func(staleOK bool) *history.History {
+		b := newHB(2)
+		b.add(0, 0, history.OpAcquire, history.Call, 0, 0, false).add(1, 0, history.OpAcquire, history.Return, 1, 0, true)
+		b.add(2, 0, history.OpRead, history.Call, 1, 0, false).add(3, 0, history.OpRead, history.Return, 1, 0, true)
+		b.section(100, 1, 2, 0, true, true, 10)
+		b.add(500, 0, history.OpWrite, history.Call, 1, 1, false).add(501, 0, history.OpWrite, history.Return, 1, 1, staleOK)
+		b.add(502, 0, history.OpRelease, history.Call, 1, 0, false).add(503, 0, history.OpRelease, history.Return, 1, 0, false)
+		return b.h
+	}
+	serial := newHB(2).section(0, 0, 1, 0, true, true, 10).section(100, 1, 2, 1, true, true, 10).h
+	tests := []struct {
+		name      string
+		h         *history.History
+		design    impl.Design
+		took      bool
+		want      map[string]verdict.Status
+		committed int
+		refused   int
+	}{
+		{"row none: two holders, an update lost", paused(true), impl.DesignFenceNone, true, map[string]verdict.Status{
+			impl.AtMostOneClientHoldLock: verdict.Violated, impl.TokenIsMonotonical: verdict.Violated, impl.NoLostUpdate: verdict.Violated,
+			linearizability.SectionsLinearizable: verdict.Violated, linearizability.RegisterLinearizable: verdict.Holds,
+		}, 2, 0},
+		{"row all: two holders, the stale write refused", paused(false), impl.DesignFenceAll, true, map[string]verdict.Status{
+			impl.AtMostOneClientHoldLock: verdict.Violated, impl.TokenIsMonotonical: verdict.Holds, impl.NoLostUpdate: verdict.Holds,
+			linearizability.SectionsLinearizable: verdict.Holds, linearizability.RegisterLinearizable: verdict.Holds,
+		}, 1, 1},
+		{"row off: TokenIsMonotonical does not apply", paused(true), impl.DesignNoFencing, true, map[string]verdict.Status{
+			impl.AtMostOneClientHoldLock: verdict.Violated, impl.TokenIsMonotonical: verdict.NotApplicable, impl.NoLostUpdate: verdict.Violated,
+		}, 2, 0},
+		{"no overlap, tokens going back (a restart): a violation still counts", newHB(2).section(0, 0, 2, 0, true, true, 10).section(100, 1, 1, 1, true, true, 10).h,
+			impl.DesignFenceNone, false, map[string]verdict.Status{
+				impl.AtMostOneClientHoldLock: verdict.Unknown, impl.TokenIsMonotonical: verdict.Violated, impl.NoLostUpdate: verdict.Unknown,
+			}, 2, 0},
+		{"touching beliefs do not overlap", newHB(2).section(0, 0, 1, 0, true, true, 10).section(16, 1, 2, 1, true, true, 10).h,
+			impl.DesignFenceAll, false, map[string]verdict.Status{impl.AtMostOneClientHoldLock: verdict.Unknown}, 2, 0},
+		{"no overlap: inconclusive, never holds", serial, impl.DesignFenceAll, false, map[string]verdict.Status{
+			impl.AtMostOneClientHoldLock: verdict.Unknown, impl.TokenIsMonotonical: verdict.Unknown, impl.NoLostUpdate: verdict.Unknown,
+			linearizability.SectionsLinearizable: verdict.Unknown, linearizability.RegisterLinearizable: verdict.Unknown,
+		}, 2, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := resourceOf(t, tc.h, tc.design.Mode())
+			j := Judge(tc.h, tc.design, res, time.Second)
+			assert.Equal(t, tc.took, j.TookEffect)
+			for p, want := range tc.want {
+				v := j.Verdicts.Get(p)
+				assert.Equal(t, want, v.Status, "%s: %v", p, v)
+				if want == verdict.Unknown {
+					assert.Equal(t, Inconclusive, v.Detail)
+				}
+				if want == verdict.Violated {
+					assert.NotEmpty(t, v.Detail, "a violation says why")
+				}
+			}
+			assert.Equal(t, tc.committed, j.Committed)
+			assert.Equal(t, tc.refused, j.Refused)
+		})
+	}
+}
+
+// TestJudgeRegisterBreaksItsRule: a resource that accepted what its mode
+// refuses — c1's stale write after c2's newer read in mode all — is not
+// linearizable against the fenced register, and TokenIsMonotonical is
+// violated by its log.
+func TestJudgeRegisterBreaksItsRule(t *testing.T) {
+	b := newHB(2)
+	b.add(0, 0, history.OpAcquire, history.Call, 0, 0, false).add(1, 0, history.OpAcquire, history.Return, 1, 0, true)
+	b.add(2, 0, history.OpRead, history.Call, 1, 0, false).add(3, 0, history.OpRead, history.Return, 1, 0, true)
+	b.section(100, 1, 2, 0, true, true, 10)
+	b.add(500, 0, history.OpWrite, history.Call, 1, 1, false).add(501, 0, history.OpWrite, history.Return, 1, 1, true)
+	b.add(502, 0, history.OpRelease, history.Call, 1, 0, false).add(503, 0, history.OpRelease, history.Return, 1, 0, true)
+	// The log as a broken register of mode all would have it: it accepted
+	// everything, as mode none does.
+	res := resourceOf(t, b.h, impl.FenceNone)
+	j := Judge(b.h, impl.DesignFenceAll, res, time.Second)
+	assert.Equal(t, verdict.Violated, j.Verdicts.Get(linearizability.RegisterLinearizable).Status)
+	assert.Equal(t, verdict.Violated, j.Verdicts.Get(impl.TokenIsMonotonical).Status)
+	assert.Equal(t, verdict.Violated, j.Verdicts.Get(impl.NoLostUpdate).Status)
+}
+
+func TestJudgeUnknownOutcomes(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(b *hb)
+	}{
+		{"a write that failed", func(b *hb) {
+			b.h.Records = append(b.h.Records, history.Record{Client: 0, Op: history.OpWrite, Ev: history.Call, Wall: 600e6, Token: 1, Value: 1},
+				history.Record{Client: 0, Op: history.OpWrite, Ev: history.Return, Wall: 601e6, Token: 1, Value: 1, Error: "i/o timeout"})
+		}},
+		{"a write never returned", func(b *hb) {
+			b.h.Records = append(b.h.Records, history.Record{Client: 0, Op: history.OpWrite, Ev: history.Call, Wall: 600e6, Token: 1, Value: 1})
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newHB(2)
+			b.add(0, 0, history.OpAcquire, history.Call, 0, 0, false).add(1, 0, history.OpAcquire, history.Return, 1, 0, true)
+			b.add(2, 0, history.OpRead, history.Call, 1, 0, false).add(3, 0, history.OpRead, history.Return, 1, 0, true)
+			b.section(100, 1, 2, 0, true, true, 10)
+			tc.edit(b)
+			res := resourceOf(t, &history.History{Records: b.h.Records[:len(b.h.Records)-2]}, impl.FenceAll)
+			j := Judge(b.h, impl.DesignFenceAll, res, time.Second)
+			require.True(t, j.TookEffect, "c1 never released: it believed until the run ended")
+			for _, p := range []string{linearizability.SectionsLinearizable, linearizability.RegisterLinearizable} {
+				v := j.Verdicts.Get(p)
+				assert.Equal(t, verdict.Unknown, v.Status, p)
+				assert.NotEqual(t, Inconclusive, v.Detail, "unknown because of the failed call, not the overlap")
+			}
+			assert.Positive(t, j.Errors)
+		})
+	}
+}
+
+// TestBeliefsEndWithTheClient: a client that never released believed until
+// its process ended, not until the end of the run.
+func TestBeliefsEndWithTheClient(t *testing.T) {
+	b := newHB(2)
+	b.add(0, 0, history.OpAcquire, history.Call, 0, 0, false).add(1, 0, history.OpAcquire, history.Return, 1, 0, true)
+	b.h.Exits = []history.ClientExit{{Client: 0, Wall: 50e6, Status: "exit status 0"}}
+	b.section(100, 1, 2, 0, true, true, 10)
+	bs := beliefs(b.h)
+	require.Len(t, bs, 2)
+	ok, _ := overlap(bs, 0)
+	assert.False(t, ok)
+	b.h.Exits = nil
+	ok, why := overlap(beliefs(b.h), 0)
+	assert.True(t, ok)
+	assert.Contains(t, why, "c1 (token 1")
+}
+
+func TestExpected(t *testing.T) {
+	for _, d := range impl.Designs() {
+		for _, inv := range liveInvariants() {
+			assert.Equal(t, impl.Expected(d, inv.Name), Expected(d, inv.Name))
+		}
+		assert.Equal(t, impl.Expected(d, impl.NoLostUpdate), Expected(d, linearizability.SectionsLinearizable))
+		assert.Equal(t, verdict.Holds, Expected(d, linearizability.RegisterLinearizable))
+	}
+	assert.Len(t, Properties(), 5)
+}

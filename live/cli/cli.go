@@ -1,0 +1,645 @@
+// Package cli is fencelab-live's command line as a function of the setups
+// it offers: cli.Main(os.Args, setup.All()) is the fencelab-live command,
+// and a Go user's own lock is one more setup appended to the list. Each
+// run starts fresh servers on 127.0.0.1, its clients as processes of
+// their own (the same binary re-executed with the hidden role "client"),
+// a nemesis, and the resource; it judges the history against the model's
+// verdict of the design row the setup instantiates.
+//
+//	fencelab-live run --service redis --design all --fault client-pause --runs 5 --out out/live
+//	fencelab-live matrix --runs 3 --out out/live
+//	fencelab-live readme --out out/live README.md
+//	fencelab-live list
+//
+// Exit codes: 0 success (expected violations count as success), 1 a
+// violation where the models say the property holds, 2 bad input, a
+// missing service or a harness error, 130/143 stopped by SIGINT/SIGTERM.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/words"
+	"github.com/fencelab/fencelab/live/campaign"
+	"github.com/fencelab/fencelab/live/check"
+	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/nemesis"
+	"github.com/fencelab/fencelab/live/run"
+	"github.com/fencelab/fencelab/live/server"
+	"github.com/fencelab/fencelab/live/setup"
+	"github.com/fencelab/fencelab/shard"
+)
+
+// The exit codes of Main.
+const (
+	ExitOK       = 0
+	ExitFailure  = 1
+	ExitBadInput = 2
+)
+
+// Main runs the command line args (args[0] is the program's name) over
+// setups, with the process's standard streams, and returns the exit code:
+// a command's main is os.Exit(cli.Main(os.Args, setup.All())).
+func Main(args []string, setups []setup.Setup) int {
+	if len(args) == 0 {
+		args = []string{"fencelab-live"}
+	}
+	return Run(setups, args[1:], os.Stdin, os.Stdout, os.Stderr)
+}
+
+// Run runs one command line, args without the program's name, over
+// setups, with the streams given: Main with the streams a test chooses.
+func Run(setups []setup.Setup, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "fencelab-live: no command given (want run, matrix, readme, merge or list)")
+		return ExitBadInput
+	}
+	switch args[0] {
+	case "run":
+		return runCommand(setups, args[1:], stdout, stderr)
+	case "list":
+		return listCommand(setups, args[1:], stdout, stderr)
+	case "matrix":
+		return matrixCommand(setups, args[1:], stdout, stderr)
+	case "readme":
+		return readmeCommand(setups, args[1:], stdout, stderr)
+	case "merge":
+		return mergeCommand(setups, args[1:], stdout, stderr)
+	case "client":
+		// Hidden: one client process of a run.
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+		defer stop()
+		if err := run.ServeClient(ctx, setups, stdin, stdout); err != nil {
+			fmt.Fprintf(stderr, "fencelab-live client: %s\n", oneLine(err.Error()))
+			return ExitFailure
+		}
+		return ExitOK
+	case server.EtcdRole:
+		// Hidden: the embedded etcd of the etcd setups, a process of its
+		// own so that it can be paused and killed.
+		if err := server.RunEtcdServer(context.Background(), args[1:]); err != nil {
+			fmt.Fprintf(stderr, "fencelab-live %s\n", oneLine(err.Error()))
+			return ExitBadInput
+		}
+		return ExitOK
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return ExitOK
+	}
+	fmt.Fprintf(stderr, "fencelab-live: unknown command %.40q (want run, matrix, readme, merge or list)\n", args[0])
+	return ExitBadInput
+}
+
+const usage = `fencelab-live — real lock services under real faults, judged against the models
+
+Usage:
+  fencelab-live run --service S --design D [--fault F] [--runs N] [--seed X] [--out DIR] [--shard i/n] [flags]
+  fencelab-live matrix [--runs N] [--seed X] [--out DIR] [--service S] [--update-readme FILE] [--shard i/n]
+  fencelab-live readme [--out DIR] FILE   (the live block of FILE from a matrix's --out)
+  fencelab-live merge --out DIR SHARD_DIR...   (the shards of a run or matrix --shard i/n)
+  fencelab-live list
+
+Run 'fencelab-live run -h' for the flags.
+Exit codes: 0 success (expected violations count as success), 1 a violation where the models
+say the property holds, 2 bad input, a missing service or a harness error, 130/143 stopped by a signal.
+`
+
+// errUsage means a command printed its usage on request: exit 0.
+var errUsage = errors.New("usage shown")
+
+// liveJob is a parsed run or matrix: its campaigns, where their failing
+// runs go, and the shard of them to run, if any.
+type liveJob struct {
+	plans []campaign.Config
+	out   string
+	// probe skips a setup whose service is missing (matrix); run probes
+	// its one setup before anything and refuses it instead.
+	probe  func(setup.Setup) error
+	readme string // matrix's --update-readme
+	shard  *shard.Spec
+	id     shard.Identity
+}
+
+// shardOf reads --shard (value, given or not) into job: the shard and the
+// identity of its campaign, the flags of fs as given but --shard and --out.
+func shardOf(fs *flag.FlagSet, command, value string, job *liveJob) error {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "shard" })
+	if !given {
+		return nil
+	}
+	spec, err := shard.Parse(value)
+	if err != nil {
+		return err
+	}
+	build, err := shard.ThisBuild(liveVersion)
+	if err != nil {
+		return fmt.Errorf("cannot name this build for the shard's result: %w", err)
+	}
+	var args []string
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name != "shard" && f.Name != "out" {
+			args = append(args, fmt.Sprintf("--%s=%s", f.Name, f.Value.String()))
+		}
+	})
+	job.shard = &spec
+	job.id = shard.Identity{Command: "live " + command, Args: args, Build: build}
+	return nil
+}
+
+// liveVersion names fencelab-live's release in a shard's identity (its
+// executable's checksum is there too).
+const liveVersion = "fencelab-live"
+
+func parseRun(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, error) {
+	fs := flag.NewFlagSet("fencelab-live run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	service := fs.String("service", "", "the service (fencelab-live list)")
+	design := fs.String("design", "", "the setup of the service, named by its design row (fencelab-live list)")
+	faultName := fs.String("fault", string(history.FaultClientPause), "the fault")
+	nemesis := fs.String("nemesis", nemesis.Scripted, "scripted (the classic story) or random (drawn from the seed)")
+	runs := fs.Int("runs", 5, "runs")
+	seed := fs.Uint64("seed", 1, "the first run's seed (run i has seed+i)")
+	out := fs.String("out", filepath.Join("out", "live"), "folder for failing runs")
+	clients := fs.Int("clients", 2, "client processes per run")
+	sections := fs.Int("sections", 3, "sections per client")
+	think := fs.Duration("think", 0, "think time between a section's read and write (0: what the fault's scripted story needs, 150ms, 400ms for restarts)")
+	timeout := fs.Duration("timeout", 20*time.Second, "bound of one run")
+	shardValue := fs.String("shard", "", shard.Usage)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fmt.Fprintln(stdout, "Usage: fencelab-live run --service S --design D [flags]\n\nFlags:")
+			fs.PrintDefaults()
+			return nil, errUsage
+		}
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %.40q", fs.Arg(0))
+	}
+	if *service == "" || *design == "" {
+		return nil, fmt.Errorf("--service and --design are required (fencelab-live list shows them)")
+	}
+	setup, err := setup.Find(setups, *service, *design)
+	if err != nil {
+		return nil, err
+	}
+	fault, err := history.ParseFault(*faultName)
+	if err != nil {
+		return nil, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("own binary: %w", err)
+	}
+	if *think == 0 {
+		*think = setup.ScriptedThink(fault)
+	}
+	cfg := campaign.Config{
+		Run: run.Config{
+			Setup: setup, Fault: fault, Nemesis: *nemesis, Seed: *seed,
+			Clients: *clients, Sections: *sections, Think: *think, Timeout: *timeout,
+			Self: []string{self, "client"}, CheckTimeout: 10 * time.Second,
+		},
+		Runs: *runs, Out: *out,
+	}
+	if err := cfg.Run.Validate(); err != nil {
+		return nil, err
+	}
+	if *runs < 1 || *runs > 100000 {
+		return nil, fmt.Errorf("--runs %d (want 1 to 100000)", *runs)
+	}
+	job := &liveJob{plans: []campaign.Config{cfg}, out: *out}
+	if err := shardOf(fs, "run", *shardValue, job); err != nil {
+		return nil, err
+	}
+	return job, nil
+}
+
+func runCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer) int {
+	job, err := parseRun(setups, args, stdout)
+	if errors.Is(err, errUsage) {
+		return ExitOK
+	}
+	if err != nil {
+		return bad(stderr, "%v", err)
+	}
+	cfg := job.plans[0]
+	cfg.Progress = stderr
+	setup := cfg.Run.Setup
+	if setup.Probe != nil {
+		if _, err := setup.Probe(context.Background()); err != nil {
+			return bad(stderr, "%s: %v", setup.ID(), err)
+		}
+	}
+
+	ctx, stopped, done := onSignal()
+	defer done()
+	if job.shard != nil {
+		err := campaign.SaveShard(ctx, job.id, *job.shard, []campaign.Config{cfg}, job.out, nil)
+		return shardDone(stdout, stderr, "run", job, stopped, err)
+	}
+	summary, err := campaign.Run(ctx, cfg)
+	if code, ok := stopped(stderr, "run"); ok {
+		return code
+	}
+	if summary != nil && summary.Runs > 0 {
+		summary.Write(stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "fencelab-live run: %s\n", oneLine(err.Error()))
+		return ExitBadInput
+	}
+	if summary.Failed() {
+		fmt.Fprintln(stderr, "fencelab-live run: a property the models say holds was violated")
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+// shardDone ends a shard: stopped by a signal, a harness error (no
+// result: exit 2), or its result saved (exit 0: the verdict is merge's).
+func shardDone(stdout, stderr io.Writer, cmd string, job *liveJob, stopped func(io.Writer, string) (int, bool), err error) int {
+	if code, ok := stopped(stderr, cmd); ok {
+		return code
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "fencelab-live %s: %s\n", cmd, oneLine(err.Error()))
+		return ExitBadInput
+	}
+	fmt.Fprintf(stdout, "shard %s saved in %s; when every shard is done: fencelab-live merge DIR...\n", job.shard, filepath.Join(job.out, shard.FileName))
+	return ExitOK
+}
+
+// onSignal makes SIGINT and SIGTERM end ctx: the run under way tears down
+// (the nemesis stopped, paused processes continued, every process group
+// it started ended, its data folder removed) before the exit. stopped
+// says, once the work returned, whether a signal ended it, and with what
+// exit code (128 + the signal).
+func onSignal() (ctx context.Context, stopped func(stderr io.Writer, cmd string) (int, bool), done func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	got := make(chan os.Signal, 1)
+	go func() {
+		if s, ok := <-sigs; ok {
+			got <- s
+			cancel()
+		}
+	}()
+	stopped = func(stderr io.Writer, cmd string) (int, bool) {
+		select {
+		case s := <-got:
+			fmt.Fprintf(stderr, "fencelab-live %s: stopped by %v; everything it started is stopped and removed\n", cmd, s)
+			return 128 + int(s.(syscall.Signal)), true
+		default:
+			return 0, false
+		}
+	}
+	done = func() {
+		signal.Stop(sigs)
+		close(sigs)
+		cancel()
+	}
+	return ctx, stopped, done
+}
+
+// parseMatrix reads matrix's flags into its campaigns: every setup (of
+// --service, or all) under each of its faults, --runs runs each.
+func parseMatrix(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, error) {
+	fs := flag.NewFlagSet("fencelab-live matrix", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	service := fs.String("service", "", "only this service's setups")
+	runs := fs.Int("runs", 3, "runs per setup and fault")
+	seed := fs.Uint64("seed", 1, "the first run's seed")
+	out := fs.String("out", filepath.Join("out", "live"), "folder for failing runs")
+	readme := fs.String("update-readme", "", "then write the live block of this README (and its runs under docs/live)")
+	shardValue := fs.String("shard", "", shard.Usage)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, "Usage: fencelab-live matrix [--service S] [--runs N] [--seed X] [--out DIR] [--update-readme FILE] [--shard i/n]")
+			return nil, errUsage
+		}
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %.40q", fs.Arg(0))
+	}
+	if *runs < 1 || *runs > 1000 {
+		return nil, fmt.Errorf("--runs %d (want 1 to 1000)", *runs)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("own binary: %w", err)
+	}
+	var chosen []setup.Setup
+	for _, s := range setups {
+		if *service == "" || s.Service == *service {
+			chosen = append(chosen, s)
+		}
+	}
+	if len(chosen) == 0 && *service != "" {
+		return nil, fmt.Errorf("no setup of service %.40q (fencelab-live list shows them)", *service)
+	}
+	if len(chosen) == 0 {
+		return nil, fmt.Errorf("this binary has no live setups")
+	}
+	job := &liveJob{out: *out, readme: *readme, probe: func(s setup.Setup) error {
+		if s.Probe == nil {
+			return nil
+		}
+		_, err := s.Probe(context.Background())
+		return err
+	}}
+	for _, s := range chosen {
+		for _, f := range s.Faults {
+			clients, sections := nemesis.ScriptedWorkload(f)
+			job.plans = append(job.plans, campaign.Config{
+				Run: run.Config{
+					Setup: s, Fault: f, Nemesis: nemesis.Scripted, Seed: *seed,
+					Clients: clients, Sections: sections, Think: s.ScriptedThink(f), Timeout: 20 * time.Second,
+					Self: []string{self, "client"}, CheckTimeout: 10 * time.Second,
+				},
+				Runs: *runs, Out: *out,
+			})
+		}
+	}
+	if err := shardOf(fs, "matrix", *shardValue, job); err != nil {
+		return nil, err
+	}
+	if job.shard != nil && *readme != "" {
+		return nil, fmt.Errorf("--update-readme is the merge's: fencelab-live merge, then fencelab-live readme")
+	}
+	return job, nil
+}
+
+// matrixCommand runs the scripted matrix: every setup (of --service, or
+// all) under each of its faults, --runs runs each, the live column
+// printed as it goes. A setup whose service is not installed is skipped
+// with one line naming its Debian package.
+func matrixCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer) int {
+	job, err := parseMatrix(setups, args, stdout)
+	if errors.Is(err, errUsage) {
+		return ExitOK
+	}
+	if err != nil {
+		return badCmd(stderr, "matrix", "%v", err)
+	}
+	if job.readme != "" {
+		// Checked before the first run: a README that cannot take the
+		// block is known in a second, not after the matrix.
+		if err := campaign.CheckReadme(job.readme); err != nil {
+			return badCmd(stderr, "matrix", "--update-readme: %v", err)
+		}
+	}
+	ctx, stopped, done := onSignal()
+	defer done()
+	for i := range job.plans {
+		job.plans[i].Progress = stderr
+	}
+	if job.shard != nil {
+		err := campaign.SaveShard(ctx, job.id, *job.shard, job.plans, job.out, job.probe)
+		return shardDone(stdout, stderr, "matrix", job, stopped, err)
+	}
+	failed, broken := false, false
+	var seen []setup.Setup
+	skip := map[string]bool{}
+	for _, cfg := range job.plans {
+		s, f := cfg.Run.Setup, cfg.Run.Fault
+		if len(seen) == 0 || seen[len(seen)-1].ID() != s.ID() {
+			seen = append(seen, s)
+			if err := job.probe(s); err != nil {
+				fmt.Fprintf(stderr, "fencelab-live matrix: skipping %s: %s\n", s.ID(), oneLine(err.Error()))
+				skip[s.ID()] = true
+			}
+		}
+		if skip[s.ID()] {
+			continue
+		}
+		summary, err := campaign.Run(ctx, cfg)
+		if code, ok := stopped(stderr, "matrix"); ok {
+			return code
+		}
+		if summary != nil && summary.Runs > 0 {
+			summary.Write(stdout)
+			failed = failed || summary.Failed()
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "fencelab-live matrix: %s under %s: %s\n", s.ID(), f, oneLine(err.Error()))
+			broken = true
+		}
+	}
+	if job.readme != "" {
+		// Whatever the verdicts, the block shows what was measured; the
+		// exit code still says what went wrong.
+		cs, err := campaign.ReadSummaries(job.out, seen)
+		if err == nil {
+			err = campaign.UpdateReadme(job.readme, cs)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "fencelab-live matrix: --update-readme: %s\n", oneLine(err.Error()))
+			broken = true
+		} else {
+			fmt.Fprintf(stderr, "fencelab-live matrix: the live block of %s: %d campaigns\n", job.readme, len(cs))
+		}
+	}
+	switch {
+	case failed:
+		fmt.Fprintln(stderr, "fencelab-live matrix: a property the models say holds was violated")
+		return ExitFailure
+	case broken:
+		return ExitBadInput
+	}
+	return ExitOK
+}
+
+// mergeCommand merges the result folders of a run's or a matrix's shards
+// (--shard i/n): it checks they are one campaign's, every shard once (one
+// line, exit 2 if not), gathers their failing runs and the campaigns'
+// summaries into --out (new or empty; fencelab-live readme reads it as a
+// matrix's) and prints each campaign's summary; exit 1 when a property
+// the models say holds was violated.
+func mergeCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("fencelab-live merge", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.String("out", filepath.Join("out", "live"), "folder for the merged campaigns (new or empty)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, "Usage: fencelab-live merge [--out DIR] SHARD_DIR...")
+			return ExitOK
+		}
+		return badCmd(stderr, "merge", "%v", err)
+	}
+	dirs := fs.Args()
+	if len(dirs) == 0 {
+		return badCmd(stderr, "merge", "no shard result folder given (fencelab-live merge --out DIR SHARD_DIR...)")
+	}
+	build, err := shard.ThisBuild(liveVersion)
+	if err != nil {
+		return badCmd(stderr, "merge", "cannot name this build: %v", err)
+	}
+	ms := make([]*shard.Manifest, len(dirs))
+	for k, d := range dirs {
+		if ms[k], err = shard.Read(d); err != nil {
+			return badCmd(stderr, "merge", "%v", err)
+		}
+	}
+	c, err := shard.Check(ms, dirs, build)
+	if err != nil {
+		return badCmd(stderr, "merge", "%v", err)
+	}
+	cargs := append(append([]string(nil), c.Identity.Args...), "--out="+*out)
+	var job *liveJob
+	switch c.Identity.Command {
+	case "live run":
+		job, err = parseRun(setups, cargs, io.Discard)
+	case "live matrix":
+		job, err = parseMatrix(setups, cargs, io.Discard)
+	default:
+		return badCmd(stderr, "merge", "%.60s: shards of %.40q, which fencelab-live merge does not know", dirs[0], c.Identity.Command)
+	}
+	if err != nil {
+		return badCmd(stderr, "merge", "the shards' flags: %v", err)
+	}
+	results := make([]*campaign.ShardResult, len(c.Shards))
+	for k, m := range c.Shards {
+		results[k] = &campaign.ShardResult{}
+		if err := shard.Decode(m.Result, results[k]); err != nil {
+			return badCmd(stderr, "merge", "%.200s: its result is not a live shard's: %v", filepath.Join(c.Dirs[k], shard.FileName), err)
+		}
+	}
+	merged, err := campaign.MergeShards(job.plans, c, results, job.out)
+	if err != nil {
+		return badCmd(stderr, "merge", "%v", err)
+	}
+	failed := false
+	for _, line := range merged.Skipped {
+		fmt.Fprintf(stderr, "fencelab-live merge: %s\n", oneLine(line))
+	}
+	for _, s := range merged.Summaries {
+		s.Write(stdout)
+		failed = failed || s.Failed()
+	}
+	fmt.Fprintf(stdout, "merged %s into %s: %s\n", words.Count(len(c.Shards), "shard"), job.out, words.Count(len(merged.Summaries), "campaign"))
+	if failed {
+		fmt.Fprintln(stderr, "fencelab-live merge: a property the models say holds was violated")
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+// readmeCommand writes the live block of a README from the summaries a
+// matrix saved in --out, and copies the failing runs it links to under
+// docs/live beside the README.
+func readmeCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("fencelab-live readme", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.String("out", filepath.Join("out", "live"), "the matrix's --out folder")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, "Usage: fencelab-live readme [--out DIR] FILE")
+			return ExitOK
+		}
+		return badCmd(stderr, "readme", "%v", err)
+	}
+	if fs.NArg() != 1 {
+		return badCmd(stderr, "readme", "want one README file, got %d arguments", fs.NArg())
+	}
+	file := fs.Arg(0)
+	if err := campaign.CheckReadme(file); err != nil {
+		return badCmd(stderr, "readme", "%v", err)
+	}
+	info, err := os.Stat(*out)
+	if err != nil || !info.IsDir() {
+		return badCmd(stderr, "readme", "--out %.60q is not a folder (make live writes out/live)", *out)
+	}
+	cs, err := campaign.ReadSummaries(*out, setups)
+	if err != nil {
+		return badCmd(stderr, "readme", "%v", err)
+	}
+	if len(cs) == 0 {
+		return badCmd(stderr, "readme", "no summary.json under %.60q (make live writes them)", *out)
+	}
+	if err := campaign.UpdateReadme(file, cs); err != nil {
+		return badCmd(stderr, "readme", "%v", err)
+	}
+	fmt.Fprintf(stdout, "the live block of %s: %d campaigns\n", file, len(cs))
+	return ExitOK
+}
+
+func listCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		return badCmd(stderr, "list", "list takes no arguments")
+	}
+	fmt.Fprintln(stdout, "Setups (--service, --design; the row of impl.Designs; faults; versions):")
+	for _, s := range setups {
+		server := "fencelab"
+		if s.Probe != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			v, err := s.Probe(ctx)
+			cancel()
+			server = v
+			if err != nil {
+				server = "unavailable: " + oneLine(err.Error())
+			}
+		}
+		fmt.Fprintf(stdout, "  --service %-10s --design %-18s row %-18s %s\n", s.Service, s.Name, s.Design, s.Why)
+		var faults, more []string
+		for _, f := range s.Faults {
+			faults = append(faults, string(f))
+		}
+		for _, f := range s.MoreFaults {
+			more = append(more, string(f))
+		}
+		fmt.Fprintf(stdout, "      faults: %s", strings.Join(faults, ", "))
+		if len(more) > 0 {
+			fmt.Fprintf(stdout, "; also (not in the matrix): %s", strings.Join(more, ", "))
+		}
+		fmt.Fprintf(stdout, "\n      server: %s; library: %s\n", server, s.LibraryVersion())
+	}
+	fmt.Fprintln(stdout, "\nFaults (--fault; --nemesis scripted or random):")
+	for _, f := range history.AllFaults() {
+		fmt.Fprintf(stdout, "  %s\n", f)
+	}
+	fmt.Fprintln(stdout, "\nRows (impl.Designs) and the models' verdicts:")
+	for _, d := range impl.Designs() {
+		var vs []string
+		for _, p := range check.Properties() {
+			vs = append(vs, fmt.Sprintf("%s %s", p, check.Expected(d, p)))
+		}
+		fmt.Fprintf(stdout, "  %-17s %s\n", d, strings.Join(vs, ", "))
+	}
+	return ExitOK
+}
+
+func bad(stderr io.Writer, format string, args ...any) int {
+	return badCmd(stderr, "run", format, args...)
+}
+
+func badCmd(stderr io.Writer, cmd, format string, args ...any) int {
+	fmt.Fprintf(stderr, "fencelab-live %s: %s\n", cmd, oneLine(fmt.Sprintf(format, args...)))
+	return ExitBadInput
+}
+
+// oneLine keeps the first line of s, at most 300 bytes.
+func oneLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fencelab/fencelab/live/campaign"
+	"github.com/fencelab/fencelab/live/setup"
+	"github.com/fencelab/fencelab/shard"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestBadInput(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no command", nil, "no command given"},
+		{"unknown command", []string{"frobnicate"}, "unknown command"},
+		{"unknown flag", []string{"run", "--bogus"}, "flag provided but not defined"},
+		{"missing service", []string{"run", "--design", "all"}, "--service and --design are required"},
+		{"unknown service", []string{"run", "--service", "memcached", "--design", "all"}, "unknown service"},
+		{"hostile service", []string{"run", "--service", strings.Repeat("x", 5000) + "\n\x1b[2J", "--design", "all"}, "unknown service"},
+		{"bad runs", []string{"run", "--service", "x", "--design", "y", "--runs", "many"}, "invalid value"},
+		{"stray argument", []string{"run", "--service", "x", "--design", "y", "extra"}, "unexpected argument"},
+		{"list with arguments", []string{"list", "extra"}, "list takes no arguments"},
+		{"shard 3/2", []string{"run", "--service", "redis", "--design", "none", "--shard", "3/2"}, "the index must be below the count"},
+		{"shard 0/0", []string{"run", "--service", "redis", "--design", "none", "--shard", "0/0"}, `the count "0"`},
+		{"shard a/b", []string{"matrix", "--shard", "a/b"}, `the index "a"`},
+		{"shard -1/2", []string{"matrix", "--shard", "-1/2"}, `the index "-1"`},
+		{"shard huge", []string{"matrix", "--shard", "1/99999999999999999999"}, "the count"},
+		{"shard and readme", []string{"matrix", "--shard", "0/2", "--update-readme", "README.md"}, "--update-readme is the merge's"},
+		{"merge nothing", []string{"merge"}, "no shard result folder given"},
+		{"merge no folder", []string{"merge", "/nonexistent/shard"}, "is not a shard result folder"},
+		{"merge a flag", []string{"merge", "--fast"}, "flag provided but not defined"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := Run(setup.All(), tc.args, strings.NewReader(""), &stdout, &stderr)
+			assert.Equal(t, ExitBadInput, code)
+			line := stderr.String()
+			assert.Contains(t, line, tc.want)
+			assert.Equal(t, 1, strings.Count(line, "\n"), "one line: %q", line)
+			assert.Less(t, len(line), 600, "a bounded line")
+			assert.Empty(t, stdout.String())
+		})
+	}
+}
+
+func TestClientRoleRejectsBadConfig(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := Run(setup.All(), []string{"client"}, strings.NewReader(`{"client": 0, "clients": 2, "sections": 0}`), &stdout, &stderr)
+	assert.Equal(t, ExitFailure, code)
+	assert.Contains(t, stderr.String(), "client configuration")
+	assert.Equal(t, 1, strings.Count(stderr.String(), "\n"))
+}
+
+func TestListNamesFaultsAndRows(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := Run(setup.All(), []string{"list"}, nil, &stdout, &stderr)
+	assert.Equal(t, ExitOK, code)
+	for _, want := range []string{"client-pause", "restart-wipe", "unique-cas", "TokenIsMonotonical holds", "RegisterLinearizable"} {
+		assert.Contains(t, stdout.String(), want)
+	}
+}
+
+func TestReadmeRefusesAFileWithoutMarkers(t *testing.T) {
+	dir := t.TempDir()
+	readme := filepath.Join(dir, "README.md")
+	const text = "# someone else's README\n"
+	require.NoError(t, os.WriteFile(readme, []byte(text), 0o644))
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"readme", []string{"readme", "--out", dir, readme}, "has no live block"},
+		{"matrix, before its first run", []string{"matrix", "--service", "etcd", "--runs", "1", "--out", dir, "--update-readme", readme}, "has no live block"},
+		{"no file", []string{"readme", "--out", dir}, "want one README file"},
+		{"a folder", []string{"readme", "--out", dir, dir}, "README"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := Run(setup.All(), tc.args, strings.NewReader(""), &stdout, &stderr)
+			assert.Equal(t, ExitBadInput, code)
+			assert.Contains(t, stderr.String(), tc.want)
+			assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "one line: %q", stderr.String())
+			got, err := os.ReadFile(readme)
+			require.NoError(t, err)
+			assert.Equal(t, text, string(got))
+			entries, err := os.ReadDir(dir)
+			require.NoError(t, err)
+			assert.Len(t, entries, 1, "nothing written beside the README")
+		})
+	}
+}
+
+// TestMergeBadShards: shard folders that are not one whole campaign are
+// one line each, exit 2, and nothing is merged.
+func TestMergeBadShards(t *testing.T) {
+	build, err := shard.ThisBuild(liveVersion)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	write := func(name string, id shard.Identity, i, n int) string {
+		m, err := shard.New(id, shard.Spec{Index: i, Count: n}, 4, campaign.ShardResult{})
+		require.NoError(t, err)
+		var b bytes.Buffer
+		require.NoError(t, m.Write(&b))
+		d := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(d, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(d, shard.FileName), b.Bytes(), 0o644))
+		return d
+	}
+	id := shard.Identity{Command: "live run", Args: []string{"--design=none", "--runs=4", "--service=redis"}, Build: build}
+	other := id
+	other.Args = []string{"--design=all", "--runs=4", "--service=redis"}
+	s0, s1 := write("s0", id, 0, 2), write("s1", id, 1, 2)
+	o1 := write("o1", other, 1, 2)
+	truncated := write("t1", id, 1, 2)
+	data, err := os.ReadFile(filepath.Join(truncated, shard.FileName))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(truncated, shard.FileName), data[:len(data)/2], 0o644))
+	for _, tc := range []struct {
+		name string
+		dirs []string
+		want string
+	}{
+		{"missing", []string{s0}, "1 of 2 shards missing: 1"},
+		{"duplicate", []string{s0, s1, s0}, "shard 0/2 given twice"},
+		{"other campaign", []string{s0, o1}, "shards of different campaigns"},
+		{"truncated", []string{s0, truncated}, "not a whole shard result"},
+		{"its runs not the plan's", []string{s0, s1}, "0 campaigns, not the plan's 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "merged")
+			var stdout, stderr bytes.Buffer
+			code := Run(setup.All(), append([]string{"merge", "--out", out}, tc.dirs...), strings.NewReader(""), &stdout, &stderr)
+			assert.Equal(t, ExitBadInput, code)
+			assert.Contains(t, stderr.String(), tc.want)
+			assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "one line: %q", stderr.String())
+			assert.Empty(t, stdout.String())
+			assert.NoDirExists(t, out)
+		})
+	}
+}

@@ -1,0 +1,45 @@
+package nemesis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"syscall"
+	"time"
+
+	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/internal/wait"
+)
+
+// clientPause stops a client's process group (SIGSTOP) for e.For and
+// resumes it (SIGCONT): history.FaultClientPause.
+func (n *Nemesis) clientPause(ctx context.Context, e FaultEvent, rec *history.FaultRecord, fail func(error)) {
+	if e.Client < 0 || e.Client >= len(n.clients) {
+		fail(fmt.Errorf("no client %d", e.Client))
+		return
+	}
+	p := n.clients[e.Client]
+	if err := p.Signal(syscall.SIGSTOP); errors.Is(err, ErrEnded) {
+		rec.Detail = fmt.Sprintf("%s had ended: nothing to pause", rec.Target)
+		return
+	} else if err != nil {
+		fail(err)
+		return
+	}
+	n.mu.Lock()
+	n.stopped = append(n.stopped, p)
+	n.mu.Unlock()
+	rec.Detail = fmt.Sprintf("SIGSTOP %s for %v", rec.Target, e.For)
+	wait.Sleep(ctx, e.For)
+	rec.End = time.Now().UnixNano()
+	n.resumeClients()
+}
+
+func (n *Nemesis) resumeClients() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, p := range n.stopped {
+		p.Signal(syscall.SIGCONT)
+	}
+	n.stopped = nil
+}

@@ -1,0 +1,286 @@
+package report
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/run"
+	"github.com/fencelab/fencelab/sim"
+)
+
+// The simulator's version of a live run: a fault schedule that
+// `fencelab sim --schedule` reads, telling the run's story in the
+// simulator (sim/faults.go's fault model), and the command that runs it.
+const (
+	SimScheduleFile = "sim-schedule.json"
+	SimCommandFile  = "sim-command.txt"
+)
+
+// SimStory is a live run's story told to the simulator.
+type SimStory struct {
+	// Config is the simulator's configuration the command line gives:
+	// sim.DefaultConfig with the row's design and the run's clients and
+	// sections.
+	Config   sim.Config
+	Schedule *sim.Schedule
+	// Command is the fencelab command line that runs it, with the
+	// schedule's file name relative to the saved run's folder.
+	Command string
+	// Result is the simulator's run of it.
+	Result sim.Result
+	// Mapped says, fault by fault, where each went.
+	Mapped []string
+}
+
+// simSeeds bounds the search for a seed whose run without faults lets the
+// same client read first as in the live run.
+const simSeeds = 256
+
+// TellSim maps a live run's faults onto the simulator's fault model: each
+// fault at the point of the story where it struck, not at its wall time —
+// a live section (a real think time, real round trips) and a simulated
+// one (20 ms of think, a millisecond a message) take different times, and
+// what makes the story is where in a client's section a fault lands. A
+// fault that struck during client c's think after its k-th accepted read
+// lands, in the simulator, in the middle of c's think after its k-th
+// accepted read (found by running the simulator on the faults placed so
+// far); its length is scaled by the simulator's TTL over the live TTL
+// (a pause of 3 live TTLs is a pause of 3 simulated TTLs). A client pause
+// is a pause of that client; a clock step of the service a jump of the
+// service's clock; a kill and restart a crash of the service in the rows
+// whose service restarts. The seed is the first (from 1) whose run
+// without faults has the live run's first reader read first, so that
+// the story's holder is the same client.
+//
+// A run whose faults do not map gets an error saying why (a fault that is
+// not one of those, a fault outside a think window, a run with no fault);
+// nothing is written for it then.
+func TellSim(rc run.Config, res *run.Result) (*SimStory, error) {
+	h := res.History
+	if h == nil || len(h.Faults) == 0 {
+		return nil, errors.New("no fault was injected")
+	}
+	if len(res.Schedule.Events) != len(h.Faults) {
+		return nil, fmt.Errorf("%d faults logged of %d scheduled (the run ended before the rest)", len(h.Faults), len(res.Schedule.Events))
+	}
+	c := sim.DefaultConfig()
+	c.Design, c.Clients, c.Sections = rc.Setup.Design, rc.Clients, rc.Sections
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("the simulator's configuration: %w", err)
+	}
+	runner, err := sim.NewRunner(c)
+	if err != nil {
+		return nil, err
+	}
+	scale := func(d time.Duration) time.Duration {
+		s := time.Duration(float64(d) * float64(c.TTL) / float64(rc.Setup.TTL)).Round(time.Millisecond)
+		return min(max(s, time.Millisecond), sim.MaxFaultLength)
+	}
+
+	type placed struct {
+		anchor thinkAnchor
+		fault  sim.Fault
+		what   string
+	}
+	var story []placed
+	for i, f := range h.Faults {
+		if f.Error != "" {
+			return nil, fmt.Errorf("fault %d (%s) failed: %s", i+1, f.Fault, f.Error)
+		}
+		ev := res.Schedule.Events[i]
+		var p placed
+		var ok bool
+		switch f.Fault {
+		case history.FaultClientPause:
+			client := clientIndex(f.Target, h.Clients)
+			if client < 0 {
+				return nil, fmt.Errorf("fault %d: no client %.20q", i+1, f.Target)
+			}
+			if p.anchor, ok = thinkAt(h, f.Start, client); !ok {
+				return nil, fmt.Errorf("fault %d: %s was paused outside its think time (a pause there has no place in the simulated section)", i+1, f.Target)
+			}
+			p.fault = sim.Fault{Kind: sim.FaultPause, Node: impl.ClientNode(client), Duration: scale(time.Duration(f.End - f.Start))}
+		case history.FaultClockStep:
+			if p.anchor, ok = thinkAt(h, f.Start, -1); !ok {
+				return nil, fmt.Errorf("fault %d: the clock stepped while no client thought", i+1)
+			}
+			p.fault = sim.Fault{Kind: sim.FaultJump, Node: impl.ServiceNode, By: scale(ev.For)}
+		case history.FaultRestartKeep, history.FaultRestartWipe:
+			if c.Design.Restart() == impl.NoRestart {
+				return nil, fmt.Errorf("fault %d: row %s's service never restarts in the simulator (only the restart rows' does)", i+1, c.Design)
+			}
+			if p.anchor, ok = thinkAt(h, f.Start, -1); !ok {
+				return nil, fmt.Errorf("fault %d: the service restarted while no client thought", i+1)
+			}
+			p.fault = sim.Fault{Kind: sim.FaultCrash, Node: impl.ServiceNode, Duration: scale(time.Duration(f.End - f.Start))}
+		default:
+			return nil, fmt.Errorf("fault %d: %s", i+1, unmappedWhy(f.Fault))
+		}
+		p.what = fmt.Sprintf("live %s of %s in %s's think after its read %d (%v after the start)",
+			f.Fault, f.Target, history.ClientName(p.anchor.client), p.anchor.read+1, time.Duration(f.Start-h.Start).Round(time.Millisecond))
+		story = append(story, p)
+	}
+
+	// The seed: the live run's first reader reads first in the simulator
+	// too.
+	seed := uint64(1)
+	if first := firstAcceptedRead(h); first >= 0 {
+		for s := uint64(1); s <= simSeeds; s++ {
+			runner.Run(&sim.Schedule{Version: sim.ScheduleVersion, Seed: s})
+			if r, ok := simRead(runner.History(), -1, 0); ok && r.Client == first {
+				seed = s
+				break
+			}
+		}
+	}
+	sched := &sim.Schedule{Version: sim.ScheduleVersion, Seed: seed, Faults: []sim.Fault{}}
+	st := &SimStory{Config: c}
+	for i, p := range story {
+		runner.Run(sched)
+		r, ok := simRead(runner.History(), p.anchor.client, p.anchor.read)
+		if !ok {
+			return nil, fmt.Errorf("fault %d: in the simulator %s never reads a %d. time", i+1, history.ClientName(p.anchor.client), p.anchor.read+1)
+		}
+		p.fault.At = time.Duration(r.Return) + c.Think/2
+		sched.Faults = append(sched.Faults, p.fault)
+		st.Mapped = append(st.Mapped, fmt.Sprintf("%s -> sim: %s at %v", p.what, p.fault, p.fault.At))
+	}
+	if err := sched.Validate(c); err != nil {
+		return nil, fmt.Errorf("the simulator's schedule: %w", err)
+	}
+	st.Schedule = sched
+	st.Result = runner.Run(sched)
+	st.Command = fmt.Sprintf("fencelab sim --design %s --clients %d --sections %d --schedule %s", c.Design, c.Clients, c.Sections, SimScheduleFile)
+	return st, nil
+}
+
+// unmappedWhy says why a fault has no counterpart in the simulator.
+func unmappedWhy(f history.Fault) string {
+	switch f {
+	case history.FaultServerPause:
+		return "a server pause does not map: a stopped live server also stops its clients' connections, which the libraries time out and redial, and how long a live lease outlives the pause depends on the server's own expiry loop; the simulator's paused service only queues messages"
+	case history.FaultDelay, history.FaultBlackhole:
+		return "a delay or blackhole of a client's links does not map: it holds every message of a connection for a while (and a blackhole breaks it), while the simulator's spike delays one message"
+	case history.FaultNone:
+		return "no fault"
+	}
+	return fmt.Sprintf("%s has no counterpart in the simulator", f)
+}
+
+// thinkAnchor is a point of a live story: client's think after its
+// read-th accepted read (0-based).
+type thinkAnchor struct{ client, read int }
+
+// thinkAt finds the client thinking at wall: between an accepted read's
+// return and the following write's call (client < 0: any client; the
+// latest read wins).
+func thinkAt(h *history.History, wall int64, client int) (thinkAnchor, bool) {
+	best, bestWall := thinkAnchor{}, int64(-1)
+	reads := make([]int, h.Clients)
+	lastRead := make([]int64, h.Clients) // the open think's read return, or -1
+	for i := range lastRead {
+		lastRead[i] = -1
+	}
+	check := func(c int) {
+		if lastRead[c] >= 0 && lastRead[c] <= wall && (client < 0 || client == c) && lastRead[c] > bestWall {
+			best, bestWall = thinkAnchor{client: c, read: reads[c] - 1}, lastRead[c]
+		}
+	}
+	for _, r := range h.Records {
+		if r.Client < 0 || r.Client >= h.Clients {
+			continue
+		}
+		switch {
+		case r.Op == history.OpRead && r.Ev == history.Return && r.OK:
+			if r.Wall > wall {
+				continue
+			}
+			reads[r.Client]++
+			lastRead[r.Client] = r.Wall
+		case r.Op == history.OpWrite && r.Ev == history.Call && lastRead[r.Client] >= 0:
+			if r.Wall > wall { // the think was still on at wall
+				check(r.Client)
+			}
+			lastRead[r.Client] = -1
+		}
+	}
+	for c := range h.Clients {
+		check(c) // a think that never ended in a write
+	}
+	return best, bestWall >= 0
+}
+
+// firstAcceptedRead is the client whose read was accepted first (-1: none).
+func firstAcceptedRead(h *history.History) int {
+	for _, r := range h.Records {
+		if r.Op == history.OpRead && r.Ev == history.Return && r.OK {
+			return r.Client
+		}
+	}
+	return -1
+}
+
+// simReadAt is an accepted read in a simulated run: its client and when
+// its reply reached the client (virtual nanoseconds).
+type simReadAt struct {
+	Client int
+	Return int64
+}
+
+// simRead finds client's n-th accepted read (0-based) in a simulated run,
+// in the order the reads returned (client < 0: any client's).
+func simRead(h *sim.History, client, n int) (simReadAt, bool) {
+	var reads []simReadAt
+	for _, o := range h.Ops {
+		if o.Kind == impl.OpRead && o.Accepted && o.Return > 0 && (client < 0 || o.Client == client) {
+			reads = append(reads, simReadAt{Client: o.Client, Return: o.Return})
+		}
+	}
+	slices.SortStableFunc(reads, func(a, b simReadAt) int { return cmp.Compare(a.Return, b.Return) })
+	if n >= len(reads) {
+		return simReadAt{}, false
+	}
+	return reads[n], true
+}
+
+func clientIndex(name string, clients int) int {
+	for c := range clients {
+		if history.ClientName(c) == name {
+			return c
+		}
+	}
+	return -1
+}
+
+// writeSimCommand writes sim-command.txt: what the saved schedule is and
+// the command that runs it.
+func (st *SimStory) writeSimCommand(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# The simulator's version of this run's story (%s), placed at the same\n", SimScheduleFile)
+	b.WriteString("# points of the clients' sections on the simulator's own timing, lengths\n")
+	b.WriteString("# scaled by its TTL over the live one. Run it from this folder:\n")
+	fmt.Fprintf(&b, "%s\n", st.Command)
+	for _, m := range st.Mapped {
+		fmt.Fprintf(&b, "# %s\n", m)
+	}
+	var vs []string
+	for _, inv := range impl.Invariants() {
+		status := "holds"
+		if !inv.AppliesTo(st.Config.Design) {
+			status = "does not apply"
+		} else if st.Result.Violated(inv.Name) {
+			status = "violated"
+		}
+		vs = append(vs, inv.Name+" "+status)
+	}
+	fmt.Fprintf(&b, "# the simulator's verdicts: %s\n", strings.Join(vs, "; "))
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,495 @@
+// Package run is one live run: fresh servers, the resource, the client
+// processes (Run), the client role they play (ServeClient, RunClient),
+// the nemesis beside them, and the judge's verdicts on their history.
+package run
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/live/check"
+	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/nemesis"
+	"github.com/fencelab/fencelab/live/setup"
+	"github.com/fencelab/fencelab/live/store"
+)
+
+// Config is one run's configuration.
+type Config struct {
+	Setup   setup.Setup
+	Fault   history.Fault
+	Nemesis string // Scripted or Random
+	Seed    uint64
+	// Clients, Sections and Think shape the workload: each client runs
+	// Sections sections, thinking Think between its read and its write.
+	Clients  int
+	Sections int
+	Think    time.Duration
+	// Timeout bounds the run: the clients' deadline; the harness kills
+	// what is left a little after it.
+	Timeout time.Duration
+	// Self is the command line that runs this binary as a client (the
+	// role reads a ClientConfig on its standard input); Env is added to
+	// the client's environment.
+	Self []string
+	Env  []string
+	// TempRoot is where the run's data folder is made ("": the system's
+	// temporary folder).
+	TempRoot string
+	// CheckTimeout bounds each Porcupine check.
+	CheckTimeout time.Duration
+}
+
+// Validate checks a configuration before anything starts.
+func (c Config) Validate() error {
+	switch {
+	case c.Setup.Start == nil || c.Setup.Locker == nil || c.Setup.TTL <= 0 || (c.Setup.Store != nil && c.Setup.Audit == nil):
+		return fmt.Errorf("setup %s is incomplete (it needs Start, Locker, a TTL, and an Audit with a Store)", c.Setup.ID())
+	case c.Nemesis != nemesis.Scripted && c.Nemesis != nemesis.Random:
+		return fmt.Errorf("nemesis %.20q (want %s or %s)", c.Nemesis, nemesis.Scripted, nemesis.Random)
+	case c.Clients < 2 || c.Clients > 8:
+		return fmt.Errorf("clients %d (want 2 to 8)", c.Clients)
+	case c.Sections < 1 || c.Sections > 100:
+		return fmt.Errorf("sections %d (want 1 to 100)", c.Sections)
+	case c.Think < 0 || c.Think > time.Minute:
+		return fmt.Errorf("think %v (want 0 to 1m)", c.Think)
+	case c.Setup.Leased && c.Think >= c.Setup.TTL:
+		// A section longer than its lease makes two holders without any
+		// fault: the fault's effect could not be told apart.
+		return fmt.Errorf("think %v (want less than %s's lease, %v)", c.Think, c.Setup.ID(), c.Setup.TTL)
+	case c.Timeout <= 0 || c.Timeout > 10*time.Minute:
+		return fmt.Errorf("timeout %v (want up to 10m)", c.Timeout)
+	case len(c.Self) == 0:
+		return errors.New("no client command")
+	}
+	if !c.Setup.Applies(c.Fault) {
+		return fmt.Errorf("fault %s does not apply to %s (it takes %s)", c.Fault, c.Setup.ID(), faultList(slices.Concat(c.Setup.Faults, c.Setup.MoreFaults)))
+	}
+	return nil
+}
+
+// Schedule is the run's fault schedule: the scripted story, or the one
+// drawn from the seed.
+func (c Config) Schedule() nemesis.Schedule {
+	p := nemesis.ScheduleParams{Clients: c.Clients, TTL: c.Setup.TTL, Window: c.window()}
+	if c.Nemesis == nemesis.Random {
+		return nemesis.RandomSchedule(c.Seed, c.Fault, p)
+	}
+	return nemesis.ScriptedSchedule(c.Fault, p)
+}
+
+// window is about how long the clients' sections take without faults:
+// the time random faults start in.
+func (c Config) window() time.Duration {
+	return time.Duration(c.Clients*c.Sections) * (c.Think + 10*time.Millisecond)
+}
+
+// StartError is a service that would not start: bad environment, not a
+// verdict (exit 2).
+type StartError struct{ Err error }
+
+func (e *StartError) Error() string { return e.Err.Error() }
+func (e *StartError) Unwrap() error { return e.Err }
+
+// Result is one run: what happened and what the judge made of it.
+type Result struct {
+	Seed      uint64
+	Schedule  nemesis.Schedule
+	History   *history.History
+	Judgement *check.Judgement
+	Resource  *impl.Resource
+	// Versions names the servers' versions; Library the client library's.
+	Versions, Library string
+	// StartUp is how long the service took to start; Duration the whole
+	// run, start-up and teardown included.
+	StartUp, Duration time.Duration
+}
+
+// killGrace is how long after the clients' deadline the harness waits
+// before it kills what is left.
+const killGrace = 3 * time.Second
+
+// Run runs once: fresh servers, the resource, the clients, the nemesis,
+// then the judge. Everything it started is stopped and its data folder
+// removed on every path, ctx's end included. The error is the harness's
+// (a service that would not start is a *StartError); a run's verdicts are
+// in the result.
+func Run(ctx context.Context, cfg Config) (res *Result, err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	begin := time.Now()
+	res = &Result{Seed: cfg.Seed, Schedule: cfg.Schedule(), Library: cfg.Setup.LibraryVersion()}
+	tmp, err := os.MkdirTemp(cfg.TempRoot, "fencelab-live-")
+	if err != nil {
+		return nil, fmt.Errorf("data folder: %w", err)
+	}
+	defer func() {
+		if rerr := os.RemoveAll(tmp); rerr != nil && err == nil {
+			err = fmt.Errorf("removing %s: %w", tmp, rerr)
+		}
+	}()
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("own binary: %w", err)
+	}
+	dep, err := cfg.Setup.Start(ctx, setup.StartEnv{Dir: tmp, Self: self, Fault: cfg.Fault})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &StartError{Err: fmt.Errorf("%s would not start: %w", cfg.Setup.Service, err)}
+	}
+	defer func() {
+		if serr := dep.Stop(); serr != nil && err == nil {
+			err = serr
+		}
+	}()
+	res.StartUp = time.Since(begin)
+	res.Versions = dep.Versions()
+
+	var reg *store.Register
+	if cfg.Setup.UsesRegister() {
+		if reg, err = store.ServeRegister(cfg.Setup.Design.Mode()); err != nil {
+			return nil, err
+		}
+		defer reg.Close()
+	}
+
+	t0 := time.Now()
+	h := &history.History{Start: t0.UnixNano(), Clients: cfg.Clients}
+	deadline := t0.Add(cfg.Timeout)
+	records := make(chan history.Record, 64)
+	exits := make(chan history.ClientExit, cfg.Clients)
+	var clients []*clientProc
+	quit := make(chan struct{})
+	defer func() {
+		close(quit)
+		for _, c := range clients {
+			c.kill()
+		}
+		for _, c := range clients {
+			<-c.done // reaped: no process left behind
+		}
+	}()
+	for i := range cfg.Clients {
+		cc := ClientConfig{
+			Service: cfg.Setup.Service, Setup: cfg.Setup.Name, Client: i, Clients: cfg.Clients,
+			Key: "fencelab-live", LockAddrs: dep.LockAddrs, StoreAddrs: dep.StoreAddrs,
+			TTL: cfg.Setup.TTL, Think: cfg.Think, Sections: cfg.Sections,
+			Deadline: deadline.UnixNano(), MaxErrors: 10,
+		}
+		if reg != nil {
+			cc.Register = reg.Addr()
+		}
+		if dep.Network != nil {
+			if cc.LockAddrs, err = dep.Network.LockAddrs(i); err != nil {
+				return nil, fmt.Errorf("%s's links: %w", history.ClientName(i), err)
+			}
+		}
+		c, err := startClient(cfg, cc, records, exits, quit)
+		if err != nil {
+			return nil, err
+		}
+		clients = append(clients, c)
+	}
+
+	// The nemesis runs beside the collection of records, and everything it
+	// did is taken back before the clients are killed.
+	var faultsMu sync.Mutex
+	var groups []nemesis.ProcessGroup
+	for _, c := range clients {
+		groups = append(groups, c)
+	}
+	n := nemesis.New(nemesis.Target{Servers: dep.Servers, Network: dep.Network, Clock: dep.Clock}, groups, func(f history.FaultRecord) {
+		faultsMu.Lock()
+		h.Faults = append(h.Faults, f)
+		faultsMu.Unlock()
+	})
+	reads := make(chan int, cfg.Clients*cfg.Sections+1)
+	nctx, stopNemesis := context.WithCancel(ctx)
+	var nwg sync.WaitGroup
+	nwg.Add(1)
+	sched := res.Schedule
+	go func() {
+		defer nwg.Done()
+		n.Run(nctx, sched, t0, reads)
+	}()
+	stopped := false
+	stop := func() {
+		if !stopped {
+			stopped = true
+			stopNemesis()
+			nwg.Wait()
+			n.ResumeAll()
+		}
+	}
+	defer stop()
+
+	hard := time.NewTimer(time.Until(deadline.Add(killGrace)))
+	defer hard.Stop()
+	var harnessErr error
+	for running := cfg.Clients; running > 0; {
+		select {
+		case r := <-records:
+			if err := r.Validate(cfg.Clients); err != nil {
+				harnessErr = errors.Join(harnessErr, fmt.Errorf("%s sent a bad record: %w", history.ClientName(r.Client), err))
+				continue
+			}
+			h.Records = append(h.Records, r)
+			if r.Op == history.OpRead && r.Ev == history.Return && r.OK {
+				select {
+				case reads <- r.Client:
+				default:
+				}
+			}
+		case e := <-exits:
+			running--
+			h.Exits = append(h.Exits, e)
+			if e.Status != exitedCleanly && e.Status != killedByHarness {
+				// A client that crashed or was killed from outside ends
+				// the run: the others are stopped at once.
+				harnessErr = errors.Join(harnessErr, fmt.Errorf("client %s ended with %s%s", history.ClientName(e.Client), e.Status, stderrNote(e.Stderr)))
+				for _, c := range clients {
+					c.kill()
+				}
+			}
+		case <-hard.C:
+			for _, c := range clients {
+				c.kill()
+			}
+			harnessErr = errors.Join(harnessErr, fmt.Errorf("clients still running %v after their deadline: killed", killGrace))
+			hard.Reset(time.Hour) // the exits follow the kills
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	// Every client's stdout is drained before its exit is sent.
+	for {
+		select {
+		case r := <-records:
+			h.Records = append(h.Records, r)
+			continue
+		default:
+		}
+		break
+	}
+	stop()
+	h.End = time.Now().UnixNano()
+	h.Sort()
+	res.History = h
+	for _, f := range h.Faults {
+		if f.Error != "" {
+			harnessErr = errors.Join(harnessErr, fmt.Errorf("fault %s on %s: %s", f.Fault, f.Target, f.Error))
+		}
+	}
+	if harnessErr != nil {
+		return res, harnessErr
+	}
+
+	if reg != nil {
+		res.Resource = reg.Resource()
+	} else {
+		if err := n.RestartDown(ctx); err != nil {
+			return res, err
+		}
+		ops, counter, err := cfg.Setup.Audit(ctx, dep)
+		if err != nil {
+			return res, fmt.Errorf("reading the store's log: %w", err)
+		}
+		if res.Resource, err = replay(ops, counter); err != nil {
+			return res, err
+		}
+	}
+	res.Judgement = check.Judge(h, cfg.Setup.Design, res.Resource, cfg.CheckTimeout)
+	res.Duration = time.Since(begin)
+	return res, nil
+}
+
+// replay rebuilds a resource from a real store's accepted operations in
+// the order they took effect: an impl.Resource that accepts everything
+// (mode none) given only those operations has the same log of accepted
+// operations, which is all TokenIsMonotonical and NoLostUpdate read.
+func replay(ops []impl.Op, counter int64) (*impl.Resource, error) {
+	r := impl.NewResource(impl.FenceNone)
+	var out impl.Effects
+	for _, op := range ops {
+		if !op.Accepted {
+			continue
+		}
+		m := impl.Message{Kind: impl.MsgRead, From: op.Client, To: impl.ResourceNode, Token: op.Token}
+		if op.Kind == impl.OpWrite {
+			m.Kind, m.Value = impl.MsgWrite, op.Value
+		}
+		out.Reset()
+		r.Step(&impl.Input{Kind: impl.InputMessage, Msg: m}, &out)
+	}
+	if r.Counter() != counter {
+		return nil, fmt.Errorf("the store's counter is %d, its last accepted write %d: its audit is incomplete", counter, r.Counter())
+	}
+	return &r, nil
+}
+
+func stderrNote(s string) string {
+	if s == "" {
+		return ""
+	}
+	return ": " + history.OneLine(s, 200)
+}
+
+// clientProc is one client process, in a process group of its own.
+type clientProc struct {
+	index int
+	cmd   *exec.Cmd
+
+	done chan struct{} // closed once the process is reaped
+
+	mu     sync.Mutex
+	reaped bool
+	killed bool
+}
+
+// Signal signals the client's process group while the process is not
+// yet reaped (after that its pid may be another's).
+func (c *clientProc) Signal(sig syscall.Signal) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reaped {
+		return fmt.Errorf("%s: %w", history.ClientName(c.index), nemesis.ErrEnded)
+	}
+	return syscall.Kill(-c.cmd.Process.Pid, sig)
+}
+
+// kill ends the client's group (a stopped one too) if it still runs.
+func (c *clientProc) kill() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reaped {
+		return
+	}
+	c.killed = true
+	syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+	syscall.Kill(-c.cmd.Process.Pid, syscall.SIGCONT)
+}
+
+// The statuses of a client's end that are not errors of their own: it
+// ended by itself, or the harness ended it (after its deadline, or
+// because another client failed: that is the error).
+const (
+	exitedCleanly   = "exit status 0"
+	killedByHarness = "killed by the harness"
+)
+
+// maxStderr bounds what the harness keeps of a client's stderr.
+const maxStderr = 4 << 10
+
+// startClient starts one client process and the goroutine that reads its
+// records and reports its end on exits (after its last record).
+func startClient(cfg Config, cc ClientConfig, records chan<- history.Record, exits chan<- history.ClientExit, quit <-chan struct{}) (*clientProc, error) {
+	in, err := json.Marshal(cc)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(cfg.Self[0], cfg.Self[1:]...)
+	cmd.Stdin = bytes.NewReader(in)
+	cmd.Env = append(os.Environ(), cfg.Env...)
+	var stderr limitedBuffer
+	cmd.Stderr = &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting client %s: %w", history.ClientName(cc.Client), err)
+	}
+	c := &clientProc{index: cc.Client, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 4096), 64<<10)
+		var bad error
+		for sc.Scan() {
+			var r history.Record
+			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+				bad = fmt.Errorf("unreadable record %.60q", sc.Text())
+				continue
+			}
+			if r.Client != cc.Client {
+				bad = fmt.Errorf("a record of client %d on %s's output", r.Client, history.ClientName(cc.Client))
+				continue
+			}
+			select {
+			case records <- r:
+			case <-quit:
+				// The run is over: the rest is drained and dropped, so
+				// that the process can end and be reaped.
+			}
+		}
+		if err := sc.Err(); err != nil && bad == nil {
+			bad = err
+		}
+		werr := cmd.Wait()
+		c.mu.Lock()
+		c.reaped = true
+		killed := c.killed
+		c.mu.Unlock()
+		e := history.ClientExit{Client: cc.Client, Wall: time.Now().UnixNano(), Status: exitedCleanly, Stderr: stderr.String()}
+		switch {
+		case bad != nil:
+			e.Status = bad.Error()
+		case werr != nil && killed:
+			e.Status = killedByHarness
+		case werr != nil:
+			e.Status = werr.Error()
+		}
+		exits <- e
+	}()
+	return c, nil
+}
+
+// limitedBuffer keeps the first maxStderr bytes written to it.
+type limitedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if room := maxStderr - b.buf.Len(); room > 0 {
+		b.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (b *limitedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func faultList(fs []history.Fault) string {
+	if len(fs) == 0 {
+		return "none"
+	}
+	var b bytes.Buffer
+	for i, f := range fs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(string(f))
+	}
+	return b.String()
+}

@@ -1,0 +1,138 @@
+package run_test
+
+import (
+	"context"
+	"errors"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/internal/livetest"
+	"github.com/fencelab/fencelab/live/run"
+	"github.com/fencelab/fencelab/live/setup"
+	"github.com/fencelab/fencelab/live/store"
+	"github.com/fencelab/fencelab/verdict"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestToyPauseUnfenced(t *testing.T) {
+	cfg := livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "none"), history.FaultClientPause)
+	livetest.CheckStory(t, cfg, livetest.Story{
+		Violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate, linearizability.SectionsLinearizable},
+		Holds:    []string{linearizability.RegisterLinearizable},
+	}, false)
+}
+
+func TestToyPauseFenced(t *testing.T) {
+	cfg := livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "all"), history.FaultClientPause)
+	livetest.CheckStory(t, cfg, livetest.Story{
+		Violated: []string{impl.AtMostOneClientHoldLock},
+		Holds:    []string{impl.TokenIsMonotonical, impl.NoLostUpdate, linearizability.SectionsLinearizable, linearizability.RegisterLinearizable},
+	}, true)
+}
+
+func TestToyWithoutFaultIsInconclusive(t *testing.T) {
+	cfg := livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "all"), history.FaultNone)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := run.Run(ctx, cfg)
+	require.NoError(t, err)
+	j := res.Judgement
+	require.False(t, j.TookEffect)
+	assert.Equal(t, 4, j.Committed, "every section committed")
+	for _, v := range j.Verdicts {
+		assert.NotEqual(t, verdict.Holds, v.Status, "%s: an inconclusive run never holds", v.Property)
+		assert.NotEqual(t, verdict.Violated, v.Status, v.Property)
+	}
+}
+
+func TestRunStopsWhenCancelled(t *testing.T) {
+	cfg := livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "all"), history.FaultClientPause)
+	cfg.Setup.TTL = 2 * time.Second // the pause (3 TTL) outlasts the cancel
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		require.Eventually(t, func() bool { return len(livetest.Children(t)) == 2 }, 10*time.Second, 5*time.Millisecond)
+		time.Sleep(300 * time.Millisecond) // c1 is paused by now
+		cancel()
+	}()
+	start := time.Now()
+	_, err := run.Run(ctx, cfg)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Less(t, time.Since(start), 5*time.Second)
+	livetest.NothingLeft(t, cfg.TempRoot)
+}
+
+func TestRunReportsAKilledClient(t *testing.T) {
+	cfg := livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "all"), history.FaultNone)
+	cfg.Sections, cfg.Think = 20, 50*time.Millisecond
+	go func() {
+		var pids []int
+		require.Eventually(t, func() bool { pids = livetest.Children(t); return len(pids) == 2 }, 10*time.Second, 5*time.Millisecond)
+		time.Sleep(200 * time.Millisecond)
+		syscall.Kill(pids[0], syscall.SIGKILL)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := run.Run(ctx, cfg)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "signal: killed")
+	livetest.NothingLeft(t, cfg.TempRoot)
+}
+
+func TestRunServiceThatWillNotStart(t *testing.T) {
+	cfg := livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "all"), history.FaultNone)
+	cfg.Setup.Start = func(context.Context, setup.StartEnv) (*setup.Deployment, error) {
+		return nil, errors.New("address already in use")
+	}
+	_, err := run.Run(context.Background(), cfg)
+	var se *run.StartError
+	require.ErrorAs(t, err, &se)
+	assert.Contains(t, err.Error(), "toy would not start: address already in use")
+	livetest.NothingLeft(t, cfg.TempRoot)
+}
+
+func TestRunRejectsBadConfigs(t *testing.T) {
+	good := livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "all"), history.FaultClientPause)
+	tests := map[string]func(*run.Config){
+		"one client":         func(c *run.Config) { c.Clients = 1 },
+		"think past the TTL": func(c *run.Config) { c.Think = c.Setup.TTL },
+		"no sections":        func(c *run.Config) { c.Sections = 0 },
+		"bad nemesis":        func(c *run.Config) { c.Nemesis = "chaos" },
+		"no timeout":         func(c *run.Config) { c.Timeout = 0 },
+		"fault not of setup": func(c *run.Config) { c.Fault = history.FaultDelay },
+		"no client command":  func(c *run.Config) { c.Self = nil },
+		"store without audit": func(c *run.Config) {
+			c.Setup.Store = func(context.Context, setup.StoreConfig) (store.Store, error) { return nil, errors.New("unused") }
+		},
+	}
+	require.NoError(t, good.Validate())
+	for name, edit := range tests {
+		cfg := good
+		edit(&cfg)
+		assert.Error(t, cfg.Validate(), name)
+	}
+}
+
+// TestClientThatCannotBeBuiltIsAHarnessError: clients whose store does
+// not answer end with the error, and the run is the harness's failure,
+// not an inconclusive run.
+func TestClientThatCannotBeBuiltIsAHarnessError(t *testing.T) {
+	s := livetest.MustSetup(t, livetest.Toy(), "toy", "broken-all")
+	start := s.Start
+	s.Start = func(ctx context.Context, env setup.StartEnv) (*setup.Deployment, error) {
+		d, err := start(ctx, env)
+		if err == nil {
+			d.StoreAddrs = []string{"127.0.0.1:1"} // nothing listens there
+		}
+		return d, err
+	}
+	cfg := livetest.Config(t, s, history.FaultNone)
+	_, err := run.Run(context.Background(), cfg)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "store: register:")
+	livetest.NothingLeft(t, cfg.TempRoot)
+}

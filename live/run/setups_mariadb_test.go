@@ -1,0 +1,104 @@
+package run_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/live/check"
+	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/internal/livetest"
+	"github.com/fencelab/fencelab/live/run"
+	"github.com/fencelab/fencelab/live/server"
+	"github.com/fencelab/fencelab/live/setup"
+	"github.com/fencelab/fencelab/verdict"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// mariadbStoryThink is the think time of the MariaDB stories: a section
+// must outlast mariadbd's kill and restart (0.2 s idle, up to a second on
+// a loaded machine), or the first holder releases before the second can
+// acquire and the run is inconclusive.
+const mariadbStoryThink = 1500 * time.Millisecond
+
+// runMariaDBStory runs setup name under fault once, scripted: two
+// clients, one section each.
+func runMariaDBStory(t *testing.T, name string, fault history.Fault) *run.Result {
+	t.Helper()
+	if err := server.MariaDBInstalled(); err != nil {
+		t.Skip(err.Error())
+	}
+	cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "mariadb", name), fault)
+	cfg.Sections, cfg.Think, cfg.Timeout = 1, mariadbStoryThink, 30*time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := run.Run(ctx, cfg)
+	require.NoError(t, err)
+	require.NotEmpty(t, res.History.Faults, "the fault is logged")
+	assert.Equal(t, fault, res.History.Faults[0].Fault)
+	assert.Empty(t, res.History.Faults[0].Error)
+	assert.Contains(t, res.Versions, "mariadbd ")
+	return res
+}
+
+// checkVerdicts checks that a run where the fault took effect has the
+// row's verdicts: want.Violated violated, want.Holds holding.
+func checkVerdicts(t *testing.T, j *check.Judgement, want livetest.Story) {
+	t.Helper()
+	require.True(t, j.TookEffect, "beliefs overlapped (%v)", j.Beliefs)
+	for _, p := range want.Violated {
+		assert.Equal(t, verdict.Violated, j.Verdicts.Get(p).Status, "%s: %v", p, j.Verdicts.Get(p))
+	}
+	for _, p := range want.Holds {
+		assert.Equal(t, verdict.Holds, j.Verdicts.Get(p).Status, "%s: %v", p, j.Verdicts.Get(p))
+	}
+}
+
+// A restart ends the holder's session: a second client gets the lock, and
+// with the register checking nothing both write what they read.
+func TestMariaDBStoryRestartUnfenced(t *testing.T) {
+	res := runMariaDBStory(t, "getlock", history.FaultRestartKeep)
+	checkVerdicts(t, res.Judgement, livetest.Story{
+		Violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate},
+	})
+	assert.Equal(t, 2, res.Judgement.Committed, "both wrote")
+}
+
+// The same restart against the durable token counter and the fenced
+// UPDATE: two holders still, but the older one's write is refused.
+func TestMariaDBStoryRestartDurable(t *testing.T) {
+	res := runMariaDBStory(t, "getlock-durable", history.FaultRestartKeep)
+	checkVerdicts(t, res.Judgement, livetest.Story{
+		Violated: []string{impl.AtMostOneClientHoldLock},
+		Holds:    []string{impl.TokenIsMonotonical, impl.NoLostUpdate, linearizability.RegisterLinearizable},
+	})
+	assert.GreaterOrEqual(t, res.Judgement.Committed, 1, "the newer holder committed")
+	assert.GreaterOrEqual(t, res.Judgement.Refused, 1, "the stale operation was refused")
+}
+
+// A restart that wipes the lock's server hands out token 1 again: the two
+// holders share a token, the store accepts both, an update is lost.
+func TestMariaDBStoryRestartVolatile(t *testing.T) {
+	res := runMariaDBStory(t, "getlock-volatile", history.FaultRestartWipe)
+	checkVerdicts(t, res.Judgement, livetest.Story{
+		Violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate},
+		Holds:    []string{impl.TokenIsMonotonical},
+	})
+}
+
+// A paused client keeps its session and so the lock: the pause never
+// makes two holders, and the run is inconclusive — never "holds".
+func TestMariaDBStoryPauseKeepsTheSession(t *testing.T) {
+	res := runMariaDBStory(t, "getlock-durable", history.FaultClientPause)
+	j := res.Judgement
+	require.False(t, j.TookEffect, "a session lock outlives a pause (%v)", j.Overlap)
+	assert.Equal(t, 2, j.Committed, "both sections committed, one after the other")
+	assert.Zero(t, j.Refused)
+	for _, v := range j.Verdicts {
+		assert.NotEqual(t, verdict.Holds, v.Status, "%s: an inconclusive run never holds", v.Property)
+		assert.NotEqual(t, verdict.Violated, v.Status, v.Property)
+	}
+}

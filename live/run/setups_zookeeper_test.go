@@ -1,0 +1,101 @@
+package run_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/internal/livetest"
+	"github.com/fencelab/fencelab/live/run"
+	"github.com/fencelab/fencelab/live/server"
+	"github.com/fencelab/fencelab/live/setup"
+	"github.com/fencelab/fencelab/verdict"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestZooKeeperSetupsNameTheirRows(t *testing.T) {
+	want := map[string]impl.Design{
+		"zxid-none":             impl.DesignFenceNone,
+		"zxid-revision":         impl.DesignRevision,
+		"zxid-restart-volatile": impl.DesignRestartVolatile,
+	}
+	for name, d := range want {
+		s := livetest.MustSetup(t, setup.All(), "zookeeper", name)
+		assert.Equal(t, d, s.Design, name)
+		assert.NotEmpty(t, s.Why, name)
+		assert.Equal(t, server.ZooKeeperPackage, s.Package)
+		assert.Equal(t, "github.com/go-zookeeper/zk", s.Library, "the module whose version the binary reports")
+		// A wipe sends zxids back: only the restart-volatile row, whose
+		// expected verdicts say so, may take it.
+		assert.Equal(t, d == impl.DesignRestartVolatile, slices.Contains(s.Faults, history.FaultRestartWipe), name)
+	}
+}
+
+// A client paused past its session timeout: its session expires, the
+// other client acquires, and the paused one resumes believing and writes.
+func TestZooKeeperPauseUnfenced(t *testing.T) {
+	livetest.NeedZooKeeper(t)
+	cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "zookeeper", "zxid-none"), history.FaultClientPause)
+	res := livetest.CheckStory(t, cfg, livetest.Story{
+		Violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate, linearizability.SectionsLinearizable},
+		Holds:    []string{linearizability.RegisterLinearizable},
+	}, false)
+	assert.Regexp(t, `^zookeeper \d`, res.Versions)
+	t.Logf("%s, %s: started in %v, run in %v", res.Versions, res.Library, res.StartUp.Round(time.Millisecond), res.Duration.Round(time.Millisecond))
+}
+
+// The same story with the czxid checked >= at the register: the resumed
+// client's stale write is refused.
+func TestZooKeeperPauseFenced(t *testing.T) {
+	livetest.NeedZooKeeper(t)
+	cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "zookeeper", "zxid-revision"), history.FaultClientPause)
+	livetest.CheckStory(t, cfg, livetest.Story{
+		Violated: []string{impl.AtMostOneClientHoldLock},
+		Holds:    []string{impl.TokenIsMonotonical, impl.NoLostUpdate, linearizability.SectionsLinearizable, linearizability.RegisterLinearizable},
+	}, true)
+}
+
+// A wipe while c1 holds the lock: ZooKeeper counts zxids from 0 again, so
+// the next holders' tokens are lower than c1's, not equal to it as the
+// model's volatile counter's 1 is; the register's >= refuses them, and
+// what the row expects to lose (an update, through an equal token) is not
+// lost here — the holders after the wipe are refused instead, until
+// zxids pass c1's.
+func TestZooKeeperRestartWipe(t *testing.T) {
+	livetest.NeedZooKeeper(t)
+	cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "zookeeper", "zxid-restart-volatile"), history.FaultRestartWipe)
+	// c1 thinks long enough for the restart (a JVM start), c2's session
+	// loss (the session timeout) and c2's grant on a new connection.
+	cfg.Sections, cfg.Think = 1, 8*time.Second // 4 s was too short on a loaded machine: c2 acquired 3.8 s after c1 ended
+	cfg.Timeout = 30 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	res, err := run.Run(ctx, cfg)
+	require.NoError(t, err)
+	require.Len(t, res.History.Faults, 1)
+	assert.Equal(t, history.FaultRestartWipe, res.History.Faults[0].Fault)
+	j := res.Judgement
+	require.True(t, j.TookEffect, "c2 acquired while c1 believed: %v", j.Beliefs)
+	assert.Equal(t, verdict.Violated, j.Verdicts.Get(impl.AtMostOneClientHoldLock).Status)
+	assert.Equal(t, verdict.Holds, j.Verdicts.Get(impl.TokenIsMonotonical).Status, "%v", j.Verdicts.Get(impl.TokenIsMonotonical))
+	assert.GreaterOrEqual(t, j.Committed, 1, "c1's section committed")
+	assert.GreaterOrEqual(t, j.Refused, 1, "c2's lower token refused")
+	var first, after uint64
+	for _, r := range res.History.Records {
+		if r.Op == history.OpAcquire && r.Ev == history.Return && r.OK {
+			if first == 0 {
+				first = r.Token
+			} else if after == 0 {
+				after = r.Token
+			}
+		}
+	}
+	require.NotZero(t, after, "a grant after the wipe")
+	assert.Less(t, after, first, "the token after the wipe is lower")
+	t.Logf("tokens: %d before the wipe, %d after; committed %d, refused %d", first, after, j.Committed, j.Refused)
+}

@@ -1,0 +1,266 @@
+// Package setup is the registry of live setups: each a service, a lock
+// recipe, a store and the design row of impl.Designs they instantiate
+// (Setup), how one starts for a run (Deployment), and All, the five
+// services' setups a command line takes. A Go user's own lock is one more
+// Setup appended to All.
+package setup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/lock"
+	"github.com/fencelab/fencelab/live/nemesis"
+	"github.com/fencelab/fencelab/live/server"
+	"github.com/fencelab/fencelab/live/store"
+)
+
+// Setup is one live configuration: a service, a lock recipe, a store, and
+// the design row they instantiate.
+type Setup struct {
+	// Name is the --design value within its service ("setnx-all").
+	Name string
+	// Service is the --service value ("redis").
+	Service string
+	// Design is the row of impl.Designs the setup instantiates: its
+	// expected verdicts are impl.Expected(Design, property), and the
+	// register (when Store is nil) applies Design.Mode().
+	Design impl.Design
+	// Why says in one line why the setup is that row.
+	Why string
+	// Package is the Debian package that provides the server ("" when
+	// fencelab starts it from its own code).
+	Package string
+	// Library is the module path of the client library, whose version
+	// comes from the binary's build information.
+	Library string
+	// TTL is the lease a grant lasts.
+	TTL time.Duration
+	// Leased says that a grant ends TTL after it was made whatever its
+	// holder does (Redis's PX: nothing renews it), so a section longer
+	// than the TTL makes two holders with no fault at all. RunConfig
+	// refuses such a think time for these setups: the overlap a fault
+	// causes must not be confused with the one a long section causes.
+	// Session locks (ZooKeeper's, GET_LOCK) and renewed leases are held
+	// while the holder lives, and leave it false.
+	Leased bool
+	// Faults are the setup's classic faults, whose scripted stories take
+	// effect against it: make live (fencelab-live matrix) runs the setup
+	// under every one of them.
+	Faults []history.Fault
+	// MoreFaults apply too, but their scripted stories do not take effect
+	// against this service (the runs come out inconclusive): run them with
+	// --fault, or with --nemesis random; the matrix leaves them out.
+	MoreFaults []history.Fault
+	// Probe reports the server's version without starting it, or an
+	// error naming what is missing (the Debian package).
+	Probe func(ctx context.Context) (string, error)
+	// Start starts the service's servers for one run, in folders under
+	// env.Dir, and says how clients reach them.
+	Start func(ctx context.Context, env StartEnv) (*Deployment, error)
+	// Locker builds one client's lock handle (in the client process).
+	Locker func(ctx context.Context, cfg lock.Config) (lock.Locker, error)
+	// Store builds one client's connection to a real store; nil means
+	// fencelab's register (store.DialRegister) in Design.Mode().
+	Store func(ctx context.Context, cfg StoreConfig) (store.Store, error)
+	// Audit reads a real store's accepted operations in the order they
+	// took effect, and its counter, after a run (the register's come from
+	// the register itself); nil when Store is nil.
+	Audit func(ctx context.Context, d *Deployment) (ops []impl.Op, counter int64, err error)
+}
+
+// ID is "service/name", how listings and output folders name a setup.
+func (s Setup) ID() string { return s.Service + "/" + s.Name }
+
+// Applies reports whether fault f applies to the setup (FaultNone always
+// does).
+func (s Setup) Applies(f history.Fault) bool {
+	return f == history.FaultNone || slices.Contains(s.Faults, f) || slices.Contains(s.MoreFaults, f)
+}
+
+// UsesRegister reports whether the setup's resource is fencelab's register.
+func (s Setup) UsesRegister() bool { return s.Store == nil }
+
+// Token is the fencing token a client sends with its operations for a
+// grant: the grant's token, or 0 in a row without tokens ("off": the
+// register then ignores tokens, mode none).
+func (s Setup) Token(g lock.Grant) uint64 {
+	if !s.Design.Tokens() {
+		return 0
+	}
+	return g.Token
+}
+
+// LibraryVersion is the client library's module version as built into
+// this binary ("(not built in)" when it is not a dependency).
+func (s Setup) LibraryVersion() string {
+	if s.Library == "" {
+		return "fencelab"
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path == s.Library {
+				if m.Replace != nil {
+					m = m.Replace
+				}
+				return m.Path + " " + m.Version
+			}
+		}
+	}
+	return s.Library + " (not built in)"
+}
+
+// StartEnv is what a setup's Start may use.
+type StartEnv struct {
+	// Dir is a folder the harness created for this run and removes after
+	// it: servers make their data folders inside it.
+	Dir string
+	// Self is the harness's own binary, for services it runs as a role of
+	// itself (etcd).
+	Self string
+	// Fault is the run's fault: a setup prepares what only that fault
+	// needs (the clock shim for a clock step).
+	Fault history.Fault
+}
+
+// Deployment is a started service: its servers, the addresses clients
+// dial, and the hooks of the faults that need more than a signal.
+type Deployment struct {
+	Servers []server.Server
+	// LockAddrs are what a client's Locker dials when the setup puts no
+	// proxy in front of the servers (nil when Network gives each client
+	// its own addresses).
+	LockAddrs []string
+	// StoreAddrs are what a real store's clients dial.
+	StoreAddrs []string
+	// Network is the per-client proxy between clients and the lock's
+	// servers; nil without one.
+	Network nemesis.Network
+	// Clock steps a server's wall clock; nil where the service cannot get
+	// a clock fault.
+	Clock nemesis.Stepper
+	// Close releases what Start made besides the servers (a proxy); nil
+	// when there is nothing.
+	Close func() error
+}
+
+// Stop stops every server and the rest of the deployment, returning the
+// first error.
+func (d *Deployment) Stop() error {
+	var first error
+	for _, s := range d.Servers {
+		if err := s.Stop(); err != nil && first == nil {
+			first = fmt.Errorf("stopping %s: %w", s.Name(), err)
+		}
+	}
+	if d.Close != nil {
+		if err := d.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Versions names every server and its version.
+func (d *Deployment) Versions() string {
+	var vs []string
+	for _, s := range d.Servers {
+		if v := s.Version(); !slices.Contains(vs, v) {
+			vs = append(vs, v)
+		}
+	}
+	return strings.Join(vs, ", ")
+}
+
+// StoreConfig is what a real store's client needs.
+type StoreConfig struct {
+	Addrs  []string
+	Client int    // 0-based index
+	Key    string // the lock's name (lock.Config.Key), for a store that asks the lock
+}
+
+// All lists every live setup, grouped by service: the registry a
+// command line takes (a Go user appends its own).
+func All() []Setup {
+	var all []Setup
+	all = append(all, etcdSetups()...)
+	all = append(all, redisSetups()...)
+	all = append(all, zooKeeperSetups()...)
+	all = append(all, mariadbSetups()...)
+	all = append(all, redlockSetups()...)
+	return all
+}
+
+// Find finds the setup of service and name among setups.
+func Find(setups []Setup, service, name string) (Setup, error) {
+	var services, names []string
+	for _, s := range setups {
+		if !slices.Contains(services, s.Service) {
+			services = append(services, s.Service)
+		}
+		if s.Service != service {
+			continue
+		}
+		if s.Name == name {
+			return s, nil
+		}
+		names = append(names, s.Name)
+	}
+	if len(names) == 0 {
+		return Setup{}, fmt.Errorf("unknown service %.40q (want one of %s)", service, strings.Join(services, ", "))
+	}
+	return Setup{}, fmt.Errorf("unknown design %.40q for service %s (want one of %s)", name, service, strings.Join(names, ", "))
+}
+
+// ScriptedThink is the think time a scripted story of fault f needs
+// against the setup: the window in which the first reader
+// still believes while the fault acts. A restart must finish, and a
+// second client acquire, within it. A network fault leaves the holder
+// running: only a section that outlasts the lease (its renewals lost on
+// the cut link) writes after another client was granted, so its think is
+// 2.5 TTL; a Leased setup refuses a think as long as its lease (a
+// section that outlives a fixed lease makes two holders with no fault),
+// so there the network faults cannot take effect and keep the default.
+// The other faults act at once.
+func (s Setup) ScriptedThink(f history.Fault) time.Duration {
+	switch f {
+	case history.FaultRestartKeep, history.FaultRestartWipe:
+		return 400 * time.Millisecond
+	case history.FaultDelay, history.FaultBlackhole:
+		if !s.Leased {
+			return s.TTL * 5 / 2
+		}
+	}
+	return 150 * time.Millisecond
+}
+
+// behindProxies puts d's servers behind per-client proxies: each client
+// dials its own (Network.LockAddrs), and the deployment gets the delay
+// and blackhole faults. The store's links (StoreAddrs, the register) stay
+// direct: the stale write must reach the resource. d.Close, if any, is
+// kept and runs after the proxies close.
+func behindProxies(d *Deployment) *Deployment {
+	var ups []string
+	for _, s := range d.Servers {
+		ups = append(ups, s.Addr())
+	}
+	links := nemesis.NewClientLinks(ups)
+	before := d.Close
+	d.LockAddrs = nil
+	d.Network = links
+	d.Close = func() error {
+		err := links.Close()
+		if before != nil {
+			err = errors.Join(err, before())
+		}
+		return err
+	}
+	return d
+}
