@@ -202,3 +202,22 @@ func DurationBetween(flag string, v, lo, hi time.Duration) error {
 	}
 	return nil
 }
+
+// ValidUntil is the end of a grant's validity window by rule, on whatever
+// clock sent and arrived were read from: validity after the acquire's send
+// (ValiditySend) or after the grant's arrival (ValidityArrival). It is the
+// moment impl's client's validity timer fires; the live client and the
+// live judge read the same rule through it.
+func ValidUntil(rule ValidityRule, sent, arrived time.Time, validity time.Duration) time.Time {
+	if rule == ValidityArrival {
+		return arrived.Add(validity)
+	}
+	return sent.Add(validity)
+}
+
+// MayAct reports whether a client may act (read or write on its grant) at
+// now, its grant valid until until: strictly before the window's end. At
+// the end itself the belief is over, as impl's client's is once its
+// validity timer fires (a timer that fires at the end ends the belief
+// before any step at that moment).
+func MayAct(now, until time.Time) bool { return now.Before(until) }

@@ -153,7 +153,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	s := &Summary{Setup: cfg.Run.Setup, Fault: cfg.Run.Fault, Nemesis: cfg.Run.Nemesis}
 	for _, p := range check.Properties() {
-		s.Tallies = append(s.Tallies, Tally{Property: p, Expected: check.Expected(cfg.Run.Setup.Design, p)})
+		s.Tallies = append(s.Tallies, Tally{Property: p, Expected: check.ExpectedOf(cfg.Run.Setup.Design, cfg.Run.Setup.Unchecked, p)})
 	}
 	begin := time.Now()
 	defer func() { s.Elapsed = time.Since(begin) }()

@@ -15,6 +15,7 @@ import (
 	"github.com/fencelab/fencelab/live/internal/livetest"
 	"github.com/fencelab/fencelab/live/nemesis"
 	"github.com/fencelab/fencelab/live/report"
+	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/verdict"
 	"github.com/stretchr/testify/assert"
 )
@@ -33,12 +34,13 @@ func TestTallyCells(t *testing.T) {
 	assert.False(t, s.Failed())
 }
 
-// TestCampaignSavesFailingRuns: a campaign of the unfenced row saves each
-// violating run with its files, and tallies "violated (k of N)"; the
-// fenced row is not failed by its expected violation.
+// TestCampaignSavesFailingRuns: a campaign of the unfenced row's
+// unchecked client saves each violating run with its files, and tallies
+// "violated (k of N)"; the line is not failed by its expected violations
+// (the row's, and the unchecked client's NoActionPastValidity).
 func TestCampaignSavesFailingRuns(t *testing.T) {
 	out := t.TempDir()
-	cfg := Config{Run: livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "none"), history.FaultClientPause), Runs: 2, Out: out}
+	cfg := Config{Run: livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "none"+setup.UncheckedSuffix), history.FaultClientPause), Runs: 2, Out: out}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	s, err := Run(ctx, cfg)
@@ -61,7 +63,7 @@ func TestCampaignSavesFailingRuns(t *testing.T) {
 	assert.Contains(t, string(vs), `"property": "NoLostUpdate",
       "expected": "violated",
       "status": "violated"`)
-	sum, err := os.ReadFile(filepath.Join(out, "toy", "none", string(history.FaultClientPause), SummaryFile))
+	sum, err := os.ReadFile(filepath.Join(out, "toy", "none+unchecked", string(history.FaultClientPause), SummaryFile))
 	require.NoError(t, err)
 	assert.Contains(t, string(sum), `"live": "violated (2 of 2)"`)
 	hold := s.Tallies[0]
@@ -96,7 +98,7 @@ func TestRandomCampaign(t *testing.T) {
 // pause; the models say row all never does, so the campaign fails — the
 // check that makes fencelab-live exit 1 can fail.
 func TestCampaignFailsOnAnUnexpectedViolation(t *testing.T) {
-	s := livetest.MustSetup(t, livetest.Toy(), "toy", "broken-all")
+	s := livetest.MustSetup(t, livetest.Toy(), "toy", "broken-all"+setup.UncheckedSuffix)
 	cfg := Config{Run: livetest.Config(t, s, history.FaultClientPause), Runs: 1, Out: t.TempDir()}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

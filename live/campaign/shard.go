@@ -158,7 +158,7 @@ func MergeShards(plans []Config, c *shard.Campaign, results []*ShardResult, out 
 	for k, p := range plans {
 		s := &Summary{Setup: p.Run.Setup, Fault: p.Run.Fault, Nemesis: p.Run.Nemesis}
 		for _, prop := range check.Properties() {
-			s.Tallies = append(s.Tallies, Tally{Property: prop, Expected: check.Expected(p.Run.Setup.Design, prop)})
+			s.Tallies = append(s.Tallies, Tally{Property: prop, Expected: check.ExpectedOf(p.Run.Setup.Design, p.Run.Setup.Unchecked, prop)})
 		}
 		var startUp time.Duration
 		skipped, ran := "", 0

@@ -92,12 +92,13 @@ func checkMergedIsWhole(t *testing.T, whole []*Summary, merged *Merged, out stri
 }
 
 // TestShardedLiveCampaignIsTheWhole: the toy service's campaigns (its
-// scripted pause violates the unfenced row's properties in every run)
+// scripted pause violates the unfenced row's properties in every run of
+// the unchecked client)
 // split over 2 and over 7 shards (more than their 5 runs) merge into the
 // whole campaigns' counts, verdicts and saved runs.
 func TestShardedLiveCampaignIsTheWhole(t *testing.T) {
 	plans := []Config{
-		{Run: livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "none"), history.FaultClientPause), Runs: 3},
+		{Run: livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "none"+setup.UncheckedSuffix), history.FaultClientPause), Runs: 3},
 		{Run: livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "all"), history.FaultClientPause), Runs: 2},
 	}
 	for _, n := range []int{2, 7} {
@@ -114,7 +115,7 @@ func TestShardedLiveCampaignIsTheWhole(t *testing.T) {
 // TestShardedRedisCampaignIsTheWhole is the same against real Redis.
 func TestShardedRedisCampaignIsTheWhole(t *testing.T) {
 	livetest.NeedRedis(t)
-	plans := []Config{{Run: livetest.Config(t, livetest.MustSetup(t, setup.All(), "redis", "none"), history.FaultClientPause), Runs: 3}}
+	plans := []Config{{Run: livetest.Config(t, livetest.MustSetup(t, setup.All(), "redis", "none"+setup.UncheckedSuffix), history.FaultClientPause), Runs: 3}}
 	whole, merged, out := shardAndMerge(t, plans, 2)
 	checkMergedIsWhole(t, whole, merged, out)
 }

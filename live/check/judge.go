@@ -15,14 +15,14 @@ import (
 )
 
 // Properties lists what the judge decides, in the order tables show them:
-// impl's invariants a live history can tell (liveInvariants), then
-// Porcupine's two checks.
+// impl's invariants a live history can tell (liveInvariants), impl's
+// client-side NoActionPastValidity, then Porcupine's two checks.
 func Properties() []string {
 	var names []string
 	for _, inv := range liveInvariants() {
 		names = append(names, inv.Name)
 	}
-	return append(names, linearizability.SectionsLinearizable, linearizability.RegisterLinearizable)
+	return append(names, impl.NoActionPastValidity, linearizability.SectionsLinearizable, linearizability.RegisterLinearizable)
 }
 
 // liveInvariants are impl's invariants but the service-side token
@@ -54,13 +54,30 @@ func Expected(d impl.Design, property string) verdict.Status {
 	return impl.Expected(d, property)
 }
 
+// ExpectedOf is Expected for a setup's client line: the checked client is
+// the models' client and keeps their every verdict; the unchecked client
+// does not check its validity, so NoActionPastValidity is expected
+// violated (under a fault that outlasts its validity; "not observed"
+// otherwise) — measured on its own line, and not a failure of the models.
+// Every other property keeps the row's verdict: what the resource's
+// fencing still guards against a client that does not check.
+func ExpectedOf(d impl.Design, unchecked bool, property string) verdict.Status {
+	if unchecked && property == impl.NoActionPastValidity && Expected(d, property) == verdict.Holds {
+		return verdict.Violated
+	}
+	return Expected(d, property)
+}
+
 // Inconclusive is the Detail of a verdict not violated in a run where the
 // fault did not take effect: no two clients believed they held the lock
 // at once. Such a verdict is Unknown, never Holds.
 const Inconclusive = "inconclusive: the clients' beliefs never overlapped"
 
 // Belief is an interval in which a client believed it held the lock: from
-// its acquire's return to its release's call (or its end).
+// its acquire's return to its release's call (or its end) — for a checked
+// client (history.History.Unchecked false) to the end of its grant's
+// validity if that comes first, as impl's client stops believing when its
+// validity timer fires.
 type Belief struct {
 	Client     int
 	Token      uint64
@@ -122,6 +139,7 @@ func Judge(h *history.History, d impl.Design, res *impl.Resource, timeout time.D
 		hold.Status, hold.Detail = verdict.Violated, j.Overlap
 	}
 	j.Verdicts.Put(conclude(hold))
+	j.Verdicts.Put(conclude(pastValidity(h)))
 
 	sys := &impl.System{Resource: *res}
 	for _, inv := range liveInvariants() {
@@ -156,16 +174,27 @@ func Judge(h *history.History, d impl.Design, res *impl.Resource, timeout time.D
 // beliefs are the clients' belief intervals, in the order they began.
 func beliefs(h *history.History) []Belief {
 	open := map[int]*Belief{}
+	until := map[int]int64{} // a checked client's open belief's validity end (0: none)
 	var out []Belief
+	end := func(c int, wall int64) {
+		b := open[c]
+		b.End = wall
+		if u := until[c]; u != 0 && u < wall {
+			b.End = max(u, b.Start)
+		}
+		out = append(out, *b)
+		delete(open, c)
+	}
 	for _, r := range h.Records {
 		switch {
 		case r.Op == history.OpAcquire && r.Ev == history.Return && r.OK:
 			open[r.Client] = &Belief{Client: r.Client, Token: r.Token, Start: r.Wall}
-		case r.Op == history.OpRelease && r.Ev == history.Call && open[r.Client] != nil:
-			b := open[r.Client]
-			b.End = r.Wall
-			out = append(out, *b)
-			delete(open, r.Client)
+			until[r.Client] = 0
+			if !h.Unchecked {
+				until[r.Client] = r.ValidUntil
+			}
+		case (r.Op == history.OpRelease && r.Ev == history.Call || r.Op == history.OpExpire) && open[r.Client] != nil:
+			end(r.Client, r.Wall)
 		}
 	}
 	// A client that ended still believing believed until it ended.
@@ -174,15 +203,49 @@ func beliefs(h *history.History) []Belief {
 		ends[e.Client] = e.Wall
 	}
 	for c := range h.Clients {
-		if b := open[c]; b != nil {
-			b.End = h.End
-			if end, ok := ends[c]; ok && end < b.End {
-				b.End = end
+		if open[c] != nil {
+			last := h.End
+			if e, ok := ends[c]; ok && e < last {
+				last = e
 			}
-			out = append(out, *b)
+			end(c, last)
 		}
 	}
 	return out
+}
+
+// pastValidity decides impl's NoActionPastValidity on the records: a read
+// or write called when its client's grant was no longer valid by
+// impl.MayAct (at or after the ValidUntil its acquire's return recorded,
+// before the release) violates it. A grant without a recorded end (a
+// session lock, a history from before clients checked) is not judged.
+func pastValidity(h *history.History) verdict.Verdict {
+	v := verdict.Verdict{Property: impl.NoActionPastValidity, Status: verdict.Holds}
+	until := map[int]int64{}
+	ops, windows := 0, 0
+	for _, r := range h.Records {
+		switch {
+		case r.Op == history.OpAcquire && r.Ev == history.Return:
+			until[r.Client] = 0
+			if r.OK && r.ValidUntil != 0 {
+				until[r.Client] = r.ValidUntil
+				windows++
+			}
+		case r.Op == history.OpRelease && r.Ev == history.Call:
+			until[r.Client] = 0
+		case (r.Op == history.OpRead || r.Op == history.OpWrite) && r.Ev == history.Call:
+			ops++
+			u := until[r.Client]
+			if u == 0 || impl.MayAct(time.Unix(0, r.Wall), time.Unix(0, u)) || v.Status == verdict.Violated {
+				continue
+			}
+			v.Status = verdict.Violated
+			v.Detail = fmt.Sprintf("%s called its %s (token %d) at %s, %v after its grant's validity ended at %s",
+				history.ClientName(r.Client), r.Op, r.Token, seconds(r.Wall-h.Start), time.Duration(r.Wall-u), seconds(u-h.Start))
+		}
+	}
+	v.Covered = fmt.Sprintf("%d reads and writes, %d grants with a validity window", ops, windows)
+	return v
 }
 
 // overlap finds the first two beliefs of different clients that overlap.

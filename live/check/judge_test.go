@@ -1,6 +1,7 @@
 package check
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -209,5 +210,107 @@ func TestExpected(t *testing.T) {
 		assert.Equal(t, impl.Expected(d, impl.NoLostUpdate), Expected(d, linearizability.SectionsLinearizable))
 		assert.Equal(t, verdict.Holds, Expected(d, linearizability.RegisterLinearizable))
 	}
-	assert.Len(t, Properties(), 5)
+	assert.Len(t, Properties(), 6)
+}
+
+// TestExpectedOf: the checked client keeps the models' every verdict; the
+// unchecked one only NoActionPastValidity's differs, expected violated.
+func TestExpectedOf(t *testing.T) {
+	for _, d := range impl.Designs() {
+		for _, p := range Properties() {
+			assert.Equal(t, Expected(d, p), ExpectedOf(d, false, p), "%s %s checked", d, p)
+			want := Expected(d, p)
+			if p == impl.NoActionPastValidity {
+				require.Equal(t, verdict.Holds, want, "every design's client keeps it")
+				want = verdict.Violated
+			}
+			assert.Equal(t, want, ExpectedOf(d, true, p), "%s %s unchecked", d, p)
+		}
+	}
+}
+
+// TestNoActionPastValidity: the judge's NoActionPastValidity on the
+// records, at the edge of a grant's window (impl.MayAct: a call at the
+// window's end is past it), for both client lines, and the belief a
+// checked client's validity ends.
+func TestNoActionPastValidity(t *testing.T) {
+	ms := func(n int) int64 { return int64(n) * int64(time.Millisecond) }
+	// c1 is granted at 1 ms, valid until 200 ms, and writes at write ns;
+	// c2 runs a whole section from 300 ms.
+	story := func(unchecked bool, write int64) *history.History {
+		b := newHB(2)
+		b.h.Unchecked = unchecked
+		b.add(0, 0, history.OpAcquire, history.Call, 0, 0, false)
+		b.h.Records = append(b.h.Records, history.Record{Client: 0, Op: history.OpAcquire, Ev: history.Return, Wall: ms(1), Token: 1, OK: true,
+			Validity: ms(200), ValidUntil: ms(200)})
+		b.add(2, 0, history.OpRead, history.Call, 1, 0, false).add(3, 0, history.OpRead, history.Return, 1, 0, true)
+		b.h.Records = append(b.h.Records,
+			history.Record{Client: 0, Op: history.OpWrite, Ev: history.Call, Wall: write, Token: 1, Value: 1},
+			history.Record{Client: 0, Op: history.OpWrite, Ev: history.Return, Wall: write + 1, Token: 1, Value: 1, OK: true})
+		b.add(250, 0, history.OpRelease, history.Call, 1, 0, false).add(251, 0, history.OpRelease, history.Return, 1, 0, true)
+		b.section(300, 1, 2, 1, true, true, 10)
+		h := b.h
+		h.Sort()
+		for _, r := range h.Records {
+			require.NoError(t, r.Validate(2))
+		}
+		return h
+	}
+	tests := []struct {
+		name  string
+		write int64
+		want  verdict.Status
+	}{
+		{"well inside", ms(100), verdict.Holds},
+		{"1 ns before the end", ms(200) - 1, verdict.Holds},
+		{"at the end", ms(200), verdict.Violated},
+		{"1 ns after the end", ms(200) + 1, verdict.Violated},
+		{"long after", ms(240), verdict.Violated},
+	}
+	for _, unchecked := range []bool{false, true} {
+		for _, tt := range tests {
+			v := pastValidity(story(unchecked, tt.write))
+			assert.Equal(t, tt.want, v.Status, "%s (unchecked %v): %v", tt.name, unchecked, v)
+			if tt.want == verdict.Violated {
+				assert.Contains(t, v.Detail, "c1 called its write (token 1)", tt.name)
+				assert.Contains(t, v.Detail, time.Duration(tt.write-ms(200)).String()+" after its grant's validity ended at 0.200 s", tt.name)
+			}
+			assert.Equal(t, "4 reads and writes, 1 grants with a validity window", v.Covered)
+		}
+	}
+
+	// A read past the end is as much an action as a write; a release
+	// closes the window, so the next grant's operations are its own.
+	b := newHB(1)
+	b.add(0, 0, history.OpAcquire, history.Call, 0, 0, false)
+	b.h.Records = append(b.h.Records, history.Record{Client: 0, Op: history.OpAcquire, Ev: history.Return, Wall: ms(1), Token: 1, OK: true, Validity: ms(9), ValidUntil: ms(10)})
+	b.add(20, 0, history.OpRead, history.Call, 1, 0, false).add(21, 0, history.OpRead, history.Return, 1, 0, true)
+	v := pastValidity(b.h)
+	require.Equal(t, verdict.Violated, v.Status)
+	assert.Contains(t, v.Detail, "c1 called its read")
+	b = newHB(1)
+	b.add(0, 0, history.OpAcquire, history.Call, 0, 0, false)
+	b.h.Records = append(b.h.Records, history.Record{Client: 0, Op: history.OpAcquire, Ev: history.Return, Wall: ms(1), Token: 1, OK: true, Validity: ms(9), ValidUntil: ms(10)})
+	b.add(5, 0, history.OpRelease, history.Call, 1, 0, false).add(6, 0, history.OpRelease, history.Return, 1, 0, true)
+	b.section(20, 0, 2, 0, true, true, 5) // no validity recorded: not judged
+	assert.Equal(t, verdict.Holds, pastValidity(b.h).Status)
+
+	// Beliefs: the checked client's ends at its validity (200 ms), before
+	// c2's from 301 ms, and at an expire; the unchecked client's at its
+	// release (250 ms).
+	checked := beliefs(story(false, ms(100)))
+	require.Len(t, checked, 2)
+	assert.Equal(t, ms(200), checked[0].End)
+	assert.Equal(t, ms(250), beliefs(story(true, ms(100)))[0].End)
+	h := story(false, ms(100))
+	h.Records = slices.DeleteFunc(h.Records, func(r history.Record) bool { return r.Op == history.OpWrite })
+	h.Records = slices.Insert(h.Records, 4, history.Record{Client: 0, Op: history.OpExpire, Ev: history.Return, Wall: ms(150), Token: 1})
+	assert.Equal(t, ms(150), beliefs(h)[0].End, "an expire ends the belief")
+
+	// The judge: an unchecked client's action past validity is violated in
+	// the verdicts, and the checked line's expectation makes it a failure.
+	res := impl.NewResource(impl.FenceNone)
+	j := Judge(story(true, ms(240)), impl.DesignFenceNone, &res, time.Second)
+	assert.Equal(t, verdict.Violated, j.Verdicts.Get(impl.NoActionPastValidity).Status)
+	assert.Equal(t, verdict.Holds, ExpectedOf(impl.DesignFenceNone, false, impl.NoActionPastValidity))
 }

@@ -177,6 +177,7 @@ func parseRun(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, 
 	think := fs.Duration("think", 0, "think time between a section's read and write (0: what the fault's scripted story needs, 150ms, 400ms for restarts)")
 	timeout := fs.Duration("timeout", 20*time.Second, "bound of one run")
 	shardValue := fs.String("shard", "", shard.Usage)
+	client := fs.String("client", clientChecked, clientUsage)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stdout)
@@ -195,6 +196,15 @@ func parseRun(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, 
 	setup, err := setup.Find(setups, *service, *design)
 	if err != nil {
 		return nil, err
+	}
+	checked, unchecked, err := parseClient(*client)
+	switch {
+	case err != nil:
+		return nil, err
+	case checked && unchecked:
+		return nil, fmt.Errorf("--client %s is the matrix's: a run is one client line (checked or unchecked)", clientBoth)
+	case unchecked:
+		setup = setup.WithUncheckedClient()
 	}
 	fault, err := history.ParseFault(*faultName)
 	if err != nil {
@@ -327,9 +337,10 @@ func parseMatrix(setups []setup.Setup, args []string, stdout io.Writer) (*liveJo
 	out := fs.String("out", filepath.Join("out", "live"), "folder for failing runs")
 	readme := fs.String("update-readme", "", "then write the live block of this README (and its runs under docs/live)")
 	shardValue := fs.String("shard", "", shard.Usage)
+	client := fs.String("client", clientChecked, clientUsage+"; both adds the unchecked line where it differs: each setup whose lease has a fixed end, under "+string(history.FaultClientPause))
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, "Usage: fencelab-live matrix [--service S] [--runs N] [--seed X] [--out DIR] [--update-readme FILE] [--shard i/n]")
+			fmt.Fprintln(stdout, "Usage: fencelab-live matrix [--service S] [--runs N] [--seed X] [--out DIR] [--update-readme FILE] [--shard i/n] [--client checked|unchecked|both]")
 			return nil, errUsage
 		}
 		return nil, err
@@ -339,6 +350,10 @@ func parseMatrix(setups []setup.Setup, args []string, stdout io.Writer) (*liveJo
 	}
 	if *runs < 1 || *runs > 1000 {
 		return nil, fmt.Errorf("--runs %d (want 1 to 1000)", *runs)
+	}
+	checked, unchecked, err := parseClient(*client)
+	if err != nil {
+		return nil, err
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -365,16 +380,28 @@ func parseMatrix(setups []setup.Setup, args []string, stdout io.Writer) (*liveJo
 	}}
 	for _, s := range chosen {
 		for _, f := range s.Faults {
+			var lines []setup.Setup
+			if checked {
+				lines = append(lines, s)
+			}
+			if unchecked && uncheckedDiffers(s, f) {
+				lines = append(lines, s.WithUncheckedClient())
+			}
 			clients, sections := nemesis.ScriptedWorkload(f)
-			job.plans = append(job.plans, campaign.Config{
-				Run: run.Config{
-					Setup: s, Fault: f, Nemesis: nemesis.Scripted, Seed: *seed,
-					Clients: clients, Sections: sections, Think: s.ScriptedThink(f), Timeout: 20 * time.Second,
-					Self: []string{self, "client"}, CheckTimeout: 10 * time.Second,
-				},
-				Runs: *runs, Out: *out,
-			})
+			for _, line := range lines {
+				job.plans = append(job.plans, campaign.Config{
+					Run: run.Config{
+						Setup: line, Fault: f, Nemesis: nemesis.Scripted, Seed: *seed,
+						Clients: clients, Sections: sections, Think: line.ScriptedThink(f), Timeout: 20 * time.Second,
+						Self: []string{self, "client"}, CheckTimeout: 10 * time.Second,
+					},
+					Runs: *runs, Out: *out,
+				})
+			}
 		}
+	}
+	if len(job.plans) == 0 {
+		return nil, fmt.Errorf("no campaign: no setup chosen has an unchecked client line (a lease with a fixed end, under %s)", history.FaultClientPause)
 	}
 	if err := shardOf(fs, "matrix", *shardValue, job); err != nil {
 		return nil, err
@@ -383,6 +410,37 @@ func parseMatrix(setups []setup.Setup, args []string, stdout io.Writer) (*liveJo
 		return nil, fmt.Errorf("--update-readme is the merge's: fencelab-live merge, then fencelab-live readme")
 	}
 	return job, nil
+}
+
+// The --client values: the clients' behaviour.
+const (
+	clientChecked   = "checked"
+	clientUnchecked = "unchecked"
+	clientBoth      = "both"
+	clientUsage     = "the clients' behaviour: checked (the models' client: it checks its grant's validity before every read and write, and gives the section up past it) or unchecked (application code that does not check: it acts until it releases)"
+)
+
+// parseClient reads --client: which client lines to run.
+func parseClient(v string) (checked, unchecked bool, err error) {
+	switch v {
+	case clientChecked:
+		return true, false, nil
+	case clientUnchecked:
+		return false, true, nil
+	case clientBoth:
+		return true, true, nil
+	}
+	return false, false, fmt.Errorf("--client %.20q (want %s, %s or %s)", v, clientChecked, clientUnchecked, clientBoth)
+}
+
+// uncheckedDiffers says where the matrix runs a setup's unchecked client
+// line beside its checked one: a lease with a fixed end (Leased; a
+// session lock's client has no end to check, so both lines are one) under
+// the client pause, whose scripted story pauses the holder past its
+// validity — where the two clients part: the checked one gives up, the
+// unchecked one writes. Eight campaigns more than the checked matrix.
+func uncheckedDiffers(s setup.Setup, f history.Fault) bool {
+	return s.Leased && f == history.FaultClientPause
 }
 
 // matrixCommand runs the scripted matrix: every setup (of --service, or

@@ -19,6 +19,10 @@ const (
 	OpRead    = "read"
 	OpWrite   = "write"
 	OpRelease = "release"
+	// OpExpire is a checked client's note that its grant's validity
+	// ended before its next read or write: it did not act, and stopped
+	// believing (a point, recorded as a return).
+	OpExpire = "expire"
 )
 
 // Record phases.
@@ -42,17 +46,34 @@ type Record struct {
 	// OK is the outcome of a return: granted, accepted, released.
 	OK    bool   `json:"ok"`
 	Error string `json:"error,omitempty"`
+	// Validity and ValidUntil are a granted acquire's validity, on its
+	// return record: the duration the recipe reported (ns) and the wall
+	// time (UnixNano) the client's window ends by impl.ValidUntil; 0 when
+	// the grant has no end the client can check (a lock held until
+	// released, a session its library renews, a history recorded before
+	// clients checked).
+	Validity   int64 `json:"validity,omitempty"`
+	ValidUntil int64 `json:"valid_until,omitempty"`
 }
 
 // Validate checks what the judge relies on: a known operation and phase.
 func (r Record) Validate(clients int) error {
 	switch r.Op {
-	case OpAcquire, OpRead, OpWrite, OpRelease:
+	case OpAcquire, OpRead, OpWrite, OpRelease, OpExpire:
 	default:
 		return fmt.Errorf("unknown operation %.20q", r.Op)
 	}
 	if r.Ev != Call && r.Ev != Return {
 		return fmt.Errorf("unknown phase %.20q", r.Ev)
+	}
+	if r.Op == OpExpire && r.Ev != Return {
+		return fmt.Errorf("an expire is a return, not a %.20q", r.Ev)
+	}
+	if (r.Validity != 0 || r.ValidUntil != 0) && (r.Op != OpAcquire || r.Ev != Return || !r.OK) {
+		return fmt.Errorf("a validity on a %s %s: only a granted acquire's return has one", r.Op, r.Ev)
+	}
+	if r.Validity < 0 || r.ValidUntil < 0 {
+		return fmt.Errorf("negative validity %d, valid until %d", r.Validity, r.ValidUntil)
 	}
 	if r.Client < 0 || r.Client >= clients {
 		return fmt.Errorf("client %d out of range", r.Client)
@@ -82,12 +103,16 @@ type ClientExit struct {
 
 // History is everything a run recorded.
 type History struct {
-	Start   int64         `json:"start"` // UnixNano: the run's time 0
-	End     int64         `json:"end"`
-	Clients int           `json:"clients"`
-	Records []Record      `json:"records"`
-	Faults  []FaultRecord `json:"faults"`
-	Exits   []ClientExit  `json:"exits"`
+	Start   int64 `json:"start"` // UnixNano: the run's time 0
+	End     int64 `json:"end"`
+	Clients int   `json:"clients"`
+	// Unchecked says the clients did not check their grants' validity
+	// (the unchecked client behaviour): their beliefs last until they
+	// release. false for the checked client, the models' client.
+	Unchecked bool          `json:"unchecked,omitempty"`
+	Records   []Record      `json:"records"`
+	Faults    []FaultRecord `json:"faults"`
+	Exits     []ClientExit  `json:"exits"`
 }
 
 // Sort orders the records by wall time, calls before returns at a tie,
@@ -111,11 +136,12 @@ func phaseRank(ev string) int {
 func (h *History) WriteJSONL(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	if err := enc.Encode(struct {
-		Kind    string `json:"kind"`
-		Start   int64  `json:"start"`
-		End     int64  `json:"end"`
-		Clients int    `json:"clients"`
-	}{"run", h.Start, h.End, h.Clients}); err != nil {
+		Kind      string `json:"kind"`
+		Start     int64  `json:"start"`
+		End       int64  `json:"end"`
+		Clients   int    `json:"clients"`
+		Unchecked bool   `json:"unchecked,omitempty"`
+	}{"run", h.Start, h.End, h.Clients, h.Unchecked}); err != nil {
 		return err
 	}
 	for _, r := range h.Records {

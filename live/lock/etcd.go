@@ -218,6 +218,9 @@ func (l *EtcdMutex) Acquire(ctx context.Context) (Grant, error) {
 		return Grant{}, fmt.Errorf("etcd lock: acquire while holding %s", l.held.Key())
 	}
 	for attempt := 1; ; attempt++ {
+		// The unrenewed variant's lease is granted by this attempt: its
+		// TTL counts from here (Grant.Sent).
+		sent := time.Now()
 		s, ttl, err := l.sectionSession(ctx)
 		if err != nil {
 			return Grant{}, err
@@ -235,7 +238,7 @@ func (l *EtcdMutex) Acquire(ctx context.Context) (Grant, error) {
 				token = uint64(s.Lease()) // etcd's lease IDs are positive
 			}
 			l.held, l.heldSession, l.heldTTL = m, s, ttl
-			return Grant{Token: token, Value: m.Key(), Validity: time.Duration(ttl) * time.Second}, nil
+			return Grant{Token: token, Value: m.Key(), Validity: time.Duration(ttl) * time.Second, Sent: sent}, nil
 		}
 		lost := leaseLost(err)
 		if !l.renew {

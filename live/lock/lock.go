@@ -19,10 +19,17 @@ type Grant struct {
 	// Value identifies this grant for its release (Redlock's random
 	// value, etcd's key); a recipe that needs nothing leaves it empty.
 	Value string
-	// Validity is how long after the acquire call the client may believe
-	// it holds the lock (the lease's TTL, Redlock's validity time); 0 for
-	// a lock held until released (a session lock).
+	// Validity is how long after Sent the client may believe it holds
+	// the lock (the lease's TTL, Redlock's validity time); 0 for a lock
+	// held until released (a session lock). The client's window ends at
+	// impl.ValidUntil(impl.ValiditySend, Sent, ...): the models' send
+	// rule.
 	Validity time.Duration
+	// Sent is when the request that started the lease was sent (the
+	// granted attempt's SET, the lease's grant), by the client's clock;
+	// zero: the Acquire call, which is earlier, so the window it gives
+	// ends no later.
+	Sent time.Time
 }
 
 // Locker is one client's handle on a real lock.

@@ -149,7 +149,9 @@ func redisRandomValue(client string) (string, error) {
 // jittered backoff between attempts; an attempt that fails (the server is
 // paused, killed, unreachable) is retried the same way. Each attempt may
 // take at most half the TTL, so a grant leaves the holder at least half
-// its lease: Validity is the TTL less the successful attempt's duration.
+// its lease: Validity is the TTL less the successful attempt's duration,
+// counted from that attempt's send (Sent): a window a little shorter than
+// the send rule's, never longer.
 func (l *RedisSetNX) Acquire(ctx context.Context) (Grant, error) {
 	value, err := redisRandomValue(l.name)
 	if err != nil {
@@ -171,7 +173,7 @@ func (l *RedisSetNX) Acquire(ctx context.Context) (Grant, error) {
 		if !granted {
 			continue
 		}
-		g := Grant{Value: value, Validity: l.ttl - time.Since(start)}
+		g := Grant{Value: value, Validity: l.ttl - time.Since(start), Sent: start}
 		if !l.withToken {
 			return g, nil
 		}

@@ -103,7 +103,11 @@ func (l *Redlock) Acquire(ctx context.Context) (Grant, error) {
 	if err != nil {
 		return Grant{}, fmt.Errorf("redlock %s: value %q is not the number it was made as: %w", l.key, redlockClip(value), err)
 	}
-	return Grant{Token: token, Value: value, Validity: time.Until(m.Until())}, nil
+	// redsync's Until is already its send rule's end (the attempt's
+	// start plus the expiry, less its duration and the drift): the window
+	// counted from now ends there.
+	now := time.Now()
+	return Grant{Token: token, Value: value, Validity: m.Until().Sub(now), Sent: now}, nil
 }
 
 // Release unlocks through redsync (its compare-and-delete on every node).

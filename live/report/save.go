@@ -95,7 +95,7 @@ func SaveRun(out string, rc run.Config, res *run.Result, harnessErr error) (dir 
 		sv.TookEffect, sv.Overlap, sv.Committed, sv.Refused = j.TookEffect, j.Overlap, j.Committed, j.Refused
 		for _, p := range check.Properties() {
 			v := j.Verdicts.Get(p)
-			sv.Verdicts = append(sv.Verdicts, savedVerdict{Property: p, Expected: check.Expected(rc.Setup.Design, p).String(), Status: v.Status.String(), Covered: v.Covered, Detail: v.Detail})
+			sv.Verdicts = append(sv.Verdicts, savedVerdict{Property: p, Expected: check.ExpectedOf(rc.Setup.Design, rc.Setup.Unchecked, p).String(), Status: v.Status.String(), Covered: v.Covered, Detail: v.Detail})
 		}
 	}
 	if harnessErr != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/internal/wait"
 	"github.com/fencelab/fencelab/live/lock"
@@ -96,7 +97,12 @@ type recorder struct {
 }
 
 func (r *recorder) rec(op, ev string, token uint64, value int64, ok bool, err error) {
-	rec := history.Record{Client: r.client, Op: op, Ev: ev, Wall: time.Now().UnixNano(), Token: token, Value: value, OK: ok}
+	r.put(history.Record{Op: op, Ev: ev, Wall: time.Now().UnixNano(), Token: token, Value: value, OK: ok}, err)
+}
+
+// put writes rec, its client and err filled in; its Wall is the caller's.
+func (r *recorder) put(rec history.Record, err error) {
+	rec.Client = r.client
 	if err != nil {
 		rec.Error = history.OneLine(err.Error(), 200)
 	}
@@ -145,6 +151,9 @@ func RunClient(ctx context.Context, s setup.Setup, cfg ClientConfig, out io.Writ
 			r.rec(history.OpAcquire, history.Call, 0, 0, false, nil)
 		}
 		called = false
+		// Wall clocks only (Round(0)): the judge checks the window on the
+		// records' wall times, so the client checks on the same clock.
+		call := time.Now().Round(0) // no later than the acquire call's record
 		g, err := locker.Acquire(ctx)
 		if err != nil {
 			r.rec(history.OpAcquire, history.Return, 0, 0, false, err)
@@ -155,8 +164,10 @@ func RunClient(ctx context.Context, s setup.Setup, cfg ClientConfig, out io.Writ
 			continue
 		}
 		token := s.Token(g)
-		r.rec(history.OpAcquire, history.Return, token, 0, true, nil)
-		failed := section(ctx, r, st, token, cfg.Think)
+		w := windowOf(s, g, call, time.Now().Round(0))
+		r.put(history.Record{Op: history.OpAcquire, Ev: history.Return, Wall: w.arrived.UnixNano(), Token: token, OK: true,
+			Validity: int64(w.validity), ValidUntil: unixNano(w.until)}, nil)
+		failed := section(ctx, r, st, token, cfg.Think, w)
 		opCtx, done := context.WithTimeout(context.WithoutCancel(ctx), opTimeout)
 		r.rec(history.OpRelease, history.Call, token, 0, false, nil)
 		err = locker.Release(opCtx, g)
@@ -175,11 +186,64 @@ func RunClient(ctx context.Context, s setup.Setup, cfg ClientConfig, out io.Writ
 	return r.err
 }
 
-// section is the work under the lock: read, think, write read+1. It
-// reports whether a call failed (an error, not a refusal).
-func section(ctx context.Context, r *recorder, st store.Store, token uint64, think time.Duration) (failed bool) {
+// window is a grant's validity as the client sees it.
+type window struct {
+	arrived  time.Time     // the grant's return
+	validity time.Duration // the recipe's Grant.Validity
+	// until is when the client stops believing by the models' send rule
+	// (impl.ValidUntil); zero when the client checks no end.
+	until time.Time
+	// checked: the client checks until before each read and write (the
+	// checked client); false for the unchecked one, which believes until
+	// it releases.
+	checked bool
+}
+
+// windowOf is grant g's window: from g.Sent (or the Acquire call, call,
+// when the recipe does not say), g.Validity long, by impl's send rule.
+// Only a Leased setup's grant has an end the client can check: a session
+// lock or a renewed lease is kept alive by its library while the client
+// lives, past any fixed validity.
+func windowOf(s setup.Setup, g lock.Grant, call, arrived time.Time) window {
+	w := window{arrived: arrived, validity: g.Validity, checked: !s.Unchecked}
+	if s.Leased && g.Validity > 0 {
+		sent := g.Sent.Round(0)
+		if sent.IsZero() || sent.Before(call) {
+			sent = call
+		}
+		w.until = impl.ValidUntil(impl.ValiditySend, sent, arrived, g.Validity)
+	}
+	return w
+}
+
+// act records the call of op (a read or a write) if the client may act
+// now: the checked client, its window ended (impl.MayAct), records an
+// expire instead, at the moment it checked, and does not act.
+func (w window) act(r *recorder, op string, token uint64, value int64) bool {
+	now := time.Now().Round(0)
+	if w.checked && !w.until.IsZero() && !impl.MayAct(now, w.until) {
+		r.put(history.Record{Op: history.OpExpire, Ev: history.Return, Wall: now.UnixNano(), Token: token}, nil)
+		return false
+	}
+	r.put(history.Record{Op: op, Ev: history.Call, Wall: now.UnixNano(), Token: token, Value: value}, nil)
+	return true
+}
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// section is the work under the lock: read, think, write read+1, each
+// operation only within the grant's window (w.act). It reports whether a
+// call failed (an error, not a refusal).
+func section(ctx context.Context, r *recorder, st store.Store, token uint64, think time.Duration, w window) (failed bool) {
+	if !w.act(r, history.OpRead, token, 0) {
+		return false
+	}
 	opCtx, done := context.WithTimeout(ctx, opTimeout)
-	r.rec(history.OpRead, history.Call, token, 0, false, nil)
 	v, ok, err := st.Read(opCtx, token)
 	r.rec(history.OpRead, history.Return, token, v, ok, err)
 	done()
@@ -189,8 +253,10 @@ func section(ctx context.Context, r *recorder, st store.Store, token uint64, thi
 	// The think time is the window a pause hits: a client paused here
 	// resumes, still believing, and writes what it read before.
 	wait.Sleep(ctx, think)
+	if !w.act(r, history.OpWrite, token, v+1) {
+		return false
+	}
 	opCtx, done = context.WithTimeout(ctx, opTimeout)
-	r.rec(history.OpWrite, history.Call, token, v+1, false, nil)
 	ok, err = st.Write(opCtx, token, v+1)
 	r.rec(history.OpWrite, history.Return, token, v+1, ok, err)
 	done()

@@ -20,7 +20,10 @@ import (
 
 // TestRedisScriptedPause is the story against real Redis and
 // go-redis, each client its own process: c1 paused with SIGSTOP right
-// after its read, past the lease; c2 acquires meanwhile.
+// after its read, past the lease; c2 acquires meanwhile. The clients are
+// the unchecked client (application code that does not check its lease):
+// c1 resumes and acts past its validity; the checked client gives up
+// (TestRedisScriptedPauseCheckedClient).
 func TestRedisScriptedPause(t *testing.T) {
 	livetest.NeedRedis(t)
 	tests := []struct {
@@ -29,26 +32,51 @@ func TestRedisScriptedPause(t *testing.T) {
 		fenced bool
 	}{
 		{"none", livetest.Story{
-			Violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate, linearizability.SectionsLinearizable},
+			Violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate, impl.NoActionPastValidity, linearizability.SectionsLinearizable},
 			Holds:    []string{linearizability.RegisterLinearizable},
 		}, false},
 		{"all", livetest.Story{
-			Violated: []string{impl.AtMostOneClientHoldLock},
+			Violated: []string{impl.AtMostOneClientHoldLock, impl.NoActionPastValidity},
 			Holds:    []string{impl.TokenIsMonotonical, impl.NoLostUpdate, linearizability.SectionsLinearizable, linearizability.RegisterLinearizable},
 		}, true},
 		{"off", livetest.Story{
-			Violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate},
+			Violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate, impl.NoActionPastValidity},
 		}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.design, func(t *testing.T) {
-			cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "redis", tc.design), history.FaultClientPause)
+			cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "redis", tc.design+setup.UncheckedSuffix), history.FaultClientPause)
 			res := livetest.CheckStory(t, cfg, tc.want, tc.fenced)
 			assert.Contains(t, res.Versions, "redis-server")
 			assert.Contains(t, res.Library, "go-redis")
 			livetest.NothingLeft(t, cfg.TempRoot)
 		})
 	}
+}
+
+// TestRedisScriptedPauseCheckedClient: the same story with the checked
+// client (the default): c1 resumes past its grant's validity, checks,
+// and does not write; its belief ended at its validity, so no two
+// overlap, and nothing is violated.
+func TestRedisScriptedPauseCheckedClient(t *testing.T) {
+	livetest.NeedRedis(t)
+	cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "redis", "none"), history.FaultClientPause)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	res, err := run.Run(ctx, cfg)
+	require.NoError(t, err)
+	j := res.Judgement
+	assert.False(t, j.TookEffect, "%v", j.Beliefs)
+	assert.False(t, j.Violated(), "%v", j.Verdicts)
+	expired := 0
+	for _, r := range res.History.Records {
+		if r.Op == history.OpExpire {
+			expired++
+			assert.Equal(t, livetest.FirstReader(res.History), r.Client, "the paused client gave up")
+		}
+	}
+	assert.Equal(t, 1, expired)
+	livetest.NothingLeft(t, cfg.TempRoot)
 }
 
 // TestRedisRestartWipe: Redis killed and restarted without persistence
@@ -156,9 +184,9 @@ func TestRedisClockStep(t *testing.T) {
 }
 
 // TestRedlockScriptedPause: Redlock over five redis-server processes
-// through redsync, c1 paused past its validity: two holders and a lost
-// update without fencing; with the unique values checked-and-set, the
-// stale write is refused.
+// through redsync, c1 (the unchecked client) paused past its validity:
+// two holders and a lost update without fencing; with the unique values
+// checked-and-set, the stale write is refused.
 func TestRedlockScriptedPause(t *testing.T) {
 	livetest.NeedRedis(t)
 	tests := []struct {
@@ -166,15 +194,15 @@ func TestRedlockScriptedPause(t *testing.T) {
 		want   livetest.Story
 		fenced bool
 	}{
-		{"redlock", livetest.Story{Violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate}}, false},
+		{"redlock", livetest.Story{Violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate, impl.NoActionPastValidity}}, false},
 		{"redlock-unique", livetest.Story{
-			Violated: []string{impl.AtMostOneClientHoldLock},
+			Violated: []string{impl.AtMostOneClientHoldLock, impl.NoActionPastValidity},
 			Holds:    []string{impl.NoLostUpdate, linearizability.SectionsLinearizable, linearizability.RegisterLinearizable},
 		}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.design, func(t *testing.T) {
-			cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "redlock", tc.design), history.FaultClientPause)
+			cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "redlock", tc.design+setup.UncheckedSuffix), history.FaultClientPause)
 			res := livetest.CheckStory(t, cfg, tc.want, tc.fenced)
 			assert.Contains(t, res.Library, "redsync")
 			assert.Equal(t, verdict.NotApplicable, res.Judgement.Verdicts.Get(impl.TokenIsMonotonical).Status)

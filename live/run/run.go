@@ -168,7 +168,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	}
 
 	t0 := time.Now()
-	h := &history.History{Start: t0.UnixNano(), Clients: cfg.Clients}
+	h := &history.History{Start: t0.UnixNano(), Clients: cfg.Clients, Unchecked: cfg.Setup.Unchecked}
 	deadline := t0.Add(cfg.Timeout)
 	records := make(chan history.Record, 64)
 	exits := make(chan history.ClientExit, cfg.Clients)

@@ -19,20 +19,72 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// The pause stories of the unchecked client (application code that does
+// not check its lease): paused past its validity, it resumes and writes.
 func TestToyPauseUnfenced(t *testing.T) {
-	cfg := livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "none"), history.FaultClientPause)
-	livetest.CheckStory(t, cfg, livetest.Story{
-		Violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate, linearizability.SectionsLinearizable},
+	cfg := livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "none"+setup.UncheckedSuffix), history.FaultClientPause)
+	res := livetest.CheckStory(t, cfg, livetest.Story{
+		Violated: []string{impl.AtMostOneClientHoldLock, impl.NoLostUpdate, impl.NoActionPastValidity, linearizability.SectionsLinearizable},
 		Holds:    []string{linearizability.RegisterLinearizable},
 	}, false)
+	assert.True(t, res.History.Unchecked)
+	// The verdict names the client and the operation past its validity.
+	paused := livetest.FirstReader(res.History)
+	assert.Contains(t, res.Judgement.Verdicts.Get(impl.NoActionPastValidity).Detail, history.ClientName(paused)+" called its write")
 }
 
 func TestToyPauseFenced(t *testing.T) {
-	cfg := livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "all"), history.FaultClientPause)
+	cfg := livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "all"+setup.UncheckedSuffix), history.FaultClientPause)
 	livetest.CheckStory(t, cfg, livetest.Story{
-		Violated: []string{impl.AtMostOneClientHoldLock},
+		Violated: []string{impl.AtMostOneClientHoldLock, impl.NoActionPastValidity},
 		Holds:    []string{impl.TokenIsMonotonical, impl.NoLostUpdate, linearizability.SectionsLinearizable, linearizability.RegisterLinearizable},
 	}, true)
+}
+
+// TestToyPauseCheckedClient: the checked client (the default, the
+// models' client) paused past its grant's validity checks on resuming,
+// records an expire and does not write: no action past validity, no lost
+// update, and its belief ended at its validity, so no two beliefs overlap.
+func TestToyPauseCheckedClient(t *testing.T) {
+	cfg := livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "none"), history.FaultClientPause)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	res, err := run.Run(ctx, cfg)
+	require.NoError(t, err)
+	h, j := res.History, res.Judgement
+	require.False(t, h.Unchecked)
+	require.NotEmpty(t, h.Faults)
+	pause := h.Faults[0]
+	require.Equal(t, history.FaultClientPause, pause.Fault)
+	paused := livetest.FirstReader(h)
+	require.Equal(t, history.ClientName(paused), pause.Target)
+	var until int64
+	var token uint64
+	expired, staleWrites := 0, 0
+	for _, r := range h.Records {
+		if r.Client != paused {
+			continue
+		}
+		switch {
+		case r.Op == history.OpAcquire && r.Ev == history.Return && r.OK && until == 0:
+			until, token = r.ValidUntil, r.Token
+			assert.Positive(t, r.Validity, "the grant's validity is recorded")
+		case r.Op == history.OpExpire:
+			expired++
+			assert.GreaterOrEqual(t, r.Wall, until, "it gave up at or after its validity's end")
+		case r.Op == history.OpWrite && r.Ev == history.Call && r.Token == token:
+			staleWrites++
+		}
+	}
+	require.Positive(t, until, "the first grant's window is recorded")
+	assert.Less(t, until, pause.End, "the pause outlasted the validity")
+	assert.Equal(t, 1, expired, "the paused client gave its section up")
+	assert.Zero(t, staleWrites, "no write on the expired grant")
+	assert.False(t, j.TookEffect, "its belief ended at its validity: %v", j.Beliefs)
+	for _, p := range []string{impl.NoActionPastValidity, impl.NoLostUpdate, impl.AtMostOneClientHoldLock} {
+		assert.NotEqual(t, verdict.Violated, j.Verdicts.Get(p).Status, "%s: %v", p, j.Verdicts.Get(p))
+	}
+	assert.Equal(t, 3, j.Committed, "the other sections committed")
 }
 
 func TestToyWithoutFaultIsInconclusive(t *testing.T) {

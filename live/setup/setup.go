@@ -74,6 +74,26 @@ type Setup struct {
 	// took effect, and its counter, after a run (the register's come from
 	// the register itself); nil when Store is nil.
 	Audit func(ctx context.Context, d *Deployment) (ops []impl.Op, counter int64, err error)
+	// Unchecked makes the clients skip the validity check before each
+	// read and write (the unchecked client behaviour: application code
+	// that believes until it releases). false is the checked client, the
+	// models' client. Unchecked returns such a setup; its Name carries
+	// UncheckedSuffix, so its runs, summaries and README rows are a line
+	// of their own.
+	Unchecked bool
+}
+
+// UncheckedSuffix ends the name of a setup's unchecked client line
+// ("setnx-none+unchecked").
+const UncheckedSuffix = "+unchecked"
+
+// WithUncheckedClient is s run by the unchecked client: a line of its
+// own, named s.Name+UncheckedSuffix.
+func (s Setup) WithUncheckedClient() Setup {
+	if !s.Unchecked {
+		s.Name, s.Unchecked = s.Name+UncheckedSuffix, true
+	}
+	return s
 }
 
 // ID is "service/name", how listings and output folders name a setup.
@@ -198,8 +218,13 @@ func All() []Setup {
 	return all
 }
 
-// Find finds the setup of service and name among setups.
+// Find finds the setup of service and name among setups; a name that
+// ends in UncheckedSuffix is that setup's unchecked client line.
 func Find(setups []Setup, service, name string) (Setup, error) {
+	if base, ok := strings.CutSuffix(name, UncheckedSuffix); ok && base != "" && !strings.HasSuffix(base, UncheckedSuffix) {
+		s, err := Find(setups, service, base)
+		return s.WithUncheckedClient(), err
+	}
 	var services, names []string
 	for _, s := range setups {
 		if !slices.Contains(services, s.Service) {

@@ -236,13 +236,14 @@ func (l *Locker) call(ctx context.Context, req string) (string, error) {
 
 func (l *Locker) Acquire(ctx context.Context) (lock.Grant, error) {
 	for {
+		sent := time.Now() // the lease starts after this attempt is sent
 		ans, err := l.call(ctx, fmt.Sprintf("A %d", l.cfg.TTL.Milliseconds()))
 		if err != nil {
 			return lock.Grant{}, err
 		}
 		if tok, ok := strings.CutPrefix(ans, "OK "); ok {
 			t, err := strconv.ParseUint(tok, 10, 64)
-			return lock.Grant{Token: t, Validity: l.cfg.TTL}, err
+			return lock.Grant{Token: t, Validity: l.cfg.TTL, Sent: sent}, err
 		}
 		select {
 		case <-ctx.Done():
