@@ -19,9 +19,9 @@ and every verdict beside the models' verdict of the design row the setup instant
 
 Commands of fencelab-live:
   run      runs of one setup under one fault (--service, --design, --fault, --runs, --nemesis, --out,
-           --shard i/n)
+           --shard i/n, --client checked|unchecked)
   matrix   every setup under each of its classic faults, as make live (--service, --runs, --out,
-           --update-readme FILE, --shard i/n)
+           --update-readme FILE, --shard i/n, --client checked|unchecked|both)
   readme   the README's live block from a matrix's --out folder (--out DIR FILE)
   merge    the shards of a run or a matrix (--shard i/n) into one --out (--out DIR SHARD_DIR...)
   list     the setups, the rows they instantiate, their faults and the versions

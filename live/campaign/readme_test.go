@@ -1,9 +1,11 @@
 package campaign
 
 import (
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -183,6 +185,41 @@ func TestReadSummariesRefusesForgedSummaries(t *testing.T) {
 			_, err = ReadSummaries(out, setup.All())
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+// TestReadSummariesReadsSummariesFromBeforeNoActionPastValidity: a
+// summary saved before the judge decided NoActionPastValidity (one
+// property fewer) still reads; one missing another property does not.
+func TestReadSummariesReadsSummariesFromBeforeNoActionPastValidity(t *testing.T) {
+	for _, tc := range []struct {
+		drop string
+		ok   bool
+	}{{impl.NoActionPastValidity, true}, {impl.NoLostUpdate, false}} {
+		t.Run(tc.drop, func(t *testing.T) {
+			out := readmeFixture(t)
+			file := filepath.Join(out, "etcd", "mutex", "client-pause", SummaryFile)
+			data, err := os.ReadFile(file)
+			require.NoError(t, err)
+			var sum map[string]any
+			require.NoError(t, json.Unmarshal(data, &sum))
+			tallies := sum["properties"].([]any)
+			n := len(tallies)
+			sum["properties"] = slices.DeleteFunc(tallies, func(x any) bool { return x.(map[string]any)["property"] == tc.drop })
+			require.Len(t, sum["properties"], n-1)
+			data, err = json.Marshal(sum)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(file, data, 0o644))
+			cs, err := ReadSummaries(out, setup.All())
+			if !tc.ok {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), `property 3 is "NoActionPastValidity" (want NoLostUpdate)`)
+				return
+			}
+			require.NoError(t, err)
+			require.Len(t, cs, 2)
+			assert.Contains(t, LiveBlock(cs), "`etcd/mutex`")
 		})
 	}
 }

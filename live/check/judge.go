@@ -77,7 +77,8 @@ const Inconclusive = "inconclusive: the clients' beliefs never overlapped"
 // its acquire's return to its release's call (or its end) — for a checked
 // client (history.History.Unchecked false) to the end of its grant's
 // validity if that comes first, as impl's client stops believing when its
-// validity timer fires.
+// validity timer fires — unless it acted later (NoActionPastValidity's
+// breach): a read or write is a belief, so it lasts to its last call.
 type Belief struct {
 	Client     int
 	Token      uint64
@@ -175,12 +176,13 @@ func Judge(h *history.History, d impl.Design, res *impl.Resource, timeout time.D
 func beliefs(h *history.History) []Belief {
 	open := map[int]*Belief{}
 	until := map[int]int64{} // a checked client's open belief's validity end (0: none)
+	acted := map[int]int64{} // the open belief's last read or write call
 	var out []Belief
 	end := func(c int, wall int64) {
 		b := open[c]
 		b.End = wall
 		if u := until[c]; u != 0 && u < wall {
-			b.End = max(u, b.Start)
+			b.End = min(max(u, acted[c], b.Start), wall)
 		}
 		out = append(out, *b)
 		delete(open, c)
@@ -189,12 +191,14 @@ func beliefs(h *history.History) []Belief {
 		switch {
 		case r.Op == history.OpAcquire && r.Ev == history.Return && r.OK:
 			open[r.Client] = &Belief{Client: r.Client, Token: r.Token, Start: r.Wall}
-			until[r.Client] = 0
+			until[r.Client], acted[r.Client] = 0, 0
 			if !h.Unchecked {
 				until[r.Client] = r.ValidUntil
 			}
 		case (r.Op == history.OpRelease && r.Ev == history.Call || r.Op == history.OpExpire) && open[r.Client] != nil:
 			end(r.Client, r.Wall)
+		case (r.Op == history.OpRead || r.Op == history.OpWrite) && r.Ev == history.Call:
+			acted[r.Client] = r.Wall
 		}
 	}
 	// A client that ended still believing believed until it ended.

@@ -301,6 +301,8 @@ func TestNoActionPastValidity(t *testing.T) {
 	checked := beliefs(story(false, ms(100)))
 	require.Len(t, checked, 2)
 	assert.Equal(t, ms(200), checked[0].End)
+	// A checked client that wrote past its validity believed until it did.
+	assert.Equal(t, ms(240), beliefs(story(false, ms(240)))[0].End)
 	assert.Equal(t, ms(250), beliefs(story(true, ms(100)))[0].End)
 	h := story(false, ms(100))
 	h.Records = slices.DeleteFunc(h.Records, func(r history.Record) bool { return r.Op == history.OpWrite })

@@ -38,6 +38,11 @@ func TestBadInput(t *testing.T) {
 		{"merge nothing", []string{"merge"}, "no shard result folder given"},
 		{"merge no folder", []string{"merge", "/nonexistent/shard"}, "is not a shard result folder"},
 		{"merge a flag", []string{"merge", "--fast"}, "flag provided but not defined"},
+		{"bad client", []string{"run", "--service", "redis", "--design", "none", "--client", "lazy"}, `--client "lazy" (want checked, unchecked or both)`},
+		{"run both clients", []string{"run", "--service", "redis", "--design", "none", "--client", "both"}, "--client both is the matrix's"},
+		{"matrix bad client", []string{"matrix", "--client", ""}, `--client ""`},
+		{"no unchecked line", []string{"matrix", "--service", "zookeeper", "--client", "unchecked"}, "no setup chosen has an unchecked client line"},
+		{"unchecked twice", []string{"run", "--service", "redis", "--design", "none+unchecked+unchecked"}, "unknown design"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -50,6 +55,48 @@ func TestBadInput(t *testing.T) {
 			assert.Less(t, len(line), 600, "a bounded line")
 			assert.Empty(t, stdout.String())
 		})
+	}
+}
+
+// TestClientLines: --client picks the client lines; the unchecked line is
+// named apart (+unchecked, in IDs and so in folders and README rows) and
+// the matrix runs it beside the checked one only where they differ.
+func TestClientLines(t *testing.T) {
+	run := func(client string) *liveJob {
+		job, err := parseRun(setup.All(), []string{"--service", "redis", "--design", "none", "--client", client}, &bytes.Buffer{})
+		require.NoError(t, err)
+		require.Len(t, job.plans, 1)
+		return job
+	}
+	s := run("checked").plans[0].Run.Setup
+	assert.False(t, s.Unchecked)
+	assert.Equal(t, "redis/none", s.ID())
+	s = run("unchecked").plans[0].Run.Setup
+	assert.True(t, s.Unchecked)
+	assert.Equal(t, "redis/none+unchecked", s.ID())
+	job, err := parseRun(setup.All(), []string{"--service", "redis", "--design", "none+unchecked"}, &bytes.Buffer{})
+	require.NoError(t, err)
+	assert.True(t, job.plans[0].Run.Setup.Unchecked, "the line's name is the flag's equal")
+
+	lines := func(client string) (ids []string) {
+		job, err := parseMatrix(setup.All(), []string{"--service", "redis", "--client", client}, &bytes.Buffer{})
+		require.NoError(t, err)
+		for _, p := range job.plans {
+			ids = append(ids, p.Run.Setup.ID()+" "+string(p.Run.Fault))
+		}
+		return ids
+	}
+	checked, unchecked, both := lines("checked"), lines("unchecked"), lines("both")
+	assert.Len(t, checked, 10, "5 redis setups × 2 faults")
+	assert.Len(t, unchecked, 5, "each leased setup under the client pause")
+	for _, id := range unchecked {
+		assert.Contains(t, id, "+unchecked client-pause")
+	}
+	assert.ElementsMatch(t, append(checked, unchecked...), both)
+	zk, err := parseMatrix(setup.All(), []string{"--service", "zookeeper", "--client", "both"}, &bytes.Buffer{})
+	require.NoError(t, err)
+	for _, p := range zk.plans {
+		assert.False(t, p.Run.Setup.Unchecked, "a session lock has no fixed end: one line")
 	}
 }
 

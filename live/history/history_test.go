@@ -1,0 +1,42 @@
+package history
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestRecordValidate: the operations and phases the judge relies on, an
+// expire (a return) and a validity only on a granted acquire's return.
+func TestRecordValidate(t *testing.T) {
+	granted := Record{Op: OpAcquire, Ev: Return, OK: true, Validity: 1e8, ValidUntil: 2e9}
+	tests := []struct {
+		name string
+		r    Record
+		want string // "" for valid
+	}{
+		{"a read call", Record{Op: OpRead, Ev: Call}, ""},
+		{"a granted acquire with its validity", granted, ""},
+		{"a granted acquire without one (a session lock, an old history)", Record{Op: OpAcquire, Ev: Return, OK: true}, ""},
+		{"an expire", Record{Op: OpExpire, Ev: Return, Token: 3}, ""},
+		{"an expire called", Record{Op: OpExpire, Ev: Call}, "an expire is a return"},
+		{"unknown operation", Record{Op: "steal", Ev: Call}, "unknown operation"},
+		{"unknown phase", Record{Op: OpRead, Ev: "maybe"}, "unknown phase"},
+		{"client out of range", Record{Client: 2, Op: OpRead, Ev: Call}, "out of range"},
+		{"validity on a refused acquire", Record{Op: OpAcquire, Ev: Return, ValidUntil: 5}, "only a granted acquire's return"},
+		{"validity on a write", Record{Op: OpWrite, Ev: Call, Validity: 5}, "only a granted acquire's return"},
+		{"validity on an acquire's call", Record{Op: OpAcquire, Ev: Call, OK: true, ValidUntil: 5}, "only a granted acquire's return"},
+		{"negative validity", Record{Op: OpAcquire, Ev: Return, OK: true, Validity: -1}, "negative validity"},
+		{"negative valid-until", Record{Op: OpAcquire, Ev: Return, OK: true, ValidUntil: -1}, "negative validity"},
+	}
+	for _, tc := range tests {
+		err := tc.r.Validate(2)
+		if tc.want == "" {
+			assert.NoError(t, err, tc.name)
+			continue
+		}
+		if assert.Error(t, err, tc.name) {
+			assert.Contains(t, err.Error(), tc.want, tc.name)
+		}
+	}
+}
