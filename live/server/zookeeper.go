@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -257,23 +256,10 @@ func zooKeeperJavaArgs(o ZooKeeperOptions, folder, cfgPath string) []string {
 // ("Zookeeper version: ...") once it does, "This ZooKeeper instance is not
 // currently serving requests" before.
 func zooKeeperServes(ctx context.Context, addr string) error {
-	ctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
-	defer cancel()
-	var dialer net.Dialer
-	conn, err := dialer.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	if deadline, ok := ctx.Deadline(); ok {
-		if err := conn.SetDeadline(deadline); err != nil {
-			return err
-		}
-	}
-	if _, err := conn.Write([]byte("srvr")); err != nil {
-		return err
-	}
-	answer, err := io.ReadAll(io.LimitReader(conn, 4<<10))
+	// ZooKeeper closes the connection after its answer.
+	answer, err := probe(ctx, addr, "srvr", 200*time.Millisecond, func(r io.Reader) ([]byte, error) {
+		return io.ReadAll(io.LimitReader(r, 4<<10))
+	})
 	if err != nil {
 		return err
 	}
