@@ -188,12 +188,16 @@ func (l *mariadbGetLock) tryAcquire(ctx context.Context) (Grant, error) {
 // it alone frees the lock too, but only once the server notices that the
 // session ended, some time after the client closed it (later on a busy
 // machine): the lock would still look held when Acquire returns. The
-// RELEASE_LOCK frees it before. ctx may have ended (the token may have
-// failed for that), so the release has a bound of its own; if it fails,
-// the session's end frees the lock as before.
+// RELEASE_LOCK frees it before. ctx bounds the release as it bounds
+// Acquire; once it has ended (the token may have failed for that), the
+// release gets one GET_LOCK round more. If the release fails, the
+// session's end frees the lock as before.
 func (l *mariadbGetLock) giveBack(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), getLockWait)
-	defer cancel()
+	if ctx.Err() != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), getLockWait)
+		defer cancel()
+	}
 	_, _ = l.release(ctx) // an error leaves the lock to the session's end
 	l.dropConn()
 }
