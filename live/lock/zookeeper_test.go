@@ -67,6 +67,25 @@ func requireWaiting(t *testing.T, pending <-chan acquired, d time.Duration) {
 	}
 }
 
+// waitWatches waits, bounded by d, until the server's clients have set n
+// watches.
+func waitWatches(t *testing.T, addr string, n int, d time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	for {
+		got, err := server.ZooKeeperWatches(ctx, addr)
+		if err == nil && got >= n {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%d watches set after %v, want %d (%v)", got, d, n, err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
 // receive waits, bounded, for a background Acquire.
 func receive(t *testing.T, pending <-chan acquired, d time.Duration) acquired {
 	t.Helper()
@@ -301,7 +320,15 @@ func TestZooKeeperLockAcrossRestarts(t *testing.T) {
 	kept = held
 	b := newZK(t, z.Addr(), "restart", "b")
 	pending := acquireAsync(ctx, b)
-	requireWaiting(t, pending, 200*time.Millisecond)
+	// The kill must find b waiting on a's node, not still asking its
+	// way into the queue (whose calls fail on the closed connection):
+	// wait for the state, b's watch, rather than for a time.
+	waitWatches(t, z.Addr(), 1, 10*time.Second)
+	select {
+	case r := <-pending:
+		t.Fatalf("b's Acquire returned while a holds the lock: %+v", r)
+	default:
+	}
 	require.NoError(t, z.Kill())
 	require.NoError(t, z.Restart(ctx, true))
 	fresh := newZK(t, z.Addr(), "restart", "fresh")
