@@ -282,7 +282,7 @@ func buildTrace(rc run.Config, res *run.Result) *trace.Trace {
 			t.Arrows[k].Received = n
 			delete(open, key)
 		}
-		if r.Error != "" || !r.OK {
+		if r.Error != "" || !r.OK && r.Op != history.OpExpire {
 			t.Notes = append(t.Notes, trace.Note{Lane: c, Step: n, Kind: trace.NoteRejection, Text: step.Action})
 		}
 		if !marked && firstOverlap != nil && r.Op == history.OpAcquire && r.OK && r.Client == firstOverlap.Client && r.Wall == firstOverlap.Start {
@@ -348,6 +348,8 @@ func returnLabel(r *history.Record) string {
 			return fmt.Sprintf("write %d refused", r.Value)
 		}
 		return fmt.Sprintf("wrote %d", r.Value)
+	case history.OpExpire:
+		return fmt.Sprintf("validity ended (token %d): section given up", r.Token)
 	}
 	if !r.OK {
 		return "release failed"
@@ -364,6 +366,9 @@ func returnChanges(r *history.Record) []trace.Change {
 		return []trace.Change{{Path: c + ".read", New: fmt.Sprint(r.Value)}}
 	case r.Op == history.OpWrite && r.OK:
 		return []trace.Change{{Path: "resource.counter", New: fmt.Sprint(r.Value)}}
+	case r.Op == history.OpExpire:
+		// The checked client stops believing at its validity's end.
+		return []trace.Change{{Path: c + ".holds", Old: "true", New: "false"}}
 	}
 	return nil
 }
