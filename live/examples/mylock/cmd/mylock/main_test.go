@@ -41,21 +41,34 @@ func TestListShowsMyLock(t *testing.T) {
 }
 
 // TestRunMyLock: one scripted client-pause run of the example lock, its
-// clients processes of this binary: the pause makes two holders (row
-// all's AtMostOneClientHoldLock is violated, as the models expect) and
-// the register refuses the stale write (NoLostUpdate not observed).
+// clients processes of this binary. With the client that does not check
+// its lease (--client unchecked) the pause makes two holders (row all's
+// AtMostOneClientHoldLock is violated, as the models expect; the client
+// acts past its validity, as expected of it) and the register refuses the
+// stale write (NoLostUpdate not observed). The checked client (the
+// default) gives its section up on resuming: the fault takes no effect.
 func TestRunMyLock(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a real run: client processes and a pause")
 	}
-	out := t.TempDir()
-	var stdout, stderr bytes.Buffer
-	code := cli.Run(setups(), []string{"run", "--service", "mylock", "--design", "lease", "--fault", "client-pause", "--runs", "1", "--out", out}, nil, &stdout, &stderr)
-	require.Equal(t, cli.ExitOK, code, "stdout: %s\nstderr: %s", stdout.String(), stderr.String())
-	s := stdout.String()
-	assert.Contains(t, s, "mylock/lease (row all) under scripted client-pause: 1 runs")
+	run := func(client string) (string, string) {
+		out := t.TempDir()
+		var stdout, stderr bytes.Buffer
+		code := cli.Run(setups(), []string{"run", "--service", "mylock", "--design", "lease", "--fault", "client-pause", "--runs", "1", "--out", out, "--client", client}, nil, &stdout, &stderr)
+		require.Equal(t, cli.ExitOK, code, "stdout: %s\nstderr: %s", stdout.String(), stderr.String())
+		return stdout.String(), out
+	}
+	s, out := run("unchecked")
+	assert.Contains(t, s, "mylock/lease+unchecked (row all) under scripted client-pause: 1 runs")
 	assert.Contains(t, s, "the fault took effect in 1 of 1 runs")
 	assert.Regexp(t, `AtMostOneClientHoldLock +expected violated +live violated \(1 of 1\)`, s)
+	assert.Regexp(t, `NoActionPastValidity +expected violated +live violated \(1 of 1\)`, s)
 	assert.Regexp(t, `NoLostUpdate +expected holds +live not observed \(0 of 1`, s)
-	assert.DirExists(t, filepath.Join(out, "mylock", "lease", "client-pause", "run-1"), "the violating run is saved")
+	assert.DirExists(t, filepath.Join(out, "mylock", "lease+unchecked", "client-pause", "run-1"), "the violating run is saved")
+
+	s, out = run("checked")
+	assert.Contains(t, s, "mylock/lease (row all) under scripted client-pause: 1 runs")
+	assert.Contains(t, s, "the fault took effect in 0 of 1 runs")
+	assert.Regexp(t, `NoActionPastValidity +expected holds +live not observed \(0 of 1`, s)
+	assert.NoDirExists(t, filepath.Join(out, "mylock", "lease", "client-pause", "run-1"), "nothing violated, nothing saved")
 }
