@@ -51,8 +51,11 @@ func TestEtcdMutexExcludesAndTokensIncrease(t *testing.T) {
 			c1 := newTestLocker(t, tc.ctor, e.Addr(), "c1", 5*time.Second)
 			c2 := newTestLocker(t, tc.ctor, e.Addr(), "c2", 5*time.Second)
 
+			before := time.Now()
 			g1, err := c1.Acquire(ctx)
 			require.NoError(t, err)
+			// The window counts from the attempt that was granted.
+			require.False(t, g1.Sent.Before(before), "sent %v, acquire called %v", g1.Sent, before)
 			require.Positive(t, g1.Token)
 			require.Equal(t, 5*time.Second, g1.Validity)
 			require.Contains(t, g1.Value, EtcdLockPrefix("lock")+"/")

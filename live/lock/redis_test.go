@@ -96,10 +96,14 @@ func TestRedisSetNXExcludes(t *testing.T) {
 			r := startRedis(t, false)
 			a, b := newSetNX(t, r.Addr(), "a", withToken, testTTL), newSetNX(t, r.Addr(), "b", withToken, testTTL)
 
+			before := time.Now()
 			ga, err := acquireWithin(a, time.Second)
 			require.NoError(t, err)
 			require.Greater(t, ga.Validity, time.Duration(0))
 			require.LessOrEqual(t, ga.Validity, testTTL)
+			// The window counts from the granted attempt's send.
+			require.False(t, ga.Sent.Before(before), "sent %v, acquire called %v", ga.Sent, before)
+			require.False(t, ga.Sent.After(time.Now()))
 			held, err := rawGet(t, r.Addr(), "lock")
 			require.NoError(t, err)
 			require.Equal(t, ga.Value, held, "the key holds a's value")

@@ -208,8 +208,8 @@ func windowOf(s setup.Setup, g lock.Grant, call, arrived time.Time) window {
 	w := window{arrived: arrived, validity: g.Validity, checked: !s.Unchecked}
 	if s.Leased && g.Validity > 0 {
 		sent := g.Sent.Round(0)
-		if sent.IsZero() || sent.Before(call) {
-			sent = call
+		if sent.IsZero() {
+			sent = call // earlier than the granted attempt: an end no later
 		}
 		w.until = impl.ValidUntil(impl.ValiditySend, sent, arrived, g.Validity)
 	}
