@@ -51,6 +51,11 @@ type Config struct {
 	CheckTimeout time.Duration
 }
 
+// DefaultCheckTimeout is the bound of each Porcupine check that
+// fencelab-live's run and matrix give (Config.CheckTimeout), and so the
+// one a run saved before its timeouts were is judged again with.
+const DefaultCheckTimeout = 10 * time.Second
+
 // Validate checks a configuration before anything starts.
 func (c Config) Validate() error {
 	switch {
@@ -322,23 +327,20 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 // (mode none) given only those operations has the same log of accepted
 // operations, which is all TokenIsMonotonical and NoLostUpdate read.
 func replay(ops []impl.Op, counter int64) (*impl.Resource, error) {
-	r := impl.NewResource(impl.FenceNone)
-	var out impl.Effects
+	var accepted []impl.Op
 	for _, op := range ops {
-		if !op.Accepted {
-			continue
+		if op.Accepted {
+			accepted = append(accepted, op)
 		}
-		m := impl.Message{Kind: impl.MsgRead, From: op.Client, To: impl.ResourceNode, Token: op.Token}
-		if op.Kind == impl.OpWrite {
-			m.Kind, m.Value = impl.MsgWrite, op.Value
-		}
-		out.Reset()
-		r.Step(&impl.Input{Kind: impl.InputMessage, Msg: m}, &out)
+	}
+	r, err := store.Replay(impl.FenceNone, accepted)
+	if err != nil {
+		return nil, err
 	}
 	if r.Counter() != counter {
 		return nil, fmt.Errorf("the store's counter is %d, its last accepted write %d: its audit is incomplete", counter, r.Counter())
 	}
-	return &r, nil
+	return r, nil
 }
 
 func stderrNote(s string) string {
