@@ -259,7 +259,7 @@ var docFiles = []struct {
 	name     string
 	required bool
 }{
-	{report.HistoryFile, true}, {report.VerdictsFile, true}, {report.FaultsFile, true}, {report.ScheduleFile, false},
+	{report.HistoryFile, true}, {report.VerdictsFile, true}, {report.FaultsFile, true}, {report.ScheduleFile, false}, {report.JudgedFile, false},
 	{trace.MermaidFile, false},
 }
 
