@@ -34,6 +34,10 @@ const JudgedFile = "judged.json"
 // judgedVersion is JudgedFile's format; Recheck refuses any other.
 const judgedVersion = 1
 
+// maxCheckTimeout bounds the Porcupine timeout Recheck takes from a saved
+// run: ten times what the command line gives.
+const maxCheckTimeout = 10 * run.DefaultCheckTimeout
+
 // savedJudged is JudgedFile.
 type savedJudged struct {
 	Version int           `json:"version"`
@@ -198,8 +202,9 @@ func Recheck(dir string, setups []setup.Setup) (*Audit, error) {
 		if err := sj.History.Validate(); err != nil {
 			return nil, fmt.Errorf("%.200s: the history: %w", jf, err)
 		}
-		if sj.CheckTimeout <= 0 {
-			return nil, fmt.Errorf("%.200s: check timeout %v", jf, sj.CheckTimeout)
+		if sj.CheckTimeout <= 0 || sj.CheckTimeout > maxCheckTimeout {
+			// A hostile file's bound would keep Porcupine busy for ever.
+			return nil, fmt.Errorf("%.200s: check timeout %v (want up to %v)", jf, sj.CheckTimeout, maxCheckTimeout)
 		}
 		if sj.Setup != sv.Setup || sj.Row != sv.Row || sj.Seed != sv.Seed {
 			a.Differences = append(a.Differences, fmt.Sprintf("%s is run %s (row %s) seed %d, %s run %s (row %s) seed %d", JudgedFile, sj.Setup, sj.Row, sj.Seed, VerdictsFile, sv.Setup, sv.Row, sv.Seed))

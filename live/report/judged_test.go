@@ -219,7 +219,10 @@ func TestRecheckRefusesBrokenRuns(t *testing.T) {
 		}, `judged.json: unknown fencing mode "magic"`},
 		{"no check timeout", func(t *testing.T, d string) {
 			editJSON(t, filepath.Join(d, JudgedFile), func(sj *savedJudged) { sj.CheckTimeout = 0 })
-		}, "judged.json: check timeout 0s"},
+		}, "judged.json: check timeout 0s (want up to 1m40s)"},
+		{"a check timeout of years", func(t *testing.T, d string) {
+			editJSON(t, filepath.Join(d, JudgedFile), func(sj *savedJudged) { sj.CheckTimeout = 1 << 62 })
+		}, "judged.json: check timeout 1281023h"},
 		{"unknown row", func(t *testing.T, d string) {
 			editJSON(t, filepath.Join(d, VerdictsFile), func(sv *savedVerdicts) { sv.Row = "magic" })
 		}, "verdicts.json: unknown design"},
