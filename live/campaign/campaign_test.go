@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"context"
+	"errors"
 	"github.com/fencelab/fencelab/impl"
 	"github.com/stretchr/testify/require"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencelab/fencelab/linearizability"
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/internal/livetest"
@@ -112,4 +114,42 @@ func TestCampaignFailsOnAnUnexpectedViolation(t *testing.T) {
 	var out strings.Builder
 	require.NoError(t, sum.Write(&out))
 	assert.Contains(t, out.String(), "UNEXPECTED")
+}
+
+// TestCampaignCatchesABrokenJudge: a judge with a planted bug — it drops
+// NoLostUpdate's violations, so NoLostUpdate "holds" beside
+// SectionsLinearizable violated — does not make a plausible table: the
+// first run is a harness error (fencelab-live exits 2) naming both
+// verdicts and the run, saved with its verdicts and error.txt.
+func TestCampaignCatchesABrokenJudge(t *testing.T) {
+	out := t.TempDir()
+	cfg := Config{Run: livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "none"), history.FaultClientPause), Runs: 2, Out: out}
+	cfg.Run.Judge = func(h *history.History, d impl.Design, res *impl.Resource, timeout time.Duration) *check.Judgement {
+		j := check.Judge(h, d, res, timeout)
+		if v := j.Verdicts.Get(impl.NoLostUpdate); v.Status == verdict.Violated {
+			v.Status, v.Detail = verdict.Holds, ""
+			j.Verdicts.Put(v)
+		}
+		return j
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s, err := Run(ctx, cfg)
+	var c *check.Contradiction
+	require.True(t, errors.As(err, &c), "a planted judge bug must be a harness error, got %v", err)
+	assert.Equal(t, impl.NoLostUpdate, c.Holds.Property)
+	assert.Equal(t, linearizability.SectionsLinearizable, c.Violated.Property)
+	assert.Contains(t, err.Error(), "run 1 (seed ")
+	assert.Equal(t, 0, s.Runs, "a contradicting run is not tallied")
+	dir := report.RunDir(out, cfg.Run.Setup, cfg.Run.Fault, cfg.Run.Seed)
+	assert.Contains(t, err.Error(), dir)
+	e, err := os.ReadFile(filepath.Join(dir, report.ErrorFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(e), "the judge contradicts itself")
+	vs, err := os.ReadFile(filepath.Join(dir, report.VerdictsFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(vs), `"property": "SectionsLinearizable",
+      "expected": "violated",
+      "status": "violated"`)
+	livetest.NothingLeft(t, cfg.Run.TempRoot)
 }
