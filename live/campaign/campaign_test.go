@@ -21,12 +21,32 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
+// TestTallyCells: the live cell keeps apart a property violated, one that
+// held while the fault took effect, and a campaign that could not tell;
+// none of them is Holds.
 func TestTallyCells(t *testing.T) {
-	assert.Equal(t, "violated (2 of 5)", Tally{Expected: verdict.Violated, Runs: 5, Violated: 2}.String())
-	nv := Tally{Expected: verdict.Holds, Runs: 5, TookEffect: 4}
-	assert.Equal(t, "not observed (0 of 5; the fault took effect in 4)", nv.String())
+	tests := []struct {
+		name   string
+		tally  Tally
+		cell   string
+		status verdict.Status
+	}{
+		{"violated", Tally{Expected: verdict.Violated, Runs: 5, Violated: 2, TookEffect: 2, Unknown: 3}, "violated (2 of 5)", verdict.Violated},
+		{"held where the fault took effect", Tally{Expected: verdict.Holds, Runs: 5, TookEffect: 4, Unknown: 1}, "held while the fault took effect in 4 of 5", verdict.Unknown},
+		{"held in fewer runs than took effect (one undecided)", Tally{Expected: verdict.Holds, Runs: 5, TookEffect: 4, Unknown: 2}, "held while the fault took effect in 3 of 5", verdict.Unknown},
+		{"the fault never took effect", Tally{Expected: verdict.Holds, Runs: 3, Unknown: 3}, "inconclusive (the fault took effect in 0 of 3)", verdict.Unknown},
+		{"took effect, never decided", Tally{Expected: verdict.Holds, Runs: 3, TookEffect: 2, Unknown: 3}, "inconclusive (the fault took effect in 2 of 3)", verdict.Unknown},
+		{"an expected violation not shown", Tally{Expected: verdict.Violated, Runs: 3, Unknown: 3}, "inconclusive (the fault took effect in 0 of 3)", verdict.Unknown},
+		{"not applicable", Tally{Expected: verdict.NotApplicable, Runs: 3}, "— (not applicable)", verdict.NotApplicable},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.cell, tc.tally.String())
+			assert.Equal(t, tc.status, tc.tally.Status(), "a live campaign never says holds")
+		})
+	}
+	nv := Tally{Expected: verdict.Holds, Runs: 5, TookEffect: 4, Unknown: 1}
 	assert.False(t, nv.Unexpected())
-	assert.Equal(t, verdict.Unknown, nv.Status(), "not observed is never holds")
 	bad := Tally{Expected: verdict.Holds, Runs: 5, Violated: 1}
 	assert.True(t, bad.Unexpected())
 	s := &Summary{Tallies: []Tally{nv, bad}}

@@ -175,7 +175,7 @@ func testRunRedisScripted(t *testing.T, bin string) {
 	require.NoError(t, cmd.Run(), "stderr: %s", stderr.String())
 	assert.Contains(t, stdout.String(), "AtMostOneClientHoldLock")
 	assert.Contains(t, stdout.String(), "violated (2 of 2)")
-	assert.Contains(t, stdout.String(), "not observed (0 of 2; the fault took effect in 2)")
+	assert.Contains(t, stdout.String(), "held while the fault took effect in 2 of 2")
 	assert.Equal(t, 2, strings.Count(stderr.String(), "\n"), "a progress line per run: %s", stderr.String())
 	assert.Empty(t, leftovers(t, bin, tmp))
 }
