@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/report"
@@ -150,6 +151,31 @@ func (s *Summary) Write(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// Verdict is the campaign's closing line, the last of fencelab-live run's
+// stdout as fencelab sim's is: the properties violated as the models say,
+// those violated where they say it holds, those the models expect
+// violated that no run showed, and the runs the fault took effect in; or,
+// after a harness error, that there is no verdict.
+func (s *Summary) Verdict(harnessErr error) string {
+	head := fmt.Sprintf("live: %s under %s %s", s.Setup.ID(), s.Nemesis, s.Fault)
+	if harnessErr != nil {
+		return fmt.Sprintf("%s: a harness error after %s, no verdict (the error is on stderr)", head, words.Count(s.Runs, "run"))
+	}
+	var expected, unexpected, notShown int
+	for _, t := range s.Tallies {
+		switch {
+		case t.Unexpected():
+			unexpected++
+		case t.Expected == verdict.Violated && t.Violated > 0:
+			expected++
+		case t.Expected == verdict.Violated:
+			notShown++
+		}
+	}
+	return fmt.Sprintf("%s, %s: %s violated as the models say, %d unexpected, %d expected but not shown; the fault took effect in %d of %d",
+		head, words.Count(s.Runs, "run"), words.Count(expected, "property"), unexpected, notShown, s.TookEffect, s.Runs)
 }
 
 // Run runs cfg.Runs runs one after another, judging and tallying

@@ -173,3 +173,36 @@ func TestCampaignCatchesABrokenJudge(t *testing.T) {
       "status": "violated"`)
 	livetest.NothingLeft(t, cfg.Run.TempRoot)
 }
+
+// TestVerdictLine: the closing line counts the properties violated as the
+// models say, the unexpected ones and the expected violations no run
+// showed, with the runs the fault took effect in; a harness error has no
+// verdict.
+func TestVerdictLine(t *testing.T) {
+	s := livetest.MustSetup(t, livetest.Toy(), "toy", "all")
+	sum := &Summary{Setup: s, Fault: history.FaultClientPause, Nemesis: nemesis.Scripted, Runs: 3, TookEffect: 2}
+	tally := func(want verdict.Status, violated int) Tally {
+		return Tally{Expected: want, Runs: 3, TookEffect: 2, Violated: violated}
+	}
+	tests := []struct {
+		name    string
+		tallies []Tally
+		err     error
+		want    string
+	}{
+		{"as the models say", []Tally{tally(verdict.Violated, 2), tally(verdict.Violated, 1), tally(verdict.Holds, 0), tally(verdict.NotApplicable, 0)}, nil,
+			"live: toy/all under scripted client-pause, 3 runs: 2 properties violated as the models say, 0 unexpected, 0 expected but not shown; the fault took effect in 2 of 3"},
+		{"one unexpected, one not shown", []Tally{tally(verdict.Violated, 0), tally(verdict.Holds, 1), tally(verdict.Violated, 1)}, nil,
+			"live: toy/all under scripted client-pause, 3 runs: 1 property violated as the models say, 1 unexpected, 1 expected but not shown; the fault took effect in 2 of 3"},
+		{"a harness error", []Tally{tally(verdict.Violated, 2)}, errors.New("boom"),
+			"live: toy/all under scripted client-pause: a harness error after 3 runs, no verdict (the error is on stderr)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sum.Tallies = tc.tallies
+			line := sum.Verdict(tc.err)
+			assert.Equal(t, tc.want, line)
+			assert.NotContains(t, line, "\n")
+		})
+	}
+}

@@ -58,4 +58,6 @@ func TestRunMyLock(t *testing.T) {
 	assert.Regexp(t, `AtMostOneClientHoldLock +expected violated +live violated \(1 of 1\)`, s)
 	assert.Regexp(t, `NoLostUpdate +expected holds +live held while the fault took effect in 1 of 1`, s)
 	assert.DirExists(t, filepath.Join(out, "mylock", "lease", "client-pause", "run-1"), "the violating run is saved")
+	assert.True(t, strings.HasSuffix(s, "\nlive: mylock/lease under scripted client-pause, 1 run: 1 property violated as the models say, 0 unexpected, 0 expected but not shown; the fault took effect in 1 of 1\n"),
+		"the closing verdict line, last on stdout: %s", s)
 }
