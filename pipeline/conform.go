@@ -65,12 +65,16 @@ func Conform(e *Env, p ConformPlan) error {
 			}
 		}
 	}
+	// --replay-from's outputs are read and checked before anything runs
+	// or prints: a bad one is bad input, one line, whatever else is given.
+	var replayFrom map[string]replayInput
 	if p.ReplayFrom != "" {
 		if !p.Replay {
 			return BadInput("--replay-from needs --replay")
 		}
-		if fi, err := os.Stat(p.ReplayFrom); err != nil || !fi.IsDir() {
-			return BadInput("--replay-from %s is not a folder of fencelab tlc's outputs", quote.S(p.ReplayFrom))
+		var err error
+		if replayFrom, err = loadReplayFrom(p.Specs, p.ReplayFrom); err != nil {
+			return err
 		}
 	}
 	if p.Shard != nil {
@@ -242,7 +246,7 @@ func Conform(e *Env, p ConformPlan) error {
 	}
 	fmt.Fprintln(e.Stdout)
 	stepsDone()
-	rs, err := replayCounterexamples(ctx, e, checker.TLC, p.Specs, p.ReplayFrom, p.Out)
+	rs, err := replayCounterexamples(ctx, e, checker.TLC, p.Specs, replayFrom, p.Out)
 	if err != nil {
 		return err
 	}
