@@ -83,13 +83,14 @@ func TestSignalStopsTheExplorerStage(t *testing.T) {
 				require.NoError(t, cmd.Process.Signal(sig))
 				signalled := time.Now()
 				var rest []string
+				outlived := time.After(time.Minute)
 				for open := true; open; {
 					select {
 					case l, ok := <-lines:
 						if open = ok; ok {
 							rest = append(rest, l)
 						}
-					case <-time.After(time.Minute):
+					case <-outlived:
 						t.Fatalf("the process outlived the signal by a minute; stderr since: %q", rest)
 					}
 				}
