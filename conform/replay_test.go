@@ -468,6 +468,18 @@ func TestModelConfigReadsTheCfgAsTLCDoes(t *testing.T) {
 	}
 }
 
+// replayCommitted replays rc's committed counterexample, which must
+// replay, and returns its Go configuration, TLC's output and the replay.
+func replayCommitted(t *testing.T, rc replayCase) (impl.Config, *tlc.Output, *Replayed) {
+	t.Helper()
+	c, err := ModelConfig(rc.model.Spec, rc.cfg)
+	require.NoError(t, err)
+	out := readCounterexample(t, rc.model.Name)
+	good, err := Replay(c, out, rc.model.Property)
+	require.NoError(t, err, rc.model.Name)
+	return c, out, good
+}
+
 // TestReplayRejectsAnEarlierGoViolation: TLC stops at the first state
 // that violates an invariant, so a Go run that violates it at an earlier
 // step of TLC's counterexample departs from it, even when Go violates it
@@ -479,14 +491,10 @@ func TestReplayRejectsAnEarlierGoViolation(t *testing.T) {
 	testbuild.SkipUnderRace(t)
 	cases := 0
 	for _, rc := range replayableModels(t) {
-		c, err := ModelConfig(rc.model.Spec, rc.cfg)
-		require.NoError(t, err)
-		out := readCounterexample(t, rc.model.Name)
+		c, out, good := replayCommitted(t, rc)
 		if out.Deadlock || out.Temporal {
 			continue
 		}
-		good, err := Replay(c, out, rc.model.Property)
-		require.NoError(t, err, rc.model.Name)
 		for _, p := range impl.Invariants() {
 			if p.Name == rc.model.Property {
 				continue
@@ -530,11 +538,7 @@ func TestReplayComparesActionsInOrder(t *testing.T) {
 	testbuild.SkipUnderRace(t)
 	swapped := 0
 	for _, rc := range replayableModels(t) {
-		c, err := ModelConfig(rc.model.Spec, rc.cfg)
-		require.NoError(t, err)
-		out := readCounterexample(t, rc.model.Name)
-		good, err := Replay(c, out, rc.model.Property)
-		require.NoError(t, err, rc.model.Name)
+		c, out, good := replayCommitted(t, rc)
 		// The first step whose action differs from its successor's.
 		for k := 1; k < good.Steps; k++ {
 			a, b := out.States[k].Action, out.States[k+1].Action
