@@ -225,6 +225,10 @@ func Recheck(dir string, setups []setup.Setup) (*Audit, error) {
 	j := check.Judge(h, d, res, timeout)
 	a.Now = &savedVerdicts{TookEffect: j.TookEffect, Overlap: j.Overlap, Committed: j.Committed, Refused: j.Refused, Verdicts: verdictsOf(d, j)}
 	a.compare()
+	if err := check.SelfCheck(j); err != nil {
+		// As run.Run makes it a harness error: never a plausible audit.
+		a.Differences = append(a.Differences, err.Error())
+	}
 	return a, nil
 }
 

@@ -139,7 +139,7 @@ func TestSavedRunIsJudgedAgainTheSame(t *testing.T) {
 				}
 				t.Fatal("no accepted write")
 			})
-		}, "NoLostUpdate: saved holds"},
+		}, "the judge contradicts itself: NoLostUpdate violated"},
 		{"a decision", JudgedFile, func(t *testing.T, path string) {
 			editJSON(t, path, func(sj *savedJudged) {
 				op := &sj.Resource.Log[len(sj.Resource.Log)-1]
