@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -38,5 +39,22 @@ func TestRecordValidate(t *testing.T) {
 		if assert.Error(t, err, tc.name) {
 			assert.Contains(t, err.Error(), tc.want, tc.name)
 		}
+	}
+}
+
+// TestValidityRoundTrip: the client line and a grant's validity survive
+// the saved history (history.jsonl), as the audit reads it back.
+func TestValidityRoundTrip(t *testing.T) {
+	h := &History{Start: 1, End: 9e9, Clients: 1, Unchecked: true, Records: []Record{
+		{Op: OpAcquire, Ev: Call, Wall: 2},
+		{Op: OpAcquire, Ev: Return, Wall: 3, Token: 1, OK: true, Validity: 5e8, ValidUntil: 5e8 + 2},
+		{Op: OpExpire, Ev: Return, Wall: 6e8, Token: 1},
+	}}
+	var buf bytes.Buffer
+	assert.NoError(t, h.WriteJSONL(&buf))
+	got, err := ReadJSONL(&buf)
+	if assert.NoError(t, err) {
+		assert.True(t, got.Unchecked)
+		assert.Equal(t, h.Records, got.Records)
 	}
 }
