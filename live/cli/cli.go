@@ -27,6 +27,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -98,7 +99,14 @@ func Run(setups []setup.Setup, args []string, stdin io.Reader, stdout, stderr io
 			return ExitBadInput
 		}
 		return ExitOK
-	case "-h", "-help", "--help", "help":
+	case "help":
+		if len(args) == 2 && args[1] != "help" && args[1] != "client" && args[1] != server.EtcdRole {
+			// fencelab-live help CMD is CMD -h.
+			return Run(setups, []string{args[1], "-h"}, stdin, stdout, stderr)
+		}
+		fmt.Fprint(stdout, usage)
+		return ExitOK
+	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return ExitOK
 	}
@@ -116,8 +124,8 @@ Usage:
   fencelab-live check RUN_DIR...   (a saved run judged again from its files alone)
   fencelab-live list
 
-Run 'fencelab-live run -h' for the flags. --keep failing (the default), all or none: which
-runs are saved under --out (the campaigns' summaries always are).
+Run 'fencelab-live run -h' (or help run) for the flags. --keep failing (the default), all or
+none: which runs are saved under --out (the campaigns' summaries always are).
 Exit codes: 0 success (expected violations count as success), 1 a violation where the models
 say the property holds (check: verdicts not the saved ones), 2 bad input, a missing service or
 a harness error (check: a missing or malformed file), 130/143 stopped by a signal.
@@ -195,9 +203,7 @@ func parseRun(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, 
 	shardValue := fs.String("shard", "", shard.Usage)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fmt.Fprintln(stdout, "Usage: fencelab-live run --service S --design D [flags]\n\nFlags:")
-			fs.PrintDefaults()
+			showUsage(stdout, fs, "fencelab-live run --service S --design D [flags]")
 			return nil, errUsage
 		}
 		return nil, err
@@ -252,6 +258,11 @@ func runCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer) i
 	if err != nil {
 		return bad(stderr, "%v", err)
 	}
+	release, err := takeOut(job.out)
+	if err != nil {
+		return bad(stderr, "%v", err)
+	}
+	defer release()
 	cfg := job.plans[0]
 	cfg.Progress = stderr
 	setup := cfg.Run.Setup
@@ -351,7 +362,7 @@ func parseMatrix(setups []setup.Setup, args []string, stdout io.Writer) (*liveJo
 	shardValue := fs.String("shard", "", shard.Usage)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, "Usage: fencelab-live matrix [--service S] [--runs N] [--seed X] [--out DIR] [--keep failing|all|none] [--update-readme FILE] [--shard i/n]")
+			showUsage(stdout, fs, "fencelab-live matrix [--service S] [--runs N] [--seed X] [--out DIR] [--keep failing|all|none] [--update-readme FILE] [--shard i/n]")
 			return nil, errUsage
 		}
 		return nil, err
@@ -426,6 +437,11 @@ func matrixCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer
 			return badCmd(stderr, "matrix", "--update-readme: %v", err)
 		}
 	}
+	release, err := takeOut(job.out)
+	if err != nil {
+		return badCmd(stderr, "matrix", "%v", err)
+	}
+	defer release()
 	ctx, stopped, done := onSignal()
 	defer done()
 	for i := range job.plans {
@@ -435,18 +451,30 @@ func matrixCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer
 		err := campaign.SaveShard(ctx, job.id, *job.shard, job.plans, job.out, job.probe)
 		return shardDone(stdout, stderr, "matrix", job, stopped, err)
 	}
-	failed, broken := false, false
+	// Every setup is probed first: a matrix none of whose services is
+	// installed is known in a second, as one line, and exits 2.
 	var seen []setup.Setup
+	var skips []campaign.Skip
 	skip := map[string]bool{}
 	for _, cfg := range job.plans {
-		s, f := cfg.Run.Setup, cfg.Run.Fault
+		s := cfg.Run.Setup
 		if len(seen) == 0 || seen[len(seen)-1].ID() != s.ID() {
 			seen = append(seen, s)
 			if err := job.probe(s); err != nil {
-				fmt.Fprintf(stderr, "fencelab-live matrix: skipping %s: %s\n", s.ID(), oneLine(err.Error()))
+				skips = append(skips, campaign.Skip{Setup: s.ID(), Reason: oneLine(err.Error())})
 				skip[s.ID()] = true
 			}
 		}
+	}
+	if len(skips) == len(seen) {
+		return badCmd(stderr, "matrix", "%s", nothingRan(skips))
+	}
+	for _, sk := range skips {
+		fmt.Fprintf(stderr, "fencelab-live matrix: skipping %s: %s\n", sk.Setup, sk.Reason)
+	}
+	failed, broken := false, false
+	for _, cfg := range job.plans {
+		s, f := cfg.Run.Setup, cfg.Run.Fault
 		if skip[s.ID()] {
 			continue
 		}
@@ -499,7 +527,7 @@ func mergeCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer)
 	out := fs.String("out", filepath.Join("out", "live"), "folder for the merged campaigns (new or empty)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, "Usage: fencelab-live merge [--out DIR] SHARD_DIR...")
+			showUsage(stdout, fs, "fencelab-live merge [--out DIR] SHARD_DIR...")
 			return ExitOK
 		}
 		return badCmd(stderr, "merge", "%v", err)
@@ -508,6 +536,11 @@ func mergeCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer)
 	if len(dirs) == 0 {
 		return badCmd(stderr, "merge", "no shard result folder given (fencelab-live merge --out DIR SHARD_DIR...)")
 	}
+	release, err := takeOut(*out)
+	if err != nil {
+		return badCmd(stderr, "merge", "%v", err)
+	}
+	defer release()
 	build, err := shard.ThisBuild(liveVersion)
 	if err != nil {
 		return badCmd(stderr, "merge", "cannot name this build: %v", err)
@@ -542,13 +575,23 @@ func mergeCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer)
 			return badCmd(stderr, "merge", "%.200s: its result is not a live shard's: %v", filepath.Join(c.Dirs[k], shard.FileName), err)
 		}
 	}
-	merged, err := campaign.MergeShards(job.plans, c, results, job.out)
+	// A signal ends the copying; the staged folder beside --out is
+	// removed before the exit.
+	ctx, stopped, done := onSignal()
+	defer done()
+	merged, err := campaign.MergeShards(ctx, job.plans, c, results, job.out)
+	if code, ok := stopped(stderr, "merge"); ok {
+		return code
+	}
 	if err != nil {
 		return badCmd(stderr, "merge", "%v", err)
 	}
+	if len(merged.Summaries) == 0 {
+		return badCmd(stderr, "merge", "%s", nothingRan(merged.Skipped))
+	}
 	failed := false
-	for _, line := range merged.Skipped {
-		fmt.Fprintf(stderr, "fencelab-live merge: %s\n", oneLine(line))
+	for _, sk := range merged.Skipped {
+		fmt.Fprintf(stderr, "fencelab-live merge: skipping %s: %s\n", sk.Setup, oneLine(sk.Reason))
 	}
 	for _, s := range merged.Summaries {
 		s.Write(stdout)
@@ -609,10 +652,13 @@ func readmeCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer
 	out := fs.String("out", filepath.Join("out", "live"), "the matrix's --out folder")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, "Usage: fencelab-live readme [--out DIR] FILE")
+			showUsage(stdout, fs, "fencelab-live readme [--out DIR] FILE")
 			return ExitOK
 		}
 		return badCmd(stderr, "readme", "%v", err)
+	}
+	if *out == "" {
+		return badCmd(stderr, "readme", "--out is empty: name the matrix's (or merge's) --out folder")
 	}
 	if fs.NArg() != 1 {
 		return badCmd(stderr, "readme", "want one README file, got %d arguments", fs.NArg())
@@ -640,7 +686,16 @@ func readmeCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer
 }
 
 func listCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
+	fs := flag.NewFlagSet("fencelab-live list", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			showUsage(stdout, fs, "fencelab-live list   (the setups, faults and rows, with the models' verdicts)")
+			return ExitOK
+		}
+		return badCmd(stderr, "list", "%v", err)
+	}
+	if fs.NArg() > 0 {
 		return badCmd(stderr, "list", "list takes no arguments")
 	}
 	fmt.Fprintln(stdout, "Setups (--service, --design; the row of impl.Designs; faults; versions):")
@@ -682,6 +737,41 @@ func listCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stdout, "  %-17s %s\n", d, strings.Join(vs, ", "))
 	}
 	return ExitOK
+}
+
+// showUsage prints a command's usage line and its flags, if any, on
+// stdout: help asked for is the output, not an error.
+func showUsage(stdout io.Writer, fs *flag.FlagSet, line string) {
+	fmt.Fprintf(stdout, "Usage: %s\n", line)
+	has := false
+	fs.VisitAll(func(*flag.Flag) { has = true })
+	if has {
+		fmt.Fprintln(stdout, "\nFlags:")
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+}
+
+// nothingRan is the line of a matrix or merge in which every setup was
+// skipped: nothing ran is never a pass. Setups skipped for the same
+// reason (one missing service) are named together.
+func nothingRan(skips []campaign.Skip) string {
+	var reasons []string
+	setups := map[string][]string{}
+	for _, sk := range skips {
+		if _, ok := setups[sk.Reason]; !ok {
+			reasons = append(reasons, sk.Reason)
+		}
+		if !slices.Contains(setups[sk.Reason], sk.Setup) {
+			setups[sk.Reason] = append(setups[sk.Reason], sk.Setup)
+		}
+	}
+	var parts []string
+	for _, r := range reasons {
+		parts = append(parts, strings.Join(setups[r], ", ")+": "+r)
+	}
+	return "nothing ran: every setup was skipped (" + strings.Join(parts, "; ") + ")"
 }
 
 func bad(stderr io.Writer, format string, args ...any) int {
