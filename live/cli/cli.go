@@ -166,7 +166,7 @@ func parseRun(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, 
 	fs := flag.NewFlagSet("fencelab-live run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	service := fs.String("service", "", "the service (fencelab-live list)")
-	design := fs.String("design", "", "the setup of the service, named by its design row (fencelab-live list)")
+	design := fs.String("design", "", "the setup's name within the service, as fencelab-live list shows it after --design (a setup name, not its design row)")
 	faultName := fs.String("fault", string(history.FaultClientPause), "the fault")
 	nemesis := fs.String("nemesis", nemesis.Scripted, "scripted (the classic story) or random (drawn from the seed)")
 	runs := fs.Int("runs", 5, "runs")
