@@ -28,6 +28,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/words"
@@ -633,13 +634,33 @@ func badCmd(stderr io.Writer, cmd, format string, args ...any) int {
 	return ExitBadInput
 }
 
-// oneLine keeps the first line of s, at most 300 bytes.
+// Bounds of oneLine: its start and its end are kept.
+const (
+	oneLineHead = 200
+	oneLineTail = 300
+)
+
+// oneLine puts s on one line (its lines joined by " | ": a joined error's
+// second cause, or a server's log quoted after its start-up error, is
+// kept, not cut off), at most about 500 bytes: its start (what failed)
+// and its end (why: the innermost cause, a server's last log lines).
 func oneLine(s string) string {
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s = s[:i]
+	var lines []string
+	for _, l := range strings.FieldsFunc(s, func(r rune) bool { return r == '\r' || r == '\n' }) {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
 	}
-	if len(s) > 300 {
-		s = s[:300] + "…"
+	s = strings.Join(lines, " | ")
+	if len(s) <= oneLineHead+oneLineTail {
+		return s
 	}
-	return s
+	head, tail := oneLineHead, len(s)-oneLineTail
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	return s[:head] + " … " + s[tail:]
 }

@@ -2,11 +2,20 @@ package cli
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"os"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/lock"
+	"github.com/fencelab/fencelab/live/server"
 	"github.com/fencelab/fencelab/live/setup"
 )
 
@@ -36,4 +45,62 @@ func TestRunHelpNamesDesignAsTheSetupName(t *testing.T) {
 		}
 	}
 	require.True(t, differs, "some setup's name is not its row, so the wording matters")
+}
+
+// failingSetup is a setup whose server writes why it cannot start to its
+// log and exits 1.
+func failingSetup() setup.Setup {
+	return setup.Setup{
+		Name: "broken", Service: "fakeservice", Design: impl.DesignNoFencing, TTL: time.Second,
+		Faults: []history.Fault{history.FaultClientPause},
+		Start: func(ctx context.Context, env setup.StartEnv) (*setup.Deployment, error) {
+			dir, err := os.MkdirTemp(env.Dir, "fake-")
+			if err != nil {
+				return nil, err
+			}
+			port, err := server.FreePort()
+			if err != nil {
+				return nil, err
+			}
+			_, err = server.StartProc(ctx, server.ProcSpec{
+				Name: "fake", Dir: dir, Port: port, Path: "/bin/sh",
+				Args: []string{"-c", "echo booting; echo 'fatal: the reason-marker it cannot start' >&2; exit 1"},
+			})
+			return nil, err
+		},
+		Locker: func(context.Context, lock.Config) (lock.Locker, error) {
+			return nil, errors.New("never reached")
+		},
+	}
+}
+
+// A service that fails to start is a harness error whose one line ends
+// with why, from the server's log.
+func TestRunStartFailureSaysWhy(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := Run([]setup.Setup{failingSetup()}, []string{"run", "--service", "fakeservice", "--design", "broken", "--runs", "1", "--out", t.TempDir()},
+		strings.NewReader(""), &stdout, &stderr)
+	require.Equal(t, ExitBadInput, code, stderr.String())
+	line := stderr.String()
+	require.Equal(t, 1, strings.Count(line, "\n"), "one line: %q", line)
+	require.Contains(t, line, "exit status 1")
+	require.Contains(t, line, "its log ends: booting | fatal: the reason-marker it cannot start")
+}
+
+func TestOneLine(t *testing.T) {
+	long := strings.Repeat("h", 400) + "é" + strings.Repeat("t", 400) + " the-end"
+	for _, tc := range []struct {
+		in, want string
+	}{
+		{"plain", "plain"},
+		{"first\nsecond\r\n\n  third  ", "first | second | third"},
+		{"", ""},
+	} {
+		require.Equal(t, tc.want, oneLine(tc.in))
+	}
+	got := oneLine(long)
+	require.True(t, strings.HasPrefix(got, strings.Repeat("h", oneLineHead)+" … "), got)
+	require.True(t, strings.HasSuffix(got, " the-end"), got)
+	require.True(t, utf8.ValidString(oneLine(strings.Repeat("é", 1000))))
+	require.LessOrEqual(t, len(got), oneLineHead+oneLineTail+len(" … ")+4)
 }

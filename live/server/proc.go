@@ -214,9 +214,35 @@ func (p *Proc) start(ctx context.Context) error {
 		if strings.Contains(strings.ToLower(tail), "address already in use") {
 			err = fmt.Errorf("%w (%w)", err, ErrPortInUse)
 		}
-		return fmt.Errorf("starting %s: %w; its log ends:\n%s", name, err, tail)
+		return fmt.Errorf("starting %s: %w; %s", name, err, logEnd(tail))
 	}
 	return nil
+}
+
+// Bounds of the log's end that a start-up error quotes.
+const (
+	logEndLines    = 4
+	logEndLineSize = 240
+)
+
+// logEnd is the last few non-blank lines of a log tail, on one line (the
+// callers print an error as one line, and a reason after a newline would
+// be cut off), each line bounded: why a server would not start. The tail
+// is read once the process has exited, so it holds all it wrote.
+func logEnd(tail string) string {
+	var lines []string
+	for _, l := range strings.Split(tail, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, quote.Cut(l, logEndLineSize))
+		}
+	}
+	if len(lines) == 0 {
+		return "its log is empty"
+	}
+	if len(lines) > logEndLines {
+		lines = lines[len(lines)-logEndLines:]
+	}
+	return "its log ends: " + strings.Join(lines, " | ")
 }
 
 // waitReady polls the port (then spec.Ready) until it answers, the
