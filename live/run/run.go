@@ -297,6 +297,11 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	if harnessErr != nil {
 		return res, harnessErr
 	}
+	if !anyGrant(h) {
+		// Nothing ran: no history to judge, whatever the tally would make
+		// of it ("not observed" counted 0 sections as a run).
+		return res, fmt.Errorf("no client was granted the lock within the run's %v (start-up of %v before it): nothing ran, which is no verdict; give the run a longer timeout", cfg.Timeout, res.StartUp.Round(time.Millisecond))
+	}
 
 	if reg != nil {
 		res.Resource = reg.Resource()
@@ -315,6 +320,14 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	res.Judgement = check.Judge(h, cfg.Setup.Design, res.Resource, cfg.CheckTimeout)
 	res.Duration = time.Since(begin)
 	return res, nil
+}
+
+// anyGrant says whether some client was granted the lock: a section
+// began.
+func anyGrant(h *history.History) bool {
+	return slices.ContainsFunc(h.Records, func(r history.Record) bool {
+		return r.Op == history.OpAcquire && r.Ev == history.Return && r.OK
+	})
 }
 
 // replay rebuilds a resource from a real store's accepted operations in
