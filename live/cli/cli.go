@@ -13,7 +13,7 @@
 //
 // Exit codes: 0 success (expected violations count as success), 1 a
 // violation where the models say the property holds, 2 bad input, a
-// missing service or a harness error, 130/143 stopped by SIGINT/SIGTERM.
+// missing service or a harness error, 129/130/143 stopped by SIGHUP/SIGINT/SIGTERM.
 package cli
 
 import (
@@ -113,7 +113,8 @@ Usage:
 
 Run 'fencelab-live run -h' for the flags.
 Exit codes: 0 success (expected violations count as success), 1 a violation where the models
-say the property holds, 2 bad input, a missing service or a harness error, 130/143 stopped by a signal.
+say the property holds, 2 bad input, a missing service or a harness error, 129/130/143 stopped by
+SIGHUP/SIGINT/SIGTERM.
 `
 
 // errUsage means a command printed its usage on request: exit 0.
@@ -248,6 +249,7 @@ func runCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer) i
 
 	ctx, stopped, done := onSignal()
 	defer done()
+	sweep(stderr, "run")
 	if job.shard != nil {
 		err := campaign.SaveShard(ctx, job.id, *job.shard, []campaign.Config{cfg}, job.out, nil)
 		return shardDone(stdout, stderr, "run", job, stopped, err)
@@ -284,15 +286,36 @@ func shardDone(stdout, stderr io.Writer, cmd string, job *liveJob, stopped func(
 	return ExitOK
 }
 
-// onSignal makes SIGINT and SIGTERM end ctx: the run under way tears down
+// sweep removes the data folders in the temporary folder that runs
+// killed before their clean-up left (run.SweepRunDirs: their owner is
+// dead), saying so on stderr; a folder it cannot remove is said too, and
+// does not stop the command.
+func sweep(stderr io.Writer, cmd string) {
+	removed, err := run.SweepRunDirs("")
+	if len(removed) > 0 {
+		fmt.Fprintf(stderr, "fencelab-live %s: removed %s that killed runs left in %s\n", cmd, words.Count(len(removed), "data folder"), os.TempDir())
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "fencelab-live %s: %s\n", cmd, oneLine(err.Error()))
+	}
+}
+
+// stopSignals end a run or a matrix as a stop, not a crash: an
+// interrupt, a kill, and a hang-up (a closed terminal or ssh session),
+// which would otherwise end the process before its clean-up.
+func stopSignals() []os.Signal {
+	return []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+}
+
+// onSignal makes the stopSignals end ctx: the run under way tears down
 // (the nemesis stopped, paused processes continued, every process group
 // it started ended, its data folder removed) before the exit. stopped
 // says, once the work returned, whether a signal ended it, and with what
-// exit code (128 + the signal).
+// exit code (128 + the signal: 129, 130, 143).
 func onSignal() (ctx context.Context, stopped func(stderr io.Writer, cmd string) (int, bool), done func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	signal.Notify(sigs, stopSignals()...)
 	got := make(chan os.Signal, 1)
 	go func() {
 		if s, ok := <-sigs; ok {
@@ -407,6 +430,7 @@ func matrixCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer
 	}
 	ctx, stopped, done := onSignal()
 	defer done()
+	sweep(stderr, "matrix")
 	for i := range job.plans {
 		job.plans[i].Progress = stderr
 	}

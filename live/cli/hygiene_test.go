@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -103,4 +107,49 @@ func TestOneLine(t *testing.T) {
 	require.True(t, strings.HasSuffix(got, " the-end"), got)
 	require.True(t, utf8.ValidString(oneLine(strings.Repeat("é", 1000))))
 	require.LessOrEqual(t, len(got), oneLineHead+oneLineTail+len(" … ")+4)
+}
+
+// A hang-up (a closed terminal) stops a run as SIGTERM does: its clean-up
+// runs, and the exit code is 128+1.
+func TestHangUpStopsLikeTerm(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM} {
+		ctx, stopped, done := onSignal()
+		require.NoError(t, syscall.Kill(os.Getpid(), sig))
+		select {
+		case <-ctx.Done():
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%v did not end the context", sig)
+		}
+		var stderr bytes.Buffer
+		code, ok := stopped(&stderr, "run")
+		done()
+		require.True(t, ok, "%v", sig)
+		require.Equal(t, 128+int(sig), code)
+		require.Contains(t, stderr.String(), "stopped by "+sig.String())
+	}
+}
+
+// run and matrix first remove the data folders that killed runs left
+// (their owner is dead), and say so; a live run's folder stays.
+func TestRunSweepsFoldersOfDeadRuns(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	dead := exec.Command("/bin/true")
+	require.NoError(t, dead.Run())
+	orphan := filepath.Join(tmp, "fencelab-live-killed")
+	require.NoError(t, os.Mkdir(orphan, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(orphan, ".fencelab-owner"), []byte(fmt.Sprintf("%d 1\n", dead.Process.Pid)), 0o600))
+	stranger := filepath.Join(tmp, "fencelab-live-not-ours")
+	require.NoError(t, os.Mkdir(stranger, 0o700))
+
+	var stdout, stderr bytes.Buffer
+	code := Run([]setup.Setup{failingSetup()}, []string{"run", "--service", "fakeservice", "--design", "broken", "--runs", "1", "--out", t.TempDir()},
+		strings.NewReader(""), &stdout, &stderr)
+	require.Equal(t, ExitBadInput, code, stderr.String())
+	require.Contains(t, stderr.String(), "removed 1 data folder that killed runs left")
+	require.NoDirExists(t, orphan)
+	require.DirExists(t, stranger)
+	entries, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "the failed run removed its own folder")
 }

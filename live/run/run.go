@@ -131,9 +131,9 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	}
 	begin := time.Now()
 	res = &Result{Seed: cfg.Seed, Schedule: cfg.Schedule(), Library: cfg.Setup.LibraryVersion()}
-	tmp, err := os.MkdirTemp(cfg.TempRoot, "fencelab-live-")
+	tmp, err := makeRunDir(cfg.TempRoot)
 	if err != nil {
-		return nil, fmt.Errorf("data folder: %w", err)
+		return nil, err
 	}
 	defer func() {
 		if rerr := os.RemoveAll(tmp); rerr != nil && err == nil {

@@ -536,21 +536,42 @@ func groupMembers(pgid int) []int {
 // parentheses) may hold spaces or parentheses, so the fields are counted
 // from the last ')'.
 func procGroup(pid int) (pgid int, state string, ok bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, "", false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, "", false
-	}
-	// After ") ": state ppid pgrp ...
-	fields := strings.Fields(string(b[i+1:]))
-	if len(fields) < 3 {
+	fields, ok := procStat(pid)
+	if !ok || len(fields) < 3 {
 		return 0, "", false
 	}
 	g, err := strconv.Atoi(fields[2])
 	return g, fields[0], err == nil
+}
+
+// procStat reads /proc/<pid>/stat's fields after the command name (the
+// state first, field 3 of proc(5)).
+func procStat(pid int) ([]string, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return nil, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return nil, false
+	}
+	return strings.Fields(string(b[i+1:])), true
+}
+
+// ProcStartTime is when process pid started, in clock ticks after boot
+// (field 22 of /proc/<pid>/stat), and whether it is alive (a zombie is
+// not): with the pid, it names one process, whatever pid reuse follows.
+func ProcStartTime(pid int) (uint64, bool) {
+	if pid <= 0 {
+		return 0, false
+	}
+	fields, ok := procStat(pid)
+	// Field 22 of stat is index 19 after the command name (field 3 is 0).
+	if !ok || len(fields) < 20 || fields[0] == "Z" {
+		return 0, false
+	}
+	t, err := strconv.ParseUint(fields[19], 10, 64)
+	return t, err == nil
 }
 
 // MissingError says that a service's program is not installed: callers
