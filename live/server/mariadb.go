@@ -408,6 +408,12 @@ const mariadbInitSQL = "FLUSH PRIVILEGES;\n" +
 	"CREATE USER '" + MariaDBUser + "'@'127.0.0.1' IDENTIFIED BY '" + MariaDBPassword + "';\n" +
 	"GRANT ALL ON " + MariaDBDatabase + ".* TO '" + MariaDBUser + "'@'127.0.0.1';\n"
 
+// groupGuard is a shell script that runs its arguments as a child and
+// waits for it, exiting with its status; on SIGTERM (its parent-death
+// signal) or SIGHUP it kills its own process group, itself and whatever
+// its child forked included. A trapped signal interrupts wait at once.
+const groupGuard = `trap 'kill -KILL 0' TERM HUP; "$@" & wait $!`
+
 // installTimeout bounds mariadb-install-db (about 0.7 s here).
 const installTimeout = 60 * time.Second
 
@@ -441,11 +447,16 @@ func installMariaDB(ctx context.Context, installDB, dir string) error {
 		"--innodb-buffer-pool-size=8M",
 		"--innodb-log-file-size=4M",
 	}, runAsArgs(os.Geteuid())...)
-	cmd := exec.CommandContext(ctx, installDB, args...)
+	// The script forks the bootstrap mariadbd (and a few helpers): a
+	// parent-death signal reaches only the direct child, so the direct
+	// child is a guard shell that, on it (SIGTERM), kills its whole group.
+	// Killed without it, the script and the bootstrap ran on for about
+	// 10 s after this process died (SIGKILL, where no clean-up runs).
+	cmd := exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", groupGuard, mariadbInstallDB, installDB}, args...)...)
 	cmd.Dir = dir
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Run(); err != nil {
