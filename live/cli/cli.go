@@ -15,7 +15,7 @@
 // Exit codes: 0 success (expected violations count as success), 1 a
 // violation where the models say the property holds (check: verdicts
 // that are not the saved ones), 2 bad input, a missing service or a
-// harness error, 130/143 stopped by SIGINT/SIGTERM.
+// harness error, 129/130/143 stopped by SIGHUP/SIGINT/SIGTERM.
 package cli
 
 import (
@@ -31,6 +31,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/words"
@@ -128,7 +129,7 @@ Run 'fencelab-live run -h' (or help run) for the flags. --keep failing (the defa
 none: which runs are saved under --out (the campaigns' summaries always are).
 Exit codes: 0 success (expected violations count as success), 1 a violation where the models
 say the property holds (check: verdicts not the saved ones), 2 bad input, a missing service or
-a harness error (check: a missing or malformed file), 130/143 stopped by a signal.
+a harness error (check: a missing or malformed file), 129/130/143 stopped by SIGHUP/SIGINT/SIGTERM.
 `
 
 // errUsage means a command printed its usage on request: exit 0.
@@ -189,7 +190,7 @@ func parseRun(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, 
 	fs := flag.NewFlagSet("fencelab-live run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	service := fs.String("service", "", "the service (fencelab-live list)")
-	design := fs.String("design", "", "the setup of the service, named by its design row (fencelab-live list)")
+	design := fs.String("design", "", "the setup's name within the service, as fencelab-live list shows it after --design (a setup name, not its design row)")
 	faultName := fs.String("fault", string(history.FaultClientPause), "the fault")
 	nemesis := fs.String("nemesis", nemesis.Scripted, "scripted (the classic story) or random (drawn from the seed)")
 	runs := fs.Int("runs", 5, "runs")
@@ -274,6 +275,7 @@ func runCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer) i
 
 	ctx, stopped, done := onSignal()
 	defer done()
+	sweep(stderr, "run")
 	if job.shard != nil {
 		err := campaign.SaveShard(ctx, job.id, *job.shard, []campaign.Config{cfg}, job.out, nil)
 		return shardDone(stdout, stderr, "run", job, stopped, err)
@@ -315,15 +317,36 @@ func shardDone(stdout, stderr io.Writer, cmd string, job *liveJob, stopped func(
 	return ExitOK
 }
 
-// onSignal makes SIGINT and SIGTERM end ctx: the run under way tears down
+// sweep removes the data folders in the temporary folder that runs
+// killed before their clean-up left (run.SweepRunDirs: their owner is
+// dead), saying so on stderr; a folder it cannot remove is said too, and
+// does not stop the command.
+func sweep(stderr io.Writer, cmd string) {
+	removed, err := run.SweepRunDirs("")
+	if len(removed) > 0 {
+		fmt.Fprintf(stderr, "fencelab-live %s: removed %s that killed runs left in %s\n", cmd, words.Count(len(removed), "data folder"), os.TempDir())
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "fencelab-live %s: %s\n", cmd, oneLine(err.Error()))
+	}
+}
+
+// stopSignals end a run or a matrix as a stop, not a crash: an
+// interrupt, a kill, and a hang-up (a closed terminal or ssh session),
+// which would otherwise end the process before its clean-up.
+func stopSignals() []os.Signal {
+	return []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+}
+
+// onSignal makes the stopSignals end ctx: the run under way tears down
 // (the nemesis stopped, paused processes continued, every process group
 // it started ended, its data folder removed) before the exit. stopped
 // says, once the work returned, whether a signal ended it, and with what
-// exit code (128 + the signal).
+// exit code (128 + the signal: 129, 130, 143).
 func onSignal() (ctx context.Context, stopped func(stderr io.Writer, cmd string) (int, bool), done func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	signal.Notify(sigs, stopSignals()...)
 	got := make(chan os.Signal, 1)
 	go func() {
 		if s, ok := <-sigs; ok {
@@ -444,6 +467,7 @@ func matrixCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer
 	defer release()
 	ctx, stopped, done := onSignal()
 	defer done()
+	sweep(stderr, "matrix")
 	for i := range job.plans {
 		job.plans[i].Progress = stderr
 	}
@@ -783,13 +807,33 @@ func badCmd(stderr io.Writer, cmd, format string, args ...any) int {
 	return ExitBadInput
 }
 
-// oneLine keeps the first line of s, at most 300 bytes.
+// Bounds of oneLine: its start and its end are kept.
+const (
+	oneLineHead = 200
+	oneLineTail = 300
+)
+
+// oneLine puts s on one line (its lines joined by " | ": a joined error's
+// second cause, or a server's log quoted after its start-up error, is
+// kept, not cut off), at most about 500 bytes: its start (what failed)
+// and its end (why: the innermost cause, a server's last log lines).
 func oneLine(s string) string {
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s = s[:i]
+	var lines []string
+	for _, l := range strings.FieldsFunc(s, func(r rune) bool { return r == '\r' || r == '\n' }) {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
 	}
-	if len(s) > 300 {
-		s = s[:300] + "…"
+	s = strings.Join(lines, " | ")
+	if len(s) <= oneLineHead+oneLineTail {
+		return s
 	}
-	return s
+	head, tail := oneLineHead, len(s)-oneLineTail
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	return s[:head] + " … " + s[tail:]
 }
