@@ -24,6 +24,7 @@ import (
 	"github.com/fencelab/fencelab/live/nemesis"
 	"github.com/fencelab/fencelab/live/report"
 	"github.com/fencelab/fencelab/live/setup"
+	"github.com/fencelab/fencelab/shard"
 	"github.com/fencelab/fencelab/trace"
 	"github.com/fencelab/fencelab/verdict"
 )
@@ -69,6 +70,11 @@ var runFolder = regexp.MustCompile(`^run-[0-9]{1,20}$`)
 // Each setup's unchecked client line (setup.WithUncheckedClient), when
 // the matrix ran it, follows the setup's own.
 func ReadSummaries(out string, setups []setup.Setup) ([]Campaign, error) {
+	// A shard's folder holds summaries of its part of each campaign
+	// only: "1 runs" of a campaign of 2. Its campaigns are the merge's.
+	if _, err := os.Lstat(filepath.Join(out, shard.FileName)); err == nil {
+		return nil, fmt.Errorf("%s is one shard's result (it holds %s): fencelab-live merge the shards, then read the merged folder", quote.S(out), shard.FileName)
+	}
 	var cs []Campaign
 	var lines []setup.Setup
 	for _, s := range setups {
@@ -235,28 +241,32 @@ func cell(s string) string {
 // take the live block: not a regular file (or a link to one) fencelab can
 // replace, no markers, or a docs/live beside it that is not a folder.
 func CheckReadme(file string) error {
-	if _, err := readReadme(file); err != nil {
+	if _, _, err := readReadme(file); err != nil {
 		return err
 	}
 	return checkFolders(filepath.Dir(file), DocsDir)
 }
 
 // readReadme reads the README and checks it holds the live block's
-// markers, in order, once each.
-func readReadme(file string) (string, error) {
+// markers, in order, once each. A README with CRLF line ends is read as
+// one with LF ends, and crlf says so (UpdateReadme writes it back with
+// CRLF).
+func readReadme(file string) (text string, crlf bool, err error) {
 	if err := atomicfile.CheckTarget(file); err != nil {
-		return "", fmt.Errorf("README %s: %w", quote.S(file), err)
+		return "", false, fmt.Errorf("README %s: %w", quote.S(file), err)
 	}
 	data, err := inputfile.Read(file, inputfile.MaxText)
 	if err != nil {
-		return "", fmt.Errorf("README %s: %w", quote.S(file), err)
+		return "", false, fmt.Errorf("README %s: %w", quote.S(file), err)
 	}
-	text := string(data)
+	first, _, _ := strings.Cut(string(data), "\n")
+	crlf = strings.HasSuffix(first, "\r")
+	text = strings.ReplaceAll(string(data), "\r\n", "\n")
 	i, j := strings.Index(text, ReadmeBegin), strings.Index(text, ReadmeEnd)
 	if i < 0 || j < i+len(ReadmeBegin) || strings.Count(text, ReadmeBegin) != 1 || strings.Count(text, ReadmeEnd) != 1 {
-		return "", fmt.Errorf("README %s has no live block (one line %q, later one %q): nothing written", quote.S(file), strings.TrimSpace(ReadmeBegin), ReadmeEnd)
+		return "", false, fmt.Errorf("README %s has no live block (one line %q, later one %q): nothing written", quote.S(file), strings.TrimSpace(ReadmeBegin), ReadmeEnd)
 	}
-	return text, nil
+	return text, crlf, nil
 }
 
 // checkFolders is atomicfile.CheckFolders, saying that nothing was
@@ -271,12 +281,36 @@ func checkFolders(root, rel string) error {
 // docFiles are the small files of a saved run copied under DocsDir (not
 // the HTML pages: a hundred kB a run); required ones must be there. The
 // Mermaid picture is read to go into TracePage, not copied beside it.
+// The simulator's version of the run (report.TellSim) comes along where
+// the run has it: faults.txt names it.
 var docFiles = []struct {
 	name     string
 	required bool
 }{
 	{report.HistoryFile, true}, {report.VerdictsFile, true}, {report.FaultsFile, true}, {report.ScheduleFile, false}, {report.JudgedFile, false},
+	{report.SimScheduleFile, false}, {report.SimCommandFile, false},
 	{trace.MermaidFile, false},
+}
+
+// simNotKept replaces, in a copied faults.txt, the line naming the
+// simulator's files when the run does not have both of them (a run saved
+// or copied before they were): a copy names no file it lacks.
+const simNotKept = "the simulator's version: not kept with this copy of the run"
+
+// keepFaultsHonest is faults.txt with each line that names one of the
+// simulator's files replaced by simNotKept, unless has says both are
+// there; anything else is left as it is.
+func keepFaultsHonest(faults []byte, has func(name string) bool) []byte {
+	if has(report.SimScheduleFile) && has(report.SimCommandFile) {
+		return faults
+	}
+	lines := strings.SplitAfter(string(faults), "\n")
+	for i, l := range lines {
+		if strings.Contains(l, report.SimScheduleFile) || strings.Contains(l, report.SimCommandFile) {
+			lines[i] = simNotKept + l[len(strings.TrimRight(l, "\r\n")):]
+		}
+	}
+	return []byte(strings.Join(lines, ""))
 }
 
 // TracePage is the page written beside a copied run: the trace picture as
@@ -310,6 +344,10 @@ func readRun(src, dest string) (runCopy, error) {
 		}
 		rc.files[f.name] = data
 	}
+	rc.files[report.FaultsFile] = keepFaultsHonest(rc.files[report.FaultsFile], func(name string) bool {
+		_, ok := rc.files[name]
+		return ok
+	})
 	var page strings.Builder
 	fmt.Fprintf(&page, "# %s\n\nA failing live run, copied by `fencelab-live readme` from the matrix's output (the HTML pages stay there).\n\n", path.Base(dest))
 	if mmd, ok := rc.files[trace.MermaidFile]; ok {
@@ -334,7 +372,7 @@ func readRun(src, dest string) (runCopy, error) {
 // ever removed — a run folder of an older matrix stays until its owner
 // removes it.
 func UpdateReadme(file string, cs []Campaign) error {
-	text, err := readReadme(file)
+	text, crlf, err := readReadme(file)
 	if err != nil {
 		return err
 	}
@@ -363,6 +401,9 @@ func UpdateReadme(file string, cs []Campaign) error {
 	i := strings.Index(text, ReadmeBegin) + len(ReadmeBegin)
 	j := strings.Index(text, ReadmeEnd)
 	updated := text[:i] + LiveBlock(cs) + text[j:]
+	if crlf {
+		updated = strings.ReplaceAll(updated, "\n", "\r\n")
+	}
 	for _, rc := range copies {
 		folder := atomicfile.NewFolder(filepath.Join(root, filepath.FromSlash(rc.dest)))
 		for _, name := range slices.Sorted(maps.Keys(rc.files)) {
