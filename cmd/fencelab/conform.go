@@ -1,9 +1,6 @@
 package main
 
 import (
-	"path/filepath"
-	"time"
-
 	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/pipeline"
 )
@@ -44,10 +41,10 @@ func parseConformFlags(e *env, args []string) (*pipeline.ConformPlan, error) {
 	simFailing := fs.Int("sim-failing", 3, "failing simulator runs per design to add after the first --sim-runs, since few runs fail (0: none)")
 	withExplore := fs.Bool("explore", true, "validate every counterexample of the explorer (every design, 2 and 3 clients)")
 	show := fs.Int("show", 3, "rejected traces to render per group (each costs one more TLC run)")
-	outDir := fs.String("out", filepath.Join("out", "conform"), "folder for the rendered rejections")
-	specs := fs.String("specs", "specs", "folder with the specs and the trace specs")
-	pin := fs.String("pin", "tla2tools.version", "the pinned TLA+ tools release")
-	timeout := fs.Duration("timeout", 10*time.Minute, "time limit for one TLC run")
+	outDir := outFlag(fs, defaultOut("conform"), "folder", "the rendered rejections")
+	specs := specsFlag(fs, " and the trace specs")
+	pin := pinFlag(fs)
+	timeout := timeoutFlag(fs)
 	replay := fs.Bool("replay", true, "replay in Go every counterexample TLC finds on the default run's models expected to be violated (TLC checks each, one worker)")
 	noCache := noCacheFlag(fs)
 	replayFrom := fs.String("replay-from", "", "replay the counterexamples of this fencelab tlc --out folder instead of running TLC for them")
