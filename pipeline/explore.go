@@ -1,22 +1,17 @@
 package pipeline
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/report"
 	"github.com/fencelab/fencelab/trace"
-	"github.com/fencelab/fencelab/verdict"
 )
 
 // Explore runs the explorer on each of configs and prints its result (one
@@ -32,13 +27,13 @@ import (
 // structures, stays near it. Both settings come back at the end, for the
 // tests that run commands in one process. An interrupt or a termination
 // ends the search between two chunks, so that it removes its files on
-// disk before the process exits.
+// disk before the process exits (128+signal, as every command).
 func Explore(e *Env, configs []explore.Config, outDir string) error {
 	defer debug.SetGCPercent(debug.SetGCPercent(10))
 	if len(configs) > 0 && configs[0].MaxMemory > 0 {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(configs[0].MaxMemory)))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := Interruptible()
 	defer stop()
 	configs = slices.Clone(configs)
 	for i := range configs {
@@ -54,16 +49,14 @@ func Explore(e *Env, configs []explore.Config, outDir string) error {
 		defer stepsDone()
 	}
 	for _, c := range configs {
-		if e.Terminal {
-			// Long runs (3 and 4 clients) show where they are, on stderr
-			// and only on a terminal, so stdout stays the same bytes.
-			c.Progress = func(depth, distinct, queued int) {
-				fmt.Fprintf(e.Stderr, "\r%s: depth %d, %s distinct states, %s queued ", c.Design, depth, verdict.Thousands(distinct), verdict.Thousands(queued))
-			}
-		}
+		// Long runs (3 and 4 clients) show where they are, on stderr, so
+		// stdout stays the same bytes.
+		progress, progressDone := NewSearchProgress(e, "explore "+c.Design.String())
+		c.Progress = progress
 		res, err := explore.Run(c)
-		if e.Terminal {
-			fmt.Fprint(e.Stderr, "\r\033[K")
+		progressDone()
+		if err != nil && c.Context != nil && c.Context.Err() != nil {
+			return StoppedWith(c.Context, "the search stopped, its files on disk removed")
 		}
 		if err != nil {
 			return fmt.Errorf("explore: %w", err)

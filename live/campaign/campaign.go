@@ -1,6 +1,7 @@
 // Package campaign is N live runs of one setup under one fault, judged
-// and tallied property by property (Run, Summary): "violated (k of N)" or
-// "not observed (0 of N; the fault took effect in M)"; the campaigns of
+// and tallied property by property (Run, Summary): "violated (k of N)",
+// "held while the fault took effect in H of N" or "inconclusive (the
+// fault took effect in M of N)"; the campaigns of
 // a matrix split into shards and merged (RunShard, MergeShards); and the
 // live block of a README written from their saved summaries.
 package campaign
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/report"
@@ -53,7 +55,7 @@ func (t Tally) Unexpected() bool { return t.Expected == verdict.Holds && t.Viola
 
 // Status is the tally as one verdict: Violated if any run violated it,
 // NotApplicable where the row says so, Unknown otherwise — a live campaign
-// samples, and "not observed" is never "holds".
+// samples, and "held while the fault took effect" is never "holds".
 func (t Tally) Status() verdict.Status {
 	switch {
 	case t.Expected == verdict.NotApplicable:
@@ -64,16 +66,26 @@ func (t Tally) Status() verdict.Status {
 	return verdict.Unknown
 }
 
-// String is the live column's cell: "violated (k of N)" or "not observed
-// (0 of N; the fault took effect in M)".
+// Held is how many runs decided the property holds: the runs neither
+// violated nor undecided. The judge decides Holds only where the fault
+// took effect (else the run is inconclusive), so Held ≤ TookEffect.
+func (t Tally) Held() int { return t.Runs - t.Violated - t.Unknown }
+
+// String is the live column's cell, in words that keep apart a property
+// that held while the fault took effect from a campaign that could not
+// tell: "violated (k of N)"; "held while the fault took effect in H of N"
+// (H runs decided it holds, none violated it: a sample, never a proof);
+// "inconclusive (the fault took effect in M of N)" (no run decided it).
 func (t Tally) String() string {
 	switch {
 	case t.Expected == verdict.NotApplicable:
 		return "— (not applicable)"
 	case t.Violated > 0:
 		return fmt.Sprintf("violated (%d of %d)", t.Violated, t.Runs)
+	case t.Held() > 0:
+		return fmt.Sprintf("held while the fault took effect in %d of %d", t.Held(), t.Runs)
 	}
-	return fmt.Sprintf("not observed (0 of %d; the fault took effect in %d)", t.Runs, t.TookEffect)
+	return fmt.Sprintf("inconclusive (the fault took effect in %d of %d)", t.TookEffect, t.Runs)
 }
 
 // Summary is a campaign's outcome.
@@ -87,7 +99,8 @@ type Summary struct {
 	Library  string
 	// TookEffect counts the runs whose beliefs overlapped; Committed the
 	// sections committed and Refused the operations the resource refused,
-	// over every run (the witnesses of a "not observed").
+	// over every run (the witnesses of a "held while the fault took
+	// effect").
 	TookEffect, Committed, Refused int
 	// Errors counts the calls of clients that returned an error (a
 	// service down or unreachable during a fault).
@@ -138,6 +151,31 @@ func (s *Summary) Write(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// Verdict is the campaign's closing line, the last of fencelab-live run's
+// stdout as fencelab sim's is: the properties violated as the models say,
+// those violated where they say it holds, those the models expect
+// violated that no run showed, and the runs the fault took effect in; or,
+// after a harness error, that there is no verdict.
+func (s *Summary) Verdict(harnessErr error) string {
+	head := fmt.Sprintf("live: %s under %s %s", s.Setup.ID(), s.Nemesis, s.Fault)
+	if harnessErr != nil {
+		return fmt.Sprintf("%s: a harness error after %s, no verdict (the error is on stderr)", head, words.Count(s.Runs, "run"))
+	}
+	var expected, unexpected, notShown int
+	for _, t := range s.Tallies {
+		switch {
+		case t.Unexpected():
+			unexpected++
+		case t.Expected == verdict.Violated && t.Violated > 0:
+			expected++
+		case t.Expected == verdict.Violated:
+			notShown++
+		}
+	}
+	return fmt.Sprintf("%s, %s: %s violated as the models say, %d unexpected, %d expected but not shown; the fault took effect in %d of %d",
+		head, words.Count(s.Runs, "run"), words.Count(expected, "property"), unexpected, notShown, s.TookEffect, s.Runs)
 }
 
 // Run runs cfg.Runs runs one after another, judging and tallying

@@ -255,9 +255,14 @@ func runCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer) i
 	if code, ok := stopped(stderr, "run"); ok {
 		return code
 	}
-	if summary != nil && summary.Runs > 0 {
+	if summary == nil { // parseRun checked what makes campaign.Run return none
+		summary = &campaign.Summary{Setup: setup, Fault: cfg.Run.Fault, Nemesis: cfg.Run.Nemesis}
+	}
+	if summary.Runs > 0 {
 		summary.Write(stdout)
 	}
+	// The closing verdict line, last on stdout, whatever the outcome.
+	fmt.Fprintln(stdout, summary.Verdict(err))
 	if err != nil {
 		fmt.Fprintf(stderr, "fencelab-live run: %s\n", oneLine(err.Error()))
 		return ExitBadInput

@@ -49,6 +49,9 @@ type Config struct {
 	TempRoot string
 	// CheckTimeout bounds each Porcupine check.
 	CheckTimeout time.Duration
+	// Judge decides the run; nil is check.Judge. Only a test sets it: a
+	// judge with a planted bug, which check.SelfCheck must catch.
+	Judge func(*history.History, impl.Design, *impl.Resource, time.Duration) *check.Judgement
 }
 
 // Validate checks a configuration before anything starts.
@@ -312,8 +315,17 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 			return res, err
 		}
 	}
-	res.Judgement = check.Judge(h, cfg.Setup.Design, res.Resource, cfg.CheckTimeout)
+	judge := cfg.Judge
+	if judge == nil {
+		judge = check.Judge
+	}
+	res.Judgement = judge(h, cfg.Setup.Design, res.Resource, cfg.CheckTimeout)
 	res.Duration = time.Since(begin)
+	// A judge that contradicts itself is the harness's error: exit 2, the
+	// run saved with its verdicts and error.txt, never a plausible table.
+	if err := check.SelfCheck(res.Judgement); err != nil {
+		return res, err
+	}
 	return res, nil
 }
 
