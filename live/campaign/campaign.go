@@ -29,11 +29,50 @@ import (
 type Config struct {
 	Run  run.Config // Seed is the first run's; run i has Seed+i
 	Runs int
-	// Out is where failing runs are saved (Out/<service>/<setup>/<fault>/
-	// run-<seed>/); "" saves nothing.
-	Out string
+	// Out is where runs are saved (Out/<service>/<setup>/<fault>/
+	// run-<seed>/), those Keep says, beside the campaign's summary; ""
+	// saves nothing.
+	Out  string
+	Keep Keep
 	// Progress gets one line per run; nil for none.
 	Progress io.Writer
+}
+
+// Keep is which runs a campaign saves: the zero value, KeepFailing, is
+// the runs that violated a property or ended in a harness error.
+type Keep int
+
+// The runs a campaign saves.
+const (
+	KeepFailing Keep = iota
+	KeepAll
+	KeepNone
+)
+
+var keepNames = [...]string{KeepFailing: "failing", KeepAll: "all", KeepNone: "none"}
+
+func (k Keep) String() string {
+	if k < 0 || int(k) >= len(keepNames) {
+		return fmt.Sprintf("Keep(%d)", int(k))
+	}
+	return keepNames[k]
+}
+
+// Set reads a --keep value: failing, all or none.
+func (k *Keep) Set(s string) error {
+	for i, name := range keepNames {
+		if name == s {
+			*k = Keep(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("%.40q (want failing, all or none)", s)
+}
+
+// saves reports whether a run is saved: failing tells whether it violated
+// a property or ended in a harness error.
+func (k Keep) saves(failing bool) bool {
+	return k == KeepAll || (k == KeepFailing && failing)
 }
 
 // Tally is one property over a campaign's runs.
@@ -179,7 +218,8 @@ func (s *Summary) Verdict(harnessErr error) string {
 }
 
 // Run runs cfg.Runs runs one after another, judging and tallying
-// each, and saves every run that violated a property. It stops at the
+// each, and saves the runs cfg.Keep says (by default every run that
+// violated a property). It stops at the
 // first harness error (a service that would not start is a *StartError)
 // or when ctx ends; the summary so far comes with the error.
 func Run(ctx context.Context, cfg Config) (*Summary, error) {
@@ -200,7 +240,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		rc := cfg.Run
 		rc.Seed = cfg.Run.Seed + uint64(i)
 		res, err := run.Run(ctx, rc)
-		if res != nil && res.History != nil && err != nil && cfg.Out != "" && ctx.Err() == nil {
+		if res != nil && res.History != nil && err != nil && cfg.Out != "" && cfg.Keep.saves(true) && ctx.Err() == nil {
 			// A harness error's run is saved too: what happened is the
 			// first thing to look at.
 			if dir, serr := report.SaveRun(cfg.Out, rc, res, err); serr == nil {
@@ -223,7 +263,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		s.Refused += j.Refused
 		s.Errors += j.Errors
 		dir := ""
-		if j.Violated() && cfg.Out != "" {
+		if cfg.Out != "" && cfg.Keep.saves(j.Violated()) {
 			if dir, err = report.SaveRun(cfg.Out, rc, res, nil); err != nil {
 				return s, err
 			}

@@ -136,6 +136,65 @@ func TestCampaignFailsOnAnUnexpectedViolation(t *testing.T) {
 	assert.Contains(t, out.String(), "UNEXPECTED")
 }
 
+func TestKeep(t *testing.T) {
+	tests := []struct {
+		value         string
+		keep          Keep
+		failing, pass bool // whether a failing and a passing run are saved
+	}{
+		{"failing", KeepFailing, true, false},
+		{"all", KeepAll, true, true},
+		{"none", KeepNone, false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.value, func(t *testing.T) {
+			var k Keep
+			require.NoError(t, k.Set(tc.value))
+			assert.Equal(t, tc.keep, k)
+			assert.Equal(t, tc.value, k.String())
+			assert.Equal(t, tc.failing, k.saves(true))
+			assert.Equal(t, tc.pass, k.saves(false))
+		})
+	}
+	var zero Keep
+	assert.Equal(t, KeepFailing, zero, "the default keeps the failing runs, as before --keep")
+	for _, bad := range []string{"", "All", "some", "failing\n"} {
+		assert.Error(t, zero.Set(bad), "%q", bad)
+	}
+	assert.Equal(t, "Keep(7)", Keep(7).String())
+}
+
+// TestCampaignKeep: --keep all saves every run, each of which check
+// judges again the same from its files; --keep none saves no run, the
+// summary only.
+func TestCampaignKeep(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	s := livetest.MustSetup(t, livetest.Toy(), "toy", "all")
+	out := t.TempDir()
+	cfg := Config{Run: livetest.Config(t, s, history.FaultClientPause), Runs: 2, Out: out, Keep: KeepAll}
+	sum, err := Run(ctx, cfg)
+	require.NoError(t, err)
+	require.Len(t, sum.Saved, 2)
+	for _, dir := range sum.Saved {
+		a, err := report.Recheck(dir, nil)
+		require.NoError(t, err)
+		assert.True(t, a.Same(), "%s: %v", dir, a.Differences)
+		assert.Empty(t, a.Rebuilt, "judged.json saved")
+	}
+
+	out = t.TempDir()
+	cfg.Out, cfg.Keep = out, KeepNone
+	sum, err = Run(ctx, cfg)
+	require.NoError(t, err)
+	assert.Empty(t, sum.Saved)
+	caseDir := filepath.Join(out, "toy", "all", string(history.FaultClientPause))
+	entries, err := os.ReadDir(caseDir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "the summary alone")
+	assert.Equal(t, SummaryFile, entries[0].Name())
+}
+
 // TestCampaignCatchesABrokenJudge: a judge with a planted bug — it drops
 // NoLostUpdate's violations, so NoLostUpdate "holds" beside
 // SectionsLinearizable violated — does not make a plausible table: the

@@ -1,5 +1,6 @@
 // Package report is what a live run leaves for people: its saved folder
-// (SaveRun: the history, the fault log, the verdicts, the schedule,
+// (SaveRun: the history, the fault log, the verdicts and what the judge
+// read for them, which Recheck judges again, the schedule,
 // Porcupine's pages, the trace pictures) and, where the run maps onto the
 // simulator, the simulator's telling of the same story (TellSim).
 package report
@@ -14,6 +15,7 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/internal/inputfile"
 	"github.com/fencelab/fencelab/linearizability"
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
@@ -35,7 +37,7 @@ const (
 
 // savedFiles are the names SaveRun writes into a run's folder.
 func savedFiles() []string {
-	return append(trace.FileNames(), HistoryFile, FaultsFile, VerdictsFile, ScheduleFile, check.PorcupineFile, check.RegisterFile, ErrorFile, SimScheduleFile, SimCommandFile)
+	return append(trace.FileNames(), HistoryFile, FaultsFile, VerdictsFile, JudgedFile, ScheduleFile, check.PorcupineFile, check.RegisterFile, ErrorFile, SimScheduleFile, SimCommandFile)
 }
 
 // savedVerdicts is verdicts.json.
@@ -65,13 +67,25 @@ type savedVerdict struct {
 	Detail   string `json:"detail,omitempty"`
 }
 
+// verdictsOf is a judgement's verdicts as verdicts.json has them, in
+// check.Properties order.
+func verdictsOf(d impl.Design, j *check.Judgement) []savedVerdict {
+	var vs []savedVerdict
+	for _, p := range check.Properties() {
+		v := j.Verdicts.Get(p)
+		vs = append(vs, savedVerdict{Property: p, Expected: check.Expected(d, p).String(), Status: v.Status.String(), Covered: v.Covered, Detail: v.Detail})
+	}
+	return vs
+}
+
 // RunDir is where run seed of setup s under fault f is saved under out.
 func RunDir(out string, s setup.Setup, f history.Fault, seed uint64) string {
 	return filepath.Join(out, s.Service, s.Name, string(f), fmt.Sprintf("run-%d", seed))
 }
 
 // SaveRun writes a run's files into RunDir: the history, the fault log,
-// the verdicts, the schedule, Porcupine's pages and the trace picture,
+// the verdicts, everything the judge read for them (JudgedFile), the
+// schedule, Porcupine's pages and the trace picture,
 // and, where the run's faults map onto the simulator's (TellSim), the
 // simulator's schedule of the same story and the command that runs it;
 // faults.txt says which, or why not.
@@ -93,10 +107,7 @@ func SaveRun(out string, rc run.Config, res *run.Result, harnessErr error) (dir 
 	}
 	if j != nil {
 		sv.TookEffect, sv.Overlap, sv.Committed, sv.Refused = j.TookEffect, j.Overlap, j.Committed, j.Refused
-		for _, p := range check.Properties() {
-			v := j.Verdicts.Get(p)
-			sv.Verdicts = append(sv.Verdicts, savedVerdict{Property: p, Expected: check.Expected(rc.Setup.Design, p).String(), Status: v.Status.String(), Covered: v.Covered, Detail: v.Detail})
-		}
+		sv.Verdicts = verdictsOf(rc.Setup.Design, j)
 	}
 	if harnessErr != nil {
 		sv.Error = harnessErr.Error()
@@ -128,6 +139,14 @@ func SaveRun(out string, rc run.Config, res *run.Result, harnessErr error) (dir 
 			}
 			return err
 		}},
+	}
+	if j != nil && res.Resource != nil {
+		sj := judgedOf(rc, h, res.Resource)
+		extras = append(extras, trace.File{Name: JudgedFile, Write: func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", " ")
+			return enc.Encode(sj)
+		}})
 	}
 	if simErr == nil {
 		extras = append(extras,
@@ -366,4 +385,37 @@ func returnChanges(r *history.Record) []trace.Change {
 		return []trace.Change{{Path: "resource.counter", New: fmt.Sprint(r.Value)}}
 	}
 	return nil
+}
+
+// maxVerdicts bounds a verdicts.json read back (ReadVerdicts): a few kB.
+const maxVerdicts = 1 << 20
+
+// Claims is what a saved run's verdicts.json says of it: whose run it is
+// and which properties it violated.
+type Claims struct {
+	Setup    string
+	Fault    history.Fault
+	Seed     uint64
+	Violated []string // in check.Properties' order
+}
+
+// ReadVerdicts reads the verdicts.json of the saved run folder dir: what
+// a merge checks a shard's claims against.
+func ReadVerdicts(dir string) (*Claims, error) {
+	file := filepath.Join(dir, VerdictsFile)
+	data, err := inputfile.Read(file, maxVerdicts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	var sv savedVerdicts
+	if err := json.Unmarshal(data, &sv); err != nil {
+		return nil, fmt.Errorf("%s: not a run's verdicts: %w", file, err)
+	}
+	c := &Claims{Setup: sv.Setup, Fault: sv.Fault, Seed: sv.Seed}
+	for _, v := range sv.Verdicts {
+		if v.Status == verdict.Violated.String() {
+			c.Violated = append(c.Violated, v.Property)
+		}
+	}
+	return c, nil
 }

@@ -54,6 +54,11 @@ type Config struct {
 	Judge func(*history.History, impl.Design, *impl.Resource, time.Duration) *check.Judgement
 }
 
+// DefaultCheckTimeout is the bound of each Porcupine check that
+// fencelab-live's run and matrix give (Config.CheckTimeout), and so the
+// one a run saved before its timeouts were is judged again with.
+const DefaultCheckTimeout = 10 * time.Second
+
 // Validate checks a configuration before anything starts.
 func (c Config) Validate() error {
 	switch {
@@ -134,9 +139,9 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	}
 	begin := time.Now()
 	res = &Result{Seed: cfg.Seed, Schedule: cfg.Schedule(), Library: cfg.Setup.LibraryVersion()}
-	tmp, err := os.MkdirTemp(cfg.TempRoot, "fencelab-live-")
+	tmp, err := makeRunDir(cfg.TempRoot)
 	if err != nil {
-		return nil, fmt.Errorf("data folder: %w", err)
+		return nil, err
 	}
 	defer func() {
 		if rerr := os.RemoveAll(tmp); rerr != nil && err == nil {
@@ -300,6 +305,11 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	if harnessErr != nil {
 		return res, harnessErr
 	}
+	if !anyGrant(h) {
+		// Nothing ran: no history to judge, whatever the tally would make
+		// of it ("not observed" counted 0 sections as a run).
+		return res, fmt.Errorf("no client was granted the lock within the run's %v (start-up of %v before it): nothing ran, which is no verdict; give the run a longer timeout", cfg.Timeout, res.StartUp.Round(time.Millisecond))
+	}
 
 	if reg != nil {
 		res.Resource = reg.Resource()
@@ -329,28 +339,33 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	return res, nil
 }
 
+// anyGrant says whether some client was granted the lock: a section
+// began.
+func anyGrant(h *history.History) bool {
+	return slices.ContainsFunc(h.Records, func(r history.Record) bool {
+		return r.Op == history.OpAcquire && r.Ev == history.Return && r.OK
+	})
+}
+
 // replay rebuilds a resource from a real store's accepted operations in
 // the order they took effect: an impl.Resource that accepts everything
 // (mode none) given only those operations has the same log of accepted
 // operations, which is all TokenIsMonotonical and NoLostUpdate read.
 func replay(ops []impl.Op, counter int64) (*impl.Resource, error) {
-	r := impl.NewResource(impl.FenceNone)
-	var out impl.Effects
+	var accepted []impl.Op
 	for _, op := range ops {
-		if !op.Accepted {
-			continue
+		if op.Accepted {
+			accepted = append(accepted, op)
 		}
-		m := impl.Message{Kind: impl.MsgRead, From: op.Client, To: impl.ResourceNode, Token: op.Token}
-		if op.Kind == impl.OpWrite {
-			m.Kind, m.Value = impl.MsgWrite, op.Value
-		}
-		out.Reset()
-		r.Step(&impl.Input{Kind: impl.InputMessage, Msg: m}, &out)
+	}
+	r, err := store.Replay(impl.FenceNone, accepted)
+	if err != nil {
+		return nil, err
 	}
 	if r.Counter() != counter {
 		return nil, fmt.Errorf("the store's counter is %d, its last accepted write %d: its audit is incomplete", counter, r.Counter())
 	}
-	return &r, nil
+	return r, nil
 }
 
 func stderrNote(s string) string {
