@@ -312,9 +312,11 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 			return res, err
 		}
 	}
-	res.Judgement = check.Judge(h, cfg.Setup.Design, res.Resource, cfg.CheckTimeout)
+	// An overlap no fault explains is the harness's error: the run is
+	// returned with its judgement, to be saved and looked at.
+	res.Judgement, err = check.Judge(h, cfg.Setup.Design, cfg.Setup.TTL, res.Resource, cfg.CheckTimeout)
 	res.Duration = time.Since(begin)
-	return res, nil
+	return res, err
 }
 
 // replay rebuilds a resource from a real store's accepted operations in

@@ -57,13 +57,23 @@ func Main(m *testing.M) {
 
 // Toy is the toy service's rows: broken-all, then none (tokens ignored),
 // all (tokens checked on every operation), off (no tokens) and writes,
-// each the example lock of live/examples/mylock.
+// each the example lock of live/examples/mylock, and keeper.
 func Toy() []setup.Setup {
 	ss := []setup.Setup{brokenSetup()}
 	for _, d := range []impl.Design{impl.DesignFenceNone, impl.DesignFenceAll, impl.DesignNoFencing, impl.DesignFenceWrites} {
 		ss = append(ss, mylock.Row("toy", d.String(), d))
 	}
-	return ss
+	return append(ss, keeperSetup())
+}
+
+// keeperSetup is row all's lock whose harness does not say it is leased,
+// so that a think longer than its TTL passes: a client that keeps its
+// grant past its lease, two holders with no fault — the harness's error.
+func keeperSetup() setup.Setup {
+	s := mylock.Row("toy", "keeper", impl.DesignFenceAll)
+	s.Why = "the toy lease lock, not marked Leased: a section may outlast its lease"
+	s.Leased = false
+	return s
 }
 
 // brokenSetup is row all's claim with a store that ignores the tokens: a
@@ -99,12 +109,15 @@ func brokenSetup() setup.Setup {
 }
 
 // Config is a run configuration for tests: this test binary as the
-// client processes (TestMain), two clients, two sections each.
+// client processes (TestMain), two clients, two sections each, a think
+// of 50 ms — a quarter of the toy's lease, so that a loaded machine's
+// slow section still fits in it (one that does not is two holders with
+// no fault: a harness error).
 func Config(t *testing.T, s setup.Setup, f history.Fault) run.Config {
 	t.Helper()
 	return run.Config{
 		Setup: s, Fault: f, Nemesis: nemesis.Scripted, Seed: 1,
-		Clients: 2, Sections: 2, Think: 100 * time.Millisecond, Timeout: 15 * time.Second,
+		Clients: 2, Sections: 2, Think: 50 * time.Millisecond, Timeout: 15 * time.Second,
 		Self: []string{os.Args[0]}, Env: []string{RoleEnv + "=client"},
 		TempRoot: t.TempDir(), CheckTimeout: 5 * time.Second,
 	}
@@ -172,7 +185,7 @@ func CheckStory(t *testing.T, cfg run.Config, want Story, fenced bool) *run.Resu
 	res, err := run.Run(ctx, cfg)
 	require.NoError(t, err)
 	j := res.Judgement
-	require.True(t, j.TookEffect, "the %s took effect: beliefs overlapped (%v)", cfg.Fault, j.Beliefs)
+	require.True(t, j.TookEffect, "the %s took effect by its story (faults %v, beliefs %v)", cfg.Fault, res.History.Faults, j.Beliefs)
 	require.NotEmpty(t, res.History.Faults, "the fault is logged")
 	assert.Equal(t, cfg.Fault, res.History.Faults[0].Fault)
 	assert.Empty(t, res.History.Faults[0].Error)
