@@ -109,15 +109,12 @@ func brokenSetup() setup.Setup {
 }
 
 // Config is a run configuration for tests: this test binary as the
-// client processes (TestMain), two clients, two sections each, a think
-// of 50 ms — a quarter of the toy's lease, so that a loaded machine's
-// slow section still fits in it (one that does not is two holders with
-// no fault: a harness error).
+// client processes (TestMain), two clients, two sections each.
 func Config(t *testing.T, s setup.Setup, f history.Fault) run.Config {
 	t.Helper()
 	return run.Config{
 		Setup: s, Fault: f, Nemesis: nemesis.Scripted, Seed: 1,
-		Clients: 2, Sections: 2, Think: 50 * time.Millisecond, Timeout: 15 * time.Second,
+		Clients: 2, Sections: 2, Think: 100 * time.Millisecond, Timeout: 15 * time.Second,
 		Self: []string{os.Args[0]}, Env: []string{RoleEnv + "=client"},
 		TempRoot: t.TempDir(), CheckTimeout: 5 * time.Second,
 	}
