@@ -75,17 +75,24 @@ demo: $(BIN) $(LIVE_BIN) ## the whole story: explorer, simulator (NPC table too)
 # default of 10 minutes the TLC-backed packages ran into on a loaded
 # 2-core machine), and the closing lines name every package that failed,
 # read from go test's own FAIL lines, in any pass.
+# go test ./... prints the packages' lines in the packages' order, so one
+# slow package holds back every line after it (11 silent minutes); each
+# pass runs go test -json instead, whose events come as they happen, and
+# scripts/gotest-lines.sh turns them back into go test's own lines as each
+# test and package ends: a package's ok or FAIL line, a failed test's
+# output, nothing of a test that passed.
+GOTEST_LINES := sh $(CURDIR)/scripts/gotest-lines.sh
 RACE_TIMEOUT  ?= 25m
 SHORT_TIMEOUT ?= 10m
 LIVE_TIMEOUT  ?= 10m
 test: fmt-check vet test-deps ## gofmt check, go vet, go test -race ./... then go test -short ./..., then the live module's tests under -race (TLC tests skip without a jar, live and browser tests without their Debian packages; the last lines say how many ran and which packages failed)
 	@summary=$$(mktemp); log=$$(mktemp); codes=$$(mktemp); \
 	echo "$(GO) test -race -timeout $(RACE_TIMEOUT) ./..."; \
-	{ FENCELAB_TEST_SUMMARY=$$summary GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -race -timeout $(RACE_TIMEOUT) ./... 2>&1; echo "race $$?" >> $$codes; } | tee $$log; \
+	{ FENCELAB_TEST_SUMMARY=$$summary GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -json -race -timeout $(RACE_TIMEOUT) ./... 2>&1; echo "race $$?" >> $$codes; } | $(GOTEST_LINES) | tee $$log; \
 	echo "$(GO) test -short -timeout $(SHORT_TIMEOUT) ./..."; \
-	{ FENCELAB_TEST_SUMMARY=$$summary $(GO) test -short -timeout $(SHORT_TIMEOUT) ./... 2>&1; echo "short $$?" >> $$codes; } | tee -a $$log; \
+	{ FENCELAB_TEST_SUMMARY=$$summary $(GO) test -json -short -timeout $(SHORT_TIMEOUT) ./... 2>&1; echo "short $$?" >> $$codes; } | $(GOTEST_LINES) | tee -a $$log; \
 	echo "cd live && $(GO) test -race -timeout $(LIVE_TIMEOUT) ./..."; \
-	{ cd live && GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -race -timeout $(LIVE_TIMEOUT) ./... 2>&1; echo "live $$?" >> $$codes; } | tee -a $$log; \
+	{ cd live && GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -json -race -timeout $(LIVE_TIMEOUT) ./... 2>&1; echo "live $$?" >> $$codes; } | $(GOTEST_LINES) | tee -a $$log; \
 	race=$$(awk '$$1 == "race" {print $$2}' $$codes); short=$$(awk '$$1 == "short" {print $$2}' $$codes); live=$$(awk '$$1 == "live" {print $$2}' $$codes); \
 	echo; if [ -s $$summary ]; then sort $$summary; else echo "TLC-backed checks: no summary (the tlc and cmd/fencelab tests did not run)"; fi; \
 	failed=$$(awk '/^FAIL[ \t]+[^ \t]+/ && $$2 != "" {print $$2}' $$log | sort -u | tr '\n' ' '); \

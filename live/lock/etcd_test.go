@@ -8,10 +8,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/live/internal/etcdtest"
+	"github.com/fencelab/fencelab/live/internal/quietlog"
 )
 
-// TestMain lets the test binary serve as the etcd child (etcdtest.Main).
-func TestMain(m *testing.M) { etcdtest.Main(m) }
+// TestMain lets the test binary serve as the etcd child (etcdtest.Main);
+// the client libraries log nothing of their own (quietlog).
+func TestMain(m *testing.M) {
+	quietlog.Libraries()
+	etcdtest.Main(m)
+}
 
 // etcdTestTimeout bounds each test's calls.
 const etcdTestTimeout = 15 * time.Second

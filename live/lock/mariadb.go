@@ -176,14 +176,30 @@ func (l *mariadbGetLock) tryAcquire(ctx context.Context) (Grant, error) {
 	}
 	token, err := l.nextToken(ctx)
 	if err != nil {
-		// No grant without a token: end the session, which gives the
-		// lock back whatever happened (ctx may have ended, so a
-		// RELEASE_LOCK might not run, and a session that kept the lock
-		// would nest the next GET_LOCK on it).
-		l.dropConn()
+		// No grant without a token: give the lock back (a session that
+		// kept it would nest the next GET_LOCK on it).
+		l.giveBack(ctx)
 		return Grant{}, fmt.Errorf("taking a token: %w", err)
 	}
 	return Grant{Token: token}, nil
+}
+
+// giveBack releases the lock on the session, then ends the session. Ending
+// it alone frees the lock too, but only once the server notices that the
+// session ended, some time after the client closed it (later on a busy
+// machine): the lock would still look held when Acquire returns. The
+// RELEASE_LOCK frees it before. ctx bounds the release as it bounds
+// Acquire; once it has ended (the token may have failed for that), the
+// release gets one GET_LOCK round more. If the release fails, the
+// session's end frees the lock as before.
+func (l *mariadbGetLock) giveBack(ctx context.Context) {
+	if ctx.Err() != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), getLockWait)
+		defer cancel()
+	}
+	_, _ = l.release(ctx) // an error leaves the lock to the session's end
+	l.dropConn()
 }
 
 // makeTokenTable makes the counter row of the token variant, once per

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/live/internal/servertest"
+	"github.com/fencelab/fencelab/live/nemesis"
 	"github.com/fencelab/fencelab/live/server"
 )
 
@@ -133,16 +134,25 @@ func TestMariaDBGetLock(t *testing.T) {
 	t.Run("a failed token gives the lock back", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		a := newGetLock(t, m.Addr(), "no-token", true)
+		// a's link is slow while its token fails, so that the server
+		// hears of a closed session half a second late, as a busy
+		// machine may make it: the lock must be free when Acquire
+		// returns, not only once the server notices the session's end.
+		link, err := nemesis.NewProxy(m.Addr())
+		require.NoError(t, err)
+		t.Cleanup(func() { assert.NoError(t, link.Close()) })
+		a := newGetLock(t, link.Addr(), "no-token", true)
 		g, err := a.Acquire(ctx)
 		require.NoError(t, err)
 		require.NoError(t, a.Release(ctx, g))
 		// The table goes while a's session believes it made it.
 		_, err = admin.ExecContext(ctx, "DROP TABLE tokens")
 		require.NoError(t, err)
+		link.SetDelay(500 * time.Millisecond)
 		_, err = a.Acquire(ctx)
 		require.ErrorContains(t, err, "taking a token")
 		assert.Zero(t, holderSession(ctx, t, admin, "no-token"), "no session keeps the lock")
+		link.SetDelay(0)
 		// The next acquire, on a new session, makes the table again.
 		g, err = a.Acquire(ctx)
 		require.NoError(t, err)

@@ -259,6 +259,29 @@ func (p *Proc) waitReady(ctx context.Context, exited <-chan struct{}) error {
 	}
 }
 
+// probe is one try of a readiness check that speaks the service's
+// protocol: it dials addr, sends request and returns what read takes from
+// the answer, all within bound (and ctx).
+func probe(ctx context.Context, addr, request string, bound time.Duration, read func(io.Reader) ([]byte, error)) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	var dialer net.Dialer
+	conn, err := dialer.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	if deadline, ok := ctx.Deadline(); ok {
+		if err := conn.SetDeadline(deadline); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := io.WriteString(conn, request); err != nil {
+		return nil, err
+	}
+	return read(conn)
+}
+
 // exitStatus describes how the last leader exited.
 func (p *Proc) exitStatus() string {
 	p.mu.Lock()

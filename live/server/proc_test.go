@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/fencelab/fencelab/live/internal/quietlog"
 )
 
 // helperRole is the environment variable that turns the test binary into
@@ -23,6 +25,7 @@ const helperRole = "FENCELAB_PROC_TEST_HELPER"
 func TestMain(m *testing.M) {
 	switch os.Getenv(helperRole) {
 	case "":
+		quietlog.Libraries()
 		os.Exit(m.Run())
 	case "listen":
 		// Args: -test.run=^$ listen <port>

@@ -1,9 +1,11 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -81,7 +83,7 @@ func RedisVersion(ctx context.Context) (path, version string, err error) {
 
 // StartRedis starts redis-server on a free port of 127.0.0.1 in a new
 // folder under dir (which Stop removes), with a generated configuration,
-// and waits until it answers.
+// and waits until it serves (PING answers PONG, not LOADING).
 func StartRedis(ctx context.Context, dir string, opts RedisOptions) (*Redis, error) {
 	if opts.NodeEnv != nil {
 		return nil, errors.New("starting redis: NodeEnv is for a cluster (StartRedisCluster)")
@@ -138,12 +140,33 @@ func startRedisOnce(ctx context.Context, dir, path, version string, opts RedisOp
 	}
 	r.proc, err = StartProc(ctx, ProcSpec{
 		Name: opts.Name, Dir: folder, Path: path, Args: []string{conf},
-		Env: opts.Env, Port: port, ReadyTimeout: opts.ReadyTimeout,
+		Env: opts.Env, Port: port, Ready: redisServes, ReadyTimeout: opts.ReadyTimeout,
 	})
 	if err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// redisPong is Redis's answer to PING once it serves.
+const redisPong = "+PONG\r\n"
+
+// redisServes is the readiness check. Redis accepts connections, and
+// answers, while it still loads its append-only file after a restart: every
+// command but a few gets "-LOADING Redis is loading the dataset in memory"
+// until the data is back. So a port that accepts is not enough; the server
+// serves when PING answers PONG.
+func redisServes(ctx context.Context, addr string) error {
+	answer, err := probe(ctx, addr, "PING\r\n", time.Second, func(r io.Reader) ([]byte, error) {
+		return bufio.NewReader(io.LimitReader(r, 512)).ReadBytes('\n')
+	})
+	if err != nil {
+		return err
+	}
+	if string(answer) != redisPong {
+		return fmt.Errorf("not serving yet: PING says %.80q", answer)
+	}
+	return nil
 }
 
 // redisConfig is the configuration of one instance. Its "dir" is relative
@@ -184,8 +207,9 @@ func (r *Redis) Resume() error { return r.proc.Resume() }
 // Kill ends the server at once; its AOF (if durable) stays.
 func (r *Redis) Kill() error { return r.proc.Kill() }
 
-// Restart starts a killed server on the same port; wipe empties its data
-// folder first.
+// Restart starts a killed server on the same port and waits until it
+// serves again (a durable server has loaded its append-only file); wipe
+// empties its data folder first.
 func (r *Redis) Restart(ctx context.Context, wipe bool) error {
 	if wipe {
 		if r.proc.Running() {

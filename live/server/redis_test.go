@@ -1,8 +1,11 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -103,6 +106,86 @@ func TestRedisRestartPersistence(t *testing.T) {
 				require.Equal(t, "41", got)
 			} else {
 				require.ErrorIs(t, err, redis.Nil)
+			}
+		})
+	}
+}
+
+// A durable server that restarts is started only once its append-only
+// file is loaded: before that, Redis accepts connections and answers
+// LOADING. key-load-delay (a Redis setting for its own tests) makes each
+// key's load take 500µs, so that the loading lasts about a second however
+// idle the machine is.
+func TestRedisRestartWaitsForTheAOF(t *testing.T) {
+	needRedis(t)
+	const keys = 2000
+	ctx := context.Background()
+	r, err := StartRedis(ctx, t.TempDir(), RedisOptions{Durable: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = r.Stop() })
+	c := redisClient(t, r.Addr())
+	fill := "for i = 1, tonumber(ARGV[1]) do redis.call('SET', 'k' .. i, i) end return 1"
+	require.NoError(t, c.Eval(ctx, fill, nil, keys).Err())
+	require.NoError(t, r.Kill())
+	conf, err := os.OpenFile(filepath.Join(r.proc.Dir(), "redis.conf"), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = conf.WriteString("key-load-delay 500\n")
+	require.NoError(t, errors.Join(err, conf.Close()))
+
+	require.NoError(t, r.Restart(ctx, false))
+	// The client does not retry (MaxRetries -1): a LOADING answer fails.
+	got, err := c.Get(ctx, "k"+strconv.Itoa(keys)).Result()
+	require.NoError(t, err, "the first command after Restart")
+	require.Equal(t, strconv.Itoa(keys), got)
+	require.Contains(t, r.LogTail(), "DB loaded from append only file", "the restart did load the file")
+}
+
+// redisServes accepts PONG only: not a port that accepts and says
+// nothing, closes, or answers LOADING or another error.
+func TestRedisServesNeedsPong(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		answer string // "" answers nothing; "close" closes at once
+		ok     bool
+	}{
+		{"pong", "+PONG\r\n", true},
+		{"loading", "-LOADING Redis is loading the dataset in memory\r\n", false},
+		{"another error", "-ERR unknown command\r\n", false},
+		{"pong without the line end", "+PONG", false},
+		{"a pong that is longer", "+PONGS\r\n", false},
+		{"closes", "close", false},
+		{"silent", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = l.Close() })
+			go func() {
+				conn, err := l.Accept()
+				if err != nil {
+					return
+				}
+				defer conn.Close()
+				if tc.answer == "close" {
+					return
+				}
+				line, err := bufio.NewReader(conn).ReadString('\n')
+				if err != nil || line != "PING\r\n" {
+					return
+				}
+				if tc.answer == "" {
+					_, _ = io.Copy(io.Discard, conn) // until the probe gives up
+					return
+				}
+				_, _ = io.WriteString(conn, tc.answer)
+			}()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			err = redisServes(ctx, l.Addr().String())
+			if tc.ok {
+				require.NoError(t, err)
+			} else {
+				require.Error(t, err)
 			}
 		})
 	}

@@ -8,9 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -210,9 +210,10 @@ func zooKeeperConfig(o ZooKeeperOptions, dataDir string) string {
 		"clientPortAddress=127.0.0.1",
 		"clientPort=" + strconv.Itoa(o.Port),
 		// No HTTP admin server (it would bind 0.0.0.0:8080), and of
-		// the four-letter commands only the readiness check's.
+		// the four-letter commands only the readiness check's and the
+		// watch count's (ZooKeeperWatches).
 		"admin.enableServer=false",
-		"4lw.commands.whitelist=srvr",
+		"4lw.commands.whitelist=srvr,wchs",
 		// Each transaction log file is preallocated; 1 MiB rather than
 		// 64 MiB, as a run writes a few hundred transactions.
 		"preAllocSize=1024",
@@ -257,23 +258,7 @@ func zooKeeperJavaArgs(o ZooKeeperOptions, folder, cfgPath string) []string {
 // ("Zookeeper version: ...") once it does, "This ZooKeeper instance is not
 // currently serving requests" before.
 func zooKeeperServes(ctx context.Context, addr string) error {
-	ctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
-	defer cancel()
-	var dialer net.Dialer
-	conn, err := dialer.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	if deadline, ok := ctx.Deadline(); ok {
-		if err := conn.SetDeadline(deadline); err != nil {
-			return err
-		}
-	}
-	if _, err := conn.Write([]byte("srvr")); err != nil {
-		return err
-	}
-	answer, err := io.ReadAll(io.LimitReader(conn, 4<<10))
+	answer, err := probe(ctx, addr, "srvr", 200*time.Millisecond, zooKeeperAnswer)
 	if err != nil {
 		return err
 	}
@@ -281,6 +266,36 @@ func zooKeeperServes(ctx context.Context, addr string) error {
 		return fmt.Errorf("not serving yet: srvr says %.80q", answer)
 	}
 	return nil
+}
+
+// zooKeeperAnswer reads the answer to a four-letter command: ZooKeeper
+// closes the connection after it.
+func zooKeeperAnswer(r io.Reader) ([]byte, error) {
+	return io.ReadAll(io.LimitReader(r, 4<<10))
+}
+
+// zooKeeperWatchTotal finds the count in wchs's answer ("Total
+// watches:3").
+var zooKeeperWatchTotal = regexp.MustCompile(`(?m)^Total watches:([0-9]+)$`)
+
+// ZooKeeperWatches is how many watches the clients of the server at addr
+// have set, by the four-letter command wchs. A watch is there once the
+// server has answered the request that set it, so a test can wait for a
+// contender to be waiting on its predecessor: a state, not a time.
+func ZooKeeperWatches(ctx context.Context, addr string) (int, error) {
+	answer, err := probe(ctx, addr, "wchs", time.Second, zooKeeperAnswer)
+	if err != nil {
+		return 0, fmt.Errorf("zookeeper wchs at %s: %w", addr, err)
+	}
+	m := zooKeeperWatchTotal.FindSubmatch(answer)
+	if m == nil {
+		return 0, fmt.Errorf("zookeeper wchs at %s: no watch count in %.80q", addr, answer)
+	}
+	n, err := strconv.Atoi(string(m[1]))
+	if err != nil {
+		return 0, fmt.Errorf("zookeeper wchs at %s: %w", addr, err)
+	}
+	return n, nil
 }
 
 // zooKeeperJarVersion reads the version Maven recorded in the jar

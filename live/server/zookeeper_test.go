@@ -86,8 +86,20 @@ func TestZooKeeperServer(t *testing.T) {
 	require.Contains(t, srvr, "Mode: standalone")
 	ctx := context.Background()
 
-	first := createZxid(t, zkSession(t, z.Addr()), "/before-kill")
+	session := zkSession(t, z.Addr())
+	first := createZxid(t, session, "/before-kill")
 	require.Positive(t, first)
+	// A watch counts once the call that set it has returned.
+	watches, err := ZooKeeperWatches(ctx, z.Addr())
+	require.NoError(t, err)
+	require.Zero(t, watches)
+	_, _, _, err = session.ExistsW("/before-kill")
+	require.NoError(t, err)
+	_, _, _, err = session.ExistsW("/not-there")
+	require.NoError(t, err)
+	watches, err = ZooKeeperWatches(ctx, z.Addr())
+	require.NoError(t, err)
+	require.Equal(t, 2, watches)
 
 	require.NoError(t, z.Kill())
 	require.Empty(t, z.Pids(), "no process while killed")
