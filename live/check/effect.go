@@ -63,7 +63,9 @@ func tookEffect(faults []history.FaultRecord, bs []Belief, t0 int64) (bool, stri
 
 // effectOf is fault f's effect by its story ("" when it had none):
 //   - client pause: the paused client's validity ran out while it was
-//     stopped, and another client was granted before it resumed;
+//     stopped, and another client was granted before it resumed, while
+//     the paused one believed (a client paused while it waited in its
+//     acquire held nothing yet: its validity is the send rule's guess);
 //   - restart: a grant after the restart overlaps a belief from before it;
 //   - delay, blackhole: a message of the holder's — its release, the
 //     one the history shows — was answered after its validity, or
@@ -85,7 +87,7 @@ func effectOf(f history.FaultRecord, bs []Belief, t0 int64) string {
 				continue
 			}
 			for _, y := range bs {
-				if y.Client != x.Client && y.Start >= f.Start && y.Start <= f.End {
+				if y.Client != x.Client && y.Start >= f.Start && y.Start <= f.End && overlaps(x, y) {
 					return fmt.Sprintf("%s's validity ran out at %s while it was paused (%s to %s), and %s was granted at %s",
 						history.ClientName(x.Client), at(x.Until), at(f.Start), at(f.End), history.ClientName(y.Client), at(y.Start))
 				}
@@ -106,7 +108,7 @@ func effectOf(f history.FaultRecord, bs []Belief, t0 int64) string {
 				continue
 			}
 			for _, y := range bs {
-				if y.Client != x.Client && y.Start >= f.Start && y.Start < x.End {
+				if y.Client != x.Client && y.Start >= f.Start && overlaps(x, y) {
 					return fmt.Sprintf("%s's validity ran out at %s while the service was paused (%s to %s), and %s was granted at %s while %s still believed",
 						history.ClientName(x.Client), at(x.Until), at(f.Start), at(f.End), history.ClientName(y.Client), at(y.Start), history.ClientName(x.Client))
 				}
@@ -190,6 +192,9 @@ func isTarget(f history.FaultRecord, x Belief) bool {
 	return true
 }
 
+// overlaps: x and y were believed at once.
+func overlaps(x, y Belief) bool { return x.Start < y.End && y.Start < x.End }
+
 // heldAt: x's client believed, or had asked for the grant it then
 // believed, at t.
 func heldAt(x Belief, t int64) bool { return x.Call <= t && t <= x.End }
@@ -199,7 +204,7 @@ func heldAt(x Belief, t int64) bool { return x.Call <= t && t <= x.End }
 func unexplained(faults []history.FaultRecord, bs []Belief, t0 int64) *UnexplainedOverlap {
 	for i, a := range bs {
 		for _, b := range bs[i+1:] {
-			if a.Client == b.Client || a.Start >= b.End || b.Start >= a.End {
+			if a.Client == b.Client || !overlaps(a, b) {
 				continue
 			}
 			explained := false

@@ -58,6 +58,8 @@ func TestTookEffect(t *testing.T) {
 			newHB(2).hold(0, 0, 1, 50, 51).hold(1, 10, 60, 70, 71).pause(1, 100, 400), false, "", ""},
 		{"pause of the other client cannot explain the overlap",
 			newHB(3).hold(0, 0, 1, 401, 402).hold(1, 10, 150, 160, 161).pause(2, 3, 400), false, "", "c1 (token 1"},
+		{"pause of a client waiting in its acquire, the other's section over before it resumed",
+			newHB(2).hold(0, 0, 450, 460, 461).hold(1, 10, 150, 160, 161).pause(0, 3, 399), false, "", ""},
 		{"pause: a grant that came back after the pause",
 			newHB(2).hold(0, 0, 400, 410, 411).hold(1, 10, 150, 405, 406).pause(0, 3, 399), true,
 			"c1's validity ran out at 0.100 s while it was paused (0.003 s to 0.399 s), and c2 was granted at 0.150 s", ""},
@@ -92,6 +94,8 @@ func TestTookEffect(t *testing.T) {
 		{"server pause: validity ran out, another granted while the holder believed",
 			newHB(2).hold(0, 0, 1, 320, 321).hold(1, 10, 310, 330, 331).fault(history.FaultServerPause, toy, 3, 300), true,
 			"c1's validity ran out at 0.100 s while the service was paused (0.003 s to 0.300 s), and c2 was granted at 0.310 s while c1 still believed", ""},
+		{"server pause: a client that waited in its acquire through it held nothing",
+			newHB(2).hold(0, 0, 1, 305, 306).hold(0, 306, 310, 315, 316).hold(1, 2, 320, 330, 331).fault(history.FaultServerPause, toy, 3, 300), false, "", ""},
 		{"server pause: the holder released first",
 			newHB(2).hold(0, 0, 1, 305, 306).hold(1, 10, 310, 330, 331).fault(history.FaultServerPause, toy, 3, 300), false, "", ""},
 
