@@ -77,29 +77,40 @@ demo: $(BIN) $(LIVE_BIN) ## the whole story: explorer, simulator (NPC table too)
 # read from go test's own FAIL lines, in any pass.
 # go test ./... prints the packages' lines in the packages' order, so one
 # slow package holds back every line after it (11 silent minutes); each
-# pass runs go test -json instead, whose events come as they happen, and
-# scripts/gotest-lines.sh turns them back into go test's own lines as each
-# test and package ends: a package's ok or FAIL line, a failed test's
-# output, nothing of a test that passed.
-GOTEST_LINES := sh $(CURDIR)/scripts/gotest-lines.sh
+# pass runs go test -json instead, whose events come as they happen,
+# through gotestsum (gotest.tools/gotestsum, a tool of the main module
+# pinned in go.mod, built once per make test: the live pass runs in live/,
+# another module). Its standard-quiet format prints go test's own lines
+# without -v as each package ends: its ok or FAIL line, build errors, what
+# a failed package's binary printed outside its tests; nothing of a test
+# that passed. A failed test's output (its log, a panic, a timeout's
+# stacks) comes in the summary gotestsum prints at the end of the pass,
+# which ends with the pass's count of tests; it does not list the skipped
+# tests (the race pass skips hundreds by design). gotestsum exits with go
+# test's own code (128+n if it was stopped by signal n).
+# TestPassLines (internal/testbuild) runs a pass's form, GOTEST with these
+# flags, on a fixture module.
+GOTESTSUM_FLAGS := --format standard-quiet --hide-summary=skipped --no-color --raw-command
+GOTEST = $$tools/gotestsum $(GOTESTSUM_FLAGS) -- $(GO) test -json
 RACE_TIMEOUT  ?= 25m
 SHORT_TIMEOUT ?= 10m
 LIVE_TIMEOUT  ?= 10m
 test: fmt-check vet test-deps ## gofmt check, go vet, go test -race ./... then go test -short ./..., then the live module's tests under -race (TLC tests skip without a jar, live and browser tests without their Debian packages; the last lines say how many ran and which packages failed)
-	@summary=$$(mktemp); log=$$(mktemp); codes=$$(mktemp); \
+	@summary=$$(mktemp) && log=$$(mktemp) && codes=$$(mktemp) && tools=$$(mktemp -d) || exit 2; \
+	$(GO) build -o $$tools/gotestsum gotest.tools/gotestsum || { code=$$?; rm -rf $$summary $$log $$codes $$tools; exit $$code; }; \
 	echo "$(GO) test -race -timeout $(RACE_TIMEOUT) ./..."; \
-	{ FENCELAB_TEST_SUMMARY=$$summary GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -json -race -timeout $(RACE_TIMEOUT) ./... 2>&1; echo "race $$?" >> $$codes; } | $(GOTEST_LINES) | tee $$log; \
+	{ FENCELAB_TEST_SUMMARY=$$summary GORACE="atexit_sleep_ms=0 $$GORACE" $(GOTEST) -race -timeout $(RACE_TIMEOUT) ./... 2>&1; echo "race $$?" >> $$codes; } | tee $$log; \
 	echo "$(GO) test -short -timeout $(SHORT_TIMEOUT) ./..."; \
-	{ FENCELAB_TEST_SUMMARY=$$summary $(GO) test -json -short -timeout $(SHORT_TIMEOUT) ./... 2>&1; echo "short $$?" >> $$codes; } | $(GOTEST_LINES) | tee -a $$log; \
+	{ FENCELAB_TEST_SUMMARY=$$summary $(GOTEST) -short -timeout $(SHORT_TIMEOUT) ./... 2>&1; echo "short $$?" >> $$codes; } | tee -a $$log; \
 	echo "cd live && $(GO) test -race -timeout $(LIVE_TIMEOUT) ./..."; \
-	{ cd live && GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -json -race -timeout $(LIVE_TIMEOUT) ./... 2>&1; echo "live $$?" >> $$codes; } | $(GOTEST_LINES) | tee -a $$log; \
+	{ cd live && GORACE="atexit_sleep_ms=0 $$GORACE" $(GOTEST) -race -timeout $(LIVE_TIMEOUT) ./... 2>&1; echo "live $$?" >> $$codes; } | tee -a $$log; \
 	race=$$(awk '$$1 == "race" {print $$2}' $$codes); short=$$(awk '$$1 == "short" {print $$2}' $$codes); live=$$(awk '$$1 == "live" {print $$2}' $$codes); \
 	echo; if [ -s $$summary ]; then sort $$summary; else echo "TLC-backed checks: no summary (the tlc and cmd/fencelab tests did not run)"; fi; \
 	failed=$$(awk '/^FAIL[ \t]+[^ \t]+/ && $$2 != "" {print $$2}' $$log | sort -u | tr '\n' ' '); \
 	if [ -n "$$failed" ]; then echo "make test: FAILED packages: $$failed"; \
 	elif [ "$$race" != 0 ] || [ "$$short" != 0 ] || [ "$$live" != 0 ]; then echo "make test: FAILED (go test exited $$race, $$short and $$live; see above)"; \
 	else echo "make test: every package passed"; fi; \
-	rm -f $$summary $$log $$codes; for code in $$race $$short $$live; do if [ "$$code" != 0 ]; then exit $$code; fi; done
+	rm -rf $$summary $$log $$codes $$tools; for code in $$race $$short $$live; do if [ "$$code" != 0 ]; then exit $$code; fi; done
 
 # The Debian packages the tests use beyond Go and Java: the services the
 # live harness starts (and cc, for its clock shim), and headless Chromium
@@ -145,7 +156,7 @@ tlc: $(BIN) ## run TLC on every model in specs/models.json (MODEL=<name> for one
 tlc-pin: ## after make tlc (MODEL=<name> for one): pin what TLC found (ok models' distinct state counts; each invariant violation's counterexample length and the distinct states at its stop) in testdata/pins/<design>.golden, then regenerate specs/models.json
 	$(GO) run ./cmd/specgen -record $(OUT)/tlc
 
-conform: $(BIN) ## Go runs (random walks, explorer counterexamples, simulator runs) checked against the specs by TLC, and TLC's counterexamples replayed in Go (WALKS=<n> per configuration, default 100; needs the jar)
+conform: $(BIN) ## Go runs (random walks, explorer counterexamples within 1,000,000 states a search, simulator runs) checked against the specs by TLC, and TLC's counterexamples replayed in Go (WALKS=<n> per configuration, default 100; needs the jar; 11 min of CPU, 48 min of wall time measured on 2 busy cores: docs/conformance.md)
 	@$(call fencelab,conform --out $(OUT)/conform $(if $(WALKS),--walks $(WALKS)) $(if $(NOCACHE),--no-cache))
 
 sim: $(BIN) ## simulate every design under NPC faults, then the NPC table (RUNS=<n> runs per design, default 1000)

@@ -380,18 +380,33 @@ func Replayable(property string) bool {
 // spec's, another violation's, another initial state: identify), and with
 // a *ReplayError where the Go system departs from TLC's counterexample.
 func ReplayModel(specsDir string, m tlc.Model, output []byte) (*Replayed, error) {
-	c, err := ModelReplayable(specsDir, m)
+	c, out, err := ParseModelOutput(specsDir, m, output)
 	if err != nil {
-		return nil, err
-	}
-	out, err := tlc.ParseOutput(bytes.NewReader(output))
-	if err != nil {
-		return nil, fmt.Errorf("model %s: TLC's output: %w", m.Name, err)
-	}
-	if err := identify(m, c, out); err != nil {
 		return nil, err
 	}
 	return Replay(c, out, m.Property)
+}
+
+// ParseModelOutput reads output as TLC's output for model m of the
+// manifest in specsDir, and returns it with the Go configuration m stands
+// for: what ReplayModel replays. It fails as ReplayModel does short of
+// the replay: for a model Go does not run (ModelReplayable), an output
+// that is not TLC's complete output, or one that is not m's
+// (*OtherOutputError), so that a caller can check every output it was
+// given before it starts anything.
+func ParseModelOutput(specsDir string, m tlc.Model, output []byte) (impl.Config, *tlc.Output, error) {
+	c, err := ModelReplayable(specsDir, m)
+	if err != nil {
+		return c, nil, err
+	}
+	out, err := tlc.ParseOutput(bytes.NewReader(output))
+	if err != nil {
+		return c, nil, fmt.Errorf("model %s: TLC's output: %w", m.Name, err)
+	}
+	if err := identify(m, c, out); err != nil {
+		return c, nil, err
+	}
+	return c, out, nil
 }
 
 // ModelReplayable returns the Go configuration model m of the manifest in

@@ -467,3 +467,95 @@ func TestModelConfigReadsTheCfgAsTLCDoes(t *testing.T) {
 		})
 	}
 }
+
+// replayCommitted replays rc's committed counterexample, which must
+// replay, and returns its Go configuration, TLC's output and the replay.
+func replayCommitted(t *testing.T, rc replayCase) (impl.Config, *tlc.Output, *Replayed) {
+	t.Helper()
+	c, err := ModelConfig(rc.model.Spec, rc.cfg)
+	require.NoError(t, err)
+	out := readCounterexample(t, rc.model.Name)
+	good, err := Replay(c, out, rc.model.Property)
+	require.NoError(t, err, rc.model.Name)
+	return c, out, good
+}
+
+// TestReplayRejectsAnEarlierGoViolation: TLC stops at the first state
+// that violates an invariant, so a Go run that violates it at an earlier
+// step of TLC's counterexample departs from it, even when Go violates it
+// at TLC's last state too: the replay fails at Go's first violation. The
+// cases are the committed counterexamples of one invariant replayed as
+// counterexamples of another that Go violates both earlier and at the end
+// (a lost update after two clients both held the lock, and so on).
+func TestReplayRejectsAnEarlierGoViolation(t *testing.T) {
+	testbuild.SkipUnderRace(t)
+	cases := 0
+	for _, rc := range replayableModels(t) {
+		c, out, good := replayCommitted(t, rc)
+		if out.Deadlock || out.Temporal {
+			continue
+		}
+		for _, p := range impl.Invariants() {
+			if p.Name == rc.model.Property {
+				continue
+			}
+			// Go's first violation of p along TLC's path, and whether it
+			// violates p at TLC's last state.
+			w, err := impl.NewWorld(c)
+			require.NoError(t, err)
+			first := -1
+			if p.Violated(w) {
+				first = 0
+			}
+			for k, i := range good.Path {
+				w.Apply(i)
+				if first < 0 && p.Violated(w) {
+					first = k + 1
+				}
+			}
+			if first < 0 || first == good.Steps || !p.Violated(w) {
+				continue
+			}
+			cases++
+			_, err = Replay(c, out, p.Name)
+			var re *ReplayError
+			require.ErrorAs(t, err, &re, "%s replayed as a counterexample of %s: Go violates it at step %d, TLC's last is %d", rc.model.Name, p.Name, first, good.Steps)
+			assert.Equal(t, first, re.Step, "%s as %s: the departure is Go's first violation", rc.model.Name, p.Name)
+			assert.Contains(t, re.Reason, fmt.Sprintf("the Go system violates %s here, TLC only at step %d", p.Name, good.Steps))
+			assert.Len(t, re.Path, first, "%s as %s: the Go run up to its violation", rc.model.Name, p.Name)
+		}
+	}
+	t.Logf("%d counterexamples replayed as another invariant's that Go violates earlier and at the end", cases)
+	assert.GreaterOrEqual(t, cases, 3)
+}
+
+// TestReplayComparesActionsInOrder: each step of TLC's counterexample is
+// matched by a Go step of the very action TLC names at that step, not by
+// any action of the counterexample: with the action names of two steps
+// swapped (the states left as TLC printed them) the replay departs at the
+// first swapped step, though the same actions are there, in another order.
+func TestReplayComparesActionsInOrder(t *testing.T) {
+	testbuild.SkipUnderRace(t)
+	swapped := 0
+	for _, rc := range replayableModels(t) {
+		c, out, good := replayCommitted(t, rc)
+		// The first step whose action differs from its successor's.
+		for k := 1; k < good.Steps; k++ {
+			a, b := out.States[k].Action, out.States[k+1].Action
+			if a == b {
+				continue
+			}
+			changed := *out
+			changed.States = slices.Clone(out.States)
+			changed.States[k].Action, changed.States[k+1].Action = b, a
+			_, err := Replay(c, &changed, rc.model.Property)
+			var re *ReplayError
+			require.ErrorAs(t, err, &re, "%s with the actions of steps %d and %d swapped (%s, %s)", rc.model.Name, k, k+1, a, b)
+			assert.Equal(t, k, re.Step, "%s: the departure is the first swapped step", rc.model.Name)
+			assert.Equal(t, b, re.Action, rc.model.Name)
+			swapped++
+			break
+		}
+	}
+	assert.GreaterOrEqual(t, swapped, 30, "a swap in every counterexample of more than one action")
+}

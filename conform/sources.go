@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -23,6 +24,9 @@ type Group struct {
 	Source string
 	Config impl.Config
 	Traces []*Trace
+	// Bounded says the search that made the traces stopped at its bound
+	// (Counterexamples): they are the violations found within it.
+	Bounded bool
 }
 
 // UntimedConfigs are the configurations the walks cover: every design,
@@ -71,16 +75,35 @@ func WalkTrace(c impl.Config, seed, maxSteps int) (*Trace, error) {
 	return Record(c, SourceWalk, fmt.Sprintf("walk seed %d, %s", seed, describeConfig(c)), path)
 }
 
+// CounterexampleStates bounds each search Counterexamples makes: the
+// explorer's breadth-first search finds the shortest counterexamples
+// first, so a bounded search still yields shortest ones, and the searches
+// of 2 clients end within it (Redlock's, the largest, has 860,742 states);
+// Redlock's with 3 clients has tens of millions, more than an hour of
+// exhaustive search on 2 cores, for counterexamples of the same kinds as
+// its 2-client ones.
+const CounterexampleStates = 1_000_000
+
 // Counterexamples records every counterexample the explorer finds for
-// design d with n clients (its default model, with symmetry).
-func Counterexamples(d impl.Design, n int) (Group, error) {
+// design d with n clients (its default model, with symmetry) within
+// CounterexampleStates distinct states; Group.Bounded says whether the
+// search stopped there. ctx stops the search (between two chunks of
+// states, so within a fraction of a second), progress, if not nil, hears
+// of it (explore.Config.Progress).
+func Counterexamples(ctx context.Context, d impl.Design, n int, progress func(depth, distinct, queued int)) (Group, error) {
+	return counterexamples(ctx, d, n, CounterexampleStates, progress)
+}
+
+// counterexamples is Counterexamples with its bound.
+func counterexamples(ctx context.Context, d impl.Design, n, maxStates int, progress func(depth, distinct, queued int)) (Group, error) {
 	ec := explore.DefaultConfig(d, n)
-	ec.Symmetry = true
+	ec.Symmetry, ec.MaxStates, ec.Context, ec.Progress = true, maxStates, ctx, progress
 	g := Group{Source: SourceExplore, Config: ec.Config}
 	res, err := explore.Run(ec)
 	if err != nil {
 		return g, err
 	}
+	g.Bounded = !res.Complete
 	for _, f := range res.All() {
 		if f.Path == nil {
 			continue

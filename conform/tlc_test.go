@@ -58,7 +58,7 @@ func TestCounterexamplesAndSimAccepted(t *testing.T) {
 	k := checker(t)
 	failing := 0
 	for _, d := range distlockspec.Designs() {
-		g, err := Counterexamples(d, 2)
+		g, err := Counterexamples(t.Context(), d, 2, nil)
 		require.NoError(t, err)
 		require.NotEmpty(t, g.Traces, d)
 		groups := []Group{g}

@@ -150,7 +150,7 @@ type converter struct {
 	// serviceIsConstant is true when the lock service is no process of the spec
 	// (the timed spec): its actions are drawn in ServiceLane.
 	serviceIsConstant bool
-	clients map[string]bool
+	clients           map[string]bool
 	// readers maps a plain-sequence channel to the lane that dequeues it.
 	readers map[string]string
 	// pending are the messages in flight per channel, oldest first, as

@@ -97,7 +97,8 @@ type Config struct {
 	// Workers is the number of goroutines of the search (0: one per CPU).
 	// It changes nothing in the Result but Elapsed.
 	Workers int `json:"-"`
-	// Progress, if set, hears about each breadth-first level (see Options).
+	// Progress, if set, hears about each breadth-first level and each
+	// chunk of a long one (see Options).
 	Progress func(depth, distinct, queued int) `json:"-"`
 }
 

@@ -92,7 +92,10 @@ type Options struct {
 	SleepSets bool
 	// Progress, if set, is called after each breadth-first level with the
 	// depth reached, the distinct states so far and the states queued for
-	// the next level. It must not change anything the search reads.
+	// the next level, and within a level after each chunk of levelChunk
+	// states expanded (then queued counts the frontier's states not yet
+	// expanded too), so that a caller hears from a long level. It must not
+	// change anything the search reads.
 	Progress func(depth, distinct, queued int)
 }
 
@@ -515,6 +518,12 @@ func (s *search[S]) level() error {
 		}
 		if ctx := s.opt.Context; ctx != nil && ctx.Err() != nil {
 			return fmt.Errorf("the search was interrupted: %w", ctx.Err())
+		}
+		if s.opt.Progress != nil && nx != nil {
+			// A level of millions of states takes minutes: its chunks
+			// say how far it is (the states of the frontier not yet
+			// expanded and those of the next level are queued).
+			s.opt.Progress(out.Depth, out.Distinct, s.frontier.len()-x.hi+s.next.len())
 		}
 		x, cur = nx, 1-cur
 	}

@@ -14,8 +14,9 @@
 // AtMostOneClientHoldLock from the clients' beliefs, TokenIsMonotonical
 // and NoLostUpdate from the resource's log (impl's own invariants), and
 // linearizability with Porcupine (package linearizability). A campaign is
-// N such runs (RunCampaign) and says, per property, "violated (k of N)" or
-// "not observed (0 of N; the fault took effect in M)".
+// N such runs (RunCampaign) and says, per property, "violated (k of N)",
+// "held while the fault took effect in H of N" or "inconclusive (the
+// fault took effect in M of N)".
 //
 // This package is the public entry, RunCampaign, over rooms beneath it,
 // each a package that imports only the rooms below it and never this one:

@@ -153,6 +153,47 @@ func TestProgressWhenStderrIsNotATerminal(t *testing.T) {
 	assert.Contains(t, b.String(), "npc: 4 of 1,000,000 runs (0%), 0 runs/s")
 }
 
+// TestSearchProgressOnAPipe: an explorer search on a pipe prints a plain
+// line every 10 s of its clock, the first after 10 s, however often the
+// search calls (after every chunk of states): a search that ends sooner is
+// silent, one of an hour is never silent for long.
+func TestSearchProgressOnAPipe(t *testing.T) {
+	var b bytes.Buffer
+	clock := time.Unix(0, 0)
+	progress, done := newSearchProgressTo(&b, false, "conform explore redlock, 3 clients", func() time.Time { return clock })
+	// 9.9 s of calls, every 100 ms: nothing yet.
+	for k := range 99 {
+		clock = clock.Add(100 * time.Millisecond)
+		progress(k/10, 1000*k, 50)
+	}
+	assert.Empty(t, b.String(), "a search of less than 10 s prints nothing")
+	// 60 s more of calls, one per second and one per 10 s stretch that
+	// has none: six lines, one each 10 s.
+	for k := range 60 {
+		clock = clock.Add(time.Second)
+		progress(12, 1_234_567+k, 89)
+	}
+	done()
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	require.Len(t, lines, 6, b.String())
+	assert.Equal(t, "conform explore redlock, 3 clients: depth 12, 1,234,567 distinct states, 89 queued, 11s", lines[0])
+	for _, l := range lines {
+		assert.Regexp(t, `^conform explore redlock, 3 clients: depth 12, [0-9,]+ distinct states, 89 queued, [0-9]+s$`, l)
+	}
+	// A long level with no call for a minute: the next call prints at once.
+	b.Reset()
+	clock = clock.Add(time.Minute)
+	progress(13, 2_000_000, 0)
+	assert.Equal(t, "conform explore redlock, 3 clients: depth 13, 2,000,000 distinct states, 0 queued, 130s\n", b.String())
+
+	// On a terminal: a running line, rewritten, cleared at the end.
+	b.Reset()
+	progress, done = newSearchProgressTo(&b, true, "explore redlock", func() time.Time { return clock })
+	progress(3, 40, 7)
+	done()
+	assert.Equal(t, "\rexplore redlock: depth 3, 40 distinct states, 7 queued \r\033[K", b.String())
+}
+
 // TestSaveRunWritesTheTraceFiles: a TLC run's folder holds TLC's output
 // and the counterexample under the names every runtime uses, and is
 // cleared of files a run before left.

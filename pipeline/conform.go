@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/tlc"
 	"github.com/fencelab/fencelab/trace"
+	"github.com/fencelab/fencelab/verdict"
 )
 
 // conformSource is one part of the conformance check: it yields the groups
@@ -63,12 +65,16 @@ func Conform(e *Env, p ConformPlan) error {
 			}
 		}
 	}
+	// --replay-from's outputs are read and checked before anything runs
+	// or prints: a bad one is bad input, one line, whatever else is given.
+	var replayFrom map[string]replayInput
 	if p.ReplayFrom != "" {
 		if !p.Replay {
 			return BadInput("--replay-from needs --replay")
 		}
-		if fi, err := os.Stat(p.ReplayFrom); err != nil || !fi.IsDir() {
-			return BadInput("--replay-from %s is not a folder of fencelab tlc's outputs", quote.S(p.ReplayFrom))
+		var err error
+		if replayFrom, err = loadReplayFrom(p.Specs, p.ReplayFrom); err != nil {
+			return err
 		}
 	}
 	if p.Shard != nil {
@@ -102,10 +108,15 @@ func Conform(e *Env, p ConformPlan) error {
 		Cache: cache, HeapLimit: heap}, SpecsDir: p.Specs, HeapLimit: heap}
 
 	var sources []conformSource
+	// bounded are the explorer's searches that stopped at their bound.
+	var bounded []string
 	if p.Walks > 0 {
 		sources = append(sources, conformSource{"walk", func() ([]conform.Group, error) {
 			var gs []conform.Group
 			for _, c := range conform.UntimedConfigs() {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
 				g, err := conform.Walks(c, p.Walks, p.MaxSteps)
 				if err != nil {
 					return nil, err
@@ -123,9 +134,14 @@ func Conform(e *Env, p ConformPlan) error {
 					if n > explore.RoutineClients(d) {
 						continue
 					}
-					g, err := conform.Counterexamples(d, n)
+					progress, progressDone := NewSearchProgress(e, fmt.Sprintf("conform explore %s, %d clients", d, n))
+					g, err := conform.Counterexamples(ctx, d, n, progress)
+					progressDone()
 					if err != nil {
 						return nil, err
+					}
+					if g.Bounded {
+						bounded = append(bounded, fmt.Sprintf("%s × %s", d, words.Count(n, "client")))
 					}
 					gs = append(gs, g)
 				}
@@ -137,6 +153,9 @@ func Conform(e *Env, p ConformPlan) error {
 		sources = append(sources, conformSource{"sim", func() ([]conform.Group, error) {
 			var gs []conform.Group
 			for _, d := range distlockspec.Designs() {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
 				g, err := conform.SimRuns(conform.SimConfig(d), p.SimRuns, p.SimFailing)
 				if err != nil {
 					return nil, err
@@ -162,6 +181,9 @@ func Conform(e *Env, p ConformPlan) error {
 	var findings []string
 	for _, src := range sources {
 		groups, err := src.groups()
+		if ctx.Err() != nil {
+			return StoppedWith(ctx, "conform stopped")
+		}
 		if err != nil {
 			findings = append(findings, fmt.Sprintf("%s: no traces: %v", src.name, err))
 			continue
@@ -205,6 +227,10 @@ func Conform(e *Env, p ConformPlan) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if len(bounded) > 0 {
+		fmt.Fprintf(e.Stdout, "\nthe explorer's searches of %s stopped at %s distinct states each: their counterexamples found within validated (shortest ones: the search is breadth-first)\n",
+			strings.Join(bounded, ", "), verdict.Thousands(conform.CounterexampleStates))
+	}
 	// The validation's failure waits for the replay: both parts finish
 	// and print their summaries, then the run fails with both.
 	validation := conformTotals(e, total, steps, failing, rejected, tlcTime, rendered, findings)
@@ -220,7 +246,7 @@ func Conform(e *Env, p ConformPlan) error {
 	}
 	fmt.Fprintln(e.Stdout)
 	stepsDone()
-	rs, err := replayCounterexamples(ctx, e, checker.TLC, p.Specs, p.ReplayFrom, p.Out)
+	rs, err := replayCounterexamples(ctx, e, checker.TLC, p.Specs, replayFrom, p.Out)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/fencelab/fencelab/conform"
 	"github.com/fencelab/fencelab/distlockspec"
+	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/internal/inputfile"
 	"github.com/fencelab/fencelab/internal/quote"
@@ -26,15 +28,62 @@ type replaySummary struct {
 	rendered []string
 }
 
+// replayInput is a model's counterexample read from --replay-from,
+// checked to be its TLC output, with the Go configuration it replays in.
+type replayInput struct {
+	config impl.Config
+	out    *tlc.Output
+}
+
+// loadReplayFrom reads and checks, before conform starts anything, the
+// TLC output in from (a fencelab tlc --out folder) of every model of the
+// default run expected to be violated whose system Go runs: a folder
+// without one, or with a file that is not TLC's complete output of that
+// model, is bad input. It returns the outputs by model name.
+func loadReplayFrom(specs, from string) (map[string]replayInput, error) {
+	if fi, err := os.Stat(from); err != nil || !fi.IsDir() {
+		return nil, BadInput("--replay-from %s is not a folder of fencelab tlc's outputs", quote.S(from))
+	}
+	m, err := distlockspec.LoadManifest(filepath.Join(specs, "models.json"))
+	if err != nil {
+		return nil, BadInput("%v", err)
+	}
+	inputs := map[string]replayInput{}
+	for _, mod := range m.Default() {
+		if mod.Expected == "ok" {
+			continue
+		}
+		if _, err := conform.ModelReplayable(specs, mod); errors.Is(err, distlockspec.ErrNotGoSystem) {
+			continue
+		}
+		output, err := inputfile.Read(filepath.Join(from, mod.Name, "tlc.out"), inputfile.MaxOutput)
+		if err != nil {
+			return nil, BadInput("--replay-from %s: no TLC output of %s (run fencelab tlc --out %s first): %v", quote.S(from), mod.Name, quote.S(from), WithoutPath(err))
+		}
+		c, out, err := conform.ParseModelOutput(specs, mod, output)
+		var other *conform.OtherOutputError
+		switch {
+		case errors.As(err, &other):
+			// Another spec's, property's or model's output says nothing
+			// of the Go system: the file is at fault, not Go.
+			return nil, BadInput("--replay-from %s: %s/tlc.out is %v", quote.S(from), mod.Name, err)
+		case err != nil:
+			return nil, BadInput("--replay-from %s: %v", quote.S(from), err)
+		}
+		inputs[mod.Name] = replayInput{config: c, out: out}
+	}
+	return inputs, nil
+}
+
 // replayCounterexamples is conform's replay, TLA+ → Go: every model of the
 // default run expected to be violated is checked by TLC (one worker, so
-// the counterexample is the same on every run), or its output is read
-// from from (a fencelab tlc --out folder), and its counterexample is
+// the counterexample is the same on every run), or its output is taken
+// from from (loadReplayFrom's, when not nil), and its counterexample is
 // replayed in the Go actors (conform.ReplayModel). It prints one row per
 // model; a counterexample Go departs from is a failure, rendered like a
 // counterexample into outDir (the Go run up to the departure), and so is
 // a replay that fails in any other way: the run goes on to its summary.
-func replayCounterexamples(ctx context.Context, e *Env, runner *tlc.Runner, specs, from, outDir string) (replaySummary, error) {
+func replayCounterexamples(ctx context.Context, e *Env, runner *tlc.Runner, specs string, from map[string]replayInput, outDir string) (replaySummary, error) {
 	var sum replaySummary
 	w := e.Stdout
 	m, err := distlockspec.LoadManifest(filepath.Join(specs, "models.json"))
@@ -54,13 +103,11 @@ func replayCounterexamples(ctx context.Context, e *Env, runner *tlc.Runner, spec
 			fmt.Fprintf(tw, "%s\t—\tskipped: %s\n", mod.Name, skipReason(err))
 			continue
 		}
-		var output []byte
+		var r *conform.Replayed
 		cached := false // TLC's output read from the cache
-		if from != "" {
-			output, err = inputfile.Read(filepath.Join(from, mod.Name, "tlc.out"), inputfile.MaxOutput)
-			if err != nil {
-				return sum, BadInput("--replay-from %s: no TLC output of %s (run fencelab tlc --out %s first): %v", quote.S(from), mod.Name, quote.S(from), WithoutPath(err))
-			}
+		if from != nil {
+			in := from[mod.Name]
+			r, err = conform.Replay(in.config, in.out, mod.Property)
 		} else {
 			res, err := runner.Run(ctx, specs, mod)
 			if ctx.Err() != nil {
@@ -81,17 +128,13 @@ func replayCounterexamples(ctx context.Context, e *Env, runner *tlc.Runner, spec
 			if res.Mismatch != "" {
 				return sum, Failed("%s: TLC's result is not the manifest's: %s", mod.Name, res.Mismatch)
 			}
-			output, cached = res.Output, res.Cached
+			cached = res.Cached
+			r, err = conform.ReplayModel(specs, mod, res.Output)
 		}
-		r, err := conform.ReplayModel(specs, mod, output)
 		step(mod.Name + cachedMark(cached))
 		var re *conform.ReplayError
 		var other *conform.OtherOutputError
 		switch {
-		case errors.As(err, &other) && from != "":
-			// Another spec's, property's or model's output says nothing
-			// of the Go system: the file is at fault, not Go.
-			return sum, BadInput("--replay-from %s: %s/tlc.out is %v", from, mod.Name, err)
 		case errors.As(err, &other):
 			sum.failed++
 			fmt.Fprintf(tw, "%s\t\tDEPARTS from TLC's counterexample: TLC's own run is %v\n", mod.Name, err)
@@ -106,10 +149,6 @@ func replayCounterexamples(ctx context.Context, e *Env, runner *tlc.Runner, spec
 				return sum, err
 			}
 			sum.rendered = append(sum.rendered, dir)
-		case err != nil && from != "":
-			// An output the user pointed at that is not TLC's complete
-			// output is bad input, as any unreadable file is.
-			return sum, BadInput("--replay-from %s: %v", quote.S(from), err)
 		case err != nil:
 			sum.failed++
 			fmt.Fprintf(tw, "%s\t\tFAILS: %s\n", mod.Name, OneLine(err.Error()))

@@ -10,7 +10,6 @@ import (
 	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/report"
 	"github.com/fencelab/fencelab/trace"
-	"github.com/fencelab/fencelab/verdict"
 )
 
 // Explore runs the explorer on each of configs and prints its result (one
@@ -28,16 +27,14 @@ func Explore(e *Env, configs []explore.Config, outDir string) error {
 		defer stepsDone()
 	}
 	for _, c := range configs {
-		if e.Terminal {
-			// Long runs (3 and 4 clients) show where they are, on stderr
-			// and only on a terminal, so stdout stays the same bytes.
-			c.Progress = func(depth, distinct, queued int) {
-				fmt.Fprintf(e.Stderr, "\r%s: depth %d, %s distinct states, %s queued ", c.Design, depth, verdict.Thousands(distinct), verdict.Thousands(queued))
-			}
-		}
+		// Long runs (3 and 4 clients) show where they are, on stderr, so
+		// stdout stays the same bytes.
+		progress, progressDone := NewSearchProgress(e, "explore "+c.Design.String())
+		c.Progress = progress
 		res, err := explore.Run(c)
-		if e.Terminal {
-			fmt.Fprint(e.Stderr, "\r\033[K")
+		progressDone()
+		if err != nil && c.Context != nil && c.Context.Err() != nil {
+			return StoppedWith(c.Context, "the search stopped, its files on disk removed")
 		}
 		if err != nil {
 			return fmt.Errorf("explore: %w", err)

@@ -172,3 +172,37 @@ func (p *progress) finish() {
 		p.printStep(p.now())
 	}
 }
+
+// searchProgressEvery is how often an explorer search on a pipe prints a
+// line: one that lasts an hour prints 360, one that ends sooner none.
+const searchProgressEvery = 10 * time.Second
+
+// NewSearchProgress returns the explorer's progress callback
+// (explore.Config.Progress) for a search named what, on stderr (stdout
+// stays byte-identical): on a terminal a running line, rewritten at each
+// call and cleared by done; on anything else — CI, a pipe, a file — a
+// plain line every searchProgressEvery, the first after it, so that a
+// long search is never silent and a short one prints nothing.
+func NewSearchProgress(e *Env, what string) (progress func(depth, distinct, queued int), done func()) {
+	return newSearchProgressTo(e.Stderr, e.Terminal, what, time.Now)
+}
+
+func newSearchProgressTo(w io.Writer, terminal bool, what string, now func() time.Time) (func(depth, distinct, queued int), func()) {
+	if terminal {
+		return func(depth, distinct, queued int) {
+				fmt.Fprintf(w, "\r%s: depth %d, %s distinct states, %s queued ", what, depth, verdict.Thousands(distinct), verdict.Thousands(queued))
+			}, func() {
+				fmt.Fprint(w, "\r\033[K")
+			}
+	}
+	start := now()
+	last := start
+	return func(depth, distinct, queued int) {
+		t := now()
+		if t.Sub(last) < searchProgressEvery {
+			return
+		}
+		last = t
+		fmt.Fprintf(w, "%s: depth %d, %s distinct states, %s queued, %.0fs\n", what, depth, verdict.Thousands(distinct), verdict.Thousands(queued), t.Sub(start).Seconds())
+	}, func() {}
+}

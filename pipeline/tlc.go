@@ -146,9 +146,16 @@ func Interruptible() (context.Context, func()) {
 	}
 }
 
-// Stopped turns a context cancelled by a signal into fencelab's error:
-// exit code 128+signal, as a shell reports a process a signal ended.
+// Stopped turns a context cancelled by a signal while TLC ran into
+// fencelab's error: exit code 128+signal, as a shell reports a process a
+// signal ended.
 func Stopped(ctx context.Context) error {
+	return StoppedWith(ctx, "TLC stopped, its temporary folders removed")
+}
+
+// StoppedWith is Stopped for any stage, what saying what was stopped
+// ("the search stopped").
+func StoppedWith(ctx context.Context, what string) error {
 	var i interrupted
 	if !errors.As(context.Cause(ctx), &i) {
 		return Failed("%v", context.Cause(ctx))
@@ -157,7 +164,7 @@ func Stopped(ctx context.Context) error {
 	if s, ok := i.sig.(syscall.Signal); ok {
 		code = 128 + int(s)
 	}
-	return &ExitError{Code: code, Err: fmt.Errorf("%v: TLC stopped, its temporary folders removed", i)}
+	return &ExitError{Code: code, Err: fmt.Errorf("%v: %s", i, what)}
 }
 
 // ResolveTLC finds Java and the pinned tla2tools.jar (TLA2TOOLS_JAR, the

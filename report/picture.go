@@ -24,8 +24,8 @@ const (
 	MarkNotApplicable
 	// MarkUnknown: the checker did not run, or gave no verdict.
 	MarkUnknown
-	// MarkNotSeen: live, the fault took effect and no run violated the
-	// property — "not observed", never "holds".
+	// MarkNotSeen: live, the property held in the runs the fault took
+	// effect in and no run violated it — a sample, never "holds".
 	MarkNotSeen
 	// MarkNoEffect: live, the fault never took effect in any run.
 	MarkNoEffect
@@ -142,8 +142,9 @@ func matrixMark(cell string) (Mark, error) {
 
 // LiveMarks reads the README's live block into a mark per row (its
 // --design value) and property: violated if any setup's runs violated it,
-// else not seen if the fault took effect in some run, else no effect; a
-// property that does not apply stays not applicable. A cell it cannot
+// else not seen if it held in some run the fault took effect in, else
+// unknown if the fault took effect but no run decided it, else no effect;
+// a property that does not apply stays not applicable. A cell it cannot
 // read is an error, never a guess.
 func LiveMarks(block string) (map[string]map[string]Mark, error) {
 	header, rows, err := markdownTable(block)
@@ -160,7 +161,7 @@ func LiveMarks(block string) (map[string]map[string]Mark, error) {
 		return nil, fmt.Errorf("no column \"<property>: model · live\" in %q", strings.Join(header, " | "))
 	}
 	// The strongest mark wins: one violating setup makes the row violated.
-	rank := []Mark{MarkNone, MarkNotApplicable, MarkNoEffect, MarkNotSeen, MarkViolated}
+	rank := []Mark{MarkNone, MarkNotApplicable, MarkNoEffect, MarkUnknown, MarkNotSeen, MarkViolated}
 	out := map[string]map[string]Mark{}
 	for _, r := range rows {
 		if len(r) != len(header) {
@@ -183,9 +184,12 @@ func LiveMarks(block string) (map[string]map[string]Mark, error) {
 	return out, nil
 }
 
-// liveMark reads a live cell, "model · live": "violated · [violated (3
-// of 3)](…)", "holds · not observed (0 of 3; the fault took effect in 3)",
-// "— · — (not applicable)".
+// liveMark reads a live cell, "model · live", in the words of
+// campaign.Tally.String: "violated · [violated (3 of 3)](…)", "holds · held
+// while the fault took effect in 3 of 3", "holds · inconclusive (the fault
+// took effect in 0 of 3)", "— · — (not applicable)"; and the words of a
+// block written before those, "not observed (0 of 3; the fault took effect
+// in M)", until make live writes it again.
 func liveMark(cell string) (Mark, error) {
 	_, got, ok := strings.Cut(cell, " · ")
 	if !ok {
@@ -197,6 +201,12 @@ func liveMark(cell string) (Mark, error) {
 		return MarkViolated, nil
 	case strings.HasPrefix(got, "—"):
 		return MarkNotApplicable, nil
+	case strings.HasPrefix(got, "held while the fault took effect in "):
+		return MarkNotSeen, nil
+	case strings.HasPrefix(got, "inconclusive (the fault took effect in 0 of "):
+		return MarkNoEffect, nil
+	case strings.HasPrefix(got, "inconclusive (the fault took effect in "):
+		return MarkUnknown, nil
 	case strings.HasPrefix(got, "not observed") && strings.HasSuffix(got, "took effect in 0)"):
 		return MarkNoEffect, nil
 	case strings.HasPrefix(got, "not observed"):
@@ -309,7 +319,7 @@ func (p *Picture) legend(b *strings.Builder, y int) {
 		{MarkHolds, "holds: no state, interleaving or run violates it"},
 		{MarkViolated, "violated: a counterexample (live: a run) breaks it"},
 		{MarkNotApplicable, "does not apply (no tokens to order; an untimed checker without faults)"},
-		{MarkNotSeen, "live: the fault took effect, no run violated it (not observed, never holds)"},
+		{MarkNotSeen, "live: held while the fault took effect, no run violated it (never holds)"},
 		{MarkNoEffect, "live: the fault never took effect in any run"},
 		{MarkNone, "live: no live setup instantiates the row, or live does not judge the property"},
 		{MarkUnknown, "the checker did not run, or reached no verdict"},

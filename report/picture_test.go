@@ -11,9 +11,10 @@ import (
 )
 
 // TestLiveMarks: a row's live mark over its setups is the strongest one —
-// a single violating setup makes it violated; "not observed" where the
-// fault took effect is not seen, where it never did no effect; a cell it
-// cannot read is an error, never a guess.
+// a single violating setup makes it violated; "held while the fault took
+// effect" (or the older "not observed" where the fault took effect) is not
+// seen, "inconclusive" where the fault never took effect no effect, where
+// it did unknown; a cell it cannot read is an error, never a guess.
 func TestLiveMarks(t *testing.T) {
 	head := "| Row | Live setup | AtMostOneClientHoldLock: model · live | NoLostUpdate: model · live |\n|---|---|---|---|\n"
 	tests := []struct {
@@ -27,6 +28,12 @@ func TestLiveMarks(t *testing.T) {
 		{"not seen beats no effect", "| `all` | a | violated · not observed (0 of 3; the fault took effect in 0) | holds · not observed (0 of 3; the fault took effect in 0) |\n" +
 			"| `all` | b | violated · [violated (3 of 3)](x) | holds · not observed (0 of 3; the fault took effect in 2) |\n",
 			map[string]map[string]Mark{"all": {impl.AtMostOneClientHoldLock: MarkViolated, impl.NoLostUpdate: MarkNotSeen}}, ""},
+		{"the campaign's words: held, inconclusive", "| `all` | a | violated · inconclusive (the fault took effect in 0 of 3) | holds · held while the fault took effect in 2 of 3 |\n",
+			map[string]map[string]Mark{"all": {impl.AtMostOneClientHoldLock: MarkNoEffect, impl.NoLostUpdate: MarkNotSeen}}, ""},
+		{"held beats undecided beats no effect", "| `all` | a | holds · inconclusive (the fault took effect in 0 of 3) | holds · inconclusive (the fault took effect in 2 of 3) |\n" +
+			"| `all` | b | holds · inconclusive (the fault took effect in 1 of 3) | holds · held while the fault took effect in 1 of 3 |\n",
+			map[string]map[string]Mark{"all": {impl.AtMostOneClientHoldLock: MarkUnknown, impl.NoLostUpdate: MarkNotSeen}}, ""},
+		{"a word it does not know", "| `off` | a | violated · inconclusive | — · — |\n", nil, `live cell "inconclusive" is no verdict`},
 		{"does not apply", "| `redlock` | a | violated · [violated (3 of 3)](x) | — · — (not applicable) |\n",
 			map[string]map[string]Mark{"redlock": {impl.AtMostOneClientHoldLock: MarkViolated, impl.NoLostUpdate: MarkNotApplicable}}, ""},
 		{"a cell it cannot read", "| `off` | a | violated · holds | — · — |\n", nil, `live cell "holds" is no verdict`},

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"time"
 
+	"github.com/fencelab/fencelab/conform"
 	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/pipeline"
+	"github.com/fencelab/fencelab/verdict"
 )
 
 const conformUsage = "fencelab conform [--walks 100] [--max-steps 200] [--sim-runs 20] [--sim-failing 3] [--explore=true] [--show 3] [--out DIR] [--specs DIR] [--pin FILE] [--timeout D] [--replay=true] [--replay-from DIR] [--no-cache]"
@@ -42,7 +45,7 @@ func parseConformFlags(e *env, args []string) (*pipeline.ConformPlan, error) {
 	maxSteps := fs.Int("max-steps", 200, "steps of one walk at most (a walk also ends when every client has finished)")
 	simRuns := fs.Int("sim-runs", 20, "simulator runs per design (default faults, 2 clients, 2 sections, 2 retries, the send rule), seeded 1 to N, failing and passing alike")
 	simFailing := fs.Int("sim-failing", 3, "failing simulator runs per design to add after the first --sim-runs, since few runs fail (0: none)")
-	withExplore := fs.Bool("explore", true, "validate every counterexample of the explorer (every design, 2 and 3 clients)")
+	withExplore := fs.Bool("explore", true, fmt.Sprintf("validate every counterexample the explorer finds within its first %s states, breadth-first: the shortest ones (every design, 2 and 3 clients; the 2-client searches are complete)", verdict.Thousands(conform.CounterexampleStates)))
 	show := fs.Int("show", 3, "rejected traces to render per group (each costs one more TLC run)")
 	outDir := fs.String("out", filepath.Join("out", "conform"), "folder for the rendered rejections")
 	specs := fs.String("specs", "specs", "folder with the specs and the trace specs")

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fencelab/fencelab/internal/faketlc"
 	"github.com/fencelab/fencelab/internal/tlctest"
 )
 
@@ -41,6 +42,90 @@ func TestConformBadInput(t *testing.T) {
 	}
 }
 
+// TestConformBadReplayFrom: a --replay-from that is not a complete
+// fencelab tlc --out folder of the default run's outputs is one line on
+// stderr and exit 2, found before anything runs or prints (no jar line,
+// no cache line, no TLC run, no table), whatever else conform is asked.
+// One class of bad input per row; the folder is otherwise whole (the
+// committed outputs), with DistLock_2c_NoLostUpdate's output broken.
+func TestConformBadReplayFrom(t *testing.T) {
+	fake := faketlc.New(t, "exit 0", "exit 0")
+	good, err := os.ReadFile("../../conform/testdata/replay/DistLock_2c_NoLostUpdate.out")
+	require.NoError(t, err)
+	other := func(name string) func(t *testing.T, path string) {
+		return func(t *testing.T, path string) {
+			data, err := os.ReadFile(name)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(path, data, 0o644))
+		}
+	}
+	write := func(data string) func(t *testing.T, path string) {
+		return func(t *testing.T, path string) { require.NoError(t, os.WriteFile(path, []byte(data), 0o644)) }
+	}
+	const broken = "DistLock_2c_NoLostUpdate"
+	for _, tc := range []struct {
+		name    string
+		from    func(t *testing.T) string         // the folder given, when not the fixtures' copy
+		breakIt func(t *testing.T, tlcOut string) // what is done to the broken model's tlc.out
+		want    string
+	}{
+		{name: "missing folder", from: func(t *testing.T) string { return filepath.Join(t.TempDir(), "none") }, want: "is not a folder of fencelab tlc's outputs"},
+		{name: "a file, not a folder", from: func(t *testing.T) string {
+			f := filepath.Join(t.TempDir(), "file")
+			require.NoError(t, os.WriteFile(f, good, 0o644))
+			return f
+		}, want: "is not a folder of fencelab tlc's outputs"},
+		{name: "empty folder", from: func(t *testing.T) string { return t.TempDir() }, want: "no TLC output of DistLock"},
+		{name: "tlc.out missing", breakIt: func(t *testing.T, p string) { require.NoError(t, os.Remove(p)) }, want: "no TLC output of " + broken},
+		{name: "tlc.out a folder", breakIt: func(t *testing.T, p string) {
+			require.NoError(t, os.Remove(p))
+			require.NoError(t, os.Mkdir(p, 0o755))
+		}, want: "no TLC output of " + broken},
+		{name: "empty", breakIt: write(""), want: "model " + broken + ": TLC's output"},
+		{name: "garbage", breakIt: write("hello\n"), want: "model " + broken + ": TLC's output"},
+		{name: "binary", breakIt: write("\x00\xff\xfe PK\x03\x04"), want: "model " + broken + ": TLC's output"},
+		{name: "truncated", breakIt: write(string(good[:len(good)/2])), want: "model " + broken + ": TLC's output"},
+		{name: "another spec's output", breakIt: other("../../conform/testdata/DieHard_NotSolved.tlc.out"), want: broken + "/tlc.out is not model " + broken + "'s TLC output: expected spec DistLock, found spec DieHard"},
+		{name: "another property's output", breakIt: other("../../conform/testdata/replay/DistLock_2c_AtMostOneClientHoldLock.out"), want: "expected invariant NoLostUpdate violated, found invariant AtMostOneClientHoldLock violated"},
+		{name: "another model's output", breakIt: other("../../conform/testdata/replay/DistLockFencing_writes_2c_NoLostUpdate.out"), want: "expected spec DistLock, found spec DistLockFencing"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var from string
+			if tc.from != nil {
+				from = tc.from(t)
+			} else {
+				from = replayFixtures(t)
+				tc.breakIt(t, filepath.Join(from, broken, "tlc.out"))
+			}
+			code, stdout, stderr := runCLI(t, "conform", "--pin", "../../tla2tools.version", "--specs", "../../specs", "--out", filepath.Join(t.TempDir(), "out"), "--replay-from", from)
+			assert.Equal(t, exitBadInput, code, stderr)
+			assert.Empty(t, stdout)
+			assert.Equal(t, 1, countLines(stderr), "one line: %s", stderr)
+			assert.True(t, strings.HasPrefix(stderr, "fencelab conform: --replay-from "), stderr)
+			assert.Contains(t, stderr, tc.want)
+			assert.Empty(t, fake.Runs(t), "TLC ran")
+		})
+	}
+}
+
+// replayFixtures lays the committed TLC outputs out as fencelab tlc --out
+// writes them (<model>/tlc.out) in a new folder, and returns it.
+func replayFixtures(t *testing.T) string {
+	t.Helper()
+	from := t.TempDir()
+	fixtures, err := filepath.Glob("../../conform/testdata/replay/*.out")
+	require.NoError(t, err)
+	require.NotEmpty(t, fixtures)
+	for _, f := range fixtures {
+		dir := filepath.Join(from, strings.TrimSuffix(filepath.Base(f), ".out"))
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "tlc.out"), data, 0o644))
+	}
+	return from
+}
+
 func countLines(s string) int {
 	n := 0
 	for _, c := range s {
@@ -70,17 +155,7 @@ func TestConformWithoutJar(t *testing.T) {
 // one state departs from the Go system: exit 1, and the row says where.
 func TestConformRuns(t *testing.T) {
 	tlctest.Require(t, &tlcChecks)
-	from := t.TempDir()
-	fixtures, err := filepath.Glob("../../conform/testdata/replay/*.out")
-	require.NoError(t, err)
-	require.NotEmpty(t, fixtures)
-	for _, f := range fixtures {
-		dir := filepath.Join(from, strings.TrimSuffix(filepath.Base(f), ".out"))
-		require.NoError(t, os.MkdirAll(dir, 0o755))
-		data, err := os.ReadFile(f)
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, "tlc.out"), data, 0o644))
-	}
+	from := replayFixtures(t)
 	out := t.TempDir()
 	code, stdout, stderr := runCLI(t, "conform", "--pin", "../../tla2tools.version", "--specs", "../../specs", "--out", out,
 		"--walks", "3", "--sim-runs", "2", "--sim-failing", "1", "--explore=false", "--replay-from", from)
@@ -116,7 +191,7 @@ func TestConformRuns(t *testing.T) {
 			"--walks", "0", "--sim-runs", "0", "--sim-failing", "0", "--explore=false", "--replay-from", from)
 		assert.Equal(t, exitBadInput, code, stderr)
 		assert.Contains(t, stderr, "--replay-from "+from+": model DistLock_2c_NoLostUpdate: TLC's output")
-		assert.Equal(t, 1, countLines(stderr)-2, "one line after the jar's and the cache's: %s", stderr)
+		assert.Equal(t, 1, countLines(stderr), "one line, before the jar's and the cache's: %s", stderr)
 	}
 
 	// TLC's output of another spec, property or model is bad input too,
@@ -134,6 +209,6 @@ func TestConformRuns(t *testing.T) {
 		assert.Equal(t, exitBadInput, code, "stdout: %s\nstderr: %s", stdout, stderr)
 		assert.Contains(t, stderr, "--replay-from "+from+": DistLock_2c_NoLostUpdate/tlc.out is not model DistLock_2c_NoLostUpdate's TLC output: "+tc.found)
 		assert.NotContains(t, stdout, "DEPARTS")
-		assert.Equal(t, 1, countLines(stderr)-2, "one line after the jar's and the cache's: %s", stderr)
+		assert.Equal(t, 1, countLines(stderr), "one line, before the jar's and the cache's: %s", stderr)
 	}
 }

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"context"
 	"flag"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"syscall"
 
 	"github.com/fencelab/fencelab/explore"
 	"github.com/fencelab/fencelab/impl"
@@ -109,8 +105,9 @@ func runExplore(e *env, args []string) error {
 		validityGiven = validityGiven || f.Name == "validity"
 	})
 	// An interrupt or a termination ends the search between two chunks,
-	// so that it removes its files on disk before the process exits.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// so that it removes its files on disk before the process exits
+	// (128+signal, as every command).
+	ctx, stop := pipeline.Interruptible()
 	defer stop()
 	var configs []explore.Config
 	for _, d := range designs {

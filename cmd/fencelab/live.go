@@ -19,11 +19,13 @@ and every verdict beside the models' verdict of the design row the setup instant
 
 Commands of fencelab-live:
   run      runs of one setup under one fault (--service, --design, --fault, --runs, --nemesis, --out,
-           --shard i/n)
+           --keep failing|all|none, --shard i/n)
   matrix   every setup under each of its classic faults, as make live (--service, --runs, --out,
-           --update-readme FILE, --shard i/n)
+           --keep failing|all|none, --update-readme FILE, --shard i/n)
   readme   the README's live block from a matrix's --out folder (--out DIR FILE)
   merge    the shards of a run or a matrix (--shard i/n) into one --out (--out DIR SHARD_DIR...)
+  check    saved runs judged again from their files alone, compared with their saved verdicts
+           (RUN_DIR...; exit 1 if they differ)
   list     the setups, the rows they instantiate, their faults and the versions
 
 Example:
@@ -37,7 +39,7 @@ where the models say the property holds, 2 bad input, a missing service or a har
 
 func runLive(e *env, args []string) error {
 	if len(args) == 0 {
-		return badInput("no live command given (want run, matrix, readme, merge or list; fencelab live --help)")
+		return badInput("no live command given (want run, matrix, readme, merge, check or list; fencelab live --help)")
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":

@@ -60,12 +60,12 @@ func TestLiveEndsWithFencelab(t *testing.T) {
 			require.NoError(t, cmd.Process.Signal(tc.send))
 			_ = cmd.Wait()
 			got := strings.TrimSpace(waitForFile(t, filepath.Join(dir, "got"), 30*time.Second))
-			assert.Equal(t, tc.want.String(), signalName(got))
+			assert.Equal(t, tc.want.String(), trapSignal(got))
 		})
 	}
 }
 
-// signalName turns the shell's trap name into Go's signal text.
-func signalName(trap string) string {
+// trapSignal turns the shell's trap name into Go's signal text.
+func trapSignal(trap string) string {
 	return map[string]string{"TERM": syscall.SIGTERM.String(), "HUP": syscall.SIGHUP.String(), "INT": syscall.SIGINT.String()}[trap]
 }

@@ -61,6 +61,8 @@ func TestLiveWithoutTheBinary(t *testing.T) {
 	code, stdout, _ = runCLI(t, "live", "--help")
 	assert.Equal(t, exitOK, code)
 	assert.Contains(t, stdout, "fencelab live run --service redis --design none --fault client-pause")
+	assert.Contains(t, stdout, "  check    saved runs judged again from their files alone")
+	assert.Contains(t, stdout, "--keep failing|all|none")
 	code, _, stderr = runCLI(t, "live")
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, stderr, "no live command given")

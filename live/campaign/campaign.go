@@ -1,6 +1,7 @@
 // Package campaign is N live runs of one setup under one fault, judged
-// and tallied property by property (Run, Summary): "violated (k of N)" or
-// "not observed (0 of N; the fault took effect in M)"; the campaigns of
+// and tallied property by property (Run, Summary): "violated (k of N)",
+// "held while the fault took effect in H of N" or "inconclusive (the
+// fault took effect in M of N)"; the campaigns of
 // a matrix split into shards and merged (RunShard, MergeShards); and the
 // live block of a README written from their saved summaries.
 package campaign
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/report"
@@ -27,11 +29,50 @@ import (
 type Config struct {
 	Run  run.Config // Seed is the first run's; run i has Seed+i
 	Runs int
-	// Out is where failing runs are saved (Out/<service>/<setup>/<fault>/
-	// run-<seed>/); "" saves nothing.
-	Out string
+	// Out is where runs are saved (Out/<service>/<setup>/<fault>/
+	// run-<seed>/), those Keep says, beside the campaign's summary; ""
+	// saves nothing.
+	Out  string
+	Keep Keep
 	// Progress gets one line per run; nil for none.
 	Progress io.Writer
+}
+
+// Keep is which runs a campaign saves: the zero value, KeepFailing, is
+// the runs that violated a property or ended in a harness error.
+type Keep int
+
+// The runs a campaign saves.
+const (
+	KeepFailing Keep = iota
+	KeepAll
+	KeepNone
+)
+
+var keepNames = [...]string{KeepFailing: "failing", KeepAll: "all", KeepNone: "none"}
+
+func (k Keep) String() string {
+	if k < 0 || int(k) >= len(keepNames) {
+		return fmt.Sprintf("Keep(%d)", int(k))
+	}
+	return keepNames[k]
+}
+
+// Set reads a --keep value: failing, all or none.
+func (k *Keep) Set(s string) error {
+	for i, name := range keepNames {
+		if name == s {
+			*k = Keep(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("%.40q (want failing, all or none)", s)
+}
+
+// saves reports whether a run is saved: failing tells whether it violated
+// a property or ended in a harness error.
+func (k Keep) saves(failing bool) bool {
+	return k == KeepAll || (k == KeepFailing && failing)
 }
 
 // Tally is one property over a campaign's runs.
@@ -53,7 +94,7 @@ func (t Tally) Unexpected() bool { return t.Expected == verdict.Holds && t.Viola
 
 // Status is the tally as one verdict: Violated if any run violated it,
 // NotApplicable where the row says so, Unknown otherwise — a live campaign
-// samples, and "not observed" is never "holds".
+// samples, and "held while the fault took effect" is never "holds".
 func (t Tally) Status() verdict.Status {
 	switch {
 	case t.Expected == verdict.NotApplicable:
@@ -64,16 +105,26 @@ func (t Tally) Status() verdict.Status {
 	return verdict.Unknown
 }
 
-// String is the live column's cell: "violated (k of N)" or "not observed
-// (0 of N; the fault took effect in M)".
+// Held is how many runs decided the property holds: the runs neither
+// violated nor undecided. The judge decides Holds only where the fault
+// took effect (else the run is inconclusive), so Held ≤ TookEffect.
+func (t Tally) Held() int { return t.Runs - t.Violated - t.Unknown }
+
+// String is the live column's cell, in words that keep apart a property
+// that held while the fault took effect from a campaign that could not
+// tell: "violated (k of N)"; "held while the fault took effect in H of N"
+// (H runs decided it holds, none violated it: a sample, never a proof);
+// "inconclusive (the fault took effect in M of N)" (no run decided it).
 func (t Tally) String() string {
 	switch {
 	case t.Expected == verdict.NotApplicable:
 		return "— (not applicable)"
 	case t.Violated > 0:
 		return fmt.Sprintf("violated (%d of %d)", t.Violated, t.Runs)
+	case t.Held() > 0:
+		return fmt.Sprintf("held while the fault took effect in %d of %d", t.Held(), t.Runs)
 	}
-	return fmt.Sprintf("not observed (0 of %d; the fault took effect in %d)", t.Runs, t.TookEffect)
+	return fmt.Sprintf("inconclusive (the fault took effect in %d of %d)", t.TookEffect, t.Runs)
 }
 
 // Summary is a campaign's outcome.
@@ -87,7 +138,8 @@ type Summary struct {
 	Library  string
 	// TookEffect counts the runs the fault took effect in; Committed the
 	// sections committed and Refused the operations the resource refused,
-	// over every run (the witnesses of a "not observed").
+	// over every run (the witnesses of a "held while the fault took
+	// effect").
 	TookEffect, Committed, Refused int
 	// Errors counts the calls of clients that returned an error (a
 	// service down or unreachable during a fault).
@@ -140,8 +192,34 @@ func (s *Summary) Write(w io.Writer) error {
 	return nil
 }
 
+// Verdict is the campaign's closing line, the last of fencelab-live run's
+// stdout as fencelab sim's is: the properties violated as the models say,
+// those violated where they say it holds, those the models expect
+// violated that no run showed, and the runs the fault took effect in; or,
+// after a harness error, that there is no verdict.
+func (s *Summary) Verdict(harnessErr error) string {
+	head := fmt.Sprintf("live: %s under %s %s", s.Setup.ID(), s.Nemesis, s.Fault)
+	if harnessErr != nil {
+		return fmt.Sprintf("%s: a harness error after %s, no verdict (the error is on stderr)", head, words.Count(s.Runs, "run"))
+	}
+	var expected, unexpected, notShown int
+	for _, t := range s.Tallies {
+		switch {
+		case t.Unexpected():
+			unexpected++
+		case t.Expected == verdict.Violated && t.Violated > 0:
+			expected++
+		case t.Expected == verdict.Violated:
+			notShown++
+		}
+	}
+	return fmt.Sprintf("%s, %s: %s violated as the models say, %d unexpected, %d expected but not shown; the fault took effect in %d of %d",
+		head, words.Count(s.Runs, "run"), words.Count(expected, "property"), unexpected, notShown, s.TookEffect, s.Runs)
+}
+
 // Run runs cfg.Runs runs one after another, judging and tallying
-// each, and saves every run that violated a property. It stops at the
+// each, and saves the runs cfg.Keep says (by default every run that
+// violated a property). It stops at the
 // first harness error (a service that would not start is a *StartError)
 // or when ctx ends; the summary so far comes with the error.
 func Run(ctx context.Context, cfg Config) (*Summary, error) {
@@ -162,7 +240,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		rc := cfg.Run
 		rc.Seed = cfg.Run.Seed + uint64(i)
 		res, err := run.Run(ctx, rc)
-		if res != nil && res.History != nil && err != nil && cfg.Out != "" && ctx.Err() == nil {
+		if res != nil && res.History != nil && err != nil && cfg.Out != "" && cfg.Keep.saves(true) && ctx.Err() == nil {
 			// A harness error's run is saved too: what happened is the
 			// first thing to look at.
 			if dir, serr := report.SaveRun(cfg.Out, rc, res, err); serr == nil {
@@ -185,7 +263,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		s.Refused += j.Refused
 		s.Errors += j.Errors
 		dir := ""
-		if j.Violated() && cfg.Out != "" {
+		if cfg.Out != "" && cfg.Keep.saves(j.Violated()) {
 			if dir, err = report.SaveRun(cfg.Out, rc, res, nil); err != nil {
 				return s, err
 			}

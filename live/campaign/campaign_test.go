@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"context"
+	"errors"
 	"github.com/fencelab/fencelab/impl"
 	"github.com/stretchr/testify/require"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencelab/fencelab/linearizability"
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/internal/livetest"
@@ -19,12 +21,32 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
+// TestTallyCells: the live cell keeps apart a property violated, one that
+// held while the fault took effect, and a campaign that could not tell;
+// none of them is Holds.
 func TestTallyCells(t *testing.T) {
-	assert.Equal(t, "violated (2 of 5)", Tally{Expected: verdict.Violated, Runs: 5, Violated: 2}.String())
-	nv := Tally{Expected: verdict.Holds, Runs: 5, TookEffect: 4}
-	assert.Equal(t, "not observed (0 of 5; the fault took effect in 4)", nv.String())
+	tests := []struct {
+		name   string
+		tally  Tally
+		cell   string
+		status verdict.Status
+	}{
+		{"violated", Tally{Expected: verdict.Violated, Runs: 5, Violated: 2, TookEffect: 2, Unknown: 3}, "violated (2 of 5)", verdict.Violated},
+		{"held where the fault took effect", Tally{Expected: verdict.Holds, Runs: 5, TookEffect: 4, Unknown: 1}, "held while the fault took effect in 4 of 5", verdict.Unknown},
+		{"held in fewer runs than took effect (one undecided)", Tally{Expected: verdict.Holds, Runs: 5, TookEffect: 4, Unknown: 2}, "held while the fault took effect in 3 of 5", verdict.Unknown},
+		{"the fault never took effect", Tally{Expected: verdict.Holds, Runs: 3, Unknown: 3}, "inconclusive (the fault took effect in 0 of 3)", verdict.Unknown},
+		{"took effect, never decided", Tally{Expected: verdict.Holds, Runs: 3, TookEffect: 2, Unknown: 3}, "inconclusive (the fault took effect in 2 of 3)", verdict.Unknown},
+		{"an expected violation not shown", Tally{Expected: verdict.Violated, Runs: 3, Unknown: 3}, "inconclusive (the fault took effect in 0 of 3)", verdict.Unknown},
+		{"not applicable", Tally{Expected: verdict.NotApplicable, Runs: 3}, "— (not applicable)", verdict.NotApplicable},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.cell, tc.tally.String())
+			assert.Equal(t, tc.status, tc.tally.Status(), "a live campaign never says holds")
+		})
+	}
+	nv := Tally{Expected: verdict.Holds, Runs: 5, TookEffect: 4, Unknown: 1}
 	assert.False(t, nv.Unexpected())
-	assert.Equal(t, verdict.Unknown, nv.Status(), "not observed is never holds")
 	bad := Tally{Expected: verdict.Holds, Runs: 5, Violated: 1}
 	assert.True(t, bad.Unexpected())
 	s := &Summary{Tallies: []Tally{nv, bad}}
@@ -112,4 +134,134 @@ func TestCampaignFailsOnAnUnexpectedViolation(t *testing.T) {
 	var out strings.Builder
 	require.NoError(t, sum.Write(&out))
 	assert.Contains(t, out.String(), "UNEXPECTED")
+}
+
+func TestKeep(t *testing.T) {
+	tests := []struct {
+		value         string
+		keep          Keep
+		failing, pass bool // whether a failing and a passing run are saved
+	}{
+		{"failing", KeepFailing, true, false},
+		{"all", KeepAll, true, true},
+		{"none", KeepNone, false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.value, func(t *testing.T) {
+			var k Keep
+			require.NoError(t, k.Set(tc.value))
+			assert.Equal(t, tc.keep, k)
+			assert.Equal(t, tc.value, k.String())
+			assert.Equal(t, tc.failing, k.saves(true))
+			assert.Equal(t, tc.pass, k.saves(false))
+		})
+	}
+	var zero Keep
+	assert.Equal(t, KeepFailing, zero, "the default keeps the failing runs, as before --keep")
+	for _, bad := range []string{"", "All", "some", "failing\n"} {
+		assert.Error(t, zero.Set(bad), "%q", bad)
+	}
+	assert.Equal(t, "Keep(7)", Keep(7).String())
+}
+
+// TestCampaignKeep: --keep all saves every run, each of which check
+// judges again the same from its files; --keep none saves no run, the
+// summary only.
+func TestCampaignKeep(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	s := livetest.MustSetup(t, livetest.Toy(), "toy", "all")
+	out := t.TempDir()
+	cfg := Config{Run: livetest.Config(t, s, history.FaultClientPause), Runs: 2, Out: out, Keep: KeepAll}
+	sum, err := Run(ctx, cfg)
+	require.NoError(t, err)
+	require.Len(t, sum.Saved, 2)
+	for _, dir := range sum.Saved {
+		a, err := report.Recheck(dir, nil)
+		require.NoError(t, err)
+		assert.True(t, a.Same(), "%s: %v", dir, a.Differences)
+		assert.Empty(t, a.Rebuilt, "judged.json saved")
+	}
+
+	out = t.TempDir()
+	cfg.Out, cfg.Keep = out, KeepNone
+	sum, err = Run(ctx, cfg)
+	require.NoError(t, err)
+	assert.Empty(t, sum.Saved)
+	caseDir := filepath.Join(out, "toy", "all", string(history.FaultClientPause))
+	entries, err := os.ReadDir(caseDir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "the summary alone")
+	assert.Equal(t, SummaryFile, entries[0].Name())
+}
+
+// TestCampaignCatchesABrokenJudge: a judge with a planted bug — it drops
+// NoLostUpdate's violations, so NoLostUpdate "holds" beside
+// SectionsLinearizable violated — does not make a plausible table: the
+// first run is a harness error (fencelab-live exits 2) naming both
+// verdicts and the run, saved with its verdicts and error.txt.
+func TestCampaignCatchesABrokenJudge(t *testing.T) {
+	out := t.TempDir()
+	cfg := Config{Run: livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "none"), history.FaultClientPause), Runs: 2, Out: out}
+	cfg.Run.Judge = func(h *history.History, d impl.Design, ttl time.Duration, res *impl.Resource, timeout time.Duration) (*check.Judgement, error) {
+		j, err := check.Judge(h, d, ttl, res, timeout)
+		if v := j.Verdicts.Get(impl.NoLostUpdate); v.Status == verdict.Violated {
+			v.Status, v.Detail = verdict.Holds, ""
+			j.Verdicts.Put(v)
+		}
+		return j, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s, err := Run(ctx, cfg)
+	var c *check.Contradiction
+	require.True(t, errors.As(err, &c), "a planted judge bug must be a harness error, got %v", err)
+	assert.Equal(t, impl.NoLostUpdate, c.Holds.Property)
+	assert.Equal(t, linearizability.SectionsLinearizable, c.Violated.Property)
+	assert.Contains(t, err.Error(), "run 1 (seed ")
+	assert.Equal(t, 0, s.Runs, "a contradicting run is not tallied")
+	dir := report.RunDir(out, cfg.Run.Setup, cfg.Run.Fault, cfg.Run.Seed)
+	assert.Contains(t, err.Error(), dir)
+	e, err := os.ReadFile(filepath.Join(dir, report.ErrorFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(e), "the judge contradicts itself")
+	vs, err := os.ReadFile(filepath.Join(dir, report.VerdictsFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(vs), `"property": "SectionsLinearizable",
+      "expected": "violated",
+      "status": "violated"`)
+	livetest.NothingLeft(t, cfg.Run.TempRoot)
+}
+
+// TestVerdictLine: the closing line counts the properties violated as the
+// models say, the unexpected ones and the expected violations no run
+// showed, with the runs the fault took effect in; a harness error has no
+// verdict.
+func TestVerdictLine(t *testing.T) {
+	s := livetest.MustSetup(t, livetest.Toy(), "toy", "all")
+	sum := &Summary{Setup: s, Fault: history.FaultClientPause, Nemesis: nemesis.Scripted, Runs: 3, TookEffect: 2}
+	tally := func(want verdict.Status, violated int) Tally {
+		return Tally{Expected: want, Runs: 3, TookEffect: 2, Violated: violated}
+	}
+	tests := []struct {
+		name    string
+		tallies []Tally
+		err     error
+		want    string
+	}{
+		{"as the models say", []Tally{tally(verdict.Violated, 2), tally(verdict.Violated, 1), tally(verdict.Holds, 0), tally(verdict.NotApplicable, 0)}, nil,
+			"live: toy/all under scripted client-pause, 3 runs: 2 properties violated as the models say, 0 unexpected, 0 expected but not shown; the fault took effect in 2 of 3"},
+		{"one unexpected, one not shown", []Tally{tally(verdict.Violated, 0), tally(verdict.Holds, 1), tally(verdict.Violated, 1)}, nil,
+			"live: toy/all under scripted client-pause, 3 runs: 1 property violated as the models say, 1 unexpected, 1 expected but not shown; the fault took effect in 2 of 3"},
+		{"a harness error", []Tally{tally(verdict.Violated, 2)}, errors.New("boom"),
+			"live: toy/all under scripted client-pause: a harness error after 3 runs, no verdict (the error is on stderr)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sum.Tallies = tc.tallies
+			line := sum.Verdict(tc.err)
+			assert.Equal(t, tc.want, line)
+			assert.NotContains(t, line, "\n")
+		})
+	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/fencelab/fencelab/live/report"
 	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/trace"
+	"github.com/fencelab/fencelab/verdict"
 )
 
 // The README's live block sits between these markers, as the main
@@ -123,13 +124,18 @@ func parseSummary(data []byte, s setup.Setup, f history.Fault) (SavedSummary, er
 		return sum, fmt.Errorf("%d properties (want %d: %s)", len(sum.Tallies), len(props), strings.Join(props, ", "))
 	}
 	for i, t := range sum.Tallies {
+		held := Tally{Runs: t.Runs, Violated: t.Violated, Unknown: t.Unknown}.Held()
 		switch {
 		case t.Property != props[i]:
 			return sum, fmt.Errorf("property %d is %s (want %s)", i+1, quote.Q(t.Property), props[i])
 		case t.Runs != sum.Runs || t.TookEffect != sum.TookEffect:
 			return sum, fmt.Errorf("%s: %d runs, took effect in %d (the summary says %d, %d)", t.Property, t.Runs, t.TookEffect, sum.Runs, sum.TookEffect)
-		case t.Violated < 0 || t.Violated > t.Runs || t.Unknown < 0 || t.Unknown > t.Runs:
+		case t.Violated < 0 || t.Unknown < 0 || t.Violated+t.Unknown > t.Runs:
 			return sum, fmt.Errorf("%s: violated in %d, unknown in %d of %d runs", t.Property, t.Violated, t.Unknown, t.Runs)
+		case check.Expected(s.Design, t.Property) != verdict.NotApplicable && held > t.TookEffect:
+			// The judge decides Holds only where the fault took effect: a
+			// "held" count above that would be a cell the runs never made.
+			return sum, fmt.Errorf("%s: held in %d of %d runs, the fault took effect in %d", t.Property, held, t.Runs, t.TookEffect)
 		case t.FirstViolation != "" && !runFolder.MatchString(filepath.Base(t.FirstViolation)):
 			return sum, fmt.Errorf("%s: first violation %s is not a run's folder", t.Property, quote.Q(t.FirstViolation))
 		}
@@ -259,7 +265,7 @@ var docFiles = []struct {
 	name     string
 	required bool
 }{
-	{report.HistoryFile, true}, {report.VerdictsFile, true}, {report.FaultsFile, true}, {report.ScheduleFile, false},
+	{report.HistoryFile, true}, {report.VerdictsFile, true}, {report.FaultsFile, true}, {report.ScheduleFile, false}, {report.JudgedFile, false},
 	{trace.MermaidFile, false},
 }
 

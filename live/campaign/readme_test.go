@@ -16,6 +16,7 @@ import (
 	"github.com/fencelab/fencelab/live/report"
 	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/trace"
+	"github.com/fencelab/fencelab/verdict"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -39,6 +40,10 @@ func readmeFixture(t *testing.T) (out string) {
 			Versions: "server 1.0 | <b>bold</b>", Library: "lib v1", StartUp: 140 * time.Millisecond, Elapsed: 10 * time.Second}
 		for _, p := range check.Properties() {
 			tally := Tally{Property: p, Expected: check.Expected(s.Design, p), Runs: 3, TookEffect: tookEffect, Violated: violated[p]}
+			if tally.Expected != verdict.NotApplicable {
+				// The judge decides only where the fault took effect.
+				tally.Unknown = 3 - tookEffect
+			}
 			if tally.Violated > 0 {
 				tally.FirstViolation = saved
 			}
@@ -76,7 +81,7 @@ func TestLiveBlockGolden(t *testing.T) {
 	// the file's strings defanged.
 	assert.Less(t, strings.Index(block, "`redis/all`"), strings.Index(block, "`etcd/mutex`"))
 	assert.Contains(t, block, "violated · [violated (3 of 3)](docs/live/etcd/mutex/client-pause/run-1/)")
-	assert.Contains(t, block, "holds · not observed (0 of 3; the fault took effect in 2)")
+	assert.Contains(t, block, "holds · held while the fault took effect in 2 of 3")
 	assert.Contains(t, block, "violated · [violated (2 of 3)](docs/live/redis/all/client-pause/run-1/)")
 	assert.NotContains(t, block, "<b>")
 	assert.Equal(t, 2+2, strings.Count(block, "\n"), "a header, a rule and one line per campaign")
@@ -165,6 +170,10 @@ func TestReadSummariesRefusesForgedSummaries(t *testing.T) {
 		{"another setup", func(s string) string { return strings.Replace(s, `"etcd/mutex"`, `"redis/all"`, 1) }, "names setup"},
 		{"another row", func(s string) string { return strings.Replace(s, `"row": "renewal"`, `"row": "all"`, 1) }, "names row"},
 		{"more violations than runs", func(s string) string { return strings.Replace(s, `"violated": 3`, `"violated": 9`, 1) }, "violated in 9"},
+		{"more violated and unknown than runs", func(s string) string { return strings.Replace(s, `"unknown": 0`, `"unknown": 1`, 1) }, "violated in 3, unknown in 1 of 3"},
+		{"held in runs the fault did not take effect in", func(s string) string {
+			return strings.ReplaceAll(s, `"took_effect": 3`, `"took_effect": 1`)
+		}, "held in 3 of 3 runs, the fault took effect in 1"},
 		{"a first violation outside", func(s string) string {
 			return strings.Replace(s, `client-pause/run-1"`, `client-pause/run-1/../../../../../../etc"`, 1)
 		}, "not a run's folder"},

@@ -56,7 +56,8 @@ type ShardCampaign struct {
 	Versions   string        `json:"versions"`
 	Library    string        `json:"library"`
 	Tallies    []ShardTally  `json:"tallies"`
-	// Saved are its failing runs' folders, relative to the shard's folder.
+	// Saved are its saved runs' folders (the failing ones, by default:
+	// Config.Keep), relative to the shard's folder.
 	Saved []string `json:"saved"`
 }
 

@@ -142,7 +142,7 @@ func Judge(h *history.History, d impl.Design, ttl time.Duration, res *impl.Resou
 		if inv.Name == impl.AtMostOneClientHoldLock {
 			continue // about beliefs, which the processes' records tell
 		}
-		v := verdict.Verdict{Property: inv.Name, Status: verdict.Holds, Covered: fmt.Sprintf("%d operations, counter %d", len(res.Log()), res.Counter())}
+		v := verdict.Verdict{Property: inv.Name, Status: verdict.Holds, Covered: ResourceCovered(res)}
 		if b := inv.Check(sys); b != nil {
 			v.Status, v.Detail = verdict.Violated, b.Explanation
 		}

@@ -9,11 +9,13 @@
 //	fencelab-live run --service redis --design all --fault client-pause --runs 5 --out out/live
 //	fencelab-live matrix --runs 3 --out out/live
 //	fencelab-live readme --out out/live README.md
+//	fencelab-live check out/live/redis/none/client-pause/run-1
 //	fencelab-live list
 //
 // Exit codes: 0 success (expected violations count as success), 1 a
-// violation where the models say the property holds, 2 bad input, a
-// missing service or a harness error, 130/143 stopped by SIGINT/SIGTERM.
+// violation where the models say the property holds (check: verdicts
+// that are not the saved ones), 2 bad input, a missing service or a
+// harness error, 130/143 stopped by SIGINT/SIGTERM.
 package cli
 
 import (
@@ -35,6 +37,7 @@ import (
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/nemesis"
+	"github.com/fencelab/fencelab/live/report"
 	"github.com/fencelab/fencelab/live/run"
 	"github.com/fencelab/fencelab/live/server"
 	"github.com/fencelab/fencelab/live/setup"
@@ -62,7 +65,7 @@ func Main(args []string, setups []setup.Setup) int {
 // setups, with the streams given: Main with the streams a test chooses.
 func Run(setups []setup.Setup, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "fencelab-live: no command given (want run, matrix, readme, merge or list)")
+		fmt.Fprintln(stderr, "fencelab-live: no command given (want run, matrix, readme, merge, check or list)")
 		return ExitBadInput
 	}
 	switch args[0] {
@@ -76,6 +79,8 @@ func Run(setups []setup.Setup, args []string, stdin io.Reader, stdout, stderr io
 		return readmeCommand(setups, args[1:], stdout, stderr)
 	case "merge":
 		return mergeCommand(setups, args[1:], stdout, stderr)
+	case "check":
+		return checkCommand(setups, args[1:], stdout, stderr)
 	case "client":
 		// Hidden: one client process of a run.
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
@@ -97,22 +102,25 @@ func Run(setups []setup.Setup, args []string, stdin io.Reader, stdout, stderr io
 		fmt.Fprint(stdout, usage)
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "fencelab-live: unknown command %.40q (want run, matrix, readme, merge or list)\n", args[0])
+	fmt.Fprintf(stderr, "fencelab-live: unknown command %.40q (want run, matrix, readme, merge, check or list)\n", args[0])
 	return ExitBadInput
 }
 
 const usage = `fencelab-live — real lock services under real faults, judged against the models
 
 Usage:
-  fencelab-live run --service S --design D [--fault F] [--runs N] [--seed X] [--out DIR] [--shard i/n] [flags]
-  fencelab-live matrix [--runs N] [--seed X] [--out DIR] [--service S] [--update-readme FILE] [--shard i/n]
+  fencelab-live run --service S --design D [--fault F] [--runs N] [--seed X] [--out DIR] [--keep K] [--shard i/n] [flags]
+  fencelab-live matrix [--runs N] [--seed X] [--out DIR] [--keep K] [--service S] [--update-readme FILE] [--shard i/n]
   fencelab-live readme [--out DIR] FILE   (the live block of FILE from a matrix's --out)
   fencelab-live merge --out DIR SHARD_DIR...   (the shards of a run or matrix --shard i/n)
+  fencelab-live check RUN_DIR...   (a saved run judged again from its files alone)
   fencelab-live list
 
-Run 'fencelab-live run -h' for the flags.
+Run 'fencelab-live run -h' for the flags. --keep failing (the default), all or none: which
+runs are saved under --out (the campaigns' summaries always are).
 Exit codes: 0 success (expected violations count as success), 1 a violation where the models
-say the property holds, 2 bad input, a missing service or a harness error, 130/143 stopped by a signal.
+say the property holds (check: verdicts not the saved ones), 2 bad input, a missing service or
+a harness error (check: a missing or malformed file), 130/143 stopped by a signal.
 `
 
 // errUsage means a command printed its usage on request: exit 0.
@@ -158,6 +166,13 @@ func shardOf(fs *flag.FlagSet, command, value string, job *liveJob) error {
 	return nil
 }
 
+// keepFlag declares --keep, run's and matrix's: which runs are saved.
+func keepFlag(fs *flag.FlagSet) *campaign.Keep {
+	keep := new(campaign.Keep)
+	fs.Var(keep, "keep", "which runs to save under --out: `failing` (the default: those that violated a property or ended in a harness error), all, or none (the summaries only)")
+	return keep
+}
+
 // liveVersion names fencelab-live's release in a shard's identity (its
 // executable's checksum is there too).
 const liveVersion = "fencelab-live"
@@ -171,7 +186,8 @@ func parseRun(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, 
 	nemesis := fs.String("nemesis", nemesis.Scripted, "scripted (the classic story) or random (drawn from the seed)")
 	runs := fs.Int("runs", 5, "runs")
 	seed := fs.Uint64("seed", 1, "the first run's seed (run i has seed+i)")
-	out := fs.String("out", filepath.Join("out", "live"), "folder for failing runs")
+	out := fs.String("out", filepath.Join("out", "live"), "folder for the saved runs (--keep) and the campaign's summary")
+	keep := keepFlag(fs)
 	clients := fs.Int("clients", 2, "client processes per run")
 	sections := fs.Int("sections", 3, "sections per client")
 	think := fs.Duration("think", 0, "think time between a section's read and write (0: what the fault's scripted story needs, 150ms, 400ms for restarts)")
@@ -211,9 +227,9 @@ func parseRun(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, 
 		Run: run.Config{
 			Setup: setup, Fault: fault, Nemesis: *nemesis, Seed: *seed,
 			Clients: *clients, Sections: *sections, Think: *think, Timeout: *timeout,
-			Self: []string{self, "client"}, CheckTimeout: 10 * time.Second,
+			Self: []string{self, "client"}, CheckTimeout: run.DefaultCheckTimeout,
 		},
-		Runs: *runs, Out: *out,
+		Runs: *runs, Out: *out, Keep: *keep,
 	}
 	if err := cfg.Run.Validate(); err != nil {
 		return nil, err
@@ -255,9 +271,14 @@ func runCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer) i
 	if code, ok := stopped(stderr, "run"); ok {
 		return code
 	}
-	if summary != nil && summary.Runs > 0 {
+	if summary == nil { // parseRun checked what makes campaign.Run return none
+		summary = &campaign.Summary{Setup: setup, Fault: cfg.Run.Fault, Nemesis: cfg.Run.Nemesis}
+	}
+	if summary.Runs > 0 {
 		summary.Write(stdout)
 	}
+	// The closing verdict line, last on stdout, whatever the outcome.
+	fmt.Fprintln(stdout, summary.Verdict(err))
 	if err != nil {
 		fmt.Fprintf(stderr, "fencelab-live run: %s\n", oneLine(err.Error()))
 		return ExitBadInput
@@ -324,12 +345,13 @@ func parseMatrix(setups []setup.Setup, args []string, stdout io.Writer) (*liveJo
 	service := fs.String("service", "", "only this service's setups")
 	runs := fs.Int("runs", 3, "runs per setup and fault")
 	seed := fs.Uint64("seed", 1, "the first run's seed")
-	out := fs.String("out", filepath.Join("out", "live"), "folder for failing runs")
+	out := fs.String("out", filepath.Join("out", "live"), "folder for the saved runs (--keep) and the campaigns' summaries")
+	keep := keepFlag(fs)
 	readme := fs.String("update-readme", "", "then write the live block of this README (and its runs under docs/live)")
 	shardValue := fs.String("shard", "", shard.Usage)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, "Usage: fencelab-live matrix [--service S] [--runs N] [--seed X] [--out DIR] [--update-readme FILE] [--shard i/n]")
+			fmt.Fprintln(stdout, "Usage: fencelab-live matrix [--service S] [--runs N] [--seed X] [--out DIR] [--keep failing|all|none] [--update-readme FILE] [--shard i/n]")
 			return nil, errUsage
 		}
 		return nil, err
@@ -370,9 +392,9 @@ func parseMatrix(setups []setup.Setup, args []string, stdout io.Writer) (*liveJo
 				Run: run.Config{
 					Setup: s, Fault: f, Nemesis: nemesis.Scripted, Seed: *seed,
 					Clients: clients, Sections: sections, Think: s.ScriptedThink(f), Timeout: 20 * time.Second,
-					Self: []string{self, "client"}, CheckTimeout: 10 * time.Second,
+					Self: []string{self, "client"}, CheckTimeout: run.DefaultCheckTimeout,
 				},
-				Runs: *runs, Out: *out,
+				Runs: *runs, Out: *out, Keep: *keep,
 			})
 		}
 	}
@@ -538,6 +560,44 @@ func mergeCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer)
 		return ExitFailure
 	}
 	return ExitOK
+}
+
+// checkCommand judges saved runs again from their files alone (no
+// service is started) and prints each one's verdicts: exit 0 when every
+// run's are the ones it saved, 1 when one differs (what differs is
+// printed), 2 on a missing or malformed file (one line naming it).
+func checkCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("fencelab-live check", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, "Usage: fencelab-live check RUN_DIR...   (a run folder saved under --out, or under docs/live)")
+			return ExitOK
+		}
+		return badCmd(stderr, "check", "%v", err)
+	}
+	if fs.NArg() == 0 {
+		return badCmd(stderr, "check", "no run folder given (fencelab-live check RUN_DIR...)")
+	}
+	audits := make([]*report.Audit, fs.NArg())
+	for i, dir := range fs.Args() {
+		a, err := report.Recheck(dir, setups)
+		if err != nil {
+			return badCmd(stderr, "check", "%v", err)
+		}
+		audits[i] = a
+	}
+	code := ExitOK
+	for _, a := range audits {
+		a.Write(stdout)
+		if !a.Same() {
+			code = ExitFailure
+		}
+	}
+	if code != ExitOK {
+		fmt.Fprintln(stderr, "fencelab-live check: the judge's verdicts are not the saved ones")
+	}
+	return code
 }
 
 // readmeCommand writes the live block of a README from the summaries a

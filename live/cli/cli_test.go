@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fencelab/fencelab/live/campaign"
+	"github.com/fencelab/fencelab/live/report"
 	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/shard"
 	"github.com/stretchr/testify/assert"
@@ -38,6 +39,13 @@ func TestBadInput(t *testing.T) {
 		{"merge nothing", []string{"merge"}, "no shard result folder given"},
 		{"merge no folder", []string{"merge", "/nonexistent/shard"}, "is not a shard result folder"},
 		{"merge a flag", []string{"merge", "--fast"}, "flag provided but not defined"},
+		{"run keep", []string{"run", "--service", "redis", "--design", "none", "--keep", "sometimes"}, `invalid value "sometimes" for flag -keep: "sometimes" (want failing, all or none)`},
+		{"matrix keep", []string{"matrix", "--keep", ""}, `invalid value "" for flag -keep`},
+		{"check nothing", []string{"check"}, "no run folder given"},
+		{"check no folder", []string{"check", "/nonexistent/run-1"}, "/nonexistent/run-1: not a saved run's folder"},
+		{"check a file", []string{"check", "cli_test.go"}, "cli_test.go: not a saved run's folder"},
+		{"check a flag", []string{"check", "--all"}, "flag provided but not defined"},
+		{"check a folder of no run", []string{"check", "."}, "verdicts.json: missing"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -149,4 +157,43 @@ func TestMergeBadShards(t *testing.T) {
 			assert.NoDirExists(t, out)
 		})
 	}
+}
+
+// TestCheckCommittedRun: check judges a committed run again (exit 0, its
+// verdicts printed); the same run with one saved verdict changed exits 1
+// and says which; a good run beside a broken one is exit 2, one line.
+func TestCheckCommittedRun(t *testing.T) {
+	committed := filepath.Join("..", "..", "docs", "live", "redis", "none", "client-pause", "run-1")
+	var stdout, stderr bytes.Buffer
+	code := Run(setup.All(), []string{"check", committed}, nil, &stdout, &stderr)
+	assert.Equal(t, ExitOK, code, stderr.String())
+	assert.Contains(t, stdout.String(), "NoLostUpdate             expected violated  judged violated")
+	assert.Contains(t, stdout.String(), "the same verdicts as verdicts.json")
+	assert.Empty(t, stderr.String())
+
+	planted := t.TempDir()
+	for _, name := range []string{report.HistoryFile, report.VerdictsFile} {
+		data, err := os.ReadFile(filepath.Join(committed, name))
+		require.NoError(t, err)
+		if name == report.VerdictsFile {
+			i := strings.Index(string(data), `"status": "violated"`)
+			require.Positive(t, i)
+			data = []byte(string(data[:i]) + `"status": "holds"` + string(data[i+len(`"status": "violated"`):]))
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(planted, name), data, 0o644))
+	}
+	stdout.Reset()
+	code = Run(setup.All(), []string{"check", committed, planted}, nil, &stdout, &stderr)
+	assert.Equal(t, ExitFailure, code)
+	assert.Contains(t, stdout.String(), "DIFFERENT from verdicts.json:\n    AtMostOneClientHoldLock: saved holds")
+	assert.Equal(t, "fencelab-live check: the judge's verdicts are not the saved ones\n", stderr.String())
+
+	stdout.Reset()
+	stderr.Reset()
+	require.NoError(t, os.Remove(filepath.Join(planted, report.HistoryFile)))
+	code = Run(setup.All(), []string{"check", committed, planted}, nil, &stdout, &stderr)
+	assert.Equal(t, ExitBadInput, code)
+	assert.Contains(t, stderr.String(), "history.jsonl: missing")
+	assert.Equal(t, 1, strings.Count(stderr.String(), "\n"))
+	assert.Empty(t, stdout.String())
 }

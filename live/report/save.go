@@ -1,5 +1,6 @@
 // Package report is what a live run leaves for people: its saved folder
-// (SaveRun: the history, the fault log, the verdicts, the schedule,
+// (SaveRun: the history, the fault log, the verdicts and what the judge
+// read for them, which Recheck judges again, the schedule,
 // Porcupine's pages, the trace pictures) and, where the run maps onto the
 // simulator, the simulator's telling of the same story (TellSim).
 package report
@@ -35,7 +36,7 @@ const (
 
 // savedFiles are the names SaveRun writes into a run's folder.
 func savedFiles() []string {
-	return append(trace.FileNames(), HistoryFile, FaultsFile, VerdictsFile, ScheduleFile, check.PorcupineFile, check.RegisterFile, ErrorFile, SimScheduleFile, SimCommandFile)
+	return append(trace.FileNames(), HistoryFile, FaultsFile, VerdictsFile, JudgedFile, ScheduleFile, check.PorcupineFile, check.RegisterFile, ErrorFile, SimScheduleFile, SimCommandFile)
 }
 
 // savedVerdicts is verdicts.json.
@@ -66,13 +67,25 @@ type savedVerdict struct {
 	Detail   string `json:"detail,omitempty"`
 }
 
+// verdictsOf is a judgement's verdicts as verdicts.json has them, in
+// check.Properties order.
+func verdictsOf(d impl.Design, j *check.Judgement) []savedVerdict {
+	var vs []savedVerdict
+	for _, p := range check.Properties() {
+		v := j.Verdicts.Get(p)
+		vs = append(vs, savedVerdict{Property: p, Expected: check.Expected(d, p).String(), Status: v.Status.String(), Covered: v.Covered, Detail: v.Detail})
+	}
+	return vs
+}
+
 // RunDir is where run seed of setup s under fault f is saved under out.
 func RunDir(out string, s setup.Setup, f history.Fault, seed uint64) string {
 	return filepath.Join(out, s.Service, s.Name, string(f), fmt.Sprintf("run-%d", seed))
 }
 
 // SaveRun writes a run's files into RunDir: the history, the fault log,
-// the verdicts, the schedule, Porcupine's pages and the trace picture,
+// the verdicts, everything the judge read for them (JudgedFile), the
+// schedule, Porcupine's pages and the trace picture,
 // and, where the run's faults map onto the simulator's (TellSim), the
 // simulator's schedule of the same story and the command that runs it;
 // faults.txt says which, or why not.
@@ -94,10 +107,7 @@ func SaveRun(out string, rc run.Config, res *run.Result, harnessErr error) (dir 
 	}
 	if j != nil {
 		sv.TookEffect, sv.Effect, sv.Overlap, sv.Committed, sv.Refused = j.TookEffect, j.Effect, j.Overlap, j.Committed, j.Refused
-		for _, p := range check.Properties() {
-			v := j.Verdicts.Get(p)
-			sv.Verdicts = append(sv.Verdicts, savedVerdict{Property: p, Expected: check.Expected(rc.Setup.Design, p).String(), Status: v.Status.String(), Covered: v.Covered, Detail: v.Detail})
-		}
+		sv.Verdicts = verdictsOf(rc.Setup.Design, j)
 	}
 	if harnessErr != nil {
 		sv.Error = harnessErr.Error()
@@ -129,6 +139,14 @@ func SaveRun(out string, rc run.Config, res *run.Result, harnessErr error) (dir 
 			}
 			return err
 		}},
+	}
+	if j != nil && res.Resource != nil {
+		sj := judgedOf(rc, h, res.Resource)
+		extras = append(extras, trace.File{Name: JudgedFile, Write: func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", " ")
+			return enc.Encode(sj)
+		}})
 	}
 	if simErr == nil {
 		extras = append(extras,

@@ -175,7 +175,10 @@ func testRunRedisScripted(t *testing.T, bin string) {
 	require.NoError(t, cmd.Run(), "stderr: %s", stderr.String())
 	assert.Contains(t, stdout.String(), "AtMostOneClientHoldLock")
 	assert.Contains(t, stdout.String(), "violated (2 of 2)")
-	assert.Contains(t, stdout.String(), "not observed (0 of 2; the fault took effect in 2)")
+	assert.Contains(t, stdout.String(), "held while the fault took effect in 2 of 2")
+	lines := strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n")
+	assert.Equal(t, "live: redis/all under scripted client-pause, 2 runs: 1 property violated as the models say, 0 unexpected, 0 expected but not shown; the fault took effect in 2 of 2",
+		lines[len(lines)-1], "the closing verdict line, last on stdout")
 	assert.Equal(t, 2, strings.Count(stderr.String(), "\n"), "a progress line per run: %s", stderr.String())
 	assert.Empty(t, leftovers(t, bin, tmp))
 }
