@@ -29,8 +29,9 @@ const CacheEnv = "FENCELAB_CACHE"
 // when it is set, else fencelab in the user's cache folder
 // (os.UserCacheDir: $XDG_CACHE_HOME or ~/.cache on Linux), beside the
 // verified jar (Resolver). TLC's results are under tlc/ (Cache), TLC's
-// class archives in it (DefaultClassArchive). The variable moves the
-// results and the class archives, everything fencelab writes as it runs;
+// class archives in it (DefaultClassArchive), fencelab-live's clock shim
+// under clockshim/ (live/nemesis). The variable moves the results,
+// the class archives and the shim, everything fencelab writes as it runs;
 // the verified jar stays in the user's cache folder, so a test that
 // points the variable at a folder of its own still finds the jar.
 func CacheDir(getenv func(string) string) (string, error) {

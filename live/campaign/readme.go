@@ -24,6 +24,7 @@ import (
 	"github.com/fencelab/fencelab/live/nemesis"
 	"github.com/fencelab/fencelab/live/report"
 	"github.com/fencelab/fencelab/live/setup"
+	"github.com/fencelab/fencelab/shard"
 	"github.com/fencelab/fencelab/trace"
 	"github.com/fencelab/fencelab/verdict"
 )
@@ -67,6 +68,11 @@ var runFolder = regexp.MustCompile(`^run-[0-9]{1,20}$`)
 // summary against its setup: a summary that names another setup, row or
 // fault, counts that do not add up, or an unknown property is an error.
 func ReadSummaries(out string, setups []setup.Setup) ([]Campaign, error) {
+	// A shard's folder holds summaries of its part of each campaign
+	// only: "1 runs" of a campaign of 2. Its campaigns are the merge's.
+	if _, err := os.Lstat(filepath.Join(out, shard.FileName)); err == nil {
+		return nil, fmt.Errorf("%s is one shard's result (it holds %s): fencelab-live merge the shards, then read the merged folder", quote.S(out), shard.FileName)
+	}
 	var cs []Campaign
 	for _, s := range setups {
 		for _, f := range history.AllFaults() {
@@ -225,28 +231,32 @@ func cell(s string) string {
 // take the live block: not a regular file (or a link to one) fencelab can
 // replace, no markers, or a docs/live beside it that is not a folder.
 func CheckReadme(file string) error {
-	if _, err := readReadme(file); err != nil {
+	if _, _, err := readReadme(file); err != nil {
 		return err
 	}
 	return checkFolders(filepath.Dir(file), DocsDir)
 }
 
 // readReadme reads the README and checks it holds the live block's
-// markers, in order, once each.
-func readReadme(file string) (string, error) {
+// markers, in order, once each. A README with CRLF line ends is read as
+// one with LF ends, and crlf says so (UpdateReadme writes it back with
+// CRLF).
+func readReadme(file string) (text string, crlf bool, err error) {
 	if err := atomicfile.CheckTarget(file); err != nil {
-		return "", fmt.Errorf("README %s: %w", quote.S(file), err)
+		return "", false, fmt.Errorf("README %s: %w", quote.S(file), err)
 	}
 	data, err := inputfile.Read(file, inputfile.MaxText)
 	if err != nil {
-		return "", fmt.Errorf("README %s: %w", quote.S(file), err)
+		return "", false, fmt.Errorf("README %s: %w", quote.S(file), err)
 	}
-	text := string(data)
+	first, _, _ := strings.Cut(string(data), "\n")
+	crlf = strings.HasSuffix(first, "\r")
+	text = strings.ReplaceAll(string(data), "\r\n", "\n")
 	i, j := strings.Index(text, ReadmeBegin), strings.Index(text, ReadmeEnd)
 	if i < 0 || j < i+len(ReadmeBegin) || strings.Count(text, ReadmeBegin) != 1 || strings.Count(text, ReadmeEnd) != 1 {
-		return "", fmt.Errorf("README %s has no live block (one line %q, later one %q): nothing written", quote.S(file), strings.TrimSpace(ReadmeBegin), ReadmeEnd)
+		return "", false, fmt.Errorf("README %s has no live block (one line %q, later one %q): nothing written", quote.S(file), strings.TrimSpace(ReadmeBegin), ReadmeEnd)
 	}
-	return text, nil
+	return text, crlf, nil
 }
 
 // checkFolders is atomicfile.CheckFolders, saying that nothing was
@@ -324,7 +334,7 @@ func readRun(src, dest string) (runCopy, error) {
 // ever removed — a run folder of an older matrix stays until its owner
 // removes it.
 func UpdateReadme(file string, cs []Campaign) error {
-	text, err := readReadme(file)
+	text, crlf, err := readReadme(file)
 	if err != nil {
 		return err
 	}
@@ -353,6 +363,9 @@ func UpdateReadme(file string, cs []Campaign) error {
 	i := strings.Index(text, ReadmeBegin) + len(ReadmeBegin)
 	j := strings.Index(text, ReadmeEnd)
 	updated := text[:i] + LiveBlock(cs) + text[j:]
+	if crlf {
+		updated = strings.ReplaceAll(updated, "\n", "\r\n")
+	}
 	for _, rc := range copies {
 		folder := atomicfile.NewFolder(filepath.Join(root, filepath.FromSlash(rc.dest)))
 		for _, name := range slices.Sorted(maps.Keys(rc.files)) {

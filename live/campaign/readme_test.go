@@ -195,3 +195,33 @@ func TestReadSummariesRefusesForgedSummaries(t *testing.T) {
 		})
 	}
 }
+
+// TestUpdateReadmeKeepsLineEnds: a README with CRLF line ends has its
+// live block as one with LF ends has, written with CRLF ends; a README
+// with neither marker is refused whatever its line ends.
+func TestUpdateReadmeKeepsLineEnds(t *testing.T) {
+	out := readmeFixture(t)
+	cs, err := ReadSummaries(out, setup.All())
+	require.NoError(t, err)
+	crlf := func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
+	lf := func(s string) string { return s }
+	for _, tc := range []struct {
+		name string
+		ends func(string) string
+	}{{"LF", lf}, {"CRLF", crlf}} {
+		t.Run(tc.name, func(t *testing.T) {
+			readme := filepath.Join(t.TempDir(), "README.md")
+			require.NoError(t, os.WriteFile(readme, []byte(tc.ends(fixtureReadme)), 0o644))
+			require.NoError(t, UpdateReadme(readme, cs))
+			got, err := os.ReadFile(readme)
+			require.NoError(t, err)
+			assert.Equal(t, tc.ends("# title\n\nbefore\n"+ReadmeBegin+LiveBlock(cs)+ReadmeEnd+"\nafter\n"), string(got))
+
+			none := tc.ends("# a README of someone else\n")
+			require.NoError(t, os.WriteFile(readme, []byte(none), 0o644))
+			err = UpdateReadme(readme, cs)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "has no live block")
+		})
+	}
+}

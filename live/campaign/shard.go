@@ -7,12 +7,16 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/report"
 	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/shard"
 )
@@ -143,14 +147,51 @@ func RunShard(ctx context.Context, plans []Config, lo, hi int, out string, probe
 // campaigns run, and the campaigns every shard skipped (with a reason).
 type Merged struct {
 	Summaries []*Summary
-	Skipped   []string
+	Skipped   []Skip
+}
+
+// Skip is a setup not run, and why (its service is not installed).
+type Skip struct {
+	Setup, Reason string
+}
+
+// LockFile is the file inside an --out folder that the command writing
+// there holds locked (fencelab-live's cli): not a result, so a folder
+// holding only it is still a new, empty one.
+const LockFile = ".fencelab-live.lock"
+
+// emptyOut reports why out cannot take a shard's or a merge's results
+// whole: it holds something besides LockFile. A missing out is empty.
+func emptyOut(out, what string) error {
+	entries, err := os.ReadDir(out)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("--out %.60q: %w", out, err)
+	}
+	for _, e := range entries {
+		if e.Name() != LockFile {
+			return fmt.Errorf("--out %.60q is not empty: %s writes a new folder", out, what)
+		}
+	}
+	return nil
+}
+
+// outOwner is the writer of a shard's or a merge's --out: the folder it
+// replaces holds nothing but the lock file.
+func outOwner(name string) *atomicfile.Owner {
+	return &atomicfile.Owner{Name: name, Files: []string{LockFile}}
 }
 
 // MergeShards adds up the shards' parts of plans (results[k] read from
 // c.Shards[k], folder c.Dirs[k]), copies every saved run into out (a new
 // or empty folder's staged copy) and saves each campaign's summary.json
-// there, as a one-machine campaign saves it.
-func MergeShards(plans []Config, c *shard.Campaign, results []*ShardResult, out string) (*Merged, error) {
+// there, as a one-machine campaign saves it. Every claim of a shard is
+// checked against what it carries before anything is copied
+// (checkShardCampaign, checkSavedRuns); when ctx ends, the copying stops
+// and the staged folder is removed.
+func MergeShards(ctx context.Context, plans []Config, c *shard.Campaign, results []*ShardResult, out string) (*Merged, error) {
 	if c.Items != PlanItems(plans) {
 		return nil, fmt.Errorf("the shards' campaign has %d runs, these flags plan %d", c.Items, PlanItems(plans))
 	}
@@ -181,6 +222,9 @@ func MergeShards(plans []Config, c *shard.Campaign, results []*ShardResult, out 
 				continue
 			}
 			if err := checkShardCampaign(&sc, len(s.Tallies)); err != nil {
+				return nil, fmt.Errorf("%s: %s under %s: %w", c.Dirs[i], sc.Setup, sc.Fault, err)
+			}
+			if err := checkSavedRuns(c.Dirs[i], p, &sc); err != nil {
 				return nil, fmt.Errorf("%s: %s under %s: %w", c.Dirs[i], sc.Setup, sc.Fault, err)
 			}
 			ran += n
@@ -218,7 +262,7 @@ func MergeShards(plans []Config, c *shard.Campaign, results []*ShardResult, out 
 			return nil, fmt.Errorf("%s under %s ran on some shards and was skipped on another (%s)", p.Run.Setup.ID(), p.Run.Fault, skipped)
 		}
 		if skipped != "" {
-			m.Skipped = append(m.Skipped, fmt.Sprintf("skipping %s: %s", p.Run.Setup.ID(), skipped))
+			m.Skipped = append(m.Skipped, Skip{Setup: p.Run.Setup.ID(), Reason: skipped})
 			continue
 		}
 		if s.Runs > 0 {
@@ -226,7 +270,7 @@ func MergeShards(plans []Config, c *shard.Campaign, results []*ShardResult, out 
 		}
 		m.Summaries = append(m.Summaries, s)
 	}
-	if err := saveMerged(c, results, m, out); err != nil {
+	if err := saveMerged(ctx, c, results, m, out); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -259,16 +303,27 @@ func checkShardCampaign(sc *ShardCampaign, props int) error {
 			return fmt.Errorf("a saved run outside its folder: %.60q", d)
 		}
 	}
+	// One entry per failing run at most: a list longer than the runs, or
+	// one run listed twice, would be copied over and over.
+	if len(sc.Saved) > sc.Ran {
+		return fmt.Errorf("%d saved runs listed for its %d runs", len(sc.Saved), sc.Ran)
+	}
+	seen := make(map[string]bool, len(sc.Saved))
+	for _, d := range sc.Saved {
+		key := path.Clean(d)
+		if seen[key] {
+			return fmt.Errorf("saved run %.60q listed twice", d)
+		}
+		seen[key] = true
+	}
 	return nil
 }
 
 // saveMerged writes out whole: every shard's saved runs copied, then each
 // campaign's summary.json; out must be new or empty.
-func saveMerged(c *shard.Campaign, results []*ShardResult, m *Merged, out string) error {
-	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
-		return fmt.Errorf("--out %.60q is not empty: merge writes a new folder", out)
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("--out %.60q: %w", out, err)
+func saveMerged(ctx context.Context, c *shard.Campaign, results []*ShardResult, m *Merged, out string) error {
+	if err := emptyOut(out, "merge"); err != nil {
+		return err
 	}
 	st, err := atomicfile.NewStage(out)
 	if err != nil {
@@ -279,7 +334,7 @@ func saveMerged(c *shard.Campaign, results []*ShardResult, m *Merged, out string
 	for i, r := range results {
 		for _, sc := range r.Campaigns {
 			for _, d := range sc.Saved {
-				if err := copyTree(filepath.Join(c.Dirs[i], filepath.FromSlash(d)), filepath.Join(staged, filepath.FromSlash(d))); err != nil {
+				if err := copyTree(ctx, filepath.Join(c.Dirs[i], filepath.FromSlash(d)), filepath.Join(staged, filepath.FromSlash(d))); err != nil {
 					return fmt.Errorf("%s: saved run %s: %w", c.Dirs[i], d, err)
 				}
 			}
@@ -290,17 +345,23 @@ func saveMerged(c *shard.Campaign, results []*ShardResult, m *Merged, out string
 			return err
 		}
 	}
-	if err := st.Commit(&atomicfile.Owner{Name: "fencelab-live merge"}); err != nil {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := st.Commit(outOwner("fencelab-live merge")); err != nil {
 		return fmt.Errorf("output folder: %w", err)
 	}
 	return nil
 }
 
 // copyTree copies the regular files under from (a saved run's folder)
-// into to, each written whole.
-func copyTree(from, to string) error {
+// into to, each written whole, until ctx ends.
+func copyTree(ctx context.Context, from, to string) error {
 	return filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if d.IsDir() {
@@ -329,8 +390,8 @@ func copyTree(from, to string) error {
 // folder written whole (staged, then renamed into place): its failing
 // runs and shard.json, the manifest of identity id and of what it found.
 func SaveShard(ctx context.Context, id shard.Identity, spec shard.Spec, plans []Config, out string, probe func(setup.Setup) error) error {
-	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
-		return fmt.Errorf("--out %.60q is not empty: a shard writes a new folder", out)
+	if err := emptyOut(out, "a shard"); err != nil {
+		return err
 	}
 	st, err := atomicfile.NewStage(out)
 	if err != nil {
@@ -349,8 +410,63 @@ func SaveShard(ctx context.Context, id shard.Identity, spec shard.Spec, plans []
 	if err := st.Folder().WriteFile(shard.FileName, m.Write); err != nil {
 		return fmt.Errorf("output folder: %w", err)
 	}
-	if err := st.Commit(&atomicfile.Owner{Name: "fencelab-live --shard"}); err != nil {
+	if err := st.Commit(outOwner("fencelab-live --shard")); err != nil {
 		return fmt.Errorf("output folder: %w", err)
+	}
+	return nil
+}
+
+// checkSavedRuns checks a shard's saved runs and tallies of campaign p
+// against what it carries: each saved run is the folder of one of the
+// shard's runs of p (its seed within the shard's part of the campaign),
+// in run order, whose verdicts.json names that run and a violation; each
+// property's violated count is the number of those runs that violated
+// it, its first violation the first of them. A tally of 0 beside a
+// violating run, or a run from elsewhere, is refused.
+func checkSavedRuns(dir string, p Config, sc *ShardCampaign) error {
+	prefix := path.Join(p.Run.Setup.Service, p.Run.Setup.Name, string(p.Run.Fault)) + "/run-"
+	lo := p.Run.Seed + uint64(sc.First)
+	hi := lo + uint64(sc.Ran)
+	violated := map[string]int{}
+	first := map[string]string{}
+	last := uint64(0)
+	for k, d := range sc.Saved {
+		digits, ok := strings.CutPrefix(d, prefix)
+		seed, err := strconv.ParseUint(digits, 10, 64)
+		if !ok || err != nil || strconv.FormatUint(seed, 10) != digits {
+			return fmt.Errorf("saved run %.60q is not a run folder of the campaign (%s<seed>)", d, prefix)
+		}
+		if seed < lo || seed >= hi {
+			return fmt.Errorf("saved run %.60q: seed %d is outside the shard's runs (seeds %d to %d)", d, seed, lo, hi-1)
+		}
+		if k > 0 && seed <= last {
+			return fmt.Errorf("saved run %.60q listed out of run order", d)
+		}
+		last = seed
+		claims, err := report.ReadVerdicts(filepath.Join(dir, filepath.FromSlash(d)))
+		if err != nil {
+			return fmt.Errorf("saved run %.60q: %w", d, err)
+		}
+		if claims.Setup != p.Run.Setup.ID() || claims.Fault != p.Run.Fault || claims.Seed != seed {
+			return fmt.Errorf("saved run %.60q holds run %s under %s seed %d", d, claims.Setup, claims.Fault, claims.Seed)
+		}
+		if len(claims.Violated) == 0 {
+			return fmt.Errorf("saved run %.60q violated nothing: only failing runs are saved", d)
+		}
+		for _, prop := range claims.Violated {
+			violated[prop]++
+			if first[prop] == "" {
+				first[prop] = d
+			}
+		}
+	}
+	for _, t := range sc.Tallies {
+		if t.Violated != violated[t.Property] {
+			return fmt.Errorf("%s: violated in %d runs, but %d of its saved runs violate it", t.Property, t.Violated, violated[t.Property])
+		}
+		if t.FirstViolation != first[t.Property] {
+			return fmt.Errorf("%s: first violation %.60q, not its first saved run that violates it (%.60q)", t.Property, t.FirstViolation, first[t.Property])
+		}
 	}
 	return nil
 }

@@ -52,7 +52,7 @@ func shardAndMerge(t *testing.T, plans []Config, n int) (whole []*Summary, merge
 		require.NoError(t, shard.Decode(m.Result, results[k]))
 	}
 	out = filepath.Join(t.TempDir(), "merged")
-	merged, err = MergeShards(plans, c, results, out)
+	merged, err = MergeShards(ctx, plans, c, results, out)
 	require.NoError(t, err)
 	return whole, merged, out
 }
@@ -119,11 +119,14 @@ func TestShardedRedisCampaignIsTheWhole(t *testing.T) {
 	checkMergedIsWhole(t, whole, merged, out)
 }
 
-// TestMergeShardsRefuses: shard results that contradict the plan or
-// their manifests, and an --out in use, are errors, and nothing is
-// written.
+// TestMergeShardsRefuses: shard results that contradict the plan, their
+// manifests or the runs they carry (hand-edited tallies, saved runs of
+// other seeds or campaigns, listed twice or more often than runs), and an
+// --out in use, are errors, and nothing is written.
 func TestMergeShardsRefuses(t *testing.T) {
-	plans := []Config{{Run: livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "none"), history.FaultClientPause), Runs: 2}}
+	// 4 runs in 2 shards: seeds 1 and 2, then 3 and 4, every run of row
+	// none violating (and saved).
+	plans := []Config{{Run: livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "none"), history.FaultClientPause), Runs: 4}}
 	id := shard.Identity{Command: "live test", Build: testBuild}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -149,6 +152,9 @@ func TestMergeShardsRefuses(t *testing.T) {
 	}
 	used := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(used, "x"), nil, 0o644))
+	for _, r := range read() {
+		require.Len(t, r.Campaigns[0].Saved, 2, "both runs of each shard violated and were saved")
+	}
 	for _, tc := range []struct {
 		name    string
 		edit    func(rs []*ShardResult)
@@ -157,12 +163,37 @@ func TestMergeShardsRefuses(t *testing.T) {
 		wantErr string
 	}{
 		{name: "other seed", edit: func(rs []*ShardResult) { rs[1].Campaigns[0].Seed = 9 }, wantErr: "not the plan's"},
-		{name: "other runs", edit: func(rs []*ShardResult) { rs[1].Campaigns[0].First = 0 }, wantErr: "not the shard's 1 to 1"},
+		{name: "other runs", edit: func(rs []*ShardResult) { rs[1].Campaigns[0].First = 0 }, wantErr: "not the shard's 2 to 3"},
 		{name: "counts beyond runs", edit: func(rs []*ShardResult) { rs[0].Campaigns[0].Tallies[0].Violated = 5 }, wantErr: "counts beyond"},
 		{name: "a saved run outside", edit: func(rs []*ShardResult) { rs[0].Campaigns[0].Saved = []string{"../../etc"} }, wantErr: "outside its folder"},
 		{name: "a missing campaign", edit: func(rs []*ShardResult) { rs[0].Campaigns = nil }, wantErr: "0 campaigns, not the plan's 1"},
 		{name: "skipped on one shard", edit: func(rs []*ShardResult) { rs[0].Campaigns[0].Skipped = "no toy" }, wantErr: "skipped on another"},
-		{name: "another plan", edit: func([]*ShardResult) {}, plans: append(plans, plans...), wantErr: "these flags plan 4"},
+		{name: "another plan", edit: func([]*ShardResult) {}, plans: append(plans, plans...), wantErr: "these flags plan 8"},
+		{name: "tallies 0 beside violating runs", edit: func(rs []*ShardResult) {
+			for i := range rs[0].Campaigns[0].Tallies {
+				rs[0].Campaigns[0].Tallies[i].Violated, rs[0].Campaigns[0].Tallies[i].FirstViolation = 0, ""
+			}
+		}, wantErr: "of its saved runs violate it"},
+		{name: "first violation not the first", edit: func(rs []*ShardResult) {
+			c := &rs[0].Campaigns[0]
+			for i := range c.Tallies {
+				if c.Tallies[i].FirstViolation != "" {
+					c.Tallies[i].FirstViolation = c.Saved[1]
+				}
+			}
+		}, wantErr: "not its first saved run"},
+		{name: "a seed outside the campaign", edit: func(rs []*ShardResult) { rs[0].Campaigns[0].Saved[0] = "toy/none/client-pause/run-99" }, wantErr: "outside the shard's runs"},
+		{name: "another shard's run", edit: func(rs []*ShardResult) { rs[1].Campaigns[0].Saved[0] = "toy/none/client-pause/run-1" }, wantErr: "outside the shard's runs (seeds 3 to 4)"},
+		{name: "another campaign's folder", edit: func(rs []*ShardResult) { rs[0].Campaigns[0].Saved[0] = "toy/all/client-pause/run-1" }, wantErr: "not a run folder of the campaign"},
+		{name: "a seed spelt with a zero", edit: func(rs []*ShardResult) { rs[0].Campaigns[0].Saved[0] = "toy/none/client-pause/run-01" }, wantErr: "not a run folder of the campaign"},
+		{name: "out of run order", edit: func(rs []*ShardResult) {
+			s := rs[0].Campaigns[0].Saved
+			s[0], s[1] = s[1], s[0]
+		}, wantErr: "out of run order"},
+		{name: "a run listed twice", edit: func(rs []*ShardResult) { rs[0].Campaigns[0].Saved[1] = rs[0].Campaigns[0].Saved[0] }, wantErr: "listed twice"},
+		{name: "more saved runs than runs", edit: func(rs []*ShardResult) {
+			rs[0].Campaigns[0].Saved = append(rs[0].Campaigns[0].Saved, "toy/none/client-pause/run-3")
+		}, wantErr: "3 saved runs listed for its 2 runs"},
 		{name: "an out in use", edit: func([]*ShardResult) {}, out: used, wantErr: "is not empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -176,7 +207,7 @@ func TestMergeShardsRefuses(t *testing.T) {
 			if out == "" {
 				out = filepath.Join(t.TempDir(), "merged")
 			}
-			_, err := MergeShards(p, c, rs, out)
+			_, err := MergeShards(ctx, p, c, rs, out)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.wantErr)
 			if tc.out == "" {
@@ -184,4 +215,22 @@ func TestMergeShardsRefuses(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the merge stopped", func(t *testing.T) {
+		parent := t.TempDir()
+		stopped, stop := context.WithCancel(ctx)
+		stop()
+		_, err := MergeShards(stopped, plans, c, read(), filepath.Join(parent, "merged"))
+		require.ErrorIs(t, err, context.Canceled)
+		entries, err := os.ReadDir(parent)
+		require.NoError(t, err)
+		assert.Empty(t, entries, "no merged folder, no staged one beside it")
+	})
+	t.Run("an out holding only the lock file", func(t *testing.T) {
+		out := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(out, LockFile), nil, 0o644))
+		m, err := MergeShards(ctx, plans, c, read(), out)
+		require.NoError(t, err)
+		require.Len(t, m.Summaries, 1)
+		assert.Equal(t, 4, m.Summaries[0].Runs)
+	})
 }

@@ -15,7 +15,7 @@
 // Exit codes: 0 success (expected violations count as success), 1 a
 // violation where the models say the property holds (check: verdicts
 // that are not the saved ones), 2 bad input, a missing service or a
-// harness error, 130/143 stopped by SIGINT/SIGTERM.
+// harness error, 129/130/143 stopped by SIGHUP/SIGINT/SIGTERM.
 package cli
 
 import (
@@ -27,9 +27,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/words"
@@ -98,7 +100,14 @@ func Run(setups []setup.Setup, args []string, stdin io.Reader, stdout, stderr io
 			return ExitBadInput
 		}
 		return ExitOK
-	case "-h", "-help", "--help", "help":
+	case "help":
+		if len(args) == 2 && args[1] != "help" && args[1] != "client" && args[1] != server.EtcdRole {
+			// fencelab-live help CMD is CMD -h.
+			return Run(setups, []string{args[1], "-h"}, stdin, stdout, stderr)
+		}
+		fmt.Fprint(stdout, usage)
+		return ExitOK
+	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return ExitOK
 	}
@@ -116,11 +125,11 @@ Usage:
   fencelab-live check RUN_DIR...   (a saved run judged again from its files alone)
   fencelab-live list
 
-Run 'fencelab-live run -h' for the flags. --keep failing (the default), all or none: which
-runs are saved under --out (the campaigns' summaries always are).
+Run 'fencelab-live run -h' (or help run) for the flags. --keep failing (the default), all or
+none: which runs are saved under --out (the campaigns' summaries always are).
 Exit codes: 0 success (expected violations count as success), 1 a violation where the models
 say the property holds (check: verdicts not the saved ones), 2 bad input, a missing service or
-a harness error (check: a missing or malformed file), 130/143 stopped by a signal.
+a harness error (check: a missing or malformed file), 129/130/143 stopped by SIGHUP/SIGINT/SIGTERM.
 `
 
 // errUsage means a command printed its usage on request: exit 0.
@@ -181,7 +190,7 @@ func parseRun(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, 
 	fs := flag.NewFlagSet("fencelab-live run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	service := fs.String("service", "", "the service (fencelab-live list)")
-	design := fs.String("design", "", "the setup of the service, named by its design row (fencelab-live list)")
+	design := fs.String("design", "", "the setup's name within the service, as fencelab-live list shows it after --design (a setup name, not its design row)")
 	faultName := fs.String("fault", string(history.FaultClientPause), "the fault")
 	nemesis := fs.String("nemesis", nemesis.Scripted, "scripted (the classic story) or random (drawn from the seed)")
 	runs := fs.Int("runs", 5, "runs")
@@ -195,9 +204,7 @@ func parseRun(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, 
 	shardValue := fs.String("shard", "", shard.Usage)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fmt.Fprintln(stdout, "Usage: fencelab-live run --service S --design D [flags]\n\nFlags:")
-			fs.PrintDefaults()
+			showUsage(stdout, fs, "fencelab-live run --service S --design D [flags]")
 			return nil, errUsage
 		}
 		return nil, err
@@ -252,6 +259,11 @@ func runCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer) i
 	if err != nil {
 		return bad(stderr, "%v", err)
 	}
+	release, err := takeOut(job.out)
+	if err != nil {
+		return bad(stderr, "%v", err)
+	}
+	defer release()
 	cfg := job.plans[0]
 	cfg.Progress = stderr
 	setup := cfg.Run.Setup
@@ -263,6 +275,7 @@ func runCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer) i
 
 	ctx, stopped, done := onSignal()
 	defer done()
+	sweep(stderr, "run")
 	if job.shard != nil {
 		err := campaign.SaveShard(ctx, job.id, *job.shard, []campaign.Config{cfg}, job.out, nil)
 		return shardDone(stdout, stderr, "run", job, stopped, err)
@@ -304,15 +317,36 @@ func shardDone(stdout, stderr io.Writer, cmd string, job *liveJob, stopped func(
 	return ExitOK
 }
 
-// onSignal makes SIGINT and SIGTERM end ctx: the run under way tears down
+// sweep removes the data folders in the temporary folder that runs
+// killed before their clean-up left (run.SweepRunDirs: their owner is
+// dead), saying so on stderr; a folder it cannot remove is said too, and
+// does not stop the command.
+func sweep(stderr io.Writer, cmd string) {
+	removed, err := run.SweepRunDirs("")
+	if len(removed) > 0 {
+		fmt.Fprintf(stderr, "fencelab-live %s: removed %s that killed runs left in %s\n", cmd, words.Count(len(removed), "data folder"), os.TempDir())
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "fencelab-live %s: %s\n", cmd, oneLine(err.Error()))
+	}
+}
+
+// stopSignals end a run or a matrix as a stop, not a crash: an
+// interrupt, a kill, and a hang-up (a closed terminal or ssh session),
+// which would otherwise end the process before its clean-up.
+func stopSignals() []os.Signal {
+	return []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+}
+
+// onSignal makes the stopSignals end ctx: the run under way tears down
 // (the nemesis stopped, paused processes continued, every process group
 // it started ended, its data folder removed) before the exit. stopped
 // says, once the work returned, whether a signal ended it, and with what
-// exit code (128 + the signal).
+// exit code (128 + the signal: 129, 130, 143).
 func onSignal() (ctx context.Context, stopped func(stderr io.Writer, cmd string) (int, bool), done func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	signal.Notify(sigs, stopSignals()...)
 	got := make(chan os.Signal, 1)
 	go func() {
 		if s, ok := <-sigs; ok {
@@ -351,7 +385,7 @@ func parseMatrix(setups []setup.Setup, args []string, stdout io.Writer) (*liveJo
 	shardValue := fs.String("shard", "", shard.Usage)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, "Usage: fencelab-live matrix [--service S] [--runs N] [--seed X] [--out DIR] [--keep failing|all|none] [--update-readme FILE] [--shard i/n]")
+			showUsage(stdout, fs, "fencelab-live matrix [--service S] [--runs N] [--seed X] [--out DIR] [--keep failing|all|none] [--update-readme FILE] [--shard i/n]")
 			return nil, errUsage
 		}
 		return nil, err
@@ -426,8 +460,14 @@ func matrixCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer
 			return badCmd(stderr, "matrix", "--update-readme: %v", err)
 		}
 	}
+	release, err := takeOut(job.out)
+	if err != nil {
+		return badCmd(stderr, "matrix", "%v", err)
+	}
+	defer release()
 	ctx, stopped, done := onSignal()
 	defer done()
+	sweep(stderr, "matrix")
 	for i := range job.plans {
 		job.plans[i].Progress = stderr
 	}
@@ -435,18 +475,30 @@ func matrixCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer
 		err := campaign.SaveShard(ctx, job.id, *job.shard, job.plans, job.out, job.probe)
 		return shardDone(stdout, stderr, "matrix", job, stopped, err)
 	}
-	failed, broken := false, false
+	// Every setup is probed first: a matrix none of whose services is
+	// installed is known in a second, as one line, and exits 2.
 	var seen []setup.Setup
+	var skips []campaign.Skip
 	skip := map[string]bool{}
 	for _, cfg := range job.plans {
-		s, f := cfg.Run.Setup, cfg.Run.Fault
+		s := cfg.Run.Setup
 		if len(seen) == 0 || seen[len(seen)-1].ID() != s.ID() {
 			seen = append(seen, s)
 			if err := job.probe(s); err != nil {
-				fmt.Fprintf(stderr, "fencelab-live matrix: skipping %s: %s\n", s.ID(), oneLine(err.Error()))
+				skips = append(skips, campaign.Skip{Setup: s.ID(), Reason: oneLine(err.Error())})
 				skip[s.ID()] = true
 			}
 		}
+	}
+	if len(skips) == len(seen) {
+		return badCmd(stderr, "matrix", "%s", nothingRan(skips))
+	}
+	for _, sk := range skips {
+		fmt.Fprintf(stderr, "fencelab-live matrix: skipping %s: %s\n", sk.Setup, sk.Reason)
+	}
+	failed, broken := false, false
+	for _, cfg := range job.plans {
+		s, f := cfg.Run.Setup, cfg.Run.Fault
 		if skip[s.ID()] {
 			continue
 		}
@@ -499,7 +551,7 @@ func mergeCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer)
 	out := fs.String("out", filepath.Join("out", "live"), "folder for the merged campaigns (new or empty)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, "Usage: fencelab-live merge [--out DIR] SHARD_DIR...")
+			showUsage(stdout, fs, "fencelab-live merge [--out DIR] SHARD_DIR...")
 			return ExitOK
 		}
 		return badCmd(stderr, "merge", "%v", err)
@@ -508,6 +560,11 @@ func mergeCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer)
 	if len(dirs) == 0 {
 		return badCmd(stderr, "merge", "no shard result folder given (fencelab-live merge --out DIR SHARD_DIR...)")
 	}
+	release, err := takeOut(*out)
+	if err != nil {
+		return badCmd(stderr, "merge", "%v", err)
+	}
+	defer release()
 	build, err := shard.ThisBuild(liveVersion)
 	if err != nil {
 		return badCmd(stderr, "merge", "cannot name this build: %v", err)
@@ -542,13 +599,23 @@ func mergeCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer)
 			return badCmd(stderr, "merge", "%.200s: its result is not a live shard's: %v", filepath.Join(c.Dirs[k], shard.FileName), err)
 		}
 	}
-	merged, err := campaign.MergeShards(job.plans, c, results, job.out)
+	// A signal ends the copying; the staged folder beside --out is
+	// removed before the exit.
+	ctx, stopped, done := onSignal()
+	defer done()
+	merged, err := campaign.MergeShards(ctx, job.plans, c, results, job.out)
+	if code, ok := stopped(stderr, "merge"); ok {
+		return code
+	}
 	if err != nil {
 		return badCmd(stderr, "merge", "%v", err)
 	}
+	if len(merged.Summaries) == 0 {
+		return badCmd(stderr, "merge", "%s", nothingRan(merged.Skipped))
+	}
 	failed := false
-	for _, line := range merged.Skipped {
-		fmt.Fprintf(stderr, "fencelab-live merge: %s\n", oneLine(line))
+	for _, sk := range merged.Skipped {
+		fmt.Fprintf(stderr, "fencelab-live merge: skipping %s: %s\n", sk.Setup, oneLine(sk.Reason))
 	}
 	for _, s := range merged.Summaries {
 		s.Write(stdout)
@@ -609,10 +676,13 @@ func readmeCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer
 	out := fs.String("out", filepath.Join("out", "live"), "the matrix's --out folder")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, "Usage: fencelab-live readme [--out DIR] FILE")
+			showUsage(stdout, fs, "fencelab-live readme [--out DIR] FILE")
 			return ExitOK
 		}
 		return badCmd(stderr, "readme", "%v", err)
+	}
+	if *out == "" {
+		return badCmd(stderr, "readme", "--out is empty: name the matrix's (or merge's) --out folder")
 	}
 	if fs.NArg() != 1 {
 		return badCmd(stderr, "readme", "want one README file, got %d arguments", fs.NArg())
@@ -640,7 +710,16 @@ func readmeCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer
 }
 
 func listCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
+	fs := flag.NewFlagSet("fencelab-live list", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			showUsage(stdout, fs, "fencelab-live list   (the setups, faults and rows, with the models' verdicts)")
+			return ExitOK
+		}
+		return badCmd(stderr, "list", "%v", err)
+	}
+	if fs.NArg() > 0 {
 		return badCmd(stderr, "list", "list takes no arguments")
 	}
 	fmt.Fprintln(stdout, "Setups (--service, --design; the row of impl.Designs; faults; versions):")
@@ -684,6 +763,41 @@ func listCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer) 
 	return ExitOK
 }
 
+// showUsage prints a command's usage line and its flags, if any, on
+// stdout: help asked for is the output, not an error.
+func showUsage(stdout io.Writer, fs *flag.FlagSet, line string) {
+	fmt.Fprintf(stdout, "Usage: %s\n", line)
+	has := false
+	fs.VisitAll(func(*flag.Flag) { has = true })
+	if has {
+		fmt.Fprintln(stdout, "\nFlags:")
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+}
+
+// nothingRan is the line of a matrix or merge in which every setup was
+// skipped: nothing ran is never a pass. Setups skipped for the same
+// reason (one missing service) are named together.
+func nothingRan(skips []campaign.Skip) string {
+	var reasons []string
+	setups := map[string][]string{}
+	for _, sk := range skips {
+		if _, ok := setups[sk.Reason]; !ok {
+			reasons = append(reasons, sk.Reason)
+		}
+		if !slices.Contains(setups[sk.Reason], sk.Setup) {
+			setups[sk.Reason] = append(setups[sk.Reason], sk.Setup)
+		}
+	}
+	var parts []string
+	for _, r := range reasons {
+		parts = append(parts, strings.Join(setups[r], ", ")+": "+r)
+	}
+	return "nothing ran: every setup was skipped (" + strings.Join(parts, "; ") + ")"
+}
+
 func bad(stderr io.Writer, format string, args ...any) int {
 	return badCmd(stderr, "run", format, args...)
 }
@@ -693,13 +807,33 @@ func badCmd(stderr io.Writer, cmd, format string, args ...any) int {
 	return ExitBadInput
 }
 
-// oneLine keeps the first line of s, at most 300 bytes.
+// Bounds of oneLine: its start and its end are kept.
+const (
+	oneLineHead = 200
+	oneLineTail = 300
+)
+
+// oneLine puts s on one line (its lines joined by " | ": a joined error's
+// second cause, or a server's log quoted after its start-up error, is
+// kept, not cut off), at most about 500 bytes: its start (what failed)
+// and its end (why: the innermost cause, a server's last log lines).
 func oneLine(s string) string {
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s = s[:i]
+	var lines []string
+	for _, l := range strings.FieldsFunc(s, func(r rune) bool { return r == '\r' || r == '\n' }) {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
 	}
-	if len(s) > 300 {
-		s = s[:300] + "…"
+	s = strings.Join(lines, " | ")
+	if len(s) <= oneLineHead+oneLineTail {
+		return s
 	}
-	return s
+	head, tail := oneLineHead, len(s)-oneLineTail
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	return s[:head] + " … " + s[tail:]
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/live/server"
+	"github.com/fencelab/fencelab/tlc"
 )
 
 // ClockOffsetEnv names the environment variable that tells the shim
@@ -35,18 +37,25 @@ const clockShimPeriod = time.Millisecond
 var clockShimSource string
 
 // DefaultClockShimCache is where the built shim is kept between runs:
-// fencelab/clockshim in the user's cache folder (Go's os.UserCacheDir).
+// clockshim in fencelab's cache folder (tlc.CacheDir, the one rule of
+// fencelab's caches), $FENCELAB_CACHE when it is set, which must be an
+// absolute path, else fencelab in the user's cache folder. A folder that
+// cannot be written fails the shim's build, which says why.
 func DefaultClockShimCache() (string, error) {
-	dir, err := os.UserCacheDir()
+	dir, err := tlc.CacheDir(os.Getenv)
 	if err != nil {
 		return "", fmt.Errorf("clock shim cache: %w", err)
 	}
-	return filepath.Join(dir, "fencelab", "clockshim"), nil
+	return filepath.Join(dir, "clockshim"), nil
 }
 
 // BuildClockShim compiles the shim with cc into cacheDir, unless a build
-// of the same source is there already, and returns the library's path. A
-// missing cc is a *server.MissingError naming the package gcc.
+// of the same source is there already, and returns the library's path.
+// The library's name holds the source's hash, and a sum file beside it
+// (<library>.sha256) the library's own: a cached library whose bytes do
+// not match its sum (damaged, cut short, or without a sum) is built
+// afresh, never handed to a server. A missing cc is a
+// *server.MissingError naming the package gcc.
 func BuildClockShim(ctx context.Context, cacheDir string) (string, error) {
 	sum := sha256.Sum256([]byte(clockShimSource))
 	lib := filepath.Join(cacheDir, "clockshim-"+hex.EncodeToString(sum[:8])+".so")
@@ -54,7 +63,7 @@ func BuildClockShim(ctx context.Context, cacheDir string) (string, error) {
 		// LD_PRELOAD splits its list at spaces and colons.
 		return "", fmt.Errorf("clock shim: its path %s holds a space or a colon, which LD_PRELOAD cannot take", quote.Q(lib))
 	}
-	if info, err := os.Stat(lib); err == nil && info.Mode().IsRegular() {
+	if cachedShimIntact(lib) {
 		return lib, nil
 	}
 	cc, err := server.LookPath("cc", CCPackage)
@@ -82,11 +91,53 @@ func BuildClockShim(ctx context.Context, cacheDir string) (string, error) {
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("clock shim: cc failed: %w: %s", err, quote.S(strings.TrimSpace(msgs.String())))
 	}
-	// Rename is atomic: two builders at once both end with a whole file.
+	libSum, err := fileSum(out)
+	if err != nil {
+		return "", fmt.Errorf("clock shim: %w", err)
+	}
+	sumFile := filepath.Join(build, "clockshim.so.sha256")
+	if err := os.WriteFile(sumFile, []byte(libSum+"\n"), 0o644); err != nil {
+		return "", fmt.Errorf("clock shim: %w", err)
+	}
+	// Rename is atomic: two builders at once both end with whole files
+	// (a library and a sum of two builds that differ are rebuilt next
+	// time; the server's start proves the library loads: Attach).
 	if err := os.Rename(out, lib); err != nil {
 		return "", fmt.Errorf("clock shim: %w", err)
 	}
+	if err := os.Rename(sumFile, lib+".sha256"); err != nil {
+		return "", fmt.Errorf("clock shim: %w", err)
+	}
 	return lib, nil
+}
+
+// cachedShimIntact says whether lib is a regular file whose SHA-256 is
+// the one its sum file records.
+func cachedShimIntact(lib string) bool {
+	info, err := os.Lstat(lib)
+	if err != nil || !info.Mode().IsRegular() {
+		return false
+	}
+	want, err := os.ReadFile(lib + ".sha256")
+	if err != nil {
+		return false
+	}
+	got, err := fileSum(lib)
+	return err == nil && strings.TrimSpace(string(want)) == got
+}
+
+// fileSum is a file's SHA-256 in hex.
+func fileSum(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // Clock is one server's fake wall clock: Env goes into the server's
@@ -122,12 +173,90 @@ func BuildClockShim(ctx context.Context, cacheDir string) (string, error) {
 //   - MariaDB: not meaningfully. mysqld would load the shim, but
 //     GET_LOCK is held for as long as the session lives, with no lease
 //     read from any clock: nothing in the lock depends on the time.
+//
+// A step that never happened must not pass for one: a library the loader
+// could not map (a cache on a noexec mount, a damaged file) is skipped by
+// ld.so with a warning, and the server runs on the machine's clock. So
+// the server is attached once started (Attach: /proc/PID/maps shows the
+// library mapped, and its clock read through it), and every Step reads
+// the server's clock again and fails unless it moved by the step.
 type Clock struct {
 	shim string
 	file string
 
 	mu     sync.Mutex
 	offset time.Duration
+	read   func(context.Context) (time.Time, error) // the server's clock; nil until Attach
+}
+
+// clockProofSlack is how far the server's clock, read through the shim,
+// may be from the machine's clock plus the offset: the shim re-reads
+// the offset every millisecond, and the read itself is bracketed by the
+// machine's clock.
+const clockProofSlack = 100 * time.Millisecond
+
+// clockReadTimeout bounds one read of the server's clock.
+const clockReadTimeout = 5 * time.Second
+
+// Attach proves that the shim is loaded in the server's processes pids
+// (each maps the library, /proc/PID/maps) and keeps read, which reads the
+// server's own wall clock (through the shim: Redis's TIME), to prove each
+// Step; it checks read against the current offset at once. An error means
+// the server runs without a fake clock: a harness error, never a run.
+func (c *Clock) Attach(ctx context.Context, pids []int, read func(context.Context) (time.Time, error)) error {
+	if len(pids) == 0 || read == nil {
+		return errors.New("clock: no server process to attach to")
+	}
+	want, err := filepath.EvalSymlinks(c.shim)
+	if err != nil {
+		return fmt.Errorf("clock: %w", err)
+	}
+	for _, pid := range pids {
+		maps, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/maps")
+		if err != nil {
+			return fmt.Errorf("clock: reading the server's memory map: %w", err)
+		}
+		if !mapsFile(maps, want) {
+			return fmt.Errorf("clock: the shim %s is not loaded in the server (pid %d): the loader skipped it (a noexec mount, a damaged library?), so its clock cannot be stepped", quote.Q(want), pid)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.prove(ctx, read, c.offset); err != nil {
+		return err
+	}
+	c.read = read
+	return nil
+}
+
+// mapsFile says whether a /proc/PID/maps text maps the file path.
+func mapsFile(maps []byte, path string) bool {
+	for _, line := range strings.Split(string(maps), "\n") {
+		// address perms offset dev inode pathname; the path may hold spaces.
+		f := strings.Fields(line)
+		if len(f) >= 6 && strings.Join(f[5:], " ") == path {
+			return true
+		}
+	}
+	return false
+}
+
+// prove reads the server's clock and checks it is the machine's clock
+// plus offset.
+func (c *Clock) prove(ctx context.Context, read func(context.Context) (time.Time, error), offset time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, clockReadTimeout)
+	defer cancel()
+	before := time.Now()
+	got, err := read(ctx)
+	after := time.Now()
+	if err != nil {
+		return fmt.Errorf("clock: reading the server's clock: %w", err)
+	}
+	lo, hi := before.Add(offset-clockProofSlack), after.Add(offset+clockProofSlack)
+	if got.Before(lo) || got.After(hi) {
+		return fmt.Errorf("clock: the server's clock is %v from the machine's, not the %v the shim should make it: the step did not take effect", got.Sub(before).Round(time.Millisecond), offset)
+	}
+	return nil
 }
 
 // NewClock builds (or finds) the shim in cacheDir and creates the offset
@@ -173,7 +302,8 @@ func (c *Clock) Offset() time.Duration {
 
 // Step moves the server's wall clock by d (forward if d > 0, back if
 // d < 0), on top of earlier steps. When Step returns, every clock read of
-// the server sees the new offset.
+// the server sees the new offset: it read the attached server's clock
+// and found it moved (an error otherwise, the offset kept as written).
 func (c *Clock) Step(d time.Duration) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -187,7 +317,10 @@ func (c *Clock) Step(d time.Duration) error {
 	c.offset = next
 	// The shim may use the offset it read for one more period.
 	time.Sleep(2 * clockShimPeriod)
-	return nil
+	if c.read == nil {
+		return errors.New("clock: no server attached, so the step cannot be proven")
+	}
+	return c.prove(context.Background(), c.read, next)
 }
 
 // write replaces the offset file atomically (a new file renamed over it),

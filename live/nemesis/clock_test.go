@@ -1,6 +1,7 @@
 package nemesis
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"os"
@@ -50,7 +51,7 @@ func TestBuildClockShimCaches(t *testing.T) {
 	require.Equal(t, first.ModTime(), second.ModTime(), "not rebuilt")
 	entries, err := os.ReadDir(cache)
 	require.NoError(t, err)
-	require.Len(t, entries, 1, "only the library: the build folder is gone")
+	require.Len(t, entries, 2, "only the library and its sum: the build folder is gone")
 }
 
 func TestBuildClockShimWithoutCC(t *testing.T) {
@@ -75,8 +76,61 @@ func shimmedNow(t *testing.T, c *Clock) time.Time {
 	return time.Unix(secs, 0)
 }
 
+// shimmedShell starts a shell with env that waits on its input, once it
+// runs (it has printed a line), and returns its pid; it ends with t.
+func shimmedShell(t *testing.T, env []string) int {
+	t.Helper()
+	cmd := exec.Command("/bin/sh", "-c", "echo ready; read x")
+	cmd.Env = append(os.Environ(), env...)
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = stdin.Close()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "ready\n", line)
+	return cmd.Process.Pid
+}
+
+// dateReader reads the clock of a `date` run under env: a server's clock
+// read through the shim, for tests without Redis.
+func dateReader(env []string) func(context.Context) (time.Time, error) {
+	return func(ctx context.Context) (time.Time, error) {
+		cmd := exec.CommandContext(ctx, "date", "+%s.%N")
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.Output()
+		if err != nil {
+			return time.Time{}, err
+		}
+		secs, frac, _ := strings.Cut(strings.TrimSpace(string(out)), ".")
+		s, err := strconv.ParseInt(secs, 10, 64)
+		if err != nil {
+			return time.Time{}, err
+		}
+		ns, err := strconv.ParseInt(frac, 10, 64)
+		if err != nil {
+			return time.Time{}, err
+		}
+		return time.Unix(s, ns), nil
+	}
+}
+
+// attachShell attaches c to a shell running under its shim, read through
+// date.
+func attachShell(t *testing.T, c *Clock) {
+	t.Helper()
+	require.NoError(t, c.Attach(context.Background(), []int{shimmedShell(t, c.Env())}, dateReader(c.Env())))
+}
+
 func TestClockStepMovesOnlyTheShimmedProcess(t *testing.T) {
 	c := newTestClock(t)
+	attachShell(t, c)
 	for _, tc := range []struct {
 		step, want time.Duration
 	}{
@@ -101,6 +155,7 @@ func TestClockStepMovesOnlyTheShimmedProcess(t *testing.T) {
 
 func TestClockRejectsOverflow(t *testing.T) {
 	c := newTestClock(t)
+	attachShell(t, c)
 	require.NoError(t, c.Step(time.Duration(1<<62)))
 	require.ErrorContains(t, c.Step(time.Duration(1<<62)), "overflows")
 	require.Equal(t, time.Duration(1<<62), c.Offset(), "unchanged by a refused step")

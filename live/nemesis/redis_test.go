@@ -40,6 +40,11 @@ func serverTime(t *testing.T, c *redis.Client) time.Time {
 	return now
 }
 
+// redisTime reads Redis's own wall clock (TIME) with c: a Clock's witness.
+func redisTime(c *redis.Client) func(context.Context) (time.Time, error) {
+	return func(ctx context.Context) (time.Time, error) { return c.Time(ctx).Result() }
+}
+
 func TestClockStepMovesRedisExpiry(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -61,6 +66,7 @@ func TestClockStepMovesRedisExpiry(t *testing.T) {
 			r := startRedis(t, clock.Env())
 			c := newRedisClient(t, r.Addr())
 			ctx := context.Background()
+			require.NoError(t, clock.Attach(ctx, r.Pids(), redisTime(c)))
 			require.WithinDuration(t, time.Now(), serverTime(t, c), time.Second, "the shim starts at offset 0")
 
 			set := time.Now()
@@ -119,6 +125,9 @@ func TestClockStepAimsAtOneRedlockNode(t *testing.T) {
 	skipIfMissing(t, err)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Stop() })
+	node := c.Nodes[1]
+	require.Error(t, clock.Attach(context.Background(), c.Nodes[0].Pids(), redisTime(newRedisClient(t, c.Nodes[0].Addr()))), "node 1 runs without the shim")
+	require.NoError(t, clock.Attach(context.Background(), node.Pids(), redisTime(newRedisClient(t, node.Addr()))))
 	require.NoError(t, clock.Step(time.Hour))
 	for i, node := range c.Nodes {
 		want := time.Now()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/atomicfile"
+	"github.com/fencelab/fencelab/internal/inputfile"
 	"github.com/fencelab/fencelab/linearizability"
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
@@ -385,4 +386,37 @@ func returnChanges(r *history.Record) []trace.Change {
 		return []trace.Change{{Path: "resource.counter", New: fmt.Sprint(r.Value)}}
 	}
 	return nil
+}
+
+// maxVerdicts bounds a verdicts.json read back (ReadVerdicts): a few kB.
+const maxVerdicts = 1 << 20
+
+// Claims is what a saved run's verdicts.json says of it: whose run it is
+// and which properties it violated.
+type Claims struct {
+	Setup    string
+	Fault    history.Fault
+	Seed     uint64
+	Violated []string // in check.Properties' order
+}
+
+// ReadVerdicts reads the verdicts.json of the saved run folder dir: what
+// a merge checks a shard's claims against.
+func ReadVerdicts(dir string) (*Claims, error) {
+	file := filepath.Join(dir, VerdictsFile)
+	data, err := inputfile.Read(file, maxVerdicts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	var sv savedVerdicts
+	if err := json.Unmarshal(data, &sv); err != nil {
+		return nil, fmt.Errorf("%s: not a run's verdicts: %w", file, err)
+	}
+	c := &Claims{Setup: sv.Setup, Fault: sv.Fault, Seed: sv.Seed}
+	for _, v := range sv.Verdicts {
+		if v.Status == verdict.Violated.String() {
+			c.Violated = append(c.Violated, v.Property)
+		}
+	}
+	return c, nil
 }

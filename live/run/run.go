@@ -139,9 +139,9 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	}
 	begin := time.Now()
 	res = &Result{Seed: cfg.Seed, Schedule: cfg.Schedule(), Library: cfg.Setup.LibraryVersion()}
-	tmp, err := os.MkdirTemp(cfg.TempRoot, "fencelab-live-")
+	tmp, err := makeRunDir(cfg.TempRoot)
 	if err != nil {
-		return nil, fmt.Errorf("data folder: %w", err)
+		return nil, err
 	}
 	defer func() {
 		if rerr := os.RemoveAll(tmp); rerr != nil && err == nil {
@@ -305,6 +305,11 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	if harnessErr != nil {
 		return res, harnessErr
 	}
+	if !anyGrant(h) {
+		// Nothing ran: no history to judge, whatever the tally would make
+		// of it ("not observed" counted 0 sections as a run).
+		return res, fmt.Errorf("no client was granted the lock within the run's %v (start-up of %v before it): nothing ran, which is no verdict; give the run a longer timeout", cfg.Timeout, res.StartUp.Round(time.Millisecond))
+	}
 
 	if reg != nil {
 		res.Resource = reg.Resource()
@@ -338,6 +343,14 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		return res, err
 	}
 	return res, nil
+}
+
+// anyGrant says whether some client was granted the lock: a section
+// began.
+func anyGrant(h *history.History) bool {
+	return slices.ContainsFunc(h.Records, func(r history.Record) bool {
+		return r.Op == history.OpAcquire && r.Ev == history.Return && r.OK
+	})
 }
 
 // replay rebuilds a resource from a real store's accepted operations in

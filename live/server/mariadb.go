@@ -169,7 +169,7 @@ func StartMariaDB(ctx context.Context, dir string, opts MariaDBOptions) (*MariaD
 		Name: name,
 		Dir:  dir,
 		Path: serverBin,
-		Args: []string{
+		Args: append([]string{
 			"--no-defaults", // never read /etc/mysql
 			"--datadir=" + filepath.Join(dir, "data"),
 			// Relative to the datadir (mariadbd changes into it), so the
@@ -180,7 +180,6 @@ func StartMariaDB(ctx context.Context, dir string, opts MariaDBOptions) (*MariaD
 			"--tmpdir=" + filepath.Join(dir, "tmp"),
 			"--port=" + strconv.Itoa(port),
 			"--bind-address=127.0.0.1",
-			"--user=root", // mariadbd refuses to run as root without it
 			"--skip-name-resolve",
 			// Small buffers: start-up in about 0.1 s and little memory.
 			"--innodb-buffer-pool-size=8M",
@@ -189,7 +188,7 @@ func StartMariaDB(ctx context.Context, dir string, opts MariaDBOptions) (*MariaD
 			// Durable commits, the default, said explicitly: the restart
 			// story relies on it.
 			"--innodb-flush-log-at-trx-commit=1",
-		},
+		}, runAsArgs(os.Geteuid())...),
 		Port:         port,
 		Ready:        m.ready,
 		ReadyTimeout: opts.ReadyTimeout,
@@ -199,6 +198,17 @@ func StartMariaDB(ctx context.Context, dir string, opts MariaDBOptions) (*MariaD
 	}
 	m.proc = proc
 	return m, nil
+}
+
+// runAsArgs is the --user option mariadbd and mariadb-install-db need
+// for the effective user id euid: as root they refuse to run without
+// --user=root; as anyone else they run as that user, and --user=root
+// would make them try to switch to root and fail.
+func runAsArgs(euid int) []string {
+	if euid == 0 {
+		return []string{"--user=root"}
+	}
+	return nil
 }
 
 // claimEmptyDir makes dir, or accepts it if it exists and is empty: a
@@ -398,6 +408,12 @@ const mariadbInitSQL = "FLUSH PRIVILEGES;\n" +
 	"CREATE USER '" + MariaDBUser + "'@'127.0.0.1' IDENTIFIED BY '" + MariaDBPassword + "';\n" +
 	"GRANT ALL ON " + MariaDBDatabase + ".* TO '" + MariaDBUser + "'@'127.0.0.1';\n"
 
+// groupGuard is a shell script that runs its arguments as a child and
+// waits for it, exiting with its status; on SIGTERM (its parent-death
+// signal) or SIGHUP it kills its own process group, itself and whatever
+// its child forked included. A trapped signal interrupts wait at once.
+const groupGuard = `trap 'kill -KILL 0' TERM HUP; "$@" & wait $!`
+
 // installTimeout bounds mariadb-install-db (about 0.7 s here).
 const installTimeout = 60 * time.Second
 
@@ -419,28 +435,33 @@ func installMariaDB(ctx context.Context, installDB, dir string) error {
 		return err
 	}
 	defer logFile.Close()
-	cmd := exec.CommandContext(ctx, installDB,
+	args := append([]string{
 		"--no-defaults",
-		"--datadir="+filepath.Join(dir, "data"),
+		"--datadir=" + filepath.Join(dir, "data"),
 		"--auth-root-authentication-method=normal",
 		"--skip-test-db",
 		"--skip-name-resolve",
-		"--user=root",
-		"--extra-file="+initFile,
+		"--extra-file=" + initFile,
 		// Passed on to the bootstrap mariadbd: the redo log is made at the
 		// size the server runs with, so the first start does not resize it.
 		"--innodb-buffer-pool-size=8M",
 		"--innodb-log-file-size=4M",
-	)
+	}, runAsArgs(os.Geteuid())...)
+	// The script forks the bootstrap mariadbd (and a few helpers): a
+	// parent-death signal reaches only the direct child, so the direct
+	// child is a guard shell that, on it (SIGTERM), kills its whole group.
+	// Killed without it, the script and the bootstrap ran on for about
+	// 10 s after this process died (SIGKILL, where no clean-up runs).
+	cmd := exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", groupGuard, mariadbInstallDB, installDB}, args...)...)
 	cmd.Dir = dir
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Run(); err != nil {
 		tail := (&Proc{logPath: logPath}).LogTail()
-		return fmt.Errorf("mariadb-install-db: %w; its output ends:\n%s", err, tail)
+		return fmt.Errorf("mariadb-install-db: %w; %s", err, logEnd(tail))
 	}
 	return nil
 }

@@ -214,9 +214,35 @@ func (p *Proc) start(ctx context.Context) error {
 		if strings.Contains(strings.ToLower(tail), "address already in use") {
 			err = fmt.Errorf("%w (%w)", err, ErrPortInUse)
 		}
-		return fmt.Errorf("starting %s: %w; its log ends:\n%s", name, err, tail)
+		return fmt.Errorf("starting %s: %w; %s", name, err, logEnd(tail))
 	}
 	return nil
+}
+
+// Bounds of the log's end that a start-up error quotes.
+const (
+	logEndLines    = 4
+	logEndLineSize = 240
+)
+
+// logEnd is the last few non-blank lines of a log tail, on one line (the
+// callers print an error as one line, and a reason after a newline would
+// be cut off), each line bounded: why a server would not start. The tail
+// is read once the process has exited, so it holds all it wrote.
+func logEnd(tail string) string {
+	var lines []string
+	for _, l := range strings.Split(tail, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, quote.Cut(l, logEndLineSize))
+		}
+	}
+	if len(lines) == 0 {
+		return "its log is empty"
+	}
+	if len(lines) > logEndLines {
+		lines = lines[len(lines)-logEndLines:]
+	}
+	return "its log ends: " + strings.Join(lines, " | ")
 }
 
 // waitReady polls the port (then spec.Ready) until it answers, the
@@ -533,21 +559,42 @@ func groupMembers(pgid int) []int {
 // parentheses) may hold spaces or parentheses, so the fields are counted
 // from the last ')'.
 func procGroup(pid int) (pgid int, state string, ok bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, "", false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, "", false
-	}
-	// After ") ": state ppid pgrp ...
-	fields := strings.Fields(string(b[i+1:]))
-	if len(fields) < 3 {
+	fields, ok := procStat(pid)
+	if !ok || len(fields) < 3 {
 		return 0, "", false
 	}
 	g, err := strconv.Atoi(fields[2])
 	return g, fields[0], err == nil
+}
+
+// procStat reads /proc/<pid>/stat's fields after the command name (the
+// state first, field 3 of proc(5)).
+func procStat(pid int) ([]string, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return nil, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return nil, false
+	}
+	return strings.Fields(string(b[i+1:])), true
+}
+
+// ProcStartTime is when process pid started, in clock ticks after boot
+// (field 22 of /proc/<pid>/stat), and whether it is alive (a zombie is
+// not): with the pid, it names one process, whatever pid reuse follows.
+func ProcStartTime(pid int) (uint64, bool) {
+	if pid <= 0 {
+		return 0, false
+	}
+	fields, ok := procStat(pid)
+	// Field 22 of stat is index 19 after the command name (field 3 is 0).
+	if !ok || len(fields) < 20 || fields[0] == "Z" {
+		return 0, false
+	}
+	t, err := strconv.ParseUint(fields[19], 10, 64)
+	return t, err == nil
 }
 
 // MissingError says that a service's program is not installed: callers

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/lock"
@@ -53,6 +55,13 @@ func redisSetups() []Setup {
 				opts.Env = clock.Env()
 			}
 			r, err := server.StartRedis(ctx, env.Dir, opts)
+			if err == nil && clock != nil {
+				// Proven loaded, or no run: redis-server starts without a
+				// shim the loader skipped.
+				if err = clock.Attach(ctx, r.Pids(), redisTime(r.Addr())); err != nil {
+					err = errors.Join(err, r.Stop())
+				}
+			}
 			if err != nil {
 				if clock != nil {
 					err = errors.Join(err, clock.Close())
@@ -107,6 +116,16 @@ func redisSetups() []Setup {
 			history.FaultRestartWipe, history.FaultClientPause)),
 		restart(with("restart-durable", impl.DesignRestartDurable, "as all, and Redis restarts with appendfsync always: the INCR counter survives", true, true,
 			history.FaultRestartKeep, history.FaultClientPause)),
+	}
+}
+
+// redisTime reads the wall clock of the redis-server at addr (TIME),
+// straight, not through a client's proxy: the clock shim's witness.
+func redisTime(addr string) func(context.Context) (time.Time, error) {
+	return func(ctx context.Context) (time.Time, error) {
+		c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, ContextTimeoutEnabled: true})
+		defer c.Close()
+		return c.Time(ctx).Result()
 	}
 }
 
