@@ -281,6 +281,27 @@ func ParseDesign(s string) (Design, error) {
 	return 0, fmt.Errorf("unknown design %s (want %s)", quote.Q(s), Flags())
 }
 
+// ParseDesigns reads a list of designs (--design): empty for every
+// design, else a comma-separated list, each at most once, kept in table
+// order.
+func ParseDesigns(s string) ([]Design, error) {
+	if strings.TrimSpace(s) == "" {
+		return Designs(), nil
+	}
+	var ds []Design
+	for _, part := range strings.Split(s, ",") {
+		d, err := ParseDesign(strings.TrimSpace(part))
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(ds, d) {
+			ds = append(ds, d)
+		}
+	}
+	slices.Sort(ds)
+	return ds, nil
+}
+
 // Expected is DESIGN.md's table of verdicts under the asynchronous model
 // (TLC and the explorer) and under the simulator's default faults: what
 // property does in design d — verdict.Holds, verdict.Violated or

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 	"time"
@@ -40,6 +41,54 @@ type SimOptions struct {
 	// flag the user set but those that choose runs, outputs or modes, in
 	// flag order, so that the command is the same every time.
 	ReplayFlags []string
+}
+
+// Bounds of the counts fencelab sim takes besides impl.Config's: a
+// billion runs is hours, and more workers than this only wait.
+const (
+	MaxSimRuns = 1_000_000_000
+	MaxWorkers = 1024
+)
+
+// CheckCounts refuses runs, seeds and workers out of bounds (bad input).
+func (o *SimOptions) CheckCounts() error {
+	switch {
+	case o.Runs < 1:
+		return BadInput("runs must be positive, got %d", o.Runs)
+	case o.Runs > MaxSimRuns:
+		return BadInput("runs must be at most %d, got %d", MaxSimRuns, o.Runs)
+	case o.Seed > math.MaxUint64-uint64(o.Runs-1):
+		return BadInput("seed %d + runs %d passes the largest seed, %d", o.Seed, o.Runs, uint64(math.MaxUint64))
+	case o.Workers < 1:
+		return BadInput("workers must be positive, got %d", o.Workers)
+	case o.Workers > MaxWorkers:
+		return BadInput("workers must be at most %d, got %d", MaxWorkers, o.Workers)
+	}
+	return nil
+}
+
+// CheckModes refuses modes that cannot run together (bad input): one run
+// (--replay, --schedule, --worst-case) of one design, a batch, the NPC
+// table or a shard.
+func (o *SimOptions) CheckModes() error {
+	one := o.Replay != nil || o.Schedule != "" || o.WorstCase != ""
+	switch {
+	case o.Replay != nil && o.Schedule != "":
+		return BadInput("--replay and --schedule are exclusive: a schedule file carries its own seed")
+	case o.WorstCase != "" && (o.Replay != nil || o.Schedule != ""):
+		return BadInput("--worst-case builds its own schedule: it cannot be combined with --replay or --schedule")
+	case o.WorstCase != "" && o.Shrink:
+		return BadInput("--worst-case is already minimal: it cannot be combined with --shrink")
+	case one && o.NPC:
+		return BadInput("--npc runs many runs; it cannot be combined with --replay or --schedule")
+	case o.NPC && o.Shrink:
+		return BadInput("--shrink cannot be combined with --npc")
+	case o.Shard != nil && (one || o.NPC):
+		return BadInput("--shard splits a batch of runs: it cannot be combined with --replay, --schedule, --worst-case or --npc")
+	case one && len(o.Designs) != 1:
+		return BadInput("--replay, --schedule and --worst-case run one run: name one design with --design (%s)", impl.Flags())
+	}
+	return nil
 }
 
 // CheckSimOut refuses, before any work, an --out of fencelab sim that

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -498,4 +499,25 @@ func cachedMark(cached bool) string {
 		return " (cached)"
 	}
 	return ""
+}
+
+// TLCWorkersPerCore bounds TLC's workers (fencelab tlc --workers): TLC's workers are threads that
+// each keep a core busy, so more than a few per core only wait and take
+// memory; a count far above it (100000) would run TLC for a long while
+// to fail instead of being refused.
+const TLCWorkersPerCore = 4
+
+// CheckTLCWorkers checks a --workers value of fencelab tlc: auto, or a whole number from
+// 1 to TLCWorkersPerCore per core of the machine's cores.
+func CheckTLCWorkers(value string, cores int) error {
+	if value == "auto" {
+		return nil
+	}
+	most := TLCWorkersPerCore * max(cores, 1)
+	n, err := strconv.Atoi(value)
+	if err != nil || n < 1 || n > most {
+		return BadInput("--workers must be auto or a number from 1 to %d (%d per core, %s here), got %s",
+			most, TLCWorkersPerCore, words.Count(cores, "core"), quote.Q(value))
+	}
+	return nil
 }

@@ -260,3 +260,19 @@ func TestTLCFailsOnAChangedCounterexample(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckTLCWorkers: the bound follows the machine's cores.
+func TestCheckTLCWorkers(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		cores int
+		ok    bool
+	}{
+		{"auto", 1, true}, {"1", 1, true}, {"4", 1, true}, {"5", 1, false},
+		{"8", 2, true}, {"9", 2, false}, {"64", 16, true}, {"65", 16, false},
+		{"0", 64, false}, {"-4", 64, false}, {"1", 0, true}, {"5", 0, false},
+	} {
+		err := CheckTLCWorkers(tc.value, tc.cores)
+		assert.Equal(t, tc.ok, err == nil, "%s workers on %d cores: %v", tc.value, tc.cores, err)
+	}
+}

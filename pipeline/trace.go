@@ -7,9 +7,36 @@ import (
 	"io"
 
 	"github.com/fencelab/fencelab/distlockspec"
+	"github.com/fencelab/fencelab/internal/inputfile"
 	"github.com/fencelab/fencelab/tlc"
 	"github.com/fencelab/fencelab/trace"
 )
+
+// Trace is fencelab trace: it reads the trace in the file at path
+// (ReadTrace), renders it in format (RenderTrace) and writes it to the
+// file out, or to stdout when out is "".
+func Trace(e *Env, path, out, format, title, property string, which int) error {
+	data, err := ReadInput("cannot read", path, inputfile.MaxOutput)
+	if err != nil {
+		return err
+	}
+	t, err := ReadTrace(path, data, title, property, which)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := RenderTrace(&buf, t, format); err != nil {
+		return fmt.Errorf("rendering the trace: %w", err)
+	}
+	if out == "" {
+		_, err := e.Stdout.Write(buf.Bytes())
+		return err
+	}
+	if err := e.Disk.WriteFile(out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+		return CouldNotSave(err)
+	}
+	return nil
+}
 
 // ReadTrace reads TLC's output (with or without -tool), or a trace.json
 // that fencelab wrote, from data, read from path: title ("": the file's

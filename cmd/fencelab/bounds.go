@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/fencelab/fencelab/bounds"
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/quote"
@@ -49,13 +47,13 @@ Exit codes: 0 answered (safe or not), 2 bad bounds.`
 
 func runBounds(e *env, args []string) error {
 	fs := newFlagSet("bounds")
-	ttl := fs.Duration("ttl", 0, "lease TTL at the service (clock units); required")
-	margin := fs.Duration("margin", 0, "the client believes for ttl − margin of its own clock from its acquire's send")
-	lockDelay := fs.Duration("lock-delay", 0, "time after an expiry before the lock is granted again (clock units)")
+	ttl := ttlFlag(fs, 0, " (clock units); required")
+	margin := marginFlag(fs, 0, " from its acquire's send")
+	lockDelay := lockDelayFlag(fs, 0, " (clock units)")
 	drift := driftFlag(fs, 0, "largest clock rate error `ρ`, below 0.5 (0.1: clocks run at 0.9× to 1.1×)")
-	jump := fs.Duration("max-jump", 0, "largest net clock step J during one lease, forward or back (a clock kept within ±E by steps: 2E)")
-	pause := fs.Duration("max-pause", 0, "longest process pause P")
-	delay := fs.Duration("max-delay", 0, "longest one-way message delay D (in fencelab sim: processing + latency + jitter + the longest spike)")
+	jump := maxJumpFlag(fs, 0, ", net during one lease (a clock kept within ±E by steps: 2E)")
+	pause := maxPauseFlag(fs, 0, "")
+	delay := maxDelayFlag(fs, 0, " (in fencelab sim: processing + latency + jitter + the longest spike)")
 	tick := fs.Duration("tick", 0, "also state the timed spec's discrete condition, one tick being this much real time (0: not)")
 	rest, err := parseFlags(e, fs, boundsUsage, args)
 	if err != nil {
@@ -85,49 +83,6 @@ func runBounds(e *env, args []string) error {
 			return badInput("%v", err)
 		}
 	}
-	// Every bound used, each marked when it is zero because it was not
-	// given: the answer is about these bounds and no others.
-	v := func(name, value string) string {
-		if !given(fs, name) {
-			return value + " (not given)"
-		}
-		return value
-	}
-	w := e.Stdout
-	fmt.Fprintf(w, "fencelab bounds: an unfenced lease lock, validity counted from the acquire's send\n")
-	fmt.Fprintf(w, "clock rate drift ±%s, clock steps up to %s, one-way delay up to %s, pauses up to %s\n",
-		v("max-drift", bounds.FormatDrift(b.Drift)), v("max-jump", b.Jump.String()), v("max-delay", b.Delay.String()), v("max-pause", b.Pause.String()))
-	fmt.Fprintf(w, "ttl %v, margin %s, lock-delay %s\n\n", b.TTL, v("margin", b.Margin.String()), v("lock-delay", b.LockDelay.String()))
-	if err := report.BoundsTable(w, b, vs); err != nil {
-		return err
-	}
-	if ticks != nil {
-		fmt.Fprintf(w, "\nOn ticks of %v (the timed spec's discrete condition: the window ends on tick %d at the latest, the next grant on tick %d at the earliest):\n", *tick, ticks[0].Due, ticks[0].Next)
-		for k, tv := range ticks {
-			verdict := "holds"
-			if !tv.Safe {
-				verdict = "can be violated"
-			}
-			differs := ""
-			if tv.Safe != vs[k].Safe {
-				differs = " (differs from real time: the window rounds up to a tick)"
-			}
-			fmt.Fprintf(w, "  %-24s %d + %d < %d: %s%s\n", tv.Property, tv.Due, tv.X, tv.Next, verdict, differs)
-		}
-	}
-	safe := 0
-	for _, v := range vs {
-		if v.Safe {
-			safe++
-		}
-	}
-	switch safe {
-	case len(vs):
-		fmt.Fprintln(w, "\nSafe without fencing under these bounds — as long as they hold. Beyond them only fencing (mode all) keeps NoLostUpdate.")
-	case 0:
-		fmt.Fprintln(w, "\nNot safe without fencing under these bounds: fence the resource (mode all), or raise the margin or the lock-delay above the figures shown.")
-	default:
-		fmt.Fprintln(w, "\nOne holder at a time, but a stale write can still land: fence the resource (mode all), or raise the margin or the lock-delay above NoLostUpdate's figures.")
-	}
-	return nil
+	notGiven := func(name string) bool { return !given(fs, name) }
+	return report.BoundsAnswer(e.Stdout, b, vs, *tick, ticks, notGiven)
 }

@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
-	"strconv"
-	"strings"
 
 	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/pipeline"
@@ -63,7 +60,7 @@ func parseFlags(e *env, fs *flag.FlagSet, usage string, args []string) ([]string
 			return nil, errHelpShown
 		}
 		if err != nil {
-			return nil, badInput("%s", boundQuoted(err.Error()))
+			return nil, badInput("%s", quote.Message(err.Error()))
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -75,29 +72,6 @@ func parseFlags(e *env, fs *flag.FlagSet, usage string, args []string) ([]string
 		positional = append(positional, rest[0])
 		args = rest[1:]
 	}
-}
-
-// quoted is a Go-quoted string in a message, as the flag package quotes a
-// bad value: `invalid value "…" for flag -runs`.
-var quoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
-
-// boundQuoted cuts each quoted value in msg to a bounded prefix
-// (quote.Q), and each unquoted word longer than a quoted one may be (an
-// unknown flag's name), so a flag given 100 MB is not echoed whole.
-func boundQuoted(msg string) string {
-	msg = quoted.ReplaceAllStringFunc(msg, func(q string) string {
-		if s, err := strconv.Unquote(q); err == nil {
-			return quote.Q(s)
-		}
-		return q
-	})
-	words := strings.Split(msg, " ")
-	for i, w := range words {
-		if len(w) > 4*quote.MaxEcho {
-			words[i] = quote.S(w)
-		}
-	}
-	return strings.Join(words, " ")
 }
 
 // writeUsage prints a command's usage line and its flags with defaults; a

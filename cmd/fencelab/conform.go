@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
-	"time"
 
 	"github.com/fencelab/fencelab/conform"
 	"github.com/fencelab/fencelab/internal/quote"
@@ -47,10 +45,10 @@ func parseConformFlags(e *env, args []string) (*pipeline.ConformPlan, error) {
 	simFailing := fs.Int("sim-failing", 3, "failing simulator runs per design to add after the first --sim-runs, since few runs fail (0: none)")
 	withExplore := fs.Bool("explore", true, fmt.Sprintf("validate every counterexample the explorer finds within its first %s states, breadth-first: the shortest ones (every design, 2 and 3 clients; the 2-client searches are complete)", verdict.Thousands(conform.CounterexampleStates)))
 	show := fs.Int("show", 3, "rejected traces to render per group (each costs one more TLC run)")
-	outDir := fs.String("out", filepath.Join("out", "conform"), "folder for the rendered rejections")
-	specs := fs.String("specs", "specs", "folder with the specs and the trace specs")
-	pin := fs.String("pin", "tla2tools.version", "the pinned TLA+ tools release")
-	timeout := fs.Duration("timeout", 10*time.Minute, "time limit for one TLC run")
+	outDir := outFlag(fs, defaultOut("conform"), "folder", "the rendered rejections")
+	specs := specsFlag(fs, " and the trace specs")
+	pin := pinFlag(fs)
+	timeout := timeoutFlag(fs)
 	replay := fs.Bool("replay", true, "replay in Go every counterexample TLC finds on the default run's models expected to be violated (TLC checks each, one worker)")
 	noCache := noCacheFlag(fs)
 	replayFrom := fs.String("replay-from", "", "replay the counterexamples of this fencelab tlc --out folder instead of running TLC for them")

@@ -26,14 +26,14 @@ func demoCommand() command {
 
 func runDemo(e *env, args []string) error {
 	fs := newFlagSet("demo")
-	out := fs.String("out", "out", "folder for everything the demo writes")
-	runs := fs.Int("runs", 1000, "simulator runs per design and fault setting")
-	seed := fs.Uint64("seed", 1, "the simulator's first seed; run i uses seed+i")
+	out := outFlag(fs, "out", "folder", "everything the demo writes")
+	runs := runsFlag(fs, 1000, "design and fault setting")
+	seed := seedFlag(fs, "the simulator's first run")
 	// 2 and 3 clients finish in seconds and match TLC's model sizes.
 	clients := fs.String("clients", "2,3", "the explorer's model sizes, comma-separated, each 2 to 4")
 	nodes := nodesFlag(fs, explore.DefaultNodes, "independent lock nodes of the explorer's Redlock rows, 1 to 9 (3 unless given, as in TLC's models); the simulator keeps its own, 5")
-	specs := fs.String("specs", "specs", "folder with the specs, the cfgs and models.json")
-	pin := fs.String("pin", "tla2tools.version", "the pinned TLA+ tools release")
+	specs := specsFlag(fs, ", the cfgs and models.json")
+	pin := pinFlag(fs)
 	noCache := noCacheFlag(fs)
 	readme := fs.String("update-readme", "", "also rewrite this README's matrix from this run: the full table in docs/matrix.md beside it, and its picture, docs/img/matrix.svg (needs TLC)")
 	rest, err := parseFlags(e, fs, demoUsage, args)
@@ -52,9 +52,9 @@ func runDemo(e *env, args []string) error {
 	if *nodes, err = lockNodes(fs, *nodes); err != nil {
 		return err
 	}
-	sizes, err := parseSizes(*clients)
+	sizes, err := explore.ParseSizes(*clients)
 	if err != nil {
-		return err
+		return badInput("%v", err)
 	}
 	// Validated as fencelab explore --design redlock --nodes validates it.
 	redlock := explore.DefaultConfig(impl.DesignRedlock, sizes[0])
@@ -62,21 +62,4 @@ func runDemo(e *env, args []string) error {
 		return badInput("%v", redlock.Validate())
 	}
 	return pipeline.Demo(&e.Env, pipeline.DemoPlan{Out: *out, Specs: *specs, Pin: *pin, Sizes: sizes, Nodes: *nodes, Sim: opts, Readme: *readme, NoCache: *noCache})
-}
-
-// parseSizes reads --clients: model sizes for the explorer, each checked
-// by the explorer's own Validate, so a bad size reads as in fencelab explore.
-func parseSizes(s string) ([]int, error) {
-	var sizes []int
-	for _, part := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(part))
-		if err != nil {
-			return nil, badInput("clients: %s is not a number", quote.Q(part))
-		}
-		if err := explore.DefaultConfig(impl.DesignFenceAll, n).Validate(); err != nil {
-			return nil, badInput("%v", err)
-		}
-		sizes = append(sizes, n)
-	}
-	return sizes, nil
 }

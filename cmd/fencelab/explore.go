@@ -1,9 +1,6 @@
 package main
 
 import (
-	"flag"
-	"path/filepath"
-	"runtime/debug"
 	"strings"
 
 	"github.com/fencelab/fencelab/explore"
@@ -32,21 +29,21 @@ func exploreCommand() command {
 
 func runExplore(e *env, args []string) error {
 	fs := newFlagSet("explore")
-	clients := fs.Int("clients", 2, "number of clients, 2 to 4 ("+fourClients+")")
-	fencing := fs.String("design", fencingEvery, "the design, a row of the matrix ("+impl.Flags()+"; fencelab designs lists them), or every to run them all and print the matrix")
+	clients := clientsFlag(fs, 2, ", 2 to 4 ("+fourClients+")")
+	fencing := designFlag(fs, fencingEvery, "the design to explore, or every to run them all and print the matrix")
 	invariants := fs.String("invariant", "", "comma-separated invariants to check (default: all that apply): "+strings.Join(impl.InvariantNames(), ", "))
-	sections := fs.Int("sections", 1, "critical sections per client, at least 1")
-	retries := fs.Int("retries", 1, "rejections per section a client answers by asking again, 0 or more (unless given, 0 in the Redlock rows: one retry makes their state space 18 times larger)")
-	lockDelay := fs.Duration("lock-delay", 0, "lock-delay after an expiry (0: none); the untimed model only asks whether there is one: its end may come at any moment")
+	sections := sectionsFlag(fs, 1, ", at least 1")
+	retries := retriesFlag(fs, 1, ", 0 or more (unless given, 0 in the Redlock rows: one retry makes their state space 18 times larger)")
+	lockDelay := lockDelayFlag(fs, 0, " (0: none); the untimed model only asks whether there is one: its end may come at any moment")
 	nodes := nodesFlag(fs, explore.DefaultNodes, "independent lock nodes of the Redlock rows, 1 to 9 (the explorer's 3 unless given); every other row has one service")
-	validity := fs.String("validity", explore.DefaultValidity.String(), "when a client's validity window starts: arrival (of the grant) or send (of the acquire; a grant that lands after its window is given back; unless given, send in the Redlock rows, whose client checks its window on its last answer). Untimed, any timer may fire at any moment: both reach the same verdicts, send with about 14 times the states")
+	validity := validityFlag(fs, explore.DefaultValidity, "; unless given, send in the Redlock rows, whose client checks its window on its last answer. Untimed, any timer may fire at any moment: both reach the same verdicts, send with about 14 times the states")
 	symmetry := fs.Bool("symmetry", true, "store one state per class of states that differ only by client names (as TLC's SYMMETRY): fewer states, same verdicts and shortest traces; --symmetry=false explores every state")
 	por := fs.Bool("por", true, "partial-order reduction by sleep sets: skip a transition when it only reorders actions of different nodes that an explored one took first; the same states, verdicts and shortest-trace lengths, fewer transitions (a trace may be another shortest one); --por=false takes every transition")
 	first := fs.Bool("first", false, "stop at the first violation of any property, still with a shortest trace; what it leaves unsettled is unknown and fails (exit 1), as at --max-states. With --invariant NAME of a property that holds, the search is complete and it holds. Off by default: explore gives every property its own verdict")
-	workers := fs.Int("workers", 0, "goroutines that expand states (0: one per CPU); the output is the same for any number")
+	workers := workersFlag(e, fs, "expanding states")
 	maxStates := fs.Int("max-states", 0, "stop after this many distinct states (0: no limit); unfinished verdicts are unknown and fail")
-	maxMemory := fs.String("max-memory", memoryAuto, "the memory the search may hold (e.g. 512MiB, 8GiB; 0: no limit; auto: 3/4 of the memory available when it starts, from /proc/meminfo, or no limit where that cannot be read); past it the fingerprints and the breadth-first levels go on on disk, in a folder of the system's temporary folder removed at the end, and the search goes on")
-	outDir := fs.String("out", filepath.Join("out", "explore"), "folder for the counterexamples, one folder each with its trace as text, JSON, HTML and Mermaid (empty: do not write)")
+	maxMemory := fs.String("max-memory", explore.MemoryAuto, "the memory the search may hold (e.g. 512MiB, 8GiB; 0: no limit; auto: 3/4 of the memory available when it starts, from /proc/meminfo, or no limit where that cannot be read); past it the fingerprints and the breadth-first levels go on on disk, in a folder of the system's temporary folder removed at the end, and the search goes on")
+	outDir := outFlag(fs, defaultOut("explore"), "folder", "the counterexamples, one folder each with its trace as text, JSON, HTML and Mermaid (empty: do not write)")
 	rest, err := parseFlags(e, fs, exploreUsage, args)
 	if err != nil {
 		return err
@@ -62,23 +59,10 @@ func runExplore(e *env, args []string) error {
 	if *nodes, err = lockNodes(fs, *nodes); err != nil {
 		return err
 	}
-	memLimit, err := parseMemory(*maxMemory)
+	memLimit, err := explore.ParseMemory(*maxMemory)
 	if err != nil {
 		return badInput("%v", err)
 	}
-	// The search's memory is a few large pointer-free slices: collecting
-	// more often costs little time and keeps the process near what the
-	// search holds (4 clients, fencing all: 286 MB peak at 10, 305 MB at
-	// 25, the same CPU time).
-	defer debug.SetGCPercent(debug.SetGCPercent(10))
-	if memLimit > 0 {
-		// The garbage collector works to stay under the limit too, so the
-		// process, not only the search's own structures, stays near it.
-		// The previous limit comes back at the end, for the tests that run
-		// commands in one process.
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(memLimit)))
-	}
-
 	var designs []impl.Design
 	if *fencing == fencingEvery {
 		designs = impl.Designs()
@@ -99,30 +83,20 @@ func runExplore(e *env, args []string) error {
 			names = append(names, strings.TrimSpace(n))
 		}
 	}
-	retriesGiven, validityGiven := false, false
-	fs.Visit(func(f *flag.Flag) {
-		retriesGiven = retriesGiven || f.Name == "retries"
-		validityGiven = validityGiven || f.Name == "validity"
-	})
-	// An interrupt or a termination ends the search between two chunks,
-	// so that it removes its files on disk before the process exits
-	// (128+signal, as every command).
-	ctx, stop := pipeline.Interruptible()
-	defer stop()
 	var configs []explore.Config
 	for _, d := range designs {
 		retries := *retries
-		if !retriesGiven {
+		if !given(fs, "retries") {
 			retries = explore.DefaultRetries(d)
 		}
 		rule := rule
-		if !validityGiven {
+		if !given(fs, "validity") {
 			rule = explore.DefaultValidityOf(d)
 		}
 		c := explore.Config{
 			Config:   explore.UntimedConfig(impl.Config{Design: d, Clients: *clients, Sections: *sections, Retries: retries, LockDelay: *lockDelay, Validity: rule, Nodes: explore.Nodes(d, *nodes, len(designs) > 1)}),
 			Symmetry: *symmetry, SleepSets: *por, MaxStates: *maxStates, First: *first, Workers: *workers,
-			MaxMemory: memLimit, Context: ctx,
+			MaxMemory: memLimit,
 		}
 		for _, n := range names {
 			inv, err := impl.LookupInvariant(n)

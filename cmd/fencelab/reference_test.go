@@ -53,7 +53,7 @@ func TestCLIReferenceIsTheSameOnEveryMachine(t *testing.T) {
 	}
 	one, three := render(1), render(3)
 	assert.Equal(t, one, three)
-	assert.Equal(t, 2, strings.Count(one, "(default: one per CPU)"), "sim's and sweep's --workers")
+	assert.Equal(t, 3, strings.Count(one, "(default: one per CPU)"), "explore's, sim's and sweep's --workers")
 
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
 	_, help, _ := runCLI(t, "sweep", "--help")

@@ -10,12 +10,6 @@ import (
 	"github.com/fencelab/fencelab/shard"
 )
 
-// shardFlag adds --shard to fs, the same for every command that splits
-// a campaign.
-func shardFlag(fs *flag.FlagSet) *string {
-	return fs.String("shard", "", shard.Usage)
-}
-
 // notCampaign reports the flags that change no result: a shard's
 // identity leaves them out, so that shards may write to their own folders
 // with their own worker counts.
@@ -65,7 +59,7 @@ Exit codes: the command's (0 as expected, 1 an unexpected verdict), 2 bad input.
 
 func runMerge(e *env, args []string) error {
 	fs := newFlagSet("merge")
-	out := fs.String("out", "", "folder for the campaign's files (default: the merged command's own default --out)")
+	out := outFlag(fs, "", "folder", "the campaign's files (default: the merged command's own default --out)")
 	dirs, err := parseFlags(e, fs, mergeUsage, args)
 	if err != nil {
 		return err

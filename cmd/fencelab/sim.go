@@ -4,8 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,41 +50,34 @@ contradicts DESIGN.md); 1 an unexpected verdict, or an expected violation
 no run showed ("expected violated, none found in N runs": too few runs or
 too mild faults); 2 bad input.`
 
-// Bounds of the counts sim takes besides impl.Config's: a billion runs is
-// hours, and more workers than this only wait.
-const (
-	maxRuns    = 1_000_000_000
-	maxWorkers = 1024
-)
-
 func parseSimFlags(e *env, args []string) (*pipeline.SimOptions, error) {
 	def := sim.DefaultConfig()
 	fs := newFlagSet("sim")
 	o := &pipeline.SimOptions{}
-	fs.IntVar(&o.Runs, "runs", 1000, "runs per design")
-	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the first run; run i uses seed+i")
-	clients := fs.Int("clients", def.Clients, "clients contending for the lock")
-	sections := fs.Int("sections", def.Sections, "critical sections per client (acquire, read, think, write read+1, release)")
-	retries := fs.Int("retries", def.Retries, "rejections per section before a client gives it up")
+	runs := runsFlag(fs, 1000, "design")
+	seed := seedFlag(fs, "the first run")
+	clients := clientsFlag(fs, def.Clients, "")
+	sections := sectionsFlag(fs, def.Sections, " (acquire, read, think, write read+1, release)")
+	retries := retriesFlag(fs, def.Retries, " before it gives the section up")
 	nodes := nodesFlag(fs, impl.DesignRedlock.DefaultNodes(), "independent lock nodes of the Redlock rows, 1 to 9 (Redlock's 5 unless given); the other rows have one service")
-	fencing := fs.String("design", "", "designs to run, comma-separated rows of the matrix: "+impl.Flags()+" (fencelab designs lists them; default every design side by side)")
+	fencing := designFlag(fs, "", "designs to run, comma-separated (default every design side by side)")
 	faults := fs.String("faults", def.Faults.String(), "fault kinds a seed may draw: any of delay, pause, drift (comma-separated), or none; the rows whose service restarts draw its crashes too under any setting but none (crash: crashes alone)")
-	ttl := fs.Duration("ttl", def.TTL, "lease TTL at the service")
-	margin := fs.Duration("margin", def.Margin, "safety margin: a client believes in its lease for ttl-margin of its own clock; it covers a clock rate drift of ±d when margin ≥ ttl·2d/(1+d)")
-	validity := fs.String("validity", def.Validity.String(), "when that window starts: send (when the client sends the acquire; a grant that lands after it is given back, Redlock's rule) or arrival (when the grant lands: the flaw, a late grant outlives its lease)")
+	ttl := ttlFlag(fs, def.TTL, "")
+	margin := marginFlag(fs, def.Margin, "; it covers a clock rate drift of ±d when margin ≥ ttl·2d/(1+d)")
+	validity := validityFlag(fs, def.Validity, "")
 	think := fs.Duration("think", def.Think, "time between reading the counter and writing read+1")
-	lockDelay := fs.Duration("lock-delay", def.LockDelay, "time after an expiry before the lock is granted again (0: none)")
+	lockDelay := lockDelayFlag(fs, def.LockDelay, " (0: none)")
 	backoff := fs.Duration("backoff", def.Backoff, "mean retry backoff after a rejection (drawn from [b/2, 3b/2])")
 	latency := fs.Duration("latency", def.Latency, "base one-way message latency")
 	jitter := fs.Duration("jitter", def.Jitter, "latency jitter: up to this much is added to each message")
 	reorder := fs.Bool("reorder", false, "let messages overtake each other on a link (default FIFO links)")
 	maxFaults := fs.Int("max-faults", def.MaxFaults, "faults of each kind per run, at most")
-	maxPause := fs.Duration("max-pause", def.MaxPause, "longest process pause P (unless given, 3×ttl; 0: no pauses)")
-	maxDelay := fs.Duration("max-delay", def.OneWay()+def.MaxSpike, "longest one-way message delay D, from the step that sends it: processing + latency + jitter + the longest spike (unless given, processing + latency + jitter + 3×ttl; processing + latency + jitter: no spikes)")
-	maxJump := fs.Duration("max-jump", def.MaxJump, "largest clock step J, forward or back (unless given, 2×ttl; 0: no steps)")
+	maxPause := maxPauseFlag(fs, def.MaxPause, " (unless given, 3×ttl; 0: no pauses)")
+	maxDelay := maxDelayFlag(fs, def.OneWay()+def.MaxSpike, ": processing + latency + jitter + the longest spike (unless given, processing + latency + jitter + 3×ttl; processing + latency + jitter: no spikes)")
+	maxJump := maxJumpFlag(fs, def.MaxJump, " (unless given, 2×ttl; 0: no steps)")
 	maxDrift := driftFlag(fs, float64(def.MaxDriftPPM)/1e6, "largest clock rate error `ρ` (0.1: clocks run at 0.9× to 1.1×; 0: no drift)")
-	fs.StringVar(&o.Out, "out", filepath.Join("out", "sim"), "folder for each design's first failing run, shrunk (or the run of --replay/--schedule): its trace files, run summary, schedule and Porcupine page")
-	workers := workersFlag(e, fs, "goroutines running runs (results do not depend on it)")
+	out := outFlag(fs, defaultOut("sim"), "folder", "each design's first failing run, shrunk (or the run of --replay/--schedule): its trace files, run summary, schedule and Porcupine page")
+	workers := workersFlag(e, fs, "running runs")
 	replay := fs.String("replay", "", "run only seed `SEED` (with one --design), print its timeline and write its files to --out")
 	fs.StringVar(&o.WorstCase, "worst-case", "", "run the adversarial schedule of the fault bounds for `PROPERTY` (AtMostOneClientHoldLock or NoLostUpdate; one --design): 2 clients, 1 section, the worst case of DESIGN.md's derivation")
 	fs.StringVar(&o.Schedule, "schedule", "", "run the fault schedule in `FILE` (with one --design), print its timeline and write its files to --out")
@@ -98,7 +89,7 @@ func parseSimFlags(e *env, args []string) (*pipeline.SimOptions, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.Workers = *workers
+	o.Runs, o.Seed, o.Out, o.Workers = *runs, *seed, *out, *workers
 	if len(rest) > 0 {
 		return nil, badInput("unexpected argument %s", quote.Q(rest[0]))
 	}
@@ -137,20 +128,11 @@ func parseSimFlags(e *env, args []string) (*pipeline.SimOptions, error) {
 	if c.Faults, err = sim.ParseFaults(*faults); err != nil {
 		return nil, badInput("%v", err)
 	}
-	if o.Designs, err = parseDesigns(*fencing); err != nil {
+	if o.Designs, err = impl.ParseDesigns(*fencing); err != nil {
 		return nil, badInput("%v", err)
 	}
-	switch {
-	case o.Runs < 1:
-		return nil, badInput("runs must be positive, got %d", o.Runs)
-	case o.Runs > maxRuns:
-		return nil, badInput("runs must be at most %d, got %d", maxRuns, o.Runs)
-	case o.Seed > math.MaxUint64-uint64(o.Runs-1):
-		return nil, badInput("seed %d + runs %d passes the largest seed, %d", o.Seed, o.Runs, uint64(math.MaxUint64))
-	case o.Workers < 1:
-		return nil, badInput("workers must be positive, got %d", o.Workers)
-	case o.Workers > maxWorkers:
-		return nil, badInput("workers must be at most %d, got %d", maxWorkers, o.Workers)
+	if err := o.CheckCounts(); err != nil {
+		return nil, err
 	}
 	if err := impl.DurationBetween("porcupine-timeout", o.Porcupine, time.Nanosecond, impl.MaxDuration); err != nil {
 		return nil, badInput("%v", err)
@@ -205,44 +187,7 @@ func parseSimFlags(e *env, args []string) (*pipeline.SimOptions, error) {
 		}
 		o.Replay = &seed
 	}
-	one := o.Replay != nil || o.Schedule != "" || o.WorstCase != ""
-	switch {
-	case o.Replay != nil && o.Schedule != "":
-		return nil, badInput("--replay and --schedule are exclusive: a schedule file carries its own seed")
-	case o.WorstCase != "" && (o.Replay != nil || o.Schedule != ""):
-		return nil, badInput("--worst-case builds its own schedule: it cannot be combined with --replay or --schedule")
-	case o.WorstCase != "" && o.Shrink:
-		return nil, badInput("--worst-case is already minimal: it cannot be combined with --shrink")
-	case one && o.NPC:
-		return nil, badInput("--npc runs many runs; it cannot be combined with --replay or --schedule")
-	case o.NPC && o.Shrink:
-		return nil, badInput("--shrink cannot be combined with --npc")
-	case o.Shard != nil && (one || o.NPC):
-		return nil, badInput("--shard splits a batch of runs: it cannot be combined with --replay, --schedule, --worst-case or --npc")
-	case one && len(o.Designs) != 1:
-		return nil, badInput("--replay, --schedule and --worst-case run one run: name one design with --design (%s)", impl.Flags())
-	}
-	return o, nil
-}
-
-// parseDesigns reads --design: empty for every design, else a comma-separated
-// list, each at most once, kept in table order.
-func parseDesigns(s string) ([]impl.Design, error) {
-	if strings.TrimSpace(s) == "" {
-		return impl.Designs(), nil
-	}
-	var ds []impl.Design
-	for _, part := range strings.Split(s, ",") {
-		d, err := impl.ParseDesign(strings.TrimSpace(part))
-		if err != nil {
-			return nil, err
-		}
-		if !slices.Contains(ds, d) {
-			ds = append(ds, d)
-		}
-	}
-	slices.Sort(ds)
-	return ds, nil
+	return o, o.CheckModes()
 }
 
 func runSim(e *env, args []string) error {

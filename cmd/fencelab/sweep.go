@@ -1,11 +1,11 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/fencelab/fencelab/bounds"
+	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/pipeline"
 	"github.com/fencelab/fencelab/sim"
@@ -70,20 +70,20 @@ func parseSweepFlags(e *env, args []string) (*sweepRun, error) {
 	def := defSim.Assumptions()
 	fs := newFlagSet("sweep")
 	grid := fs.String("grid", "pause:0..400ms/17,lock-delay:0..800ms/17", "the two axes, `x,y`: name:from..to/cells each")
-	fencing := fs.String("design", "off,all", "designs to sweep, comma-separated: off, none, writes, all, renewal (its worst case comes after a renewal)")
-	runs := fs.Int("runs", 50, "random runs per cell and design")
-	seed := fs.Uint64("seed", 1, "seed of a cell's first random run; run i uses seed+i")
-	clients := fs.Int("clients", 2, "clients in the random runs")
-	sections := fs.Int("sections", 2, "critical sections per client in the random runs")
-	workers := workersFlag(e, fs, "goroutines running cells (results do not depend on it)")
-	out := fs.String("out", filepath.Join("out", "sweep"), "folder for sweep.csv and sweep.svg")
-	ttl := fs.Duration("ttl", def.TTL, "lease TTL")
-	margin := fs.Duration("margin", def.Margin, "client margin")
-	lockDelay := fs.Duration("lock-delay", def.LockDelay, "lock-delay after an expiry")
+	fencing := designFlag(fs, "off,all", "designs to sweep, comma-separated: off, none, writes, all or renewal, the rows sweep supports (renewal's worst case comes after a renewal)")
+	runs := runsFlag(fs, 50, "cell and design, random inside the cell's bounds")
+	seed := seedFlag(fs, "a cell's first random run")
+	clients := clientsFlag(fs, 2, " in the random runs")
+	sections := sectionsFlag(fs, 2, " in the random runs")
+	workers := workersFlag(e, fs, "running cells")
+	out := outFlag(fs, defaultOut("sweep"), "folder", "sweep.csv and sweep.svg")
+	ttl := ttlFlag(fs, def.TTL, "")
+	margin := marginFlag(fs, def.Margin, "")
+	lockDelay := lockDelayFlag(fs, def.LockDelay, "")
 	drift := driftFlag(fs, def.Drift, "largest clock rate error `ρ`")
-	jump := fs.Duration("max-jump", 20*time.Millisecond, "largest net clock step during one lease")
-	pause := fs.Duration("max-pause", 100*time.Millisecond, "longest process pause")
-	delay := fs.Duration("max-delay", defSim.OneWay()+50*time.Millisecond, "longest one-way message delay (at least processing + latency + jitter)")
+	jump := maxJumpFlag(fs, 20*time.Millisecond, ", net during one lease")
+	pause := maxPauseFlag(fs, 100*time.Millisecond, "")
+	delay := maxDelayFlag(fs, defSim.OneWay()+50*time.Millisecond, " (at least processing + latency + jitter)")
 	shardValue := shardFlag(fs)
 	rest, err := parseFlags(e, fs, sweepUsage, args)
 	if err != nil {
@@ -108,10 +108,10 @@ func parseSweepFlags(e *env, args []string) (*sweepRun, error) {
 		return nil, badInput("%v", err)
 	}
 	if strings.TrimSpace(*fencing) == "" {
-		// parseDesigns reads "" as every design; a sweep wants them named.
+		// impl.ParseDesigns reads "" as every design; a sweep wants them named.
 		return nil, badInput("--design names no design (want some of off, none, writes, all, renewal)")
 	}
-	designs, err := parseDesigns(*fencing)
+	designs, err := impl.ParseDesigns(*fencing)
 	if err != nil {
 		return nil, badInput("%v", err)
 	}
@@ -127,8 +127,8 @@ func parseSweepFlags(e *env, args []string) (*sweepRun, error) {
 		return nil, badInput("runs must be at most %d per cell, got %d", maxSweepRuns, *runs)
 	case *workers < 1:
 		return nil, badInput("workers must be positive, got %d", *workers)
-	case *workers > maxWorkers:
-		return nil, badInput("workers must be at most %d, got %d", maxWorkers, *workers)
+	case *workers > pipeline.MaxWorkers:
+		return nil, badInput("workers must be at most %d, got %d", pipeline.MaxWorkers, *workers)
 	}
 	c := defSim
 	c.Clients, c.Sections = *clients, *sections

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fencelab/fencelab/internal/faketlc"
+	"github.com/fencelab/fencelab/pipeline"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -124,12 +125,12 @@ func TestTLCFailureIsOneLine(t *testing.T) {
 }
 
 // TestTLCWorkersBounded: --workers is auto or a whole number from 1 to
-// tlcWorkersPerCore per core. Zero, negative, non-numeric and impossible
+// pipeline.TLCWorkersPerCore per core. Zero, negative, non-numeric and impossible
 // counts (a hundred thousand threads would run TLC for a long while to
 // fail) are refused up front: exit 2, one line, java never started,
 // --out not created. The largest count allowed reaches TLC as given.
 func TestTLCWorkersBounded(t *testing.T) {
-	most := tlcWorkersPerCore * runtime.NumCPU()
+	most := pipeline.TLCWorkersPerCore * runtime.NumCPU()
 	for _, tc := range []struct{ name, workers, want string }{
 		{"zero", "0", `got "0"`},
 		{"negative", "-1", `got "-1"`},
@@ -161,22 +162,6 @@ func TestTLCWorkersBounded(t *testing.T) {
 			require.NoError(t, err)
 			assert.Contains(t, string(got), "-workers "+workers+" ")
 		})
-	}
-}
-
-// TestCheckTLCWorkers: the bound follows the machine's cores.
-func TestCheckTLCWorkers(t *testing.T) {
-	for _, tc := range []struct {
-		value string
-		cores int
-		ok    bool
-	}{
-		{"auto", 1, true}, {"1", 1, true}, {"4", 1, true}, {"5", 1, false},
-		{"8", 2, true}, {"9", 2, false}, {"64", 16, true}, {"65", 16, false},
-		{"0", 64, false}, {"-4", 64, false}, {"1", 0, true}, {"5", 0, false},
-	} {
-		err := checkTLCWorkers(tc.value, tc.cores)
-		assert.Equal(t, tc.ok, err == nil, "%s workers on %d cores: %v", tc.value, tc.cores, err)
 	}
 }
 

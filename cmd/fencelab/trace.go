@@ -1,11 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"fmt"
-	"io"
-
-	"github.com/fencelab/fencelab/internal/inputfile"
 	"github.com/fencelab/fencelab/internal/quote"
 	"github.com/fencelab/fencelab/pipeline"
 )
@@ -21,7 +16,7 @@ func traceCommand() command {
 func runTrace(e *env, args []string) error {
 	fs := newFlagSet("trace")
 	format := fs.String("format", "", "table, lanes, mermaid, html or json (default: the step table and the lane picture)")
-	out := fs.String("out", "", "write to this file instead of stdout")
+	out := outFlag(fs, "", "file", "the rendering (default: stdout)")
 	property := fs.String("property", "", "the violated temporal property's name (TLC does not print it)")
 	title := fs.String("title", "", "the trace's title (default: the file name)")
 	which := fs.Int("counterexample", 1, "which counterexample, when TLC printed several (-continue)")
@@ -40,25 +35,5 @@ func runTrace(e *env, args []string) error {
 	if err := pipeline.CheckOutFile("out", *out); err != nil {
 		return err
 	}
-	path := rest[0]
-	data, err := pipeline.ReadInput("cannot read", path, inputfile.MaxOutput)
-	if err != nil {
-		return err
-	}
-	t, err := pipeline.ReadTrace(path, data, *title, *property, *which)
-	if err != nil {
-		return err
-	}
-	var buf bytes.Buffer
-	if err := pipeline.RenderTrace(&buf, t, *format); err != nil {
-		return fmt.Errorf("rendering the trace: %w", err)
-	}
-	if *out == "" {
-		_, err := e.Stdout.Write(buf.Bytes())
-		return err
-	}
-	if err := e.Disk.WriteFile(*out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
-		return pipeline.CouldNotSave(err)
-	}
-	return nil
+	return pipeline.Trace(&e.Env, rest[0], *out, *format, *title, *property, *which)
 }

@@ -18,9 +18,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
-	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/internal/golden"
 	"github.com/fencelab/fencelab/internal/specgen"
 )
@@ -49,7 +47,7 @@ func run(record string) error {
 		return err
 	}
 	if record != "" {
-		if err := recordStates(root, record); err != nil {
+		if err := specgen.RecordGolden(os.Stdout, root, record); err != nil {
 			return err
 		}
 	}
@@ -58,31 +56,4 @@ func run(record string) error {
 		fmt.Printf("specgen: %d of %d files in %s written, %d stale cfgs removed\n", wrote, total, specgen.Dir, removed)
 	}
 	return err
-}
-
-// recordStates writes into the rows' golden files the distinct state
-// counts of the TLC outputs under outDir that differ from their pins.
-func recordStates(root, outDir string) error {
-	updated, changes, compared, err := specgen.Record(specgen.Rows(), outDir, specgen.GoldenFigures(root))
-	if err != nil {
-		return err
-	}
-	for _, c := range changes {
-		was := c.Was
-		if was == "" {
-			was = "(none)"
-		}
-		fmt.Printf("specgen: %s/%s.golden: %s %s -> %s\n", golden.Dir, c.Design, c.Key, was, c.Now)
-	}
-	for design, figures := range updated {
-		path := filepath.Join(root, filepath.FromSlash(golden.Dir), design+".golden")
-		if err := atomicfile.WriteFile(path, func(w io.Writer) error {
-			_, err := w.Write(golden.Format(design, figures))
-			return err
-		}); err != nil {
-			return err
-		}
-	}
-	fmt.Printf("specgen: %d figures (distinct state counts of ok models; counterexample lengths and distinct states at the stop of invariant violations) found in %s, %d differ from their pins\n", compared, outDir, len(changes))
-	return nil
 }

@@ -23,3 +23,17 @@ func TestQ(t *testing.T) {
 	assert.Equal(t, "c1", S("c1"))
 	assert.Equal(t, strings.Repeat("y", MaxEcho)+"…(65 bytes)", S(strings.Repeat("y", MaxEcho+1)))
 }
+
+// TestMessage: a flag error's quoted value and over-long bare word are
+// cut; a short message is left as it is.
+func TestMessage(t *testing.T) {
+	long := strings.Repeat("x", 1000)
+	for _, tc := range []struct{ in, want string }{
+		{`invalid value "12x" for flag -runs`, `invalid value "12x" for flag -runs`},
+		{`invalid value "` + long + `" for flag -runs`, `invalid value ` + Q(long) + ` for flag -runs`},
+		{"flag provided but not defined: -" + long, "flag provided but not defined: " + S("-"+long)},
+		{`a "broken quote`, `a "broken quote`},
+	} {
+		assert.Equal(t, tc.want, Message(tc.in))
+	}
+}

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 
+	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/internal/golden"
 	"github.com/fencelab/fencelab/internal/inputfile"
 	"github.com/fencelab/fencelab/internal/quote"
@@ -123,4 +125,32 @@ func readOutput(path string) (*tlc.Output, bool, error) {
 		return nil, false, fmt.Errorf("%s: %w", path, err)
 	}
 	return out, true, nil
+}
+
+// RecordGolden writes into the rows' golden files under root the
+// distinct state counts of the TLC outputs under outDir that differ from
+// their pins (specgen -record), and prints each change and a summary to w.
+func RecordGolden(w io.Writer, root, outDir string) error {
+	updated, changes, compared, err := Record(Rows(), outDir, GoldenFigures(root))
+	if err != nil {
+		return err
+	}
+	for _, c := range changes {
+		was := c.Was
+		if was == "" {
+			was = "(none)"
+		}
+		fmt.Fprintf(w, "specgen: %s/%s.golden: %s %s -> %s\n", golden.Dir, c.Design, c.Key, was, c.Now)
+	}
+	for design, figures := range updated {
+		path := filepath.Join(root, filepath.FromSlash(golden.Dir), design+".golden")
+		if err := atomicfile.WriteFile(path, func(f io.Writer) error {
+			_, err := f.Write(golden.Format(design, figures))
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(w, "specgen: %d figures (distinct state counts of ok models; counterexample lengths and distinct states at the stop of invariant violations) found in %s, %d differ from their pins\n", compared, outDir, len(changes))
+	return nil
 }

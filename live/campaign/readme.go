@@ -271,12 +271,36 @@ func checkFolders(root, rel string) error {
 // docFiles are the small files of a saved run copied under DocsDir (not
 // the HTML pages: a hundred kB a run); required ones must be there. The
 // Mermaid picture is read to go into TracePage, not copied beside it.
+// The simulator's version of the run (report.TellSim) comes along where
+// the run has it: faults.txt names it.
 var docFiles = []struct {
 	name     string
 	required bool
 }{
 	{report.HistoryFile, true}, {report.VerdictsFile, true}, {report.FaultsFile, true}, {report.ScheduleFile, false}, {report.JudgedFile, false},
+	{report.SimScheduleFile, false}, {report.SimCommandFile, false},
 	{trace.MermaidFile, false},
+}
+
+// simNotKept replaces, in a copied faults.txt, the line naming the
+// simulator's files when the run does not have both of them (a run saved
+// or copied before they were): a copy names no file it lacks.
+const simNotKept = "the simulator's version: not kept with this copy of the run"
+
+// keepFaultsHonest is faults.txt with each line that names one of the
+// simulator's files replaced by simNotKept, unless has says both are
+// there; anything else is left as it is.
+func keepFaultsHonest(faults []byte, has func(name string) bool) []byte {
+	if has(report.SimScheduleFile) && has(report.SimCommandFile) {
+		return faults
+	}
+	lines := strings.SplitAfter(string(faults), "\n")
+	for i, l := range lines {
+		if strings.Contains(l, report.SimScheduleFile) || strings.Contains(l, report.SimCommandFile) {
+			lines[i] = simNotKept + l[len(strings.TrimRight(l, "\r\n")):]
+		}
+	}
+	return []byte(strings.Join(lines, ""))
 }
 
 // TracePage is the page written beside a copied run: the trace picture as
@@ -310,6 +334,10 @@ func readRun(src, dest string) (runCopy, error) {
 		}
 		rc.files[f.name] = data
 	}
+	rc.files[report.FaultsFile] = keepFaultsHonest(rc.files[report.FaultsFile], func(name string) bool {
+		_, ok := rc.files[name]
+		return ok
+	})
 	var page strings.Builder
 	fmt.Fprintf(&page, "# %s\n\nA failing live run, copied by `fencelab-live readme` from the matrix's output (the HTML pages stay there).\n\n", path.Base(dest))
 	if mmd, ok := rc.files[trace.MermaidFile]; ok {

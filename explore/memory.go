@@ -1,4 +1,4 @@
-package main
+package explore
 
 import (
 	"bufio"
@@ -10,14 +10,15 @@ import (
 	"github.com/fencelab/fencelab/internal/quote"
 )
 
-// memoryAuto is --max-memory's default: a share of the memory available.
-const memoryAuto = "auto"
+// MemoryAuto is the memory limit that is a share of the memory available
+// (--max-memory's default).
+const MemoryAuto = "auto"
 
-// parseMemory reads --max-memory: auto, 0 (no limit), or a size with an
-// optional unit (B, KiB, MiB, GiB, TiB, or KB, MB, GB, TB in powers of
-// ten; K, M, G, T are binary).
-func parseMemory(s string) (int, error) {
-	if s == memoryAuto {
+// ParseMemory reads a memory limit (--max-memory): auto, 0 (no limit),
+// or a size with an optional unit (B, KiB, MiB, GiB, TiB, or KB, MB, GB,
+// TB in powers of ten; K, M, G, T are binary).
+func ParseMemory(s string) (int, error) {
+	if s == MemoryAuto {
 		return autoMemory("/proc/meminfo"), nil
 	}
 	t := strings.TrimSpace(s)
