@@ -80,8 +80,8 @@ type Tally struct {
 	Property string
 	Expected verdict.Status
 	// Runs is how many runs were judged; Violated how many violated the
-	// property; TookEffect how many the fault took effect in (beliefs
-	// overlapped); Unknown how many could not decide (inconclusive runs
+	// property; TookEffect how many the fault took effect in (it did what
+	// its story needs: check.Judgement.TookEffect); Unknown how many could not decide (inconclusive runs
 	// included).
 	Runs, Violated, TookEffect, Unknown int
 	// FirstViolation is the folder of the first violating run saved.
@@ -136,7 +136,7 @@ type Summary struct {
 	Tallies  []Tally
 	Versions string // servers
 	Library  string
-	// TookEffect counts the runs whose beliefs overlapped; Committed the
+	// TookEffect counts the runs the fault took effect in; Committed the
 	// sections committed and Refused the operations the resource refused,
 	// over every run (the witnesses of a "held while the fault took
 	// effect").
@@ -302,9 +302,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 
 // runLine sums a run up in a few words for the progress line.
 func runLine(j *check.Judgement) string {
-	what := "no overlap (inconclusive)"
+	what := "the fault did not take effect (inconclusive)"
 	if j.TookEffect {
-		what = "beliefs overlapped"
+		what = "the fault took effect"
 	}
 	var violated []string
 	for _, v := range j.Verdicts {

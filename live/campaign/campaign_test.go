@@ -207,13 +207,13 @@ func TestCampaignKeep(t *testing.T) {
 func TestCampaignCatchesABrokenJudge(t *testing.T) {
 	out := t.TempDir()
 	cfg := Config{Run: livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "none"+setup.UncheckedSuffix), history.FaultClientPause), Runs: 2, Out: out}
-	cfg.Run.Judge = func(h *history.History, d impl.Design, res *impl.Resource, timeout time.Duration) *check.Judgement {
-		j := check.Judge(h, d, res, timeout)
+	cfg.Run.Judge = func(h *history.History, d impl.Design, ttl time.Duration, res *impl.Resource, timeout time.Duration) (*check.Judgement, error) {
+		j, err := check.Judge(h, d, ttl, res, timeout)
 		if v := j.Verdicts.Get(impl.NoLostUpdate); v.Status == verdict.Violated {
 			v.Status, v.Detail = verdict.Holds, ""
 			j.Verdicts.Put(v)
 		}
-		return j
+		return j, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

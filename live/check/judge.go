@@ -69,9 +69,9 @@ func ExpectedOf(d impl.Design, unchecked bool, property string) verdict.Status {
 }
 
 // Inconclusive is the Detail of a verdict not violated in a run where the
-// fault did not take effect: no two clients believed they held the lock
-// at once. Such a verdict is Unknown, never Holds.
-const Inconclusive = "inconclusive: the clients' beliefs never overlapped"
+// fault did not take effect: it did not do what its story needs (see
+// effectOf). Such a verdict is Unknown, never Holds.
+const Inconclusive = "inconclusive: the fault did not take effect"
 
 // Belief is an interval in which a client believed it held the lock: from
 // its acquire's return to its release's call (or its end) — for a checked
@@ -83,13 +83,20 @@ type Belief struct {
 	Client     int
 	Token      uint64
 	Start, End int64 // wall UnixNano
+	// Call is when the grant's acquire was called; Until when its
+	// validity ended (validUntil); Released when its release returned
+	// without an error (0 if it did not).
+	Call, Until, Released int64
 }
 
 // Judgement is the judge's decision on one run.
 type Judgement struct {
 	Verdicts verdict.Set
-	// TookEffect: two clients' beliefs overlapped; Overlap says which.
+	// TookEffect: the run's fault did what its story needs, which Effect
+	// says (effectOf); Overlap says which two beliefs overlapped, if any
+	// did (AtMostOneClientHoldLock's violation).
 	TookEffect bool
+	Effect     string
 	Overlap    string
 	Beliefs    []Belief
 	// Committed counts the sections whose write the resource accepted;
@@ -116,14 +123,21 @@ func (j *Judgement) Violated() bool {
 }
 
 // Judge decides every property of Properties over one run: h (sorted), the
-// design row d, and res, the resource's state after the run — its log of
-// operations in acceptance order and its counter (the register's, or one
-// replayed from a real store's audit).
-func Judge(h *history.History, d impl.Design, res *impl.Resource, timeout time.Duration) *Judgement {
+// design row d, the setup's lease ttl, and res, the resource's state
+// after the run — its log of operations in acceptance order and its
+// counter (the register's, or one replayed from a real store's audit).
+// The error is the harness's, with the judgement: an overlap of beliefs
+// that no fault of h's log explains (*UnexplainedOverlap).
+func Judge(h *history.History, d impl.Design, ttl time.Duration, res *impl.Resource, timeout time.Duration) (*Judgement, error) {
 	j := &Judgement{}
-	j.Beliefs = beliefs(h)
-	j.TookEffect, j.Overlap = overlap(j.Beliefs, h.Start)
+	j.Beliefs = beliefs(h, ttl)
+	_, j.Overlap = overlap(j.Beliefs, h.Start)
+	j.TookEffect, j.Effect = tookEffect(h.Faults, j.Beliefs, h.Start)
 	j.Sections, j.ResourceOps, j.Committed, j.Refused, j.Errors = operations(h)
+	var harnessErr error
+	if u := unexplained(h.Faults, j.Beliefs, h.Start); u != nil {
+		harnessErr = u
+	}
 
 	conclude := func(v verdict.Verdict) verdict.Verdict {
 		switch {
@@ -136,7 +150,7 @@ func Judge(h *history.History, d impl.Design, res *impl.Resource, timeout time.D
 	}
 
 	hold := verdict.Verdict{Property: impl.AtMostOneClientHoldLock, Status: verdict.Holds, Covered: fmt.Sprintf("%d beliefs", len(j.Beliefs))}
-	if j.TookEffect {
+	if j.Overlap != "" {
 		hold.Status, hold.Detail = verdict.Violated, j.Overlap
 	}
 	j.Verdicts.Put(conclude(hold))
@@ -158,7 +172,7 @@ func Judge(h *history.History, d impl.Design, res *impl.Resource, timeout time.D
 		for _, p := range []string{linearizability.SectionsLinearizable, linearizability.RegisterLinearizable} {
 			j.Verdicts.Put(conclude(verdict.Verdict{Property: p, Status: verdict.Unknown, Detail: why}))
 		}
-		return j
+		return j, harnessErr
 	}
 	sr := linearizability.CheckSections(j.Sections, timeout)
 	rr := linearizability.CheckResource(j.ResourceOps, d.Mode(), timeout)
@@ -169,14 +183,17 @@ func Judge(h *history.History, d impl.Design, res *impl.Resource, timeout time.D
 		}
 		j.Verdicts.Put(conclude(v))
 	}
-	return j
+	return j, harnessErr
 }
 
-// beliefs are the clients' belief intervals, in the order they began.
-func beliefs(h *history.History) []Belief {
+// beliefs are the clients' belief intervals, in the order they began;
+// ttl is the setup's lease, for validUntil.
+func beliefs(h *history.History, ttl time.Duration) []Belief {
 	open := map[int]*Belief{}
-	until := map[int]int64{} // a checked client's open belief's validity end (0: none)
-	acted := map[int]int64{} // the open belief's last read or write call
+	until := map[int]int64{}   // a checked client's open belief's validity end (0: none)
+	acted := map[int]int64{}   // the open belief's last read or write call
+	calls := map[int]int64{}   // the client's last acquire call
+	releasing := map[int]int{} // the client's belief its release ends: its index in out
 	var out []Belief
 	end := func(c int, wall int64) {
 		b := open[c]
@@ -189,16 +206,30 @@ func beliefs(h *history.History) []Belief {
 	}
 	for _, r := range h.Records {
 		switch {
+		case r.Op == history.OpAcquire && r.Ev == history.Call:
+			calls[r.Client] = r.Wall
 		case r.Op == history.OpAcquire && r.Ev == history.Return && r.OK:
-			open[r.Client] = &Belief{Client: r.Client, Token: r.Token, Start: r.Wall}
+			call, ok := calls[r.Client]
+			if !ok {
+				call = r.Wall // no call recorded: the return's time, the latest it can be
+			}
+			open[r.Client] = &Belief{Client: r.Client, Token: r.Token, Start: r.Wall, Call: call, Until: validUntil(call, r, ttl)}
 			until[r.Client], acted[r.Client] = 0, 0
 			if !h.Unchecked {
 				until[r.Client] = r.ValidUntil
 			}
-		case (r.Op == history.OpRelease && r.Ev == history.Call || r.Op == history.OpExpire) && open[r.Client] != nil:
+		case r.Op == history.OpRelease && r.Ev == history.Call && open[r.Client] != nil:
+			end(r.Client, r.Wall)
+			releasing[r.Client] = len(out) - 1
+		case r.Op == history.OpExpire && open[r.Client] != nil:
 			end(r.Client, r.Wall)
 		case (r.Op == history.OpRead || r.Op == history.OpWrite) && r.Ev == history.Call:
 			acted[r.Client] = r.Wall
+		case r.Op == history.OpRelease && r.Ev == history.Return:
+			if i, ok := releasing[r.Client]; ok && r.Error == "" {
+				out[i].Released = r.Wall
+			}
+			delete(releasing, r.Client)
 		}
 	}
 	// A client that ended still believing believed until it ended.

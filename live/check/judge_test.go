@@ -27,6 +27,20 @@ func (b *hb) add(ms int, c int, op, ev string, token uint64, value int64, ok boo
 	return b
 }
 
+// testTTL is the lease of the tests' histories.
+const testTTL = 100 * time.Millisecond
+
+// pause logs a client pause of client c from ms to until.
+func (b *hb) pause(c, ms, until int) *hb {
+	return b.fault(history.FaultClientPause, history.ClientName(c), ms, until)
+}
+
+// fault logs fault f on target from ms to until.
+func (b *hb) fault(f history.Fault, target string, ms, until int) *hb {
+	b.h.Faults = append(b.h.Faults, history.FaultRecord{Fault: f, Target: target, Start: int64(ms) * int64(time.Millisecond), End: int64(until) * int64(time.Millisecond)})
+	return b
+}
+
 // section adds a whole section of client c: acquire at ms, read, write
 // read+1 (accepted or not), release.
 func (b *hb) section(ms, c int, token uint64, read int64, readOK, writeOK bool, think int) *hb {
@@ -77,7 +91,7 @@ func TestJudge(t *testing.T) {
 		b.section(100, 1, 2, 0, true, true, 10)
 		b.add(500, 0, history.OpWrite, history.Call, 1, 1, false).add(501, 0, history.OpWrite, history.Return, 1, 1, staleOK)
 		b.add(502, 0, history.OpRelease, history.Call, 1, 0, false).add(503, 0, history.OpRelease, history.Return, 1, 0, false)
-		return b.h
+		return b.pause(0, 3, 499).h
 	}
 	serial := newHB(2).section(0, 0, 1, 0, true, true, 10).section(100, 1, 2, 1, true, true, 10).h
 	tests := []struct {
@@ -114,7 +128,8 @@ func TestJudge(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			res := resourceOf(t, tc.h, tc.design.Mode())
-			j := Judge(tc.h, tc.design, res, time.Second)
+			j, err := Judge(tc.h, tc.design, testTTL, res, time.Second)
+			require.NoError(t, err)
 			assert.Equal(t, tc.took, j.TookEffect)
 			for p, want := range tc.want {
 				v := j.Verdicts.Get(p)
@@ -146,7 +161,9 @@ func TestJudgeRegisterBreaksItsRule(t *testing.T) {
 	// The log as a broken register of mode all would have it: it accepted
 	// everything, as mode none does.
 	res := resourceOf(t, b.h, impl.FenceNone)
-	j := Judge(b.h, impl.DesignFenceAll, res, time.Second)
+	b.pause(0, 3, 499)
+	j, err := Judge(b.h, impl.DesignFenceAll, testTTL, res, time.Second)
+	require.NoError(t, err)
 	assert.Equal(t, verdict.Violated, j.Verdicts.Get(linearizability.RegisterLinearizable).Status)
 	assert.Equal(t, verdict.Violated, j.Verdicts.Get(impl.TokenIsMonotonical).Status)
 	assert.Equal(t, verdict.Violated, j.Verdicts.Get(impl.NoLostUpdate).Status)
@@ -171,10 +188,13 @@ func TestJudgeUnknownOutcomes(t *testing.T) {
 			b.add(0, 0, history.OpAcquire, history.Call, 0, 0, false).add(1, 0, history.OpAcquire, history.Return, 1, 0, true)
 			b.add(2, 0, history.OpRead, history.Call, 1, 0, false).add(3, 0, history.OpRead, history.Return, 1, 0, true)
 			b.section(100, 1, 2, 0, true, true, 10)
+			b.pause(0, 3, 499)
 			tc.edit(b)
 			res := resourceOf(t, &history.History{Records: b.h.Records[:len(b.h.Records)-2]}, impl.FenceAll)
-			j := Judge(b.h, impl.DesignFenceAll, res, time.Second)
-			require.True(t, j.TookEffect, "c1 never released: it believed until the run ended")
+			j, err := Judge(b.h, impl.DesignFenceAll, testTTL, res, time.Second)
+			require.NoError(t, err)
+			require.True(t, j.TookEffect, "c1, paused past its lease, never released: c2 was granted meanwhile")
+			require.NotEmpty(t, j.Overlap, "c1 believed until the run ended")
 			for _, p := range []string{linearizability.SectionsLinearizable, linearizability.RegisterLinearizable} {
 				v := j.Verdicts.Get(p)
 				assert.Equal(t, verdict.Unknown, v.Status, p)
@@ -192,12 +212,12 @@ func TestBeliefsEndWithTheClient(t *testing.T) {
 	b.add(0, 0, history.OpAcquire, history.Call, 0, 0, false).add(1, 0, history.OpAcquire, history.Return, 1, 0, true)
 	b.h.Exits = []history.ClientExit{{Client: 0, Wall: 50e6, Status: "exit status 0"}}
 	b.section(100, 1, 2, 0, true, true, 10)
-	bs := beliefs(b.h)
+	bs := beliefs(b.h, testTTL)
 	require.Len(t, bs, 2)
 	ok, _ := overlap(bs, 0)
 	assert.False(t, ok)
 	b.h.Exits = nil
-	ok, why := overlap(beliefs(b.h), 0)
+	ok, why := overlap(beliefs(b.h, testTTL), 0)
 	assert.True(t, ok)
 	assert.Contains(t, why, "c1 (token 1")
 }
@@ -298,21 +318,22 @@ func TestNoActionPastValidity(t *testing.T) {
 	// Beliefs: the checked client's ends at its validity (200 ms), before
 	// c2's from 301 ms, and at an expire; the unchecked client's at its
 	// release (250 ms).
-	checked := beliefs(story(false, ms(100)))
+	checked := beliefs(story(false, ms(100)), testTTL)
 	require.Len(t, checked, 2)
 	assert.Equal(t, ms(200), checked[0].End)
 	// A checked client that wrote past its validity believed until it did.
-	assert.Equal(t, ms(240), beliefs(story(false, ms(240)))[0].End)
-	assert.Equal(t, ms(250), beliefs(story(true, ms(100)))[0].End)
+	assert.Equal(t, ms(240), beliefs(story(false, ms(240)), testTTL)[0].End)
+	assert.Equal(t, ms(250), beliefs(story(true, ms(100)), testTTL)[0].End)
 	h := story(false, ms(100))
 	h.Records = slices.DeleteFunc(h.Records, func(r history.Record) bool { return r.Op == history.OpWrite })
 	h.Records = slices.Insert(h.Records, 4, history.Record{Client: 0, Op: history.OpExpire, Ev: history.Return, Wall: ms(150), Token: 1})
-	assert.Equal(t, ms(150), beliefs(h)[0].End, "an expire ends the belief")
+	assert.Equal(t, ms(150), beliefs(h, testTTL)[0].End, "an expire ends the belief")
 
 	// The judge: an unchecked client's action past validity is violated in
 	// the verdicts, and the checked line's expectation makes it a failure.
 	res := impl.NewResource(impl.FenceNone)
-	j := Judge(story(true, ms(240)), impl.DesignFenceNone, &res, time.Second)
+	j, err := Judge(story(true, ms(240)), impl.DesignFenceNone, testTTL, &res, time.Second)
+	require.NoError(t, err)
 	assert.Equal(t, verdict.Violated, j.Verdicts.Get(impl.NoActionPastValidity).Status)
 	assert.Equal(t, verdict.Holds, ExpectedOf(impl.DesignFenceNone, false, impl.NoActionPastValidity))
 }

@@ -52,6 +52,10 @@ type savedJudged struct {
 	Think        time.Duration `json:"think_ns"`
 	Timeout      time.Duration `json:"timeout_ns"`
 	CheckTimeout time.Duration `json:"check_timeout_ns"`
+	// TTL is the setup's lease, from which the judge tells a grant's
+	// validity (absent from a file saved before it was written: the
+	// setup's, by name).
+	TTL time.Duration `json:"ttl_ns,omitempty"`
 	// History is the history struct whole, so that what a run records
 	// comes along here as the judge gains it.
 	History  *history.History `json:"history"`
@@ -80,6 +84,7 @@ func judgedOf(rc run.Config, h *history.History, res *impl.Resource) savedJudged
 	sj := savedJudged{
 		Version: judgedVersion, Setup: rc.Setup.ID(), Row: rc.Setup.Design.String(), Fault: rc.Fault, Nemesis: rc.Nemesis, Seed: rc.Seed,
 		Clients: rc.Clients, Sections: rc.Sections, Think: rc.Think, Timeout: rc.Timeout, CheckTimeout: rc.CheckTimeout,
+		TTL:      rc.Setup.TTL,
 		History:  h,
 		Resource: savedResource{Mode: res.Mode().String(), Counter: res.Counter(), Log: []savedOp{}},
 	}
@@ -221,10 +226,19 @@ func Recheck(dir string, setups []setup.Setup) (*Audit, error) {
 	if res == nil {
 		return a, nil
 	}
+	ttl, err := savedTTL(sj.TTL, sv.Setup, setups)
+	if err != nil {
+		return nil, fmt.Errorf("%.200s: %w", dir, err)
+	}
 	h.Sort()
-	j := check.Judge(h, d, res, timeout)
-	a.Now = &savedVerdicts{TookEffect: j.TookEffect, Overlap: j.Overlap, Committed: j.Committed, Refused: j.Refused, Verdicts: verdictsOf(d, h.Unchecked, j)}
+	j, jerr := check.Judge(h, d, ttl, res, timeout)
+	a.Now = &savedVerdicts{TookEffect: j.TookEffect, Effect: j.Effect, Overlap: j.Overlap, Committed: j.Committed, Refused: j.Refused, Verdicts: verdictsOf(d, h.Unchecked, j)}
 	a.compare()
+	if jerr != nil && !strings.Contains(sv.Error, jerr.Error()) {
+		// An overlap no fault explains, which the run did not save as
+		// its harness error.
+		a.Differences = append(a.Differences, jerr.Error())
+	}
 	if err := check.SelfCheck(j); err != nil {
 		// As run.Run makes it a harness error: never a plausible audit.
 		a.Differences = append(a.Differences, err.Error())
@@ -308,6 +322,27 @@ func (a *Audit) Write(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// maxTTL bounds the lease Recheck takes from a saved run.
+const maxTTL = time.Hour
+
+// savedTTL is the lease a saved run was judged with: JudgedFile's, or,
+// in a file saved before it held one, its setup's (found by its ID among
+// setups).
+func savedTTL(ttl time.Duration, id string, setups []setup.Setup) (time.Duration, error) {
+	if ttl != 0 {
+		if ttl < 0 || ttl > maxTTL {
+			return 0, fmt.Errorf("lease %v (want up to %v)", ttl, maxTTL)
+		}
+		return ttl, nil
+	}
+	service, name, _ := strings.Cut(id, "/")
+	s, err := setup.Find(setups, service, name)
+	if err != nil {
+		return 0, fmt.Errorf("its setup's lease: %w", err)
+	}
+	return s.TTL, nil
 }
 
 // legacyResource rebuilds the resource's log of a run saved before

@@ -32,17 +32,37 @@ func committedRuns(t *testing.T) []string {
 	return dirs
 }
 
+// rejectedRuns are the runs under docs/live that the judge of today
+// rejects, each with the words of its harness error: saved when any two
+// overlapping beliefs made a fault "take effect", they hold an overlap no
+// fault of their log explains. etcd/lease under restart-keep: c1 and c2
+// both believed 2.1 s to 2.4 s, long after the restart (0.04 s to 0.21
+// s), each granted on a lease asked for more than its TTL before (the
+// lease is taken before Mutex.Lock waits): the next make live and
+// live-readme replace it.
+func rejectedRuns() map[string]string {
+	return map[string]string{
+		"etcd/lease/restart-keep/run-1": "an overlap no fault explains: c1 (token 6, 2.017 s to 2.417 s) and c2 (token 9, 2.111 s to 2.512 s)",
+	}
+}
+
 // TestCommittedRunsJudgeTheSame: every run under docs/live, judged again
-// from its files alone, has the verdicts it saved.
+// from its files alone, has the verdicts it saved — but the rejected
+// runs, whose differences name their harness error.
 func TestCommittedRunsJudgeTheSame(t *testing.T) {
 	dirs := committedRuns(t)
 	require.NotEmpty(t, dirs)
 	for _, dir := range dirs {
-		t.Run(strings.TrimPrefix(dir, filepath.Join("..", "..", "docs", "live")+"/"), func(t *testing.T) {
+		name := strings.TrimPrefix(dir, filepath.Join("..", "..", "docs", "live")+"/")
+		t.Run(name, func(t *testing.T) {
 			a, err := Recheck(dir, setup.All())
 			require.NoError(t, err)
 			var b strings.Builder
 			require.NoError(t, a.Write(&b))
+			if why, ok := rejectedRuns()[name]; ok {
+				assert.Contains(t, b.String(), why)
+				return
+			}
 			assert.True(t, a.Same(), "%s", b.String())
 		})
 	}

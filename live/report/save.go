@@ -50,6 +50,7 @@ type savedVerdicts struct {
 	Versions   string         `json:"versions"`
 	Library    string         `json:"library"`
 	TookEffect bool           `json:"took_effect"`
+	Effect     string         `json:"effect,omitempty"`
 	Overlap    string         `json:"overlap,omitempty"`
 	Committed  int            `json:"committed"`
 	Refused    int            `json:"refused"`
@@ -106,7 +107,7 @@ func SaveRun(out string, rc run.Config, res *run.Result, harnessErr error) (dir 
 		Versions: res.Versions, Library: res.Library,
 	}
 	if j != nil {
-		sv.TookEffect, sv.Overlap, sv.Committed, sv.Refused = j.TookEffect, j.Overlap, j.Committed, j.Refused
+		sv.TookEffect, sv.Effect, sv.Overlap, sv.Committed, sv.Refused = j.TookEffect, j.Effect, j.Overlap, j.Committed, j.Refused
 		sv.Verdicts = verdictsOf(rc.Setup.Design, rc.Setup.Unchecked, j)
 	}
 	if harnessErr != nil {
@@ -252,7 +253,7 @@ func buildTrace(rc run.Config, res *run.Result) *trace.Trace {
 	})
 	open := map[[2]any]int{} // (client, op) -> the arrow of its call
 	var firstOverlap *check.Belief
-	if j := res.Judgement; j != nil && j.TookEffect {
+	if j := res.Judgement; j != nil && j.Overlap != "" {
 		firstOverlap = secondBelief(j.Beliefs)
 	}
 	marked := false

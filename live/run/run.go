@@ -51,7 +51,7 @@ type Config struct {
 	CheckTimeout time.Duration
 	// Judge decides the run; nil is check.Judge. Only a test sets it: a
 	// judge with a planted bug, which check.SelfCheck must catch.
-	Judge func(*history.History, impl.Design, *impl.Resource, time.Duration) *check.Judgement
+	Judge func(h *history.History, d impl.Design, ttl time.Duration, res *impl.Resource, timeout time.Duration) (*check.Judgement, error)
 }
 
 // DefaultCheckTimeout is the bound of each Porcupine check that
@@ -329,8 +329,14 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	if judge == nil {
 		judge = check.Judge
 	}
-	res.Judgement = judge(h, cfg.Setup.Design, res.Resource, cfg.CheckTimeout)
+	// An overlap no fault explains is the harness's error (*check.
+	// UnexplainedOverlap): the run is returned with its judgement, to be
+	// saved and looked at.
+	res.Judgement, err = judge(h, cfg.Setup.Design, cfg.Setup.TTL, res.Resource, cfg.CheckTimeout)
 	res.Duration = time.Since(begin)
+	if err != nil {
+		return res, err
+	}
 	// A judge that contradicts itself is the harness's error: exit 2, the
 	// run saved with its verdicts and error.txt, never a plausible table.
 	if err := check.SelfCheck(res.Judgement); err != nil {

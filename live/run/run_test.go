@@ -9,6 +9,7 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/linearizability"
+	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/internal/livetest"
 	"github.com/fencelab/fencelab/live/run"
@@ -89,6 +90,10 @@ func TestToyPauseCheckedClient(t *testing.T) {
 
 func TestToyWithoutFaultIsInconclusive(t *testing.T) {
 	cfg := livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "all"), history.FaultNone)
+	// A short think: a loaded machine stretched a 100 ms think's section
+	// to 245 ms of the 200 ms lease, two holders with no fault — rightly a
+	// harness error, not this test's story.
+	cfg.Think = 20 * time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	res, err := run.Run(ctx, cfg)
@@ -100,6 +105,27 @@ func TestToyWithoutFaultIsInconclusive(t *testing.T) {
 		assert.NotEqual(t, verdict.Holds, v.Status, "%s: an inconclusive run never holds", v.Property)
 		assert.NotEqual(t, verdict.Violated, v.Status, v.Property)
 	}
+}
+
+// TestGrantKeptPastItsLeaseIsAHarnessError: a client whose section
+// outlasts its lease (keeper lets a think of 3 TTL pass) makes two holders
+// with no fault at all: not a fault that took effect, but the harness's
+// error, naming the clients and the times; the judgement comes with it.
+func TestGrantKeptPastItsLeaseIsAHarnessError(t *testing.T) {
+	s := livetest.MustSetup(t, livetest.Toy(), "toy", "keeper")
+	cfg := livetest.Config(t, s, history.FaultNone)
+	cfg.Sections, cfg.Think = 1, 3*s.TTL
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := run.Run(ctx, cfg)
+	var u *check.UnexplainedOverlap
+	require.ErrorAs(t, err, &u)
+	assert.Regexp(t, `^an overlap no fault explains: c[12] \(token \d+, [0-9.]+ s to [0-9.]+ s\) and c[12] \(token \d+, [0-9.]+ s to [0-9.]+ s\) both believed they held the lock from [0-9.]+ s to [0-9.]+ s; the run had no fault$`, err.Error())
+	assert.NotEqual(t, u.A.Client, u.B.Client)
+	require.NotNil(t, res.Judgement)
+	assert.False(t, res.Judgement.TookEffect, "with no fault, nothing took effect")
+	assert.NotEmpty(t, res.Judgement.Overlap)
+	livetest.NothingLeft(t, cfg.TempRoot)
 }
 
 func TestRunStopsWhenCancelled(t *testing.T) {

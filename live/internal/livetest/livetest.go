@@ -57,13 +57,23 @@ func Main(m *testing.M) {
 
 // Toy is the toy service's rows: broken-all, then none (tokens ignored),
 // all (tokens checked on every operation), off (no tokens) and writes,
-// each the example lock of live/examples/mylock.
+// each the example lock of live/examples/mylock, and keeper.
 func Toy() []setup.Setup {
 	ss := []setup.Setup{brokenSetup()}
 	for _, d := range []impl.Design{impl.DesignFenceNone, impl.DesignFenceAll, impl.DesignNoFencing, impl.DesignFenceWrites} {
 		ss = append(ss, mylock.Row("toy", d.String(), d))
 	}
-	return ss
+	return append(ss, keeperSetup())
+}
+
+// keeperSetup is row all's lock whose harness does not say it is leased,
+// so that a think longer than its TTL passes: a client that keeps its
+// grant past its lease, two holders with no fault — the harness's error.
+func keeperSetup() setup.Setup {
+	s := mylock.Row("toy", "keeper", impl.DesignFenceAll)
+	s.Why = "the toy lease lock, not marked Leased: a section may outlast its lease"
+	s.Leased = false
+	return s
 }
 
 // brokenSetup is row all's claim with a store that ignores the tokens: a
@@ -172,7 +182,7 @@ func CheckStory(t *testing.T, cfg run.Config, want Story, fenced bool) *run.Resu
 	res, err := run.Run(ctx, cfg)
 	require.NoError(t, err)
 	j := res.Judgement
-	require.True(t, j.TookEffect, "the %s took effect: beliefs overlapped (%v)", cfg.Fault, j.Beliefs)
+	require.True(t, j.TookEffect, "the %s took effect by its story (faults %v, beliefs %v)", cfg.Fault, res.History.Faults, j.Beliefs)
 	require.NotEmpty(t, res.History.Faults, "the fault is logged")
 	assert.Equal(t, cfg.Fault, res.History.Faults[0].Fault)
 	assert.Empty(t, res.History.Faults[0].Error)
