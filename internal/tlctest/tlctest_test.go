@@ -47,7 +47,7 @@ func TestFind(t *testing.T) {
 		{"unset, empty cache", "", NoJar, ""},
 		{"no such file", filepath.Join(dir, "missing.jar"), "", "TLA2TOOLS_JAR is set but unusable"},
 		{"a folder", dir, "", "TLA2TOOLS_JAR is set but unusable"},
-		{"not the TLA+ tools", notJar, "", "not the TLA+ tools jar"},
+		{"not the TLA+ tools", notJar, "", "not a complete zip archive"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("TLA2TOOLS_JAR", tc.jar)
