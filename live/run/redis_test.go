@@ -66,7 +66,8 @@ func TestRedisScriptedPauseCheckedClient(t *testing.T) {
 	res, err := run.Run(ctx, cfg)
 	require.NoError(t, err)
 	j := res.Judgement
-	assert.False(t, j.TookEffect, "%v", j.Beliefs)
+	assert.True(t, j.TookEffect, "the pause story took effect: %v", j.Beliefs)
+	assert.Empty(t, j.Overlap, "its belief ended at its validity")
 	assert.False(t, j.Violated(), "%v", j.Verdicts)
 	expired := 0
 	for _, r := range res.History.Records {

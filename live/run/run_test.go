@@ -81,7 +81,10 @@ func TestToyPauseCheckedClient(t *testing.T) {
 	assert.Less(t, until, pause.End, "the pause outlasted the validity")
 	assert.Equal(t, 1, expired, "the paused client gave its section up")
 	assert.Zero(t, staleWrites, "no write on the expired grant")
-	assert.False(t, j.TookEffect, "its belief ended at its validity: %v", j.Beliefs)
+	// Its story took effect (validity ran out while it was stopped, the
+	// other was granted), and its belief ended at its validity: no overlap.
+	assert.True(t, j.TookEffect, "the pause story: %v", j.Beliefs)
+	assert.Empty(t, j.Overlap, "its belief ended at its validity")
 	for _, p := range []string{impl.NoActionPastValidity, impl.NoLostUpdate, impl.AtMostOneClientHoldLock} {
 		assert.NotEqual(t, verdict.Violated, j.Verdicts.Get(p).Status, "%s: %v", p, j.Verdicts.Get(p))
 	}
