@@ -92,6 +92,17 @@ func TestCampaignSavesFailingRuns(t *testing.T) {
 	assert.Equal(t, impl.AtMostOneClientHoldLock, hold.Property)
 	assert.Equal(t, "violated (2 of 2)", hold.String())
 	assert.Equal(t, s.Saved[0], hold.FirstViolation)
+	// Every run's story told to the simulator, which violates what the
+	// live runs did: the model's word for this story, no disagreement.
+	assert.Equal(t, 2, s.Model.runs())
+	for _, tl := range s.Tallies {
+		if tl.Property == impl.AtMostOneClientHoldLock || tl.Property == impl.NoLostUpdate {
+			assert.Equal(t, ModelWord{Decides: true, Runs: 2, Violated: 2}, tl.Model, tl.Property)
+			assert.Equal(t, "violated on this story (sim, 2 of 2 runs)", tl.ModelString())
+		}
+		assert.False(t, tl.Disagrees(), tl.Property)
+	}
+	assert.Contains(t, string(sum), `"model": "violated on this story (sim, 2 of 2 runs)"`)
 	// A campaign saves again into the same folders, replacing them whole.
 	_, err = Run(ctx, cfg)
 	require.NoError(t, err)
@@ -195,6 +206,7 @@ func TestCampaignKeep(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, entries, 1, "the summary alone")
 	assert.Equal(t, SummaryFile, entries[0].Name())
+	assert.Equal(t, 2, sum.Model.runs(), "the unsaved runs' stories kept in the summary")
 }
 
 // TestCampaignCatchesABrokenJudge: a judge with a planted bug — it drops

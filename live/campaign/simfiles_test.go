@@ -57,8 +57,7 @@ func TestUpdateReadmeCopiesTheSimulatorsVersion(t *testing.T) {
 			cs, err := ReadSummaries(out, setup.All())
 			require.NoError(t, err)
 			root := t.TempDir()
-			readme := filepath.Join(root, "README.md")
-			require.NoError(t, os.WriteFile(readme, []byte(fixtureReadme), 0o644))
+			readme := writeReadme(t, root, fixtureReadme, same)
 			require.NoError(t, UpdateReadme(readme, cs))
 
 			run := filepath.Join(root, "docs", "live", "etcd", "mutex", "client-pause", "run-1")
