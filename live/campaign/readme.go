@@ -570,6 +570,23 @@ func readRun(src, dest string) (runCopy, error) {
 	})
 	var page strings.Builder
 	fmt.Fprintf(&page, "# %s\n\nA failing live run, copied by `fencelab-live readme` from the matrix's output (the HTML pages stay there).\n\n", path.Base(dest))
+	pvs, err := report.PageVerdicts(rc.files[report.VerdictsFile], rc.files[report.JudgedFile], rc.files[report.SimScheduleFile])
+	if err != nil {
+		return rc, fmt.Errorf("saved run %s: %w", src, err)
+	}
+	if len(pvs) > 0 {
+		// The run's own line of every property: the row's word, the
+		// run's, and the simulator's on the run's story, recomputed.
+		page.WriteString("| Property | the row | this run | the simulator on this run's story |\n|---|---|---|---|\n")
+		for _, v := range pvs {
+			model := v.Model
+			if model == "" {
+				model = "—"
+			}
+			fmt.Fprintf(&page, "| %s | %s | %s | %s |\n", cell(v.Property), cell(v.Expected), cell(v.Live), model)
+		}
+		page.WriteString("\n")
+	}
 	if mmd, ok := rc.files[trace.MermaidFile]; ok {
 		fmt.Fprintf(&page, "```mermaid\n%s\n```\n\n", strings.TrimRight(string(mmd), "\n"))
 		delete(rc.files, trace.MermaidFile)

@@ -1,7 +1,9 @@
 package report
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,10 +12,12 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/run"
 	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/sim"
+	"github.com/fencelab/fencelab/verdict"
 )
 
 // The simulator's version of a live run: a fault schedule that
@@ -359,4 +363,61 @@ func (st *SimStory) writeSimCommand(w io.Writer) error {
 	fmt.Fprintf(&b, "# the simulator's verdicts: %s\n", strings.Join(vs, "; "))
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// PageVerdict is one property of a saved run as the run's page shows it:
+// the row's verdict, the run's, and the simulator's on the run's own
+// story ("" where the run has no story or the simulator does not decide
+// the property).
+type PageVerdict struct {
+	Property, Expected, Live, Model string
+}
+
+// PageVerdicts reads a saved run's verdicts (the bytes of VerdictsFile)
+// and, where the run has them, JudgedFile and SimScheduleFile, and gives
+// each property's verdicts for the run's page. The simulator's are
+// recomputed by running it on the saved schedule (RetellSim), never read
+// from a file; a schedule it refuses is an error.
+func PageVerdicts(verdicts, judged, schedule []byte) ([]PageVerdict, error) {
+	var sv savedVerdicts
+	if err := json.Unmarshal(verdicts, &sv); err != nil {
+		return nil, fmt.Errorf("%s: not a run's verdicts: %w", VerdictsFile, err)
+	}
+	var model []string
+	told := false
+	if judged != nil && schedule != nil && sv.Row != "" {
+		d, err := impl.ParseDesign(sv.Row)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", VerdictsFile, err)
+		}
+		var sj savedJudged
+		if err := json.Unmarshal(judged, &sj); err != nil {
+			return nil, fmt.Errorf("%s: not a run's judged file: %w", JudgedFile, err)
+		}
+		runner, err := simRunner(d, sj.Clients, sj.Sections)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", JudgedFile, err)
+		}
+		sched, err := sim.ReadSchedule(bytes.NewReader(schedule), runner.Config())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", SimScheduleFile, err)
+		}
+		if model, err = RetellSim(d, sj.Clients, sj.Sections, sched, check.Properties()); err != nil {
+			return nil, fmt.Errorf("%s: %w", SimScheduleFile, err)
+		}
+		told = true
+	}
+	decides := ModelProperties(check.Properties())
+	var pvs []PageVerdict
+	for _, v := range sv.Verdicts {
+		pv := PageVerdict{Property: v.Property, Expected: v.Expected, Live: v.Status}
+		if told && slices.Contains(decides, v.Property) && v.Expected != verdict.NotApplicable.String() {
+			pv.Model = verdict.Holds.String()
+			if slices.Contains(model, v.Property) {
+				pv.Model = verdict.Violated.String()
+			}
+		}
+		pvs = append(pvs, pv)
+	}
+	return pvs, nil
 }
