@@ -258,10 +258,11 @@ func letters(ps []string) string {
 // m). The model's word: the source — "sim" the simulator on the runs' own
 // schedules, "sim*" the unchecked client's story (report.StoryCaveat),
 // "row" the row's verdict where the fault does not map — then "✗ P…" for
-// the properties it violates, or "✓". A disagreement (Tally.Disagrees)
+// the properties it violates ("~ P…" those violated on some runs' stories
+// only), or "✓". A disagreement (Tally.Disagrees)
 // or an unexpected violation (Tally.Unexpected) is named in bold.
 func (c Campaign) gridCell() string {
-	var violated, modelViolated, disagree, unexpected []string
+	var violated, modelViolated, modelSome, disagree, unexpected []string
 	maxViolated, minHeld, applicable := 0, c.Summary.Runs, 0
 	source := ""
 	for _, p := range BlockProperties() {
@@ -276,8 +277,11 @@ func (c Campaign) gridCell() string {
 		}
 		minHeld = min(minHeld, t.Held())
 		story, fromStory := t.Model.Story(t.Expected)
-		if story == verdict.Violated {
+		switch {
+		case story == verdict.Violated:
 			modelViolated = append(modelViolated, p)
+		case story == verdict.Unknown && fromStory:
+			modelSome = append(modelSome, p) // violated on some runs' stories
 		}
 		switch {
 		case fromStory && t.Model.Caveat != "":
@@ -313,13 +317,19 @@ func (c Campaign) gridCell() string {
 	default:
 		live = fmt.Sprintf("inconclusive %d/%d", c.Summary.TookEffect, runs)
 	}
-	model := "✓"
+	var model []string
 	if len(modelViolated) > 0 {
-		model = "✗ " + letters(modelViolated)
+		model = append(model, "✗ "+letters(modelViolated))
+	}
+	if len(modelSome) > 0 {
+		model = append(model, "~ "+letters(modelSome))
+	}
+	if len(model) == 0 {
+		model = append(model, "✓")
 	}
 	cellText := live
 	if source != "" {
-		cellText += " · " + source + " " + model
+		cellText += " · " + source + " " + strings.Join(model, " ")
 	}
 	if len(disagree) > 0 {
 		cellText += " **≠ " + letters(disagree) + "**"
@@ -334,7 +344,7 @@ func (c Campaign) gridCell() string {
 const gridLegend = "A cell: the live word over the runs (`violated k/N` and the properties, linked to the first failing run; `held h/N`, " +
 	"decided to hold where the fault took effect; `inconclusive m/N`, the fault took effect in m) · the model's word for that fault: " +
 	"`sim` the simulator on the runs' own schedules, `sim*` the unchecked client's story (the checked client checks its clock on resuming), " +
-	"`row` the row's verdict (the fault does not map onto the simulator); `✗` the properties it violates, `✓` none. " +
+	"`row` the row's verdict (the fault does not map onto the simulator); `✗` the properties it violates, `~` those it violates on some runs' stories only, `✓` none. " +
 	"A AtMostOneClientHoldLock, T TokenIsMonotonical, L NoLostUpdate. **≠**: the model violates it on this very story, live held it " +
 	"with the fault in effect in every run (exit 1). Every property's line per campaign: [docs/live.md](" + LivePage + ").\n"
 

@@ -473,3 +473,24 @@ func TestReadSummariesWithoutTheModel(t *testing.T) {
 	assert.Contains(t, LiveBlock(cs), "[violated 3/3 A L](docs/live/etcd/mutex/client-pause/run-1/) · row ✗ A L |")
 	assert.Contains(t, LiveDetail(cs), "violated (the row's; no model story: "+noModelKept+") · [violated (3 of 3)]")
 }
+
+// TestGridCellMixedStories: where the simulator violates a property on
+// some of a campaign's stories only, the cell says so ("~"), never "✓".
+func TestGridCellMixedStories(t *testing.T) {
+	mutex, err := setup.Find(setup.All(), "etcd", "mutex")
+	require.NoError(t, err)
+	violating := pauseModel(t, mutex).Stories[0]
+	violating.Runs = 2
+	quiet := Story{Clients: 2, Sections: 3, Schedule: &sim.Schedule{Version: sim.ScheduleVersion, Seed: 1, Faults: []sim.Fault{}}, Runs: 1, Violated: []string{}}
+	sum := SavedSummary{Setup: mutex.ID(), Row: mutex.Design.String(), Fault: history.FaultClientPause, Nemesis: nemesis.Scripted, Runs: 3, TookEffect: 3,
+		Model: &Model{Stories: []Story{violating, quiet}}}
+	for _, p := range check.Properties() {
+		sum.Tallies = append(sum.Tallies, SavedTally{Property: p, Runs: 3, TookEffect: 3})
+	}
+	c := Campaign{Setup: mutex, Summary: sum}
+	require.NoError(t, c.Summary.Model.verify(mutex.Design, 3))
+	assert.Equal(t, "held 3/3 · sim ~ A L", c.gridCell())
+	got, _ := c.tally(impl.NoLostUpdate)
+	assert.Equal(t, "violated on 2 of 3 runs' stories (sim)", got.ModelString())
+	assert.False(t, got.Disagrees(), "not every story violates it")
+}
