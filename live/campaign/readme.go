@@ -152,6 +152,10 @@ func parseSummary(data []byte, s setup.Setup, f history.Fault) (SavedSummary, er
 			// The judge decides Holds only where the fault took effect: a
 			// "held" count above that would be a cell the runs never made.
 			return sum, fmt.Errorf("%s: held in %d of %d runs, the fault took effect in %d", t.Property, held, t.Runs, t.TookEffect)
+		case t.Safe < 0 || t.Safe > t.Unknown || (t.Safe > 0 && s.Safe[f] == ""):
+			// A run counts as safe only where the setup claims its
+			// service is, and only among the runs left undecided.
+			return sum, fmt.Errorf("%s: safe in %d of %d runs (unknown in %d; the setup claims safety against %s: %t)", t.Property, t.Safe, t.Runs, t.Unknown, f, s.Safe[f] != "")
 		case t.FirstViolation != "" && !runFolder.MatchString(filepath.Base(t.FirstViolation)):
 			return sum, fmt.Errorf("%s: first violation %s is not a run's folder", t.Property, quote.Q(t.FirstViolation))
 		}
@@ -171,7 +175,7 @@ func (c Campaign) tally(property string) (Tally, SavedTally) {
 	for _, t := range c.Summary.Tallies {
 		if t.Property == property {
 			return Tally{Property: property, Expected: check.ExpectedOf(c.Setup.Design, c.Setup.Unchecked, property), Runs: t.Runs, Violated: t.Violated,
-				TookEffect: t.TookEffect, Unknown: t.Unknown}, t
+				TookEffect: t.TookEffect, Unknown: t.Unknown, Safe: t.Safe, Mechanism: c.Setup.Safe[c.Summary.Fault]}, t
 		}
 	}
 	return Tally{Property: property, Expected: check.ExpectedOf(c.Setup.Design, c.Setup.Unchecked, property)}, SavedTally{}
