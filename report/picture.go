@@ -323,7 +323,7 @@ func (p *Picture) legend(b *strings.Builder, y int) {
 		{MarkHolds, "holds: no state, interleaving or run violates it"},
 		{MarkViolated, "violated: a counterexample (live: a run) breaks it"},
 		{MarkNotApplicable, "does not apply (no tokens to order; an untimed checker without faults)"},
-		{MarkNotSeen, "live: held while the fault took effect, or safe by a mechanism the runs showed; no run violated it (never holds)"},
+		{MarkNotSeen, "live: held while the fault took effect, or witnessed safe (never holds)"},
 		{MarkNoEffect, "live: the fault never took effect in any run"},
 		{MarkNone, "live: no live setup instantiates the row, or live does not judge the property"},
 		{MarkUnknown, "the checker did not run, or reached no verdict"},
