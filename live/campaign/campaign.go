@@ -84,6 +84,12 @@ type Tally struct {
 	// its story needs: check.Judgement.TookEffect); Unknown how many could not decide (inconclusive runs
 	// included).
 	Runs, Violated, TookEffect, Unknown int
+	// Safe counts the runs, among the Unknown, that showed the service's
+	// mechanism at work (check.Judgement.SafeBy) where the setup claims
+	// it is safe against the fault; Mechanism is that claim
+	// (setup.Setup.Safe), "" where it makes none.
+	Safe      int
+	Mechanism string
 	// FirstViolation is the folder of the first violating run saved.
 	FirstViolation string
 	// Model is the model's word for the campaign's own story (the
@@ -154,7 +160,10 @@ func (t Tally) Held() int { return t.Runs - t.Violated - t.Unknown }
 // that held while the fault took effect from a campaign that could not
 // tell: "violated (k of N)"; "held while the fault took effect in H of N"
 // (H runs decided it holds, none violated it: a sample, never a proof);
-// "inconclusive (the fault took effect in M of N)" (no run decided it).
+// "safe: <mechanism> (S of N)" (the fault did not take effect, and S runs
+// showed the mechanism the setup claims keeps the service safe against
+// it: still a sample, the status Unknown); "inconclusive (the fault took
+// effect in M of N)" (no run decided it).
 func (t Tally) String() string {
 	switch {
 	case t.Expected == verdict.NotApplicable:
@@ -163,6 +172,8 @@ func (t Tally) String() string {
 		return fmt.Sprintf("violated (%d of %d)", t.Violated, t.Runs)
 	case t.Held() > 0:
 		return fmt.Sprintf("held while the fault took effect in %d of %d", t.Held(), t.Runs)
+	case t.Mechanism != "" && t.Safe > 0:
+		return fmt.Sprintf("safe: %s (%d of %d)", t.Mechanism, t.Safe, t.Runs)
 	}
 	return fmt.Sprintf("inconclusive (the fault took effect in %d of %d)", t.TookEffect, t.Runs)
 }
@@ -291,7 +302,8 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	s := &Summary{Setup: cfg.Run.Setup, Fault: cfg.Run.Fault, Nemesis: cfg.Run.Nemesis}
 	for _, p := range check.Properties() {
-		s.Tallies = append(s.Tallies, Tally{Property: p, Expected: check.ExpectedOf(cfg.Run.Setup.Design, cfg.Run.Setup.Unchecked, p)})
+		s.Tallies = append(s.Tallies, Tally{Property: p, Expected: check.ExpectedOf(cfg.Run.Setup.Design, cfg.Run.Setup.Unchecked, p),
+			Mechanism: cfg.Run.Setup.Safe[cfg.Run.Fault]})
 	}
 	begin := time.Now()
 	defer func() { s.Elapsed = time.Since(begin) }()
@@ -346,6 +358,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 				}
 			case verdict.Unknown, verdict.NotChecked:
 				t.Unknown++
+				if t.Mechanism != "" && j.SafeBy(v) {
+					t.Safe++
+				}
 			}
 		}
 		s.Elapsed = time.Since(begin)
@@ -414,6 +429,7 @@ type SavedTally struct {
 	Violated       int    `json:"violated"`
 	TookEffect     int    `json:"took_effect"`
 	Unknown        int    `json:"unknown"`
+	Safe           int    `json:"safe,omitempty"`
 	FirstViolation string `json:"first_violation,omitempty"`
 	Unexpected     bool   `json:"unexpected"`
 	// Model is Tally.ModelString and Disagrees Tally.Disagrees, for a
@@ -434,7 +450,7 @@ func (s *Summary) save(out string) error {
 	for _, t := range s.Tallies {
 		doc.Tallies = append(doc.Tallies, SavedTally{
 			Property: t.Property, Expected: t.Expected.String(), Live: t.String(), Runs: t.Runs, Violated: t.Violated,
-			TookEffect: t.TookEffect, Unknown: t.Unknown, FirstViolation: t.FirstViolation, Unexpected: t.Unexpected(),
+			TookEffect: t.TookEffect, Unknown: t.Unknown, Safe: t.Safe, FirstViolation: t.FirstViolation, Unexpected: t.Unexpected(),
 			Model: t.ModelString(), Disagrees: t.Disagrees(),
 		})
 	}

@@ -39,6 +39,15 @@ func TestTallyCells(t *testing.T) {
 		{"took effect, never decided", Tally{Expected: verdict.Holds, Runs: 3, TookEffect: 2, Unknown: 3}, "inconclusive (the fault took effect in 2 of 3)", verdict.Unknown},
 		{"an expected violation not shown", Tally{Expected: verdict.Violated, Runs: 3, Unknown: 3}, "inconclusive (the fault took effect in 0 of 3)", verdict.Unknown},
 		{"not applicable", Tally{Expected: verdict.NotApplicable, Runs: 3}, "— (not applicable)", verdict.NotApplicable},
+		// A claim of safety shows only with runs that witnessed it, and
+		// never as holds.
+		{"safe, witnessed", Tally{Expected: verdict.Violated, Runs: 3, Unknown: 3, Safe: 3, Mechanism: "leases survive a restart"}, "safe: leases survive a restart (3 of 3)", verdict.Unknown},
+		{"safe in some runs", Tally{Expected: verdict.Holds, Runs: 3, Unknown: 3, Safe: 2, Mechanism: "leases survive a restart"}, "safe: leases survive a restart (2 of 3)", verdict.Unknown},
+		{"claimed safe, never witnessed", Tally{Expected: verdict.Violated, Runs: 3, Unknown: 3, Mechanism: "leases survive a restart"}, "inconclusive (the fault took effect in 0 of 3)", verdict.Unknown},
+		{"witnessed without a claim", Tally{Expected: verdict.Violated, Runs: 3, Unknown: 3, Safe: 3}, "inconclusive (the fault took effect in 0 of 3)", verdict.Unknown},
+		{"claimed safe, violated", Tally{Expected: verdict.Violated, Runs: 3, Violated: 1, Unknown: 2, Safe: 2, Mechanism: "leases survive a restart"}, "violated (1 of 3)", verdict.Violated},
+		{"claimed safe, the fault took effect", Tally{Expected: verdict.Holds, Runs: 3, TookEffect: 1, Unknown: 2, Safe: 2, Mechanism: "m"}, "held while the fault took effect in 1 of 3", verdict.Unknown},
+		{"not applicable, claimed safe", Tally{Expected: verdict.NotApplicable, Runs: 3, Safe: 3, Mechanism: "m"}, "— (not applicable)", verdict.NotApplicable},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -158,6 +158,10 @@ func parseSummary(data []byte, s setup.Setup, f history.Fault) (SavedSummary, er
 			// The judge decides Holds only where the fault took effect: a
 			// "held" count above that would be a cell the runs never made.
 			return sum, fmt.Errorf("%s: held in %d of %d runs, the fault took effect in %d", t.Property, held, t.Runs, t.TookEffect)
+		case t.Safe < 0 || t.Safe > t.Unknown || (t.Safe > 0 && s.Safe[f] == ""):
+			// A run counts as safe only where the setup claims its
+			// service is, and only among the runs left undecided.
+			return sum, fmt.Errorf("%s: safe in %d of %d runs (unknown in %d; the setup claims safety against %s: %t)", t.Property, t.Safe, t.Runs, t.Unknown, f, s.Safe[f] != "")
 		case t.FirstViolation != "" && !runFolder.MatchString(filepath.Base(t.FirstViolation)):
 			return sum, fmt.Errorf("%s: first violation %s is not a run's folder", t.Property, quote.Q(t.FirstViolation))
 		}
@@ -192,7 +196,7 @@ func (c Campaign) tally(property string) (Tally, SavedTally) {
 	for _, t := range c.Summary.Tallies {
 		if t.Property == property {
 			return Tally{Property: property, Expected: check.ExpectedOf(c.Setup.Design, c.Setup.Unchecked, property), Runs: t.Runs, Violated: t.Violated,
-				TookEffect: t.TookEffect, Unknown: t.Unknown, Model: c.modelWord(property)}, t
+				TookEffect: t.TookEffect, Unknown: t.Unknown, Safe: t.Safe, Mechanism: c.Setup.Safe[c.Summary.Fault], Model: c.modelWord(property)}, t
 		}
 	}
 	return Tally{Property: property, Expected: check.ExpectedOf(c.Setup.Design, c.Setup.Unchecked, property), Model: c.modelWord(property)}, SavedTally{}
@@ -254,7 +258,9 @@ func letters(ps []string) string {
 // The live word: "violated k/N P…" (k the most runs any property was
 // violated in, P the properties violated, linked to the first failing
 // run), else "held h/N" (h the fewest runs any applicable property was
-// decided to hold in), else "inconclusive m/N" (the fault took effect in
+// decided to hold in), else "safe: <mechanism> s/N" (s the fewest runs
+// any applicable property showed the setup's claimed mechanism at work
+// in, Tally.Safe), else "inconclusive m/N" (the fault took effect in
 // m). The model's word: the source — "sim" the simulator on the runs' own
 // schedules, "sim*" the unchecked client's story (report.StoryCaveat),
 // "row" the row's verdict where the fault does not map — then "✗ P…" for
@@ -263,8 +269,8 @@ func letters(ps []string) string {
 // or an unexpected violation (Tally.Unexpected) is named in bold.
 func (c Campaign) gridCell() string {
 	var violated, modelViolated, modelSome, disagree, unexpected []string
-	maxViolated, minHeld, applicable := 0, c.Summary.Runs, 0
-	source := ""
+	maxViolated, minHeld, minSafe, applicable := 0, c.Summary.Runs, c.Summary.Runs, 0
+	source, mechanism := "", ""
 	for _, p := range BlockProperties() {
 		t, _ := c.tally(p)
 		if t.Expected == verdict.NotApplicable {
@@ -276,6 +282,8 @@ func (c Campaign) gridCell() string {
 			maxViolated = max(maxViolated, t.Violated)
 		}
 		minHeld = min(minHeld, t.Held())
+		minSafe = min(minSafe, t.Safe)
+		mechanism = t.Mechanism
 		story, fromStory := t.Model.Story(t.Expected)
 		switch {
 		case story == verdict.Violated:
@@ -314,6 +322,8 @@ func (c Campaign) gridCell() string {
 		}
 	case minHeld > 0:
 		live = fmt.Sprintf("held %d/%d", minHeld, runs)
+	case mechanism != "" && minSafe > 0:
+		live = fmt.Sprintf("safe: %s %d/%d", cell(mechanism), minSafe, runs)
 	default:
 		live = fmt.Sprintf("inconclusive %d/%d", c.Summary.TookEffect, runs)
 	}

@@ -274,6 +274,9 @@ func TestReadSummariesRefusesForgedSummaries(t *testing.T) {
 		{"a first violation outside", func(s string) string {
 			return strings.Replace(s, `client-pause/run-1"`, `client-pause/run-1/../../../../../../etc"`, 1)
 		}, "not a run's folder"},
+		{"safe where the setup claims nothing", func(s string) string {
+			return strings.Replace(s, `"unknown": 0,`, `"unknown": 0, "safe": 1,`, 1)
+		}, "safe in 1 of 3 runs"},
 		{"an unknown field", func(s string) string { return strings.Replace(s, `"runs": 3,`, `"runs": 3, "x": 1,`, 1) }, "unknown field"},
 		{"not JSON", func(string) string { return "\x00\x01" }, "not a summary"},
 		// The model's words: recomputed from the stories by running the

@@ -76,6 +76,7 @@ type ShardTally struct {
 	Violated   int    `json:"violated"`
 	TookEffect int    `json:"took_effect"`
 	Unknown    int    `json:"unknown"`
+	Safe       int    `json:"safe,omitempty"`
 	// FirstViolation is the folder of its first violating run, relative
 	// to the shard's folder.
 	FirstViolation string `json:"first_violation,omitempty"`
@@ -137,7 +138,7 @@ func RunShard(ctx context.Context, plans []Config, lo, hi int, out string, probe
 				return filepath.ToSlash(r)
 			}
 			for _, t := range s.Tallies {
-				c.Tallies = append(c.Tallies, ShardTally{Property: t.Property, Runs: t.Runs, Violated: t.Violated, TookEffect: t.TookEffect, Unknown: t.Unknown, FirstViolation: rel(t.FirstViolation)})
+				c.Tallies = append(c.Tallies, ShardTally{Property: t.Property, Runs: t.Runs, Violated: t.Violated, TookEffect: t.TookEffect, Unknown: t.Unknown, Safe: t.Safe, FirstViolation: rel(t.FirstViolation)})
 			}
 			for _, d := range s.Saved {
 				c.Saved = append(c.Saved, rel(d))
@@ -205,7 +206,8 @@ func MergeShards(ctx context.Context, plans []Config, c *shard.Campaign, results
 	for k, p := range plans {
 		s := &Summary{Setup: p.Run.Setup, Fault: p.Run.Fault, Nemesis: p.Run.Nemesis}
 		for _, prop := range check.Properties() {
-			s.Tallies = append(s.Tallies, Tally{Property: prop, Expected: check.ExpectedOf(p.Run.Setup.Design, p.Run.Setup.Unchecked, prop)})
+			s.Tallies = append(s.Tallies, Tally{Property: prop, Expected: check.ExpectedOf(p.Run.Setup.Design, p.Run.Setup.Unchecked, prop),
+				Mechanism: p.Run.Setup.Safe[p.Run.Fault]})
 		}
 		var startUp time.Duration
 		skipped, ran := "", 0
@@ -261,6 +263,7 @@ func MergeShards(ctx context.Context, plans []Config, c *shard.Campaign, results
 				into.Violated += t.Violated
 				into.TookEffect += t.TookEffect
 				into.Unknown += t.Unknown
+				into.Safe += t.Safe
 				if into.FirstViolation == "" && t.FirstViolation != "" {
 					into.FirstViolation = filepath.Join(out, filepath.FromSlash(t.FirstViolation))
 				}
@@ -304,7 +307,7 @@ func checkShardCampaign(sc *ShardCampaign, props int) error {
 		return fmt.Errorf("the fault took effect in %d of %d runs", sc.TookEffect, sc.Ran)
 	}
 	for _, t := range sc.Tallies {
-		if t.Runs != sc.Ran || t.Violated < 0 || t.Violated > t.Runs || t.TookEffect < 0 || t.TookEffect > t.Runs || t.Unknown < 0 || t.Unknown > t.Runs {
+		if t.Runs != sc.Ran || t.Violated < 0 || t.Violated > t.Runs || t.TookEffect < 0 || t.TookEffect > t.Runs || t.Unknown < 0 || t.Unknown > t.Runs || t.Safe < 0 || t.Safe > t.Unknown {
 			return fmt.Errorf("%s: counts beyond its %d runs", t.Property, sc.Ran)
 		}
 		if t.FirstViolation != "" && !filepath.IsLocal(filepath.FromSlash(t.FirstViolation)) {
