@@ -2,6 +2,8 @@ package run_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/internal/livetest"
 	"github.com/fencelab/fencelab/live/nemesis"
+	"github.com/fencelab/fencelab/live/report"
 	"github.com/fencelab/fencelab/live/run"
 	"github.com/fencelab/fencelab/live/story"
 	"github.com/fencelab/fencelab/verdict"
@@ -96,6 +99,13 @@ func TestToyWriteGateStory(t *testing.T) {
 			assert.Greater(t, g.writeReturn, g.otherRead, "the stale write landed after the other's read")
 			assert.True(t, j.TookEffect, "took effect: %s", j.Effect)
 			assert.Equal(t, verdict.Holds, j.Verdicts.Get(impl.NoActionPastValidity).Status, "no action past validity: %v", j.Verdicts.Get(impl.NoActionPastValidity))
+			// The saved run keeps its story beside its schedule.
+			dir, err := report.SaveRun(t.TempDir(), cfg, res, nil)
+			require.NoError(t, err)
+			told, err := os.ReadFile(filepath.Join(dir, report.StoryFile))
+			require.NoError(t, err)
+			assert.Contains(t, string(told), "Model trace:")
+			assert.Contains(t, string(told), "stopped after its write's validity check")
 			lost := j.Verdicts.Get(impl.NoLostUpdate).Status
 			if tc.lost {
 				assert.True(t, g.writeAccepted, "the stale write was accepted")

@@ -51,8 +51,10 @@ const (
 type Story struct {
 	Design   impl.Design
 	Property string
-	// Trace is the model's counterexample.
-	Trace *trace.Trace
+	// Steps are the model's counterexample, its actions in order (the
+	// initial state left out); Violation says what its last state breaks.
+	Steps     []Step
+	Violation string
 	// Stale is the model's client whose grant is lost (its lease expired
 	// or the service restarted while it held it); Other the other client
 	// ("" when the trace has only one).
@@ -80,6 +82,13 @@ type Story struct {
 // update lost, then a stale operation) first.
 func Preference() []string {
 	return []string{impl.NoLostUpdate, impl.TokenIsMonotonical, impl.TokensAreUnique, impl.AtMostOneClientHoldLock, impl.TokensIncreaseInGrantOrder}
+}
+
+// Step is one action of the model's counterexample: its number in the
+// trace, the process that acted and the action.
+type Step struct {
+	N             int
+	Actor, Action string
 }
 
 // step is one action of the trace, what the mapping reads of it.
@@ -158,7 +167,13 @@ func FromTrace(d impl.Design, property string, t *trace.Trace) (Story, error) {
 		return Story{}, errors.New("no counterexample")
 	}
 	ss := stepsOf(t)
-	st := Story{Design: d, Property: property, Trace: t}
+	st := Story{Design: d, Property: property}
+	for _, s := range ss {
+		st.Steps = append(st.Steps, Step{N: s.n, Actor: s.actor, Action: s.action})
+	}
+	if t.Violation != nil {
+		st.Violation = t.Violation.Explanation
+	}
 	loss := slices.IndexFunc(ss, func(s step) bool { return s.lostHolder() != "" })
 	if loss < 0 {
 		return Story{}, fmt.Errorf("%s's counterexample for %s loses no holder's grant (no lease ends, no restart): no live story", d, property)
@@ -253,8 +268,7 @@ func ForFault(d impl.Design, f history.Fault) (Story, bool) {
 	return Story{}, false
 }
 
-// Lookup is the story of design d for property from Table (its Trace
-// nil: Derive has it); false when the row's model does not violate it.
+// Lookup is the story of design d for property from Table; false when the row's model does not violate it.
 func Lookup(d impl.Design, property string) (Story, bool) {
 	for _, st := range Table() {
 		if st.Design == d && st.Property == property {

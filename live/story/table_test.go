@@ -30,7 +30,6 @@ func derived(t *testing.T) []Story {
 			}
 			st, err := Derive(d, p)
 			require.NoError(t, err, "%s %s", d, p)
-			st.Trace = nil
 			all = append(all, st)
 		}
 	}
@@ -49,8 +48,13 @@ func TestTableIsTheDerivation(t *testing.T) {
 		b.WriteString("package story\n\nimport (\n\t\"github.com/fencelab/fencelab/impl\"\n\t\"github.com/fencelab/fencelab/live/history\"\n\t\"github.com/fencelab/fencelab/live/nemesis\"\n)\n\n")
 		b.WriteString("// Table is every row's story for every property its model violates,\n// as Derive maps the explorer's counterexample (TestTableIsTheDerivation\n// checks it against the explorer).\nfunc Table() []Story {\n\treturn []Story{\n")
 		for _, st := range got {
-			fmt.Fprintf(&b, "\t\t{Design: impl.%s, Property: %q, Stale: %q, Other: %q, Loss: %d, Restart: %v, Point: %s, Until: %s, Lands: %s, Fault: %s},\n",
+			fmt.Fprintf(&b, "\t\t{Design: impl.%s, Property: %q, Stale: %q, Other: %q, Loss: %d, Restart: %v, Point: %s, Until: %s, Lands: %s, Fault: %s,\n",
 				designIdent(st.Design), st.Property, st.Stale, st.Other, st.Loss, st.Restart, pointIdent(st.Point), untilIdent(st.Until), landsIdent(st.Lands), faultIdent(st.Fault))
+			fmt.Fprintf(&b, "\t\t\tViolation: %q,\n\t\t\tSteps: []Step{\n", st.Violation)
+			for _, s := range st.Steps {
+				fmt.Fprintf(&b, "\t\t\t\t{%d, %q, %q},\n", s.N, s.Actor, s.Action)
+			}
+			b.WriteString("\t\t\t}},\n")
 		}
 		b.WriteString("\t}\n}\n")
 		src, err := format.Source(b.Bytes())

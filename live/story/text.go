@@ -2,7 +2,6 @@ package story
 
 import (
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -17,18 +16,22 @@ func (s Story) Text(ttl time.Duration) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Story of %s in row %s: the explorer's shortest counterexample (2 clients, 1 section), mapped onto a live run.\n\n", s.Property, s.Design)
 	b.WriteString("Model trace:\n")
-	for _, st := range stepsOf(s.Trace) {
-		mark := ""
-		switch {
-		case st.n == s.Loss:
-			mark = "   <- " + s.Stale + "'s grant is lost"
-		case s.Trace.Violation != nil && st.n == s.Trace.Violation.Step:
-			mark = "   <- " + s.Property + " violated"
+	for i, st := range s.Steps {
+		var marks []string
+		if st.N == s.Loss {
+			marks = append(marks, s.Stale+"'s grant is lost")
 		}
-		fmt.Fprintf(&b, "  %3d  %-9s %s%s\n", st.n, st.actor, st.action, mark)
+		if i == len(s.Steps)-1 {
+			marks = append(marks, s.Property+" violated")
+		}
+		mark := ""
+		if len(marks) > 0 {
+			mark = "   <- " + strings.Join(marks, "; ")
+		}
+		fmt.Fprintf(&b, "  %3d  %-9s %s%s\n", st.N, st.Actor, st.Action, mark)
 	}
-	if v := s.Trace.Violation; v != nil {
-		fmt.Fprintf(&b, "  %s\n", v.Explanation)
+	if s.Violation != "" {
+		fmt.Fprintf(&b, "  %s\n", s.Violation)
 	}
 	b.WriteString("\nLive schedule:\n")
 	for i, line := range s.liveLines(ttl) {
@@ -39,9 +42,8 @@ func (s Story) Text(ttl time.Duration) string {
 
 // liveLines is the live schedule in words.
 func (s Story) liveLines(ttl time.Duration) []string {
-	stale := fmt.Sprintf("the model's %s is the run's first client to reach that point (the stale holder)", s.Stale)
 	var ls []string
-	ls = append(ls, fmt.Sprintf("Trigger: the first client %s; %s.", s.Point, stale))
+	ls = append(ls, fmt.Sprintf("Trigger: the stale holder (the model's %s: the run's first client to get there) is stopped %s.", s.Stale, s.Point))
 	if s.Point == AtWriteGate || s.Point == AtReadGate {
 		ls = append(ls, "Its check was in time (NoActionPastValidity holds): the clients wait at a gate after the check, and the nemesis holds this one's gate shut.")
 	}
@@ -75,7 +77,7 @@ func (s Story) liveLines(ttl time.Duration) []string {
 func untilWords(until, other string) string {
 	switch until {
 	case nemesis.UntilOtherRead:
-		return orOther(other) + "'s read was accepted"
+		return orOther(other) + " had a read accepted"
 	case nemesis.UntilOtherGrant:
 		return orOther(other) + " was granted"
 	}
@@ -110,8 +112,8 @@ func afterWords(s Story) string {
 	return untilWords(s.Until, s.Other)
 }
 
-// Classic is the text of a fault that keeps its classic story: the
-// row's model has no counterexample that uses it.
-func Classic(w io.Writer, d fmt.Stringer, f history.Fault, why string) {
-	fmt.Fprintf(w, "Story of %s in row %s: the classic story (one %s right after the run's first accepted read, aimed at its reader): %s.\n", f, d, f, why)
+// Classic is the text of a scripted run that keeps fault f's classic
+// story, and why.
+func Classic(f history.Fault, why string) string {
+	return fmt.Sprintf("The classic story of %s: one %s right after the run's first accepted read, aimed at its reader (nemesis.ScriptedSchedule), because %s.\n", f, f, why)
 }
