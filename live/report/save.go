@@ -36,7 +36,7 @@ const (
 	// counterexample and the live schedule it maps to, or why the run
 	// keeps the classic one (run.Config.StoryText).
 	StoryFile = "story.txt"
-	ErrorFile    = "error.txt"
+	ErrorFile = "error.txt"
 )
 
 // savedFiles are the names SaveRun writes into a run's folder.
