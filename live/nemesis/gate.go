@@ -55,8 +55,6 @@ func triggerEvent(trigger string) (string, bool) {
 	switch trigger {
 	case TriggerAfterRead:
 		return EventRead, true
-	case TriggerAfterGrant:
-		return EventGrant, true
 	case TriggerAtWriteGate:
 		return EventWriteGate, true
 	case TriggerAtReadGate:

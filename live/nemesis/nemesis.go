@@ -33,9 +33,6 @@ const (
 	// client waits for it with all its sections before it. A client
 	// fault with Client -1 is aimed at that reader.
 	TriggerAfterRead = "after-first-read"
-	// TriggerAfterGrant starts the fault as soon as the run's first grant
-	// returns, before its holder reads.
-	TriggerAfterGrant = "after-first-grant"
 	// TriggerAtWriteGate and TriggerAtReadGate start the fault when the
 	// run's first client to pass its validity check for a write (a read)
 	// has recorded the call and waits at its gate before sending it (the

@@ -281,11 +281,13 @@ func Lookup(d impl.Design, property string) (Story, bool) {
 // trigger is the nemesis trigger of a point.
 func (p Point) trigger() string {
 	switch p {
-	case AfterGrant:
-		return nemesis.TriggerAfterGrant
 	case AtWriteGate:
 		return nemesis.TriggerAtWriteGate
-	case AtReadGate:
+	case AfterGrant, AtReadGate:
+		// After its grant is before its read is sent: at the read's gate,
+		// where nothing is in flight. (A stop triggered by the grant's
+		// record would land at a moment the harness cannot choose, often
+		// inside the read, whose timeout the stop then outlasts.)
 		return nemesis.TriggerAtReadGate
 	}
 	return nemesis.TriggerAfterRead
@@ -301,16 +303,27 @@ func limit(ttl time.Duration) time.Duration { return 4 * ttl }
 // story's point on the first client to reach it (the live stale holder),
 // lasting until the other's progress the story waits for.
 func (s Story) Schedule(p nemesis.ScheduleParams) nemesis.Schedule {
-	e := nemesis.FaultEvent{Fault: s.Fault, Trigger: s.Point.trigger(), Client: -1, Until: s.Until}
+	e := nemesis.FaultEvent{Fault: s.Fault, Trigger: s.Point.trigger(), Client: -1}
+	if s.Lands != "" {
+		// Its own operation must land after the other's progress, not
+		// before: the stop lasts until then.
+		e.Until = s.Until
+	}
 	switch {
-	case s.Fault == history.FaultClientPause && s.Until != "":
+	case s.Fault == history.FaultClientPause && e.Until != "":
 		e.For = limit(p.TTL)
 	case s.Fault == history.FaultClientPause:
-		e.For = 3 * p.TTL // the classic pause: past the lease, room for the other
+		// Nothing of its own lands: the violation is the other's grant
+		// while it still believes. The classic pause's length, past the
+		// lease with room for the other's whole section: resuming at the
+		// other's grant would race the other's first write (a store that
+		// keeps the first writer's version refuses the newer holder).
+		e.For = 3 * p.TTL
 	default:
-		// A restart at once; the gate (if any) holds the stale holder
-		// until the other's progress.
-		if nemesis.GateOf(e.Trigger) != "" {
+		// A restart at once; the gate holds the stale holder until the
+		// other's progress when its operation must land after it, and
+		// opens at once otherwise.
+		if e.Until != "" {
 			e.Hold = limit(p.TTL)
 		}
 	}

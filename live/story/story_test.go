@@ -160,12 +160,12 @@ func TestSchedules(t *testing.T) {
 		for_    time.Duration
 		hold    time.Duration
 	}{
-		{Story{Point: AtWriteGate, Until: nemesis.UntilOtherRead, Fault: history.FaultClientPause}, nemesis.TriggerAtWriteGate, 4 * ttl, 0},
-		{Story{Point: AtReadGate, Until: nemesis.UntilOtherRead, Fault: history.FaultClientPause}, nemesis.TriggerAtReadGate, 4 * ttl, 0},
-		{Story{Point: AfterGrant, Until: nemesis.UntilOtherGrant, Fault: history.FaultClientPause}, nemesis.TriggerAfterGrant, 4 * ttl, 0},
+		{Story{Point: AtWriteGate, Until: nemesis.UntilOtherRead, Lands: history.OpWrite, Fault: history.FaultClientPause}, nemesis.TriggerAtWriteGate, 4 * ttl, 0},
+		{Story{Point: AtReadGate, Until: nemesis.UntilOtherRead, Lands: history.OpRead, Fault: history.FaultClientPause}, nemesis.TriggerAtReadGate, 4 * ttl, 0},
+		{Story{Point: AfterGrant, Until: nemesis.UntilOtherGrant, Fault: history.FaultClientPause}, nemesis.TriggerAtReadGate, 3 * ttl, 0},
 		{Story{Point: AfterRead, Fault: history.FaultClientPause}, nemesis.TriggerAfterRead, 3 * ttl, 0},
-		{Story{Point: AtWriteGate, Until: nemesis.UntilOtherRead, Fault: history.FaultRestartWipe}, nemesis.TriggerAtWriteGate, 0, 4 * ttl},
-		{Story{Point: AfterGrant, Fault: history.FaultRestartWipe}, nemesis.TriggerAfterGrant, 0, 0},
+		{Story{Point: AtWriteGate, Until: nemesis.UntilOtherRead, Lands: history.OpWrite, Fault: history.FaultRestartWipe}, nemesis.TriggerAtWriteGate, 0, 4 * ttl},
+		{Story{Point: AfterGrant, Fault: history.FaultRestartWipe}, nemesis.TriggerAtReadGate, 0, 0},
 	} {
 		s := tc.st.Schedule(p)
 		require.Len(t, s.Events, 1)
@@ -174,7 +174,11 @@ func TestSchedules(t *testing.T) {
 		assert.Equal(t, tc.st.Fault, s.Fault)
 		assert.Equal(t, tc.trigger, e.Trigger, tc.st.Point)
 		assert.Equal(t, -1, e.Client, "aimed at the first client to reach the point")
-		assert.Equal(t, tc.st.Until, e.Until, "the stop lasts until the other's progress")
+		if tc.st.Lands != "" {
+			assert.Equal(t, tc.st.Until, e.Until, "the stop lasts until the other's progress")
+		} else {
+			assert.Empty(t, e.Until, "nothing of its own lands: the classic length")
+		}
 		assert.Equal(t, tc.for_, e.For)
 		assert.Equal(t, tc.hold, e.Hold)
 	}

@@ -44,13 +44,13 @@ func (s Story) Text(ttl time.Duration) string {
 func (s Story) liveLines(ttl time.Duration) []string {
 	var ls []string
 	ls = append(ls, fmt.Sprintf("Trigger: the stale holder (the model's %s: the run's first client to get there) is stopped %s.", s.Stale, s.Point))
-	if s.Point == AtWriteGate || s.Point == AtReadGate {
-		ls = append(ls, "Its check was in time (NoActionPastValidity holds): the clients wait at a gate after the check, and the nemesis holds this one's gate shut.")
-	}
 	sc := s.Schedule(nemesis.ScheduleParams{Clients: 2, TTL: ttl})
 	e := sc.Events[0]
-	until := "for " + e.For.String() + " (3 TTL)"
-	if s.Until != "" {
+	if op := nemesis.GateOf(e.Trigger); op != "" {
+		ls = append(ls, fmt.Sprintf("The clients wait at a gate after their %s's validity check, its call recorded; the nemesis holds this one's gate shut. Its check was in time: NoActionPastValidity holds.", op))
+	}
+	until := "for " + e.For.String() + " (3 TTL: the other is granted meanwhile)"
+	if e.Until != "" {
 		until = fmt.Sprintf("until %s (at most %v, 4 TTL)", untilWords(s.Until, s.Other), limit(ttl))
 	}
 	switch s.Fault {
