@@ -106,6 +106,12 @@ func TestToyWriteGateStory(t *testing.T) {
 			require.NoError(t, err)
 			assert.Contains(t, string(told), "Model trace:")
 			assert.Contains(t, string(told), "stopped after its write's validity check")
+			// The simulator's pause sits in a think and lasts a fixed
+			// time; a stop at the gate until the other's read has no
+			// counterpart there, and the saved run says so rather than
+			// tell another story.
+			_, err = report.TellSim(cfg, res)
+			assert.ErrorContains(t, err, "outside its think time")
 			lost := j.Verdicts.Get(impl.NoLostUpdate).Status
 			if tc.lost {
 				assert.True(t, g.writeAccepted, "the stale write was accepted")
