@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/testbuild"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/verdict"
 )
@@ -41,6 +42,7 @@ func derived(t *testing.T) []Story {
 // counterexamples map to today, for every row and every property its
 // model violates; -update writes it again.
 func TestTableIsTheDerivation(t *testing.T) {
+	testbuild.SkipUnderRace(t) // the explorer's searches, deterministic: minutes under the race detector
 	got := derived(t)
 	if *update {
 		var b bytes.Buffer
