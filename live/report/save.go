@@ -32,12 +32,16 @@ const (
 	FaultsFile   = "faults.txt"
 	VerdictsFile = "verdicts.json"
 	ScheduleFile = "schedule.json"
-	ErrorFile    = "error.txt"
+	// StoryFile tells the story the schedule follows: the model's
+	// counterexample and the live schedule it maps to, or why the run
+	// keeps the classic one (run.Config.StoryText).
+	StoryFile = "story.txt"
+	ErrorFile = "error.txt"
 )
 
 // savedFiles are the names SaveRun writes into a run's folder.
 func savedFiles() []string {
-	return append(trace.FileNames(), HistoryFile, FaultsFile, VerdictsFile, JudgedFile, ScheduleFile, check.PorcupineFile, check.RegisterFile, ErrorFile, SimScheduleFile, SimCommandFile)
+	return append(trace.FileNames(), HistoryFile, FaultsFile, VerdictsFile, JudgedFile, ScheduleFile, StoryFile, check.PorcupineFile, check.RegisterFile, ErrorFile, SimScheduleFile, SimCommandFile)
 }
 
 // savedVerdicts is verdicts.json.
@@ -143,6 +147,10 @@ func SaveRun(out string, rc run.Config, res *run.Result, harnessErr error) (dir 
 			if err == nil {
 				_, err = w.Write(append(b, '\n'))
 			}
+			return err
+		}},
+		{Name: StoryFile, Write: func(w io.Writer) error {
+			_, err := io.WriteString(w, rc.StoryText())
 			return err
 		}},
 	}
