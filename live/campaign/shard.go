@@ -63,6 +63,10 @@ type ShardCampaign struct {
 	// Saved are its saved runs' folders (the failing ones, by default:
 	// Config.Keep), relative to the shard's folder.
 	Saved []string `json:"saved"`
+	// Model is the simulator's telling of the shard's runs (Summary.Model),
+	// checked again when merged; absent from a shard of a fencelab-live
+	// that did not keep it (its runs then have no model story).
+	Model *Model `json:"model,omitempty"`
 }
 
 // ShardTally is one property's counts in a shard's part of a campaign.
@@ -124,6 +128,7 @@ func RunShard(ctx context.Context, plans []Config, lo, hi int, out string, probe
 			}
 			c.TookEffect, c.Committed, c.Refused, c.Errors = s.TookEffect, s.Committed, s.Refused, s.Errors
 			c.StartUp, c.Elapsed, c.Versions, c.Library = s.StartUp, s.Elapsed, s.Versions, s.Library
+			c.Model = &s.Model
 			rel := func(dir string) string {
 				if dir == "" {
 					return ""
@@ -224,6 +229,13 @@ func MergeShards(ctx context.Context, plans []Config, c *shard.Campaign, results
 			if err := checkShardCampaign(&sc, len(s.Tallies)); err != nil {
 				return nil, fmt.Errorf("%s: %s under %s: %w", c.Dirs[i], sc.Setup, sc.Fault, err)
 			}
+			if sc.Model == nil {
+				s.Model.addNone(NoStory{Reason: noModelKept, Runs: sc.Ran})
+			} else if err := sc.Model.verify(p.Run.Setup.Design, sc.Ran); err != nil {
+				return nil, fmt.Errorf("%s: %s under %s: %w", c.Dirs[i], sc.Setup, sc.Fault, err)
+			} else {
+				s.Model.merge(*sc.Model)
+			}
 			if err := checkSavedRuns(c.Dirs[i], p, &sc); err != nil {
 				return nil, fmt.Errorf("%s: %s under %s: %w", c.Dirs[i], sc.Setup, sc.Fault, err)
 			}
@@ -268,6 +280,7 @@ func MergeShards(ctx context.Context, plans []Config, c *shard.Campaign, results
 		if s.Runs > 0 {
 			s.StartUp = startUp / time.Duration(s.Runs)
 		}
+		s.modelWords()
 		m.Summaries = append(m.Summaries, s)
 	}
 	if err := saveMerged(ctx, c, results, m, out); err != nil {
