@@ -11,6 +11,8 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
@@ -355,13 +357,40 @@ func secondBelief(bs []check.Belief) *check.Belief {
 func callLabel(r *history.Record) string {
 	switch r.Op {
 	case history.OpRead:
-		return fmt.Sprintf("Read(token %d)", r.Token)
+		return callWith("Read", tokenWord(r))
 	case history.OpWrite:
-		return fmt.Sprintf("Write(%d, token %d)", r.Value, r.Token)
+		return callWith("Write", strconv.FormatInt(r.Value, 10), tokenWord(r))
 	case history.OpRelease:
-		return fmt.Sprintf("Release(token %d)", r.Token)
+		return callWith("Release", tokenWord(r))
 	}
 	return "Acquire"
+}
+
+// tokenWord is "token N", or "" for a record without a token (0: the
+// setups without tokens; the history omits it), which no label names.
+func tokenWord(r *history.Record) string {
+	if r.Token == 0 {
+		return ""
+	}
+	return fmt.Sprintf("token %d", r.Token)
+}
+
+// tokenNote is " (token N)", or "" for a record without a token.
+func tokenNote(r *history.Record) string {
+	if w := tokenWord(r); w != "" {
+		return " (" + w + ")"
+	}
+	return ""
+}
+
+// callWith is name(args…), the empty args left out: "Write(3, token 2)",
+// "Write(3)", "Read".
+func callWith(name string, args ...string) string {
+	args = slices.DeleteFunc(args, func(a string) bool { return a == "" })
+	if len(args) == 0 {
+		return name
+	}
+	return name + "(" + strings.Join(args, ", ") + ")"
 }
 
 func returnLabel(r *history.Record) string {
@@ -370,7 +399,7 @@ func returnLabel(r *history.Record) string {
 	}
 	switch r.Op {
 	case history.OpAcquire:
-		return fmt.Sprintf("granted (token %d)", r.Token)
+		return "granted" + tokenNote(r)
 	case history.OpRead:
 		if !r.OK {
 			return "read refused"
@@ -382,7 +411,7 @@ func returnLabel(r *history.Record) string {
 		}
 		return fmt.Sprintf("wrote %d", r.Value)
 	case history.OpExpire:
-		return fmt.Sprintf("validity ended (token %d): section given up", r.Token)
+		return "validity ended" + tokenNote(r) + ": section given up"
 	}
 	if !r.OK {
 		return "release failed"
