@@ -65,42 +65,39 @@ type header struct {
 // with a "kind".
 func (f *File) WriteJSONL(w io.Writer) error {
 	h := &f.History
-	enc := json.NewEncoder(w)
-	if err := enc.Encode(header{
+	if err := json.NewEncoder(w).Encode(header{
 		Kind: "run", Version: Version, Start: h.Start, End: h.End, Clients: h.Clients, Unchecked: h.Unchecked,
 		Service: f.Service, Design: f.Design, TTL: int64(f.TTL), Fence: f.Fence,
 	}); err != nil {
 		return err
 	}
-	for _, r := range h.Records {
-		if err := enc.Encode(struct {
-			Kind string `json:"kind"`
-			Record
-		}{"op", r}); err != nil {
+	for _, write := range []func() error{
+		func() error { return writeLines(w, "op", h.Records) },
+		func() error { return writeLines(w, "fault", h.Faults) },
+		func() error { return writeLines(w, "exit", h.Exits) },
+		func() error { return writeLines(w, "resource", f.Resource) },
+	} {
+		if err := write(); err != nil {
 			return err
 		}
 	}
-	for _, fr := range h.Faults {
-		if err := enc.Encode(struct {
-			Kind string `json:"kind"`
-			FaultRecord
-		}{"fault", fr}); err != nil {
+	return nil
+}
+
+// writeLines writes each of vs as one line, an object whose first field
+// is "kind": kind.
+func writeLines[T any](w io.Writer, kind string, vs []T) error {
+	for _, v := range vs {
+		b, err := json.Marshal(v)
+		if err != nil {
 			return err
 		}
-	}
-	for _, e := range h.Exits {
-		if err := enc.Encode(struct {
-			Kind string `json:"kind"`
-			ClientExit
-		}{"exit", e}); err != nil {
-			return err
+		line := []byte(`{"kind":"` + kind + `"`)
+		if len(b) > 2 { // b is an object: {...}
+			line = append(line, ',')
 		}
-	}
-	for _, a := range f.Resource {
-		if err := enc.Encode(struct {
-			Kind string `json:"kind"`
-			Access
-		}{"resource", a}); err != nil {
+		line = append(append(line, b[1:]...), '\n')
+		if _, err := w.Write(line); err != nil {
 			return err
 		}
 	}
