@@ -19,6 +19,12 @@ const maxLine = 64 << 10
 const (
 	maxClients = 1000
 	maxTTL     = time.Hour
+	// maxRecords bounds the op lines (and the resource's): the judge
+	// compares beliefs pairwise and draws every step, in seconds for this
+	// many; a live run records hundreds.
+	maxRecords = 100_000
+	// maxFaults bounds the fault lines, each held against every belief.
+	maxFaults = 1000
 )
 
 // ReadJSONL reads a history WriteJSONL wrote: ReadFile's history alone.
@@ -166,6 +172,9 @@ func (f *File) readLine(line []byte, order *clientOrder) error {
 		if err := order.add(l.Record); err != nil {
 			return err
 		}
+		if len(h.Records) == maxRecords {
+			return fmt.Errorf("more than %d op lines (the judge's bound)", maxRecords)
+		}
 		h.Records = append(h.Records, l.Record)
 	case "fault":
 		var l struct {
@@ -178,6 +187,9 @@ func (f *File) readLine(line []byte, order *clientOrder) error {
 		if l.Fault == "" || l.End < l.Start {
 			return fmt.Errorf("a fault %.20q from %d to %d", l.Fault, l.Start, l.End)
 		}
+		if len(h.Faults) == maxFaults {
+			return fmt.Errorf("more than %d fault lines", maxFaults)
+		}
 		h.Faults = append(h.Faults, l.FaultRecord)
 	case "exit":
 		var l struct {
@@ -189,6 +201,9 @@ func (f *File) readLine(line []byte, order *clientOrder) error {
 		}
 		if l.Client < 0 || l.Client >= h.Clients {
 			return fmt.Errorf("exit of client %d out of range", l.Client)
+		}
+		if len(h.Exits) == maxClients {
+			return fmt.Errorf("more than %d exit lines", maxClients)
 		}
 		h.Exits = append(h.Exits, l.ClientExit)
 	case "resource":
@@ -207,6 +222,9 @@ func (f *File) readLine(line []byte, order *clientOrder) error {
 		}
 		if f.Resource == nil {
 			f.Resource = []Access{}
+		}
+		if len(f.Resource) == maxRecords {
+			return fmt.Errorf("more than %d resource lines", maxRecords)
 		}
 		f.Resource = append(f.Resource, l.Access)
 	default:

@@ -2,6 +2,7 @@ package history
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -84,4 +85,26 @@ func TestFileRoundTrip(t *testing.T) {
 	old, err := ReadFile(strings.NewReader(`{"kind":"run","start":1,"end":2,"clients":1}` + "\n"))
 	require.NoError(t, err)
 	assert.Equal(t, &File{History: History{Start: 1, End: 2, Clients: 1}}, old)
+}
+
+// TestReadFileBounds: a history longer than the judge reads in bounded
+// time is refused at the first line past the bound (its number says the
+// bound's lines were read).
+func TestReadFileBounds(t *testing.T) {
+	const head = `{"kind":"run","start":0,"end":9,"clients":1}` + "\n"
+	repeat := func(line string, n int) string { return strings.Repeat(line+"\n", n) }
+	tests := []struct {
+		name, text, want string
+	}{
+		{"op lines", head + repeat(`{"kind":"op","client":0,"op":"expire","ev":"return","wall":1}`, maxRecords+1), fmt.Sprintf("line %d: more than %d op lines (the judge's bound)", maxRecords+2, maxRecords)},
+		{"fault lines", head + repeat(`{"kind":"fault","fault":"x","start":1,"end":1}`, maxFaults+1), fmt.Sprintf("line %d: more than %d fault lines", maxFaults+2, maxFaults)},
+		{"exit lines", head + repeat(`{"kind":"exit","client":0}`, maxClients+1), fmt.Sprintf("line %d: more than %d exit lines", maxClients+2, maxClients)},
+		{"resource lines", head + repeat(`{"kind":"resource","client":0,"op":"read","accepted":true}`, maxRecords+1), fmt.Sprintf("line %d: more than %d resource lines", maxRecords+2, maxRecords)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadFile(strings.NewReader(tc.text))
+			assert.EqualError(t, err, tc.want)
+		})
+	}
 }
