@@ -102,7 +102,7 @@ func CheckHistory(f *history.File, design string, timeout time.Duration) (*Histo
 	if !known {
 		for _, p := range fromResourceLog() {
 			if check.Expected(d, p) != verdict.NotApplicable {
-				j.Verdicts.Put(verdict.Verdict{Property: p, Status: verdict.Unknown, Detail: "the resource's log is unknown: " + why})
+				j.Verdicts.Put(verdict.Verdict{Property: p, Status: verdict.Unknown, Covered: "no resource log", Detail: why})
 			}
 		}
 	}
@@ -175,6 +175,9 @@ func (c *HistoryCheck) Write(w io.Writer, name string) error {
 		effect = "a fault took effect: " + j.Effect
 	}
 	fmt.Fprintf(w, "  %s; %s committed, %s refused\n", effect, words.Count(j.Committed, "section"), words.Count(j.Refused, "operation"))
+	if f := c.File.Fence; f != "" && f != c.Design.Mode().String() {
+		fmt.Fprintf(w, "  note: the history's resource fences %s, row %s's fences %s: RegisterLinearizable holds it to the row's rule\n", f, c.Design, c.Design.Mode())
+	}
 	if c.Unexplained != nil {
 		fmt.Fprintf(w, "  note: %v\n", c.Unexplained)
 	}

@@ -128,12 +128,21 @@ func TestCheckHistoryUnknownResourceLog(t *testing.T) {
 	for _, p := range []string{impl.TokenIsMonotonical, impl.NoLostUpdate} {
 		v := c.Judgement.Verdicts.Get(p)
 		assert.Equal(t, "unknown", v.Status.String(), p)
-		assert.Contains(t, v.Detail, "the resource's log is unknown")
+		assert.Equal(t, "no resource log", v.Covered, p)
+		assert.Contains(t, v.Detail, "the history's is not what a resource fencing all does")
 	}
 	// The same log under fencing none is a lost-update-free replay.
 	c, err = CheckHistory(&history.File{Design: "all", TTL: 50, Fence: "none", History: h, Resource: stale}, "", run.DefaultCheckTimeout)
 	require.NoError(t, err)
 	assert.Contains(t, c.Resource, "the history's (2 operations, counter 2, fencing none)")
+	var out strings.Builder
+	require.NoError(t, c.Write(&out, "h.jsonl"))
+	assert.Contains(t, out.String(), "note: the history's resource fences none, row all's fences all: RegisterLinearizable holds it to the row's rule")
+	out.Reset()
+	c, err = CheckHistory(&history.File{Design: "none", TTL: 50, Fence: "none", History: h, Resource: stale}, "", run.DefaultCheckTimeout)
+	require.NoError(t, err)
+	require.NoError(t, c.Write(&out, "h.jsonl"))
+	assert.NotContains(t, out.String(), "note:")
 	_, err = CheckHistory(&history.File{Design: "all", TTL: 50, Fence: "sometimes", History: h}, "", run.DefaultCheckTimeout)
 	assert.ErrorContains(t, err, `line 1: unknown fencing mode "sometimes"`)
 }
