@@ -72,6 +72,8 @@ func TestCheckHistoryRefusesMalformed(t *testing.T) {
 		{"return of another call", head + call + `{"kind":"op","client":0,"op":"write","ev":"return","wall":12,"ok":true}` + "\n", nil, "line 3: c1's write return without its call"},
 		{"two calls at once", head + call + `{"kind":"op","client":0,"op":"write","ev":"call","wall":12}` + "\n", nil, "line 3: c1 calls write while its read is pending"},
 		{"time goes back", head + call + `{"kind":"op","client":0,"op":"read","ev":"return","wall":9,"ok":true}` + "\n", nil, "line 3: c1's read return at 9 is before its previous record (10)"},
+		{"before the run", head + `{"kind":"op","client":0,"op":"read","ev":"call","wall":-1}` + "\n", nil, "line 2: c1's read call at -1 is outside the run (0 to 100)"},
+		{"after the run", head + `{"kind":"op","client":1,"op":"acquire","ev":"call","wall":101}` + "\n", nil, "line 2: c2's acquire call at 101 is outside the run (0 to 100)"},
 		{"huge line", head + `{"kind":"exit","client":0,"stderr":"` + strings.Repeat("x", 70<<10) + "\"}\n", nil, "line 2: longer than 65536 bytes"},
 		{"no header", call, nil, `line 1: a "op" line before the run's header`},
 		{"second header", head + call + head, nil, "line 3: a second run header"},

@@ -42,7 +42,7 @@ func ReadJSONL(r io.Reader) (*History, error) {
 // unknown kind or field, a second header or a missing one, a version
 // this reader does not know, what Record.Validate rejects, a return
 // without its call, a call while the client's previous one is pending,
-// and a client's time that goes back.
+// a client's time that goes back, a record outside the run's span.
 func ReadFile(r io.Reader) (*File, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 4096), maxLine)
@@ -168,6 +168,9 @@ func (f *File) readLine(line []byte, order *clientOrder) error {
 		}
 		if err := l.Record.Validate(h.Clients); err != nil {
 			return err
+		}
+		if l.Wall < h.Start || l.Wall > h.End {
+			return fmt.Errorf("%s's %s %s at %d is outside the run (%d to %d)", ClientName(l.Client), l.Op, l.Ev, l.Wall, h.Start, h.End)
 		}
 		if err := order.add(l.Record); err != nil {
 			return err
