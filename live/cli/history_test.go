@@ -81,8 +81,9 @@ func TestCheckHistoryRefusesMalformed(t *testing.T) {
 		{"no clients", strings.Replace(head, `"clients":2`, `"clients":0`, 1), nil, "line 1: a run of 0 clients"},
 		{"client out of range", head + `{"kind":"op","client":2,"op":"read","ev":"call","wall":5}` + "\n", nil, "line 2: client 2 out of range"},
 		{"resource op unknown", head + `{"kind":"resource","client":0,"op":"cas","accepted":true}` + "\n", nil, `line 2: unknown resource operation "cas"`},
-		{"no row", strings.Replace(head, `"design":"all",`, "", 1), nil, "no design row: give --design ROW"},
-		{"unknown row", head, []string{"--design", "fort-knox"}, "unknown design"},
+		{"no row", strings.Replace(head, `"design":"all",`, "", 1), nil, "line 1: no design row: give --design ROW"},
+		{"unknown row", head, []string{"--design", "fort-knox"}, "--design: unknown design"},
+		{"unknown row in the header", strings.Replace(head, `"design":"all"`, `"design":"fort-knox"`, 1), nil, "line 1: unknown design"},
 		{"no lease", strings.Replace(head, `,"ttl_ns":50`, "", 1), nil, "line 1: the header has no ttl_ns"},
 		{"negative ttl flag", head, []string{"--ttl", "-1s"}, "--ttl -1s: want a positive duration"},
 	}

@@ -68,15 +68,16 @@ var ErrNoDesign = errors.New("no design row: give --design ROW (fencelab-live li
 // are unknown (said in Resource), never a verdict made up. The error is a
 // history that cannot be judged: no row, an unknown one, no lease.
 func CheckHistory(f *history.File, design string, timeout time.Duration) (*HistoryCheck, error) {
+	where := "--design"
 	if design == "" {
-		design = f.Design
+		design, where = f.Design, "line 1"
 	}
 	if design == "" {
-		return nil, ErrNoDesign
+		return nil, fmt.Errorf("line 1: %w", ErrNoDesign)
 	}
 	d, err := impl.ParseDesign(design)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	if f.TTL <= 0 {
 		return nil, errors.New("line 1: the header has no ttl_ns, the lease the clients asked for, which tells a grant's validity (or give --ttl)")
