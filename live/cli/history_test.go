@@ -119,9 +119,15 @@ func TestCheckHistoryBadArguments(t *testing.T) {
 		{"missing", []string{"check-history", "/nonexistent/h.jsonl"}, "/nonexistent/h.jsonl: stat"},
 		{"a folder", []string{"check-history", "."}, "not a regular file"},
 		{"empty out", []string{"check-history", "--out", "", "x"}, "--out is empty"},
+		{"tlc without a jar", []string{"check-history", "--tlc", committedHistory}, "--tlc: TLA2TOOLS_JAR is not set"},
+		{"tlc with no jar there", []string{"check-history", "--tlc", committedHistory}, "--tlc: TLA2TOOLS_JAR: "},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("TLA2TOOLS_JAR", "")
+			if tc.name == "tlc with no jar there" {
+				t.Setenv("TLA2TOOLS_JAR", filepath.Join(t.TempDir(), "tla2tools.jar"))
+			}
 			var stdout, stderr bytes.Buffer
 			assert.Equal(t, ExitBadInput, Run(setup.All(), tc.args, nil, &stdout, &stderr))
 			assert.Contains(t, stderr.String(), tc.want)

@@ -39,6 +39,8 @@ type HistoryCheck struct {
 	// of beliefs that no fault of the history's log explains. A history
 	// from elsewhere need not list its faults, so it is said, not refused.
 	Unexplained error
+	// res is the resource's log the judge read (nil: unknown).
+	res *impl.Resource
 }
 
 // ReadHistoryFile reads the history file path, bounded; its errors name
@@ -111,6 +113,9 @@ func CheckHistory(f *history.File, design string, timeout time.Duration) (*Histo
 		return nil, fmt.Errorf("the judge: %w", err)
 	}
 	c.Judgement, c.Unexplained = j, jerr
+	if known {
+		c.res = res
+	}
 	c.Verdicts = verdictsOf(d, h.Unchecked, j)
 	return c, nil
 }
