@@ -89,6 +89,22 @@ func verdictsOf(d impl.Design, unchecked bool, j *check.Judgement) []savedVerdic
 	return vs
 }
 
+// historyFileOf is the history file (docs/history.md) of a run: its
+// history with the setup's service, row and lease, and the resource's log
+// as the judge read it (res nil: none, a run that ended in a harness
+// error before its resource was read).
+func historyFileOf(rc run.Config, h *history.History, res *impl.Resource) *history.File {
+	f := &history.File{Service: rc.Setup.Service, Design: rc.Setup.Design.String(), TTL: rc.Setup.TTL, History: *h}
+	if res != nil {
+		f.Fence = res.Mode().String()
+		f.Resource = []history.Access{}
+		for _, op := range res.Log() {
+			f.Resource = append(f.Resource, history.Access{Client: op.Client.ClientIndex(), Op: op.Kind.String(), Accepted: op.Accepted, Token: op.Token, Value: op.Value})
+		}
+	}
+	return f
+}
+
 // RunDir is where run seed of setup s under fault f is saved under out.
 func RunDir(out string, s setup.Setup, f history.Fault, seed uint64) string {
 	return filepath.Join(out, s.Service, s.Name, string(f), fmt.Sprintf("run-%d", seed))
@@ -126,7 +142,7 @@ func SaveRun(out string, rc run.Config, res *run.Result, harnessErr error) (dir 
 	}
 	simStory, simErr := TellSim(rc, res)
 	extras := []trace.File{
-		{Name: HistoryFile, Write: h.WriteJSONL},
+		{Name: HistoryFile, Write: historyFileOf(rc, h, res.Resource).WriteJSONL},
 		{Name: FaultsFile, Write: func(w io.Writer) error {
 			if err := h.WriteFaults(w); err != nil {
 				return err
@@ -226,15 +242,20 @@ func faultTag(f history.Fault) string {
 // per call and per return (an arrow from the call to its return), a note
 // per fault, the first violation marked.
 func buildTrace(rc run.Config, res *run.Result) *trace.Trace {
-	h := res.History
-	service := rc.Setup.Service
+	title := fmt.Sprintf("live %s (row %s) under %s %s, seed %d", rc.Setup.ID(), rc.Setup.Design, rc.Nemesis, rc.Fault, rc.Seed)
+	return traceOf(title, rc.Setup.Service, res.History, res.Judgement)
+}
+
+// traceOf tells history h, judged j (nil: not judged), as buildTrace
+// says, the lock service's lane named service.
+func traceOf(title, service string, h *history.History, j *check.Judgement) *trace.Trace {
 	lanes := []string{service}
 	for c := range h.Clients {
 		lanes = append(lanes, history.ClientName(c))
 	}
 	lanes = append(lanes, "resource")
 	t := &trace.Trace{
-		Title:  fmt.Sprintf("live %s (row %s) under %s %s, seed %d", rc.Setup.ID(), rc.Setup.Design, rc.Nemesis, rc.Fault, rc.Seed),
+		Title:  title,
 		Source: trace.Source("live"),
 		Lanes:  lanes,
 		Timed:  true,
@@ -268,7 +289,7 @@ func buildTrace(rc run.Config, res *run.Result) *trace.Trace {
 	})
 	open := map[[2]any]int{} // (client, op) -> the arrow of its call
 	var firstOverlap *check.Belief
-	if j := res.Judgement; j != nil && j.Overlap != "" {
+	if j != nil && j.Overlap != "" {
 		firstOverlap = secondBelief(j.Beliefs)
 	}
 	marked := false
@@ -323,11 +344,11 @@ func buildTrace(rc run.Config, res *run.Result) *trace.Trace {
 		if !marked && firstOverlap != nil && r.Op == history.OpAcquire && r.OK && r.Client == firstOverlap.Client && r.Wall == firstOverlap.Start {
 			marked = true
 			t.Notes = append(t.Notes, trace.Note{Lane: c, Step: n, Kind: trace.NoteViolation, Text: "two clients believe they hold the lock"})
-			t.Violation = &trace.Violation{Property: impl.AtMostOneClientHoldLock, Step: n, Explanation: res.Judgement.Overlap}
+			t.Violation = &trace.Violation{Property: impl.AtMostOneClientHoldLock, Step: n, Explanation: j.Overlap}
 		}
 	}
-	if t.Violation == nil && res.Judgement != nil {
-		for _, v := range res.Judgement.Verdicts {
+	if t.Violation == nil && j != nil {
+		for _, v := range j.Verdicts {
 			if v.Status == verdict.Violated {
 				t.Violation = &trace.Violation{Property: v.Property, Step: len(t.Steps), Explanation: v.Detail}
 				break
