@@ -51,6 +51,12 @@ type Setup struct {
 	// Session locks (ZooKeeper's, GET_LOCK) and renewed leases are held
 	// while the holder lives, and leave it false.
 	Leased bool
+	// Renewed says that the lock lives on a session the client library
+	// keeps alive (etcd's concurrency.Session, ZooKeeper's session): a
+	// restart stops the renewals until the client reconnects, so a story's
+	// section must not grow past what it was (StoryThink). Leased, a lease
+	// nobody renews, wins over it.
+	Renewed bool
 	// Faults are the setup's classic faults, whose scripted stories take
 	// effect against it: make live (fencelab-live matrix) runs the setup
 	// under every one of them.
@@ -288,9 +294,11 @@ const (
 // machine as loaded as a moment before, and the factor 2 covers a slower
 // second start; on a loaded machine everything, a grant too, is as much
 // slower) plus an acquire round — at least the story's floor (400ms for a
-// restart, 150ms for a clock step), at most storyThinkMax, and for a
-// Leased setup less than its lease (3/4 of it: a section that outlives a
-// fixed lease makes two holders with no fault).
+// restart, 150ms for a clock step), at most storyThinkMax, for a Leased
+// setup less than its lease (3/4 of it: a section that outlives a fixed
+// lease makes two holders with no fault), and for a Renewed one the floor
+// (in make live at load 20 a longer section outlived etcd's session
+// after a restart: an overlap of two grants both after it).
 //
 // A network fault leaves the holder running: only a section that
 // outlasts the lease (its renewals lost on the cut link) writes after
@@ -321,8 +329,11 @@ func (s Setup) margin(startUp, floor time.Duration) Think {
 		why += fmt.Sprintf(", at least %v", floor)
 	}
 	hi, bound := storyThinkMax, "the story's bound, within the run's timeout"
-	if lease := s.TTL * 3 / 4; s.Leased && lease < hi {
+	switch lease := s.TTL * 3 / 4; {
+	case s.Leased && lease < hi:
 		hi, bound = lease, fmt.Sprintf("3/4 of the %v lease: a longer section outlives it with no fault", s.TTL)
+	case !s.Leased && s.Renewed:
+		hi, bound = floor, "a session its client renews: after a restart the renewals wait for the client to reconnect, and a longer section outlives the lease with the restart before the grant"
 	}
 	if t > hi {
 		t = hi

@@ -18,6 +18,7 @@ func TestStoryThink(t *testing.T) {
 	session := Setup{Service: "s", Name: "session", TTL: time.Second}
 	leased := Setup{Service: "s", Name: "leased", TTL: time.Second, Leased: true}
 	short := Setup{Service: "s", Name: "short", TTL: 200 * time.Millisecond, Leased: true}
+	renewed := Setup{Service: "s", Name: "renewed", TTL: time.Second, Renewed: true}
 	ms := time.Millisecond
 	cases := []struct {
 		name    string
@@ -31,6 +32,8 @@ func TestStoryThink(t *testing.T) {
 		{"restart, slow start: scaled", session, history.FaultRestartKeep, 300 * ms, 700 * ms, []string{"700ms: 2 × start-up 300ms + an acquire round 100ms"}},
 		{"restart-wipe scales alike", session, history.FaultRestartWipe, 500 * ms, 1100 * ms, []string{"start-up 500ms"}},
 		{"restart, very slow start: bounded", session, history.FaultRestartKeep, 1900 * ms, 2 * time.Second, []string{"at most 2s"}},
+		{"restart, renewed session: the floor", renewed, history.FaultRestartKeep, 300 * ms, 400 * ms, []string{"at most 400ms", "a session its client renews"}},
+		{"restart, leased wins over renewed", Setup{TTL: time.Second, Leased: true, Renewed: true}, history.FaultRestartKeep, 400 * ms, 750 * ms, []string{"at most 750ms"}},
 		{"restart, leased: under its lease", leased, history.FaultRestartWipe, 400 * ms, 750 * ms, []string{"at most 750ms", "3/4 of the 1s lease"}},
 		{"restart, short lease: under it even idle", short, history.FaultRestartWipe, 0, 150 * ms, []string{"at most 150ms"}},
 		{"clock step, idle: its floor", leased, history.FaultClockStep, 20 * ms, 150 * ms, []string{"at least 150ms"}},
@@ -72,6 +75,8 @@ func TestStoryThinkFitsEverySetup(t *testing.T) {
 					bound := storyThinkMax
 					if s.Leased {
 						bound = min(bound, s.TTL*3/4)
+					} else if s.Renewed {
+						bound = fl
 					}
 					assert.Equal(t, min(bound, max(fl, 2*up+acquireRound)), th, "%s %s start-up %v", s.ID(), f, up)
 				}
