@@ -109,6 +109,10 @@ type MariaDBOptions struct {
 	Template *MariaDBTemplate
 	// ReadyTimeout bounds start-up (DefaultReadyTimeout if zero).
 	ReadyTimeout time.Duration
+	// WaitTimeout, if set, is the server's wait_timeout (whole seconds,
+	// at least 1): a session idle that long is ended, and the locks it
+	// held with it. Zero keeps MariaDB's eight hours.
+	WaitTimeout time.Duration
 }
 
 // MariaDB is a private mariadbd instance: its data folder, socket, pid
@@ -145,7 +149,14 @@ func StartMariaDB(ctx context.Context, dir string, opts MariaDBOptions) (*MariaD
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
-	dir, err = claimEmptyDir(dir)
+	// A failed start removes dir, so a retry claims it afresh.
+	return retryOnPortInUse(func() (*MariaDB, error) {
+		return startMariaDBOnce(ctx, dir, name, installDB, serverBin, opts)
+	})
+}
+
+func startMariaDBOnce(ctx context.Context, dir, name, installDB, serverBin string, opts MariaDBOptions) (*MariaDB, error) {
+	dir, err := claimEmptyDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
@@ -188,7 +199,7 @@ func StartMariaDB(ctx context.Context, dir string, opts MariaDBOptions) (*MariaD
 			// Durable commits, the default, said explicitly: the restart
 			// story relies on it.
 			"--innodb-flush-log-at-trx-commit=1",
-		}, runAsArgs(os.Geteuid())...),
+		}, append(waitTimeoutArgs(opts.WaitTimeout), runAsArgs(os.Geteuid())...)...),
 		Port:         port,
 		Ready:        m.ready,
 		ReadyTimeout: opts.ReadyTimeout,
@@ -198,6 +209,15 @@ func StartMariaDB(ctx context.Context, dir string, opts MariaDBOptions) (*MariaD
 	}
 	m.proc = proc
 	return m, nil
+}
+
+// waitTimeoutArgs is the --wait-timeout option for d (none for 0):
+// MariaDB counts it in whole seconds, so d is rounded up, to 1 at least.
+func waitTimeoutArgs(d time.Duration) []string {
+	if d <= 0 {
+		return nil
+	}
+	return []string{"--wait-timeout=" + strconv.FormatInt(int64(max((d+time.Second-1)/time.Second, 1)), 10)}
 }
 
 // runAsArgs is the --user option mariadbd and mariadb-install-db need
@@ -433,10 +453,12 @@ func installMariaDB(ctx context.Context, installDB, dir string) error {
 	// the shared /tmp collided when campaigns installed side by side
 	// (matrix --parallel: "Unknown table 'mysql.tmp_user_sys'", 1 of 4
 	// concurrent installs).
-	tmp := filepath.Join(dir, "tmp")
-	if err := os.MkdirAll(tmp, 0o700); err != nil {
+	// Not "tmp": a server installed in its own folder makes that one.
+	tmp := filepath.Join(dir, "install-tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
 		return err
 	}
+	defer os.RemoveAll(tmp)
 	logPath := filepath.Join(dir, "install.log")
 	logFile, err := os.Create(logPath)
 	if err != nil {

@@ -80,6 +80,19 @@ type Setup struct {
 	// took effect, and its counter, after a run (the register's come from
 	// the register itself); nil when Store is nil.
 	Audit func(ctx context.Context, d *Deployment) (ops []impl.Op, counter int64, err error)
+	// Stories tune a fault's scripted story for this setup where the
+	// fault's own (nemesis.ScriptedSchedule, ScriptedWorkload,
+	// ScriptedThink) cannot take effect against the service: its
+	// section outlasting a server pause, a link cut past a session
+	// timeout. A fault absent from the map keeps the fault's story.
+	Stories map[history.Fault]Story
+	// Safe names, by fault, the service's mechanism that keeps it safe
+	// against that fault ("leases survive a restart"): its scripted
+	// story cannot take effect, and a run that shows the mechanism at
+	// work (check.Judgement.Safe, its witness) says so instead of
+	// "inconclusive". A claim the run does not witness stays
+	// inconclusive.
+	Safe map[history.Fault]string
 	// Unchecked makes the clients skip the validity check before each
 	// read and write (the unchecked client behaviour: application code
 	// that believes until it releases). false is the checked client, the
@@ -250,6 +263,52 @@ func Find(setups []Setup, service, name string) (Setup, error) {
 	return Setup{}, fmt.Errorf("unknown design %.40q for service %s (want one of %s)", name, service, strings.Join(names, ", "))
 }
 
+// Story is one setup's tuning of a fault's scripted story; a zero field
+// keeps the fault's own.
+type Story struct {
+	// Think is the think time between a section's read and its write;
+	// Sections the sections per client.
+	Think    time.Duration
+	Sections int
+	// For is how long the fault lasts (nemesis.FaultEvent.For).
+	For time.Duration
+	// Isolate cuts the first reader's links to the lock service from the
+	// start of a fault of the service until Isolate after its end
+	// (nemesis.FaultEvent.Isolate): a holder whose session the service
+	// would keep across the fault loses it while it still thinks.
+	Isolate time.Duration
+	// Why says in one line why the story needs the tuning.
+	Why string
+}
+
+// ScriptedWorkload is the clients and sections per client of fault f's
+// scripted story against the setup: the fault's (nemesis.ScriptedWorkload)
+// but for the sections its Story sets.
+func (s Setup) ScriptedWorkload(f history.Fault) (clients, sections int) {
+	clients, sections = nemesis.ScriptedWorkload(f)
+	if st := s.Stories[f]; st.Sections > 0 {
+		sections = st.Sections
+	}
+	return clients, sections
+}
+
+// ScriptedSchedule is fault f's scripted schedule against the setup: the
+// fault's story (nemesis.ScriptedSchedule) with the length and the
+// isolation its Story sets.
+func (s Setup) ScriptedSchedule(f history.Fault, p nemesis.ScheduleParams) nemesis.Schedule {
+	sched := nemesis.ScriptedSchedule(f, p)
+	st := s.Stories[f]
+	for i := range sched.Events {
+		if st.For > 0 {
+			sched.Events[i].For = st.For
+		}
+		if st.Isolate > 0 && !nemesis.IsClientFault(sched.Events[i].Fault) {
+			sched.Events[i].Isolate = st.Isolate
+		}
+	}
+	return sched
+}
+
 // ScriptedThink is the think time of fault f's scripted story before the
 // run's servers have started: StoryThink with no start-up measured.
 func (s Setup) ScriptedThink(f history.Fault) time.Duration {
@@ -305,7 +364,12 @@ const (
 // another client was granted, so its think is 2.5 TTL; a Leased setup
 // refuses a think as long as its lease, so there the network faults
 // cannot take effect and keep the default. The other faults act at once.
+// A setup's own Story for f, when it sets a Think, wins over all this.
 func (s Setup) StoryThink(f history.Fault, startUp time.Duration) Think {
+	if st := s.Stories[f]; st.Think > 0 {
+		// The setup's own story: a think chosen for this service.
+		return Think{st.Think, fmt.Sprintf("%v: the setup's story (%s)", st.Think, st.Why)}
+	}
 	switch f {
 	case history.FaultRestartKeep, history.FaultRestartWipe:
 		return s.margin(startUp, restartThinkFloor)

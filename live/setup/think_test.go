@@ -39,6 +39,8 @@ func TestStoryThink(t *testing.T) {
 		{"clock step, idle: its floor", leased, history.FaultClockStep, 20 * ms, 150 * ms, []string{"at least 150ms"}},
 		{"clock step, loaded: scaled", leased, history.FaultClockStep, 200 * ms, 500 * ms, []string{"start-up 200ms"}},
 		{"clock step, short lease: under it", short, history.FaultClockStep, 200 * ms, 150 * ms, []string{"at most 150ms"}},
+		{"the setup's own story wins", Setup{TTL: time.Second, Renewed: true, Stories: map[history.Fault]Story{history.FaultRestartKeep: {Think: 800 * ms, Why: "sized by hand"}}},
+			history.FaultRestartKeep, 3 * time.Second, 800 * ms, []string{"the setup's story (sized by hand)"}},
 		{"client pause: fixed", session, history.FaultClientPause, 5 * time.Second, 150 * ms, nil},
 		{"server pause: fixed", leased, history.FaultServerPause, 5 * time.Second, 150 * ms, nil},
 		{"delay, session: 2.5 TTL", session, history.FaultDelay, 5 * time.Second, 2500 * ms, nil},
@@ -58,8 +60,9 @@ func TestStoryThink(t *testing.T) {
 
 // TestStoryThinkFitsEverySetup: for every registered setup, fault and
 // start-up, a leased setup's story thinks less than its lease (RunConfig
-// refuses more), a restart's or a clock step's think covers twice the
-// start-up and a round wherever its bound allows, and ScriptedThink is StoryThink before
+// refuses more), a setup's own story keeps its think, and a restart's or
+// a clock step's think otherwise covers twice the start-up and a round
+// wherever its bound allows, and ScriptedThink is StoryThink before
 // any start-up.
 func TestStoryThinkFitsEverySetup(t *testing.T) {
 	for _, s := range All() {
@@ -69,6 +72,10 @@ func TestStoryThinkFitsEverySetup(t *testing.T) {
 				th := s.StoryThink(f, up).Time
 				if s.Leased {
 					assert.Less(t, th, s.TTL, "%s %s start-up %v", s.ID(), f, up)
+				}
+				if st := s.Stories[f]; st.Think > 0 {
+					assert.Equal(t, st.Think, th, "%s %s: the setup's own story's think", s.ID(), f)
+					continue
 				}
 				floor := map[history.Fault]time.Duration{history.FaultRestartKeep: restartThinkFloor, history.FaultRestartWipe: restartThinkFloor, history.FaultClockStep: defaultThink}
 				if fl, ok := floor[f]; ok {
