@@ -21,7 +21,8 @@ Commands of fencelab-live:
   run      runs of one setup under one fault (--service, --design, --fault, --runs, --nemesis, --out,
            --keep failing|all|none, --shard i/n, --client checked|unchecked)
   matrix   every setup under each of its classic faults, as make live (--service, --runs, --out,
-           --keep failing|all|none, --update-readme FILE, --shard i/n, --client checked|unchecked|both)
+           --keep failing|all|none, --update-readme FILE, --shard i/n, --client checked|unchecked|both,
+           --parallel N: campaigns at once, 3 by default, output as a serial run's)
   readme   the README's live block from a matrix's --out folder (--out DIR FILE)
   merge    the shards of a run or a matrix (--shard i/n) into one --out (--out DIR SHARD_DIR...)
   check    saved runs judged again from their files alone, compared with their saved verdicts

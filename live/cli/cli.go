@@ -124,7 +124,7 @@ const usage = `fencelab-live — real lock services under real faults, judged ag
 
 Usage:
   fencelab-live run --service S --design D [--fault F] [--runs N] [--seed X] [--out DIR] [--keep K] [--shard i/n] [flags]
-  fencelab-live matrix [--runs N] [--seed X] [--out DIR] [--keep K] [--service S] [--update-readme FILE] [--shard i/n]
+  fencelab-live matrix [--runs N] [--seed X] [--out DIR] [--keep K] [--service S] [--update-readme FILE] [--shard i/n] [--parallel N]
   fencelab-live readme [--out DIR] FILE   (the live block of FILE from a matrix's --out)
   fencelab-live merge --out DIR SHARD_DIR...   (the shards of a run or matrix --shard i/n)
   fencelab-live check RUN_DIR...   (a saved run judged again from its files alone)
@@ -151,12 +151,15 @@ type liveJob struct {
 	// its one setup before anything and refuses it instead.
 	probe  func(setup.Setup) error
 	readme string // matrix's --update-readme
-	shard  *shard.Spec
-	id     shard.Identity
+	// parallel is how many of the matrix's campaigns run at once.
+	parallel int
+	shard    *shard.Spec
+	id       shard.Identity
 }
 
 // shardOf reads --shard (value, given or not) into job: the shard and the
-// identity of its campaign, the flags of fs as given but --shard and --out.
+// identity of its campaign, the flags of fs as given but --shard, --out
+// and --parallel.
 func shardOf(fs *flag.FlagSet, command, value string, job *liveJob) error {
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "shard" })
@@ -173,7 +176,8 @@ func shardOf(fs *flag.FlagSet, command, value string, job *liveJob) error {
 	}
 	var args []string
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name != "shard" && f.Name != "out" {
+		// --parallel changes when campaigns run, not what they find.
+		if f.Name != "shard" && f.Name != "out" && f.Name != "parallel" {
 			args = append(args, fmt.Sprintf("--%s=%s", f.Name, f.Value.String()))
 		}
 	})
@@ -206,7 +210,7 @@ func parseRun(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, 
 	keep := keepFlag(fs)
 	clients := fs.Int("clients", 2, "client processes per run")
 	sections := fs.Int("sections", 0, "sections per client (0: the scripted story's, as the matrix runs it: 3, 1 under a network fault or where the setup's story says)")
-	think := fs.Duration("think", 0, "think time between a section's read and write (0: what the fault's scripted story needs, 150ms, 400ms for restarts, or the setup's story's)")
+	think := fs.Duration("think", 0, "think time between a section's read and write (0: what the fault's scripted story needs, or the setup's story's; a restart's and a clock step's grow with the servers' measured start-up, and a saved run's verdicts.json says why)")
 	timeout := fs.Duration("timeout", 20*time.Second, "bound of one run")
 	shardValue := fs.String("shard", "", shard.Usage)
 	client := fs.String("client", clientChecked, clientUsage)
@@ -244,7 +248,8 @@ func parseRun(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, 
 	if err != nil {
 		return nil, fmt.Errorf("own binary: %w", err)
 	}
-	if *think == 0 {
+	story := *think == 0
+	if story {
 		*think = setup.ScriptedThink(fault)
 	}
 	if *sections == 0 {
@@ -253,7 +258,7 @@ func parseRun(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, 
 	cfg := campaign.Config{
 		Run: run.Config{
 			Setup: setup, Fault: fault, Nemesis: *nemesis, Seed: *seed,
-			Clients: *clients, Sections: *sections, Think: *think, Timeout: *timeout,
+			Clients: *clients, Sections: *sections, Think: *think, StoryThink: story, Timeout: *timeout,
 			Self: []string{self, "client"}, CheckTimeout: run.DefaultCheckTimeout,
 		},
 		Runs: *runs, Out: *out, Keep: *keep,
@@ -403,10 +408,11 @@ func parseMatrix(setups []setup.Setup, args []string, stdout io.Writer) (*liveJo
 	keep := keepFlag(fs)
 	readme := fs.String("update-readme", "", "then write the live block of this README (and its runs under docs/live)")
 	shardValue := fs.String("shard", "", shard.Usage)
+	parallel := fs.Int("parallel", defaultParallel, fmt.Sprintf("campaigns run at once (1 to %d), each with its own servers; the output is a serial run's, in the same order", maxParallel))
 	client := fs.String("client", clientChecked, clientUsage+"; both adds the unchecked line where it differs: each setup whose lease has a fixed end, under "+string(history.FaultClientPause))
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			showUsage(stdout, fs, "fencelab-live matrix [--service S] [--runs N] [--seed X] [--out DIR] [--keep failing|all|none] [--update-readme FILE] [--shard i/n] [--client checked|unchecked|both]")
+			showUsage(stdout, fs, "fencelab-live matrix [--service S] [--runs N] [--seed X] [--out DIR] [--keep failing|all|none] [--update-readme FILE] [--shard i/n] [--client checked|unchecked|both] [--parallel N]")
 			return nil, errUsage
 		}
 		return nil, err
@@ -416,6 +422,9 @@ func parseMatrix(setups []setup.Setup, args []string, stdout io.Writer) (*liveJo
 	}
 	if *runs < 1 || *runs > 1000 {
 		return nil, fmt.Errorf("--runs %d (want 1 to 1000)", *runs)
+	}
+	if *parallel < 1 || *parallel > maxParallel {
+		return nil, fmt.Errorf("--parallel %d (want 1 to %d)", *parallel, maxParallel)
 	}
 	checked, unchecked, err := parseClient(*client)
 	if err != nil {
@@ -437,7 +446,7 @@ func parseMatrix(setups []setup.Setup, args []string, stdout io.Writer) (*liveJo
 	if len(chosen) == 0 {
 		return nil, fmt.Errorf("this binary has no live setups")
 	}
-	job := &liveJob{out: *out, readme: *readme, probe: func(s setup.Setup) error {
+	job := &liveJob{out: *out, readme: *readme, parallel: *parallel, probe: func(s setup.Setup) error {
 		if s.Probe == nil {
 			return nil
 		}
@@ -458,7 +467,7 @@ func parseMatrix(setups []setup.Setup, args []string, stdout io.Writer) (*liveJo
 				job.plans = append(job.plans, campaign.Config{
 					Run: run.Config{
 						Setup: line, Fault: f, Nemesis: nemesis.Scripted, Seed: *seed,
-						Clients: clients, Sections: sections, Think: line.ScriptedThink(f), Timeout: 20 * time.Second,
+						Clients: clients, Sections: sections, Think: line.ScriptedThink(f), StoryThink: true, Timeout: 20 * time.Second,
 						Self: []string{self, "client"}, CheckTimeout: run.DefaultCheckTimeout,
 					},
 					Runs: *runs, Out: *out, Keep: *keep,
@@ -535,6 +544,9 @@ func matrixCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer
 	defer release()
 	ctx, stopped, done := onSignal()
 	defer done()
+	// Campaigns that run at once write their progress lines here, and the
+	// matrix its own: one writer, each line whole.
+	stderr = &syncWriter{w: stderr}
 	sweep(stderr, "matrix")
 	for i := range job.plans {
 		job.plans[i].Progress = stderr
@@ -564,24 +576,26 @@ func matrixCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer
 	for _, sk := range skips {
 		fmt.Fprintf(stderr, "fencelab-live matrix: skipping %s: %s\n", sk.Setup, sk.Reason)
 	}
+	// The campaigns run job.parallel at once; their summaries come out in
+	// the order of a serial run, each whole, and their progress lines
+	// (each naming its campaign) as they come.
 	failed, broken := false, false
-	for _, cfg := range job.plans {
-		s, f := cfg.Run.Setup, cfg.Run.Fault
-		if skip[s.ID()] {
-			continue
+	runCampaigns(ctx, job.plans, job.parallel, campaign.Run, func(i int) bool { return skip[job.plans[i].Run.Setup.ID()] }, func(i int, o outcome) {
+		if ctx.Err() != nil {
+			return // stopped: said once below
 		}
-		summary, err := campaign.Run(ctx, cfg)
-		if code, ok := stopped(stderr, "matrix"); ok {
-			return code
+		s, f := job.plans[i].Run.Setup, job.plans[i].Run.Fault
+		if o.summary != nil && o.summary.Runs > 0 {
+			o.summary.Write(stdout)
+			failed = failed || o.summary.Failed()
 		}
-		if summary != nil && summary.Runs > 0 {
-			summary.Write(stdout)
-			failed = failed || summary.Failed()
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "fencelab-live matrix: %s under %s: %s\n", s.ID(), f, oneLine(err.Error()))
+		if o.err != nil {
+			fmt.Fprintf(stderr, "fencelab-live matrix: %s under %s: %s\n", s.ID(), f, oneLine(o.err.Error()))
 			broken = true
 		}
+	})
+	if code, ok := stopped(stderr, "matrix"); ok {
+		return code
 	}
 	if job.readme != "" {
 		// Whatever the verdicts, the block shows what was measured; the

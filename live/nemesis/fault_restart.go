@@ -3,6 +3,7 @@ package nemesis
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/fencelab/fencelab/live/history"
@@ -34,13 +35,26 @@ func (n *Nemesis) restart(ctx context.Context, e FaultEvent, rec *history.FaultR
 		leftDown()
 		return
 	}
-	for _, s := range n.target.Servers {
-		if err := s.Restart(ctx, wipe); err != nil {
+	// The servers start again side by side, as they started for the run:
+	// the restart then takes about the start-up the story's margin is
+	// derived from (setup.Setup.StoryThink), not one start-up per server.
+	errs := make([]error, len(n.target.Servers))
+	var wg sync.WaitGroup
+	for i, s := range n.target.Servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.Restart(ctx, wipe)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
 			if ctx.Err() != nil {
 				leftDown()
 				return
 			}
-			fail(fmt.Errorf("restart %s: %w", s.Name(), err))
+			fail(fmt.Errorf("restart %s: %w", n.target.Servers[i].Name(), err))
 			return
 		}
 	}

@@ -80,10 +80,10 @@ type savedOp struct {
 }
 
 // judgedOf is what SaveRun writes to JudgedFile.
-func judgedOf(rc run.Config, h *history.History, res *impl.Resource) savedJudged {
+func judgedOf(rc run.Config, h *history.History, res *impl.Resource, think time.Duration) savedJudged {
 	sj := savedJudged{
 		Version: judgedVersion, Setup: rc.Setup.ID(), Row: rc.Setup.Design.String(), Fault: rc.Fault, Nemesis: rc.Nemesis, Seed: rc.Seed,
-		Clients: rc.Clients, Sections: rc.Sections, Think: rc.Think, Timeout: rc.Timeout, CheckTimeout: rc.CheckTimeout,
+		Clients: rc.Clients, Sections: rc.Sections, Think: think, Timeout: rc.Timeout, CheckTimeout: rc.CheckTimeout,
 		TTL:      rc.Setup.TTL,
 		History:  h,
 		Resource: savedResource{Mode: res.Mode().String(), Counter: res.Counter(), Log: []savedOp{}},

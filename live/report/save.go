@@ -48,13 +48,18 @@ func savedFiles() []string {
 
 // savedVerdicts is verdicts.json.
 type savedVerdicts struct {
-	Setup      string         `json:"setup"`
-	Row        string         `json:"row"`
-	Fault      history.Fault  `json:"fault"`
-	Nemesis    string         `json:"nemesis"`
-	Seed       uint64         `json:"seed"`
-	Versions   string         `json:"versions"`
-	Library    string         `json:"library"`
+	Setup    string        `json:"setup"`
+	Row      string        `json:"row"`
+	Fault    history.Fault `json:"fault"`
+	Nemesis  string        `json:"nemesis"`
+	Seed     uint64        `json:"seed"`
+	Versions string        `json:"versions"`
+	Library  string        `json:"library"`
+	// StartUpMS is how long the run's servers took to start, and Think
+	// the clients' think time and why: a restart story's margin is
+	// derived from the start-up (setup.Setup.StoryThink).
+	StartUpMS  float64        `json:"startup_ms,omitempty"`
+	Think      string         `json:"think,omitempty"`
 	TookEffect bool           `json:"took_effect"`
 	Effect     string         `json:"effect,omitempty"`
 	Overlap    string         `json:"overlap,omitempty"`
@@ -131,6 +136,7 @@ func SaveRun(out string, rc run.Config, res *run.Result, harnessErr error) (dir 
 	sv := savedVerdicts{
 		Setup: rc.Setup.ID(), Row: rc.Setup.Design.String(), Fault: rc.Fault, Nemesis: rc.Nemesis, Seed: rc.Seed,
 		Versions: res.Versions, Library: res.Library,
+		StartUpMS: float64(res.StartUp.Microseconds()) / 1000, Think: res.Think.Why,
 	}
 	if j != nil {
 		sv.TookEffect, sv.Effect, sv.Overlap, sv.Committed, sv.Refused = j.TookEffect, j.Effect, j.Overlap, j.Committed, j.Refused
@@ -173,7 +179,7 @@ func SaveRun(out string, rc run.Config, res *run.Result, harnessErr error) (dir 
 		}},
 	}
 	if j != nil && res.Resource != nil {
-		sj := judgedOf(rc, h, res.Resource)
+		sj := judgedOf(rc, h, res.Resource, res.ClientThink(rc))
 		extras = append(extras, trace.File{Name: JudgedFile, Write: func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", " ")

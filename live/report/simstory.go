@@ -82,7 +82,7 @@ func TellSim(rc run.Config, res *run.Result) (*SimStory, error) {
 		return nil, fmt.Errorf("%d faults logged of %d scheduled (the run ended before the rest)", len(h.Faults), scheduled)
 	}
 	scale := func(d time.Duration) time.Duration { return simScale(d, rc.Setup.TTL) }
-	runner, err := simRunner(rc.Setup.Design, rc.Clients, rc.Sections, simThink(rc.Think, rc.Setup.TTL))
+	runner, err := simRunner(rc.Setup.Design, rc.Clients, rc.Sections, simThink(res.ClientThink(rc), rc.Setup.TTL))
 	if err != nil {
 		return nil, err
 	}

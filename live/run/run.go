@@ -38,6 +38,12 @@ type Config struct {
 	Clients  int
 	Sections int
 	Think    time.Duration
+	// StoryThink derives the think from the servers' start-up, measured
+	// before the clients start (setup.Setup.StoryThink of Fault): Think
+	// is then the story's before any start-up (ScriptedThink), the value
+	// Validate checks, and the clients' deadline moves by what the
+	// derived think adds to their sections.
+	StoryThink bool
 	// Timeout bounds the run: the clients' deadline; the harness kills
 	// what is left a little after it.
 	Timeout time.Duration
@@ -158,6 +164,18 @@ type Result struct {
 	// StartUp is how long the service took to start; Duration the whole
 	// run, start-up and teardown included.
 	StartUp, Duration time.Duration
+	// Think is the clients' think time and why (Config.StoryThink: derived
+	// from StartUp; else as given).
+	Think setup.Think
+}
+
+// ClientThink is the think the clients had: Think, derived or given, or
+// cfg.Think for a result made without it.
+func (r *Result) ClientThink(cfg Config) time.Duration {
+	if r.Think.Why != "" {
+		return r.Think.Time
+	}
+	return cfg.Think
 }
 
 // killGrace is how long after the clients' deadline the harness waits
@@ -202,6 +220,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	}()
 	res.StartUp = time.Since(begin)
 	res.Versions = dep.Versions()
+	res.Think = thinkOf(cfg, res.StartUp)
 
 	var reg *store.Register
 	if cfg.Setup.UsesRegister() {
@@ -213,7 +232,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 
 	t0 := time.Now()
 	h := &history.History{Start: t0.UnixNano(), Clients: cfg.Clients, Unchecked: cfg.Setup.Unchecked}
-	deadline := t0.Add(cfg.Timeout)
+	deadline := t0.Add(cfg.Timeout + time.Duration(cfg.Clients*cfg.Sections)*max(0, res.Think.Time-cfg.Think))
 	records := make(chan history.Record, 64)
 	exits := make(chan history.ClientExit, cfg.Clients)
 	var clients []*clientProc
@@ -231,7 +250,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		cc := ClientConfig{
 			Service: cfg.Setup.Service, Setup: cfg.Setup.Name, Client: i, Clients: cfg.Clients,
 			Key: "fencelab-live", LockAddrs: dep.LockAddrs, StoreAddrs: dep.StoreAddrs,
-			TTL: cfg.Setup.TTL, Think: cfg.Think, Sections: cfg.Sections,
+			TTL: cfg.Setup.TTL, Think: res.Think.Time, Sections: cfg.Sections,
 			Deadline: deadline.UnixNano(), MaxErrors: 10, Gate: gateOf(res.Schedule),
 		}
 		if reg != nil {
@@ -424,6 +443,15 @@ func tell(events chan<- nemesis.Event, ev nemesis.Event) bool {
 	default:
 		return false
 	}
+}
+
+// thinkOf is the run's think time: the story's, derived from the
+// servers' measured start-up (Config.StoryThink), or the one given.
+func thinkOf(cfg Config, startUp time.Duration) setup.Think {
+	if cfg.StoryThink {
+		return cfg.Setup.StoryThink(cfg.Fault, startUp)
+	}
+	return setup.Think{Time: cfg.Think, Why: fmt.Sprintf("%v: given", cfg.Think)}
 }
 
 // anyGrant says whether some client was granted the lock: a section

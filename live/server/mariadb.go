@@ -449,6 +449,16 @@ func installMariaDB(ctx context.Context, installDB, dir string) error {
 		return err
 	}
 	defer os.Remove(initFile)
+	// A temporary folder of its own: the bootstrap's temporary tables in
+	// the shared /tmp collided when campaigns installed side by side
+	// (matrix --parallel: "Unknown table 'mysql.tmp_user_sys'", 1 of 4
+	// concurrent installs).
+	// Not "tmp": a server installed in its own folder makes that one.
+	tmp := filepath.Join(dir, "install-tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
 	logPath := filepath.Join(dir, "install.log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
@@ -462,6 +472,7 @@ func installMariaDB(ctx context.Context, installDB, dir string) error {
 		"--skip-test-db",
 		"--skip-name-resolve",
 		"--extra-file=" + initFile,
+		"--tmpdir=" + tmp,
 		// Passed on to the bootstrap mariadbd: the redo log is made at the
 		// size the server runs with, so the first start does not resize it.
 		"--innodb-buffer-pool-size=8M",

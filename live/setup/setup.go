@@ -51,6 +51,12 @@ type Setup struct {
 	// Session locks (ZooKeeper's, GET_LOCK) and renewed leases are held
 	// while the holder lives, and leave it false.
 	Leased bool
+	// Renewed says that the lock lives on a session the client library
+	// keeps alive (etcd's concurrency.Session, ZooKeeper's session): a
+	// restart stops the renewals until the client reconnects, so a story's
+	// section must not grow past what it was (StoryThink). Leased, a lease
+	// nobody renews, wins over it.
+	Renewed bool
 	// Faults are the setup's classic faults, whose scripted stories take
 	// effect against it: make live (fencelab-live matrix) runs the setup
 	// under every one of them.
@@ -310,29 +316,101 @@ func (s Setup) Tune(sched nemesis.Schedule) nemesis.Schedule {
 	return sched
 }
 
-// ScriptedThink is the think time a scripted story of fault f needs
-// against the setup: the window in which the first reader
-// still believes while the fault acts. A restart must finish, and a
-// second client acquire, within it. A network fault leaves the holder
-// running: only a section that outlasts the lease (its renewals lost on
-// the cut link) writes after another client was granted, so its think is
-// 2.5 TTL; a Leased setup refuses a think as long as its lease (a
-// section that outlives a fixed lease makes two holders with no fault),
-// so there the network faults cannot take effect and keep the default.
-// The other faults act at once.
+// ScriptedThink is the think time of fault f's scripted story before the
+// run's servers have started: StoryThink with no start-up measured.
 func (s Setup) ScriptedThink(f history.Fault) time.Duration {
+	return s.StoryThink(f, 0).Time
+}
+
+// Think is a story's think time and, in words, why it is that long: a
+// run records both (run.Result.Think), so that a reader of a saved run
+// sees the margin its story had.
+type Think struct {
+	Time time.Duration
+	Why  string
+}
+
+// The margins of the stories whose second client must be granted while
+// the first still thinks (StoryThink).
+const (
+	// restartThinkFloor is the least a restart story thinks: the margin
+	// its stories took effect with on an idle machine.
+	restartThinkFloor = 400 * time.Millisecond
+	// defaultThink is the think of the stories whose fault acts at once,
+	// and the least a clock step's thinks.
+	defaultThink = 150 * time.Millisecond
+	// acquireRound is a waiting client's grant once the lock is free: its
+	// next attempt (a backoff of at most 50 ms, 20 ms after an error)
+	// and a round trip, with room.
+	acquireRound = 100 * time.Millisecond
+	// storyThinkMax bounds a margin's think, so that a story's sections
+	// (two clients of three) end well within the run's 20 s: a service
+	// slower to start than that gets this much.
+	storyThinkMax = 2 * time.Second
+)
+
+// StoryThink is the think time a scripted story of fault f needs against
+// the setup, given startUp, how long the run's servers took to start (0
+// when not yet known): the window in which the first reader still
+// believes while the fault acts.
+//
+// Within it, after a restart or a clock step, a second client must be
+// granted (and a restart must finish first): the think is 2 × the
+// measured start-up (a restart starts the same servers again, on a
+// machine as loaded as a moment before, and the factor 2 covers a slower
+// second start; on a loaded machine everything, a grant too, is as much
+// slower) plus an acquire round — at least the story's floor (400ms for a
+// restart, 150ms for a clock step), at most storyThinkMax, for a Leased
+// setup less than its lease (3/4 of it: a section that outlives a fixed
+// lease makes two holders with no fault), and for a Renewed one the floor
+// (in make live at load 20 a longer section outlived etcd's session
+// after a restart: an overlap of two grants both after it).
+//
+// A network fault leaves the holder running: only a section that
+// outlasts the lease (its renewals lost on the cut link) writes after
+// another client was granted, so its think is 2.5 TTL; a Leased setup
+// refuses a think as long as its lease, so there the network faults
+// cannot take effect and keep the default. The other faults act at once.
+// A setup's own Story for f, when it sets a Think, wins over all this.
+func (s Setup) StoryThink(f history.Fault, startUp time.Duration) Think {
 	if st := s.Stories[f]; st.Think > 0 {
-		return st.Think
+		// The setup's own story: a think chosen for this service.
+		return Think{st.Think, fmt.Sprintf("%v: the setup's story (%s)", st.Think, st.Why)}
 	}
 	switch f {
 	case history.FaultRestartKeep, history.FaultRestartWipe:
-		return 400 * time.Millisecond
+		return s.margin(startUp, restartThinkFloor)
+	case history.FaultClockStep:
+		return s.margin(startUp, defaultThink)
 	case history.FaultDelay, history.FaultBlackhole:
 		if !s.Leased {
-			return s.TTL * 5 / 2
+			return Think{s.TTL * 5 / 2, fmt.Sprintf("%v: 2.5 × the %v TTL, the holder's section outlasts its lease while its link is cut", s.TTL*5/2, s.TTL)}
 		}
 	}
-	return 150 * time.Millisecond
+	return Think{defaultThink, fmt.Sprintf("%v: the story's default", defaultThink)}
+}
+
+// margin is StoryThink's rule for the stories whose second client must be
+// granted within the first one's think: the one place it is written.
+func (s Setup) margin(startUp, floor time.Duration) Think {
+	want := 2*startUp + acquireRound
+	t := max(floor, want)
+	why := fmt.Sprintf("2 × start-up %v + an acquire round %v", startUp.Round(time.Millisecond), acquireRound)
+	if t > want {
+		why += fmt.Sprintf(", at least %v", floor)
+	}
+	hi, bound := storyThinkMax, "the story's bound, within the run's timeout"
+	switch lease := s.TTL * 3 / 4; {
+	case s.Leased && lease < hi:
+		hi, bound = lease, fmt.Sprintf("3/4 of the %v lease: a longer section outlives it with no fault", s.TTL)
+	case !s.Leased && s.Renewed:
+		hi, bound = floor, "a session its client renews: after a restart the renewals wait for the client to reconnect, and a longer section outlives the lease with the restart before the grant"
+	}
+	if t > hi {
+		t = hi
+		why += fmt.Sprintf(", at most %v (%s)", hi, bound)
+	}
+	return Think{t, fmt.Sprintf("%v: %s", t, why)}
 }
 
 // behindProxies puts d's servers behind per-client proxies: each client

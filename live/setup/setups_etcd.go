@@ -53,6 +53,7 @@ func etcdSetups() []Setup {
 		Service: "etcd",
 		Library: "go.etcd.io/etcd/client/v3",
 		TTL:     etcdTTL,
+		Renewed: true, // concurrency.Session; lease is Leased
 		Probe:   func(context.Context) (string, error) { return server.EtcdVersion(), nil },
 		Start:   startEtcd,
 	}

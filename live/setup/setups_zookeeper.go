@@ -38,6 +38,7 @@ func zooKeeperSetups() []Setup {
 		Package: server.ZooKeeperPackage,
 		Library: "github.com/go-zookeeper/zk",
 		TTL:     zooKeeperTTL,
+		Renewed: true, // the session, pinged by the client
 		Probe:   func(context.Context) (string, error) { return server.ZooKeeperVersion() },
 		Start:   startZooKeeper,
 		Locker: func(_ context.Context, cfg lock.Config) (lock.Locker, error) {

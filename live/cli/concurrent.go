@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"sync"
+
+	"github.com/fencelab/fencelab/live/campaign"
+)
+
+// defaultParallel is how many campaigns the matrix runs at once: its
+// runs mostly wait (think times, pauses, leases; make live used 96 s of
+// CPU in 10 min 51 s run one at a time), and three at once keep make
+// live within 6 minutes on 2 cores while a restart story's margin, which
+// grows with the measured start-up (setup.Setup.StoryThink), absorbs the
+// load they add.
+const defaultParallel = 3
+
+// maxParallel bounds --parallel: each campaign runs its own servers.
+const maxParallel = 16
+
+// outcome is one campaign's result.
+type outcome struct {
+	summary *campaign.Summary
+	err     error
+}
+
+// runCampaigns runs plans, at most parallel at once (each campaign its
+// own servers on free ports and its own data folders, its summary in its
+// own folder under --out), and hands each outcome to emit in the order of
+// plans, from the calling goroutine, as soon as it and every one before
+// it are done: what emit prints reads as a serial run's. run is
+// campaign.Run (a test's stand-in elsewhere); skip says which plans not
+// to run (emit is not called for them). Once ctx ends no campaign starts;
+// runCampaigns returns after every one started ended, so nothing it
+// started outlives it.
+func runCampaigns(ctx context.Context, plans []campaign.Config, parallel int, run func(context.Context, campaign.Config) (*campaign.Summary, error), skip func(int) bool, emit func(i int, o outcome)) {
+	parallel = max(1, min(parallel, len(plans)))
+	done := make([]chan outcome, len(plans))
+	for i := range done {
+		done[i] = make(chan outcome, 1)
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				var o outcome
+				if ctx.Err() != nil {
+					o.err = ctx.Err()
+				} else {
+					o.summary, o.err = run(ctx, plans[i])
+				}
+				done[i] <- o
+			}
+		}()
+	}
+	go func() {
+		defer close(next)
+		for i := range plans {
+			if skip(i) {
+				continue
+			}
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				// The rest never start: each is told ctx's end.
+				for ; i < len(plans); i++ {
+					if !skip(i) {
+						done[i] <- outcome{err: ctx.Err()}
+					}
+				}
+				return
+			}
+		}
+	}()
+	for i := range plans {
+		if !skip(i) {
+			emit(i, <-done[i])
+		}
+	}
+	wg.Wait()
+}
+
+// syncWriter serialises writes to w: the campaigns' progress lines,
+// written from several goroutines, and the matrix's own lines between
+// them, each written whole.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
