@@ -67,7 +67,7 @@ func Main(args []string, setups []setup.Setup) int {
 // setups, with the streams given: Main with the streams a test chooses.
 func Run(setups []setup.Setup, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "fencelab-live: no command given (want run, matrix, readme, merge, check or list)")
+		fmt.Fprintln(stderr, "fencelab-live: no command given (want run, matrix, readme, merge, check, conform-client or list)")
 		return ExitBadInput
 	}
 	switch args[0] {
@@ -83,6 +83,8 @@ func Run(setups []setup.Setup, args []string, stdin io.Reader, stdout, stderr io
 		return mergeCommand(setups, args[1:], stdout, stderr)
 	case "check":
 		return checkCommand(setups, args[1:], stdout, stderr)
+	case "conform-client":
+		return conformCommand(setups, args[1:], stdout, stderr)
 	case "client":
 		// Hidden: one client process of a run.
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
@@ -111,7 +113,7 @@ func Run(setups []setup.Setup, args []string, stdin io.Reader, stdout, stderr io
 		fmt.Fprint(stdout, usage)
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "fencelab-live: unknown command %.40q (want run, matrix, readme, merge, check or list)\n", args[0])
+	fmt.Fprintf(stderr, "fencelab-live: unknown command %.40q (want run, matrix, readme, merge, check, conform-client or list)\n", args[0])
 	return ExitBadInput
 }
 
@@ -123,8 +125,11 @@ Usage:
   fencelab-live readme [--out DIR] FILE   (the live block of FILE from a matrix's --out)
   fencelab-live merge --out DIR SHARD_DIR...   (the shards of a run or matrix --shard i/n)
   fencelab-live check RUN_DIR...   (a saved run judged again from its files alone)
+  fencelab-live conform-client --client-cmd CMD --service S [--design D]   (CMD speaks docs/protocol.md)
   fencelab-live list
 
+Your lock in any language: run --client-cmd CMD takes the lock through CMD, a process speaking
+the lock-client protocol (docs/protocol.md), in the setup --design names (a setup or a row).
 Run 'fencelab-live run -h' (or help run) for the flags. --keep failing (the default), all or
 none: which runs are saved under --out (the campaigns' summaries always are).
 Exit codes: 0 success (expected violations count as success), 1 a violation where the models
@@ -203,6 +208,7 @@ func parseRun(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, 
 	timeout := fs.Duration("timeout", 20*time.Second, "bound of one run")
 	shardValue := fs.String("shard", "", shard.Usage)
 	client := fs.String("client", clientChecked, clientUsage)
+	clientCmd := fs.String("client-cmd", "", clientCmdUsage)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			showUsage(stdout, fs, "fencelab-live run --service S --design D [flags]")
@@ -216,7 +222,7 @@ func parseRun(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, 
 	if *service == "" || *design == "" {
 		return nil, fmt.Errorf("--service and --design are required (fencelab-live list shows them)")
 	}
-	setup, err := setup.Find(setups, *service, *design)
+	setup, err := findSetup(setups, fs, *service, *design, *clientCmd)
 	if err != nil {
 		return nil, err
 	}
@@ -466,6 +472,39 @@ func parseMatrix(setups []setup.Setup, args []string, stdout io.Writer) (*liveJo
 		return nil, fmt.Errorf("--update-readme is the merge's: fencelab-live merge, then fencelab-live readme")
 	}
 	return job, nil
+}
+
+const clientCmdUsage = "take the lock through this command (sh -c), a process speaking the lock-client protocol (docs/protocol.md), in --design's setup (a setup of --service, or a row: the service's setup of that row)"
+
+// maxClientCmd bounds --client-cmd.
+const maxClientCmd = 4096
+
+// findSetup is the setup of service and design, with fs's --client-cmd
+// cmd, if given, taking its lock: design then names a setup of the
+// service or a row of impl.Designs (the service's setup of that row).
+func findSetup(setups []setup.Setup, fs *flag.FlagSet, service, design, cmd string) (setup.Setup, error) {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "client-cmd" })
+	s, err := setup.Find(setups, service, design)
+	if !given {
+		return s, err
+	}
+	switch {
+	case strings.TrimSpace(cmd) == "":
+		return setup.Setup{}, errors.New("--client-cmd is empty")
+	case len(cmd) > maxClientCmd || strings.ContainsAny(cmd, "\x00\n\r"):
+		return setup.Setup{}, fmt.Errorf("--client-cmd must be one line of at most %d bytes", maxClientCmd)
+	}
+	if err != nil {
+		d, derr := impl.ParseDesign(design)
+		if derr != nil {
+			return setup.Setup{}, fmt.Errorf("%w; nor is it a row (%s)", err, impl.Flags())
+		}
+		if s, err = setup.OfRow(setups, service, d); err != nil {
+			return setup.Setup{}, err
+		}
+	}
+	return s.WithClientCommand(cmd), nil
 }
 
 // The --client values: the clients' behaviour.

@@ -201,7 +201,9 @@ func (c *Command) Acquire(ctx context.Context) (Grant, error) {
 	if err != nil {
 		return Grant{}, err
 	}
-	g := Grant{}
+	// validity_ms is what is left as the reply was written: the window
+	// starts at the reply's arrival, a moment later.
+	g := Grant{Sent: time.Now()}
 	if r.Token != nil {
 		g.Token = *r.Token
 	}
@@ -369,7 +371,11 @@ func (c *Command) call(ctx context.Context, req request, timeout time.Duration) 
 			c.outLine++
 			return c.parse(l.text, req.Op)
 		case <-clock.expired:
-			return nil, c.breach(fmt.Sprintf("no reply to input line %d (%q) within %v", c.inLine, req.Op, timeout+ReplyGrace))
+			within := fmt.Sprintf("its timeout_ms (%d) and %v", req.TimeoutMs, ReplyGrace)
+			if req.Op == "hello" {
+				within = timeout.String()
+			}
+			return nil, c.breach(fmt.Sprintf("no reply to input line %d (%q) within %s", c.inLine, req.Op, within))
 		case <-done:
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				done = nil // the reply has its grace yet

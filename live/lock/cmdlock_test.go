@@ -59,8 +59,11 @@ func TestCommandGoodClient(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	for range 3 {
+		before := time.Now()
 		g, err := c.Acquire(ctx)
 		require.NoError(t, err)
+		assert.WithinRange(t, g.Sent, before, time.Now(), "the window starts when the reply arrives")
+		g.Sent = time.Time{}
 		assert.Equal(t, Grant{Token: 3, Value: "v", Validity: 500 * time.Millisecond}, g)
 		require.NoError(t, c.Release(ctx, g))
 	}
@@ -105,7 +108,7 @@ func TestCommandBreaches(t *testing.T) {
 		{"unknown field", goodHello, `{"op":"acquire","ok":true,"validity":500}`, goodRelease, 5 * time.Second, "acquire", `unknown field "validity"`},
 		{"refused hello", `{"op":"hello","ok":false,"error":"no v2"}`, goodAcquire, goodRelease, 0, "hello", `input line 1 ("hello") refused: no v2`},
 		{"reply to nothing", goodHello, "!" + `echo '` + goodAcquire + `'; echo '` + goodAcquire + `'`, goodRelease, 5 * time.Second, "release", `output line 3 "{\"op\":\"acquire\"`},
-		{"hangs", goodHello, "!sleep 60", goodRelease, 300 * time.Millisecond, "acquire", `no reply to input line 2 ("acquire") within 1.`},
+		{"hangs", goodHello, "!sleep 60", goodRelease, 300 * time.Millisecond, "acquire", `no reply to input line 2 ("acquire") within its timeout_ms (29`},
 		{"exits mid-call", goodHello, "!exit 3", goodRelease, 5 * time.Second, "acquire", `exited (exit status 3) before it replied to input line 2 ("acquire")`},
 		{"exits 0 mid-call", goodHello, goodAcquire, "!exit 0", 5 * time.Second, "release", `exited (exit status 0) before it replied to input line 3 ("release")`},
 		{"line too long", goodHello, "!" + `printf '%05000d\n' 0`, goodRelease, 5 * time.Second, "acquire", "longer than 4096 bytes"},

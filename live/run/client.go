@@ -38,6 +38,10 @@ type ClientConfig struct {
 	// MaxErrors bounds the failed calls in a row before the client gives
 	// up (a service that does not answer).
 	MaxErrors int `json:"max_errors"`
+	// ClientCmd is the setup's client command (setup.Setup.ClientCommand),
+	// given here because --client-cmd makes it at the command line, not
+	// in the registry the client process finds its setup in.
+	ClientCmd string `json:"client_cmd,omitempty"`
 }
 
 // validate rejects a configuration the loop cannot run with.
@@ -86,6 +90,9 @@ func ServeClient(ctx context.Context, setups []setup.Setup, in io.Reader, out io
 	if err != nil {
 		return err
 	}
+	if cfg.ClientCmd != "" && cfg.ClientCmd != s.ClientCommand {
+		s = s.WithClientCommand(cfg.ClientCmd)
+	}
 	return RunClient(ctx, s, cfg, out)
 }
 
@@ -119,7 +126,11 @@ func (r *recorder) put(rec history.Record, err error) {
 // is the harness's (a record it could not write, a client it could not
 // build, recorded too), never the lock's or the store's answers: those
 // are in the records.
-func RunClient(ctx context.Context, s setup.Setup, cfg ClientConfig, out io.Writer) error {
+//
+// A client command that broke the lock-client protocol (a
+// *lock.ProtocolError, from any call or from Close) ends the client with
+// that error: the harness's, never a verdict.
+func RunClient(ctx context.Context, s setup.Setup, cfg ClientConfig, out io.Writer) (runErr error) {
 	ctx, cancel := context.WithDeadline(ctx, time.Unix(0, cfg.Deadline))
 	defer cancel()
 	r := &recorder{client: cfg.Client, enc: json.NewEncoder(out)}
@@ -135,7 +146,11 @@ func RunClient(ctx context.Context, s setup.Setup, cfg ClientConfig, out io.Writ
 		r.rec(history.OpAcquire, history.Return, 0, 0, false, err)
 		return errors.Join(err, r.err)
 	}
-	defer locker.Close()
+	defer func() {
+		if err := locker.Close(); runErr == nil && isBreach(err) {
+			runErr = err
+		}
+	}()
 	st, err := dialStore(ctx, s, cfg)
 	if err != nil {
 		err = fmt.Errorf("store: %w", err)
@@ -157,6 +172,9 @@ func RunClient(ctx context.Context, s setup.Setup, cfg ClientConfig, out io.Writ
 		g, err := locker.Acquire(ctx)
 		if err != nil {
 			r.rec(history.OpAcquire, history.Return, 0, 0, false, err)
+			if isBreach(err) {
+				return errors.Join(err, r.err)
+			}
 			if errorsInARow++; errorsInARow >= cfg.MaxErrors {
 				break
 			}
@@ -173,6 +191,9 @@ func RunClient(ctx context.Context, s setup.Setup, cfg ClientConfig, out io.Writ
 		err = locker.Release(opCtx, g)
 		r.rec(history.OpRelease, history.Return, token, 0, err == nil, err)
 		done()
+		if isBreach(err) {
+			return errors.Join(err, r.err)
+		}
 		if failed || err != nil {
 			errorsInARow++
 		} else {
@@ -184,6 +205,13 @@ func RunClient(ctx context.Context, s setup.Setup, cfg ClientConfig, out io.Writ
 		sec++
 	}
 	return r.err
+}
+
+// isBreach says whether err is a client command's breach of the
+// lock-client protocol.
+func isBreach(err error) bool {
+	var breach *lock.ProtocolError
+	return errors.As(err, &breach)
 }
 
 // window is a grant's validity as the client sees it.

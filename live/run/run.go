@@ -196,7 +196,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 			Service: cfg.Setup.Service, Setup: cfg.Setup.Name, Client: i, Clients: cfg.Clients,
 			Key: "fencelab-live", LockAddrs: dep.LockAddrs, StoreAddrs: dep.StoreAddrs,
 			TTL: cfg.Setup.TTL, Think: cfg.Think, Sections: cfg.Sections,
-			Deadline: deadline.UnixNano(), MaxErrors: 10,
+			Deadline: deadline.UnixNano(), MaxErrors: 10, ClientCmd: cfg.Setup.ClientCommand,
 		}
 		if reg != nil {
 			cc.Register = reg.Addr()

@@ -1,0 +1,128 @@
+package setup
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// ExamplesEnv names the folder of the client-command examples
+// (live/examples) when fencelab-live runs outside the repository.
+const ExamplesEnv = "FENCELAB_EXAMPLES"
+
+// python is Debian's interpreter, which Debian's python3-redis and
+// python3-kazoo are installed for (a python3 earlier on PATH, pyenv's,
+// may lack them).
+const python = "/usr/bin/python3"
+
+// node is Debian's nodejs.
+const node = "/usr/bin/node"
+
+// example is a real library of another language as a setup: a client
+// command under live/examples speaking the lock-client protocol, in the
+// servers and row of one of its service's Go setups (base).
+type example struct {
+	service, base, name string
+	library             string
+	why                 string
+	// interpreter runs script (a path under live/examples).
+	interpreter, script string
+	// version reports the library's version, given live/examples.
+	version func(ctx context.Context, dir string) (string, error)
+}
+
+// examples are the libraries of other languages the matrix runs.
+func examples() []example {
+	return []example{
+		{service: "redis", base: "off", name: "redis-py", library: "redis-py (Debian python3-redis)",
+			why:         "redis-py's Lock: SET NX PX with a random token, retried until blocking_timeout, a Lua compare-and-delete release; no fencing token",
+			interpreter: python, script: "python/redis_lock.py", version: pythonModule("redis", "python3-redis")},
+	}
+}
+
+// clientCommandSetups are the examples' setups, each its base setup
+// among goSetups with its lock taken by the example's command.
+func clientCommandSetups(goSetups []Setup) []Setup {
+	dir, dirErr := examplesDir()
+	var out []Setup
+	for _, ex := range examples() {
+		base, err := Find(goSetups, ex.service, ex.base)
+		if err != nil {
+			panic(fmt.Sprintf("example %s: %v", ex.name, err)) // a registry that cannot be built
+		}
+		script := filepath.Join(dir, filepath.FromSlash(ex.script))
+		s := base.WithClientCommand(ex.interpreter + " " + shellQuote(script))
+		s.Name, s.Why, s.Library = ex.name, ex.why, ex.library
+		version := func() (string, error) {
+			if dirErr != nil {
+				return "", dirErr
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			return ex.version(ctx, dir)
+		}
+		s.ClientVersion = version
+		serverProbe := base.Probe
+		s.Probe = func(ctx context.Context) (string, error) {
+			if _, err := version(); err != nil {
+				return "", fmt.Errorf("%s: %w", ex.library, err)
+			}
+			if serverProbe == nil {
+				return "fencelab", nil
+			}
+			return serverProbe(ctx)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// examplesDir finds live/examples: $FENCELAB_EXAMPLES, or the first
+// live/examples (or examples, inside live/) above the working folder or
+// the binary's.
+func examplesDir() (string, error) {
+	if d := os.Getenv(ExamplesEnv); d != "" {
+		return filepath.Abs(d)
+	}
+	var starts []string
+	if wd, err := os.Getwd(); err == nil {
+		starts = append(starts, wd)
+	}
+	if exe, err := os.Executable(); err == nil {
+		starts = append(starts, filepath.Dir(exe))
+	}
+	for _, start := range starts {
+		for d := start; ; d = filepath.Dir(d) {
+			for _, c := range []string{filepath.Join(d, "live", "examples"), filepath.Join(d, "examples")} {
+				if st, err := os.Stat(filepath.Join(c, "python")); err == nil && st.IsDir() {
+					return c, nil
+				}
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	return "", fmt.Errorf("live/examples not found above the working folder or the binary (run from the repository, or set %s)", ExamplesEnv)
+}
+
+// pythonModule reports the version of module as Debian's python3 imports
+// it, or names pkg, the Debian package that provides it.
+func pythonModule(module, pkg string) func(context.Context, string) (string, error) {
+	return func(ctx context.Context, _ string) (string, error) {
+		out, err := exec.CommandContext(ctx, python, "-c", "import "+module+"; print("+module+".__version__)").Output()
+		if err != nil {
+			return "", fmt.Errorf("%s cannot import %s: install Debian's %s (make live-deps)", python, module, pkg)
+		}
+		return strings.TrimSpace(string(out)), nil
+	}
+}
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
