@@ -2,6 +2,7 @@ package setup
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -41,6 +42,9 @@ func examples() []example {
 		{service: "redis", base: "off", name: "redis-py", library: "redis-py (Debian python3-redis)",
 			why:         "redis-py's Lock: SET NX PX with a random token, retried until blocking_timeout, a Lua compare-and-delete release; no fencing token",
 			interpreter: python, script: "python/redis_lock.py", version: pythonModule("redis", "python3-redis")},
+		{service: "redlock", base: "redlock", name: "node-redlock", library: "redlock (npm)",
+			why:         "node redlock's lock over 5 ioredis clients: SET NX PX on each, granted on a majority within TTL less drift, released on all; no fencing",
+			interpreter: node, script: "node/redlock_lock.js", version: npmPackage("redlock")},
 	}
 }
 
@@ -119,6 +123,27 @@ func pythonModule(module, pkg string) func(context.Context, string) (string, err
 			return "", fmt.Errorf("%s cannot import %s: install Debian's %s (make live-deps)", python, module, pkg)
 		}
 		return strings.TrimSpace(string(out)), nil
+	}
+}
+
+// npmPackage reports the version of pkg as npm ci installed it under
+// live/examples/node, or says how to install it.
+func npmPackage(pkg string) func(context.Context, string) (string, error) {
+	return func(_ context.Context, dir string) (string, error) {
+		if _, err := os.Stat(node); err != nil {
+			return "", fmt.Errorf("%s is missing: install Debian's nodejs (make live-deps)", node)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "node", "node_modules", pkg, "package.json"))
+		if err != nil {
+			return "", fmt.Errorf("npm package %s is not installed in %s (make live-deps runs npm ci there)", pkg, filepath.Join(dir, "node"))
+		}
+		var meta struct {
+			Version string `json:"version"`
+		}
+		if err := json.Unmarshal(b, &meta); err != nil || meta.Version == "" {
+			return "", fmt.Errorf("npm package %s: its package.json has no version", pkg)
+		}
+		return meta.Version, nil
 	}
 }
 
