@@ -100,3 +100,19 @@ func TestClientCommandBreachIsAHarnessError(t *testing.T) {
 		})
 	}
 }
+
+// TestKazooPause: kazoo's Lock under the client pause: the paused
+// holder's session expires, the other client is granted, and the holder,
+// which kazoo does not tell (its Lock still says acquired), writes on
+// resuming with its old czxid, which the register refuses: row
+// revision's verdicts, as go-zookeeper's.
+func TestKazooPause(t *testing.T) {
+	s := livetest.MustSetup(t, setup.All(), "zookeeper", "kazoo")
+	livetest.NeedSetup(t, s)
+	cfg := livetest.Config(t, s, history.FaultClientPause)
+	livetest.CheckStory(t, cfg, livetest.Story{
+		Violated: []string{impl.AtMostOneClientHoldLock},
+		Holds:    []string{impl.TokenIsMonotonical, impl.NoLostUpdate, linearizability.SectionsLinearizable, linearizability.RegisterLinearizable},
+	}, true)
+	livetest.NothingLeft(t, cfg.TempRoot)
+}
