@@ -136,13 +136,24 @@ func RunClient(ctx context.Context, s setup.Setup, cfg ClientConfig, out io.Writ
 	r := &recorder{client: cfg.Client, enc: json.NewEncoder(out)}
 	name := history.ClientName(cfg.Client)
 
-	r.rec(history.OpAcquire, history.Call, 0, 0, false, nil)
+	// A Go Locker may take its lease as it is built (etcd's session): the
+	// first acquire is called before it. A client command's hello takes no
+	// lock (docs/protocol.md) and its start — an interpreter and its
+	// imports — may outlast a lease, which would make every first grant
+	// look expired on arrival: its first acquire is called after it.
+	early := s.ClientCommand == ""
+	if early {
+		r.rec(history.OpAcquire, history.Call, 0, 0, false, nil)
+	}
 	// A client that cannot even be built (a bad address, a store that
 	// does not answer its dial) records why and ends with the error: the
 	// run is the harness's failure, not an inconclusive run.
 	locker, err := s.Locker(ctx, lock.Config{Addrs: cfg.LockAddrs, Key: cfg.Key, TTL: cfg.TTL, Client: name})
 	if err != nil {
 		err = fmt.Errorf("lock client: %w", err)
+		if !early {
+			r.rec(history.OpAcquire, history.Call, 0, 0, false, nil)
+		}
 		r.rec(history.OpAcquire, history.Return, 0, 0, false, err)
 		return errors.Join(err, r.err)
 	}
@@ -154,13 +165,16 @@ func RunClient(ctx context.Context, s setup.Setup, cfg ClientConfig, out io.Writ
 	st, err := dialStore(ctx, s, cfg)
 	if err != nil {
 		err = fmt.Errorf("store: %w", err)
+		if !early {
+			r.rec(history.OpAcquire, history.Call, 0, 0, false, nil)
+		}
 		r.rec(history.OpAcquire, history.Return, 0, 0, false, err)
 		return errors.Join(err, r.err)
 	}
 	defer st.Close()
 
 	errorsInARow := 0
-	called := true // the acquire call recorded above, before the clients were built
+	called := early // the acquire call recorded above, before the clients were built
 	for sec := 0; sec < cfg.Sections && ctx.Err() == nil && r.err == nil; {
 		if !called {
 			r.rec(history.OpAcquire, history.Call, 0, 0, false, nil)

@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/live/history"
 )
 
 // ExamplesEnv names the folder of the client-command examples
@@ -34,6 +37,10 @@ type example struct {
 	interpreter, script string
 	// version reports the library's version, given live/examples.
 	version func(ctx context.Context, dir string) (string, error)
+	// adjust, if set, changes what the library does differently from the
+	// base setup's recipe (its row, its lease, the faults that take
+	// effect).
+	adjust func(*Setup)
 }
 
 // examples are the libraries of other languages the matrix runs.
@@ -42,6 +49,17 @@ func examples() []example {
 		{service: "redis", base: "off", name: "redis-py", library: "redis-py (Debian python3-redis)",
 			why:         "redis-py's Lock: SET NX PX with a random token, retried until blocking_timeout, a Lua compare-and-delete release; no fencing token",
 			interpreter: python, script: "python/redis_lock.py", version: pythonModule("redis", "python3-redis")},
+		{service: "redis", base: "off", name: "redis-semaphore", library: "redis-semaphore (npm)",
+			why:         "redis-semaphore's Mutex: SET NX PX with a random identifier, refreshed every 0.8 TTL by a timer while held (a renewed lease, held while the process runs); no token",
+			interpreter: node, script: "node/semaphore_mutex.js", version: npmPackage("redis-semaphore"),
+			adjust: func(s *Setup) {
+				// Renewed, so not Leased: a section may outlast the TTL,
+				// and the network faults take effect (the renewals are
+				// lost on the cut link while the holder goes on).
+				s.Design, s.Leased = impl.DesignRenewal, false
+				s.Faults = []history.Fault{history.FaultClientPause, history.FaultDelay, history.FaultBlackhole}
+				s.MoreFaults = []history.Fault{history.FaultServerPause, history.FaultClockStep}
+			}},
 		{service: "zookeeper", base: "zxid-revision", name: "kazoo", library: "kazoo (Debian python3-kazoo)",
 			why:         "kazoo's Lock: an ephemeral sequential znode, granted when lowest, held while the session lives; its czxid as the token, checked >= by the register",
 			interpreter: python, script: "python/kazoo_lock.py", version: pythonModule("kazoo", "python3-kazoo")},
@@ -64,6 +82,9 @@ func clientCommandSetups(goSetups []Setup) []Setup {
 		script := filepath.Join(dir, filepath.FromSlash(ex.script))
 		s := base.WithClientCommand(ex.interpreter + " " + shellQuote(script))
 		s.Name, s.Why, s.Library = ex.name, ex.why, ex.library
+		if ex.adjust != nil {
+			ex.adjust(&s)
+		}
 		version := func() (string, error) {
 			if dirErr != nil {
 				return "", dirErr
