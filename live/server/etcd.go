@@ -78,6 +78,20 @@ type Etcd struct {
 // or at once when the start fails). Clients reach it at Addr (127.0.0.1,
 // a free port); its peer port is another free port, bound to 127.0.0.1 too.
 func StartEtcd(ctx context.Context, dir string, opts EtcdOptions) (*Etcd, error) {
+	first := true
+	return retryOnPortInUse(func() (*Etcd, error) {
+		if !first {
+			// The failed start removed dir: the retry makes it again.
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				return nil, fmt.Errorf("starting etcd: %w", err)
+			}
+		}
+		first = false
+		return startEtcdOnce(ctx, dir, opts)
+	})
+}
+
+func startEtcdOnce(ctx context.Context, dir string, opts EtcdOptions) (*Etcd, error) {
 	clientPort, peerPort, err := twoFreePorts()
 	if err != nil {
 		if dir != "" {

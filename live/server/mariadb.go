@@ -145,7 +145,14 @@ func StartMariaDB(ctx context.Context, dir string, opts MariaDBOptions) (*MariaD
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
-	dir, err = claimEmptyDir(dir)
+	// A failed start removes dir, so a retry claims it afresh.
+	return retryOnPortInUse(func() (*MariaDB, error) {
+		return startMariaDBOnce(ctx, dir, name, installDB, serverBin, opts)
+	})
+}
+
+func startMariaDBOnce(ctx context.Context, dir, name, installDB, serverBin string, opts MariaDBOptions) (*MariaDB, error) {
+	dir, err := claimEmptyDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}

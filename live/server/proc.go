@@ -30,6 +30,27 @@ var ErrNotRunning = errors.New("process is not running")
 // service that picks its port itself may retry on a fresh one.
 var ErrPortInUse = errors.New("port already in use")
 
+// portAttempts bounds the starts of one server whose free port was taken
+// between FreePort and the server's bind (another process's connection
+// drew it, which a loaded machine running many tests makes likely): each
+// retry draws a fresh port.
+const portAttempts = 3
+
+// retryOnPortInUse runs start, which draws a fresh free port each time,
+// until it succeeds, fails for another reason, or portAttempts starts in
+// a row found their port taken.
+func retryOnPortInUse[T any](start func() (T, error)) (T, error) {
+	for attempt := 1; ; attempt++ {
+		v, err := start()
+		if err == nil || !errors.Is(err, ErrPortInUse) {
+			return v, err
+		}
+		if attempt == portAttempts {
+			return v, fmt.Errorf("%d free ports in a row were taken before the server bound them; the last: %w", portAttempts, err)
+		}
+	}
+}
+
 // Defaults of a ProcSpec.
 const (
 	// DefaultReadyTimeout bounds the wait for a started process to accept

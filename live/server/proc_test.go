@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -336,5 +337,46 @@ func TestFreePortsAreDistinct(t *testing.T) {
 			require.NoError(t, err, "free again once returned")
 			require.NoError(t, l.Close())
 		}
+	}
+}
+
+// TestRetryOnPortInUse: a start whose port was taken is tried again on a
+// fresh port, up to portAttempts starts; any other failure, or success,
+// ends the retries at once.
+func TestRetryOnPortInUse(t *testing.T) {
+	taken := fmt.Errorf("starting x: %w", ErrPortInUse)
+	other := errors.New("starting x: no such file")
+	tests := []struct {
+		name      string
+		results   []error // one a start; past its end, success
+		wantCalls int
+		wantErr   error
+	}{
+		{"first start serves", nil, 1, nil},
+		{"one port taken", []error{taken}, 2, nil},
+		{"two ports taken", []error{taken, taken}, 3, nil},
+		{"every port taken", []error{taken, taken, taken, taken}, portAttempts, ErrPortInUse},
+		{"another failure is not retried", []error{other}, 1, other},
+		{"another failure after a taken port", []error{taken, other}, 2, other},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			calls := 0
+			v, err := retryOnPortInUse(func() (int, error) {
+				calls++
+				if calls <= len(tt.results) && tt.results[calls-1] != nil {
+					return 0, tt.results[calls-1]
+				}
+				return 42, nil
+			})
+			require.Equal(t, tt.wantCalls, calls)
+			if tt.wantErr == nil {
+				require.NoError(t, err)
+				require.Equal(t, 42, v)
+				return
+			}
+			require.ErrorIs(t, err, tt.wantErr)
+			require.NotContains(t, err.Error(), "\n", "one line")
+		})
 	}
 }

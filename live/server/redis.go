@@ -98,24 +98,14 @@ func StartRedis(ctx context.Context, dir string, opts RedisOptions) (*Redis, err
 	return startRedis(ctx, dir, path, version, opts, 0)
 }
 
-// redisStartAttempts bounds the starts of one instance when its port is
-// taken between FreePort and redis-server's bind (another process's
-// connection drew it): each retry draws a fresh port.
-const redisStartAttempts = 3
-
 // startRedis starts one instance on port (0: a free one), retrying on a
 // fresh port when the port turns out taken.
 func startRedis(ctx context.Context, dir, path, version string, opts RedisOptions, port int) (*Redis, error) {
-	var errs []error
-	for range redisStartAttempts {
+	return retryOnPortInUse(func() (*Redis, error) {
 		r, err := startRedisOnce(ctx, dir, path, version, opts, port)
-		if err == nil || !errors.Is(err, ErrPortInUse) {
-			return r, err
-		}
-		errs = append(errs, err)
-		port = 0
-	}
-	return nil, errors.Join(errs...)
+		port = 0 // a retry draws a free port
+		return r, err
+	})
 }
 
 func startRedisOnce(ctx context.Context, dir, path, version string, opts RedisOptions, port int) (*Redis, error) {

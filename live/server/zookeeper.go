@@ -106,6 +106,17 @@ func StartZooKeeper(ctx context.Context, dir string, opts ZooKeeperOptions) (*Zo
 	if err != nil {
 		return nil, err
 	}
+	if opts.Port != 0 {
+		return startZooKeeperOnce(ctx, dir, opts, version) // the caller's port
+	}
+	return retryOnPortInUse(func() (*ZooKeeper, error) {
+		return startZooKeeperOnce(ctx, dir, opts, version)
+	})
+}
+
+// startZooKeeperOnce starts the server once, on opts.Port or (0) a free port.
+func startZooKeeperOnce(ctx context.Context, dir string, opts ZooKeeperOptions, version string) (*ZooKeeper, error) {
+	var err error
 	if opts.Port == 0 {
 		if opts.Port, err = FreePort(); err != nil {
 			return nil, err
