@@ -71,6 +71,7 @@ type Command struct {
 	in   io.WriteCloser
 
 	lines   chan outLine  // the reply lines, in order
+	quit    chan struct{} // closed when no more lines are taken
 	exited  chan struct{} // closed once the process is reaped
 	waitErr error         // the process's end, set before exited closes
 	inLine  int           // requests written
@@ -147,7 +148,7 @@ func NewCommand(ctx context.Context, cfg Config, opts CommandOptions) (*Command,
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("client command: %w", err)
 	}
-	c := &Command{opts: opts, cmd: cmd, in: in, lines: make(chan outLine, 16), exited: make(chan struct{})}
+	c := &Command{opts: opts, cmd: cmd, in: in, lines: make(chan outLine, 16), quit: make(chan struct{}), exited: make(chan struct{})}
 	go c.read(out)
 	r, err := c.call(ctx, request{Op: "hello", V: ProtocolVersion, Client: cfg.Client, Service: opts.Service,
 		Key: cfg.Key, TTLms: cfg.TTL.Milliseconds(), Addrs: cfg.Addrs}, HelloTimeout)
@@ -159,9 +160,7 @@ func NewCommand(ctx context.Context, cfg Config, opts CommandOptions) (*Command,
 	if errors.As(err, &refused) {
 		err = c.breach(fmt.Sprintf("input line 1 (%q) refused: %s", "hello", refused.Msg))
 	}
-	c.in.Close()
-	c.kill()
-	<-c.exited
+	c.stop()
 	return nil, err
 }
 
@@ -171,7 +170,10 @@ func (c *Command) read(out io.Reader) {
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 0, 512), MaxReplyLine+1)
 	for sc.Scan() {
-		c.lines <- outLine{text: bytes.Clone(sc.Bytes())}
+		select {
+		case c.lines <- outLine{text: bytes.Clone(sc.Bytes())}:
+		case <-c.quit: // nobody takes more: the rest is dropped
+		}
 	}
 	err := sc.Err()
 	if errors.Is(err, bufio.ErrTooLong) {
@@ -179,7 +181,10 @@ func (c *Command) read(out io.Reader) {
 	} else if err == nil {
 		err = io.EOF
 	}
-	c.lines <- outLine{err: err}
+	select {
+	case c.lines <- outLine{err: err}:
+	case <-c.quit:
+	}
 	// Nothing more is read: what the process still writes must not block
 	// it before it is reaped.
 	go io.Copy(io.Discard, out)
@@ -246,9 +251,7 @@ func (c *Command) Close() error {
 		}
 		err = c.awaitExit()
 	}
-	c.in.Close()
-	c.kill()
-	<-c.exited
+	c.stop()
 	var breach *ProtocolError
 	if errors.As(c.broken, &breach) {
 		return c.broken
@@ -288,6 +291,20 @@ func (c *Command) awaitExit() error {
 			return c.breach(fmt.Sprintf("the client command did not exit within %v of close (input line %d)", CloseGrace, c.inLine))
 		}
 	}
+}
+
+// stop ends the command and waits until it is reaped: its input closed,
+// its output no longer taken, the process (its group, when it has its
+// own) killed.
+func (c *Command) stop() {
+	c.in.Close()
+	select {
+	case <-c.quit:
+	default:
+		close(c.quit)
+	}
+	c.kill()
+	<-c.exited
 }
 
 // kill ends the command (its group, when it has its own) if it runs.

@@ -160,6 +160,7 @@ func TestCommandCloseBreaches(t *testing.T) {
 	tests := []struct{ name, command, want string }{
 		{"exits 1", `read -r l; echo '` + goodHello + `'; read -r l; exit 1`, "exited (exit status 1) after close"},
 		{"stays", `read -r l; echo '` + goodHello + `'; exec 0<&-; sleep 60`, "did not exit within 2s of close"},
+		{"floods", `read -r l; echo '` + goodHello + `'; while :; do echo '` + goodRelease + `'; done`, "a reply to nothing"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
