@@ -331,22 +331,19 @@ func (c *Command) write(req request) error {
 		return err
 	}
 	if _, err := c.in.Write(append(b, '\n')); err != nil {
-		return c.breach(fmt.Sprintf("input line %d (%q) could not be written: %v%s", c.inLine, req.Op, err, c.exitNote()))
+		// A closed input is, nearly always, a command that ended: say so.
+		select {
+		case <-c.exited:
+			status := "exit status 0"
+			if c.waitErr != nil {
+				status = c.waitErr.Error()
+			}
+			return c.breach(fmt.Sprintf("the client command exited (%s) before it read input line %d (%q)", status, c.inLine, req.Op))
+		case <-time.After(CloseGrace):
+			return c.breach(fmt.Sprintf("input line %d (%q) could not be written: %v", c.inLine, req.Op, err))
+		}
 	}
 	return nil
-}
-
-// exitNote says how the command ended, if it has.
-func (c *Command) exitNote() string {
-	select {
-	case <-c.exited:
-		if c.waitErr != nil {
-			return fmt.Sprintf(" (the client command exited: %v)", c.waitErr)
-		}
-		return " (the client command exited with status 0)"
-	default:
-		return ""
-	}
 }
 
 // call writes req, timeout_ms set from timeout, and waits for its reply:

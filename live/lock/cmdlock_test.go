@@ -112,6 +112,7 @@ func TestCommandBreaches(t *testing.T) {
 		{"exits mid-call", goodHello, "!exit 3", goodRelease, 5 * time.Second, "acquire", `exited (exit status 3) before it replied to input line 2 ("acquire")`},
 		{"exits 0 mid-call", goodHello, goodAcquire, "!exit 0", 5 * time.Second, "release", `exited (exit status 0) before it replied to input line 3 ("release")`},
 		{"line too long", goodHello, "!" + `printf '%05000d\n' 0`, goodRelease, 5 * time.Second, "acquire", "longer than 4096 bytes"},
+		{"exits at once", "!exit 0", goodAcquire, goodRelease, 0, "hello", `input line 1 ("hello")`},
 		{"reply to nothing at close", goodHello, goodAcquire, "!" + `echo '` + goodRelease + `'; echo '` + goodRelease + `'`, 5 * time.Second, "close", `output line 4 "{\"op\":\"release\"`},
 	}
 	for _, tc := range tests {
