@@ -143,14 +143,7 @@ func (s *session) run(live, second, dead []string) []Check {
 	if !s.note("hello: a second instance answers", err) {
 		return s.checks
 	}
-	err = s.acquire(b, refuseTimeout)
-	var refused *lock.Refusal
-	switch {
-	case err == nil:
-		err = errors.New("granted while the first instance holds the lock: two holders")
-	case errors.As(err, &refused):
-		err = nil
-	}
+	err = refusal(s.acquire(b, refuseTimeout), "granted while the first instance holds the lock: two holders")
 	if !s.note(fmt.Sprintf("acquire: the second instance is refused within its timeout_ms (%v) while the first holds the lock", refuseTimeout), err) {
 		return s.checks
 	}
@@ -178,15 +171,21 @@ func (s *session) deadService(dead []string) {
 	if !s.note("hello: an instance whose addresses are closed ports answers all the same", err) {
 		return
 	}
-	err = s.acquire(c, refuseTimeout)
+	err = refusal(s.acquire(c, refuseTimeout), "granted by a service that is not there")
+	s.note(fmt.Sprintf("acquire: that instance is refused within its timeout_ms (%v), neither hanging nor exiting", refuseTimeout), err)
+}
+
+// refusal is the check of an acquire that must be refused: nil for a
+// refusal, granted's words for a grant, the breach for a breach.
+func refusal(err error, granted string) error {
 	var refused *lock.Refusal
 	switch {
 	case err == nil:
-		err = errors.New("granted by a service that is not there")
+		return errors.New(granted)
 	case errors.As(err, &refused):
-		err = nil
+		return nil
 	}
-	s.note(fmt.Sprintf("acquire: that instance is refused within its timeout_ms (%v), neither hanging nor exiting", refuseTimeout), err)
+	return err
 }
 
 // closeAll ends the instances a failed check left.
