@@ -139,11 +139,13 @@ live-deps: ## install the live harness's services and the client libraries of it
 	@$(call npm_ci,live-deps,2)
 
 # $(call npm_ci,TARGET,CODE): npm ci in $(LIVE_NODE) when its node_modules
-# is missing or older than its package-lock.json; without npm, one line
-# and exit CODE.
+# is missing or older than its package-lock.json. npm is installed from
+# Debian only where there is none (a nodejs from elsewhere brings its own,
+# and conflicts with Debian's npm); without npm, one line and exit CODE.
 npm_ci = if [ ! -f $(LIVE_NODE)/package-lock.json ]; then exit 0; fi; \
 	if [ -f $(LIVE_NODE)/node_modules/.package-lock.json ] && [ $(LIVE_NODE)/node_modules/.package-lock.json -nt $(LIVE_NODE)/package-lock.json ]; then exit 0; fi; \
-	if ! command -v npm >/dev/null; then echo "$(1): npm missing (Debian's nodejs brings it); the Node examples' tests skip" >&2; exit $(2); fi; \
+	if ! command -v npm >/dev/null && [ "$$(id -u)" -eq 0 ]; then echo "$(1): installing npm"; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; fi; \
+	if ! command -v npm >/dev/null; then echo "$(1): npm missing (Debian's npm; a nodejs from elsewhere brings its own); the Node examples' tests skip" >&2; exit $(2); fi; \
 	echo "$(1): npm ci in $(LIVE_NODE)"; cd $(LIVE_NODE) && npm ci --no-audit --no-fund --loglevel=error
 
 browser-deps: ## install headless Chromium (Debian's chromium, as root, if missing) for the browser tests of the pages and pictures
