@@ -22,7 +22,8 @@ Commands of fencelab-live:
            --keep failing|all|none, --shard i/n, --client checked|unchecked, --client-cmd CMD: your
            lock in any language, a process speaking docs/protocol.md)
   matrix   every setup under each of its classic faults, as make live (--service, --runs, --out,
-           --keep failing|all|none, --update-readme FILE, --shard i/n, --client checked|unchecked|both)
+           --keep failing|all|none, --update-readme FILE, --shard i/n, --client checked|unchecked|both;
+           --client-cmd CMD --design D: that one setup with CMD's lock)
   readme   the README's live block from a matrix's --out folder (--out DIR FILE)
   merge    the shards of a run or a matrix (--shard i/n) into one --out (--out DIR SHARD_DIR...)
   check    saved runs judged again from their files alone, compared with their saved verdicts

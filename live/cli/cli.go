@@ -403,9 +403,11 @@ func parseMatrix(setups []setup.Setup, args []string, stdout io.Writer) (*liveJo
 	readme := fs.String("update-readme", "", "then write the live block of this README (and its runs under docs/live)")
 	shardValue := fs.String("shard", "", shard.Usage)
 	client := fs.String("client", clientChecked, clientUsage+"; both adds the unchecked line where it differs: each setup whose lease has a fixed end, under "+string(history.FaultClientPause))
+	design := fs.String("design", "", "with --client-cmd: the setup (or row) the command's lock claims; its classic faults are the matrix")
+	clientCmd := fs.String("client-cmd", "", "the matrix of one setup, --design's, with its lock taken by this command (docs/protocol.md)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			showUsage(stdout, fs, "fencelab-live matrix [--service S] [--runs N] [--seed X] [--out DIR] [--keep failing|all|none] [--update-readme FILE] [--shard i/n] [--client checked|unchecked|both]")
+			showUsage(stdout, fs, "fencelab-live matrix [--service S] [--runs N] [--seed X] [--out DIR] [--keep failing|all|none] [--update-readme FILE] [--shard i/n] [--client checked|unchecked|both] [--client-cmd CMD --design D]")
 			return nil, errUsage
 		}
 		return nil, err
@@ -429,6 +431,23 @@ func parseMatrix(setups []setup.Setup, args []string, stdout io.Writer) (*liveJo
 		if *service == "" || s.Service == *service {
 			chosen = append(chosen, s)
 		}
+	}
+	cmdGiven := false
+	fs.Visit(func(f *flag.Flag) { cmdGiven = cmdGiven || f.Name == "client-cmd" })
+	switch {
+	case cmdGiven && (*service == "" || *design == ""):
+		return nil, errors.New("--client-cmd needs --service and --design (the setup or row its lock claims)")
+	case cmdGiven:
+		s, err := findSetup(setups, fs, *service, *design, *clientCmd)
+		if err != nil {
+			return nil, err
+		}
+		if *readme != "" {
+			return nil, errors.New("--update-readme writes the shipped setups' block, not a client command's")
+		}
+		chosen = []setup.Setup{s}
+	case *design != "":
+		return nil, errors.New("--design is --client-cmd's (the matrix runs every setup of --service)")
 	}
 	if len(chosen) == 0 && *service != "" {
 		return nil, fmt.Errorf("no setup of service %.40q (fencelab-live list shows them)", *service)

@@ -30,6 +30,20 @@ func TestClientCmdSetup(t *testing.T) {
 	assert.Equal(t, "zookeeper/zxid-revision", job.plans[0].Run.Setup.ID(), "the row names the service's setup of it")
 }
 
+// TestMatrixClientCmd: matrix --client-cmd is one setup's matrix, its
+// classic faults (and, --client both, its unchecked line), each run with
+// its lock taken by the command.
+func TestMatrixClientCmd(t *testing.T) {
+	job, err := parseMatrix(setup.All(), []string{"--service", "redis", "--design", "off", "--client-cmd", "my-lock", "--client", "both"}, &bytes.Buffer{})
+	require.NoError(t, err)
+	var ids []string
+	for _, p := range job.plans {
+		assert.Equal(t, "my-lock", p.Run.Setup.ClientCommand)
+		ids = append(ids, p.Run.Setup.ID()+" "+string(p.Run.Fault))
+	}
+	assert.Equal(t, []string{"redis/off client-pause", "redis/off+unchecked client-pause", "redis/off clock-step"}, ids)
+}
+
 // TestConformClientCommand: conform-client's output, a line a check, and
 // its exit code, on a good example and a broken client.
 func TestConformClientCommand(t *testing.T) {
