@@ -54,13 +54,14 @@ func TestRedisScriptedPause(t *testing.T) {
 	}
 }
 
-// TestRedisScriptedPauseCheckedClient: the same story with the checked
-// client (the default): c1 resumes past its grant's validity, checks,
-// and does not write; its belief ended at its validity, so no two
-// overlap, and nothing is violated.
+// TestRedisScriptedPauseCheckedClient: the classic story with the
+// checked client (the default): c1, paused after its read, resumes past
+// its grant's validity, checks, and does not write; its belief ended at
+// its validity, so no two overlap, and nothing is violated.
 func TestRedisScriptedPauseCheckedClient(t *testing.T) {
 	livetest.NeedRedis(t)
 	cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "redis", "none"), history.FaultClientPause)
+	cfg.Classic = true
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	res, err := run.Run(ctx, cfg)
@@ -77,6 +78,28 @@ func TestRedisScriptedPauseCheckedClient(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, expired)
+	livetest.NothingLeft(t, cfg.TempRoot)
+}
+
+// TestRedisWriteGateStory: row none's own story with the checked client,
+// against real Redis: c1 passes its write's check in time and is stopped
+// at its gate until c2's read is accepted; its write lands, c2's follows:
+// an update lost while NoActionPastValidity holds, as the model says.
+func TestRedisWriteGateStory(t *testing.T) {
+	livetest.NeedRedis(t)
+	cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "redis", "none"), history.FaultClientPause)
+	st, ok := cfg.Story()
+	require.True(t, ok)
+	require.Equal(t, impl.NoLostUpdate, st.Property)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	res, err := run.Run(ctx, cfg)
+	require.NoError(t, err)
+	j := res.Judgement
+	assert.True(t, j.TookEffect, "the pause story took effect: %s", j.Effect)
+	assert.Equal(t, verdict.Violated, j.Verdicts.Get(impl.NoLostUpdate).Status, "%v", j.Verdicts)
+	assert.Equal(t, verdict.Holds, j.Verdicts.Get(impl.NoActionPastValidity).Status, "%v", j.Verdicts)
+	assert.Contains(t, res.History.Faults[0].Detail, "until another client's accepted read")
 	livetest.NothingLeft(t, cfg.TempRoot)
 }
 
