@@ -11,8 +11,10 @@ import (
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/internal/livetest"
+	"github.com/fencelab/fencelab/live/nemesis"
 	"github.com/fencelab/fencelab/live/run"
 	"github.com/fencelab/fencelab/live/setup"
+	"github.com/fencelab/fencelab/live/story"
 	"github.com/fencelab/fencelab/verdict"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -183,8 +185,8 @@ func TestRedisNetworkFaults(t *testing.T) {
 }
 
 // TestRedisClockStep: redis-server's own wall clock stepped forward by
-// two TTLs right after the first read expires the holder's key at once:
-// a second client acquires while the first still thinks. Row all: the
+// two TTLs at the holder's write expires its key at once: a second
+// client acquires and reads while the first still believes. Row all: the
 // stale write is refused.
 func TestRedisClockStep(t *testing.T) {
 	livetest.NeedRedis(t)
@@ -192,7 +194,13 @@ func TestRedisClockStep(t *testing.T) {
 		t.Skip("cc not installed (Debian package gcc): the clock shim cannot be built")
 	}
 	cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "redis", "all"), history.FaultClockStep)
-	cfg.Think = 300 * time.Millisecond
+	// The step comes after the holder's write passed its validity check
+	// (its lease has time left by the real clock), and its write waits
+	// at the gate until the other client's read was accepted: the stale
+	// write lands after the newer holder's read whatever the load, as in
+	// the models' story.
+	cfg.Script = &story.Story{Design: cfg.Setup.Design, Property: impl.NoLostUpdate, Fault: history.FaultClockStep,
+		Point: story.AtWriteGate, Until: nemesis.UntilOtherRead, Lands: history.OpWrite}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	res, err := run.Run(ctx, cfg)

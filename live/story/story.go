@@ -320,9 +320,13 @@ func (s Story) Schedule(p nemesis.ScheduleParams) nemesis.Schedule {
 		// keeps the first writer's version refuses the newer holder).
 		e.For = 3 * p.TTL
 	default:
-		// A restart at once; the gate holds the stale holder until the
-		// other's progress when its operation must land after it, and
-		// opens at once otherwise.
+		// A fault of the service as long (a restart at once, a clock step
+		// as far) as in its classic story; the gate holds the stale holder
+		// until the other's progress when its operation must land after
+		// it, and opens at once otherwise.
+		if classic := nemesis.ScriptedSchedule(s.Fault, p).Events; len(classic) == 1 {
+			e.For = classic[0].For
+		}
 		if e.Until != "" {
 			e.Hold = limit(p.TTL)
 		}
