@@ -116,7 +116,10 @@ test: fmt-check vet test-deps ## gofmt check, go vet, go test -race ./... then g
 # live harness starts (and cc, for its clock shim), and headless Chromium
 # for the browser tests of the pages and pictures. Without them those
 # tests skip, each with one line naming the package.
-LIVE_PACKAGES    := redis-server zookeeper mariadb-server gcc
+LIVE_PACKAGES    := redis-server zookeeper mariadb-server gcc python3-redis python3-kazoo nodejs
+# The Node examples' npm packages (live/examples/node, pinned by its
+# package-lock.json), installed by npm ci when node_modules is older.
+LIVE_NODE        := live/examples/node
 BROWSER_PACKAGES := chromium
 
 # $(call apt_install,TARGET,PACKAGES,CODE): install those of PACKAGES that
@@ -127,11 +130,23 @@ apt_install = missing=""; for p in $(2); do dpkg-query -W -f='$${Status}' $$p 2>
 	if [ "$$(id -u)" -ne 0 ]; then echo "$(1): missing$$missing; installing them needs root (sudo make $(1)); the tests that need them skip" >&2; exit $(3); fi; \
 	echo "$(1): installing$$missing"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null
 
-test-deps: ## install what the tests need beyond Go and Java (as root, only what is missing: redis-server zookeeper mariadb-server gcc chromium); as another user, say what is missing and go on
+test-deps: ## install what the tests need beyond Go and Java (as root, only what is missing: redis-server zookeeper mariadb-server gcc python3-redis python3-kazoo nodejs chromium, then the Node examples' npm ci); as another user, say what is missing and go on
 	@$(call apt_install,test-deps,$(LIVE_PACKAGES) $(BROWSER_PACKAGES),0)
+	@$(call npm_ci,test-deps,0)
 
-live-deps: ## install the live harness's services (apt-get, as root, only what is missing: redis-server zookeeper mariadb-server gcc)
+live-deps: ## install the live harness's services and the client libraries of its examples (apt-get, as root, only what is missing: redis-server zookeeper mariadb-server gcc python3-redis python3-kazoo nodejs; then npm ci in live/examples/node)
 	@$(call apt_install,live-deps,$(LIVE_PACKAGES),2)
+	@$(call npm_ci,live-deps,2)
+
+# $(call npm_ci,TARGET,CODE): npm ci in $(LIVE_NODE) when its node_modules
+# is missing or older than its package-lock.json. npm is installed from
+# Debian only where there is none (a nodejs from elsewhere brings its own,
+# and conflicts with Debian's npm); without npm, one line and exit CODE.
+npm_ci = if [ ! -f $(LIVE_NODE)/package-lock.json ]; then exit 0; fi; \
+	if [ -f $(LIVE_NODE)/node_modules/.package-lock.json ] && [ $(LIVE_NODE)/node_modules/.package-lock.json -nt $(LIVE_NODE)/package-lock.json ]; then exit 0; fi; \
+	if ! command -v npm >/dev/null && [ "$$(id -u)" -eq 0 ]; then echo "$(1): installing npm"; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; fi; \
+	if ! command -v npm >/dev/null; then echo "$(1): npm missing (Debian's npm; a nodejs from elsewhere brings its own); the Node examples' tests skip" >&2; exit $(2); fi; \
+	echo "$(1): npm ci in $(LIVE_NODE)"; cd $(LIVE_NODE) && npm ci --no-audit --no-fund --loglevel=error
 
 browser-deps: ## install headless Chromium (Debian's chromium, as root, if missing) for the browser tests of the pages and pictures
 	@$(call apt_install,browser-deps,$(BROWSER_PACKAGES),2)

@@ -68,7 +68,7 @@ func Main(args []string, setups []setup.Setup) int {
 // setups, with the streams given: Main with the streams a test chooses.
 func Run(setups []setup.Setup, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "fencelab-live: no command given (want run, matrix, readme, merge, check, check-history, story or list)")
+		fmt.Fprintln(stderr, "fencelab-live: no command given (want run, matrix, readme, merge, check, check-history, story, conform-client or list)")
 		return ExitBadInput
 	}
 	switch args[0] {
@@ -88,6 +88,8 @@ func Run(setups []setup.Setup, args []string, stdin io.Reader, stdout, stderr io
 		return storyCommand(setups, args[1:], stdout, stderr)
 	case "check-history":
 		return checkHistoryCommand(args[1:], stdout, stderr)
+	case "conform-client":
+		return conformCommand(setups, args[1:], stdout, stderr)
 	case "client":
 		// Hidden: one client process of a run.
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
@@ -116,7 +118,7 @@ func Run(setups []setup.Setup, args []string, stdin io.Reader, stdout, stderr io
 		fmt.Fprint(stdout, usage)
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "fencelab-live: unknown command %.40q (want run, matrix, readme, merge, check, check-history, story or list)\n", args[0])
+	fmt.Fprintf(stderr, "fencelab-live: unknown command %.40q (want run, matrix, readme, merge, check, check-history, story, conform-client or list)\n", args[0])
 	return ExitBadInput
 }
 
@@ -130,8 +132,11 @@ Usage:
   fencelab-live check RUN_DIR...   (a saved run judged again from its files alone)
   fencelab-live story --setup SERVICE/DESIGN --property P   (a scripted story from the model)
   fencelab-live check-history [--design ROW] [--out DIR] HISTORY   (a history file judged, docs/history.md)
+  fencelab-live conform-client --client-cmd CMD --service S [--design D]   (CMD speaks docs/protocol.md)
   fencelab-live list
 
+Your lock in any language: run --client-cmd CMD takes the lock through CMD, a process speaking
+the lock-client protocol (docs/protocol.md), in the setup --design names (a setup or a row).
 Run 'fencelab-live run -h' (or help run) for the flags. --keep failing (the default), all or
 none: which runs are saved under --out (the campaigns' summaries always are).
 Exit codes: 0 success (expected violations count as success), 1 a violation where the models
@@ -214,6 +219,7 @@ func parseRun(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, 
 	timeout := fs.Duration("timeout", 20*time.Second, "bound of one run")
 	shardValue := fs.String("shard", "", shard.Usage)
 	client := fs.String("client", clientChecked, clientUsage)
+	clientCmd := fs.String("client-cmd", "", clientCmdUsage)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			showUsage(stdout, fs, "fencelab-live run --service S --design D [flags]")
@@ -227,7 +233,7 @@ func parseRun(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, 
 	if *service == "" || *design == "" {
 		return nil, fmt.Errorf("--service and --design are required (fencelab-live list shows them)")
 	}
-	setup, err := setup.Find(setups, *service, *design)
+	setup, err := findSetup(setups, fs, *service, *design, *clientCmd)
 	if err != nil {
 		return nil, err
 	}
@@ -410,9 +416,11 @@ func parseMatrix(setups []setup.Setup, args []string, stdout io.Writer) (*liveJo
 	shardValue := fs.String("shard", "", shard.Usage)
 	parallel := fs.Int("parallel", defaultParallel, fmt.Sprintf("campaigns run at once (1 to %d), each with its own servers; the output is a serial run's, in the same order", maxParallel))
 	client := fs.String("client", clientChecked, clientUsage+"; both adds the unchecked line where it differs: each setup whose lease has a fixed end, under "+string(history.FaultClientPause))
+	design := fs.String("design", "", "with --client-cmd: the setup (or row) the command's lock claims; its classic faults are the matrix")
+	clientCmd := fs.String("client-cmd", "", "the matrix of one setup, --design's, with its lock taken by this command (docs/protocol.md)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			showUsage(stdout, fs, "fencelab-live matrix [--service S] [--runs N] [--seed X] [--out DIR] [--keep failing|all|none] [--update-readme FILE] [--shard i/n] [--client checked|unchecked|both] [--parallel N]")
+			showUsage(stdout, fs, "fencelab-live matrix [--service S] [--runs N] [--seed X] [--out DIR] [--keep failing|all|none] [--update-readme FILE] [--shard i/n] [--client checked|unchecked|both] [--parallel N] [--client-cmd CMD --design D]")
 			return nil, errUsage
 		}
 		return nil, err
@@ -439,6 +447,23 @@ func parseMatrix(setups []setup.Setup, args []string, stdout io.Writer) (*liveJo
 		if *service == "" || s.Service == *service {
 			chosen = append(chosen, s)
 		}
+	}
+	cmdGiven := false
+	fs.Visit(func(f *flag.Flag) { cmdGiven = cmdGiven || f.Name == "client-cmd" })
+	switch {
+	case cmdGiven && (*service == "" || *design == ""):
+		return nil, errors.New("--client-cmd needs --service and --design (the setup or row its lock claims)")
+	case cmdGiven:
+		s, err := findSetup(setups, fs, *service, *design, *clientCmd)
+		if err != nil {
+			return nil, err
+		}
+		if *readme != "" {
+			return nil, errors.New("--update-readme writes the shipped setups' block, not a client command's")
+		}
+		chosen = []setup.Setup{s}
+	case *design != "":
+		return nil, errors.New("--design is --client-cmd's (the matrix runs every setup of --service)")
 	}
 	if len(chosen) == 0 && *service != "" {
 		return nil, fmt.Errorf("no setup of service %.40q (fencelab-live list shows them)", *service)
@@ -485,6 +510,39 @@ func parseMatrix(setups []setup.Setup, args []string, stdout io.Writer) (*liveJo
 		return nil, fmt.Errorf("--update-readme is the merge's: fencelab-live merge, then fencelab-live readme")
 	}
 	return job, nil
+}
+
+const clientCmdUsage = "take the lock through this command (sh -c), a process speaking the lock-client protocol (docs/protocol.md), in --design's setup (a setup of --service, or a row: the service's setup of that row)"
+
+// maxClientCmd bounds --client-cmd.
+const maxClientCmd = 4096
+
+// findSetup is the setup of service and design, with fs's --client-cmd
+// cmd, if given, taking its lock: design then names a setup of the
+// service or a row of impl.Designs (the service's setup of that row).
+func findSetup(setups []setup.Setup, fs *flag.FlagSet, service, design, cmd string) (setup.Setup, error) {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "client-cmd" })
+	s, err := setup.Find(setups, service, design)
+	if !given {
+		return s, err
+	}
+	switch {
+	case strings.TrimSpace(cmd) == "":
+		return setup.Setup{}, errors.New("--client-cmd is empty")
+	case len(cmd) > maxClientCmd || strings.ContainsAny(cmd, "\x00\n\r"):
+		return setup.Setup{}, fmt.Errorf("--client-cmd must be one line of at most %d bytes", maxClientCmd)
+	}
+	if err != nil {
+		d, derr := impl.ParseDesign(design)
+		if derr != nil {
+			return setup.Setup{}, fmt.Errorf("%w; nor is it a row (%s)", err, impl.Flags())
+		}
+		if s, err = setup.OfRow(setups, service, d); err != nil {
+			return setup.Setup{}, err
+		}
+	}
+	return s.WithClientCommand(cmd), nil
 }
 
 // The --client values: the clients' behaviour.

@@ -51,6 +51,22 @@ func TestBadInput(t *testing.T) {
 		{"check a file", []string{"check", "cli_test.go"}, "cli_test.go: not a saved run's folder"},
 		{"check a flag", []string{"check", "--all"}, "flag provided but not defined"},
 		{"check a folder of no run", []string{"check", "."}, "verdicts.json: missing"},
+		{"empty client-cmd", []string{"run", "--service", "redis", "--design", "off", "--client-cmd", " "}, "--client-cmd is empty"},
+		{"client-cmd of two lines", []string{"run", "--service", "redis", "--design", "off", "--client-cmd", "a\nb"}, "--client-cmd must be one line"},
+		{"client-cmd huge", []string{"run", "--service", "redis", "--design", "off", "--client-cmd", strings.Repeat("x", 5000)}, "--client-cmd must be one line of at most 4096 bytes"},
+		{"client-cmd no design", []string{"run", "--service", "redis", "--client-cmd", "x"}, "--service and --design are required"},
+		{"client-cmd unknown row", []string{"run", "--service", "redis", "--design", "moat", "--client-cmd", "x"}, `unknown design "moat" for service redis`},
+		{"client-cmd row the service lacks", []string{"run", "--service", "redis", "--design", "sequencer", "--client-cmd", "x"}, "service redis has no setup of row sequencer"},
+		{"client-cmd unknown service", []string{"run", "--service", "memcached", "--design", "off", "--client-cmd", "x"}, `unknown service "memcached"`},
+		{"matrix client-cmd no design", []string{"matrix", "--service", "redis", "--client-cmd", "x"}, "--client-cmd needs --service and --design"},
+		{"matrix design alone", []string{"matrix", "--service", "redis", "--design", "off"}, "--design is --client-cmd's"},
+		{"matrix client-cmd readme", []string{"matrix", "--service", "redis", "--design", "off", "--client-cmd", "x", "--update-readme", "README.md"}, "--update-readme writes the shipped setups' block"},
+		{"matrix client-cmd empty", []string{"matrix", "--service", "redis", "--design", "off", "--client-cmd", ""}, "--client-cmd is empty"},
+		{"conform no service", []string{"conform-client", "--client-cmd", "x"}, "--service is required"},
+		{"conform no command", []string{"conform-client", "--service", "redis"}, "--client-cmd is required"},
+		{"conform empty command", []string{"conform-client", "--service", "redis", "--client-cmd", ""}, "--client-cmd is empty"},
+		{"conform unknown service", []string{"conform-client", "--service", "memcached", "--client-cmd", "x"}, "unknown service"},
+		{"conform stray argument", []string{"conform-client", "--service", "redis", "--client-cmd", "x", "y"}, "unexpected argument"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -95,8 +111,8 @@ func TestClientLines(t *testing.T) {
 		return ids
 	}
 	checked, unchecked, both := lines("checked"), lines("unchecked"), lines("both")
-	assert.Len(t, checked, 10, "5 redis setups × 2 faults")
-	assert.Len(t, unchecked, 5, "each leased setup under the client pause")
+	assert.Len(t, checked, 15, "6 redis setups (redis-py among them) × 2 faults, and redis-semaphore × 3")
+	assert.Len(t, unchecked, 6, "each leased setup under the client pause")
 	for _, id := range unchecked {
 		assert.Contains(t, id, "+unchecked client-pause")
 	}

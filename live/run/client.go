@@ -40,6 +40,10 @@ type ClientConfig struct {
 	// MaxErrors bounds the failed calls in a row before the client gives
 	// up (a service that does not answer).
 	MaxErrors int `json:"max_errors"`
+	// ClientCmd is the setup's client command (setup.Setup.ClientCommand),
+	// given here because --client-cmd makes it at the command line, not
+	// in the registry the client process finds its setup in.
+	ClientCmd string `json:"client_cmd,omitempty"`
 	// Gate, if set ("write" or "read"), makes the client wait at a gate
 	// before sending each such operation, once its check passed and its
 	// call is recorded: a line on its standard input, after the
@@ -97,6 +101,9 @@ func ServeClient(ctx context.Context, setups []setup.Setup, in io.Reader, out io
 	if err != nil {
 		return err
 	}
+	if cfg.ClientCmd != "" && cfg.ClientCmd != s.ClientCommand {
+		s = s.WithClientCommand(cfg.ClientCmd)
+	}
 	var gates chan struct{}
 	if cfg.Gate != "" {
 		gates = make(chan struct{}, 16)
@@ -152,39 +159,61 @@ func (r *recorder) put(rec history.Record, err error) {
 // is the harness's (a record it could not write, a client it could not
 // build, recorded too), never the lock's or the store's answers: those
 // are in the records.
+//
+// A client command that broke the lock-client protocol (a
+// *lock.ProtocolError, from any call or from Close) ends the client with
+// that error: the harness's, never a verdict.
 func RunClient(ctx context.Context, s setup.Setup, cfg ClientConfig, out io.Writer) error {
 	return runClient(ctx, s, cfg, out, nil)
 }
 
 // runClient is RunClient whose gates (ClientConfig.Gate) open on gates;
 // nil never opens one.
-func runClient(ctx context.Context, s setup.Setup, cfg ClientConfig, out io.Writer, gates <-chan struct{}) error {
+func runClient(ctx context.Context, s setup.Setup, cfg ClientConfig, out io.Writer, gates <-chan struct{}) (runErr error) {
 	ctx, cancel := context.WithDeadline(ctx, time.Unix(0, cfg.Deadline))
 	defer cancel()
 	r := &recorder{client: cfg.Client, enc: json.NewEncoder(out)}
 	name := history.ClientName(cfg.Client)
 
-	r.rec(history.OpAcquire, history.Call, 0, 0, false, nil)
+	// A Go Locker may take its lease as it is built (etcd's session): the
+	// first acquire is called before it. A client command's hello takes no
+	// lock (docs/protocol.md) and its start — an interpreter and its
+	// imports — may outlast a lease, which would make every first grant
+	// look expired on arrival: its first acquire is called after it.
+	early := s.ClientCommand == ""
+	if early {
+		r.rec(history.OpAcquire, history.Call, 0, 0, false, nil)
+	}
 	// A client that cannot even be built (a bad address, a store that
 	// does not answer its dial) records why and ends with the error: the
 	// run is the harness's failure, not an inconclusive run.
 	locker, err := s.Locker(ctx, lock.Config{Addrs: cfg.LockAddrs, Key: cfg.Key, TTL: cfg.TTL, Client: name})
 	if err != nil {
 		err = fmt.Errorf("lock client: %w", err)
+		if !early {
+			r.rec(history.OpAcquire, history.Call, 0, 0, false, nil)
+		}
 		r.rec(history.OpAcquire, history.Return, 0, 0, false, err)
 		return errors.Join(err, r.err)
 	}
-	defer locker.Close()
+	defer func() {
+		if err := locker.Close(); runErr == nil && isBreach(err) {
+			runErr = err
+		}
+	}()
 	st, err := dialStore(ctx, s, cfg)
 	if err != nil {
 		err = fmt.Errorf("store: %w", err)
+		if !early {
+			r.rec(history.OpAcquire, history.Call, 0, 0, false, nil)
+		}
 		r.rec(history.OpAcquire, history.Return, 0, 0, false, err)
 		return errors.Join(err, r.err)
 	}
 	defer st.Close()
 
 	errorsInARow := 0
-	called := true // the acquire call recorded above, before the clients were built
+	called := early // the acquire call recorded above, before the clients were built
 	for sec := 0; sec < cfg.Sections && ctx.Err() == nil && r.err == nil; {
 		if !called {
 			r.rec(history.OpAcquire, history.Call, 0, 0, false, nil)
@@ -196,6 +225,9 @@ func runClient(ctx context.Context, s setup.Setup, cfg ClientConfig, out io.Writ
 		g, err := locker.Acquire(ctx)
 		if err != nil {
 			r.rec(history.OpAcquire, history.Return, 0, 0, false, err)
+			if isBreach(err) {
+				return errors.Join(err, r.err)
+			}
 			if errorsInARow++; errorsInARow >= cfg.MaxErrors {
 				break
 			}
@@ -213,6 +245,9 @@ func runClient(ctx context.Context, s setup.Setup, cfg ClientConfig, out io.Writ
 		err = locker.Release(opCtx, g)
 		r.rec(history.OpRelease, history.Return, token, 0, err == nil, err)
 		done()
+		if isBreach(err) {
+			return errors.Join(err, r.err)
+		}
 		if failed || err != nil {
 			errorsInARow++
 		} else {
@@ -224,6 +259,13 @@ func runClient(ctx context.Context, s setup.Setup, cfg ClientConfig, out io.Writ
 		sec++
 	}
 	return r.err
+}
+
+// isBreach says whether err is a client command's breach of the
+// lock-client protocol.
+func isBreach(err error) bool {
+	var breach *lock.ProtocolError
+	return errors.As(err, &breach)
 }
 
 // window is a grant's validity as the client sees it.

@@ -251,7 +251,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 			Service: cfg.Setup.Service, Setup: cfg.Setup.Name, Client: i, Clients: cfg.Clients,
 			Key: "fencelab-live", LockAddrs: dep.LockAddrs, StoreAddrs: dep.StoreAddrs,
 			TTL: cfg.Setup.TTL, Think: res.Think.Time, Sections: cfg.Sections,
-			Deadline: deadline.UnixNano(), MaxErrors: 10, Gate: gateOf(res.Schedule),
+			Deadline: deadline.UnixNano(), MaxErrors: 10, Gate: gateOf(res.Schedule), ClientCmd: cfg.Setup.ClientCommand,
 		}
 		if reg != nil {
 			cc.Register = reg.Addr()

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -80,6 +81,15 @@ type Setup struct {
 	// took effect, and its counter, after a run (the register's come from
 	// the register itself); nil when Store is nil.
 	Audit func(ctx context.Context, d *Deployment) (ops []impl.Op, counter int64, err error)
+	// ClientCommand, when set, is a command (run with sh -c) whose
+	// process takes the lock over the lock-client protocol
+	// (docs/protocol.md): the user's own lock in any language. Locker is
+	// then lock.NewCommand over it (WithClientCommand).
+	ClientCommand string
+	// ClientVersion reports the version of a client command's library
+	// (Library), a Debian or npm package: Go modules' versions come from
+	// the build information instead.
+	ClientVersion func() (string, error)
 	// Stories tune a fault's scripted story for this setup where the
 	// fault's own (nemesis.ScriptedSchedule, ScriptedWorkload,
 	// ScriptedThink) cannot take effect against the service: its
@@ -137,9 +147,35 @@ func (s Setup) Token(g lock.Grant) uint64 {
 	return g.Token
 }
 
+// WithClientCommand is s with its lock taken by a client command
+// speaking the lock-client protocol instead of its Go library: the same
+// servers, TTL, faults, resource and row.
+func (s Setup) WithClientCommand(command string) Setup {
+	service := s.Service
+	s.ClientCommand, s.Library, s.ClientVersion = command, "", nil
+	s.Locker = func(ctx context.Context, cfg lock.Config) (lock.Locker, error) {
+		// The command's stderr is the client process's, which the
+		// harness keeps for the error of a run that fails.
+		return lock.NewCommand(ctx, cfg, lock.CommandOptions{Command: command, Service: service, Stderr: os.Stderr})
+	}
+	return s
+}
+
 // LibraryVersion is the client library's module version as built into
-// this binary ("(not built in)" when it is not a dependency).
+// this binary ("(not built in)" when it is not a dependency); a client
+// command's library and its version (ClientVersion), or the command
+// itself when it does not say.
 func (s Setup) LibraryVersion() string {
+	if s.ClientCommand != "" {
+		if s.Library == "" || s.ClientVersion == nil {
+			return "client command: " + history.OneLine(s.ClientCommand, 100)
+		}
+		v, err := s.ClientVersion()
+		if err != nil {
+			return s.Library + " (" + history.OneLine(err.Error(), 100) + ")"
+		}
+		return s.Library + " " + v
+	}
 	if s.Library == "" {
 		return "fencelab"
 	}
@@ -234,7 +270,7 @@ func All() []Setup {
 	all = append(all, zooKeeperSetups()...)
 	all = append(all, mariadbSetups()...)
 	all = append(all, redlockSetups()...)
-	return all
+	return append(all, clientCommandSetups(all)...)
 }
 
 // Find finds the setup of service and name among setups; a name that
@@ -261,6 +297,26 @@ func Find(setups []Setup, service, name string) (Setup, error) {
 		return Setup{}, fmt.Errorf("unknown service %.40q (want one of %s)", service, strings.Join(services, ", "))
 	}
 	return Setup{}, fmt.Errorf("unknown design %.40q for service %s (want one of %s)", name, service, strings.Join(names, ", "))
+}
+
+// OfRow finds the setup of service that instantiates row d with the
+// service's own Go client: the setup a client command claiming row d
+// runs in (--client-cmd with --design ROW).
+func OfRow(setups []Setup, service string, d impl.Design) (Setup, error) {
+	var rows []string
+	for _, s := range setups {
+		if s.Service != service || s.ClientCommand != "" || s.Unchecked {
+			continue
+		}
+		if s.Design == d {
+			return s, nil
+		}
+		rows = append(rows, s.Design.String())
+	}
+	if len(rows) == 0 {
+		return Setup{}, fmt.Errorf("unknown service %.40q", service)
+	}
+	return Setup{}, fmt.Errorf("service %s has no setup of row %s (its rows: %s)", service, d, strings.Join(rows, ", "))
 }
 
 // Story is one setup's tuning of a fault's scripted story; a zero field

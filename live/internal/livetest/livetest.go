@@ -227,6 +227,18 @@ func NeedRedis(t *testing.T) {
 	require.NoError(t, err)
 }
 
+// NeedSetup skips, in one line, a test of a setup whose probe fails (its
+// server or, for a client command, its library is not installed).
+func NeedSetup(t *testing.T, s setup.Setup) {
+	t.Helper()
+	if s.Probe == nil {
+		return
+	}
+	if _, err := s.Probe(context.Background()); err != nil {
+		t.Skipf("skipping %s: %v", s.ID(), err)
+	}
+}
+
 // NeedZooKeeper skips, in one line naming the Debian package, where
 // ZooKeeper is not installed.
 func NeedZooKeeper(t *testing.T) {
