@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/fencelab/fencelab/internal/quote"
 )
@@ -266,7 +267,7 @@ func startPostgresOnce(ctx context.Context, dir, name, initdb, serverBin string,
 			"-D", filepath.Join(dir, "data"),
 			"-p", strconv.Itoa(port),
 			"-c", "listen_addresses=127.0.0.1",
-			"-c", "unix_socket_directories=" + filepath.Join(dir, "run"),
+			"-c", "unix_socket_directories=" + postgresSocketDir(filepath.Join(dir, "run"), port),
 			// Durable commits, the defaults, said explicitly: the restart
 			// story (a kill, then recovery from the WAL) relies on them.
 			"-c", "fsync=on",
@@ -284,10 +285,25 @@ func startPostgresOnce(ctx context.Context, dir, name, initdb, serverBin string,
 		Credential:   cred,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("starting %s: %w", name, err)
+		return nil, err // it names the instance
 	}
 	p.proc = proc
 	return p, nil
+}
+
+// maxSocketPath is the longest unix socket path postgres takes (107 bytes
+// of sun_path).
+const maxSocketPath = 107
+
+// postgresSocketDir is dir, where the instance's unix socket goes, or ""
+// (no unix socket: the clients use TCP anyway) when the socket's path
+// would be longer than a unix socket's path may be — a run's folder deep
+// in a test's temporary folder — and postgres would refuse to start.
+func postgresSocketDir(dir string, port int) string {
+	if len(filepath.Join(dir, ".s.PGSQL."+strconv.Itoa(port))) > maxSocketPath {
+		return ""
+	}
+	return dir
 }
 
 // initData fills dir/data: a copy of the template, or a fresh initdb.
@@ -562,4 +578,13 @@ func runInitdb(ctx context.Context, initdb, dir string, cred *syscall.Credential
 		return fmt.Errorf("initdb: %w; %s", err, logEnd(tail))
 	}
 	return nil
+}
+
+// PostgresRaced says whether err is what the loser of two sessions'
+// concurrent CREATE ... IF NOT EXISTS gets (a unique violation on the
+// catalog, or "already exists"): the object exists, which is what the
+// statement wanted.
+func PostgresRaced(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "23505" || pgErr.Code == "42P07")
 }

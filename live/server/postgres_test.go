@@ -172,3 +172,9 @@ func TestCheckReachableRefusesAFolderOthersCannotSearch(t *testing.T) {
 	assert.NoError(t, checkReachable(filepath.Join(closed, "pg"), cred))
 	assert.NoError(t, checkReachable(filepath.Join(closed, "pg"), nil), "as oneself nothing to check")
 }
+
+func TestPostgresSocketDirFallsBackToTCPOnly(t *testing.T) {
+	assert.Equal(t, "/tmp/x/run", postgresSocketDir("/tmp/x/run", 5432))
+	long := "/tmp/" + strings.Repeat("d", 100) + "/run"
+	assert.Equal(t, "", postgresSocketDir(long, 5432), "a socket path over 107 bytes: no unix socket")
+}

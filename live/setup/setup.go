@@ -81,6 +81,17 @@ type Setup struct {
 	// UncheckedSuffix, so its runs, summaries and README rows are a line
 	// of their own.
 	Unchecked bool
+	// Deployed, when set, says why the deployment itself is a fault: it
+	// makes two holders with no fault injected (PgBouncer's transaction
+	// pooling under a session lock). Each run's fault log then holds a
+	// history.FaultDeployment over the whole run, so that the judge reads
+	// an overlap as the deployment's, not as the harness's error.
+	Deployed string
+	// RestartThink, if longer than the default, is the think time a
+	// restart's scripted story needs against a service that takes longer
+	// to come back (PostgreSQL's start and WAL recovery: about 1.5 s on a
+	// loaded machine).
+	RestartThink time.Duration
 }
 
 // UncheckedSuffix ends the name of a setup's unchecked client line
@@ -214,6 +225,7 @@ func All() []Setup {
 	all = append(all, redisSetups()...)
 	all = append(all, zooKeeperSetups()...)
 	all = append(all, mariadbSetups()...)
+	all = append(all, postgresSetups()...)
 	all = append(all, redlockSetups()...)
 	return all
 }
@@ -257,7 +269,7 @@ func Find(setups []Setup, service, name string) (Setup, error) {
 func (s Setup) ScriptedThink(f history.Fault) time.Duration {
 	switch f {
 	case history.FaultRestartKeep, history.FaultRestartWipe:
-		return 400 * time.Millisecond
+		return max(400*time.Millisecond, s.RestartThink)
 	case history.FaultDelay, history.FaultBlackhole:
 		if !s.Leased {
 			return s.TTL * 5 / 2
