@@ -116,7 +116,7 @@ test: fmt-check vet test-deps ## gofmt check, go vet, go test -race ./... then g
 # live harness starts (and cc, for its clock shim), and headless Chromium
 # for the browser tests of the pages and pictures. Without them those
 # tests skip, each with one line naming the package.
-LIVE_PACKAGES    := redis-server zookeeper mariadb-server gcc
+LIVE_PACKAGES    := redis-server zookeeper mariadb-server postgresql pgbouncer gcc
 BROWSER_PACKAGES := chromium
 
 # $(call apt_install,TARGET,PACKAGES,CODE): install those of PACKAGES that
@@ -127,10 +127,10 @@ apt_install = missing=""; for p in $(2); do dpkg-query -W -f='$${Status}' $$p 2>
 	if [ "$$(id -u)" -ne 0 ]; then echo "$(1): missing$$missing; installing them needs root (sudo make $(1)); the tests that need them skip" >&2; exit $(3); fi; \
 	echo "$(1): installing$$missing"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null
 
-test-deps: ## install what the tests need beyond Go and Java (as root, only what is missing: redis-server zookeeper mariadb-server gcc chromium); as another user, say what is missing and go on
+test-deps: ## install what the tests need beyond Go and Java (as root, only what is missing: redis-server zookeeper mariadb-server postgresql pgbouncer gcc chromium); as another user, say what is missing and go on
 	@$(call apt_install,test-deps,$(LIVE_PACKAGES) $(BROWSER_PACKAGES),0)
 
-live-deps: ## install the live harness's services (apt-get, as root, only what is missing: redis-server zookeeper mariadb-server gcc)
+live-deps: ## install the live harness's services (apt-get, as root, only what is missing: redis-server zookeeper mariadb-server postgresql pgbouncer gcc)
 	@$(call apt_install,live-deps,$(LIVE_PACKAGES),2)
 
 browser-deps: ## install headless Chromium (Debian's chromium, as root, if missing) for the browser tests of the pages and pictures

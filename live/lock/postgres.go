@@ -262,8 +262,8 @@ func postgresConnLost(err error) bool {
 	if errors.As(err, &pgErr) {
 		switch {
 		case pgErr.Code == "57P01", // admin_shutdown
-			pgErr.Code == "57P02", // crash_shutdown
-			pgErr.Code == "57P03", // cannot_connect_now: starting up
+			pgErr.Code == "57P02",                          // crash_shutdown
+			pgErr.Code == "57P03",                          // cannot_connect_now: starting up
 			len(pgErr.Code) == 5 && pgErr.Code[:2] == "08": // connection exceptions
 			return true
 		}
