@@ -23,7 +23,7 @@ import (
 // check (the witness that the check lets the good path through).
 func TestUpdateReadmeAcceptsTheREADME(t *testing.T) {
 	dir := t.TempDir() // its folder is probed
-	for _, f := range []string{"README.md", MatrixPage} {
+	for _, f := range []string{"README.md", MatrixPage, LivePage} {
 		data, err := os.ReadFile(filepath.Join("..", filepath.FromSlash(f)))
 		require.NoError(t, err)
 		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755))
@@ -35,17 +35,20 @@ func TestUpdateReadmeAcceptsTheREADME(t *testing.T) {
 // TestUpdateReadmeWritesTheMatrix: from a run's table, --update-readme
 // writes each counterexample's page under docs/matrix, the full table into
 // MatrixPage with links that resolve from there, the picture drawn from it
-// and the README's live block, and the README's block showing the picture;
-// the README's other text and its live block stay as they were.
+// and LivePage's live block, and the README's block showing the picture;
+// the README's other text and its live block stay as they were, and so
+// does LivePage.
 func TestUpdateReadmeWritesTheMatrix(t *testing.T) {
 	dir := t.TempDir()
 	begin, end := ReadmeMarkers("matrix")
 	lb, le := ReadmeMarkers("live")
 	vb, ve := ReadmeMarkers("verdicts")
 	live := "| Row | AtMostOneClientHoldLock: model · live |\n|---|---|\n| `off` | violated · [violated (3 of 3)](docs/live/x/) |\n| `all` | violated · not observed (0 of 3; the fault took effect in 3) |\n"
-	readme := "# intro\n" + begin + "old\n" + end + "\ntext\n" + lb + live + le + "\n"
+	readme := "# intro\n" + begin + "old\n" + end + "\ntext\n" + lb + "| Setup (row) | client-pause |\n" + le + "\n"
+	livePage := "# live\n" + lb + live + le + "\n"
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "docs"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte(readme), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, filepath.FromSlash(LivePage)), []byte(livePage), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, filepath.FromSlash(MatrixPage)), []byte("# page\n"+vb+"old\n"+ve+"\n"), 0o644))
 	picture := filepath.Join(t.TempDir(), "trace.mmd")
 	require.NoError(t, os.WriteFile(picture, []byte("sequenceDiagram\n"), 0o644))
@@ -57,14 +60,17 @@ func TestUpdateReadmeWritesTheMatrix(t *testing.T) {
 
 	got, err := os.ReadFile(filepath.Join(dir, "README.md"))
 	require.NoError(t, err)
-	assert.Equal(t, "# intro\n"+begin+MatrixPictureBlock()+end+"\ntext\n"+lb+live+le+"\n", string(got))
+	assert.Equal(t, "# intro\n"+begin+MatrixPictureBlock()+end+"\ntext\n"+lb+"| Setup (row) | client-pause |\n"+le+"\n", string(got))
 	page, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(MatrixPage)))
 	require.NoError(t, err)
 	assert.Contains(t, string(page), "[violated (16 steps)](matrix/off-NoLostUpdate-explorer.md)")
 	assert.FileExists(t, filepath.Join(dir, "docs", "matrix", "off-NoLostUpdate-explorer.md"), "the link resolves from the page")
 	svg, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(MatrixPicture)))
 	require.NoError(t, err)
-	want, err := DrawMatrix(string(page), string(got))
+	gotLive, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(LivePage)))
+	require.NoError(t, err)
+	assert.Equal(t, livePage, string(gotLive))
+	want, err := DrawMatrix(string(page), string(gotLive))
 	require.NoError(t, err)
 	assert.Equal(t, want, string(svg))
 }

@@ -160,7 +160,7 @@ func Demo(e *Env, p DemoPlan) (err error) {
 
 // updateReadme writes the run's matrix: each counterexample's page into
 // docs/matrix, the full table into MatrixPage, its picture (with the live
-// marks of the README's live block) into MatrixPicture, and the README's
+// marks of LivePage's live block) into MatrixPicture, and the README's
 // block that shows the picture.
 func updateReadme(e *Env, readme string, table report.Verdicts) error {
 	root := filepath.Dir(readme)
@@ -177,11 +177,11 @@ func updateReadme(e *Env, readme string, table report.Verdicts) error {
 	if err != nil {
 		return CouldNotSave(err)
 	}
-	readmeText, err := inputfile.Read(readme, inputfile.MaxText)
+	liveText, err := inputfile.Read(filepath.Join(root, filepath.FromSlash(LivePage)), inputfile.MaxText)
 	if err != nil {
 		return CouldNotSave(err)
 	}
-	svg, err := DrawMatrix(string(pageText), string(readmeText))
+	svg, err := DrawMatrix(string(pageText), string(liveText))
 	if err != nil {
 		return CouldNotSave(fmt.Errorf("could not draw the matrix's picture: %w", err))
 	}

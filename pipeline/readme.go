@@ -61,6 +61,10 @@ func UpdateReadmeBlock(disk *atomicfile.Disk, path, name, content string) error 
 const (
 	MatrixPage    = "docs/matrix.md"
 	MatrixPicture = "docs/img/matrix.svg"
+	// LivePage holds the live column property by property (its "live"
+	// block, written by fencelab-live readme beside the README's grid),
+	// whose marks the picture shows.
+	LivePage = "docs/live.md"
 )
 
 // MatrixPictureBlock is the README's "matrix" block: the picture, linked
@@ -71,15 +75,17 @@ func MatrixPictureBlock() string {
 
 // DrawMatrix is the picture of the matrix, drawn from the committed
 // tables it shows: page, MatrixPage's text (its "verdicts" block), and
-// readme, the README's text (its "live" block).
-func DrawMatrix(page, readme string) (string, error) {
+// livePage, LivePage's text (its "live" block: every property's line per
+// live campaign; the README's own live block is a grid of setups and
+// faults, one word a cell).
+func DrawMatrix(page, livePage string) (string, error) {
 	verdicts, err := ReadmeBlock(page, "verdicts")
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", MatrixPage, err)
 	}
-	live, err := ReadmeBlock(readme, "live")
+	live, err := ReadmeBlock(livePage, "live")
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("%s: %w", LivePage, err)
 	}
 	p, err := report.NewPicture(verdicts, live)
 	if err != nil {
@@ -90,9 +96,10 @@ func DrawMatrix(page, readme string) (string, error) {
 
 // CheckReadme checks, before any work, that demo --update-readme's file
 // is a README fencelab can rewrite: a regular file that holds the matrix
-// picture's markers and a live block the picture can read, in a folder it
-// can write, beside a MatrixPage that holds the verdict table's markers,
-// and a docs/matrix and docs/img that are folders if they are there.
+// picture's markers, in a folder it can write, beside a MatrixPage that
+// holds the verdict table's markers and a LivePage whose live block the
+// picture can read, and a docs/matrix and docs/img that are folders if
+// they are there.
 func CheckReadme(path string) error {
 	if path == "" {
 		return nil
@@ -120,12 +127,16 @@ func CheckReadme(path string) error {
 	if err != nil {
 		return BadInput("--update-readme %s: %s beside it: %v", quote.S(path), MatrixPage, WithoutPath(err))
 	}
-	live, err := ReadmeBlock(string(data), "live")
+	livePage, err := inputfile.Read(filepath.Join(root, filepath.FromSlash(LivePage)), inputfile.MaxText)
+	var live string
+	if err == nil {
+		live, err = ReadmeBlock(string(livePage), "live")
+	}
 	if err == nil {
 		_, err = report.LiveMarks(live)
 	}
 	if err != nil {
-		return BadInput("--update-readme %s: the matrix's picture cannot read its live block: %v", quote.S(path), err)
+		return BadInput("--update-readme %s: the matrix's picture cannot read the live block of %s beside it: %v", quote.S(path), LivePage, WithoutPath(err))
 	}
 	return nil
 }

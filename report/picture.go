@@ -187,7 +187,8 @@ func LiveMarks(block string) (map[string]map[string]Mark, error) {
 // liveMark reads a live cell, "model · live", in the words of
 // campaign.Tally.String: "violated · [violated (3 of 3)](…)", "holds · held
 // while the fault took effect in 3 of 3", "holds · inconclusive (the fault
-// took effect in 0 of 3)", "— · — (not applicable)"; and the words of a
+// took effect in 0 of 3)", "violated · safe: leases survive a restart (3
+// of 3)", "— · — (not applicable)"; and the words of a
 // block written before those, "not observed (0 of 3; the fault took effect
 // in M)", until make live writes it again.
 func liveMark(cell string) (Mark, error) {
@@ -201,7 +202,10 @@ func liveMark(cell string) (Mark, error) {
 		return MarkViolated, nil
 	case strings.HasPrefix(got, "—"):
 		return MarkNotApplicable, nil
-	case strings.HasPrefix(got, "held while the fault took effect in "):
+	case strings.HasPrefix(got, "held while the fault took effect in "), strings.HasPrefix(got, "safe: "):
+		// "safe: <mechanism> (S of N)": no run violated it, and the
+		// service's mechanism against the fault was witnessed — a
+		// sample, as a hold is.
 		return MarkNotSeen, nil
 	case strings.HasPrefix(got, "inconclusive (the fault took effect in 0 of "):
 		return MarkNoEffect, nil
@@ -319,7 +323,7 @@ func (p *Picture) legend(b *strings.Builder, y int) {
 		{MarkHolds, "holds: no state, interleaving or run violates it"},
 		{MarkViolated, "violated: a counterexample (live: a run) breaks it"},
 		{MarkNotApplicable, "does not apply (no tokens to order; an untimed checker without faults)"},
-		{MarkNotSeen, "live: held while the fault took effect, no run violated it (never holds)"},
+		{MarkNotSeen, "live: held while the fault took effect, or witnessed safe (never holds)"},
 		{MarkNoEffect, "live: the fault never took effect in any run"},
 		{MarkNone, "live: no live setup instantiates the row, or live does not judge the property"},
 		{MarkUnknown, "the checker did not run, or reached no verdict"},

@@ -33,6 +33,9 @@ func TestLiveMarks(t *testing.T) {
 		{"held beats undecided beats no effect", "| `all` | a | holds · inconclusive (the fault took effect in 0 of 3) | holds · inconclusive (the fault took effect in 2 of 3) |\n" +
 			"| `all` | b | holds · inconclusive (the fault took effect in 1 of 3) | holds · held while the fault took effect in 1 of 3 |\n",
 			map[string]map[string]Mark{"all": {impl.AtMostOneClientHoldLock: MarkUnknown, impl.NoLostUpdate: MarkNotSeen}}, ""},
+		{"safe by a witnessed mechanism beats no effect", "| `none` | a | violated · safe: leases survive a restart (3 of 3) | violated · inconclusive (the fault took effect in 0 of 3) |\n" +
+			"| `none` | b | violated · inconclusive (the fault took effect in 0 of 3) | violated · safe: the key and its absolute expiry survive on disk (2 of 3) |\n",
+			map[string]map[string]Mark{"none": {impl.AtMostOneClientHoldLock: MarkNotSeen, impl.NoLostUpdate: MarkNotSeen}}, ""},
 		{"a word it does not know", "| `off` | a | violated · inconclusive | — · — |\n", nil, `live cell "inconclusive" is no verdict`},
 		{"does not apply", "| `redlock` | a | violated · [violated (3 of 3)](x) | — · — (not applicable) |\n",
 			map[string]map[string]Mark{"redlock": {impl.AtMostOneClientHoldLock: MarkViolated, impl.NoLostUpdate: MarkNotApplicable}}, ""},

@@ -14,7 +14,8 @@ import (
 // TestUpdateReadmeCheckedBeforeWork: demo --update-readme refuses a file
 // that is not fencelab's README (no matrix picture), a pipe, a missing
 // file, a README without the full table's page beside it or whose page
-// has no verdict table, a live block the picture cannot read, and a
+// has no verdict table, a live page (docs/live.md) whose live block the
+// picture cannot read, and a
 // docs/matrix or docs/img that is not a folder, before any work, and
 // touches nothing beside it: the user's docs/matrix stays as it was.
 func TestUpdateReadmeCheckedBeforeWork(t *testing.T) {
@@ -30,21 +31,24 @@ func TestUpdateReadmeCheckedBeforeWork(t *testing.T) {
 		return begin + content + end + "\n"
 	}
 	live := block("live", "| Row | AtMostOneClientHoldLock: model · live |\n|---|---|\n| `off` | violated · [violated (3 of 3)](x) |\n")
-	// readme makes a README folder: the README's text, and the page's
-	// beside it ("" for no page); what else breaks it.
-	readme := func(text, page string, broken func(dir string)) string {
+	// readme makes a README folder: the README's text, the matrix page's
+	// and the live page's beside it ("" for no page); what else breaks it.
+	readme := func(text, page, livePage string, broken func(dir string)) string {
 		dir := t.TempDir()
 		require.NoError(t, os.MkdirAll(filepath.Join(dir, "docs"), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte(text), 0o644))
 		if page != "" {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, filepath.FromSlash(pipeline.MatrixPage)), []byte(page), 0o644))
 		}
+		if livePage != "" {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, filepath.FromSlash(pipeline.LivePage)), []byte(livePage), 0o644))
+		}
 		if broken != nil {
 			broken(dir)
 		}
 		return filepath.Join(dir, "README.md")
 	}
-	good := block("matrix", "") + live
+	good := block("matrix", "") + block("live", "| Setup (row) | client-pause |\n")
 	fileAt := func(rel string) func(string) {
 		return func(dir string) {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, filepath.FromSlash(rel)), nil, 0o644))
@@ -54,12 +58,13 @@ func TestUpdateReadmeCheckedBeforeWork(t *testing.T) {
 		{"no matrix picture", notOurs, "no \"matrix\" block"},
 		{"missing", filepath.Join(root, "nope.md"), "no such file"},
 		{"a folder", root, "a folder, not a regular file"},
-		{"docs/matrix is a file", readme(good, block("verdicts", ""), fileAt("docs/matrix")), "not a folder"},
-		{"docs/img is a file", readme(good, block("verdicts", ""), fileAt("docs/img")), "not a folder"},
-		{"no page beside it", readme(good, "", nil), "docs/matrix.md beside it: no such file"},
-		{"a page without the verdict table", readme(good, "# mine\n", nil), `docs/matrix.md beside it: README has no "verdicts" block`},
-		{"no live block", readme(block("matrix", ""), block("verdicts", ""), nil), `cannot read its live block: README has no "live" block`},
-		{"a live cell it cannot read", readme(block("matrix", "")+strings.Replace(live, "violated · [violated", "violated · [maybe", 1), block("verdicts", ""), nil), `live cell "maybe (3 of 3)](x)" is no verdict`},
+		{"docs/matrix is a file", readme(good, block("verdicts", ""), live, fileAt("docs/matrix")), "not a folder"},
+		{"docs/img is a file", readme(good, block("verdicts", ""), live, fileAt("docs/img")), "not a folder"},
+		{"no page beside it", readme(good, "", live, nil), "docs/matrix.md beside it: no such file"},
+		{"a page without the verdict table", readme(good, "# mine\n", live, nil), `docs/matrix.md beside it: README has no "verdicts" block`},
+		{"no live page beside it", readme(good, block("verdicts", ""), "", nil), `cannot read the live block of docs/live.md beside it: no such file`},
+		{"no live block", readme(good, block("verdicts", ""), "# mine\n", nil), `cannot read the live block of docs/live.md beside it: README has no "live" block`},
+		{"a live cell it cannot read", readme(good, block("verdicts", ""), strings.Replace(live, "violated · [violated", "violated · [maybe", 1), nil), `live cell "maybe (3 of 3)](x)" is no verdict`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")

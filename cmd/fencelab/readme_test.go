@@ -93,14 +93,16 @@ func TestREADMEMatrixNotes(t *testing.T) {
 
 // TestREADMEMatrixPicture: the picture on the README's first screen is
 // what fencelab draws from the two tables it shows — the full matrix's
-// page and the README's live block — and the README shows it, linked to
+// page and the live page's (docs/live.md) live block — and the README shows it, linked to
 // the page. make live-readme and make readme redraw it (-update).
 func TestREADMEMatrixPicture(t *testing.T) {
 	readme, err := os.ReadFile(readmePath)
 	require.NoError(t, err)
 	page, err := os.ReadFile(matrixPagePath)
 	require.NoError(t, err)
-	svg, err := pipeline.DrawMatrix(string(page), string(readme))
+	livePage, err := os.ReadFile("../../" + pipeline.LivePage)
+	require.NoError(t, err)
+	svg, err := pipeline.DrawMatrix(string(page), string(livePage))
 	require.NoError(t, err)
 	golden.File(t, *update, "../../"+pipeline.MatrixPicture, []byte(svg))
 	block, err := pipeline.ReadmeBlock(string(readme), "matrix")

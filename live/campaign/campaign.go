@@ -84,13 +84,59 @@ type Tally struct {
 	// its story needs: check.Judgement.TookEffect); Unknown how many could not decide (inconclusive runs
 	// included).
 	Runs, Violated, TookEffect, Unknown int
+	// Safe counts the runs, among the Unknown, that showed the service's
+	// mechanism at work (check.Judgement.SafeBy) where the setup claims
+	// it is safe against the fault; Mechanism is that claim
+	// (setup.Setup.Safe), "" where it makes none.
+	Safe      int
+	Mechanism string
 	// FirstViolation is the folder of the first violating run saved.
 	FirstViolation string
+	// Model is the model's word for the campaign's own story (the
+	// simulator on the runs' schedules), beside Expected, the row's.
+	Model ModelWord
 }
 
 // Unexpected reports whether the runs contradict the models: a violation
 // of a property the models say holds.
 func (t Tally) Unexpected() bool { return t.Expected == verdict.Holds && t.Violated > 0 }
+
+// Disagrees reports whether the runs contradict the model's story: the
+// simulator violated the property on every mapped story of the
+// campaign's runs (the live client's own story: no caveat), yet no run
+// violated it although the fault took effect in every one.
+func (t Tally) Disagrees() bool {
+	story, ok := t.Model.Story(t.Expected)
+	return ok && story == verdict.Violated && t.Model.Caveat == "" && t.Runs > 0 && t.Violated == 0 && t.TookEffect == t.Runs
+}
+
+// ModelString is the model's word in the live column's terms: the
+// simulator's on this story ("violated on this story (sim, 3 of 3
+// runs)"), marked where the story is the unchecked client's, or, where
+// no run's faults map, the row's ("violated (the row's; no model story:
+// …)").
+func (t Tally) ModelString() string {
+	story, ok := t.Model.Story(t.Expected)
+	switch {
+	case t.Expected == verdict.NotApplicable:
+		return "—"
+	case !ok && !t.Model.Decides:
+		return fmt.Sprintf("%s (the row's)", t.Expected)
+	case !ok && t.Model.NoStory != "":
+		return fmt.Sprintf("%s (the row's; no model story: %s)", t.Expected, t.Model.NoStory)
+	case !ok:
+		return fmt.Sprintf("%s (the row's; no model story kept)", t.Expected)
+	}
+	what, whose := "this story", "sim"
+	if t.Model.Caveat != "" {
+		// The full reason is report.StoryCaveat's, in the docs.
+		what, whose = "the unchecked client's story", "sim*"
+	}
+	if story == verdict.Unknown {
+		return fmt.Sprintf("violated on %d of %d runs' stories (%s)", t.Model.Violated, t.Model.Runs, whose)
+	}
+	return fmt.Sprintf("%s on %s (%s, %d of %d runs)", story, what, whose, t.Model.Runs, t.Runs)
+}
 
 // Status is the tally as one verdict: Violated if any run violated it,
 // NotApplicable where the row says so, Unknown otherwise — a live campaign
@@ -114,7 +160,10 @@ func (t Tally) Held() int { return t.Runs - t.Violated - t.Unknown }
 // that held while the fault took effect from a campaign that could not
 // tell: "violated (k of N)"; "held while the fault took effect in H of N"
 // (H runs decided it holds, none violated it: a sample, never a proof);
-// "inconclusive (the fault took effect in M of N)" (no run decided it).
+// "safe: <mechanism> (S of N)" (the fault did not take effect, and S runs
+// showed the mechanism the setup claims keeps the service safe against
+// it: still a sample, the status Unknown); "inconclusive (the fault took
+// effect in M of N)" (no run decided it).
 func (t Tally) String() string {
 	switch {
 	case t.Expected == verdict.NotApplicable:
@@ -123,6 +172,8 @@ func (t Tally) String() string {
 		return fmt.Sprintf("violated (%d of %d)", t.Violated, t.Runs)
 	case t.Held() > 0:
 		return fmt.Sprintf("held while the fault took effect in %d of %d", t.Held(), t.Runs)
+	case t.Mechanism != "" && t.Safe > 0:
+		return fmt.Sprintf("safe: %s (%d of %d)", t.Mechanism, t.Safe, t.Runs)
 	}
 	return fmt.Sprintf("inconclusive (the fault took effect in %d of %d)", t.TookEffect, t.Runs)
 }
@@ -148,13 +199,16 @@ type Summary struct {
 	// campaign's wall time.
 	StartUp, Elapsed time.Duration
 	Saved            []string
+	// Model is the simulator's telling of the runs: the model's word for
+	// this very story (each tally's Model).
+	Model Model
 }
 
 // Failed reports whether any property was violated where the models say
 // it holds.
 func (s *Summary) Failed() bool {
 	for _, t := range s.Tallies {
-		if t.Unexpected() {
+		if t.Unexpected() || t.Disagrees() {
 			return true
 		}
 	}
@@ -181,12 +235,22 @@ func (s *Summary) Write(w io.Writer) error {
 		if t.Unexpected() {
 			mark = "  UNEXPECTED: the models say it holds"
 		}
+		if t.Disagrees() {
+			mark += "  DISAGREES: the model violates it on this very story, the fault took effect in every run"
+		}
 		link := ""
 		if t.FirstViolation != "" {
 			link = " → " + t.FirstViolation
 		}
 		if _, err := fmt.Fprintf(w, "  %-24s expected %-9s live %s%s%s\n", t.Property, t.Expected, t, link, mark); err != nil {
 			return err
+		}
+		if t.Model.Decides && t.Expected != verdict.NotApplicable {
+			// The model's word for this story, where it can differ from
+			// the row's.
+			if _, err := fmt.Fprintf(w, "  %-24s model %s\n", "", t.ModelString()); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -202,8 +266,11 @@ func (s *Summary) Verdict(harnessErr error) string {
 	if harnessErr != nil {
 		return fmt.Sprintf("%s: a harness error after %s, no verdict (the error is on stderr)", head, words.Count(s.Runs, "run"))
 	}
-	var expected, unexpected, notShown int
+	var expected, unexpected, notShown, disagree int
 	for _, t := range s.Tallies {
+		if t.Disagrees() {
+			disagree++
+		}
 		switch {
 		case t.Unexpected():
 			unexpected++
@@ -213,8 +280,12 @@ func (s *Summary) Verdict(harnessErr error) string {
 			notShown++
 		}
 	}
-	return fmt.Sprintf("%s, %s: %s violated as the models say, %d unexpected, %d expected but not shown; the fault took effect in %d of %d",
-		head, words.Count(s.Runs, "run"), words.Count(expected, "property"), unexpected, notShown, s.TookEffect, s.Runs)
+	disagreeing := ""
+	if disagree > 0 {
+		disagreeing = fmt.Sprintf(", %d disagreeing with the model's story", disagree)
+	}
+	return fmt.Sprintf("%s, %s: %s violated as the models say, %d unexpected, %d expected but not shown%s; the fault took effect in %d of %d",
+		head, words.Count(s.Runs, "run"), words.Count(expected, "property"), unexpected, notShown, disagreeing, s.TookEffect, s.Runs)
 }
 
 // Run runs cfg.Runs runs one after another, judging and tallying
@@ -231,7 +302,8 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	s := &Summary{Setup: cfg.Run.Setup, Fault: cfg.Run.Fault, Nemesis: cfg.Run.Nemesis}
 	for _, p := range check.Properties() {
-		s.Tallies = append(s.Tallies, Tally{Property: p, Expected: check.ExpectedOf(cfg.Run.Setup.Design, cfg.Run.Setup.Unchecked, p)})
+		s.Tallies = append(s.Tallies, Tally{Property: p, Expected: check.ExpectedOf(cfg.Run.Setup.Design, cfg.Run.Setup.Unchecked, p),
+			Mechanism: cfg.Run.Setup.Safe[cfg.Run.Fault]})
 	}
 	begin := time.Now()
 	defer func() { s.Elapsed = time.Since(begin) }()
@@ -256,6 +328,8 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		s.StartUp = startUp / time.Duration(s.Runs)
 		s.Versions, s.Library = res.Versions, res.Library
 		j := res.Judgement
+		s.Model.tell(report.TellSim(rc, res))
+		s.modelWords()
 		if j.TookEffect {
 			s.TookEffect++
 		}
@@ -284,6 +358,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 				}
 			case verdict.Unknown, verdict.NotChecked:
 				t.Unknown++
+				if t.Mechanism != "" && j.SafeBy(v) {
+					t.Safe++
+				}
 			}
 		}
 		s.Elapsed = time.Since(begin)
@@ -338,6 +415,9 @@ type SavedSummary struct {
 	StartUpMS  float64       `json:"startup_ms"`
 	RunsPerSec float64       `json:"runs_per_second"`
 	Tallies    []SavedTally  `json:"properties"`
+	// Model is the simulator's telling of the runs (absent from a summary
+	// written before it was kept: the row's word then).
+	Model *Model `json:"model,omitempty"`
 }
 
 // SavedTally is one property of summary.json.
@@ -349,8 +429,13 @@ type SavedTally struct {
 	Violated       int    `json:"violated"`
 	TookEffect     int    `json:"took_effect"`
 	Unknown        int    `json:"unknown"`
+	Safe           int    `json:"safe,omitempty"`
 	FirstViolation string `json:"first_violation,omitempty"`
 	Unexpected     bool   `json:"unexpected"`
+	// Model is Tally.ModelString and Disagrees Tally.Disagrees, for a
+	// reader of the file: fencelab-live readme recomputes both.
+	Model     string `json:"model,omitempty"`
+	Disagrees bool   `json:"disagrees,omitempty"`
 }
 
 // save writes the summary so far as Out/<service>/<setup>/<fault>/
@@ -360,11 +445,13 @@ func (s *Summary) save(out string) error {
 		Setup: s.Setup.ID(), Row: s.Setup.Design.String(), Fault: s.Fault, Nemesis: s.Nemesis, Runs: s.Runs,
 		TookEffect: s.TookEffect, Committed: s.Committed, Refused: s.Refused, Errors: s.Errors,
 		Versions: s.Versions, Library: s.Library, StartUpMS: float64(s.StartUp.Microseconds()) / 1000, RunsPerSec: s.RunsPerSecond(),
+		Model: &s.Model,
 	}
 	for _, t := range s.Tallies {
 		doc.Tallies = append(doc.Tallies, SavedTally{
 			Property: t.Property, Expected: t.Expected.String(), Live: t.String(), Runs: t.Runs, Violated: t.Violated,
-			TookEffect: t.TookEffect, Unknown: t.Unknown, FirstViolation: t.FirstViolation, Unexpected: t.Unexpected(),
+			TookEffect: t.TookEffect, Unknown: t.Unknown, Safe: t.Safe, FirstViolation: t.FirstViolation, Unexpected: t.Unexpected(),
+			Model: t.ModelString(), Disagrees: t.Disagrees(),
 		})
 	}
 	dir := filepath.Join(out, s.Setup.Service, s.Setup.Name, string(s.Fault))

@@ -39,6 +39,15 @@ func TestTallyCells(t *testing.T) {
 		{"took effect, never decided", Tally{Expected: verdict.Holds, Runs: 3, TookEffect: 2, Unknown: 3}, "inconclusive (the fault took effect in 2 of 3)", verdict.Unknown},
 		{"an expected violation not shown", Tally{Expected: verdict.Violated, Runs: 3, Unknown: 3}, "inconclusive (the fault took effect in 0 of 3)", verdict.Unknown},
 		{"not applicable", Tally{Expected: verdict.NotApplicable, Runs: 3}, "— (not applicable)", verdict.NotApplicable},
+		// A claim of safety shows only with runs that witnessed it, and
+		// never as holds.
+		{"safe, witnessed", Tally{Expected: verdict.Violated, Runs: 3, Unknown: 3, Safe: 3, Mechanism: "leases survive a restart"}, "safe: leases survive a restart (3 of 3)", verdict.Unknown},
+		{"safe in some runs", Tally{Expected: verdict.Holds, Runs: 3, Unknown: 3, Safe: 2, Mechanism: "leases survive a restart"}, "safe: leases survive a restart (2 of 3)", verdict.Unknown},
+		{"claimed safe, never witnessed", Tally{Expected: verdict.Violated, Runs: 3, Unknown: 3, Mechanism: "leases survive a restart"}, "inconclusive (the fault took effect in 0 of 3)", verdict.Unknown},
+		{"witnessed without a claim", Tally{Expected: verdict.Violated, Runs: 3, Unknown: 3, Safe: 3}, "inconclusive (the fault took effect in 0 of 3)", verdict.Unknown},
+		{"claimed safe, violated", Tally{Expected: verdict.Violated, Runs: 3, Violated: 1, Unknown: 2, Safe: 2, Mechanism: "leases survive a restart"}, "violated (1 of 3)", verdict.Violated},
+		{"claimed safe, the fault took effect", Tally{Expected: verdict.Holds, Runs: 3, TookEffect: 1, Unknown: 2, Safe: 2, Mechanism: "m"}, "held while the fault took effect in 1 of 3", verdict.Unknown},
+		{"not applicable, claimed safe", Tally{Expected: verdict.NotApplicable, Runs: 3, Safe: 3, Mechanism: "m"}, "— (not applicable)", verdict.NotApplicable},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -92,6 +101,17 @@ func TestCampaignSavesFailingRuns(t *testing.T) {
 	assert.Equal(t, impl.AtMostOneClientHoldLock, hold.Property)
 	assert.Equal(t, "violated (2 of 2)", hold.String())
 	assert.Equal(t, s.Saved[0], hold.FirstViolation)
+	// Every run's story told to the simulator, which violates what the
+	// live runs did: the model's word for this story, no disagreement.
+	assert.Equal(t, 2, s.Model.runs())
+	for _, tl := range s.Tallies {
+		if tl.Property == impl.AtMostOneClientHoldLock || tl.Property == impl.NoLostUpdate {
+			assert.Equal(t, ModelWord{Decides: true, Runs: 2, Violated: 2}, tl.Model, tl.Property)
+			assert.Equal(t, "violated on this story (sim, 2 of 2 runs)", tl.ModelString())
+		}
+		assert.False(t, tl.Disagrees(), tl.Property)
+	}
+	assert.Contains(t, string(sum), `"model": "violated on this story (sim, 2 of 2 runs)"`)
 	// A campaign saves again into the same folders, replacing them whole.
 	_, err = Run(ctx, cfg)
 	require.NoError(t, err)
@@ -195,6 +215,7 @@ func TestCampaignKeep(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, entries, 1, "the summary alone")
 	assert.Equal(t, SummaryFile, entries[0].Name())
+	assert.Equal(t, 2, sum.Model.runs(), "the unsaved runs' stories kept in the summary")
 }
 
 // TestCampaignCatchesABrokenJudge: a judge with a planted bug — it drops
@@ -268,4 +289,36 @@ func TestVerdictLine(t *testing.T) {
 			assert.NotContains(t, line, "\n")
 		})
 	}
+}
+
+// TestCampaignFailsOnADisagreement: a store that refuses more than its
+// row says (overfenced-none: row none's claim, tokens checked on every
+// operation) keeps the unchecked client's stale write out under a client
+// pause, so NoLostUpdate and TokenIsMonotonical hold live in every run
+// the fault took effect in, while the simulator, told the same story on
+// row none, violates them: two disagreements with the model's story
+// (exit 1), beside the register's Porcupine check, the one verdict that
+// caught such a store before (the refusal is not what row none's
+// register does: unexpected).
+func TestCampaignFailsOnADisagreement(t *testing.T) {
+	s := livetest.MustSetup(t, livetest.Toy(), "toy", "overfenced-none"+setup.UncheckedSuffix)
+	cfg := Config{Run: livetest.Config(t, s, history.FaultClientPause), Runs: 2, Out: t.TempDir()}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	sum, err := Run(ctx, cfg)
+	require.NoError(t, err)
+	require.Equal(t, 2, sum.TookEffect, "the pause took effect in every run")
+	var disagree []string
+	for _, tl := range sum.Tallies {
+		assert.Equal(t, tl.Property == linearizability.RegisterLinearizable, tl.Unexpected(), tl.Property)
+		if tl.Disagrees() {
+			disagree = append(disagree, tl.Property)
+		}
+	}
+	assert.Equal(t, []string{impl.TokenIsMonotonical, impl.NoLostUpdate}, disagree)
+	assert.True(t, sum.Failed())
+	var out strings.Builder
+	require.NoError(t, sum.Write(&out))
+	assert.Equal(t, 2, strings.Count(out.String(), "DISAGREES"), out.String())
+	assert.Contains(t, sum.Verdict(nil), ", 2 disagreeing with the model's story;")
 }

@@ -37,6 +37,12 @@ const (
 	ReadmeEnd   = "<!-- END live -->"
 )
 
+// LivePage is the page beside the README that holds the live column's
+// per-property detail (LiveDetail), between the same markers as the
+// README's grid: every property's line per campaign, the model's word
+// and the live one, links to the runs.
+const LivePage = "docs/live.md"
+
 // DocsDir is where UpdateReadme copies the small files of the failing runs
 // the live block links to, beside the README (docs/live/<service>/<setup>/
 // <fault>/run-<seed>/).
@@ -152,8 +158,27 @@ func parseSummary(data []byte, s setup.Setup, f history.Fault) (SavedSummary, er
 			// The judge decides Holds only where the fault took effect: a
 			// "held" count above that would be a cell the runs never made.
 			return sum, fmt.Errorf("%s: held in %d of %d runs, the fault took effect in %d", t.Property, held, t.Runs, t.TookEffect)
+		case t.Safe < 0 || t.Safe > t.Unknown || (t.Safe > 0 && s.Safe[f] == ""):
+			// A run counts as safe only where the setup claims its
+			// service is, and only among the runs left undecided.
+			return sum, fmt.Errorf("%s: safe in %d of %d runs (unknown in %d; the setup claims safety against %s: %t)", t.Property, t.Safe, t.Runs, t.Unknown, f, s.Safe[f] != "")
 		case t.FirstViolation != "" && !runFolder.MatchString(filepath.Base(t.FirstViolation)):
 			return sum, fmt.Errorf("%s: first violation %s is not a run's folder", t.Property, quote.Q(t.FirstViolation))
+		}
+	}
+	if sum.Model != nil {
+		if err := sum.Model.verify(s.Design, sum.Runs); err != nil {
+			return sum, err
+		}
+		c := Campaign{Setup: s, Summary: sum}
+		for _, t := range sum.Tallies {
+			// The words written are recomputed: a file that says the
+			// model agrees where its own stories do not is refused.
+			got, _ := c.tally(t.Property)
+			if t.Model != got.ModelString() || t.Disagrees != got.Disagrees() {
+				return sum, fmt.Errorf("%s: the summary says the model's word is %s (disagreeing %v), its stories say %s (disagreeing %v)",
+					t.Property, quote.Q(t.Model), t.Disagrees, quote.Q(got.ModelString()), got.Disagrees())
+			}
 		}
 	}
 	return sum, nil
@@ -171,10 +196,24 @@ func (c Campaign) tally(property string) (Tally, SavedTally) {
 	for _, t := range c.Summary.Tallies {
 		if t.Property == property {
 			return Tally{Property: property, Expected: check.ExpectedOf(c.Setup.Design, c.Setup.Unchecked, property), Runs: t.Runs, Violated: t.Violated,
-				TookEffect: t.TookEffect, Unknown: t.Unknown}, t
+				TookEffect: t.TookEffect, Unknown: t.Unknown, Safe: t.Safe, Mechanism: c.Setup.Safe[c.Summary.Fault], Model: c.modelWord(property)}, t
 		}
 	}
-	return Tally{Property: property, Expected: check.ExpectedOf(c.Setup.Design, c.Setup.Unchecked, property)}, SavedTally{}
+	return Tally{Property: property, Expected: check.ExpectedOf(c.Setup.Design, c.Setup.Unchecked, property), Model: c.modelWord(property)}, SavedTally{}
+}
+
+// noModelKept is the reason a summary written before the model's stories
+// were kept has none.
+const noModelKept = "not kept by the fencelab-live that wrote this summary"
+
+// modelWord is the model's word on property for the campaign: from its
+// verified stories (parseSummary), or none kept.
+func (c Campaign) modelWord(property string) ModelWord {
+	if c.Summary.Model == nil {
+		m := Model{None: []NoStory{{Reason: noModelKept, Runs: c.Summary.Runs}}}
+		return m.wordOn(property, c.Setup, c.Summary.Fault)
+	}
+	return c.Summary.Model.wordOn(property, c.Setup, c.Summary.Fault)
 }
 
 // runLink is the README-relative folder a violated cell links to: the
@@ -187,16 +226,202 @@ func (c Campaign) runLink(t SavedTally) string {
 	return path.Join(DocsDir, c.Setup.Service, c.Setup.Name, string(c.Summary.Fault), filepath.Base(t.FirstViolation)) + "/"
 }
 
-// LiveBlock is the README's live block: one line per campaign, grouped
-// by design row in impl.Designs' order, the models' verdict beside the
-// live one for each property, and where each line came from.
-func LiveBlock(cs []Campaign) string {
+// sortedByRow is cs grouped by design row in impl.Designs' order, the
+// matrix's order kept within a row.
+func sortedByRow(cs []Campaign) []Campaign {
 	order := map[impl.Design]int{}
 	for i, d := range impl.Designs() {
 		order[d] = i
 	}
 	sorted := slices.Clone(cs)
 	slices.SortStableFunc(sorted, func(a, b Campaign) int { return order[a.Setup.Design] - order[b.Setup.Design] })
+	return sorted
+}
+
+// propLetters are the grid's short names of BlockProperties.
+var propLetters = map[string]string{impl.AtMostOneClientHoldLock: "A", impl.TokenIsMonotonical: "T", impl.NoLostUpdate: "L"}
+
+// letters are the short names of ps, in BlockProperties order.
+func letters(ps []string) string {
+	var ls []string
+	for _, p := range BlockProperties() {
+		if slices.Contains(ps, p) {
+			ls = append(ls, propLetters[p])
+		}
+	}
+	return strings.Join(ls, " ")
+}
+
+// gridCell is a campaign's cell of the README's grid: the live word over
+// the block's properties, then the model's word for that fault.
+//
+// The live word: "violated k/N P…" (k the most runs any property was
+// violated in, P the properties violated, linked to the first failing
+// run), else "held h/N" (h the fewest runs any applicable property was
+// decided to hold in), else "safe: <mechanism> s/N" (s the fewest runs
+// any applicable property showed the setup's claimed mechanism at work
+// in, Tally.Safe), else "inconclusive m/N" (the fault took effect in
+// m). The model's word: the source — "sim" the simulator on the runs' own
+// schedules, "sim*" the unchecked client's story (report.StoryCaveat),
+// "row" the row's verdict where the fault does not map — then "✗ P…" for
+// the properties it violates ("~ P…" those violated on some runs' stories
+// only), or "✓". A disagreement (Tally.Disagrees)
+// or an unexpected violation (Tally.Unexpected) is named in bold.
+func (c Campaign) gridCell() string {
+	var violated, modelViolated, modelSome, disagree, unexpected []string
+	maxViolated, minHeld, minSafe, applicable := 0, c.Summary.Runs, c.Summary.Runs, 0
+	source, mechanism := "", ""
+	for _, p := range BlockProperties() {
+		t, _ := c.tally(p)
+		if t.Expected == verdict.NotApplicable {
+			continue
+		}
+		applicable++
+		if t.Violated > 0 {
+			violated = append(violated, p)
+			maxViolated = max(maxViolated, t.Violated)
+		}
+		minHeld = min(minHeld, t.Held())
+		minSafe = min(minSafe, t.Safe)
+		mechanism = t.Mechanism
+		story, fromStory := t.Model.Story(t.Expected)
+		switch {
+		case story == verdict.Violated:
+			modelViolated = append(modelViolated, p)
+		case story == verdict.Unknown && fromStory:
+			modelSome = append(modelSome, p) // violated on some runs' stories
+		}
+		switch {
+		case fromStory && t.Model.Caveat != "":
+			source = "sim*"
+		case fromStory && source == "":
+			source = "sim"
+		case !fromStory && source == "":
+			source = "row"
+		}
+		if t.Disagrees() {
+			disagree = append(disagree, p)
+		}
+		if t.Unexpected() {
+			unexpected = append(unexpected, p)
+		}
+	}
+	runs := c.Summary.Runs
+	var live string
+	switch {
+	case applicable == 0:
+		live = "—"
+	case len(violated) > 0:
+		live = fmt.Sprintf("violated %d/%d %s", maxViolated, runs, letters(violated))
+		for _, p := range BlockProperties() {
+			_, saved := c.tally(p)
+			if link := c.runLink(saved); link != "" {
+				live = fmt.Sprintf("[%s](%s)", live, link)
+				break
+			}
+		}
+	case minHeld > 0:
+		live = fmt.Sprintf("held %d/%d", minHeld, runs)
+	case mechanism != "" && minSafe > 0:
+		live = fmt.Sprintf("safe: %s %d/%d", cell(mechanism), minSafe, runs)
+	default:
+		live = fmt.Sprintf("inconclusive %d/%d", c.Summary.TookEffect, runs)
+	}
+	var model []string
+	if len(modelViolated) > 0 {
+		model = append(model, "✗ "+letters(modelViolated))
+	}
+	if len(modelSome) > 0 {
+		model = append(model, "~ "+letters(modelSome))
+	}
+	if len(model) == 0 {
+		model = append(model, "✓")
+	}
+	cellText := live
+	if source != "" {
+		cellText += " · " + source + " " + strings.Join(model, " ")
+	}
+	if len(disagree) > 0 {
+		cellText += " **≠ " + letters(disagree) + "**"
+	}
+	if len(unexpected) > 0 {
+		cellText += " **UNEXPECTED " + letters(unexpected) + "**"
+	}
+	return cellText
+}
+
+// gridLegend is the README grid's legend, under it.
+const gridLegend = "A cell: the live word over the runs (`violated k/N` and the properties, linked to the first failing run; `held h/N`, " +
+	"decided to hold where the fault took effect; `inconclusive m/N`, the fault took effect in m) · the model's word for that fault: " +
+	"`sim` the simulator on the runs' own schedules, `sim*` the unchecked client's story (the checked client checks its clock on resuming), " +
+	"`row` the row's verdict (the fault does not map onto the simulator); `✗` the properties it violates, `~` those it violates on some runs' stories only, `✓` none. " +
+	"A AtMostOneClientHoldLock, T TokenIsMonotonical, L NoLostUpdate. **≠**: the model violates it on this very story, live held it " +
+	"with the fault in effect in every run (exit 1). Every property's line per campaign: [docs/live.md](" + LivePage + ").\n"
+
+// LiveBlock is the README's live block, a grid: one line per setup (its
+// unchecked client line apart), grouped by design row in impl.Designs'
+// order, one column per fault the matrix ran, each cell a campaign's
+// gridCell; the legend under it. The per-property detail is LiveDetail.
+func LiveBlock(cs []Campaign) string {
+	sorted := sortedByRow(cs)
+	var faults []history.Fault
+	for _, f := range history.AllFaults() {
+		if slices.ContainsFunc(sorted, func(c Campaign) bool { return c.Summary.Fault == f }) {
+			faults = append(faults, f)
+		}
+	}
+	type line struct {
+		s     setup.Setup
+		cells map[history.Fault]Campaign
+	}
+	var lines []*line
+	index := map[string]*line{}
+	for _, c := range sorted {
+		key := c.Setup.ID() + " " + c.Summary.Nemesis
+		l := index[key]
+		if l == nil {
+			l = &line{s: c.Setup, cells: map[history.Fault]Campaign{}}
+			index[key] = l
+			lines = append(lines, l)
+		}
+		l.cells[c.Summary.Fault] = c
+	}
+	var b strings.Builder
+	b.WriteString("| Setup (row) |")
+	for _, f := range faults {
+		fmt.Fprintf(&b, " %s |", f)
+	}
+	b.WriteString("\n|---|")
+	for range faults {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	for _, l := range lines {
+		fmt.Fprintf(&b, "| `%s` (`%s`) |", l.s.ID(), l.s.Design)
+		for _, f := range faults {
+			c, ok := l.cells[f]
+			if !ok {
+				b.WriteString(" |")
+				continue
+			}
+			fmt.Fprintf(&b, " %s |", c.gridCell())
+		}
+		b.WriteString("\n")
+	}
+	if len(sorted) == 0 {
+		b.WriteString("\n(no campaign found: run `make live`, then `fencelab-live readme README.md`)\n")
+		return b.String()
+	}
+	b.WriteString("\n" + gridLegend)
+	return b.String()
+}
+
+// LiveDetail is LivePage's block: one line per campaign, grouped by
+// design row, for each property the model's word for the campaign's own
+// story (Tally.ModelString) beside the live one, and where each line came
+// from; links relative to LivePage.
+func LiveDetail(cs []Campaign) string {
+	sorted := sortedByRow(cs)
 	var b strings.Builder
 	b.WriteString("| Row | Live setup, fault, runs | Server; client library |")
 	for _, p := range BlockProperties() {
@@ -214,12 +439,17 @@ func LiveBlock(cs []Campaign) string {
 			t, saved := c.tally(p)
 			live := t.String()
 			if link := c.runLink(saved); link != "" {
-				live = fmt.Sprintf("[%s](%s)", live, link)
+				live = fmt.Sprintf("[%s](%s)", live, strings.TrimPrefix(link, path.Dir(LivePage)+"/"))
 			}
 			if t.Unexpected() {
 				live += " **UNEXPECTED**"
 			}
-			fmt.Fprintf(&b, " %s · %s |", t.Expected, live)
+			if t.Disagrees() {
+				live += " **DISAGREES with the model's story**"
+			}
+			// The model's word never holds " · ", which parts it from the
+			// live one (the matrix picture reads the cell so).
+			fmt.Fprintf(&b, " %s · %s |", strings.ReplaceAll(cell(t.ModelString()), " · ", ", "), live)
 		}
 		b.WriteString("\n")
 	}
@@ -239,9 +469,13 @@ func cell(s string) string {
 
 // CheckReadme reports, before any work, why the README at file cannot
 // take the live block: not a regular file (or a link to one) fencelab can
-// replace, no markers, or a docs/live beside it that is not a folder.
+// replace, no markers, a LivePage beside it without them, or a docs/live
+// beside it that is not a folder.
 func CheckReadme(file string) error {
 	if _, _, err := readReadme(file); err != nil {
+		return err
+	}
+	if _, _, err := readPage(filepath.Join(filepath.Dir(file), filepath.FromSlash(LivePage)), "the live page"); err != nil {
 		return err
 	}
 	return checkFolders(filepath.Dir(file), DocsDir)
@@ -252,19 +486,25 @@ func CheckReadme(file string) error {
 // one with LF ends, and crlf says so (UpdateReadme writes it back with
 // CRLF).
 func readReadme(file string) (text string, crlf bool, err error) {
+	return readPage(file, "README")
+}
+
+// readPage is readReadme of any page with the live block's markers, what
+// naming it in errors.
+func readPage(file, what string) (text string, crlf bool, err error) {
 	if err := atomicfile.CheckTarget(file); err != nil {
-		return "", false, fmt.Errorf("README %s: %w", quote.S(file), err)
+		return "", false, fmt.Errorf("%s %s: %w", what, quote.S(file), err)
 	}
 	data, err := inputfile.Read(file, inputfile.MaxText)
 	if err != nil {
-		return "", false, fmt.Errorf("README %s: %w", quote.S(file), err)
+		return "", false, fmt.Errorf("%s %s: %w", what, quote.S(file), err)
 	}
 	first, _, _ := strings.Cut(string(data), "\n")
 	crlf = strings.HasSuffix(first, "\r")
 	text = strings.ReplaceAll(string(data), "\r\n", "\n")
 	i, j := strings.Index(text, ReadmeBegin), strings.Index(text, ReadmeEnd)
 	if i < 0 || j < i+len(ReadmeBegin) || strings.Count(text, ReadmeBegin) != 1 || strings.Count(text, ReadmeEnd) != 1 {
-		return "", false, fmt.Errorf("README %s has no live block (one line %q, later one %q): nothing written", quote.S(file), strings.TrimSpace(ReadmeBegin), ReadmeEnd)
+		return "", false, fmt.Errorf("%s %s has no live block (one line %q, later one %q): nothing written", what, quote.S(file), strings.TrimSpace(ReadmeBegin), ReadmeEnd)
 	}
 	return text, crlf, nil
 }
@@ -350,6 +590,23 @@ func readRun(src, dest string) (runCopy, error) {
 	})
 	var page strings.Builder
 	fmt.Fprintf(&page, "# %s\n\nA failing live run, copied by `fencelab-live readme` from the matrix's output (the HTML pages stay there).\n\n", path.Base(dest))
+	pvs, err := report.PageVerdicts(rc.files[report.VerdictsFile], rc.files[report.JudgedFile], rc.files[report.SimScheduleFile])
+	if err != nil {
+		return rc, fmt.Errorf("saved run %s: %w", src, err)
+	}
+	if len(pvs) > 0 {
+		// The run's own line of every property: the row's word, the
+		// run's, and the simulator's on the run's story, recomputed.
+		page.WriteString("| Property | the row | this run | the simulator on this run's story |\n|---|---|---|---|\n")
+		for _, v := range pvs {
+			model := v.Model
+			if model == "" {
+				model = "—"
+			}
+			fmt.Fprintf(&page, "| %s | %s | %s | %s |\n", cell(v.Property), cell(v.Expected), cell(v.Live), model)
+		}
+		page.WriteString("\n")
+	}
 	if mmd, ok := rc.files[trace.MermaidFile]; ok {
 		fmt.Fprintf(&page, "```mermaid\n%s\n```\n\n", strings.TrimRight(string(mmd), "\n"))
 		delete(rc.files, trace.MermaidFile)
@@ -364,6 +621,7 @@ func readRun(src, dest string) (runCopy, error) {
 }
 
 // UpdateReadme writes LiveBlock(cs) into the README at file, between its
+// markers, LiveDetail(cs) into LivePage beside it, between the same
 // markers, and copies the small files of every run a cell links to under
 // DocsDir beside it. Everything is checked and read before anything is
 // written: a README without the markers, a docs/live on the way that is
@@ -377,6 +635,11 @@ func UpdateReadme(file string, cs []Campaign) error {
 		return err
 	}
 	root := filepath.Dir(file)
+	pageFile := filepath.Join(root, filepath.FromSlash(LivePage))
+	page, pageCRLF, err := readPage(pageFile, "the live page")
+	if err != nil {
+		return err
+	}
 	var copies []runCopy
 	seen := map[string]bool{}
 	for _, c := range cs {
@@ -398,12 +661,8 @@ func UpdateReadme(file string, cs []Campaign) error {
 			copies = append(copies, rc)
 		}
 	}
-	i := strings.Index(text, ReadmeBegin) + len(ReadmeBegin)
-	j := strings.Index(text, ReadmeEnd)
-	updated := text[:i] + LiveBlock(cs) + text[j:]
-	if crlf {
-		updated = strings.ReplaceAll(updated, "\n", "\r\n")
-	}
+	updated := splice(text, LiveBlock(cs), crlf)
+	updatedPage := splice(page, LiveDetail(cs), pageCRLF)
 	for _, rc := range copies {
 		folder := atomicfile.NewFolder(filepath.Join(root, filepath.FromSlash(rc.dest)))
 		for _, name := range slices.Sorted(maps.Keys(rc.files)) {
@@ -413,5 +672,20 @@ func UpdateReadme(file string, cs []Campaign) error {
 			}
 		}
 	}
+	if err := atomicfile.WriteFile(pageFile, func(w io.Writer) error { _, err := io.WriteString(w, updatedPage); return err }); err != nil {
+		return err
+	}
 	return atomicfile.WriteFile(file, func(w io.Writer) error { _, err := io.WriteString(w, updated); return err })
+}
+
+// splice is text (read by readReadme) with block between its markers,
+// its line ends CRLF again if crlf.
+func splice(text, block string, crlf bool) string {
+	i := strings.Index(text, ReadmeBegin) + len(ReadmeBegin)
+	j := strings.Index(text, ReadmeEnd)
+	updated := text[:i] + block + text[j:]
+	if crlf {
+		updated = strings.ReplaceAll(updated, "\n", "\r\n")
+	}
+	return updated
 }

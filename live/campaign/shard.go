@@ -63,6 +63,10 @@ type ShardCampaign struct {
 	// Saved are its saved runs' folders (the failing ones, by default:
 	// Config.Keep), relative to the shard's folder.
 	Saved []string `json:"saved"`
+	// Model is the simulator's telling of the shard's runs (Summary.Model),
+	// checked again when merged; absent from a shard of a fencelab-live
+	// that did not keep it (its runs then have no model story).
+	Model *Model `json:"model,omitempty"`
 }
 
 // ShardTally is one property's counts in a shard's part of a campaign.
@@ -72,6 +76,7 @@ type ShardTally struct {
 	Violated   int    `json:"violated"`
 	TookEffect int    `json:"took_effect"`
 	Unknown    int    `json:"unknown"`
+	Safe       int    `json:"safe,omitempty"`
 	// FirstViolation is the folder of its first violating run, relative
 	// to the shard's folder.
 	FirstViolation string `json:"first_violation,omitempty"`
@@ -124,6 +129,7 @@ func RunShard(ctx context.Context, plans []Config, lo, hi int, out string, probe
 			}
 			c.TookEffect, c.Committed, c.Refused, c.Errors = s.TookEffect, s.Committed, s.Refused, s.Errors
 			c.StartUp, c.Elapsed, c.Versions, c.Library = s.StartUp, s.Elapsed, s.Versions, s.Library
+			c.Model = &s.Model
 			rel := func(dir string) string {
 				if dir == "" {
 					return ""
@@ -132,7 +138,7 @@ func RunShard(ctx context.Context, plans []Config, lo, hi int, out string, probe
 				return filepath.ToSlash(r)
 			}
 			for _, t := range s.Tallies {
-				c.Tallies = append(c.Tallies, ShardTally{Property: t.Property, Runs: t.Runs, Violated: t.Violated, TookEffect: t.TookEffect, Unknown: t.Unknown, FirstViolation: rel(t.FirstViolation)})
+				c.Tallies = append(c.Tallies, ShardTally{Property: t.Property, Runs: t.Runs, Violated: t.Violated, TookEffect: t.TookEffect, Unknown: t.Unknown, Safe: t.Safe, FirstViolation: rel(t.FirstViolation)})
 			}
 			for _, d := range s.Saved {
 				c.Saved = append(c.Saved, rel(d))
@@ -200,7 +206,8 @@ func MergeShards(ctx context.Context, plans []Config, c *shard.Campaign, results
 	for k, p := range plans {
 		s := &Summary{Setup: p.Run.Setup, Fault: p.Run.Fault, Nemesis: p.Run.Nemesis}
 		for _, prop := range check.Properties() {
-			s.Tallies = append(s.Tallies, Tally{Property: prop, Expected: check.ExpectedOf(p.Run.Setup.Design, p.Run.Setup.Unchecked, prop)})
+			s.Tallies = append(s.Tallies, Tally{Property: prop, Expected: check.ExpectedOf(p.Run.Setup.Design, p.Run.Setup.Unchecked, prop),
+				Mechanism: p.Run.Setup.Safe[p.Run.Fault]})
 		}
 		var startUp time.Duration
 		skipped, ran := "", 0
@@ -223,6 +230,13 @@ func MergeShards(ctx context.Context, plans []Config, c *shard.Campaign, results
 			}
 			if err := checkShardCampaign(&sc, len(s.Tallies)); err != nil {
 				return nil, fmt.Errorf("%s: %s under %s: %w", c.Dirs[i], sc.Setup, sc.Fault, err)
+			}
+			if sc.Model == nil {
+				s.Model.addNone(NoStory{Reason: noModelKept, Runs: sc.Ran})
+			} else if err := sc.Model.verify(p.Run.Setup.Design, sc.Ran); err != nil {
+				return nil, fmt.Errorf("%s: %s under %s: %w", c.Dirs[i], sc.Setup, sc.Fault, err)
+			} else {
+				s.Model.merge(*sc.Model)
 			}
 			if err := checkSavedRuns(c.Dirs[i], p, &sc); err != nil {
 				return nil, fmt.Errorf("%s: %s under %s: %w", c.Dirs[i], sc.Setup, sc.Fault, err)
@@ -249,6 +263,7 @@ func MergeShards(ctx context.Context, plans []Config, c *shard.Campaign, results
 				into.Violated += t.Violated
 				into.TookEffect += t.TookEffect
 				into.Unknown += t.Unknown
+				into.Safe += t.Safe
 				if into.FirstViolation == "" && t.FirstViolation != "" {
 					into.FirstViolation = filepath.Join(out, filepath.FromSlash(t.FirstViolation))
 				}
@@ -268,6 +283,7 @@ func MergeShards(ctx context.Context, plans []Config, c *shard.Campaign, results
 		if s.Runs > 0 {
 			s.StartUp = startUp / time.Duration(s.Runs)
 		}
+		s.modelWords()
 		m.Summaries = append(m.Summaries, s)
 	}
 	if err := saveMerged(ctx, c, results, m, out); err != nil {
@@ -291,7 +307,7 @@ func checkShardCampaign(sc *ShardCampaign, props int) error {
 		return fmt.Errorf("the fault took effect in %d of %d runs", sc.TookEffect, sc.Ran)
 	}
 	for _, t := range sc.Tallies {
-		if t.Runs != sc.Ran || t.Violated < 0 || t.Violated > t.Runs || t.TookEffect < 0 || t.TookEffect > t.Runs || t.Unknown < 0 || t.Unknown > t.Runs {
+		if t.Runs != sc.Ran || t.Violated < 0 || t.Violated > t.Runs || t.TookEffect < 0 || t.TookEffect > t.Runs || t.Unknown < 0 || t.Unknown > t.Runs || t.Safe < 0 || t.Safe > t.Unknown {
 			return fmt.Errorf("%s: counts beyond its %d runs", t.Property, sc.Ran)
 		}
 		if t.FirstViolation != "" && !filepath.IsLocal(filepath.FromSlash(t.FirstViolation)) {

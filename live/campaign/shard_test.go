@@ -76,6 +76,8 @@ func checkMergedIsWhole(t *testing.T, whole []*Summary, merged *Merged, out stri
 			assert.Equal(t, wt.Runs, mt.Runs, wt.Property)
 			assert.Equal(t, wt.Status(), mt.Status(), wt.Property)
 			assert.Equal(t, wt.String(), mt.String(), wt.Property)
+			assert.Equal(t, wt.Model, mt.Model, "the model's word for the story, %s", wt.Property)
+			assert.Equal(t, wt.Disagrees(), mt.Disagrees(), wt.Property)
 		}
 		for _, d := range m.Saved {
 			assert.True(t, strings.HasPrefix(d, out), d)
@@ -196,6 +198,13 @@ func TestMergeShardsRefuses(t *testing.T) {
 			rs[0].Campaigns[0].Saved = append(rs[0].Campaigns[0].Saved, "toy/none+unchecked/client-pause/run-3")
 		}, wantErr: "3 saved runs listed for its 2 runs"},
 		{name: "an out in use", edit: func([]*ShardResult) {}, out: used, wantErr: "is not empty"},
+		{name: "a model story the simulator does not tell", edit: func(rs []*ShardResult) {
+			m := rs[0].Campaigns[0].Model
+			require.NotNil(t, m)
+			require.NotEmpty(t, m.Stories, "the toy's pause maps onto the simulator")
+			m.Stories[0].Violated = []string{}
+		}, wantErr: "the simulator violates"},
+		{name: "a model of other runs", edit: func(rs []*ShardResult) { rs[0].Campaigns[0].Model.Stories[0].Runs += 4 }, wantErr: "the model's stories tell 6 runs of 2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rs := read()

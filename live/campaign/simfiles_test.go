@@ -57,8 +57,7 @@ func TestUpdateReadmeCopiesTheSimulatorsVersion(t *testing.T) {
 			cs, err := ReadSummaries(out, setup.All())
 			require.NoError(t, err)
 			root := t.TempDir()
-			readme := filepath.Join(root, "README.md")
-			require.NoError(t, os.WriteFile(readme, []byte(fixtureReadme), 0o644))
+			readme := writeReadme(t, root, fixtureReadme, same)
 			require.NoError(t, UpdateReadme(readme, cs))
 
 			run := filepath.Join(root, "docs", "live", "etcd", "mutex", "client-pause", "run-1")
@@ -149,5 +148,61 @@ func TestCommittedFaultsNameOnlyFilesBeside(t *testing.T) {
 			require.NoError(t, os.WriteFile(path, honest, 0o644))
 		}
 		assertNamesOnlyFilesBeside(t, path)
+	}
+}
+
+// TestRunPageHasTheModelsWordForTheRun: a copied run's page lists each
+// property's row verdict, the run's, and the simulator's on the run's own
+// story, recomputed from its sim-schedule.json (a committed make live run
+// of etcd/mutex under a client pause, whose story the simulator
+// violates as the run did); a schedule the simulator refuses stops the
+// readme before anything is written.
+func TestRunPageHasTheModelsWordForTheRun(t *testing.T) {
+	committed := filepath.Join("..", "..", "docs", "live", "etcd", "mutex", "client-pause", "run-1")
+	for _, tc := range []struct {
+		name, schedule, want string
+	}{
+		{"the committed run", "", ""},
+		{"a pause of a client the run does not have", `"node": "c9"`, report.SimScheduleFile},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := readmeFixture(t)
+			mutex, err := setup.Find(setup.All(), "etcd", "mutex")
+			require.NoError(t, err)
+			src := report.RunDir(out, mutex, history.FaultClientPause, 1)
+			for _, name := range []string{report.VerdictsFile, report.JudgedFile, report.SimScheduleFile, report.SimCommandFile, report.HistoryFile, report.FaultsFile} {
+				data, err := os.ReadFile(filepath.Join(committed, name))
+				require.NoError(t, err)
+				if name == report.SimScheduleFile && tc.schedule != "" {
+					edited := regexp.MustCompile(`"node": "c[0-9]"`).ReplaceAllString(string(data), tc.schedule)
+					require.NotEqual(t, string(data), edited)
+					data = []byte(edited)
+				}
+				require.NoError(t, os.WriteFile(filepath.Join(src, name), data, 0o644))
+			}
+			cs, err := ReadSummaries(out, setup.All())
+			require.NoError(t, err)
+			root := t.TempDir()
+			readme := writeReadme(t, root, fixtureReadme, same)
+			err = UpdateReadme(readme, cs)
+			run := filepath.Join(root, "docs", "live", "etcd", "mutex", "client-pause", "run-1")
+			if tc.want != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.want)
+				assert.NoDirExists(t, run, "nothing copied")
+				return
+			}
+			require.NoError(t, err)
+			page, err := os.ReadFile(filepath.Join(run, TracePage))
+			require.NoError(t, err)
+			for _, line := range []string{
+				"| AtMostOneClientHoldLock | violated | violated | violated |",
+				"| TokenIsMonotonical | — | — | — |",
+				"| NoLostUpdate | violated | violated | violated |",
+				"| NoActionPastValidity | holds | holds | — |",
+			} {
+				assert.Contains(t, string(page), line+"\n")
+			}
+		})
 	}
 }

@@ -98,7 +98,11 @@ type Judgement struct {
 	TookEffect bool
 	Effect     string
 	Overlap    string
-	Beliefs    []Belief
+	// Witness says how the run shows a service's safety mechanism at
+	// work through its fault (witness; "" when it does not): what a
+	// setup's claim of safety (setup.Setup.Safe) needs from each run.
+	Witness string
+	Beliefs []Belief
 	// Committed counts the sections whose write the resource accepted;
 	// Refused the operations it refused (the witness that fencing acted).
 	Committed, Refused int
@@ -133,6 +137,7 @@ func Judge(h *history.History, d impl.Design, ttl time.Duration, res *impl.Resou
 	j.Beliefs = beliefs(h, ttl)
 	_, j.Overlap = overlap(j.Beliefs, h.Start)
 	j.TookEffect, j.Effect = tookEffect(h.Faults, j.Beliefs, h.Start)
+	j.Witness = witness(h, j.Beliefs)
 	j.Sections, j.ResourceOps, j.Committed, j.Refused, j.Errors = operations(h)
 	var harnessErr error
 	if u := unexplained(h.Faults, j.Beliefs, h.Start); u != nil {

@@ -198,8 +198,8 @@ func parseRun(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, 
 	out := fs.String("out", filepath.Join("out", "live"), "folder for the saved runs (--keep) and the campaign's summary")
 	keep := keepFlag(fs)
 	clients := fs.Int("clients", 2, "client processes per run")
-	sections := fs.Int("sections", 3, "sections per client")
-	think := fs.Duration("think", 0, "think time between a section's read and write (0: what the fault's scripted story needs, 150ms, 400ms for restarts)")
+	sections := fs.Int("sections", 0, "sections per client (0: the scripted story's, as the matrix runs it: 3, 1 under a network fault or where the setup's story says)")
+	think := fs.Duration("think", 0, "think time between a section's read and write (0: what the fault's scripted story needs, 150ms, 400ms for restarts, or the setup's story's)")
 	timeout := fs.Duration("timeout", 20*time.Second, "bound of one run")
 	shardValue := fs.String("shard", "", shard.Usage)
 	client := fs.String("client", clientChecked, clientUsage)
@@ -239,6 +239,9 @@ func parseRun(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, 
 	}
 	if *think == 0 {
 		*think = setup.ScriptedThink(fault)
+	}
+	if *sections == 0 {
+		_, *sections = setup.ScriptedWorkload(fault)
 	}
 	cfg := campaign.Config{
 		Run: run.Config{
@@ -443,7 +446,7 @@ func parseMatrix(setups []setup.Setup, args []string, stdout io.Writer) (*liveJo
 			if unchecked && uncheckedDiffers(s, f) {
 				lines = append(lines, s.WithUncheckedClient())
 			}
-			clients, sections := nemesis.ScriptedWorkload(f)
+			clients, sections := s.ScriptedWorkload(f)
 			for _, line := range lines {
 				job.plans = append(job.plans, campaign.Config{
 					Run: run.Config{

@@ -46,6 +46,12 @@ type FaultEvent struct {
 	// For is how long the fault lasts (a pause, a delay, the time a
 	// killed service stays down) or, for a clock step, how far it steps.
 	For time.Duration `json:"for"`
+	// Isolate, for a fault of the service triggered after the first
+	// read, also cuts that reader's links to the lock service from the
+	// fault's start until Isolate after its end (fault_isolate.go): a
+	// holder the service would keep across the fault cannot reach it
+	// once it is back, and its session ends while it still thinks.
+	Isolate time.Duration `json:"isolate,omitempty"`
 }
 
 // Schedule is the faults of one run.
@@ -204,6 +210,13 @@ func (n *Nemesis) Run(ctx context.Context, sched Schedule, t0 time.Time, reads <
 				}
 				if IsClientFault(e.Fault) && e.Client < 0 {
 					e.Client = c
+				}
+				if e.Isolate > 0 && !IsClientFault(e.Fault) {
+					n.isolated(ctx, e, c)
+					if ctx.Err() != nil {
+						return
+					}
+					continue
 				}
 			case <-ctx.Done():
 				return

@@ -232,7 +232,7 @@ func Recheck(dir string, setups []setup.Setup) (*Audit, error) {
 	}
 	h.Sort()
 	j, jerr := check.Judge(h, d, ttl, res, timeout)
-	a.Now = &savedVerdicts{TookEffect: j.TookEffect, Effect: j.Effect, Overlap: j.Overlap, Committed: j.Committed, Refused: j.Refused, Verdicts: verdictsOf(d, h.Unchecked, j)}
+	a.Now = &savedVerdicts{TookEffect: j.TookEffect, Effect: j.Effect, Overlap: j.Overlap, Witness: j.Witness, Committed: j.Committed, Refused: j.Refused, Verdicts: verdictsOf(d, h.Unchecked, j)}
 	a.compare()
 	if jerr != nil && !strings.Contains(sv.Error, jerr.Error()) {
 		// An overlap no fault explains, which the run did not save as

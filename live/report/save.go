@@ -56,6 +56,10 @@ type savedVerdicts struct {
 	Refused    int            `json:"refused"`
 	Verdicts   []savedVerdict `json:"verdicts"`
 	Error      string         `json:"harness_error,omitempty"`
+
+	// Witness is check.Judgement.Witness: the service's safety mechanism
+	// at work, what a setup's claim of safety needs from the run.
+	Witness string `json:"witness,omitempty"`
 }
 
 // savedVerdict is one property's verdict in verdicts.json, its status in
@@ -108,6 +112,7 @@ func SaveRun(out string, rc run.Config, res *run.Result, harnessErr error) (dir 
 	}
 	if j != nil {
 		sv.TookEffect, sv.Effect, sv.Overlap, sv.Committed, sv.Refused = j.TookEffect, j.Effect, j.Overlap, j.Committed, j.Refused
+		sv.Witness = j.Witness
 		sv.Verdicts = verdictsOf(rc.Setup.Design, rc.Setup.Unchecked, j)
 	}
 	if harnessErr != nil {

@@ -1,7 +1,9 @@
 package report
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,9 +12,12 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/run"
+	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/sim"
+	"github.com/fencelab/fencelab/verdict"
 )
 
 // The simulator's version of a live run: a fault schedule that
@@ -67,18 +72,20 @@ func TellSim(rc run.Config, res *run.Result) (*SimStory, error) {
 	if h == nil || len(h.Faults) == 0 {
 		return nil, errors.New("no fault was injected")
 	}
-	if len(res.Schedule.Events) != len(h.Faults) {
-		return nil, fmt.Errorf("%d faults logged of %d scheduled (the run ended before the rest)", len(h.Faults), len(res.Schedule.Events))
+	scheduled := len(res.Schedule.Events)
+	for _, e := range res.Schedule.Events {
+		if e.Isolate > 0 {
+			scheduled++ // the reader's cut links, a blackhole of their own
+		}
 	}
-	c := sim.DefaultConfig()
-	c.Design, c.Clients, c.Sections = rc.Setup.Design, rc.Clients, rc.Sections
-	if err := c.Validate(); err != nil {
-		return nil, fmt.Errorf("the simulator's configuration: %w", err)
+	if scheduled != len(h.Faults) {
+		return nil, fmt.Errorf("%d faults logged of %d scheduled (the run ended before the rest)", len(h.Faults), scheduled)
 	}
-	runner, err := sim.NewRunner(c)
+	runner, err := simRunner(rc.Setup.Design, rc.Clients, rc.Sections)
 	if err != nil {
 		return nil, err
 	}
+	c := runner.Config()
 	scale := func(d time.Duration) time.Duration {
 		s := time.Duration(float64(d) * float64(c.TTL) / float64(rc.Setup.TTL)).Round(time.Millisecond)
 		return min(max(s, time.Millisecond), sim.MaxFaultLength)
@@ -159,6 +166,85 @@ func TellSim(rc run.Config, res *run.Result) (*SimStory, error) {
 	st.Result = runner.Run(sched)
 	st.Command = fmt.Sprintf("fencelab sim --design %s --clients %d --sections %d --schedule %s", c.Design, c.Clients, c.Sections, SimScheduleFile)
 	return st, nil
+}
+
+// simRunner is the simulator the story is told to: sim.DefaultConfig
+// with the row's design and the run's clients and sections, what
+// sim-command.txt's command line gives.
+func simRunner(d impl.Design, clients, sections int) (*sim.Runner, error) {
+	c := sim.DefaultConfig()
+	c.Design, c.Clients, c.Sections = d, clients, sections
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("the simulator's configuration: %w", err)
+	}
+	return sim.NewRunner(c)
+}
+
+// ModelProperties are the properties the simulator's story gives the
+// model's word on: the verdict table's invariants the live judge decides
+// (impl.Invariants). The others keep the row's word: the Porcupine checks
+// are run on a simulated history only on request, and
+// NoActionPastValidity is about the live client itself (the unchecked
+// client is not the models' client there).
+func ModelProperties(judged []string) []string {
+	var ps []string
+	for _, inv := range impl.Invariants() {
+		if slices.Contains(judged, inv.Name) {
+			ps = append(ps, inv.Name)
+		}
+	}
+	return ps
+}
+
+// Violated are the properties of ModelProperties(judged) the simulator
+// violated on the story.
+func (st *SimStory) Violated(judged []string) []string {
+	return violatedOf(&st.Result, judged)
+}
+
+func violatedOf(r *sim.Result, judged []string) []string {
+	vs := []string{}
+	for _, p := range ModelProperties(judged) {
+		if r.Violated(p) {
+			vs = append(vs, p)
+		}
+	}
+	return vs
+}
+
+// RetellSim runs the simulator on a saved story (the schedule TellSim
+// made, for a run of row d with that many clients and sections) and
+// returns the properties of ModelProperties(judged) it violates: the
+// model's word recomputed, never read from a file. A schedule the
+// simulator would refuse is an error.
+func RetellSim(d impl.Design, clients, sections int, sched *sim.Schedule, judged []string) ([]string, error) {
+	if sched == nil {
+		return nil, errors.New("no schedule")
+	}
+	runner, err := simRunner(d, clients, sections)
+	if err != nil {
+		return nil, err
+	}
+	if err := sched.Validate(runner.Config()); err != nil {
+		return nil, fmt.Errorf("the simulator's schedule: %w", err)
+	}
+	r := runner.Run(sched)
+	return violatedOf(&r, judged), nil
+}
+
+// StoryCaveat says why the simulator's story of a run of s under f is
+// not the live client's own, "" when it is. The simulator's client pause
+// is Kleppmann's, after the client's check: its validity timer waits out
+// the pause with it, so it acts on resuming, as the unchecked live client
+// does. The checked client of a lease with a fixed end checks its own
+// clock on resuming and gives the section up: the story's violations are
+// the unchecked client's, an upper bound for this one, never its
+// expected verdict.
+func StoryCaveat(s setup.Setup, f history.Fault) string {
+	if f == history.FaultClientPause && s.Leased && !s.Unchecked {
+		return "the simulator's paused client is the unchecked one (its validity timer waits out the pause); this client checks its clock on resuming"
+	}
+	return ""
 }
 
 // unmappedWhy says why a fault has no counterpart in the simulator.
@@ -283,4 +369,61 @@ func (st *SimStory) writeSimCommand(w io.Writer) error {
 	fmt.Fprintf(&b, "# the simulator's verdicts: %s\n", strings.Join(vs, "; "))
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// PageVerdict is one property of a saved run as the run's page shows it:
+// the row's verdict, the run's, and the simulator's on the run's own
+// story ("" where the run has no story or the simulator does not decide
+// the property).
+type PageVerdict struct {
+	Property, Expected, Live, Model string
+}
+
+// PageVerdicts reads a saved run's verdicts (the bytes of VerdictsFile)
+// and, where the run has them, JudgedFile and SimScheduleFile, and gives
+// each property's verdicts for the run's page. The simulator's are
+// recomputed by running it on the saved schedule (RetellSim), never read
+// from a file; a schedule it refuses is an error.
+func PageVerdicts(verdicts, judged, schedule []byte) ([]PageVerdict, error) {
+	var sv savedVerdicts
+	if err := json.Unmarshal(verdicts, &sv); err != nil {
+		return nil, fmt.Errorf("%s: not a run's verdicts: %w", VerdictsFile, err)
+	}
+	var model []string
+	told := false
+	if judged != nil && schedule != nil && sv.Row != "" {
+		d, err := impl.ParseDesign(sv.Row)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", VerdictsFile, err)
+		}
+		var sj savedJudged
+		if err := json.Unmarshal(judged, &sj); err != nil {
+			return nil, fmt.Errorf("%s: not a run's judged file: %w", JudgedFile, err)
+		}
+		runner, err := simRunner(d, sj.Clients, sj.Sections)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", JudgedFile, err)
+		}
+		sched, err := sim.ReadSchedule(bytes.NewReader(schedule), runner.Config())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", SimScheduleFile, err)
+		}
+		if model, err = RetellSim(d, sj.Clients, sj.Sections, sched, check.Properties()); err != nil {
+			return nil, fmt.Errorf("%s: %w", SimScheduleFile, err)
+		}
+		told = true
+	}
+	decides := ModelProperties(check.Properties())
+	var pvs []PageVerdict
+	for _, v := range sv.Verdicts {
+		pv := PageVerdict{Property: v.Property, Expected: v.Expected, Live: v.Status}
+		if told && slices.Contains(decides, v.Property) && v.Expected != verdict.NotApplicable.String() {
+			pv.Model = verdict.Holds.String()
+			if slices.Contains(model, v.Property) {
+				pv.Model = verdict.Violated.String()
+			}
+		}
+		pvs = append(pvs, pv)
+	}
+	return pvs, nil
 }

@@ -94,7 +94,7 @@ func (c Config) Schedule() nemesis.Schedule {
 	if c.Nemesis == nemesis.Random {
 		return nemesis.RandomSchedule(c.Seed, c.Fault, p)
 	}
-	return nemesis.ScriptedSchedule(c.Fault, p)
+	return c.Setup.ScriptedSchedule(c.Fault, p)
 }
 
 // window is about how long the clients' sections take without faults:

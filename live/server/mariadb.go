@@ -109,6 +109,10 @@ type MariaDBOptions struct {
 	Template *MariaDBTemplate
 	// ReadyTimeout bounds start-up (DefaultReadyTimeout if zero).
 	ReadyTimeout time.Duration
+	// WaitTimeout, if set, is the server's wait_timeout (whole seconds,
+	// at least 1): a session idle that long is ended, and the locks it
+	// held with it. Zero keeps MariaDB's eight hours.
+	WaitTimeout time.Duration
 }
 
 // MariaDB is a private mariadbd instance: its data folder, socket, pid
@@ -195,7 +199,7 @@ func startMariaDBOnce(ctx context.Context, dir, name, installDB, serverBin strin
 			// Durable commits, the default, said explicitly: the restart
 			// story relies on it.
 			"--innodb-flush-log-at-trx-commit=1",
-		}, runAsArgs(os.Geteuid())...),
+		}, append(waitTimeoutArgs(opts.WaitTimeout), runAsArgs(os.Geteuid())...)...),
 		Port:         port,
 		Ready:        m.ready,
 		ReadyTimeout: opts.ReadyTimeout,
@@ -205,6 +209,15 @@ func startMariaDBOnce(ctx context.Context, dir, name, installDB, serverBin strin
 	}
 	m.proc = proc
 	return m, nil
+}
+
+// waitTimeoutArgs is the --wait-timeout option for d (none for 0):
+// MariaDB counts it in whole seconds, so d is rounded up, to 1 at least.
+func waitTimeoutArgs(d time.Duration) []string {
+	if d <= 0 {
+		return nil
+	}
+	return []string{"--wait-timeout=" + strconv.FormatInt(int64(max((d+time.Second-1)/time.Second, 1)), 10)}
 }
 
 // runAsArgs is the --user option mariadbd and mariadb-install-db need

@@ -74,6 +74,19 @@ type Setup struct {
 	// took effect, and its counter, after a run (the register's come from
 	// the register itself); nil when Store is nil.
 	Audit func(ctx context.Context, d *Deployment) (ops []impl.Op, counter int64, err error)
+	// Stories tune a fault's scripted story for this setup where the
+	// fault's own (nemesis.ScriptedSchedule, ScriptedWorkload,
+	// ScriptedThink) cannot take effect against the service: its
+	// section outlasting a server pause, a link cut past a session
+	// timeout. A fault absent from the map keeps the fault's story.
+	Stories map[history.Fault]Story
+	// Safe names, by fault, the service's mechanism that keeps it safe
+	// against that fault ("leases survive a restart"): its scripted
+	// story cannot take effect, and a run that shows the mechanism at
+	// work (check.Judgement.Safe, its witness) says so instead of
+	// "inconclusive". A claim the run does not witness stays
+	// inconclusive.
+	Safe map[history.Fault]string
 	// Unchecked makes the clients skip the validity check before each
 	// read and write (the unchecked client behaviour: application code
 	// that believes until it releases). false is the checked client, the
@@ -256,6 +269,52 @@ func Find(setups []Setup, service, name string) (Setup, error) {
 	return Setup{}, fmt.Errorf("unknown design %.40q for service %s (want one of %s)", name, service, strings.Join(names, ", "))
 }
 
+// Story is one setup's tuning of a fault's scripted story; a zero field
+// keeps the fault's own.
+type Story struct {
+	// Think is the think time between a section's read and its write;
+	// Sections the sections per client.
+	Think    time.Duration
+	Sections int
+	// For is how long the fault lasts (nemesis.FaultEvent.For).
+	For time.Duration
+	// Isolate cuts the first reader's links to the lock service from the
+	// start of a fault of the service until Isolate after its end
+	// (nemesis.FaultEvent.Isolate): a holder whose session the service
+	// would keep across the fault loses it while it still thinks.
+	Isolate time.Duration
+	// Why says in one line why the story needs the tuning.
+	Why string
+}
+
+// ScriptedWorkload is the clients and sections per client of fault f's
+// scripted story against the setup: the fault's (nemesis.ScriptedWorkload)
+// but for the sections its Story sets.
+func (s Setup) ScriptedWorkload(f history.Fault) (clients, sections int) {
+	clients, sections = nemesis.ScriptedWorkload(f)
+	if st := s.Stories[f]; st.Sections > 0 {
+		sections = st.Sections
+	}
+	return clients, sections
+}
+
+// ScriptedSchedule is fault f's scripted schedule against the setup: the
+// fault's story (nemesis.ScriptedSchedule) with the length and the
+// isolation its Story sets.
+func (s Setup) ScriptedSchedule(f history.Fault, p nemesis.ScheduleParams) nemesis.Schedule {
+	sched := nemesis.ScriptedSchedule(f, p)
+	st := s.Stories[f]
+	for i := range sched.Events {
+		if st.For > 0 {
+			sched.Events[i].For = st.For
+		}
+		if st.Isolate > 0 && !nemesis.IsClientFault(sched.Events[i].Fault) {
+			sched.Events[i].Isolate = st.Isolate
+		}
+	}
+	return sched
+}
+
 // ScriptedThink is the think time a scripted story of fault f needs
 // against the setup: the window in which the first reader
 // still believes while the fault acts. A restart must finish, and a
@@ -267,6 +326,9 @@ func Find(setups []Setup, service, name string) (Setup, error) {
 // so there the network faults cannot take effect and keep the default.
 // The other faults act at once.
 func (s Setup) ScriptedThink(f history.Fault) time.Duration {
+	if st := s.Stories[f]; st.Think > 0 {
+		return st.Think
+	}
 	switch f {
 	case history.FaultRestartKeep, history.FaultRestartWipe:
 		return max(400*time.Millisecond, s.RestartThink)

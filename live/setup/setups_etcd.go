@@ -65,12 +65,39 @@ func etcdSetups() []Setup {
 	// verdicts; they stay out of the matrix to keep make live's time, and
 	// until a test runs them.
 	network := []history.Fault{history.FaultDelay, history.FaultBlackhole}
+	// A kill and restart with the data kept: the leases are in etcd's
+	// backend, and the leader that comes back renews each by its TTL
+	// before it expires any, so a holder whose section ends within that
+	// TTL keeps the lock through the restart and the waiter is granted
+	// once it releases.
+	safe := map[history.Fault]string{history.FaultRestartKeep: "leases survive a restart"}
+	// A server pause bites a renewed lease only when the holder's
+	// section outlasts it: etcd 3.7 expires a lease whose TTL ran out
+	// during the pause right after SIGCONT of its only member (the
+	// waiter was granted 17 ms after it), and nobody has renewed it.
+	//
+	// The restart's witness needs the holder still in its section once
+	// etcd is back (a kill and a start, 0.2–0.46 s at load 15–28), and
+	// the claim holds only while the section ends within a TTL of it:
+	// the restarted leader extends each lease by its TTL, but a client
+	// whose keepalive stream does not reconnect in time loses its lease
+	// (with a 1.5 s section at load 15 the lock-guarded store refused
+	// the holder's write: its key was gone, and the waiter's session with
+	// it). So a section of 0.8 s, 0.7 s for the fixed lease, which must
+	// end inside its 1 s lease.
+	renewed := map[history.Fault]Story{
+		history.FaultServerPause: {Think: etcdTTL*3 + etcdTTL*3/2, Sections: 1,
+			Why: "a section (4.5 s) longer than the pause (3 s): the lease expires at SIGCONT while the holder still thinks"},
+		history.FaultRestartKeep: {Think: etcdTTL * 8 / 10, Sections: 1,
+			Why: "a section (0.8 s) that outlasts etcd's kill and start and ends within a TTL of it"},
+	}
 
 	mutex := base
 	mutex.Name, mutex.Design = "mutex", impl.DesignRenewal
 	mutex.Why = "concurrency.Session keeps the lease alive from the client process, whose pause stops the renewals; the resource ignores the lock"
 	mutex.Faults = append(slices.Clone(faults), network...)
 	mutex.Locker = lock.NewEtcdMutex
+	mutex.Stories, mutex.Safe = renewed, safe
 
 	lease := base
 	lease.Name, lease.Design = "lease", impl.DesignFenceNone
@@ -78,6 +105,17 @@ func etcdSetups() []Setup {
 	lease.Faults, lease.MoreFaults = faults, network
 	lease.Locker = lock.NewEtcdLease
 	lease.Leased = true // nobody renews it: a section as long as the TTL makes two holders without a fault
+	// A server pause cannot stretch a fixed lease: etcd ends it by its
+	// own clock, after the TTL from the grant, which is after the
+	// checked holder's validity (the TTL from its request); the waiter
+	// is granted only when the service is back, and the holder has
+	// stopped believing by then.
+	lease.Stories = map[history.Fault]Story{history.FaultRestartKeep: {Think: etcdTTL * 7 / 10, Sections: 1,
+		Why: "a section (0.7 s) that outlasts etcd's kill and start and still ends inside the 1 s lease"}}
+	lease.Safe = map[history.Fault]string{
+		history.FaultRestartKeep: safe[history.FaultRestartKeep],
+		history.FaultServerPause: "the lease ends after its holder's validity",
+	}
 
 	revision := base
 	revision.Name, revision.Design = "mutex-revision", impl.DesignRevision
@@ -88,6 +126,7 @@ func etcdSetups() []Setup {
 		return store.NewEtcdTxn(ctx, cfg.Addrs, etcdCounter, cfg.Client)
 	}
 	revision.Audit = auditEtcd
+	revision.Stories, revision.Safe = renewed, safe
 
 	guarded := base
 	guarded.Name, guarded.Design = "lock-guarded", impl.DesignSequencer
@@ -98,12 +137,14 @@ func etcdSetups() []Setup {
 		return store.NewEtcdLockGuarded(ctx, cfg.Addrs, etcdCounter, cfg.Client, lock.EtcdLockPrefix(cfg.Key))
 	}
 	guarded.Audit = auditEtcd
+	guarded.Stories, guarded.Safe = renewed, safe
 
 	contrib := base
 	contrib.Name, contrib.Design = "contrib-lock", impl.DesignVersionEquality
 	contrib.Why = "etcd's contrib/lock demo: the session's lease ID as version, a storage that accepts a write only with the version of its first write"
 	contrib.Faults, contrib.MoreFaults = faults, network
 	contrib.Locker = lock.NewEtcdContribLock
+	contrib.Stories, contrib.Safe = renewed, safe
 
 	return []Setup{mutex, lease, revision, guarded, contrib}
 }

@@ -7,8 +7,9 @@ package setup
 //
 // GET_LOCK has no lease: a lock lasts as long as its holder's session, and
 // a paused client keeps its session (its connection stays open), so the
-// client-pause fault never makes two holders — runs under it are
-// inconclusive, which is the lesson. What ends a session is the server
+// client-pause fault alone never makes two holders: its story runs the
+// server with a short wait_timeout, which ends the paused holder's idle
+// session (mariadbWaitTimeout). What else ends a session is the server
 // forgetting it: a restart. The setups therefore instantiate the restart
 // rows — restart-durable when the token counter and the store survive
 // the restart (InnoDB, data kept), restart-volatile when the lock's
@@ -23,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
@@ -46,6 +48,18 @@ import (
 // (a pause lasts 3 TTL, a random restart's downtime up to one TTL).
 const mariadbTTL = 500 * time.Millisecond
 
+// The client pause's story: GET_LOCK's lock lasts as long as its
+// session, and a paused client's session stays open (wait_timeout is
+// eight hours by default), so a pause alone never frees the lock. Under
+// this fault the server runs with wait_timeout = 1 s
+// (startMariaDBDeployment): the paused holder's session, idle since its
+// grant, is ended a second after it, its lock with it, and the waiting
+// client is granted while the holder is still stopped — the lease the
+// models' pause outlasts. The pause lasts 2.5 s (5 TTL) so that the grant
+// falls inside it with a margin on a loaded machine; the sections' own
+// statements are a few milliseconds apart, far from the timeout.
+const mariadbWaitTimeout = time.Second
+
 // mariadbSetups are the MariaDB setups.
 func mariadbSetups() []Setup {
 	base := Setup{
@@ -55,9 +69,13 @@ func mariadbSetups() []Setup {
 		TTL:     mariadbTTL,
 		Probe:   server.MariaDBVersion,
 	}
+	pauseStory := Story{For: 5 * mariadbTTL, Why: "wait_timeout = 1 s ends the paused holder's idle session, and its lock, while it is stopped"}
 	setup := func(name string, d impl.Design, why string, faults []history.Fault, separateStore, withToken bool, storeMode string) Setup {
 		s := base
 		s.Name, s.Design, s.Why, s.Faults = name, d, why, faults
+		if slices.Contains(faults, history.FaultClientPause) {
+			s.Stories = map[history.Fault]Story{history.FaultClientPause: pauseStory}
+		}
 		s.Start = startMariaDBDeployment(separateStore)
 		s.Locker = func(_ context.Context, cfg lock.Config) (lock.Locker, error) {
 			return lock.NewMariaDBGetLock(cfg, withToken)
@@ -113,7 +131,11 @@ func startMariaDBDeployment(separateStore bool) func(context.Context, StartEnv) 
 				}
 			}
 		}()
-		lockSrv, err := server.StartMariaDB(ctx, filepath.Join(env.Dir, "mariadb"), server.MariaDBOptions{Template: tmpl})
+		opts := server.MariaDBOptions{Template: tmpl}
+		if env.Fault == history.FaultClientPause {
+			opts.WaitTimeout = mariadbWaitTimeout // pauseStory
+		}
+		lockSrv, err := server.StartMariaDB(ctx, filepath.Join(env.Dir, "mariadb"), opts)
 		if err != nil {
 			return nil, err
 		}

@@ -105,6 +105,12 @@ func redisSetups() []Setup {
 		s.TTL = redisRestartTTL
 		return s
 	}
+	durable := restart(with("restart-durable", impl.DesignRestartDurable, "as all, and Redis restarts with appendfsync always: the INCR counter survives", true, true,
+		history.FaultRestartKeep, history.FaultClientPause))
+	// The append-only file keeps the lock's key and its expiry, an
+	// absolute time: the restarted server holds the lock for the holder
+	// until its PX runs out, as if it had never stopped.
+	durable.Safe = map[history.Fault]string{history.FaultRestartKeep: "the key and its absolute expiry survive on disk"}
 	return []Setup{
 		with("off", impl.DesignNoFencing, "SET NX PX, no token: safety rests on the TTL alone", false, false,
 			history.FaultClientPause, history.FaultClockStep),
@@ -114,8 +120,7 @@ func redisSetups() []Setup {
 			history.FaultClientPause, history.FaultClockStep),
 		restart(with("restart-volatile", impl.DesignRestartVolatile, "as all, and Redis restarts without persistence: the INCR counter starts again", false, true,
 			history.FaultRestartWipe, history.FaultClientPause)),
-		restart(with("restart-durable", impl.DesignRestartDurable, "as all, and Redis restarts with appendfsync always: the INCR counter survives", true, true,
-			history.FaultRestartKeep, history.FaultClientPause)),
+		durable,
 	}
 }
 

@@ -28,7 +28,10 @@ const zooKeeperTTL = time.Second
 // run tried; with --think 4s --sections 1, a server pause took effect in
 // 1 of 2 runs and a wipe in 2 of 2. A kill and restart with the data kept
 // did not take effect in 2 of 2: the sessions and the holder's node
-// survive it, and the next client goes on waiting.
+// survive it, and the next client goes on waiting. The setups' stories
+// (Stories below) therefore make the holder's section outlast the fault
+// and, for the pause and the kept restart, cut its links past its
+// session timeout: 3 of 3 runs took effect under each at load 15–28.
 func zooKeeperSetups() []Setup {
 	base := Setup{
 		Service: "zookeeper",
@@ -52,17 +55,33 @@ func zooKeeperSetups() []Setup {
 	// expires its session (and its ephemeral node), and the other client
 	// is granted over its healthy link while the holder still thinks.
 	classic := []history.Fault{history.FaultClientPause, history.FaultServerPause, history.FaultRestartKeep, history.FaultDelay, history.FaultBlackhole}
+	// ZooKeeper keeps its sessions across a pause or a restart that
+	// keeps the data, and gives each a fresh timeout once it is back: a
+	// holder that reconnects in time keeps its node. The stories of the
+	// two faults therefore also cut the holder's links to the server
+	// (Story.Isolate) from the fault's start until 2 s after its end,
+	// past its 1 s session timeout: the server expires the session and
+	// deletes the node, the waiter is granted, and the holder, its
+	// section longer than the fault and the timeout, still thinks.
+	isolated := map[history.Fault]Story{
+		history.FaultServerPause: {Think: 5 * time.Second, Sections: 1, Isolate: 2 * zooKeeperTTL,
+			Why: "the holder cut off until 2 s after the pause: its session expires while it thinks (5 s)"},
+		history.FaultRestartKeep: {Think: 8 * time.Second, Sections: 1, Isolate: 2 * zooKeeperTTL,
+			Why: "the holder cut off until 2 s after the restart (a JVM's start, seconds at load 20): its session expires while it thinks (8 s)"},
+	}
 
 	none := base
-	none.Name, none.Design, none.Faults = "zxid-none", impl.DesignFenceNone, classic
+	none.Name, none.Design, none.Faults, none.Stories = "zxid-none", impl.DesignFenceNone, classic, isolated
 	none.Why = "the czxid is handed out but the register ignores it: safety rests on the session timeout outlasting every pause"
 
 	revision := base
-	revision.Name, revision.Design, revision.Faults = "zxid-revision", impl.DesignRevision, classic
+	revision.Name, revision.Design, revision.Faults, revision.Stories = "zxid-revision", impl.DesignRevision, classic, isolated
 	revision.Why = "the czxid, ZooKeeper's durable and ever-growing transaction id, checked >= by the register on every operation"
 
 	volatile := base
 	volatile.Name, volatile.Design, volatile.Faults = "zxid-restart-volatile", impl.DesignRestartVolatile, []history.Fault{history.FaultRestartWipe}
+	volatile.Stories = map[history.Fault]Story{history.FaultRestartWipe: {Think: 8 * time.Second, Sections: 1,
+		Why: "a section (8 s) longer than the JVM's restart and the waiter's new session: the wiped server forgot the holder"}}
 	volatile.Why = "the czxid checked >=, and the server restarts with its data wiped: zxids count from 0 again"
 
 	return []Setup{none, revision, volatile}

@@ -57,13 +57,14 @@ func Main(m *testing.M) {
 
 // Toy is the toy service's rows: broken-all, then none (tokens ignored),
 // all (tokens checked on every operation), off (no tokens) and writes,
-// each the example lock of live/examples/mylock, and keeper.
+// each the example lock of live/examples/mylock, then keeper and
+// overfenced-none.
 func Toy() []setup.Setup {
 	ss := []setup.Setup{brokenSetup()}
 	for _, d := range []impl.Design{impl.DesignFenceNone, impl.DesignFenceAll, impl.DesignNoFencing, impl.DesignFenceWrites} {
 		ss = append(ss, mylock.Row("toy", d.String(), d))
 	}
-	return append(ss, keeperSetup())
+	return append(ss, keeperSetup(), overFencedSetup())
 }
 
 // keeperSetup is row all's lock whose harness does not say it is leased,
@@ -81,9 +82,23 @@ func keeperSetup() setup.Setup {
 // clients as a real store. Its Start and Audit share the register of the
 // run under way (one run at a time).
 func brokenSetup() setup.Setup {
+	return storeSetup("broken-all", impl.DesignFenceAll, impl.FenceNone, "claims row all, ignores the tokens")
+}
+
+// overFencedSetup is row none's claim with a store that checks the tokens
+// on every operation: it refuses what row none's resource accepts, so
+// the stale write of the model's pause story is refused live — a
+// disagreement with the model's story, not an unexpected violation.
+func overFencedSetup() setup.Setup {
+	return storeSetup("overfenced-none", impl.DesignFenceNone, impl.FenceAll, "claims row none, checks the tokens")
+}
+
+// storeSetup is the toy lock of row d with a register of mode as a real
+// store.
+func storeSetup(name string, d impl.Design, mode impl.FenceMode, why string) setup.Setup {
 	var reg *store.Register
 	s := setup.Setup{
-		Name: "broken-all", Service: "toy", Design: impl.DesignFenceAll, Why: "claims row all, ignores the tokens",
+		Name: name, Service: "toy", Design: d, Why: why,
 		TTL: 200 * time.Millisecond, Leased: true, Faults: []history.Fault{history.FaultClientPause},
 		Locker: mylock.NewLocker,
 	}
@@ -92,7 +107,7 @@ func brokenSetup() setup.Setup {
 		if err != nil {
 			return nil, err
 		}
-		if reg, err = store.ServeRegister(impl.FenceNone); err != nil {
+		if reg, err = store.ServeRegister(mode); err != nil {
 			return nil, errors.Join(err, d.Stop())
 		}
 		d.StoreAddrs, d.Close = []string{reg.Addr()}, reg.Close
