@@ -100,11 +100,6 @@ type Setup struct {
 	// history.FaultDeployment over the whole run, so that the judge reads
 	// an overlap as the deployment's, not as the harness's error.
 	Deployed string
-	// RestartThink, if longer than the default, is the think time a
-	// restart's scripted story needs against a service that takes longer
-	// to come back (PostgreSQL's start and WAL recovery: about 1.5 s on a
-	// loaded machine).
-	RestartThink time.Duration
 }
 
 // UncheckedSuffix ends the name of a setup's unchecked client line
@@ -331,7 +326,7 @@ func (s Setup) ScriptedThink(f history.Fault) time.Duration {
 	}
 	switch f {
 	case history.FaultRestartKeep, history.FaultRestartWipe:
-		return max(400*time.Millisecond, s.RestartThink)
+		return 400 * time.Millisecond
 	case history.FaultDelay, history.FaultBlackhole:
 		if !s.Leased {
 			return s.TTL * 5 / 2

@@ -59,15 +59,20 @@ func postgresSetups() []Setup {
 		Library: "github.com/jackc/pgx/v5",
 		TTL:     postgresTTL,
 		Probe:   server.PostgresVersion,
-		// A kill, then start-up and WAL recovery: 1.5 s measured under
-		// load; the holder must still believe when the second client is
-		// granted on the restarted server.
-		RestartThink: postgresRestartThink,
 	}
+	restartStory := Story{Think: postgresRestartThink, Why: "postgres's kill, start-up and WAL recovery take about 1.5 s: the holder must still believe when the next client is granted"}
 	noEffect := []history.Fault{history.FaultServerPause, history.FaultDelay, history.FaultBlackhole}
 	setup := func(name string, d impl.Design, why string, faults []history.Fault, dep postgresDeployment, xact bool, storeMode string) Setup {
 		s := base
 		s.Name, s.Design, s.Why, s.Faults, s.MoreFaults = name, d, why, faults, noEffect
+		for _, f := range faults {
+			if f == history.FaultRestartKeep || f == history.FaultRestartWipe {
+				if s.Stories == nil {
+					s.Stories = map[history.Fault]Story{}
+				}
+				s.Stories[f] = restartStory
+			}
+		}
 		s.Start = startPostgresDeployment(dep)
 		s.Locker = func(_ context.Context, cfg lock.Config) (lock.Locker, error) {
 			if xact {

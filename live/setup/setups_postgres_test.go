@@ -68,7 +68,11 @@ func TestPostgresSetupsRows(t *testing.T) {
 		byName[s.Name] = s
 		assert.Equal(t, "postgres", s.Service)
 		assert.Equal(t, "github.com/jackc/pgx/v5", s.Library)
-		assert.Equal(t, postgresRestartThink, s.ScriptedThink(history.FaultRestartKeep), "%s: PostgreSQL's restart needs the longer think", s.Name)
+		for _, f := range s.Faults {
+			if f == history.FaultRestartKeep || f == history.FaultRestartWipe {
+				assert.Equal(t, postgresRestartThink, s.ScriptedThink(f), "%s: PostgreSQL's restart needs the longer think", s.Name)
+			}
+		}
 		assert.Equal(t, 150*time.Millisecond, s.ScriptedThink(history.FaultClientPause))
 	}
 	require.Len(t, byName, 4)
@@ -76,6 +80,6 @@ func TestPostgresSetupsRows(t *testing.T) {
 	for _, n := range []string{"advisory", "xact-durable", "xact-volatile"} {
 		assert.Empty(t, byName[n].Deployed, "%s makes no holders of its own", n)
 	}
-	// Other setups keep the default.
-	assert.Equal(t, 400*time.Millisecond, Setup{}.ScriptedThink(history.FaultRestartWipe))
+	assert.Equal(t, postgresRestartThink, byName["advisory"].ScriptedThink(history.FaultRestartKeep))
+	assert.Equal(t, postgresRestartThink, byName["xact-volatile"].ScriptedThink(history.FaultRestartWipe))
 }
