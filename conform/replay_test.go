@@ -2,7 +2,6 @@ package conform
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -194,7 +193,7 @@ func mutantActs(t *testing.T, c impl.Config, path []int, brk func(before, w *imp
 // specsSums is the SHA-256 of every spec and cfg the committed outputs
 // come from, so that CI, which cannot run TLC, notices outputs that a
 // change of the specs made stale.
-const specsSums = replayDir + "/specs.sha256"
+const specsSums = replayDir + "/" + FixtureSums
 
 // fixtureSums maps the spec and cfg of every model expected to be
 // violated to its SHA-256.
@@ -203,9 +202,9 @@ func fixtureSums(t *testing.T) map[string]string {
 	sums := map[string]string{}
 	for _, rc := range replayableModels(t) {
 		for _, f := range []string{rc.model.Spec, rc.model.Cfg} {
-			data, err := os.ReadFile(filepath.Join(specsDir, f))
+			sum, err := FileSum(filepath.Join(specsDir, f))
 			require.NoError(t, err)
-			sums[f] = fmt.Sprintf("%x", sha256.Sum256(data))
+			sums[f] = sum
 		}
 	}
 	return sums
@@ -230,14 +229,8 @@ func TestReplayOutputsAreCurrent(t *testing.T) {
 	if *update {
 		t.Skip("-update: TestUpdateReplayOutputs rewrites the outputs and their checksums")
 	}
-	data, err := os.ReadFile(specsSums)
+	recorded, err := ReadFixtureSums(specsSums)
 	require.NoError(t, err)
-	recorded := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		sum, f, ok := strings.Cut(line, "  ")
-		require.True(t, ok, "%s: %q is not a sha256sum line", specsSums, line)
-		recorded[f] = sum
-	}
 	var stale []string
 	now := fixtureSums(t)
 	for f, sum := range now {

@@ -251,7 +251,7 @@ type Event struct {
 func (e Event) String() string {
 	switch e.Kind {
 	case EvGranted:
-		if e.Token != 0 {
+		if e.Token != NoToken {
 			return fmt.Sprintf("granted lease %d (token %d) to %s", e.Lease, e.Token, e.Peer)
 		}
 		return fmt.Sprintf("granted %s to %s", leaseWord(e.Lease), e.Peer)
@@ -265,7 +265,7 @@ func (e Event) String() string {
 		if isValue(e.Lease) {
 			return fmt.Sprintf("holds the lock: a majority granted value %s", FormatLease(e.Lease))
 		}
-		if e.Token != 0 {
+		if e.Token != NoToken {
 			return fmt.Sprintf("holds the lock (lease %d, token %d)", e.Lease, e.Token)
 		}
 		return fmt.Sprintf("holds the lock (lease %d)", e.Lease)

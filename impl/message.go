@@ -51,7 +51,7 @@ type Message struct {
 	From, To NodeID
 	OK       bool
 	Lease    uint64 // identity of a grant: what a release must match
-	Token    uint64 // fencing token; 0 when the design has no tokens
+	Token    uint64 // fencing token; NoToken when the design has none
 	Value    int64  // the counter value read or to write
 }
 
@@ -62,6 +62,11 @@ func (m Message) Encode(b []byte) []byte {
 	b = binary.AppendUvarint(b, m.Token)
 	return binary.AppendVarint(b, m.Value)
 }
+
+// NoToken is the Token of a message or operation that carries none (the
+// rows without tokens, an operation before any grant): grants hand out
+// tokens from 1, so 0 is never a token, and no text prints it as one.
+const NoToken uint64 = 0
 
 // String describes m for traces, e.g. "Grant(lease 2, token 2)".
 func (m Message) String() string {
@@ -76,11 +81,14 @@ func (m Message) String() string {
 	case MsgRenewed:
 		return fmt.Sprintf("Renewed(%s, %s)", leaseWord(m.Lease), okString(m.OK))
 	case MsgGrant:
-		if m.Token == 0 {
+		if m.Token == NoToken {
 			return fmt.Sprintf("Grant(%s)", leaseWord(m.Lease))
 		}
 		return fmt.Sprintf("Grant(lease %d, token %d)", m.Lease, m.Token)
 	case MsgRead:
+		if m.Token == NoToken {
+			return "Read"
+		}
 		return fmt.Sprintf("Read(token %s)", FormatLease(m.Token))
 	case MsgReadReply:
 		if !m.OK {
@@ -88,21 +96,34 @@ func (m Message) String() string {
 		}
 		return fmt.Sprintf("ReadReply(%d)", m.Value)
 	case MsgWrite:
+		if m.Token == NoToken {
+			return fmt.Sprintf("Write(%d)", m.Value)
+		}
 		return fmt.Sprintf("Write(%d, token %s)", m.Value, FormatLease(m.Token))
 	case MsgWriteReply:
 		return fmt.Sprintf("WriteReply(%s)", okString(m.OK))
 	case MsgApply:
 		return "Apply(oldest checked write)"
 	case MsgCheck:
-		return fmt.Sprintf("Check(token %d)", m.Token)
+		return fmt.Sprintf("Check(%s)", tokenWord(m.Token))
 	case MsgCheckReply:
 		if m.OK {
-			return fmt.Sprintf("CheckReply(token %d current)", m.Token)
+			return fmt.Sprintf("CheckReply(%s current)", tokenWord(m.Token))
 		}
-		return fmt.Sprintf("CheckReply(token %d not current)", m.Token)
+		return fmt.Sprintf("CheckReply(%s not current)", tokenWord(m.Token))
 	default:
 		return m.Kind.String()
 	}
+}
+
+// tokenWord names a token in a message: "token 3", or "no token" for
+// NoToken (only the sequencer row checks tokens, and its operations
+// always carry one).
+func tokenWord(t uint64) string {
+	if t == NoToken {
+		return "no token"
+	}
+	return "token " + FormatLease(t)
 }
 
 // leaseWord names a lease, or a Redlock value, in a message.

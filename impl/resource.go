@@ -90,8 +90,12 @@ type Op struct {
 	Value    int64 // the value read (if accepted) or the value to write
 }
 
-// String describes o, e.g. "c1 write 1 (token 2)".
+// String describes o, e.g. "c1 write 1 (token 2)", or "c1 write 1" when
+// it carries no token (NoToken).
 func (o Op) String() string {
+	if o.Token == NoToken {
+		return fmt.Sprintf("%s %s %d", o.Client, o.Kind, o.Value)
+	}
 	return fmt.Sprintf("%s %s %d (token %s)", o.Client, o.Kind, o.Value, FormatLease(o.Token))
 }
 

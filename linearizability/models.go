@@ -19,10 +19,10 @@ import (
 // indexes.
 func clientName(client int) string { return fmt.Sprintf("c%d", client+1) }
 
-// tokenSuffix is " (token N)", or nothing for the design without tokens,
-// whose operations all carry token 0 (impl's grants start at 1).
+// tokenSuffix is " (token N)", or nothing for an operation without one
+// (impl.NoToken: the designs without tokens).
 func tokenSuffix(token uint64) string {
-	if token == 0 {
+	if token == impl.NoToken {
 		return ""
 	}
 	return fmt.Sprintf(" (token %d)", token)

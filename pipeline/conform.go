@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -23,13 +24,20 @@ import (
 	"github.com/fencelab/fencelab/verdict"
 )
 
-// conformSource is one part of the conformance check: it yields the groups
-// of traces it validates. The replay of TLC counterexamples in Go and the
-// witness checks are parts to come; each adds a source or a step of its own.
+// conformSource is one part of the conformance check: the groups of
+// traces it validates, each made by a function of its own (walks
+// recorded, an explorer search, simulator runs), so that making one group
+// overlaps TLC's check of another (checkGroups).
 type conformSource struct {
 	name   string
-	groups func() ([]conform.Group, error)
+	groups []func() (conform.Group, error)
 }
+
+// groupNotMade is the error of a group whose traces could not be made: a
+// finding about the source, no TLC run.
+type groupNotMade struct{ err error }
+
+func (e *groupNotMade) Error() string { return e.err.Error() }
 
 // ConformPlan is what fencelab conform checks: the Go runs to validate
 // with TLC (seeded walks, the explorer's counterexamples, simulator runs),
@@ -45,6 +53,11 @@ type ConformPlan struct {
 	Timeout             time.Duration
 	Replay              bool
 	ReplayFrom          string
+	// Fixtures is the folder of the committed TLC outputs of the replay
+	// (conform/testdata/replay): a model whose spec and cfg are those its
+	// output was made from is replayed from it, as CI does, and TLC runs
+	// for the others ("": TLC runs for every model; so does NoCache).
+	Fixtures string
 	// Shard, when set, validates only its part of the walks (the other
 	// sources off) and saves the tallies for MergeConform.
 	Shard   *ShardRun
@@ -74,6 +87,11 @@ func Conform(e *Env, p ConformPlan) error {
 		}
 		var err error
 		if replayFrom, err = loadReplayFrom(p.Specs, p.ReplayFrom); err != nil {
+			return err
+		}
+	}
+	if p.Replay && p.ReplayFrom == "" && !p.NoCache {
+		if err := checkFixtures(p.Fixtures); err != nil {
 			return err
 		}
 	}
@@ -108,63 +126,40 @@ func Conform(e *Env, p ConformPlan) error {
 		Cache: cache, HeapLimit: heap}, SpecsDir: p.Specs, HeapLimit: heap}
 
 	var sources []conformSource
-	// bounded are the explorer's searches that stopped at their bound.
-	var bounded []string
 	if p.Walks > 0 {
-		sources = append(sources, conformSource{"walk", func() ([]conform.Group, error) {
-			var gs []conform.Group
-			for _, c := range conform.UntimedConfigs() {
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
-				}
-				g, err := conform.Walks(c, p.Walks, p.MaxSteps)
-				if err != nil {
-					return nil, err
-				}
-				gs = append(gs, g)
-			}
-			return gs, nil
-		}})
+		src := conformSource{name: "walk"}
+		for _, c := range conform.UntimedConfigs() {
+			src.groups = append(src.groups, func() (conform.Group, error) { return conform.Walks(c, p.Walks, p.MaxSteps) })
+		}
+		sources = append(sources, src)
 	}
 	if p.Explore {
-		sources = append(sources, conformSource{"explore", func() ([]conform.Group, error) {
-			var gs []conform.Group
-			for _, d := range distlockspec.Designs() {
-				for _, n := range []int{2, 3} {
-					if n > explore.RoutineClients(d) {
-						continue
-					}
-					progress, progressDone := NewSearchProgress(e, fmt.Sprintf("conform explore %s, %d clients", d, n))
-					g, err := conform.Counterexamples(ctx, d, n, progress)
-					progressDone()
-					if err != nil {
-						return nil, err
-					}
-					if g.Bounded {
-						bounded = append(bounded, fmt.Sprintf("%s × %s", d, words.Count(n, "client")))
-					}
-					gs = append(gs, g)
+		src := conformSource{name: "explore"}
+		for _, d := range distlockspec.Designs() {
+			for _, n := range []int{2, 3} {
+				if n > explore.RoutineClients(d) {
+					continue
 				}
+				src.groups = append(src.groups, func() (conform.Group, error) {
+					progress, progressDone := NewSearchProgress(e, fmt.Sprintf("conform explore %s, %d clients", d, n))
+					defer progressDone()
+					return conform.Counterexamples(ctx, d, n, progress)
+				})
 			}
-			return gs, nil
-		}})
+		}
+		sources = append(sources, src)
 	}
 	if p.SimRuns > 0 || p.SimFailing > 0 {
-		sources = append(sources, conformSource{"sim", func() ([]conform.Group, error) {
-			var gs []conform.Group
-			for _, d := range distlockspec.Designs() {
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
-				}
-				g, err := conform.SimRuns(conform.SimConfig(d), p.SimRuns, p.SimFailing)
-				if err != nil {
-					return nil, err
-				}
-				gs = append(gs, g)
-			}
-			return gs, nil
-		}})
+		src := conformSource{name: "sim"}
+		for _, d := range distlockspec.Designs() {
+			src.groups = append(src.groups, func() (conform.Group, error) {
+				return conform.SimRuns(conform.SimConfig(d), p.SimRuns, p.SimFailing)
+			})
+		}
+		sources = append(sources, src)
 	}
+	// bounded are the explorer's searches that stopped at their bound.
+	var bounded []string
 
 	tw := newConformTable(e.Stdout)
 	var total, rejected, steps, failing int
@@ -180,16 +175,21 @@ func Conform(e *Env, p ConformPlan) error {
 	// the tables and the summary come first, then the exit 1.
 	var findings []string
 	for _, src := range sources {
-		groups, err := src.groups()
+		groups, runs, errs := checkGroups(ctx, checker, src.name, src.groups, step)
 		if ctx.Err() != nil {
 			return StoppedWith(ctx, "conform stopped")
 		}
-		if err != nil {
-			findings = append(findings, fmt.Sprintf("%s: no traces: %v", src.name, err))
-			continue
-		}
-		for _, g := range groups {
-			run, err := checkGroup(ctx, checker, src.name, g)
+		for i, g := range groups {
+			run, err := runs[i], errs[i]
+			var notMade *groupNotMade
+			if errors.As(err, &notMade) {
+				findings = append(findings, fmt.Sprintf("%s: no traces: %v", src.name, notMade.err))
+				continue
+			}
+			if g.Bounded {
+				bounded = append(bounded, fmt.Sprintf("%s × %s (%s states, %s)", g.Config.Design, words.Count(g.Config.Clients, "client"),
+					verdict.Thousands(conform.CounterexampleBound(g.Config.Clients)), words.Count(len(g.Traces), "counterexample")))
+			}
 			if err != nil {
 				if isToolOrStop(err) {
 					return err
@@ -199,7 +199,6 @@ func Conform(e *Env, p ConformPlan) error {
 					words.Count(g.Config.Clients, "client"), words.Count(g.Config.Sections, "section"), words.Count(len(g.Traces), "trace"), OneLine(err.Error())))
 				continue
 			}
-			step(fmt.Sprintf("%s %s, %s × %s%s", src.name, g.Config.Design, words.Count(g.Config.Clients, "client"), words.Count(g.Config.Sections, "section"), cachedMark(run.Cached)))
 			t, bad := tallyRun(src.name, g.Config, run)
 			total += t.Traces
 			rejected += t.Rejected
@@ -228,8 +227,8 @@ func Conform(e *Env, p ConformPlan) error {
 		return err
 	}
 	if len(bounded) > 0 {
-		fmt.Fprintf(e.Stdout, "\nthe explorer's searches of %s stopped at %s distinct states each: their counterexamples found within validated (shortest ones: the search is breadth-first)\n",
-			strings.Join(bounded, ", "), verdict.Thousands(conform.CounterexampleStates))
+		fmt.Fprintf(e.Stdout, "\nthe explorer's searches of %s stopped at their bounds: the counterexamples found within them validated (shortest ones: the search is breadth-first), none deeper\n",
+			strings.Join(bounded, "; "))
 	}
 	// The validation's failure waits for the replay: both parts finish
 	// and print their summaries, then the run fails with both.
@@ -246,11 +245,19 @@ func Conform(e *Env, p ConformPlan) error {
 	}
 	fmt.Fprintln(e.Stdout)
 	stepsDone()
-	rs, err := replayCounterexamples(ctx, e, checker.TLC, p.Specs, replayFrom, p.Out)
+	fixtures := p.Fixtures
+	if p.NoCache {
+		fixtures = ""
+	}
+	rs, err := replayCounterexamples(ctx, e, checker.TLC, p.Specs, replayFrom, fixtures, p.Out)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(e.Stdout, "\n%d TLC counterexamples replayed in Go, %d of systems Go does not run; TLC %s\n", rs.replayed, rs.notGo, rs.tlcTime.Round(10*time.Millisecond))
+	if rs.committed > 0 {
+		fmt.Fprintf(e.Stdout, "%d of them TLC's committed outputs in %s (marked %s), made from the specs and cfgs as they are (their SHA-256 in %s); --no-cache runs TLC for them\n",
+			rs.committed, quote.S(fixtures), strings.TrimSpace(committedMark), conform.FixtureSums)
+	}
 	for _, d := range rs.rendered {
 		fmt.Fprintf(e.Stdout, "departure rendered in %s\n", d)
 	}
@@ -266,6 +273,50 @@ func Conform(e *Env, p ConformPlan) error {
 	}
 	fmt.Fprintf(e.Stdout, "conformance: all %s accepted by the specs; all %s replayed in Go\n", words.Count(total, "trace"), words.Count(rs.replayed, "counterexample"))
 	return nil
+}
+
+// checkGroups makes each group (a *groupNotMade error when it cannot)
+// and validates it with checkGroup, modelsAtOnce groups at a time (each
+// TLC process with its own folder, as make tlc's models; one group's
+// walks or search made while another's TLC runs), and returns the groups,
+// their runs and their errors in makers' order, whatever order they
+// finish in, after every one has ended. step hears of each group checked.
+func checkGroups(ctx context.Context, checker *conform.Checker, source string, makers []func() (conform.Group, error), step func(string)) ([]conform.Group, []*conform.Run, []error) {
+	gs, runs, errs := make([]conform.Group, len(makers)), make([]*conform.Run, len(makers)), make([]error, len(makers))
+	slots := make(chan struct{}, modelsAtOnce())
+	var wg sync.WaitGroup
+	for i, makeGroup := range makers {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+		}
+		// select picks at random among the cases ready: a stop is
+		// looked at after a slot was taken too.
+		if ctx.Err() != nil {
+			wg.Wait()
+			for j := i; j < len(makers); j++ {
+				errs[j] = Stopped(ctx)
+			}
+			return gs, runs, errs
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			g, err := makeGroup()
+			if err != nil {
+				errs[i] = &groupNotMade{err}
+				return
+			}
+			gs[i] = g
+			runs[i], errs[i] = checkGroup(ctx, checker, source, g)
+			if errs[i] == nil {
+				step(fmt.Sprintf("%s %s, %s × %s%s", source, g.Config.Design, words.Count(g.Config.Clients, "client"), words.Count(g.Config.Sections, "section"), cachedMark(runs[i].Cached)))
+			}
+		}()
+	}
+	wg.Wait()
+	return gs, runs, errs
 }
 
 // checkGroup validates g's traces in one TLC run: TLC's own failure is

@@ -23,7 +23,10 @@ import (
 // replaySummary is what the replay part of fencelab conform found.
 type replaySummary struct {
 	replayed, notGo, failed int
-	tlcTime                 time.Duration
+	// committed counts the models replayed from their committed TLC
+	// output (conform.CommittedOutput).
+	committed int
+	tlcTime   time.Duration
 	// rendered are the folders of the departures rendered.
 	rendered []string
 }
@@ -75,6 +78,22 @@ func loadReplayFrom(specs, from string) (map[string]replayInput, error) {
 	return inputs, nil
 }
 
+// checkFixtures checks, before conform starts anything, the folder of
+// committed TLC outputs the replay reads (conform.CommittedOutput): a
+// folder with a readable FixtureSums; "" reads none.
+func checkFixtures(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return BadInput("--fixtures %s is not a folder of committed TLC outputs (--fixtures \"\" runs TLC for every model)", quote.S(dir))
+	}
+	if _, err := conform.ReadFixtureSums(filepath.Join(dir, conform.FixtureSums)); err != nil {
+		return BadInput("--fixtures %s: %v", quote.S(dir), err)
+	}
+	return nil
+}
+
 // replayCounterexamples is conform's replay, TLA+ → Go: every model of the
 // default run expected to be violated is checked by TLC (one worker, so
 // the counterexample is the same on every run), or its output is taken
@@ -83,7 +102,7 @@ func loadReplayFrom(specs, from string) (map[string]replayInput, error) {
 // model; a counterexample Go departs from is a failure, rendered like a
 // counterexample into outDir (the Go run up to the departure), and so is
 // a replay that fails in any other way: the run goes on to its summary.
-func replayCounterexamples(ctx context.Context, e *Env, runner *tlc.Runner, specs string, from map[string]replayInput, outDir string) (replaySummary, error) {
+func replayCounterexamples(ctx context.Context, e *Env, runner *tlc.Runner, specs string, from map[string]replayInput, fixtures, outDir string) (replaySummary, error) {
 	var sum replaySummary
 	w := e.Stdout
 	m, err := distlockspec.LoadManifest(filepath.Join(specs, "models.json"))
@@ -104,11 +123,25 @@ func replayCounterexamples(ctx context.Context, e *Env, runner *tlc.Runner, spec
 			continue
 		}
 		var r *conform.Replayed
-		cached := false // TLC's output read from the cache
-		if from != nil {
+		var committed []byte
+		if from == nil && fixtures != "" {
+			var ok bool
+			if committed, ok, err = conform.CommittedOutput(fixtures, specs, mod); err != nil {
+				return sum, BadInput("--fixtures %s: %v", quote.S(fixtures), err)
+			} else if !ok {
+				committed = nil
+			}
+		}
+		mark := ""
+		switch {
+		case from != nil:
 			in := from[mod.Name]
 			r, err = conform.Replay(in.config, in.out, mod.Property)
-		} else {
+		case committed != nil:
+			sum.committed++
+			mark = committedMark
+			r, err = conform.ReplayModel(specs, mod, committed)
+		default:
 			res, err := runner.Run(ctx, specs, mod)
 			if ctx.Err() != nil {
 				return sum, Stopped(ctx)
@@ -128,10 +161,10 @@ func replayCounterexamples(ctx context.Context, e *Env, runner *tlc.Runner, spec
 			if res.Mismatch != "" {
 				return sum, Failed("%s: TLC's result is not the manifest's: %s", mod.Name, res.Mismatch)
 			}
-			cached = res.Cached
+			mark = cachedMark(res.Cached)
 			r, err = conform.ReplayModel(specs, mod, res.Output)
 		}
-		step(mod.Name + cachedMark(cached))
+		step(mod.Name + mark)
 		var re *conform.ReplayError
 		var other *conform.OtherOutputError
 		switch {
@@ -154,11 +187,14 @@ func replayCounterexamples(ctx context.Context, e *Env, runner *tlc.Runner, spec
 			fmt.Fprintf(tw, "%s\t\tFAILS: %s\n", mod.Name, OneLine(err.Error()))
 		default:
 			sum.replayed++
-			fmt.Fprintf(tw, "%s%s\t%d\tviolated at step %d\n", mod.Name, cachedMark(cached), r.Steps, r.At)
+			fmt.Fprintf(tw, "%s%s\t%d\tviolated at step %d\n", mod.Name, mark, r.Steps, r.At)
 		}
 	}
 	return sum, tw.Flush()
 }
+
+// committedMark marks a model replayed from its committed TLC output.
+const committedMark = " (committed)"
 
 // skipReason is why a model's counterexample is not replayed, short enough
 // for the table: the reason without its details in parentheses.

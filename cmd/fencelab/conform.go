@@ -9,7 +9,7 @@ import (
 	"github.com/fencelab/fencelab/verdict"
 )
 
-const conformUsage = "fencelab conform [--walks 100] [--max-steps 200] [--sim-runs 20] [--sim-failing 3] [--explore=true] [--show 3] [--out DIR] [--specs DIR] [--pin FILE] [--timeout D] [--replay=true] [--replay-from DIR] [--no-cache]"
+const conformUsage = "fencelab conform [--walks 100] [--max-steps 200] [--sim-runs 20] [--sim-failing 3] [--explore=true] [--show 3] [--out DIR] [--specs DIR] [--pin FILE] [--timeout D] [--replay=true] [--replay-from DIR] [--fixtures DIR] [--no-cache]"
 
 func conformCommand() command {
 	return command{name: "conform", summary: "check the Go code and the specs against each other: Go runs validated by TLC, TLC's counterexamples replayed in Go", run: runConform}
@@ -43,7 +43,7 @@ func parseConformFlags(e *env, args []string) (*pipeline.ConformPlan, error) {
 	maxSteps := fs.Int("max-steps", 200, "steps of one walk at most (a walk also ends when every client has finished)")
 	simRuns := fs.Int("sim-runs", 20, "simulator runs per design (default faults, 2 clients, 2 sections, 2 retries, the send rule), seeded 1 to N, failing and passing alike")
 	simFailing := fs.Int("sim-failing", 3, "failing simulator runs per design to add after the first --sim-runs, since few runs fail (0: none)")
-	withExplore := fs.Bool("explore", true, fmt.Sprintf("validate every counterexample the explorer finds within its first %s states, breadth-first: the shortest ones (every design, 2 and 3 clients; the 2-client searches are complete)", verdict.Thousands(conform.CounterexampleStates)))
+	withExplore := fs.Bool("explore", true, fmt.Sprintf("validate every counterexample the explorer finds within its first %s states with 2 clients, %s with 3, breadth-first: the shortest ones (every design; the 2-client searches are complete; the searches stopped at their bound are named)", verdict.Thousands(conform.CounterexampleStates), verdict.Thousands(conform.CounterexampleStates3)))
 	show := fs.Int("show", 3, "rejected traces to render per group (each costs one more TLC run)")
 	outDir := outFlag(fs, defaultOut("conform"), "folder", "the rendered rejections")
 	specs := specsFlag(fs, " and the trace specs")
@@ -52,6 +52,7 @@ func parseConformFlags(e *env, args []string) (*pipeline.ConformPlan, error) {
 	replay := fs.Bool("replay", true, "replay in Go every counterexample TLC finds on the default run's models expected to be violated (TLC checks each, one worker)")
 	noCache := noCacheFlag(fs)
 	replayFrom := fs.String("replay-from", "", "replay the counterexamples of this fencelab tlc --out folder instead of running TLC for them")
+	fixtures := fs.String("fixtures", "", "folder of TLC's committed outputs, conform/testdata/replay (make fixtures writes it; make conform passes it): a model whose spec and cfg are unchanged since (their SHA-256 in its specs.sha256) is replayed from its output, as CI does, without running TLC (\"\", the default, or --no-cache: TLC runs for every model)")
 	shardValue := shardFlag(fs)
 	rest, err := parseFlags(e, fs, conformUsage, args)
 	if err != nil {
@@ -72,7 +73,7 @@ func parseConformFlags(e *env, args []string) (*pipeline.ConformPlan, error) {
 		return nil, badInput("--timeout must be positive")
 	}
 	p := &pipeline.ConformPlan{Walks: *walks, MaxSteps: *maxSteps, SimRuns: *simRuns, SimFailing: *simFailing, Explore: *withExplore,
-		Show: *show, Out: *outDir, Specs: *specs, Pin: *pin, Timeout: *timeout, Replay: *replay, ReplayFrom: *replayFrom, NoCache: *noCache}
+		Show: *show, Out: *outDir, Specs: *specs, Pin: *pin, Timeout: *timeout, Replay: *replay, ReplayFrom: *replayFrom, Fixtures: *fixtures, NoCache: *noCache}
 	if p.Shard, err = shardRun(fs, "conform", *shardValue); err != nil {
 		return nil, err
 	}

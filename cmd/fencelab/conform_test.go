@@ -33,6 +33,9 @@ func TestConformBadInput(t *testing.T) {
 		{[]string{"--specs", "../../specs", "--replay-from", "/nonexistent"}, "--replay-from /nonexistent is not a folder"},
 		{[]string{"--specs", "../../specs", "--replay=false", "--replay-from", "."}, "--replay-from needs --replay"},
 		{[]string{"--replay=maybe"}, "invalid boolean value"},
+		{[]string{"--specs", "../../specs", "--fixtures", "/nonexistent"}, "--fixtures /nonexistent is not a folder of committed TLC outputs"},
+		{[]string{"--specs", "../../specs", "--fixtures", "conform.go"}, "--fixtures conform.go is not a folder of committed TLC outputs"},
+		{[]string{"--specs", "../../specs", "--fixtures", "."}, "--fixtures .: "},
 	} {
 		code, stdout, stderr := runCLI(t, append([]string{"conform"}, tc.args...)...)
 		assert.Equal(t, exitBadInput, code, "%v", tc.args)
@@ -124,6 +127,80 @@ func replayFixtures(t *testing.T) string {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "tlc.out"), data, 0o644))
 	}
 	return from
+}
+
+// copyFixtures copies the committed TLC outputs of the replay and their
+// sums (conform/testdata/replay) into a folder of the test's.
+func copyFixtures(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files, err := filepath.Glob("../../conform/testdata/replay/*")
+	require.NoError(t, err)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644))
+	}
+	return dir
+}
+
+// TestConformReplaysCommittedOutputs: with --fixtures, each model whose
+// spec and cfg are unchanged since its committed TLC output was made is
+// replayed from that output, TLC not run (the fake TLC, which prints
+// nothing, is never called), and each is truly replayed: a changed
+// counter in one output departs. A model whose cfg's sum differs runs
+// TLC (here the fake, whose silence is bad input); so does every model
+// under --no-cache.
+func TestConformReplaysCommittedOutputs(t *testing.T) {
+	fake := faketlc.New(t, "exit 0", "exit 0")
+	replayOnly := []string{"conform", "--pin", "../../tla2tools.version", "--specs", "../../specs", "--walks", "0", "--sim-runs", "0", "--sim-failing", "0", "--explore=false"}
+	tlcRuns := func() int {
+		data, err := os.ReadFile(fake.Log)
+		if os.IsNotExist(err) {
+			return 0
+		}
+		require.NoError(t, err)
+		return strings.Count(string(data), "tlc2.TLC")
+	}
+
+	fixtures := copyFixtures(t)
+	code, stdout, stderr := runCLI(t, append(replayOnly, "--out", t.TempDir(), "--fixtures", fixtures)...)
+	require.Equal(t, exitOK, code, "stdout: %s\nstderr: %s", stdout, stderr)
+	assert.Regexp(t, `DistLock_2c_NoLostUpdate \(committed\) +15 +violated at step 15`, stdout)
+	assert.Regexp(t, `\n(\d+) TLC counterexamples replayed in Go, \d+ of systems Go does not run; TLC 0s\n(\d+) of them TLC's committed outputs`, stdout)
+	m := regexp.MustCompile(`(\d+) TLC counterexamples replayed in Go.*\n(\d+) of them`).FindStringSubmatch(stdout)
+	require.NotNil(t, m)
+	assert.Equal(t, m[1], m[2], "every model from its committed output")
+	assert.Zero(t, tlcRuns(), "TLC never ran")
+
+	// One output's counter changed: replayed, it departs.
+	path := filepath.Join(fixtures, "DistLock_2c_NoLostUpdate.out")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	changed := regexp.MustCompile(`(?m)^/\\ counter = 0$`).ReplaceAllString(string(data), "/\\ counter = 5")
+	require.NotEqual(t, string(data), changed)
+	require.NoError(t, os.WriteFile(path, []byte(changed), 0o644))
+	code, stdout, stderr = runCLI(t, append(replayOnly, "--out", t.TempDir(), "--fixtures", fixtures)...)
+	assert.Equal(t, exitFailure, code, "stdout: %s\nstderr: %s", stdout, stderr)
+	assert.Regexp(t, `DistLock_2c_NoLostUpdate +DEPARTS from TLC's counterexample at the initial state`, stdout)
+	assert.Zero(t, tlcRuns(), "TLC never ran")
+
+	// The cfg's recorded sum no longer its own: TLC runs for that model.
+	sums := filepath.Join(fixtures, "specs.sha256")
+	data, err = os.ReadFile(sums)
+	require.NoError(t, err)
+	stale := regexp.MustCompile(`(?m)^[0-9a-f]{64}(  DistLock_2c_NoLostUpdate\.cfg)$`).ReplaceAllString(string(data), strings.Repeat("0", 64)+"$1")
+	require.NotEqual(t, string(data), stale)
+	require.NoError(t, os.WriteFile(sums, []byte(stale), 0o644))
+	code, _, stderr = runCLI(t, append(replayOnly, "--out", t.TempDir(), "--fixtures", fixtures)...)
+	assert.Equal(t, exitBadInput, code, stderr)
+	assert.Contains(t, stderr, "DistLock_2c_NoLostUpdate: java printed something that is not TLC's output")
+	assert.Equal(t, 1, tlcRuns(), "TLC ran for the stale model alone")
+
+	// --no-cache: TLC runs for the first model already.
+	code, _, _ = runCLI(t, append(replayOnly, "--out", t.TempDir(), "--fixtures", copyFixtures(t), "--no-cache")...)
+	assert.Equal(t, exitBadInput, code)
+	assert.Equal(t, 2, tlcRuns(), "--no-cache reads no committed output")
 }
 
 func countLines(s string) int {

@@ -26,6 +26,11 @@ Commands of fencelab-live:
   merge    the shards of a run or a matrix (--shard i/n) into one --out (--out DIR SHARD_DIR...)
   check    saved runs judged again from their files alone, compared with their saved verdicts
            (RUN_DIR...; exit 1 if they differ)
+  story    how a setup's scripted story comes from its row's model: the explorer's shortest
+           counterexample of a property, then the live schedule it maps to (--setup SERVICE/DESIGN
+           --property P)
+  check-history  a history file (docs/history.md) judged, each verdict beside the row's
+           (--design ROW, --ttl D, --out DIR HISTORY; fencelab check is the same)
   list     the setups, the rows they instantiate, their faults and the versions
 
 Example:
@@ -39,7 +44,7 @@ where the models say the property holds, 2 bad input, a missing service or a har
 
 func runLive(e *env, args []string) error {
 	if len(args) == 0 {
-		return badInput("no live command given (want run, matrix, readme, merge, check or list; fencelab live --help)")
+		return badInput("no live command given (want run, matrix, readme, merge, check, check-history, story or list; fencelab live --help)")
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":

@@ -30,7 +30,7 @@ type command struct {
 
 // commands lists the subcommands in the order help shows them.
 func commands() []command {
-	return []command{demoCommand(), designsCommand(), exploreCommand(), simCommand(), boundsCommand(), sweepCommand(), tlcCommand(), conformCommand(), traceCommand(), liveCommand(), mergeCommand()}
+	return []command{demoCommand(), designsCommand(), exploreCommand(), simCommand(), boundsCommand(), sweepCommand(), tlcCommand(), conformCommand(), traceCommand(), liveCommand(), checkCommand(), mergeCommand()}
 }
 
 func main() {

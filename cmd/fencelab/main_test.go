@@ -25,7 +25,7 @@ func TestBadInputEveryCommand(t *testing.T) {
 		wantErr string
 	}{
 		{"no command", nil, "no command given"},
-		{"unknown command", []string{"check"}, `unknown command "check"`},
+		{"unknown command", []string{"verify"}, `unknown command "verify"`},
 		{"unknown flag, explore", []string{"explore", "--fast"}, "flag provided but not defined: -fast"},
 		{"unknown flag, sim", []string{"sim", "--fast"}, "flag provided but not defined: -fast"},
 		{"unknown flag, tlc", []string{"tlc", "--fast"}, "flag provided but not defined: -fast"},

@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -152,7 +153,8 @@ type ModelWord struct {
 	// Caveat says why the story is not the live client's own
 	// (report.StoryCaveat): its violations bind nobody.
 	Caveat string
-	// NoStory is why no run mapped (the first reason), when none did.
+	// NoStory is why no run mapped (the reason most runs gave), when
+	// none did.
 	NoStory string
 }
 
@@ -166,7 +168,12 @@ func (m *Model) wordOn(p string, s setup.Setup, f history.Fault) ModelWord {
 		}
 	}
 	if w.Runs == 0 && len(m.None) > 0 {
-		w.NoStory = m.None[0].Reason
+		// The reason of the most runs, the least of those: the same word
+		// whatever order the runs (or a campaign's shards) came in.
+		first := slices.MinFunc(m.None, func(a, b NoStory) int {
+			return cmp.Or(cmp.Compare(b.Runs, a.Runs), cmp.Compare(a.Reason, b.Reason))
+		})
+		w.NoStory = first.Reason
 	}
 	return w
 }

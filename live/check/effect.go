@@ -69,7 +69,8 @@ func tookEffect(faults []history.FaultRecord, bs []Belief, t0 int64) (bool, stri
 //     stopped, after its validity ran out (a checked client stops
 //     believing then; a client paused while it waited in its acquire
 //     held nothing yet: its validity is the send rule's guess);
-//   - restart: a grant after the restart overlaps a belief from before it;
+//   - restart: a grant after the restart overlaps a belief from before it,
+//     or one held up by it (restartHeldUp);
 //   - delay, blackhole: a message of the holder's — its release, the
 //     one the history shows — was answered after its validity, or
 //     another client was granted during the fault while the holder still
@@ -106,6 +107,10 @@ func effectOf(f history.FaultRecord, bs []Belief, t0 int64) string {
 				if restartExplains(f, x, y) {
 					return fmt.Sprintf("%s was granted at %s, after the restart at %s, while %s still believed from %s",
 						history.ClientName(y.Client), at(y.Start), at(f.Start), history.ClientName(x.Client), at(x.Start))
+				}
+				if restartHeldUp(f, x, y) {
+					return fmt.Sprintf("%s's acquire, asked at %s within a lease of the restart (%s to %s), was granted only at %s, its validity ending at %s within its section; %s was granted at %s while %s still believed",
+						history.ClientName(x.Client), at(x.Call), at(f.Start), at(f.End), at(x.Start), at(x.Until), history.ClientName(y.Client), at(y.Start), history.ClientName(x.Client))
 				}
 			}
 		}
@@ -177,7 +182,7 @@ func explains(f history.FaultRecord, a, b Belief) bool {
 				return true
 			}
 		case history.FaultRestartKeep, history.FaultRestartWipe:
-			if restartExplains(f, x, y) {
+			if restartExplains(f, x, y) || restartHeldUp(f, x, y) {
 				return true
 			}
 		case history.FaultClockStep:
@@ -196,6 +201,24 @@ func explains(f history.FaultRecord, a, b Belief) bool {
 // believed from before it.
 func restartExplains(f history.FaultRecord, x, y Belief) bool {
 	return x.Client != y.Client && x.Start < f.Start && y.Start >= f.Start && y.Start < x.End
+}
+
+// restartHeldUp: x's grant was held up by the restart, so that its lease
+// ran out in its section and y was granted then. A restart that keeps the
+// data keeps the keys of the acquires it cut short (etcd: the waiter's
+// key stays, its lease refreshed, heading the queue until it expires), so
+// the acquires asked for within a lease of the restart's end wait behind
+// it, spending the lease each takes before it waits (a lease nobody
+// renews). The story, from the history: x asked for its grant after the
+// restart began and at most its validity after it ended; its section
+// alone fits its validity (else the setup's section is too long: the
+// harness's error); y was granted once x's validity had ended (the
+// service expired x's lease: not two grants of one lease) while x still
+// believed.
+func restartHeldUp(f history.FaultRecord, x, y Belief) bool {
+	validity := x.Until - x.Call
+	return x.Client != y.Client && x.Call >= f.Start && x.Call <= f.End+validity && x.End-x.Start <= validity &&
+		y.Start >= x.Until && y.Start < x.End
 }
 
 // clockExplains: x's grant was asked for before the step, y's granted

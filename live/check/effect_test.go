@@ -89,6 +89,23 @@ func TestTookEffect(t *testing.T) {
 			"c2 was granted at 0.040 s, after the restart at 0.020 s, while c1 still believed from 0.001 s", ""},
 		{"restart with no overlap across it",
 			newHB(2).hold(0, 0, 1, 15, 16).hold(1, 10, 40, 50, 51).fault(history.FaultRestartKeep, toy, 20, 25), false, "", ""},
+		// etcd/lease under restart-keep (docs/live, run-1): a client's
+		// acquire asked for soon after the restart waits behind the key of
+		// an acquire the restart cut short, its unrenewed lease running
+		// meanwhile; granted late, its lease ends in its section and the
+		// other client is granted while it believes.
+		{"restart: a grant held up by it, its lease ending in its section",
+			newHB(2).hold(0, 50, 140, 180, 181).hold(1, 141, 155, 195, 196).fault(history.FaultRestartKeep, toy, 4, 21), true,
+			"c1's acquire, asked at 0.050 s within a lease of the restart (0.004 s to 0.021 s), was granted only at 0.140 s, its validity ending at 0.150 s within its section; c2 was granted at 0.155 s while c1 still believed", ""},
+		{"restart: an acquire asked for more than a lease after it",
+			newHB(2).hold(0, 130, 220, 260, 261).hold(1, 221, 235, 270, 271).fault(history.FaultRestartKeep, toy, 4, 21), false, "",
+			"c1 (token 220, 0.220 s to 0.260 s) and c2 (token 235"},
+		{"restart: a section longer than the lease",
+			newHB(2).hold(0, 50, 60, 200, 201).hold(1, 61, 155, 210, 211).fault(history.FaultRestartKeep, toy, 4, 21), false, "",
+			"c1 (token 60, 0.060 s to 0.200 s) and c2 (token 155"},
+		{"restart: the other granted while the held-up grant was still valid",
+			newHB(2).hold(0, 50, 140, 180, 181).hold(1, 141, 145, 195, 196).fault(history.FaultRestartKeep, toy, 4, 21), false, "",
+			"c1 (token 140, 0.140 s to 0.180 s) and c2 (token 145"},
 		{"restart: both beliefs began before it",
 			newHB(2).hold(0, 0, 1, 80, 81).hold(1, 5, 10, 50, 51).fault(history.FaultRestartKeep, toy, 20, 25), false, "",
 			"c1 (token 1, 0.001 s to 0.080 s) and c2 (token 10, 0.010 s to 0.050 s)"},

@@ -10,6 +10,7 @@
 //	fencelab-live matrix --runs 3 --out out/live
 //	fencelab-live readme --out out/live README.md
 //	fencelab-live check out/live/redis/none/client-pause/run-1
+//	fencelab-live story --setup redis/none --property NoLostUpdate
 //	fencelab-live list
 //
 // Exit codes: 0 success (expected violations count as success), 1 a
@@ -67,7 +68,7 @@ func Main(args []string, setups []setup.Setup) int {
 // setups, with the streams given: Main with the streams a test chooses.
 func Run(setups []setup.Setup, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "fencelab-live: no command given (want run, matrix, readme, merge, check or list)")
+		fmt.Fprintln(stderr, "fencelab-live: no command given (want run, matrix, readme, merge, check, check-history, story or list)")
 		return ExitBadInput
 	}
 	switch args[0] {
@@ -83,6 +84,10 @@ func Run(setups []setup.Setup, args []string, stdin io.Reader, stdout, stderr io
 		return mergeCommand(setups, args[1:], stdout, stderr)
 	case "check":
 		return checkCommand(setups, args[1:], stdout, stderr)
+	case "story":
+		return storyCommand(setups, args[1:], stdout, stderr)
+	case "check-history":
+		return checkHistoryCommand(args[1:], stdout, stderr)
 	case "client":
 		// Hidden: one client process of a run.
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
@@ -111,7 +116,7 @@ func Run(setups []setup.Setup, args []string, stdin io.Reader, stdout, stderr io
 		fmt.Fprint(stdout, usage)
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "fencelab-live: unknown command %.40q (want run, matrix, readme, merge, check or list)\n", args[0])
+	fmt.Fprintf(stderr, "fencelab-live: unknown command %.40q (want run, matrix, readme, merge, check, check-history, story or list)\n", args[0])
 	return ExitBadInput
 }
 
@@ -123,13 +128,15 @@ Usage:
   fencelab-live readme [--out DIR] FILE   (the live block of FILE from a matrix's --out)
   fencelab-live merge --out DIR SHARD_DIR...   (the shards of a run or matrix --shard i/n)
   fencelab-live check RUN_DIR...   (a saved run judged again from its files alone)
+  fencelab-live story --setup SERVICE/DESIGN --property P   (a scripted story from the model)
+  fencelab-live check-history [--design ROW] [--out DIR] HISTORY   (a history file judged, docs/history.md)
   fencelab-live list
 
 Run 'fencelab-live run -h' (or help run) for the flags. --keep failing (the default), all or
 none: which runs are saved under --out (the campaigns' summaries always are).
 Exit codes: 0 success (expected violations count as success), 1 a violation where the models
 say the property holds (check: verdicts not the saved ones), 2 bad input, a missing service or
-a harness error (check: a missing or malformed file), 129/130/143 stopped by SIGHUP/SIGINT/SIGTERM.
+a harness error (check, check-history: a missing or malformed file), 129/130/143 stopped by SIGHUP/SIGINT/SIGTERM.
 `
 
 // errUsage means a command printed its usage on request: exit 0.

@@ -6,7 +6,6 @@ package history
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -130,45 +129,10 @@ func phaseRank(ev string) int {
 	return 1
 }
 
-// WriteJSONL writes the history as JSON lines: a header line, each
-// record, each fault, each client exit, every line an object with a
-// "kind".
+// WriteJSONL writes the history as a history file (File.WriteJSONL)
+// with nothing known besides its records.
 func (h *History) WriteJSONL(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	if err := enc.Encode(struct {
-		Kind      string `json:"kind"`
-		Start     int64  `json:"start"`
-		End       int64  `json:"end"`
-		Clients   int    `json:"clients"`
-		Unchecked bool   `json:"unchecked,omitempty"`
-	}{"run", h.Start, h.End, h.Clients, h.Unchecked}); err != nil {
-		return err
-	}
-	for _, r := range h.Records {
-		if err := enc.Encode(struct {
-			Kind string `json:"kind"`
-			Record
-		}{"op", r}); err != nil {
-			return err
-		}
-	}
-	for _, f := range h.Faults {
-		if err := enc.Encode(struct {
-			Kind string `json:"kind"`
-			FaultRecord
-		}{"fault", f}); err != nil {
-			return err
-		}
-	}
-	for _, e := range h.Exits {
-		if err := enc.Encode(struct {
-			Kind string `json:"kind"`
-			ClientExit
-		}{"exit", e}); err != nil {
-			return err
-		}
-	}
-	return nil
+	return (&File{History: *h}).WriteJSONL(w)
 }
 
 // WriteFaults writes the fault log for people, one fault a line, times

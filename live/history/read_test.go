@@ -2,6 +2,7 @@ package history
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -55,7 +56,7 @@ func TestReadJSONLRefusesWhatTheJudgeCannotRead(t *testing.T) {
 		{"exit out of range", lines[0] + `{"kind":"exit","client":9}` + "\n", "client 9 out of range"},
 		{"no clients", `{"kind":"run","start":1,"end":2,"clients":0}` + "\n", "a run of 0 clients"},
 		{"ends before it starts", `{"kind":"run","start":5,"end":2,"clients":2}` + "\n", "from 5 to 2"},
-		{"a line too long", lines[0] + `{"kind":"exit","client":0,"stderr":"` + strings.Repeat("x", maxLine) + `"}` + "\n", "too long"},
+		{"a line too long", lines[0] + `{"kind":"exit","client":0,"stderr":"` + strings.Repeat("x", maxLine) + `"}` + "\n", "line 2: longer than 65536 bytes"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -63,6 +64,47 @@ func TestReadJSONLRefusesWhatTheJudgeCannotRead(t *testing.T) {
 			require.Error(t, err)
 			assert.Nil(t, h)
 			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+// TestFileRoundTrip: a history file with everything a judge needs besides
+// the records (row, lease, fencing, the resource's log) reads back whole,
+// written at Version; a header without a version (a file written before
+// versions) reads as version 0 with none of them.
+func TestFileRoundTrip(t *testing.T) {
+	f := &File{Version: Version, Service: "redis", Design: "all", TTL: 1e9, Fence: "all", History: *sample(),
+		Resource: []Access{{Client: 0, Op: OpWrite, Accepted: true, Token: 1, Value: 1}, {Client: 1, Op: OpRead, Token: 0}}}
+	var b bytes.Buffer
+	require.NoError(t, f.WriteJSONL(&b))
+	assert.True(t, strings.HasPrefix(b.String(), `{"kind":"run","version":1,`), b.String())
+	got, err := ReadFile(&b)
+	require.NoError(t, err)
+	assert.Equal(t, f, got)
+
+	old, err := ReadFile(strings.NewReader(`{"kind":"run","start":1,"end":2,"clients":1}` + "\n"))
+	require.NoError(t, err)
+	assert.Equal(t, &File{History: History{Start: 1, End: 2, Clients: 1}}, old)
+}
+
+// TestReadFileBounds: a history longer than the judge reads in bounded
+// time is refused at the first line past the bound (its number says the
+// bound's lines were read).
+func TestReadFileBounds(t *testing.T) {
+	const head = `{"kind":"run","start":0,"end":9,"clients":1}` + "\n"
+	repeat := func(line string, n int) string { return strings.Repeat(line+"\n", n) }
+	tests := []struct {
+		name, text, want string
+	}{
+		{"op lines", head + repeat(`{"kind":"op","client":0,"op":"expire","ev":"return","wall":1}`, maxRecords+1), fmt.Sprintf("line %d: more than %d op lines (the judge's bound)", maxRecords+2, maxRecords)},
+		{"fault lines", head + repeat(`{"kind":"fault","fault":"x","start":1,"end":1}`, maxFaults+1), fmt.Sprintf("line %d: more than %d fault lines", maxFaults+2, maxFaults)},
+		{"exit lines", head + repeat(`{"kind":"exit","client":0}`, maxClients+1), fmt.Sprintf("line %d: more than %d exit lines", maxClients+2, maxClients)},
+		{"resource lines", head + repeat(`{"kind":"resource","client":0,"op":"read","accepted":true}`, maxRecords+1), fmt.Sprintf("line %d: more than %d resource lines", maxRecords+2, maxRecords)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadFile(strings.NewReader(tc.text))
+			assert.EqualError(t, err, tc.want)
 		})
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/live/history"
-	"github.com/fencelab/fencelab/live/internal/wait"
 )
 
 // clientPause stops a client's process group (SIGSTOP) for e.For and
@@ -30,7 +29,10 @@ func (n *Nemesis) clientPause(ctx context.Context, e FaultEvent, rec *history.Fa
 	n.stopped = append(n.stopped, p)
 	n.mu.Unlock()
 	rec.Detail = fmt.Sprintf("SIGSTOP %s for %v", rec.Target, e.For)
-	wait.Sleep(ctx, e.For)
+	if e.Until != "" {
+		rec.Detail = fmt.Sprintf("SIGSTOP %s until %s (at most %v)", rec.Target, untilWords(e.Until), e.For)
+	}
+	n.hold(ctx, e, e.For)
 	rec.End = time.Now().UnixNano()
 	n.resumeClients()
 }
@@ -42,4 +44,12 @@ func (n *Nemesis) resumeClients() {
 		p.Signal(syscall.SIGCONT)
 	}
 	n.stopped = nil
+}
+
+// untilWords says what a pause waits for, for the fault log.
+func untilWords(until string) string {
+	if until == UntilOtherRead {
+		return "another client's accepted read"
+	}
+	return "another client's grant"
 }

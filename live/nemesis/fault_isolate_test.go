@@ -32,8 +32,8 @@ func TestIsolatedServerPause(t *testing.T) {
 	net := &fakeNet{}
 	var logged []history.FaultRecord
 	n := &Nemesis{target: Target{Servers: []server.Server{&pausedServer{net: net}}, Network: net}, log: func(r history.FaultRecord) { logged = append(logged, r) }}
-	reads := make(chan int, 1)
-	reads <- 1 // c2 read first
+	reads := make(chan Event, 1)
+	reads <- Event{Client: 1, Kind: EventRead} // c2 read first
 	sched := Schedule{Events: []FaultEvent{{Fault: history.FaultServerPause, Trigger: TriggerAfterRead, Client: -1, For: 20 * time.Millisecond, Isolate: 30 * time.Millisecond}}}
 	n.Run(context.Background(), sched, time.Now(), reads)
 
@@ -57,8 +57,8 @@ func TestIsolatedWithoutProxies(t *testing.T) {
 	net := &fakeNet{}
 	var logged []history.FaultRecord
 	n := &Nemesis{target: Target{Servers: []server.Server{&pausedServer{net: net}}}, log: func(r history.FaultRecord) { logged = append(logged, r) }}
-	reads := make(chan int, 1)
-	reads <- 0
+	reads := make(chan Event, 1)
+	reads <- Event{Client: 0, Kind: EventRead}
 	sched := Schedule{Events: []FaultEvent{{Fault: history.FaultServerPause, Trigger: TriggerAfterRead, Client: -1, For: time.Millisecond, Isolate: time.Millisecond}}}
 	n.Run(context.Background(), sched, time.Now(), reads)
 	assert.Equal(t, []string{"pause", "resume"}, net.calls)

@@ -33,6 +33,22 @@ const (
 	// client waits for it with all its sections before it. A client
 	// fault with Client -1 is aimed at that reader.
 	TriggerAfterRead = "after-first-read"
+	// TriggerAtWriteGate and TriggerAtReadGate start the fault when the
+	// run's first client to pass its validity check for a write (a read)
+	// has recorded the call and waits at its gate before sending it (the
+	// models' pause after the check, Kleppmann's GC pause): the nemesis
+	// opens that gate when the fault ends, so the operation lands after
+	// it, with a check that was in time. The run's clients are gated only
+	// under such a trigger (GateOf).
+	TriggerAtWriteGate = "at-write-gate"
+	TriggerAtReadGate  = "at-read-gate"
+)
+
+// What a fault waits for (FaultEvent.Until): another client than the
+// one the trigger named was granted, or had a read accepted.
+const (
+	UntilOtherGrant = "other-grant"
+	UntilOtherRead  = "other-read"
 )
 
 // FaultEvent is one fault of a schedule.
@@ -44,7 +60,8 @@ type FaultEvent struct {
 	// fault of the service.
 	Client int `json:"client"`
 	// For is how long the fault lasts (a pause, a delay, the time a
-	// killed service stays down) or, for a clock step, how far it steps.
+	// killed service stays down) or, for a clock step, how far it steps;
+	// with Until, a pause lasts until that event, For at most.
 	For time.Duration `json:"for"`
 	// Isolate, for a fault of the service triggered after the first
 	// read, also cuts that reader's links to the lock service from the
@@ -52,6 +69,12 @@ type FaultEvent struct {
 	// holder the service would keep across the fault cannot reach it
 	// once it is back, and its session ends while it still thinks.
 	Isolate time.Duration `json:"isolate,omitempty"`
+	// Until, if set, is the event that ends a client pause, or that
+	// opens the gate of the trigger's client after any other fault
+	// (UntilOtherGrant, UntilOtherRead); Hold bounds that gate's wait
+	// after a fault that is not a pause.
+	Until string        `json:"until,omitempty"`
+	Hold  time.Duration `json:"hold,omitempty"`
 }
 
 // Schedule is the faults of one run.
@@ -181,9 +204,15 @@ type Nemesis struct {
 	clients []ProcessGroup
 	log     func(history.FaultRecord)
 
+	// events and subject are Run's: the clients' progress, and the client
+	// the current event's trigger named (-1 for a timed one).
+	events  <-chan Event
+	subject int
+
 	mu       sync.Mutex
 	stopped  []ProcessGroup  // clients paused and not yet resumed
 	stoppedS []server.Server // servers paused and not yet resumed
+	gated    []int           // clients held at their gate by the nemesis
 	undo     []func()        // a network fault to take back
 	down     bool            // servers killed by a restart the run's end cut short
 }
@@ -194,41 +223,49 @@ func New(target Target, clients []ProcessGroup, log func(history.FaultRecord)) *
 	return &Nemesis{target: target, clients: clients, log: log}
 }
 
-// Run executes sched from t0 until done, or until ctx ends. reads
-// delivers the index of every client whose read was accepted, in order.
+// Run executes sched from t0 until done, or until ctx ends. events
+// delivers the clients' progress as it is recorded (Event), in order.
 // Whatever it leaves undone when ctx ends is undone by ResumeAll.
-func (n *Nemesis) Run(ctx context.Context, sched Schedule, t0 time.Time, reads <-chan int) {
+func (n *Nemesis) Run(ctx context.Context, sched Schedule, t0 time.Time, events <-chan Event) {
+	n.events = events
 	for _, e := range sched.Events {
-		switch e.Trigger {
-		case TriggerAfterRead:
-			// The first reader holds the lock (or believes it does) and
-			// has all its sections before it; the others wait for it.
-			select {
-			case c, ok := <-reads:
-				if !ok {
-					return
-				}
-				if IsClientFault(e.Fault) && e.Client < 0 {
-					e.Client = c
-				}
-				if e.Isolate > 0 && !IsClientFault(e.Fault) {
-					n.isolated(ctx, e, c)
-					if ctx.Err() != nil {
-						return
-					}
-					continue
-				}
-			case <-ctx.Done():
+		n.subject = -1
+		isolate := -1 // the client whose links are cut around e (FaultEvent.Isolate)
+		if want, ok := triggerEvent(e.Trigger); ok {
+			// The trigger's client holds the lock (or believes it does)
+			// and has all its sections before it; the others wait for it.
+			c, ok := n.await(ctx, func(ev Event) bool { return ev.Kind == want })
+			if !ok {
 				return
 			}
-		default:
-			if !wait.Until(ctx, t0.Add(e.At)) {
-				return
+			n.subject = c
+			if IsClientFault(e.Fault) && e.Client < 0 {
+				e.Client = c
 			}
+			if GateOf(e.Trigger) != "" {
+				n.mu.Lock()
+				n.gated = append(n.gated, c)
+				n.mu.Unlock()
+			}
+			if e.Isolate > 0 && !IsClientFault(e.Fault) {
+				isolate = c
+			}
+		} else if !wait.Until(ctx, t0.Add(e.At)) {
+			return
 		}
-		n.inject(ctx, e)
+		if isolate >= 0 {
+			n.isolated(ctx, e, isolate)
+		} else {
+			n.inject(ctx, e)
+		}
 		if ctx.Err() != nil {
 			return
+		}
+		if GateOf(e.Trigger) != "" {
+			if e.Fault != history.FaultClientPause {
+				n.hold(ctx, e, e.Hold) // the gate holds the client until e.Until
+			}
+			n.openGates()
 		}
 	}
 }
@@ -292,6 +329,7 @@ func (n *Nemesis) targetName(e FaultEvent) string {
 // a run, so nothing is left stopped.
 func (n *Nemesis) ResumeAll() {
 	n.resumeClients()
+	n.openGates()
 	n.resumeServers()
 	n.undoNetwork()
 }

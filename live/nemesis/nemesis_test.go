@@ -93,8 +93,8 @@ func TestNemesisPausesTheFirstReader(t *testing.T) {
 	groups := []*fakeGroup{{}, {}}
 	var logged []history.FaultRecord
 	n := &Nemesis{target: Target{}, clients: []ProcessGroup{groups[0], groups[1]}, log: func(f history.FaultRecord) { logged = append(logged, f) }}
-	reads := make(chan int, 4)
-	reads <- 1 // c2 read first
+	reads := make(chan Event, 4)
+	reads <- Event{Client: 1, Kind: EventRead} // c2 read first
 	sched := ScriptedSchedule(history.FaultClientPause, ScheduleParams{Clients: 2, TTL: 10 * time.Millisecond})
 	n.Run(context.Background(), sched, time.Now(), reads)
 	assert.Empty(t, groups[0].got())
@@ -163,8 +163,8 @@ func TestNemesisNetworkHooks(t *testing.T) {
 	assert.Contains(t, logged[1].Detail, "c1's links to the lock service by 20ms")
 
 	net.calls, logged = nil, nil
-	reads := make(chan int, 1)
-	reads <- 1 // c2 read first
+	reads := make(chan Event, 1)
+	reads <- Event{Client: 1, Kind: EventRead} // c2 read first
 	sched := ScriptedSchedule(history.FaultBlackhole, ScheduleParams{Clients: 2, TTL: 10 * time.Millisecond})
 	n.Run(context.Background(), sched, time.Now(), reads)
 	assert.Equal(t, []string{"c2 blackhole true", "c2 blackhole false"}, net.calls)
@@ -228,4 +228,87 @@ func TestEveryFaultHasAnInjector(t *testing.T) {
 		assert.Equal(t, f != history.FaultNone, ok, f)
 	}
 	assert.Len(t, fs, len(history.AllFaults())-1)
+}
+
+// gatedGroup is a fake client with a gate: it records signals and the
+// gate's opening, in one sequence.
+type gatedGroup struct {
+	fakeGroup
+	opened chan struct{}
+}
+
+func (g *gatedGroup) OpenGate() error {
+	g.mu.Lock()
+	g.sigs = append(g.sigs, 0) // 0: the gate opened
+	g.mu.Unlock()
+	close(g.opened)
+	return nil
+}
+
+// TestNemesisWriteGate: the story at the write gate pauses the first
+// client to reach its gate, keeps it stopped until another client's read
+// (not its own, not a grant), then resumes it and only then opens its
+// gate; a pause that never sees that read ends at its bound.
+func TestNemesisWriteGate(t *testing.T) {
+	groups := []*gatedGroup{{opened: make(chan struct{})}, {opened: make(chan struct{})}}
+	var logged []history.FaultRecord
+	n := &Nemesis{clients: []ProcessGroup{groups[0], groups[1]}, log: func(f history.FaultRecord) { logged = append(logged, f) }}
+	events := make(chan Event, 8)
+	events <- Event{Client: 1, Kind: EventRead}      // before the trigger: no matter
+	events <- Event{Client: 0, Kind: EventWriteGate} // c1 at its gate
+	sched := Schedule{Mode: Scripted, Fault: history.FaultClientPause, Events: []FaultEvent{{
+		Fault: history.FaultClientPause, Trigger: TriggerAtWriteGate, Client: -1, For: time.Minute, Until: UntilOtherRead,
+	}}}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		n.Run(context.Background(), sched, time.Now(), events)
+	}()
+	require.Eventually(t, func() bool { return len(groups[0].got()) == 1 }, 5*time.Second, time.Millisecond)
+	events <- Event{Client: 0, Kind: EventRead}  // its own read: not the other's
+	events <- Event{Client: 1, Kind: EventGrant} // the other's grant: not its read
+	select {
+	case <-done:
+		t.Fatal("resumed before the other's read")
+	case <-time.After(50 * time.Millisecond):
+	}
+	assert.Equal(t, []syscall.Signal{syscall.SIGSTOP}, groups[0].got(), "still stopped, gate shut")
+	readAt := time.Now()
+	events <- Event{Client: 1, Kind: EventRead}
+	<-done
+	assert.Equal(t, []syscall.Signal{syscall.SIGSTOP, syscall.SIGCONT, 0}, groups[0].got(), "resumed, then the gate opened")
+	assert.Empty(t, groups[1].got())
+	require.Len(t, logged, 1)
+	assert.GreaterOrEqual(t, logged[0].End, readAt.UnixNano(), "the pause ended after the other's read")
+	assert.Contains(t, logged[0].Detail, "until another client's accepted read")
+
+	// Bounded: no such read, the pause ends at For and the gate opens.
+	g := &gatedGroup{opened: make(chan struct{})}
+	n = &Nemesis{clients: []ProcessGroup{g}, log: func(history.FaultRecord) {}}
+	events = make(chan Event, 1)
+	events <- Event{Client: 0, Kind: EventWriteGate}
+	sched.Events[0].For = 20 * time.Millisecond
+	n.Run(context.Background(), sched, time.Now(), events)
+	assert.Equal(t, []syscall.Signal{syscall.SIGSTOP, syscall.SIGCONT, 0}, g.got())
+}
+
+// TestNemesisGateOpenedOnStop: ResumeAll resumes the client and opens
+// the gate a run's end cut short: no client waits at its gate to its
+// deadline.
+func TestNemesisGateOpenedOnStop(t *testing.T) {
+	g := &gatedGroup{opened: make(chan struct{})}
+	n := &Nemesis{clients: []ProcessGroup{g}, log: func(history.FaultRecord) {}}
+	events := make(chan Event, 1)
+	events <- Event{Client: 0, Kind: EventWriteGate}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		n.Run(ctx, Schedule{Events: []FaultEvent{{Fault: history.FaultClientPause, Trigger: TriggerAtWriteGate, Client: -1, For: time.Hour, Until: UntilOtherRead}}}, time.Now(), events)
+	}()
+	require.Eventually(t, func() bool { return len(g.got()) == 1 }, 5*time.Second, time.Millisecond)
+	cancel()
+	<-done
+	n.ResumeAll()
+	assert.Equal(t, []syscall.Signal{syscall.SIGSTOP, syscall.SIGCONT, 0}, g.got(), "resumed and its gate opened")
 }

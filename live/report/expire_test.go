@@ -17,3 +17,29 @@ func TestExpireInTheTrace(t *testing.T) {
 	release := &history.Record{Client: 0, Op: history.OpRelease, Ev: history.Return}
 	assert.Equal(t, "release failed", returnLabel(release), "a refused release is still one")
 }
+
+// TestLabelsNameOnlyRealTokens: a setup without tokens records token 0
+// (omitted from the history), and no label of its trace says "token 0";
+// a setup with tokens has each call and return name its token.
+func TestLabelsNameOnlyRealTokens(t *testing.T) {
+	for _, tc := range []struct {
+		op, ev     string
+		none, with string
+	}{
+		{history.OpRead, history.Call, "Read", "Read(token 5)"},
+		{history.OpWrite, history.Call, "Write(3)", "Write(3, token 5)"},
+		{history.OpRelease, history.Call, "Release", "Release(token 5)"},
+		{history.OpAcquire, history.Call, "Acquire", "Acquire"},
+		{history.OpAcquire, history.Return, "granted", "granted (token 5)"},
+		{history.OpExpire, history.Return, "validity ended: section given up", "validity ended (token 5): section given up"},
+	} {
+		label := returnLabel
+		if tc.ev == history.Call {
+			label = callLabel
+		}
+		r := history.Record{Op: tc.op, Ev: tc.ev, Value: 3, OK: true}
+		assert.Equal(t, tc.none, label(&r), "%s %s without a token", tc.op, tc.ev)
+		r.Token = 5
+		assert.Equal(t, tc.with, label(&r), "%s %s with token 5", tc.op, tc.ev)
+	}
+}

@@ -300,13 +300,7 @@ func (a *Audit) Write(w io.Writer) error {
 			effect = "the fault did not take effect"
 		}
 		fmt.Fprintf(w, "  %s; %s committed, %s refused\n", effect, words.Count(now.Committed, "section"), words.Count(now.Refused, "operation"))
-		for _, v := range now.Verdicts {
-			line := fmt.Sprintf("  %-24s expected %-9s judged %-9s %s", v.Property, v.Expected, v.Status, v.Covered)
-			if v.Detail != "" {
-				line += ": " + v.Detail
-			}
-			fmt.Fprintln(w, line)
-		}
+		writeVerdicts(w, now.Verdicts)
 	}
 	if len(a.Unsaved) > 0 {
 		fmt.Fprintf(w, "  not in %s (judged by an older fencelab-live): %s\n", VerdictsFile, strings.Join(a.Unsaved, ", "))
@@ -365,27 +359,9 @@ func legacyResource(h *history.History, d impl.Design, sv *savedVerdicts, setups
 	if s.UsesRegister() {
 		mode = d.Mode()
 	}
-	seen := check.ResourceOps(h)
-	slices.SortStableFunc(seen, func(a, b linearizability.ResourceOp) int {
-		return cmp.Or(cmp.Compare(a.Return, b.Return), cmp.Compare(a.Call, b.Call))
-	})
-	var ops []impl.Op
-	var reads []int64
-	for _, o := range seen {
-		if !s.UsesRegister() && !o.Accepted {
-			continue
-		}
-		ops = append(ops, impl.Op{Client: impl.ClientNode(o.Client), Kind: o.Kind, Accepted: o.Accepted, Token: o.Token, Value: o.Value})
-		reads = append(reads, o.Value)
-	}
-	res, err := store.Replay(mode, ops)
+	res, err := rebuiltLog(h, mode)
 	if err != nil {
-		return nil, "", fmt.Errorf("its history in return order is not what its resource does: %w", err)
-	}
-	for i, op := range res.Log() {
-		if op.Kind == impl.OpRead && op.Accepted && op.Value != reads[i] {
-			return nil, "", fmt.Errorf("its history in return order does not explain %s's read of %d (the resource held %d then)", op.Client, reads[i], op.Value)
-		}
+		return nil, "", err
 	}
 	covered := check.ResourceCovered(res)
 	for _, v := range sv.Verdicts {
@@ -398,6 +374,38 @@ func legacyResource(h *history.History, d impl.Design, sv *savedVerdicts, setups
 		where = "the store's accepted operations"
 	}
 	return res, fmt.Sprintf("saved before %s was: %s rebuilt from the history in return order (%s, as the saved verdicts covered)", JudgedFile, where, covered), nil
+}
+
+// rebuiltLog is the resource's log rebuilt from h's operations in the
+// order they returned (an order real time allows), replayed by a resource
+// fencing mode: every operation, or, for mode none (a real store's audit
+// of what it applied), the accepted ones. It must explain what the
+// clients saw, each decision and each value read: two overlapping
+// operations may have taken effect in the other order.
+func rebuiltLog(h *history.History, mode impl.FenceMode) (*impl.Resource, error) {
+	seen := check.ResourceOps(h)
+	slices.SortStableFunc(seen, func(a, b linearizability.ResourceOp) int {
+		return cmp.Or(cmp.Compare(a.Return, b.Return), cmp.Compare(a.Call, b.Call))
+	})
+	var ops []impl.Op
+	var reads []int64
+	for _, o := range seen {
+		if mode == impl.FenceNone && !o.Accepted {
+			continue
+		}
+		ops = append(ops, impl.Op{Client: impl.ClientNode(o.Client), Kind: o.Kind, Accepted: o.Accepted, Token: o.Token, Value: o.Value})
+		reads = append(reads, o.Value)
+	}
+	res, err := store.Replay(mode, ops)
+	if err != nil {
+		return nil, fmt.Errorf("its history in return order is not what its resource does: %w", err)
+	}
+	for i, op := range res.Log() {
+		if op.Kind == impl.OpRead && op.Accepted && op.Value != reads[i] {
+			return nil, fmt.Errorf("its history in return order does not explain %s's read of %d (the resource held %d then)", op.Client, reads[i], op.Value)
+		}
+	}
+	return res, nil
 }
 
 // readSaved reads one file of a saved run, bounded (inputfile); its

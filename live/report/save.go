@@ -11,6 +11,8 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
@@ -32,12 +34,16 @@ const (
 	FaultsFile   = "faults.txt"
 	VerdictsFile = "verdicts.json"
 	ScheduleFile = "schedule.json"
-	ErrorFile    = "error.txt"
+	// StoryFile tells the story the schedule follows: the model's
+	// counterexample and the live schedule it maps to, or why the run
+	// keeps the classic one (run.Config.StoryText).
+	StoryFile = "story.txt"
+	ErrorFile = "error.txt"
 )
 
 // savedFiles are the names SaveRun writes into a run's folder.
 func savedFiles() []string {
-	return append(trace.FileNames(), HistoryFile, FaultsFile, VerdictsFile, JudgedFile, ScheduleFile, check.PorcupineFile, check.RegisterFile, ErrorFile, SimScheduleFile, SimCommandFile)
+	return append(trace.FileNames(), HistoryFile, FaultsFile, VerdictsFile, JudgedFile, ScheduleFile, StoryFile, check.PorcupineFile, check.RegisterFile, ErrorFile, SimScheduleFile, SimCommandFile)
 }
 
 // savedVerdicts is verdicts.json.
@@ -83,6 +89,22 @@ func verdictsOf(d impl.Design, unchecked bool, j *check.Judgement) []savedVerdic
 	return vs
 }
 
+// historyFileOf is the history file (docs/history.md) of a run: its
+// history with the setup's service, row and lease, and the resource's log
+// as the judge read it (res nil: none, a run that ended in a harness
+// error before its resource was read).
+func historyFileOf(rc run.Config, h *history.History, res *impl.Resource) *history.File {
+	f := &history.File{Service: rc.Setup.Service, Design: rc.Setup.Design.String(), TTL: rc.Setup.TTL, History: *h}
+	if res != nil {
+		f.Fence = res.Mode().String()
+		f.Resource = []history.Access{}
+		for _, op := range res.Log() {
+			f.Resource = append(f.Resource, history.Access{Client: op.Client.ClientIndex(), Op: op.Kind.String(), Accepted: op.Accepted, Token: op.Token, Value: op.Value})
+		}
+	}
+	return f
+}
+
 // RunDir is where run seed of setup s under fault f is saved under out.
 func RunDir(out string, s setup.Setup, f history.Fault, seed uint64) string {
 	return filepath.Join(out, s.Service, s.Name, string(f), fmt.Sprintf("run-%d", seed))
@@ -120,7 +142,7 @@ func SaveRun(out string, rc run.Config, res *run.Result, harnessErr error) (dir 
 	}
 	simStory, simErr := TellSim(rc, res)
 	extras := []trace.File{
-		{Name: HistoryFile, Write: h.WriteJSONL},
+		{Name: HistoryFile, Write: historyFileOf(rc, h, res.Resource).WriteJSONL},
 		{Name: FaultsFile, Write: func(w io.Writer) error {
 			if err := h.WriteFaults(w); err != nil {
 				return err
@@ -143,6 +165,10 @@ func SaveRun(out string, rc run.Config, res *run.Result, harnessErr error) (dir 
 			if err == nil {
 				_, err = w.Write(append(b, '\n'))
 			}
+			return err
+		}},
+		{Name: StoryFile, Write: func(w io.Writer) error {
+			_, err := io.WriteString(w, rc.StoryText())
 			return err
 		}},
 	}
@@ -216,15 +242,20 @@ func faultTag(f history.Fault) string {
 // per call and per return (an arrow from the call to its return), a note
 // per fault, the first violation marked.
 func buildTrace(rc run.Config, res *run.Result) *trace.Trace {
-	h := res.History
-	service := rc.Setup.Service
+	title := fmt.Sprintf("live %s (row %s) under %s %s, seed %d", rc.Setup.ID(), rc.Setup.Design, rc.Nemesis, rc.Fault, rc.Seed)
+	return traceOf(title, rc.Setup.Service, res.History, res.Judgement)
+}
+
+// traceOf tells history h, judged j (nil: not judged), as buildTrace
+// says, the lock service's lane named service.
+func traceOf(title, service string, h *history.History, j *check.Judgement) *trace.Trace {
 	lanes := []string{service}
 	for c := range h.Clients {
 		lanes = append(lanes, history.ClientName(c))
 	}
 	lanes = append(lanes, "resource")
 	t := &trace.Trace{
-		Title:  fmt.Sprintf("live %s (row %s) under %s %s, seed %d", rc.Setup.ID(), rc.Setup.Design, rc.Nemesis, rc.Fault, rc.Seed),
+		Title:  title,
 		Source: trace.Source("live"),
 		Lanes:  lanes,
 		Timed:  true,
@@ -258,7 +289,7 @@ func buildTrace(rc run.Config, res *run.Result) *trace.Trace {
 	})
 	open := map[[2]any]int{} // (client, op) -> the arrow of its call
 	var firstOverlap *check.Belief
-	if j := res.Judgement; j != nil && j.Overlap != "" {
+	if j != nil && j.Overlap != "" {
 		firstOverlap = secondBelief(j.Beliefs)
 	}
 	marked := false
@@ -313,11 +344,11 @@ func buildTrace(rc run.Config, res *run.Result) *trace.Trace {
 		if !marked && firstOverlap != nil && r.Op == history.OpAcquire && r.OK && r.Client == firstOverlap.Client && r.Wall == firstOverlap.Start {
 			marked = true
 			t.Notes = append(t.Notes, trace.Note{Lane: c, Step: n, Kind: trace.NoteViolation, Text: "two clients believe they hold the lock"})
-			t.Violation = &trace.Violation{Property: impl.AtMostOneClientHoldLock, Step: n, Explanation: res.Judgement.Overlap}
+			t.Violation = &trace.Violation{Property: impl.AtMostOneClientHoldLock, Step: n, Explanation: j.Overlap}
 		}
 	}
-	if t.Violation == nil && res.Judgement != nil {
-		for _, v := range res.Judgement.Verdicts {
+	if t.Violation == nil && j != nil {
+		for _, v := range j.Verdicts {
 			if v.Status == verdict.Violated {
 				t.Violation = &trace.Violation{Property: v.Property, Step: len(t.Steps), Explanation: v.Detail}
 				break
@@ -347,13 +378,40 @@ func secondBelief(bs []check.Belief) *check.Belief {
 func callLabel(r *history.Record) string {
 	switch r.Op {
 	case history.OpRead:
-		return fmt.Sprintf("Read(token %d)", r.Token)
+		return callWith("Read", tokenWord(r))
 	case history.OpWrite:
-		return fmt.Sprintf("Write(%d, token %d)", r.Value, r.Token)
+		return callWith("Write", strconv.FormatInt(r.Value, 10), tokenWord(r))
 	case history.OpRelease:
-		return fmt.Sprintf("Release(token %d)", r.Token)
+		return callWith("Release", tokenWord(r))
 	}
 	return "Acquire"
+}
+
+// tokenWord is "token N", or "" for a record without a token (0: the
+// setups without tokens; the history omits it), which no label names.
+func tokenWord(r *history.Record) string {
+	if r.Token == 0 {
+		return ""
+	}
+	return fmt.Sprintf("token %d", r.Token)
+}
+
+// tokenNote is " (token N)", or "" for a record without a token.
+func tokenNote(r *history.Record) string {
+	if w := tokenWord(r); w != "" {
+		return " (" + w + ")"
+	}
+	return ""
+}
+
+// callWith is name(args…), the empty args left out: "Write(3, token 2)",
+// "Write(3)", "Read".
+func callWith(name string, args ...string) string {
+	args = slices.DeleteFunc(args, func(a string) bool { return a == "" })
+	if len(args) == 0 {
+		return name
+	}
+	return name + "(" + strings.Join(args, ", ") + ")"
 }
 
 func returnLabel(r *history.Record) string {
@@ -362,7 +420,7 @@ func returnLabel(r *history.Record) string {
 	}
 	switch r.Op {
 	case history.OpAcquire:
-		return fmt.Sprintf("granted (token %d)", r.Token)
+		return "granted" + tokenNote(r)
 	case history.OpRead:
 		if !r.OK {
 			return "read refused"
@@ -374,7 +432,7 @@ func returnLabel(r *history.Record) string {
 		}
 		return fmt.Sprintf("wrote %d", r.Value)
 	case history.OpExpire:
-		return fmt.Sprintf("validity ended (token %d): section given up", r.Token)
+		return "validity ended" + tokenNote(r) + ": section given up"
 	}
 	if !r.OK {
 		return "release failed"

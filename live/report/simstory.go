@@ -95,6 +95,9 @@ func TellSim(rc run.Config, res *run.Result) (*SimStory, error) {
 		anchor thinkAnchor
 		fault  sim.Fault
 		what   string
+		// into is how far into the think the fault lands in the
+		// simulator; -1: the middle.
+		into time.Duration
 	}
 	var story []placed
 	for i, f := range h.Faults {
@@ -102,7 +105,7 @@ func TellSim(rc run.Config, res *run.Result) (*SimStory, error) {
 			return nil, fmt.Errorf("fault %d (%s) failed: %s", i+1, f.Fault, f.Error)
 		}
 		ev := res.Schedule.Events[i]
-		var p placed
+		p := placed{into: -1}
 		var ok bool
 		switch f.Fault {
 		case history.FaultClientPause:
@@ -126,7 +129,20 @@ func TellSim(rc run.Config, res *run.Result) (*SimStory, error) {
 			if p.anchor, ok = thinkAt(h, f.Start, -1); !ok {
 				return nil, fmt.Errorf("fault %d: the service restarted while no client thought", i+1)
 			}
-			p.fault = sim.Fault{Kind: sim.FaultCrash, Node: impl.ServiceNode, Duration: scale(time.Duration(f.End - f.Start))}
+			// What makes a restart's story is where it falls in the
+			// holder's think and whether the service is back before the
+			// think ends (another client granted while the holder still
+			// thinks), not its length against the TTL: its start and its
+			// downtime are scaled by the two thinks.
+			byThink := func(d time.Duration) time.Duration {
+				if rc.Think <= 0 {
+					return scale(d)
+				}
+				return time.Duration(float64(d) * float64(c.Think) / float64(rc.Think))
+			}
+			p.into = byThink(time.Duration(f.Start - p.anchor.since))
+			p.fault = sim.Fault{Kind: sim.FaultCrash, Node: impl.ServiceNode,
+				Duration: min(max(byThink(time.Duration(f.End-f.Start)).Round(time.Microsecond), time.Millisecond), sim.MaxFaultLength)}
 		default:
 			return nil, fmt.Errorf("fault %d: %s", i+1, unmappedWhy(f.Fault))
 		}
@@ -155,7 +171,11 @@ func TellSim(rc run.Config, res *run.Result) (*SimStory, error) {
 		if !ok {
 			return nil, fmt.Errorf("fault %d: in the simulator %s never reads a %d. time", i+1, history.ClientName(p.anchor.client), p.anchor.read+1)
 		}
-		p.fault.At = time.Duration(r.Return) + c.Think/2
+		into := p.into
+		if into < 0 {
+			into = c.Think / 2
+		}
+		p.fault.At = time.Duration(r.Return) + into
 		sched.Faults = append(sched.Faults, p.fault)
 		st.Mapped = append(st.Mapped, fmt.Sprintf("%s -> sim: %s at %v", p.what, p.fault, p.fault.At))
 	}
@@ -261,8 +281,11 @@ func unmappedWhy(f history.Fault) string {
 }
 
 // thinkAnchor is a point of a live story: client's think after its
-// read-th accepted read (0-based).
-type thinkAnchor struct{ client, read int }
+// read-th accepted read (0-based), which returned at since (wall).
+type thinkAnchor struct {
+	client, read int
+	since        int64
+}
 
 // thinkAt finds the client thinking at wall: between an accepted read's
 // return and the following write's call (client < 0: any client; the
@@ -276,7 +299,7 @@ func thinkAt(h *history.History, wall int64, client int) (thinkAnchor, bool) {
 	}
 	check := func(c int) {
 		if lastRead[c] >= 0 && lastRead[c] <= wall && (client < 0 || client == c) && lastRead[c] > bestWall {
-			best, bestWall = thinkAnchor{client: c, read: reads[c] - 1}, lastRead[c]
+			best, bestWall = thinkAnchor{client: c, read: reads[c] - 1, since: lastRead[c]}, lastRead[c]
 		}
 	}
 	for _, r := range h.Records {

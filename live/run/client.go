@@ -1,11 +1,13 @@
 package run
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
@@ -38,6 +40,11 @@ type ClientConfig struct {
 	// MaxErrors bounds the failed calls in a row before the client gives
 	// up (a service that does not answer).
 	MaxErrors int `json:"max_errors"`
+	// Gate, if set ("write" or "read"), makes the client wait at a gate
+	// before sending each such operation, once its check passed and its
+	// call is recorded: a line on its standard input, after the
+	// configuration, opens the gate (nemesis.GateOf).
+	Gate string `json:"gate,omitempty"`
 }
 
 // validate rejects a configuration the loop cannot run with.
@@ -53,6 +60,8 @@ func (c ClientConfig) validate() error {
 		return errors.New("no deadline")
 	case c.MaxErrors < 1:
 		return errors.New("max_errors < 1")
+	case c.Gate != "" && c.Gate != history.OpWrite && c.Gate != history.OpRead:
+		return fmt.Errorf("gate %.20q (want %s or %s)", c.Gate, history.OpWrite, history.OpRead)
 	}
 	return nil
 }
@@ -71,10 +80,12 @@ const errorBackoff = 20 * time.Millisecond
 const maxConfig = 64 << 10
 
 // ServeClient is the client role: it reads a ClientConfig from in, finds
-// its setup among setups and runs RunClient, writing records to out.
+// its setup among setups and runs RunClient, writing records to out; each
+// line of in after the configuration opens one gate (ClientConfig.Gate).
 func ServeClient(ctx context.Context, setups []setup.Setup, in io.Reader, out io.Writer) error {
 	var cfg ClientConfig
-	dec := json.NewDecoder(io.LimitReader(in, maxConfig))
+	br := bufio.NewReader(in)
+	dec := json.NewDecoder(io.LimitReader(br, maxConfig))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&cfg); err != nil {
 		return fmt.Errorf("client configuration: %w", err)
@@ -86,7 +97,29 @@ func ServeClient(ctx context.Context, setups []setup.Setup, in io.Reader, out io
 	if err != nil {
 		return err
 	}
-	return RunClient(ctx, s, cfg, out)
+	var gates chan struct{}
+	if cfg.Gate != "" {
+		gates = make(chan struct{}, 16)
+		rest := io.MultiReader(dec.Buffered(), br)
+		go readGates(bufio.NewReader(rest), gates)
+	}
+	return runClient(ctx, s, cfg, out, gates)
+}
+
+// readGates sends one token on gates for each line after the
+// configuration that is not blank (the harness writes "open"); it ends at
+// the end of in (the harness closed it: no gate opens any more), leaving
+// the client to its deadline.
+func readGates(in *bufio.Reader, gates chan<- struct{}) {
+	for {
+		line, err := in.ReadString('\n')
+		if strings.TrimSpace(line) != "" {
+			gates <- struct{}{}
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // recorder writes a client's records as JSON lines.
@@ -120,6 +153,12 @@ func (r *recorder) put(rec history.Record, err error) {
 // build, recorded too), never the lock's or the store's answers: those
 // are in the records.
 func RunClient(ctx context.Context, s setup.Setup, cfg ClientConfig, out io.Writer) error {
+	return runClient(ctx, s, cfg, out, nil)
+}
+
+// runClient is RunClient whose gates (ClientConfig.Gate) open on gates;
+// nil never opens one.
+func runClient(ctx context.Context, s setup.Setup, cfg ClientConfig, out io.Writer, gates <-chan struct{}) error {
 	ctx, cancel := context.WithDeadline(ctx, time.Unix(0, cfg.Deadline))
 	defer cancel()
 	r := &recorder{client: cfg.Client, enc: json.NewEncoder(out)}
@@ -165,6 +204,7 @@ func RunClient(ctx context.Context, s setup.Setup, cfg ClientConfig, out io.Writ
 		}
 		token := s.Token(g)
 		w := windowOf(s, g, call, time.Now().Round(0))
+		w.gate, w.gates = cfg.Gate, gates
 		r.put(history.Record{Op: history.OpAcquire, Ev: history.Return, Wall: w.arrived.UnixNano(), Token: token, OK: true,
 			Validity: int64(w.validity), ValidUntil: unixNano(w.until)}, nil)
 		failed := section(ctx, r, st, token, cfg.Think, w)
@@ -197,6 +237,11 @@ type window struct {
 	// checked client); false for the unchecked one, which believes until
 	// it releases.
 	checked bool
+	// gate is the operation the client waits at a gate before sending
+	// ("": none), once its check passed and its call is recorded; gates
+	// opens one at a time.
+	gate  string
+	gates <-chan struct{}
 }
 
 // windowOf is grant g's window: from g.Sent (or the Acquire call, call,
@@ -229,6 +274,27 @@ func (w window) act(r *recorder, op string, token uint64, value int64) bool {
 	return true
 }
 
+// errGateClosed is a gate that did not open before the client's
+// deadline: the operation was never sent.
+var errGateClosed = errors.New("the gate did not open before the client's deadline: not sent")
+
+// passGate waits, when op is gated, until the gate opens or ctx ends
+// (the client's deadline bounds every wait); false means it did not
+// open, and the call, already recorded, is given its return with
+// errGateClosed.
+func (w window) passGate(ctx context.Context, r *recorder, op string, token uint64, value int64) bool {
+	if w.gate != op {
+		return true
+	}
+	select {
+	case <-w.gates:
+		return true
+	case <-ctx.Done():
+		r.rec(op, history.Return, token, value, false, errGateClosed)
+		return false
+	}
+}
+
 func unixNano(t time.Time) int64 {
 	if t.IsZero() {
 		return 0
@@ -243,6 +309,9 @@ func section(ctx context.Context, r *recorder, st store.Store, token uint64, thi
 	if !w.act(r, history.OpRead, token, 0) {
 		return false
 	}
+	if !w.passGate(ctx, r, history.OpRead, token, 0) {
+		return true
+	}
 	opCtx, done := context.WithTimeout(ctx, opTimeout)
 	v, ok, err := st.Read(opCtx, token)
 	r.rec(history.OpRead, history.Return, token, v, ok, err)
@@ -255,6 +324,9 @@ func section(ctx context.Context, r *recorder, st store.Store, token uint64, thi
 	wait.Sleep(ctx, think)
 	if !w.act(r, history.OpWrite, token, v+1) {
 		return false
+	}
+	if !w.passGate(ctx, r, history.OpWrite, token, v+1) {
+		return true
 	}
 	opCtx, done = context.WithTimeout(ctx, opTimeout)
 	ok, err = st.Write(opCtx, token, v+1)

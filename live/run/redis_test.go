@@ -11,8 +11,10 @@ import (
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/internal/livetest"
+	"github.com/fencelab/fencelab/live/nemesis"
 	"github.com/fencelab/fencelab/live/run"
 	"github.com/fencelab/fencelab/live/setup"
+	"github.com/fencelab/fencelab/live/story"
 	"github.com/fencelab/fencelab/verdict"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -54,13 +56,14 @@ func TestRedisScriptedPause(t *testing.T) {
 	}
 }
 
-// TestRedisScriptedPauseCheckedClient: the same story with the checked
-// client (the default): c1 resumes past its grant's validity, checks,
-// and does not write; its belief ended at its validity, so no two
-// overlap, and nothing is violated.
+// TestRedisScriptedPauseCheckedClient: the classic story with the
+// checked client (the default): c1, paused after its read, resumes past
+// its grant's validity, checks, and does not write; its belief ended at
+// its validity, so no two overlap, and nothing is violated.
 func TestRedisScriptedPauseCheckedClient(t *testing.T) {
 	livetest.NeedRedis(t)
 	cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "redis", "none"), history.FaultClientPause)
+	cfg.Classic = true
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	res, err := run.Run(ctx, cfg)
@@ -77,6 +80,28 @@ func TestRedisScriptedPauseCheckedClient(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, expired)
+	livetest.NothingLeft(t, cfg.TempRoot)
+}
+
+// TestRedisWriteGateStory: row none's own story with the checked client,
+// against real Redis: c1 passes its write's check in time and is stopped
+// at its gate until c2's read is accepted; its write lands, c2's follows:
+// an update lost while NoActionPastValidity holds, as the model says.
+func TestRedisWriteGateStory(t *testing.T) {
+	livetest.NeedRedis(t)
+	cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "redis", "none"), history.FaultClientPause)
+	st, ok := cfg.Story()
+	require.True(t, ok)
+	require.Equal(t, impl.NoLostUpdate, st.Property)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	res, err := run.Run(ctx, cfg)
+	require.NoError(t, err)
+	j := res.Judgement
+	assert.True(t, j.TookEffect, "the pause story took effect: %s", j.Effect)
+	assert.Equal(t, verdict.Violated, j.Verdicts.Get(impl.NoLostUpdate).Status, "%v", j.Verdicts)
+	assert.Equal(t, verdict.Holds, j.Verdicts.Get(impl.NoActionPastValidity).Status, "%v", j.Verdicts)
+	assert.Contains(t, res.History.Faults[0].Detail, "until another client's accepted read")
 	livetest.NothingLeft(t, cfg.TempRoot)
 }
 
@@ -160,8 +185,8 @@ func TestRedisNetworkFaults(t *testing.T) {
 }
 
 // TestRedisClockStep: redis-server's own wall clock stepped forward by
-// two TTLs right after the first read expires the holder's key at once:
-// a second client acquires while the first still thinks. Row all: the
+// two TTLs at the holder's write expires its key at once: a second
+// client acquires and reads while the first still believes. Row all: the
 // stale write is refused.
 func TestRedisClockStep(t *testing.T) {
 	livetest.NeedRedis(t)
@@ -169,7 +194,13 @@ func TestRedisClockStep(t *testing.T) {
 		t.Skip("cc not installed (Debian package gcc): the clock shim cannot be built")
 	}
 	cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "redis", "all"), history.FaultClockStep)
-	cfg.Think = 300 * time.Millisecond
+	// The step comes after the holder's write passed its validity check
+	// (its lease has time left by the real clock), and its write waits
+	// at the gate until the other client's read was accepted: the stale
+	// write lands after the newer holder's read whatever the load, as in
+	// the models' story.
+	cfg.Script = &story.Story{Design: cfg.Setup.Design, Property: impl.NoLostUpdate, Fault: history.FaultClockStep,
+		Point: story.AtWriteGate, Until: nemesis.UntilOtherRead, Lands: history.OpWrite}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	res, err := run.Run(ctx, cfg)

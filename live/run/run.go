@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -23,6 +24,7 @@ import (
 	"github.com/fencelab/fencelab/live/nemesis"
 	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/live/store"
+	"github.com/fencelab/fencelab/live/story"
 )
 
 // Config is one run's configuration.
@@ -49,6 +51,13 @@ type Config struct {
 	TempRoot string
 	// CheckTimeout bounds each Porcupine check.
 	CheckTimeout time.Duration
+	// Classic keeps a scripted run on the fault's classic story
+	// (nemesis.ScriptedSchedule) where the row's model has a story of
+	// its own (story.ForFault), which scripted runs otherwise follow.
+	Classic bool
+	// Script, if set, is the story a scripted run follows instead of its
+	// row's own: a test tells row all the story of row writes.
+	Script *story.Story
 	// Judge decides the run; nil is check.Judge. Only a test sets it: a
 	// judge with a planted bug, which check.SelfCheck must catch.
 	Judge func(h *history.History, d impl.Design, ttl time.Duration, res *impl.Resource, timeout time.Duration) (*check.Judgement, error)
@@ -81,20 +90,47 @@ func (c Config) Validate() error {
 	case len(c.Self) == 0:
 		return errors.New("no client command")
 	}
+	if c.Script != nil && c.Script.Fault != c.Fault {
+		return fmt.Errorf("story of fault %s told in a run of fault %s", c.Script.Fault, c.Fault)
+	}
 	if !c.Setup.Applies(c.Fault) {
 		return fmt.Errorf("fault %s does not apply to %s (it takes %s)", c.Fault, c.Setup.ID(), faultList(slices.Concat(c.Setup.Faults, c.Setup.MoreFaults)))
 	}
 	return nil
 }
 
-// Schedule is the run's fault schedule: the scripted story, or the one
-// drawn from the seed.
+// Schedule is the run's fault schedule: the one drawn from the seed, or
+// the scripted story — the row's model's own (Story), or the fault's
+// classic one where the row has none.
 func (c Config) Schedule() nemesis.Schedule {
 	p := nemesis.ScheduleParams{Clients: c.Clients, TTL: c.Setup.TTL, Window: c.window()}
 	if c.Nemesis == nemesis.Random {
 		return nemesis.RandomSchedule(c.Seed, c.Fault, p)
 	}
+	if st, ok := c.Story(); ok {
+		return c.Setup.Tune(st.Schedule(p))
+	}
 	return c.Setup.ScriptedSchedule(c.Fault, p)
+}
+
+// Story is the story a scripted run follows: the row's shortest
+// counterexample that uses the run's fault (story.ForFault); false when
+// the run keeps the classic story (random, Classic, no such
+// counterexample, or the unchecked client: the models' client checks,
+// so their stories are the checked client's, and the unchecked line
+// keeps the classic pause after its read, where it acts past its
+// validity).
+func (c Config) Story() (story.Story, bool) {
+	if c.Nemesis != nemesis.Scripted || c.Classic {
+		return story.Story{}, false
+	}
+	if c.Script != nil {
+		return *c.Script, true
+	}
+	if c.Setup.Unchecked {
+		return story.Story{}, false
+	}
+	return story.ForFault(c.Setup.Design, c.Fault)
 }
 
 // window is about how long the clients' sections take without faults:
@@ -196,7 +232,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 			Service: cfg.Setup.Service, Setup: cfg.Setup.Name, Client: i, Clients: cfg.Clients,
 			Key: "fencelab-live", LockAddrs: dep.LockAddrs, StoreAddrs: dep.StoreAddrs,
 			TTL: cfg.Setup.TTL, Think: cfg.Think, Sections: cfg.Sections,
-			Deadline: deadline.UnixNano(), MaxErrors: 10,
+			Deadline: deadline.UnixNano(), MaxErrors: 10, Gate: gateOf(res.Schedule),
 		}
 		if reg != nil {
 			cc.Register = reg.Addr()
@@ -225,15 +261,17 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		h.Faults = append(h.Faults, f)
 		faultsMu.Unlock()
 	})
-	reads := make(chan int, cfg.Clients*cfg.Sections+1)
+	events := make(chan nemesis.Event, 4*cfg.Clients*cfg.Sections+8)
 	nctx, stopNemesis := context.WithCancel(ctx)
 	var nwg sync.WaitGroup
 	nwg.Add(1)
 	sched := res.Schedule
 	go func() {
 		defer nwg.Done()
-		n.Run(nctx, sched, t0, reads)
+		n.Run(nctx, sched, t0, events)
 	}()
+	gate := gateOf(sched)
+	gateSent := false
 	stopped := false
 	stop := func() {
 		if !stopped {
@@ -256,11 +294,19 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 				continue
 			}
 			h.Records = append(h.Records, r)
-			if r.Op == history.OpRead && r.Ev == history.Return && r.OK {
-				select {
-				case reads <- r.Client:
-				default:
+			if gate != "" && r.Op == gate && r.Ev == history.Call {
+				// The client waits at its gate: the first is the
+				// nemesis's to open, after its fault; every other opens
+				// at once.
+				c := clients[r.Client]
+				c.gateWaits()
+				if gateSent || !tell(events, nemesis.Event{Client: r.Client, Kind: nemesis.GateEvent(gate)}) {
+					c.OpenGate()
 				}
+				gateSent = true
+			}
+			if kind := progress(r); kind != "" {
+				tell(events, nemesis.Event{Client: r.Client, Kind: kind})
 			}
 		case e := <-exits:
 			running--
@@ -349,6 +395,41 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	return res, nil
 }
 
+// gateOf is the operation the run's clients wait at a gate before
+// sending ("": none), by sched's triggers.
+func gateOf(sched nemesis.Schedule) string {
+	for _, e := range sched.Events {
+		if op := nemesis.GateOf(e.Trigger); op != "" {
+			return op
+		}
+	}
+	return ""
+}
+
+// progress is the nemesis's event record r makes ("": none).
+func progress(r history.Record) string {
+	switch {
+	case r.Ev != history.Return || !r.OK:
+		return ""
+	case r.Op == history.OpAcquire:
+		return nemesis.EventGrant
+	case r.Op == history.OpRead:
+		return nemesis.EventRead
+	}
+	return ""
+}
+
+// tell sends ev to the nemesis unless its queue is full: the run's loop
+// never waits for the nemesis. false when it was dropped.
+func tell(events chan<- nemesis.Event, ev nemesis.Event) bool {
+	select {
+	case events <- ev:
+		return true
+	default:
+		return false
+	}
+}
+
 // anyGrant says whether some client was granted the lock: a section
 // began.
 func anyGrant(h *history.History) bool {
@@ -395,6 +476,30 @@ type clientProc struct {
 	mu     sync.Mutex
 	reaped bool
 	killed bool
+	// stdin carries the configuration, then one line per gate opened;
+	// waiting counts the gates the client waits at, not yet opened.
+	stdin   io.WriteCloser
+	waiting int
+}
+
+// gateWaits notes that the client waits at its gate.
+func (c *clientProc) gateWaits() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.waiting++
+}
+
+// OpenGate opens the gate the client waits at, if any (once per gate:
+// a line too many would open its next gate early).
+func (c *clientProc) OpenGate() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reaped || c.waiting == 0 {
+		return nil
+	}
+	c.waiting--
+	_, err := io.WriteString(c.stdin, "open\n")
+	return err
 }
 
 // Signal signals the client's process group while the process is not
@@ -439,7 +544,12 @@ func startClient(cfg Config, cc ClientConfig, records chan<- history.Record, exi
 		return nil, err
 	}
 	cmd := exec.Command(cfg.Self[0], cfg.Self[1:]...)
-	cmd.Stdin = bytes.NewReader(in)
+	var stdin io.WriteCloser = nopWriteCloser{}
+	if cc.Gate == "" {
+		cmd.Stdin = bytes.NewReader(in)
+	} else if stdin, err = cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
 	cmd.Env = append(os.Environ(), cfg.Env...)
 	var stderr limitedBuffer
 	cmd.Stderr = &stderr
@@ -451,9 +561,19 @@ func startClient(cfg Config, cc ClientConfig, records chan<- history.Record, exi
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting client %s: %w", history.ClientName(cc.Client), err)
 	}
-	c := &clientProc{index: cc.Client, cmd: cmd, done: make(chan struct{})}
+	c := &clientProc{index: cc.Client, cmd: cmd, done: make(chan struct{}), stdin: stdin}
+	if cc.Gate != "" {
+		// The configuration, then the gates' lines: the pipe stays open
+		// until the client ends (a pipe holds far more than a config).
+		if _, err := stdin.Write(append(in, '\n')); err != nil {
+			c.kill()
+			cmd.Wait()
+			return nil, fmt.Errorf("configuring client %s: %w", history.ClientName(cc.Client), err)
+		}
+	}
 	go func() {
 		defer close(c.done)
+		defer stdin.Close()
 		sc := bufio.NewScanner(out)
 		sc.Buffer(make([]byte, 4096), 64<<10)
 		var bad error
@@ -495,6 +615,13 @@ func startClient(cfg Config, cc ClientConfig, records chan<- history.Record, exi
 	}()
 	return c, nil
 }
+
+// nopWriteCloser is the stdin of a client without gates: its
+// configuration is all it reads.
+type nopWriteCloser struct{}
+
+func (nopWriteCloser) Write(p []byte) (int, error) { return len(p), nil }
+func (nopWriteCloser) Close() error                { return nil }
 
 // limitedBuffer keeps the first maxStderr bytes written to it.
 type limitedBuffer struct {

@@ -43,11 +43,13 @@ func TestToyPauseFenced(t *testing.T) {
 }
 
 // TestToyPauseCheckedClient: the checked client (the default, the
-// models' client) paused past its grant's validity checks on resuming,
+// models' client) paused past its grant's validity by the classic story
+// (after its read, before its write's check) checks on resuming,
 // records an expire and does not write: no action past validity, no lost
 // update, and its belief ended at its validity, so no two beliefs overlap.
 func TestToyPauseCheckedClient(t *testing.T) {
 	cfg := livetest.Config(t, livetest.MustSetup(t, livetest.Toy(), "toy", "none"), history.FaultClientPause)
+	cfg.Classic = true // the pause after the read, before the check
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	res, err := run.Run(ctx, cfg)

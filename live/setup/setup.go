@@ -297,10 +297,17 @@ func (s Setup) ScriptedWorkload(f history.Fault) (clients, sections int) {
 // fault's story (nemesis.ScriptedSchedule) with the length and the
 // isolation its Story sets.
 func (s Setup) ScriptedSchedule(f history.Fault, p nemesis.ScheduleParams) nemesis.Schedule {
-	sched := nemesis.ScriptedSchedule(f, p)
-	st := s.Stories[f]
+	return s.Tune(nemesis.ScriptedSchedule(f, p))
+}
+
+// Tune applies the setup's story for sched's fault (Stories) to sched,
+// the classic story or one derived from the model: its length, where a
+// pause does not end on an event of its own (Until: then For is only its
+// cap, and the event, not the setup, ends it), and its isolation.
+func (s Setup) Tune(sched nemesis.Schedule) nemesis.Schedule {
+	st := s.Stories[sched.Fault]
 	for i := range sched.Events {
-		if st.For > 0 {
+		if st.For > 0 && sched.Events[i].Until == "" {
 			sched.Events[i].For = st.For
 		}
 		if st.Isolate > 0 && !nemesis.IsClientFault(sched.Events[i].Fault) {

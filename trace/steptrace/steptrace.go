@@ -7,7 +7,6 @@ package steptrace
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
@@ -54,7 +53,7 @@ func (r *Recorder) Step(node impl.NodeID, in impl.Input, at time.Duration, sys *
 	r.prev = next
 	for _, m := range out.Send {
 		r.pending = append(r.pending, pendingArrow{msg: m, arrow: len(r.tr.Arrows)})
-		r.tr.Arrows = append(r.tr.Arrows, trace.Arrow{From: m.From.String(), To: m.To.String(), Sent: number, Label: untokened(m.String())})
+		r.tr.Arrows = append(r.tr.Arrows, trace.Arrow{From: m.From.String(), To: m.To.String(), Sent: number, Label: m.String()})
 	}
 	for _, ev := range out.Events {
 		if kind, ok := noteKind(ev.Kind); ok {
@@ -69,7 +68,7 @@ func (r *Recorder) Step(node impl.NodeID, in impl.Input, at time.Duration, sys *
 // of a timeline must see when the fault struck relative to the steps
 // around it. text is the fault's note.
 func (r *Recorder) Fault(lane string, at time.Duration, action, text string) {
-	step := trace.Step{Number: len(r.tr.Steps) + 1, Actor: lane, Action: untokened(action)}
+	step := trace.Step{Number: len(r.tr.Steps) + 1, Actor: lane, Action: action}
 	if r.tr.Timed {
 		step.At = at
 	}
@@ -80,7 +79,7 @@ func (r *Recorder) Fault(lane string, at time.Duration, action, text string) {
 // Note marks something on a lane at the latest step, such as an injected
 // fault.
 func (r *Recorder) Note(lane string, kind trace.NoteKind, text string) {
-	r.tr.Notes = append(r.tr.Notes, trace.Note{Lane: lane, Step: len(r.tr.Steps), Kind: kind, Text: untokened(text)})
+	r.tr.Notes = append(r.tr.Notes, trace.Note{Lane: lane, Step: len(r.tr.Steps), Kind: kind, Text: text})
 }
 
 // Violate names the property broken at the latest step.
@@ -114,7 +113,7 @@ func Action(in impl.Input) string {
 	case impl.InputStart:
 		return "start"
 	case impl.InputMessage:
-		return fmt.Sprintf("recv %s from %s", untokened(in.Msg.String()), in.Msg.From)
+		return fmt.Sprintf("recv %s from %s", in.Msg, in.Msg.From)
 	case impl.InputTimer:
 		return fmt.Sprintf("%s timer fired", in.Timer.Kind)
 	case impl.InputRestart:
@@ -122,18 +121,6 @@ func Action(in impl.Input) string {
 	}
 	return fmt.Sprintf("input %d", in.Kind)
 }
-
-// noTokenText is how impl's messages and operations print token 0, which
-// no grant hands out: it means "no token" (the rows without tokens, an
-// operation before any grant), and a picture labelled "token 0" reads as
-// if there were one.
-var noTokenText = strings.NewReplacer(" (token 0)", "", "(token 0)", "", ", token 0)", ")")
-
-// untokened is s, a message's, an event's or an operation's text, without
-// the token it does not have: "Read(token 0)" → "Read", "Write(9, token
-// 0)" → "Write(9)", "c1 read 8 (token 0) accepted" → "c1 read 8 accepted".
-// (impl prints a grant without a token that way already.)
-func untokened(s string) string { return noTokenText.Replace(s) }
 
 // noteKind picks the events worth marking in a sequence picture: the ones
 // that explain a counterexample.
@@ -217,10 +204,10 @@ func vars(s *impl.System) []trace.Var {
 		if !op.Accepted {
 			verdict = "rejected"
 		}
-		add(fmt.Sprintf("resource.log[%d]", i+1), untokened(fmt.Sprintf("%s %s", op, verdict)))
+		add(fmt.Sprintf("resource.log[%d]", i+1), fmt.Sprintf("%s %s", op, verdict))
 	}
 	for i, op := range r.Pending() {
-		add(fmt.Sprintf("resource.pending[%d]", i+1), untokened(fmt.Sprintf("%s checked, not applied", op)))
+		add(fmt.Sprintf("resource.pending[%d]", i+1), fmt.Sprintf("%s checked, not applied", op))
 	}
 	for i, op := range r.Queued() {
 		state := "waits its turn"

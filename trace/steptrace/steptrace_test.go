@@ -94,16 +94,3 @@ func TestRecorderWithoutTokens(t *testing.T) {
 		})
 	}
 }
-
-func TestUntokened(t *testing.T) {
-	for in, want := range map[string]string{
-		"Read(token 0)":                     "Read",
-		"Write(9, token 0)":                 "Write(9)",
-		"c3 read 8 (token 0) accepted":      "c3 read 8 accepted",
-		"Write(9, token 10)":                "Write(9, token 10)",
-		"Read(token 1)":                     "Read(token 1)",
-		"c1 write 2 (token c1:1.0) refused": "c1 write 2 (token c1:1.0) refused",
-	} {
-		assert.Equal(t, want, untokened(in), in)
-	}
-}

@@ -1,0 +1,179 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/fencelab/fencelab/distlockspec"
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/tlc"
+)
+
+// The trace spec a history is validated with, and the spec it extends.
+const (
+	historyTraceSpec = "TraceHistoryFencing.tla"
+	historyBaseSpec  = "DistLockFencing.tla"
+)
+
+// maxTLCOps bounds the resource's log TLC is asked to explain: trace
+// validation of a short history, the spec's search growing with it.
+const maxTLCOps = 40
+
+// TLCVerdict is TLC's answer on a history (ValidateTLC).
+type TLCVerdict struct {
+	// Explained: some behaviour of DistLockFencing.tla for the row makes
+	// the history's resource log, operation by operation.
+	Explained bool
+	// Ops is the log's length; Tokens maps the history's tokens to the
+	// spec's lease numbers (their rank).
+	Ops    int
+	Tokens map[uint64]int
+	Output string // TLC's last lines
+}
+
+// ValidateTLC asks TLC (runner) whether DistLockFencing.tla, its
+// constants those of c's row (distlockspec.SpecConstants), can produce
+// the resource's log of the checked history c, with TraceHistoryFencing.tla
+// from specsDir. Only what the resource did is matched; the rest of the
+// spec's steps are hidden. Rows whose spec is not DistLockFencing's with
+// tokens numbered by grants (lease tokens, a service that never
+// restarts), a history without a known resource log, and one longer than
+// maxTLCOps operations are errors, never a verdict.
+func ValidateTLC(ctx context.Context, runner *tlc.Runner, specsDir string, c *HistoryCheck) (*TLCVerdict, error) {
+	d := c.Design
+	if !d.Tokens() || d.Redlock() {
+		return nil, fmt.Errorf("row %s: TLC validation covers the rows of %s with tokens", d, historyBaseSpec)
+	}
+	k := distlockspec.SpecConstants(d)
+	if k.TokenRule != "lease" || k.ServiceRestart != "never" || k.Check == impl.FenceSequencer.String() {
+		return nil, fmt.Errorf("row %s: TLC validation covers rows whose tokens count grants and whose resource is replayed (none, writes, all, nonatomic)", d)
+	}
+	if c.res == nil {
+		return nil, fmt.Errorf("the resource's log is unknown: %s", c.Resource)
+	}
+	log := c.res.Log()
+	if len(log) == 0 || len(log) > maxTLCOps {
+		return nil, fmt.Errorf("a resource log of %d operations (TLC validates 1 to %d)", len(log), maxTLCOps)
+	}
+	v := &TLCVerdict{Ops: len(log), Tokens: tokenRanks(&c.File.History, log)}
+	dir, err := os.MkdirTemp("", "fencelab-history-tlc-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	for _, name := range []string{historyTraceSpec, historyBaseSpec} {
+		data, err := os.ReadFile(filepath.Join(specsDir, name))
+		if err != nil {
+			return nil, fmt.Errorf("the specs: %w", err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	files := map[string]string{"HistoryData.tla": historyData(c.File.History.Clients, log, v.Tokens), "TraceHistory.cfg": historyCfg(c, k)}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	out, code, err := runner.TLC(ctx, dir, "-workers", "1", "-metadir", "states", "-config", "TraceHistory.cfg", historyTraceSpec)
+	if err != nil {
+		return nil, fmt.Errorf("TLC: %w", err)
+	}
+	v.Output = lastLines(out, 4)
+	switch {
+	case bytes.Contains(out, []byte("Invariant NotExplained is violated")):
+		v.Explained = true
+	case bytes.Contains(out, []byte("Model checking completed. No error has been found.")):
+	default:
+		return nil, fmt.Errorf("TLC (exit %d) said neither: %s", code, tlc.ErrorDetail(out))
+	}
+	return v, nil
+}
+
+// tokenRanks numbers the history's tokens as the spec's lease counter
+// does: the granted tokens and the log's, ascending, from 1.
+func tokenRanks(h *history.History, log []impl.Op) map[uint64]int {
+	var tokens []uint64
+	for _, r := range h.Records {
+		if r.Op == history.OpAcquire && r.Ev == history.Return && r.OK {
+			tokens = append(tokens, r.Token)
+		}
+	}
+	for _, op := range log {
+		tokens = append(tokens, op.Token)
+	}
+	slices.Sort(tokens)
+	ranks := map[uint64]int{}
+	for _, t := range slices.Compact(tokens) {
+		if t != 0 {
+			ranks[t] = len(ranks) + 1
+		}
+	}
+	return ranks
+}
+
+// historyData is the module HistoryData: the clients' names and the log.
+func historyData(clients int, log []impl.Op, ranks map[uint64]int) string {
+	var names, ops []string
+	for c := range clients {
+		names = append(names, fmt.Sprintf("%q", history.ClientName(c)))
+	}
+	for _, op := range log {
+		ops = append(ops, fmt.Sprintf("[op |-> %q, id |-> %q, token |-> %d, ok |-> %s, value |-> %d]",
+			op.Kind.String(), history.ClientName(op.Client.ClientIndex()), ranks[op.Token], strings.ToUpper(fmt.Sprint(op.Accepted)), op.Value))
+	}
+	return "---- MODULE HistoryData ----\n\\* Generated by package live/report from a history file.\nEXTENDS Sequences\n" +
+		"HistoryClients == {" + strings.Join(names, ", ") + "}\n" +
+		"HistoryOps == <<\n    " + strings.Join(ops, ",\n    ") + "\n>>\n====\n"
+}
+
+// historyCfg is the TLC configuration: the row's constants, the
+// history's clients, sections enough for each client's grants, the send
+// rule, NotExplained as the invariant.
+func historyCfg(c *HistoryCheck, k distlockspec.Constants) string {
+	sections := map[int]int{}
+	retries := map[int]int{}
+	for _, r := range c.File.History.Records {
+		if r.Op == history.OpAcquire && r.Ev == history.Return {
+			if r.OK {
+				sections[r.Client]++
+			} else {
+				retries[r.Client]++
+			}
+		}
+	}
+	maxOf := func(m map[int]int) int {
+		n := 1
+		for _, v := range m {
+			n = max(n, v)
+		}
+		return n
+	}
+	var b strings.Builder
+	b.WriteString("\\* Generated by package live/report: a history validated against " + historyBaseSpec + ".\n")
+	b.WriteString("INIT TraceInit\nNEXT TraceNext\nCONSTANTS\n    Clients <- HistoryClients\n")
+	b.WriteString("    Service = \"service\"\n    Resource = \"resource\"\n    InvalidId = \"none\"\n    Validity = \"send\"\n")
+	fmt.Fprintf(&b, "    MaxRetries = %d\n    Sections = %d\n    Timeouts = TRUE\n    GiveUp = TRUE\n", maxOf(retries), maxOf(sections))
+	fmt.Fprintf(&b, "    Check = %q\n    TokenRule = %q\n    ServiceRestart = %q\n    NonAtomic = %s\n",
+		k.Check, k.TokenRule, k.ServiceRestart, strings.ToUpper(fmt.Sprint(k.NonAtomic)))
+	b.WriteString("INVARIANT NotExplained\nCHECK_DEADLOCK FALSE\n")
+	return b.String()
+}
+
+// lastLines is the last n non-blank lines of out, joined by " | ".
+func lastLines(out []byte, n int) string {
+	var lines []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines[max(len(lines)-n, 0):], " | ")
+}

@@ -1,0 +1,94 @@
+package run
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/live/examples/mylock"
+	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/setup"
+	"github.com/fencelab/fencelab/live/store"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestClientGate: a gated client records its write's call, then sends
+// it only when a line after its configuration opens the gate; a gate
+// never opened (its input ends) leaves it waiting only to its deadline,
+// the call given a return that says so — never a hung run.
+func TestClientGate(t *testing.T) {
+	s := mylock.Row("toy", "writes", impl.DesignFenceWrites)
+	for _, tc := range []struct {
+		name   string
+		after  string // what follows the configuration on stdin
+		opened bool
+	}{
+		{"opened", "\nopen\n", true},
+		{"opened with no final newline", "\n\nopen", true},
+		{"never opened", "\n", false},
+		{"blank lines open nothing", "\n\n  \n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dep, err := s.Start(context.Background(), setup.StartEnv{Dir: t.TempDir()})
+			require.NoError(t, err)
+			defer dep.Stop()
+			reg, err := store.ServeRegister(s.Design.Mode())
+			require.NoError(t, err)
+			defer reg.Close()
+			cfg := ClientConfig{Service: s.Service, Setup: s.Name, Client: 0, Clients: 2, Key: "k",
+				LockAddrs: dep.LockAddrs, Register: reg.Addr(), TTL: s.TTL, Sections: 1, MaxErrors: 1,
+				Deadline: time.Now().Add(time.Second).UnixNano(), Gate: history.OpWrite}
+			in, err := json.Marshal(cfg)
+			require.NoError(t, err)
+			var out bytes.Buffer
+			begin := time.Now()
+			err = ServeClient(context.Background(), []setup.Setup{s}, strings.NewReader(string(in)+tc.after), &out)
+			require.NoError(t, err)
+			assert.Less(t, time.Since(begin), 5*time.Second, "bounded by the deadline")
+			var calls, ok, closed int
+			sc := bufio.NewScanner(&out)
+			for sc.Scan() {
+				var r history.Record
+				require.NoError(t, json.Unmarshal(sc.Bytes(), &r))
+				if r.Op != history.OpWrite {
+					continue
+				}
+				switch {
+				case r.Ev == history.Call:
+					calls++
+				case r.OK:
+					ok++
+				case strings.Contains(r.Error, "gate did not open"):
+					closed++
+				}
+			}
+			assert.Equal(t, 1, calls, "the write's call is recorded before the gate")
+			if tc.opened {
+				assert.Equal(t, 1, ok, "sent once the gate opened")
+				assert.Zero(t, closed)
+			} else {
+				assert.Zero(t, ok, "never sent")
+				assert.Equal(t, 1, closed, "its return says the gate did not open")
+			}
+		})
+	}
+}
+
+// TestClientConfigGate: a gate is a write's or a read's, nothing else.
+func TestClientConfigGate(t *testing.T) {
+	cfg := ClientConfig{Client: 0, Clients: 2, Sections: 1, TTL: time.Second, Deadline: 1, MaxErrors: 1}
+	for _, g := range []string{"", history.OpWrite, history.OpRead} {
+		cfg.Gate = g
+		assert.NoError(t, cfg.validate(), g)
+	}
+	for _, g := range []string{history.OpAcquire, "everything", strings.Repeat("w", 100)} {
+		cfg.Gate = g
+		assert.ErrorContains(t, cfg.validate(), "gate", g)
+	}
+}
