@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/internal/quote"
@@ -29,8 +30,11 @@ type Model struct {
 
 // Story is one simulator schedule told by Runs runs of the campaign.
 type Story struct {
-	Clients  int           `json:"clients"`
-	Sections int           `json:"sections"`
+	Clients  int `json:"clients"`
+	Sections int `json:"sections"`
+	// Think is the simulator's think (0: its default's, as a summary
+	// written before stories kept theirs).
+	Think    time.Duration `json:"think,omitempty"`
 	Schedule *sim.Schedule `json:"schedule"`
 	Runs     int           `json:"runs"`
 	// Violated are the properties of report.ModelProperties the
@@ -54,7 +58,7 @@ func (m *Model) tell(st *report.SimStory, err error) {
 		m.addNone(NoStory{Reason: quote.Cut(history.OneLine(err.Error(), maxReason), maxReason), Runs: 1})
 		return
 	}
-	m.addStory(Story{Clients: st.Config.Clients, Sections: st.Config.Sections, Schedule: st.Schedule, Runs: 1, Violated: st.Violated(check.Properties())})
+	m.addStory(Story{Clients: st.Config.Clients, Sections: st.Config.Sections, Think: st.Config.Think, Schedule: st.Schedule, Runs: 1, Violated: st.Violated(check.Properties())})
 }
 
 // addStory counts s's runs in the story with the same schedule, or adds
@@ -90,7 +94,7 @@ func (m *Model) merge(o Model) {
 }
 
 func (s Story) sameSchedule(o Story) bool {
-	if s.Clients != o.Clients || s.Sections != o.Sections {
+	if s.Clients != o.Clients || s.Sections != o.Sections || s.Think != o.Think {
 		return false
 	}
 	a, errA := json.Marshal(s.Schedule)
@@ -119,7 +123,7 @@ func (m *Model) verify(d impl.Design, runs int) error {
 		if s.Runs < 1 {
 			return fmt.Errorf("model story %d: %d runs", i+1, s.Runs)
 		}
-		got, err := report.RetellSim(d, s.Clients, s.Sections, s.Schedule, check.Properties())
+		got, err := report.RetellSim(d, s.Clients, s.Sections, s.Think, s.Schedule, check.Properties())
 		if err != nil {
 			return fmt.Errorf("model story %d: %w", i+1, err)
 		}

@@ -35,7 +35,7 @@ func pauseModel(t *testing.T, s setup.Setup) Model {
 	t.Helper()
 	sched := &sim.Schedule{Version: sim.ScheduleVersion, Seed: 1, Faults: []sim.Fault{
 		{Kind: sim.FaultPause, Node: impl.ClientNode(1), At: 19301176 * time.Nanosecond, Duration: 3 * time.Second}}}
-	violated, err := report.RetellSim(s.Design, 2, 3, sched, check.Properties())
+	violated, err := report.RetellSim(s.Design, 2, 3, 0, sched, check.Properties())
 	require.NoError(t, err)
 	return Model{Stories: []Story{{Clients: 2, Sections: 3, Schedule: sched, Runs: 3, Violated: violated}}, None: []NoStory{}}
 }

@@ -81,15 +81,12 @@ func TellSim(rc run.Config, res *run.Result) (*SimStory, error) {
 	if scheduled != len(h.Faults) {
 		return nil, fmt.Errorf("%d faults logged of %d scheduled (the run ended before the rest)", len(h.Faults), scheduled)
 	}
-	runner, err := simRunner(rc.Setup.Design, rc.Clients, rc.Sections)
+	scale := func(d time.Duration) time.Duration { return simScale(d, rc.Setup.TTL) }
+	runner, err := simRunner(rc.Setup.Design, rc.Clients, rc.Sections, simThink(rc.Think, rc.Setup.TTL))
 	if err != nil {
 		return nil, err
 	}
 	c := runner.Config()
-	scale := func(d time.Duration) time.Duration {
-		s := time.Duration(float64(d) * float64(c.TTL) / float64(rc.Setup.TTL)).Round(time.Millisecond)
-		return min(max(s, time.Millisecond), sim.MaxFaultLength)
-	}
 
 	type placed struct {
 		anchor thinkAnchor
@@ -129,20 +126,10 @@ func TellSim(rc run.Config, res *run.Result) (*SimStory, error) {
 			if p.anchor, ok = thinkAt(h, f.Start, -1); !ok {
 				return nil, fmt.Errorf("fault %d: the service restarted while no client thought", i+1)
 			}
-			// What makes a restart's story is where it falls in the
-			// holder's think and whether the service is back before the
-			// think ends (another client granted while the holder still
-			// thinks), not its length against the TTL: its start and its
-			// downtime are scaled by the two thinks.
-			byThink := func(d time.Duration) time.Duration {
-				if rc.Think <= 0 {
-					return scale(d)
-				}
-				return time.Duration(float64(d) * float64(c.Think) / float64(rc.Think))
-			}
-			p.into = byThink(time.Duration(f.Start - p.anchor.since))
-			p.fault = sim.Fault{Kind: sim.FaultCrash, Node: impl.ServiceNode,
-				Duration: min(max(byThink(time.Duration(f.End-f.Start)).Round(time.Microsecond), time.Millisecond), sim.MaxFaultLength)}
+			// Where the restart falls in the holder's think, and whether
+			// the service is back before the think ends, is its story.
+			p.into = scale(time.Duration(f.Start - p.anchor.since))
+			p.fault = sim.Fault{Kind: sim.FaultCrash, Node: impl.ServiceNode, Duration: scale(time.Duration(f.End - f.Start))}
 		default:
 			return nil, fmt.Errorf("fault %d: %s", i+1, unmappedWhy(f.Fault))
 		}
@@ -184,16 +171,38 @@ func TellSim(rc run.Config, res *run.Result) (*SimStory, error) {
 	}
 	st.Schedule = sched
 	st.Result = runner.Run(sched)
-	st.Command = fmt.Sprintf("fencelab sim --design %s --clients %d --sections %d --schedule %s", c.Design, c.Clients, c.Sections, SimScheduleFile)
+	st.Command = fmt.Sprintf("fencelab sim --design %s --clients %d --sections %d --think %v --schedule %s", c.Design, c.Clients, c.Sections, c.Think, SimScheduleFile)
 	return st, nil
 }
 
+// simScale is a live length d in the simulator's time: scaled by its TTL
+// over the live one (a pause of 3 live TTLs is a pause of 3 simulated
+// TTLs), to the millisecond, within the simulator's bounds of a fault.
+func simScale(d, liveTTL time.Duration) time.Duration {
+	s := time.Duration(float64(d) * float64(sim.DefaultConfig().TTL) / float64(liveTTL)).Round(time.Millisecond)
+	return min(max(s, time.Millisecond), sim.MaxFaultLength)
+}
+
+// simThink is the simulator's think for a live run's: it keeps its share
+// of the TTL, for where a fault falls in a think, and whether another
+// client is granted before it ends, is the story. 0 (the simulator's
+// default) where the live think or TTL is not known.
+func simThink(liveThink, liveTTL time.Duration) time.Duration {
+	if liveThink <= 0 || liveTTL <= 0 {
+		return 0
+	}
+	return simScale(liveThink, liveTTL)
+}
+
 // simRunner is the simulator the story is told to: sim.DefaultConfig
-// with the row's design and the run's clients and sections, what
-// sim-command.txt's command line gives.
-func simRunner(d impl.Design, clients, sections int) (*sim.Runner, error) {
+// with the row's design, the run's clients and sections and think (0:
+// the default's), what sim-command.txt's command line gives.
+func simRunner(d impl.Design, clients, sections int, think time.Duration) (*sim.Runner, error) {
 	c := sim.DefaultConfig()
 	c.Design, c.Clients, c.Sections = d, clients, sections
+	if think > 0 {
+		c.Think = think
+	}
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("the simulator's configuration: %w", err)
 	}
@@ -233,15 +242,16 @@ func violatedOf(r *sim.Result, judged []string) []string {
 }
 
 // RetellSim runs the simulator on a saved story (the schedule TellSim
-// made, for a run of row d with that many clients and sections) and
+// made, for a run of row d with that many clients, sections and think)
+// and
 // returns the properties of ModelProperties(judged) it violates: the
 // model's word recomputed, never read from a file. A schedule the
 // simulator would refuse is an error.
-func RetellSim(d impl.Design, clients, sections int, sched *sim.Schedule, judged []string) ([]string, error) {
+func RetellSim(d impl.Design, clients, sections int, think time.Duration, sched *sim.Schedule, judged []string) ([]string, error) {
 	if sched == nil {
 		return nil, errors.New("no schedule")
 	}
-	runner, err := simRunner(d, clients, sections)
+	runner, err := simRunner(d, clients, sections, think)
 	if err != nil {
 		return nil, err
 	}
@@ -374,7 +384,7 @@ func (st *SimStory) writeSimCommand(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# The simulator's version of this run's story (%s), placed at the same\n", SimScheduleFile)
 	b.WriteString("# points of the clients' sections on the simulator's own timing, lengths\n")
-	b.WriteString("# scaled by its TTL over the live one. Run it from this folder:\n")
+	b.WriteString("# and the think scaled by its TTL over the live one. Run it from this folder:\n")
 	fmt.Fprintf(&b, "%s\n", st.Command)
 	for _, m := range st.Mapped {
 		fmt.Fprintf(&b, "# %s\n", m)
@@ -423,7 +433,8 @@ func PageVerdicts(verdicts, judged, schedule []byte) ([]PageVerdict, error) {
 		if err := json.Unmarshal(judged, &sj); err != nil {
 			return nil, fmt.Errorf("%s: not a run's judged file: %w", JudgedFile, err)
 		}
-		runner, err := simRunner(d, sj.Clients, sj.Sections)
+		think := simThink(sj.Think, sj.TTL)
+		runner, err := simRunner(d, sj.Clients, sj.Sections, think)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", JudgedFile, err)
 		}
@@ -431,7 +442,7 @@ func PageVerdicts(verdicts, judged, schedule []byte) ([]PageVerdict, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", SimScheduleFile, err)
 		}
-		if model, err = RetellSim(d, sj.Clients, sj.Sections, sched, check.Properties()); err != nil {
+		if model, err = RetellSim(d, sj.Clients, sj.Sections, think, sched, check.Properties()); err != nil {
 			return nil, fmt.Errorf("%s: %w", SimScheduleFile, err)
 		}
 		told = true

@@ -48,7 +48,9 @@ func TestSimScheduleTellsTheSameStory(t *testing.T) {
 
 			cmdText, err := os.ReadFile(filepath.Join(dir, SimCommandFile))
 			require.NoError(t, err)
-			wantCmd := "fencelab sim --design " + cfg.Setup.Design.String() + " --clients 2 --sections 2 --schedule " + SimScheduleFile
+			think := simThink(cfg.Think, cfg.Setup.TTL)
+			require.Positive(t, think)
+			wantCmd := "fencelab sim --design " + cfg.Setup.Design.String() + " --clients 2 --sections 2 --think " + think.String() + " --schedule " + SimScheduleFile
 			assert.Contains(t, string(cmdText), "\n"+wantCmd+"\n")
 			faults, err := os.ReadFile(filepath.Join(dir, FaultsFile))
 			require.NoError(t, err)
@@ -56,7 +58,7 @@ func TestSimScheduleTellsTheSameStory(t *testing.T) {
 
 			// The configuration the command line gives.
 			c := sim.DefaultConfig()
-			c.Design, c.Clients, c.Sections = cfg.Setup.Design, 2, 2
+			c.Design, c.Clients, c.Sections, c.Think = cfg.Setup.Design, 2, 2, think
 			data, err := os.ReadFile(filepath.Join(dir, SimScheduleFile))
 			require.NoError(t, err)
 			sched, err := sim.ReadSchedule(bytes.NewReader(data), c)
