@@ -116,7 +116,7 @@ test: fmt-check vet test-deps ## gofmt check, go vet, go test -race ./... then g
 # live harness starts (and cc, for its clock shim), and headless Chromium
 # for the browser tests of the pages and pictures. Without them those
 # tests skip, each with one line naming the package.
-LIVE_PACKAGES    := redis-server zookeeper mariadb-server gcc python3-redis python3-kazoo nodejs
+LIVE_PACKAGES    := redis-server zookeeper mariadb-server postgresql pgbouncer gcc python3-redis python3-kazoo nodejs
 # The Node examples' npm packages (live/examples/node, pinned by its
 # package-lock.json), installed by npm ci when node_modules is older.
 LIVE_NODE        := live/examples/node
@@ -130,11 +130,11 @@ apt_install = missing=""; for p in $(2); do dpkg-query -W -f='$${Status}' $$p 2>
 	if [ "$$(id -u)" -ne 0 ]; then echo "$(1): missing$$missing; installing them needs root (sudo make $(1)); the tests that need them skip" >&2; exit $(3); fi; \
 	echo "$(1): installing$$missing"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null
 
-test-deps: ## install what the tests need beyond Go and Java (as root, only what is missing: redis-server zookeeper mariadb-server gcc python3-redis python3-kazoo nodejs chromium, then the Node examples' npm ci); as another user, say what is missing and go on
+test-deps: ## install what the tests need beyond Go and Java (as root, only what is missing: redis-server zookeeper mariadb-server postgresql pgbouncer gcc python3-redis python3-kazoo nodejs chromium, then the Node examples' npm ci); as another user, say what is missing and go on
 	@$(call apt_install,test-deps,$(LIVE_PACKAGES) $(BROWSER_PACKAGES),0)
 	@$(call npm_ci,test-deps,0)
 
-live-deps: ## install the live harness's services and the client libraries of its examples (apt-get, as root, only what is missing: redis-server zookeeper mariadb-server gcc python3-redis python3-kazoo nodejs; then npm ci in live/examples/node)
+live-deps: ## install the live harness's services and the client libraries of its examples (apt-get, as root, only what is missing: redis-server zookeeper mariadb-server postgresql pgbouncer gcc python3-redis python3-kazoo nodejs; then npm ci in live/examples/node)
 	@$(call apt_install,live-deps,$(LIVE_PACKAGES),2)
 	@$(call npm_ci,live-deps,2)
 

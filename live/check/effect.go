@@ -142,6 +142,17 @@ func effectOf(f history.FaultRecord, bs []Belief, t0 int64) string {
 				}
 			}
 		}
+	case history.FaultDeployment:
+		// The deployment made two holders on its own: any overlap of two
+		// clients' beliefs during the run is its effect.
+		for i, x := range bs {
+			for _, y := range bs[i+1:] {
+				if x.Client != y.Client && overlaps(x, y) {
+					return fmt.Sprintf("the deployment is the fault (%s): %s believed from %s and %s was granted at %s with no fault injected",
+						f.Detail, history.ClientName(x.Client), at(x.Start), history.ClientName(y.Client), at(y.Start))
+				}
+			}
+		}
 	case history.FaultClockStep:
 		for _, x := range bs {
 			for _, y := range bs {
@@ -178,6 +189,9 @@ func explains(f history.FaultRecord, a, b Belief) bool {
 			if clockExplains(f, x, y) {
 				return true
 			}
+		case history.FaultDeployment:
+			// The deployment is at fault over the whole run.
+			return true
 		}
 	}
 	return false

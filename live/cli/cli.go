@@ -933,7 +933,13 @@ func nothingRan(skips []campaign.Skip) string {
 	}
 	var parts []string
 	for _, r := range reasons {
-		parts = append(parts, strings.Join(setups[r], ", ")+": "+r)
+		names := setups[r]
+		// Several reasons: each names its first setup and counts the
+		// rest, so that every reason fits in the bounded line.
+		if len(reasons) > 1 && len(names) > 1 {
+			names = []string{fmt.Sprintf("%s and %d more", names[0], len(names)-1)}
+		}
+		parts = append(parts, strings.Join(names, ", ")+": "+r)
 	}
 	return "nothing ran: every setup was skipped (" + strings.Join(parts, "; ") + ")"
 }

@@ -61,3 +61,17 @@ func ParseFault(s string) (Fault, error) {
 	}
 	return "", fmt.Errorf("unknown fault %.40q (want one of %s)", s, strings.Join(names, ", "))
 }
+
+// FaultDeployment is no fault the nemesis injects (it is not among
+// AllFaults, and --fault does not take it): a run of a setup whose
+// deployment is itself the fault (setup.Setup.Deployed) records it over
+// the whole run, so that the judge reads an overlap of beliefs as the
+// deployment's doing rather than the harness's error.
+const FaultDeployment Fault = "deployment"
+
+// DeploymentFault is the fault record of a run from start to end whose
+// deployment is the fault: target names what is at fault ("pgbouncer"),
+// why says how.
+func DeploymentFault(target, why string, start, end int64) FaultRecord {
+	return FaultRecord{Fault: FaultDeployment, Target: target, Start: start, End: end, Detail: why}
+}

@@ -360,6 +360,10 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	}
 	stop()
 	h.End = time.Now().UnixNano()
+	if cfg.Setup.Deployed != "" && len(dep.Servers) > 0 {
+		// The deployment is the fault: its first server names it.
+		h.Faults = append(h.Faults, history.DeploymentFault(dep.Servers[0].Name(), cfg.Setup.Deployed, h.Start, h.End))
+	}
 	h.Sort()
 	res.History = h
 	for _, f := range h.Faults {

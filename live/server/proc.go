@@ -87,6 +87,10 @@ type ProcSpec struct {
 	Ready func(ctx context.Context, addr string) error
 	// ReadyTimeout bounds start-up (DefaultReadyTimeout if zero).
 	ReadyTimeout time.Duration
+	// Credential, if set, runs the process as another user (a service
+	// that refuses to run as root: postgres, pgbouncer); nil runs it as
+	// this process's user.
+	Credential *syscall.Credential
 }
 
 // Proc is one server process that this package started, in a process
@@ -211,7 +215,7 @@ func (p *Proc) start(ctx context.Context) error {
 	// ends, not the process: Go ends a thread only when a goroutine
 	// locked to it (runtime.LockOSThread) exits locked, so do not start
 	// servers from such a goroutine.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: p.spec.Credential}
 	err = cmd.Start()
 	closeErr := logFile.Close() // the child has its own descriptor
 	if err != nil {

@@ -110,6 +110,12 @@ type Setup struct {
 	// UncheckedSuffix, so its runs, summaries and README rows are a line
 	// of their own.
 	Unchecked bool
+	// Deployed, when set, says why the deployment itself is a fault: it
+	// makes two holders with no fault injected (PgBouncer's transaction
+	// pooling under a session lock). Each run's fault log then holds a
+	// history.FaultDeployment over the whole run, so that the judge reads
+	// an overlap as the deployment's, not as the harness's error.
+	Deployed string
 }
 
 // UncheckedSuffix ends the name of a setup's unchecked client line
@@ -269,6 +275,7 @@ func All() []Setup {
 	all = append(all, redisSetups()...)
 	all = append(all, zooKeeperSetups()...)
 	all = append(all, mariadbSetups()...)
+	all = append(all, postgresSetups()...)
 	all = append(all, redlockSetups()...)
 	return append(all, clientCommandSetups(all)...)
 }
