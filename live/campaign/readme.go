@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -351,15 +352,15 @@ func (c Campaign) gridCell() string {
 }
 
 // gridLegend is the README grid's legend, under it.
-const gridLegend = "A cell: the live word over the runs (`violated k/N` and the properties, linked to the first failing run; `held h/N`, " +
-	"decided to hold where the fault took effect; `inconclusive m/N`, the fault took effect in m) · the model's word for that fault: " +
+const gridLegend = "A cell: the live word over the runs (the checked client's; \"unchecked client:\" under it, the client that does not check its lease) (`violated k/N` and the properties, linked to the first failing run; `held h/N`, " +
+	"decided to hold where the fault took effect; `safe: <mechanism> s/N`, the mechanism the setup claims seen at work in s runs; `inconclusive m/N`, the fault took effect in m) · the model's word for that fault: " +
 	"`sim` the simulator on the runs' own schedules, `sim*` the unchecked client's story (the checked client checks its clock on resuming), " +
 	"`row` the row's verdict (the fault does not map onto the simulator); `✗` the properties it violates, `~` those it violates on some runs' stories only, `✓` none. " +
 	"A AtMostOneClientHoldLock, T TokenIsMonotonical, L NoLostUpdate. **≠**: the model violates it on this very story, live held it " +
 	"with the fault in effect in every run (exit 1). Every property's line per campaign: [docs/live.md](" + LivePage + ").\n"
 
 // LiveBlock is the README's live block, a grid: one line per setup (its
-// unchecked client line apart), grouped by design row in impl.Designs'
+// unchecked client's word under the checked one's in the same cell), grouped by design row in impl.Designs'
 // order, one column per fault the matrix ran, each cell a campaign's
 // gridCell; the legend under it. The per-property detail is LiveDetail.
 func LiveBlock(cs []Campaign) string {
@@ -370,21 +371,29 @@ func LiveBlock(cs []Campaign) string {
 			faults = append(faults, f)
 		}
 	}
+	// A setup's line holds its unchecked client's campaigns too, after
+	// the checked client's in their cells: the two part only under a
+	// client pause, and a line of their own each would double the grid.
 	type line struct {
 		s     setup.Setup
-		cells map[history.Fault]Campaign
+		cells map[history.Fault][]Campaign
 	}
 	var lines []*line
 	index := map[string]*line{}
 	for _, c := range sorted {
-		key := c.Setup.ID() + " " + c.Summary.Nemesis
+		base := c.Setup
+		if c.Setup.Unchecked {
+			base.Name = strings.TrimSuffix(base.Name, setup.UncheckedSuffix)
+			base.Unchecked = false
+		}
+		key := base.ID() + " " + c.Summary.Nemesis
 		l := index[key]
 		if l == nil {
-			l = &line{s: c.Setup, cells: map[history.Fault]Campaign{}}
+			l = &line{s: base, cells: map[history.Fault][]Campaign{}}
 			index[key] = l
 			lines = append(lines, l)
 		}
-		l.cells[c.Summary.Fault] = c
+		l.cells[c.Summary.Fault] = append(l.cells[c.Summary.Fault], c)
 	}
 	var b strings.Builder
 	b.WriteString("| Setup (row) |")
@@ -399,12 +408,23 @@ func LiveBlock(cs []Campaign) string {
 	for _, l := range lines {
 		fmt.Fprintf(&b, "| `%s` (`%s`) |", l.s.ID(), l.s.Design)
 		for _, f := range faults {
-			c, ok := l.cells[f]
-			if !ok {
+			cell := l.cells[f]
+			slices.SortStableFunc(cell, func(a, b Campaign) int {
+				return cmp.Compare(b2i(a.Setup.Unchecked), b2i(b.Setup.Unchecked))
+			})
+			var words []string
+			for _, c := range cell {
+				w := c.gridCell()
+				if c.Setup.Unchecked {
+					w = "unchecked client: " + w
+				}
+				words = append(words, w)
+			}
+			if len(words) == 0 {
 				b.WriteString(" |")
 				continue
 			}
-			fmt.Fprintf(&b, " %s |", c.gridCell())
+			fmt.Fprintf(&b, " %s |", strings.Join(words, "<br>"))
 		}
 		b.WriteString("\n")
 	}
@@ -688,4 +708,12 @@ func splice(text, block string, crlf bool) string {
 		updated = strings.ReplaceAll(updated, "\n", "\r\n")
 	}
 	return updated
+}
+
+// b2i orders false before true.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
