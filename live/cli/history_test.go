@@ -15,7 +15,10 @@ import (
 // committedHistory is a committed run's history.jsonl (redis, row none,
 // a client pause that took effect: beliefs overlapped, an update lost),
 // written before headers carried a row and a lease.
-var committedHistory = filepath.Join("..", "..", "docs", "live", "redis", "none", "client-pause", "run-1", "history.jsonl")
+// committedHistory is a real run's history (redis/none under the classic
+// client pause, unchecked: two holders and a lost update), kept here
+// rather than read from docs/live, which every make live rewrites.
+var committedHistory = filepath.Join("testdata", "redis-none-client-pause.history.jsonl")
 
 // TestCheckHistoryLinesVerdictsUpWithTheRow: the same history judged
 // against its own row is what the row allows (exit 0, pages written);
