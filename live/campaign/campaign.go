@@ -215,6 +215,32 @@ func (s *Summary) Failed() bool {
 	return false
 }
 
+// Inconclusive reports whether the campaign says nothing: it ran, and no
+// applicable property was violated in a run, decided to hold where the
+// fault took effect, or shown safe by the setup's mechanism at work.
+func (s *Summary) Inconclusive() bool {
+	for _, t := range s.Tallies {
+		if t.Expected == verdict.NotApplicable {
+			continue
+		}
+		if t.Violated > 0 || t.Held() > 0 || t.Safe > 0 {
+			return false
+		}
+	}
+	return s.Runs > 0
+}
+
+// MaxInconclusivePercent is the share of a matrix's campaigns that may end
+// inconclusive: past it the stories do not bite (a fault that never takes
+// effect, a judge that never sees it), and the matrix fails.
+const MaxInconclusivePercent = 5
+
+// TooInconclusive reports whether inconclusive of ran campaigns is more
+// than MaxInconclusivePercent.
+func TooInconclusive(inconclusive, ran int) bool {
+	return ran > 0 && inconclusive*100 > ran*MaxInconclusivePercent
+}
+
 // RunsPerSecond is the campaign's rate.
 func (s *Summary) RunsPerSecond() float64 {
 	if s.Elapsed <= 0 {

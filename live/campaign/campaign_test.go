@@ -322,3 +322,36 @@ func TestCampaignFailsOnADisagreement(t *testing.T) {
 	assert.Equal(t, 2, strings.Count(out.String(), "DISAGREES"), out.String())
 	assert.Contains(t, sum.Verdict(nil), ", 2 disagreeing with the model's story;")
 }
+
+// TestInconclusive: a campaign says nothing only when no applicable
+// property was violated, held where the fault took effect, or shown safe;
+// a matrix fails past 5% of such campaigns.
+func TestInconclusive(t *testing.T) {
+	tally := func(expected verdict.Status, runs, violated, unknown, safe int) Tally {
+		return Tally{Property: "P", Expected: expected, Runs: runs, Violated: violated, Unknown: unknown, Safe: safe}
+	}
+	tests := []struct {
+		name    string
+		tallies []Tally
+		want    bool
+	}{
+		{"every run unknown", []Tally{tally(verdict.Violated, 3, 0, 3, 0), tally(verdict.Holds, 3, 0, 3, 0)}, true},
+		{"a violation", []Tally{tally(verdict.Violated, 3, 1, 2, 0), tally(verdict.Holds, 3, 0, 3, 0)}, false},
+		{"held where it took effect", []Tally{tally(verdict.Violated, 3, 0, 2, 0)}, false},
+		{"safe by the mechanism", []Tally{tally(verdict.Violated, 3, 0, 3, 2)}, false},
+		{"a property that does not apply says nothing", []Tally{tally(verdict.NotApplicable, 3, 0, 0, 0), tally(verdict.Holds, 3, 0, 3, 0)}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &Summary{Runs: 3, Tallies: tt.tallies}
+			assert.Equal(t, tt.want, s.Inconclusive())
+		})
+	}
+	assert.False(t, (&Summary{}).Inconclusive(), "nothing ran is not this")
+	for _, c := range []struct {
+		inconclusive, ran int
+		want              bool
+	}{{0, 0, false}, {0, 79, false}, {3, 79, false}, {4, 79, true}, {4, 80, false}, {5, 80, true}, {1, 1, true}, {1, 20, false}, {2, 20, true}} {
+		assert.Equal(t, c.want, TooInconclusive(c.inconclusive, c.ran), "%d of %d", c.inconclusive, c.ran)
+	}
+}

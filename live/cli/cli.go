@@ -638,6 +638,7 @@ func matrixCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer
 	// the order of a serial run, each whole, and their progress lines
 	// (each naming its campaign) as they come.
 	failed, broken := false, false
+	ran, inconclusive := 0, 0
 	runCampaigns(ctx, job.plans, job.parallel, campaign.Run, func(i int) bool { return skip[job.plans[i].Run.Setup.ID()] }, func(i int, o outcome) {
 		if ctx.Err() != nil {
 			return // stopped: said once below
@@ -646,6 +647,10 @@ func matrixCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer
 		if o.summary != nil && o.summary.Runs > 0 {
 			o.summary.Write(stdout)
 			failed = failed || o.summary.Failed()
+			ran++
+			if o.summary.Inconclusive() {
+				inconclusive++
+			}
 		}
 		if o.err != nil {
 			fmt.Fprintf(stderr, "fencelab-live matrix: %s under %s: %s\n", s.ID(), f, oneLine(o.err.Error()))
@@ -669,12 +674,18 @@ func matrixCommand(setups []setup.Setup, args []string, stdout, stderr io.Writer
 			fmt.Fprintf(stderr, "fencelab-live matrix: the live block of %s: %d campaigns\n", job.readme, len(cs))
 		}
 	}
+	tooInconclusive := campaign.TooInconclusive(inconclusive, ran)
+	if tooInconclusive {
+		fmt.Fprintf(stderr, "fencelab-live matrix: %d of %d campaigns inconclusive (no run decided anything), more than %d%%: the stories do not bite\n", inconclusive, ran, campaign.MaxInconclusivePercent)
+	}
 	switch {
 	case failed:
 		fmt.Fprintln(stderr, "fencelab-live matrix: a property the models say holds was violated")
 		return ExitFailure
 	case broken:
 		return ExitBadInput
+	case tooInconclusive:
+		return ExitFailure
 	}
 	return ExitOK
 }
