@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/fencelab/fencelab/internal/golden"
 	"go/format"
 	"os"
 	"testing"
@@ -17,7 +18,7 @@ import (
 	"github.com/fencelab/fencelab/verdict"
 )
 
-var update = flag.Bool("update", false, "write table.go from the explorer's derivations")
+var update = flag.Bool("update", false, golden.UpdateUsage) // writes table.go from the explorer's derivations
 
 // derived is every (row, violated property)'s story, derived from the
 // explorer's counterexample now.
