@@ -171,7 +171,7 @@ tlc: $(BIN) ## run TLC on every model in specs/models.json (MODEL=<name> for one
 tlc-pin: ## after make tlc (MODEL=<name> for one): pin what TLC found (ok models' distinct state counts; each invariant violation's counterexample length and the distinct states at its stop) in testdata/pins/<design>.golden, then regenerate specs/models.json
 	$(GO) run ./cmd/specgen -record $(OUT)/tlc
 
-conform: $(BIN) ## Go runs (random walks, explorer counterexamples within 1,000,000 states a search, 250,000 with 3 clients, simulator runs) checked against the specs by TLC, and TLC's counterexamples replayed in Go, from the committed outputs where specs and cfgs are unchanged (WALKS=<n> per configuration, default 100; NOCACHE=1 reruns TLC for all; needs the jar; 5.6 min of CPU, 17.5 min of wall time measured on 2 cores at load 15-22: docs/conformance.md)
+conform: $(BIN) ## Go runs (random walks, explorer counterexamples within 1,000,000 states a search, 250,000 with 3 clients, simulator runs) checked against the specs by TLC, and TLC's counterexamples replayed in Go, from the committed outputs where specs and cfgs are unchanged (WALKS=<n> per configuration, default 100; NOCACHE=1 reruns TLC for all; needs the jar; 6 min of CPU, 5.1 min of wall time on 2 cores at load 2-5 with an empty TLC cache, 17.5 min at load 15-22: docs/conformance.md)
 	@$(call fencelab,conform --out $(OUT)/conform --fixtures conform/testdata/replay $(if $(WALKS),--walks $(WALKS)) $(if $(NOCACHE),--no-cache))
 
 sim: $(BIN) ## simulate every design under NPC faults, then the NPC table (RUNS=<n> runs per design, default 1000)
