@@ -18,26 +18,29 @@ import (
 	"github.com/fencelab/fencelab/internal/faketlc"
 )
 
-// TestSignalStopsTheExplorerStage: SIGTERM or SIGINT to fencelab explore,
-// or to fencelab conform in its explorer stage (a search of minutes:
-// Redlock with 3 clients; every design's counterexamples), ends the search
-// and the process with 128+signal and one line saying so. The signal is
-// sent once the search has printed its progress on the pipe (after 10 s),
-// which is the other half of what is checked: a long search on a pipe is
-// not silent.
+// TestSignalStopsTheExplorerStage: SIGTERM or SIGINT to fencelab explore
+// (a search of minutes: Redlock with 3 clients), or to fencelab conform in
+// its explorer stage (every design's counterexamples), ends the search and
+// the process with 128+signal and one line saying so.
+//
+// explore is signalled once its search has printed its progress on the
+// pipe (after 10 s), which is the other half of what is checked: a long
+// search on a pipe is not silent. conform's searches stop at their first
+// counterexamples, in seconds or in more than 10 on a busy machine, so it
+// is signalled on the line that opens its explorer stage; its fake TLC
+// never answers, so the signal, not a finished run, is what ends it.
 func TestSignalStopsTheExplorerStage(t *testing.T) {
 	bin := buildFencelab(t)
-	// conform needs a jar to start: the fake's; its explorer stage runs
-	// before any TLC run.
-	faketlc.New(t, "exit 0", "exit 0")
+	// conform needs a jar to start: the fake's.
+	faketlc.New(t, "exec sleep 600", "exit 0")
 	for _, tc := range []struct {
 		name     string
 		args     []string
-		progress string // the progress line's start
+		progress string // the line to signal on: its start
 		last     string // the last line of stderr, after the signal's name
 	}{
 		{"explore", []string{"explore", "--design", "redlock", "--clients", "3", "--out", ""}, "explore redlock: depth ", ": the search stopped, its files on disk removed"},
-		{"conform", []string{"conform", "--pin", mustAbs(t, "../../tla2tools.version"), "--specs", mustAbs(t, "../../specs"), "--walks", "0", "--sim-runs", "0", "--sim-failing", "0", "--replay=false"}, "conform explore ", ": conform stopped"},
+		{"conform", []string{"conform", "--pin", mustAbs(t, "../../tla2tools.version"), "--specs", mustAbs(t, "../../specs"), "--walks", "0", "--sim-runs", "0", "--sim-failing", "0", "--replay=false"}, "fencelab conform: TLC's results cached in ", ": conform stopped"},
 	} {
 		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 			t.Run(tc.name+"/"+signalName(sig), func(t *testing.T) {
@@ -67,8 +70,8 @@ func TestSignalStopsTheExplorerStage(t *testing.T) {
 						_ = cmd.Wait()
 					}
 				}()
-				// The search's progress line, within 2 minutes (both cores
-				// busy): the process is in its search.
+				// The line within 2 minutes (both cores busy): the process
+				// is in its search.
 				var seen []string
 				for found := false; !found; {
 					select {
