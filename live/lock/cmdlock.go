@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/fencelab/fencelab/live/internal/jsonline"
 )
 
 // The lock-client protocol (docs/protocol.md, docs/protocol.schema.json):
@@ -442,23 +444,8 @@ func (c *Command) parse(line []byte, op string) (*Reply, error) {
 // object, no unknown field, and the fields its op and ok allow.
 func ParseReply(line []byte) (*Reply, error) {
 	var r Reply
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("not a reply object: %w", err)
-	}
-	if dec.More() {
-		return nil, errors.New("more than one JSON value on the line")
-	}
-	// A null is no value the schema allows (a pointer left nil would
-	// read it as absent).
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(line, &fields); err == nil {
-		for name, v := range fields {
-			if string(bytes.TrimSpace(v)) == "null" {
-				return nil, fmt.Errorf("field %q is null", name)
-			}
-		}
+	if err := jsonline.DecodeStrict(line, &r); err != nil {
+		return nil, err
 	}
 	if r.Op == nil || r.OK == nil {
 		return nil, errors.New(`a reply needs "op" and "ok"`)
@@ -510,13 +497,7 @@ func textOK(s string, lo, hi int) bool {
 }
 
 // quoteLine quotes the start of a line for an error.
-func quoteLine(b []byte) string {
-	const max = 80
-	if len(b) > max {
-		return fmt.Sprintf("%q…", b[:max])
-	}
-	return fmt.Sprintf("%q", b)
-}
+func quoteLine(b []byte) string { return jsonline.Quote(b) }
 
 // pausedClock fires after d of this process's running time: a gap
 // between its ticks longer than pauseGap is time the process (and its
