@@ -267,12 +267,15 @@ var errEnded = errors.New("client command: closed")
 
 // awaitExit waits CloseGrace for the command to exit after close,
 // reading what it still writes: every such line is a reply to nothing.
+// The exit is judged once the output has ended too: a command that
+// writes a line and exits has both ready at once, and the line, read
+// first or not, is still its breach.
 func (c *Command) awaitExit() error {
 	c.in.Close() // end of input means close too
 	timer := time.NewTimer(CloseGrace)
 	defer timer.Stop()
-	lines := c.lines
-	for {
+	lines, exited := c.lines, c.exited
+	for lines != nil || exited != nil {
 		select {
 		case l := <-lines:
 			if l.err == nil {
@@ -283,16 +286,20 @@ func (c *Command) awaitExit() error {
 				return c.breach(fmt.Sprintf("output after line %d: %v", c.outLine, l.err))
 			}
 			lines = nil // the output ended: wait for the exit
-		case <-c.exited:
-			if c.waitErr != nil {
-				return c.breach(fmt.Sprintf("the client command exited (%v) after close (want exit status 0)", c.waitErr))
-			}
-			c.broken = errEnded
-			return nil
+		case <-exited:
+			exited = nil // read what it wrote before it exited
 		case <-timer.C:
-			return c.breach(fmt.Sprintf("the client command did not exit within %v of close (input line %d)", CloseGrace, c.inLine))
+			if exited != nil {
+				return c.breach(fmt.Sprintf("the client command did not exit within %v of close (input line %d)", CloseGrace, c.inLine))
+			}
+			lines = nil // it exited; a process it left keeps the output open
 		}
 	}
+	if c.waitErr != nil {
+		return c.breach(fmt.Sprintf("the client command exited (%v) after close (want exit status 0)", c.waitErr))
+	}
+	c.broken = errEnded
+	return nil
 }
 
 // stop ends the command and waits until it is reaped: its input closed,

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -23,6 +24,7 @@ import (
 	"github.com/fencelab/fencelab/live/history"
 	"github.com/fencelab/fencelab/live/internal/jsonline"
 	"github.com/fencelab/fencelab/live/nemesis"
+	"github.com/fencelab/fencelab/live/server"
 	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/live/store"
 	"github.com/fencelab/fencelab/live/story"
@@ -425,9 +427,14 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		if err := n.RestartDown(ctx); err != nil {
 			return res, err
 		}
-		ops, counter, err := cfg.Setup.Audit(ctx, dep)
+		if err := serversUp(dep.Servers); err != nil {
+			return res, err
+		}
+		actx, cancel := context.WithTimeout(ctx, auditTimeout)
+		ops, counter, err := cfg.Setup.Audit(actx, dep)
+		cancel()
 		if err != nil {
-			return res, fmt.Errorf("reading the store's log: %w", err)
+			return res, fmt.Errorf("reading the store's log (at most %v): %w", auditTimeout, err)
 		}
 		if res.Resource, err = replay(ops, counter); err != nil {
 			return res, err
@@ -610,6 +617,28 @@ const (
 	exitedCleanly   = "exit status 0"
 	killedByHarness = "killed by the harness"
 )
+
+// auditTimeout bounds the read of a real store's log after a run: the
+// clients' libraries retry a server that does not answer without end,
+// and a run must end.
+const auditTimeout = 30 * time.Second
+
+// serversUp is an error naming each server that is not running when the
+// run ends although the nemesis brought back every one it killed: a
+// server that exited by itself is a fault nobody injected, and its store
+// cannot be read.
+func serversUp(servers []server.Server) error {
+	var down []string
+	for _, s := range servers {
+		if r, ok := s.(server.Runner); ok && !r.Running() {
+			down = append(down, s.Name())
+		}
+	}
+	if len(down) > 0 {
+		return fmt.Errorf("%s not running when the run ended (the nemesis killed none it did not bring back): it exited by itself, which is no fault of the story", strings.Join(down, ", "))
+	}
+	return nil
+}
 
 // maxStderr bounds what the harness keeps of a client's stderr.
 const maxStderr = 4 << 10

@@ -219,3 +219,24 @@ func TestClientThatCannotBeBuiltIsAHarnessError(t *testing.T) {
 	assert.Contains(t, err.Error(), "store: register:")
 	livetest.NothingLeft(t, cfg.TempRoot)
 }
+
+// TestStoreAuditIsBounded: the read of a real store's log after a run is
+// given a deadline (a server that does not answer made a matrix wait
+// without end: the clients' libraries retry it forever), and its failure
+// is the run's error, not a verdict.
+func TestStoreAuditIsBounded(t *testing.T) {
+	s := livetest.MustSetup(t, livetest.Toy(), "toy", "broken-all")
+	var deadline time.Time
+	var hasDeadline bool
+	s.Audit = func(ctx context.Context, _ *setup.Deployment) ([]impl.Op, int64, error) {
+		deadline, hasDeadline = ctx.Deadline()
+		return nil, 0, errors.New("the store does not answer")
+	}
+	asked := time.Now()
+	_, err := run.Run(context.Background(), livetest.Config(t, s, history.FaultNone))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "reading the store's log")
+	assert.Contains(t, err.Error(), "the store does not answer")
+	require.True(t, hasDeadline, "the audit ran without a deadline")
+	assert.LessOrEqual(t, deadline.Sub(asked), time.Minute+livetest.Config(t, s, history.FaultNone).Timeout, "the audit's deadline is not a bound")
+}

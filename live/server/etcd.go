@@ -179,6 +179,9 @@ func EtcdVersion() string { return "etcd " + version.Version + " (embedded)" }
 // Dir is the Etcd's folder: etcd's data directory and logs are in it.
 func (e *Etcd) Dir() string { return e.proc.Dir() }
 
+// Running is server.Runner's: a paused process runs.
+func (e *Etcd) Running() bool { return e.proc.Running() }
+
 // Pids is the child's process group (empty while killed).
 func (e *Etcd) Pids() []int { return e.proc.Pids() }
 

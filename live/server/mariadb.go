@@ -304,6 +304,9 @@ func (m *MariaDB) Version() string {
 	return "mariadbd " + m.version
 }
 
+// Running is server.Runner's: a paused process runs.
+func (m *MariaDB) Running() bool { return m.proc.Running() }
+
 // Pids is mariadbd's process (one process, many threads).
 func (m *MariaDB) Pids() []int { return m.proc.Pids() }
 

@@ -210,6 +210,9 @@ func (b *PgBouncer) Version() string {
 	return b.version
 }
 
+// Running is server.Runner's: a paused process runs.
+func (b *PgBouncer) Running() bool { return b.proc.Running() }
+
 // Pids is pgbouncer's one process.
 func (b *PgBouncer) Pids() []int { return b.proc.Pids() }
 

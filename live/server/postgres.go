@@ -346,6 +346,9 @@ func (p *Postgres) Version() string {
 	return "postgres " + p.version
 }
 
+// Running is server.Runner's: a paused process runs.
+func (p *Postgres) Running() bool { return p.proc.Running() }
+
 // Pids are the postmaster and its children (backends, checkpointer, WAL
 // writer...). Each child calls setsid() and leads a process group of its
 // own, so the postmaster's group holds the postmaster alone: a pause must

@@ -185,6 +185,9 @@ func (r *Redis) Addr() string { return r.proc.Addr() }
 // Version is "redis-server 7.0.15".
 func (r *Redis) Version() string { return r.version }
 
+// Running is server.Runner's: a paused process runs.
+func (r *Redis) Running() bool { return r.proc.Running() }
+
 // Pids is the server's process, empty while killed.
 func (r *Redis) Pids() []int { return r.proc.Pids() }
 

@@ -6,6 +6,12 @@ package server
 
 import "context"
 
+// Runner is a Server of its own process, which can exit by itself (an
+// in-process server, such as the example lock's, cannot).
+type Runner interface {
+	Running() bool
+}
+
 // Server is one running instance of a real service.
 //
 // Every Server is started by this package on 127.0.0.1 and owns a data

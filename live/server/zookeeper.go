@@ -342,6 +342,9 @@ func (z *ZooKeeper) Addr() string { return z.proc.Addr() }
 // Version is "zookeeper <version>", read from the server's jar.
 func (z *ZooKeeper) Version() string { return z.version }
 
+// Running is server.Runner's: a paused process runs.
+func (z *ZooKeeper) Running() bool { return z.proc.Running() }
+
 // Pids is the JVM's process (empty while killed).
 func (z *ZooKeeper) Pids() []int { return z.proc.Pids() }
 
