@@ -179,3 +179,14 @@ func TestRunStorePythonExample(t *testing.T) {
 		})
 	}
 }
+
+// TestHelpListsStoreCmd: fencelab-live --help and run -h name
+// --store-cmd, and the usage names conform-store.
+func TestHelpListsStoreCmd(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"run", "-h"}, {"matrix", "-h"}, {"conform-store", "-h"}} {
+		var stdout, stderr bytes.Buffer
+		code := Run(setup.All(), args, strings.NewReader(""), &stdout, &stderr)
+		assert.Equal(t, ExitOK, code, "%v", args)
+		assert.Contains(t, stdout.String(), "-store-cmd", "%v", args)
+	}
+}

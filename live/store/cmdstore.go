@@ -308,12 +308,14 @@ func (c *StoreCommand) Close() error {
 }
 
 // awaitExit waits for the exit after close: a line meanwhile answers
-// nothing.
+// nothing. The exit is judged once the output has ended too: a store
+// that writes a line and exits has both ready at once, and the line,
+// read first or not, is its breach.
 func (c *StoreCommand) awaitExit() {
 	timer := time.NewTimer(StoreCloseGrace)
 	defer timer.Stop()
-	lines := c.lines
-	for {
+	lines, exited := c.lines, c.exited
+	for lines != nil || exited != nil {
 		select {
 		case l := <-lines:
 			if l.err == nil {
@@ -322,15 +324,18 @@ func (c *StoreCommand) awaitExit() {
 				return
 			}
 			lines = nil
-		case <-c.exited:
-			if c.waitErr != nil {
-				c.breach("the store exited (%v) after close (want exit status 0)", c.waitErr)
-			}
-			return
+		case <-exited:
+			exited = nil // read what it wrote before it exited
 		case <-timer.C:
-			c.breach("the store did not exit within %v of close (input line %d)", StoreCloseGrace, c.inLine)
-			return
+			if exited != nil {
+				c.breach("the store did not exit within %v of close (input line %d)", StoreCloseGrace, c.inLine)
+				return
+			}
+			lines = nil // it exited; a process it left keeps the output open
 		}
+	}
+	if c.waitErr != nil {
+		c.breach("the store exited (%v) after close (want exit status 0)", c.waitErr)
 	}
 }
 

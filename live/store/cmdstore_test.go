@@ -71,6 +71,8 @@ func TestStoreCommandHostile(t *testing.T) {
 		{toystore.LogFlipped, "log", `operation 1 is c1 read, token 1, refused, but the store answered c1 read 0, token 1, accepted`},
 		{toystore.LogOrder, "log", `operation 1 is c1 write 1, token 1, accepted, but the store answered c1 read 0, token 1, accepted`},
 		{toystore.BadClose, "close", `the store exited (exit status 1) after close (want exit status 0)`},
+		{toystore.CloseLine, "close", `output line 7 "{\"ok\":true,\"op\":\"log\",\"ops\":[]}": a reply to nothing (no request outstanding)`},
+		{toystore.Linger, "close", `the store did not exit within 2s of close (input line 7)`},
 		{toystore.RefuseAll, "", ""},
 		{toystore.AcceptAll, "", ""},
 	}

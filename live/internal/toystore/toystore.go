@@ -37,6 +37,8 @@ const (
 	Failing    = "failing"     // answers every write with an error
 	BadClose   = "bad-close"   // exits with status 1 after close
 	BadHello   = "bad-hello"   // refuses its hello
+	CloseLine  = "close-line"  // writes a line after close, then exits with status 0
+	Linger     = "linger"      // does not exit after close
 )
 
 // Command is the shell command that runs the test binary as the store of
@@ -182,8 +184,13 @@ func Serve(b string, in io.Reader, out io.Writer) error {
 			}
 			reply(map[string]any{"op": "log", "ok": true, "ops": ops})
 		case "close":
-			if b == BadClose {
+			switch b {
+			case BadClose:
 				os.Exit(1)
+			case CloseLine:
+				reply(map[string]any{"op": "log", "ok": true, "ops": []logOp{}})
+			case Linger:
+				time.Sleep(time.Hour)
 			}
 			return nil
 		default:
