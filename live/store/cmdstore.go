@@ -1,16 +1,13 @@
 package store
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
@@ -66,16 +63,9 @@ func (e *StoreFailure) Error() string { return "the store failed the " + e.Op + 
 // the store's decision, in order (Seen), which the store's log must
 // repeat (Log). After a breach every call fails with it.
 type StoreCommand struct {
-	mode impl.FenceMode
-	cmd  *exec.Cmd
-	in   io.WriteCloser
-
-	lines  chan storeLine // output lines, in order, then the error that ended them
-	quit   chan struct{}  // closed when no more lines are taken
-	exited chan struct{}  // closed once the process is reaped
-	// waitErr is the process's end, set before exited closes.
-	waitErr error
-	stderr  *jsonline.HeadBuffer
+	mode   impl.FenceMode
+	proc   *jsonline.Proc
+	stderr *jsonline.HeadBuffer
 
 	mu      sync.Mutex
 	inLine  int
@@ -85,11 +75,6 @@ type StoreCommand struct {
 	closed  bool
 	// Store names the store as its hello reply did.
 	Store string
-}
-
-type storeLine struct {
-	text []byte
-	err  error
 }
 
 // storeRequest is every request's fields (the schema's $defs/request).
@@ -132,25 +117,12 @@ func StartStoreCommand(command string, mode impl.FenceMode, row string) (*StoreC
 	if command == "" {
 		return nil, errors.New("store command: empty")
 	}
-	cmd := exec.Command("sh", "-c", command)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	c := &StoreCommand{mode: mode, cmd: cmd, lines: make(chan storeLine, 4), quit: make(chan struct{}), exited: make(chan struct{}), stderr: &jsonline.HeadBuffer{Max: maxStoreStderr}}
-	cmd.Stderr = c.stderr
-	// A store that left a child holding its output must not hold Wait.
-	cmd.WaitDelay = time.Second
-	in, err := cmd.StdinPipe()
+	stderr := &jsonline.HeadBuffer{Max: maxStoreStderr}
+	proc, err := jsonline.Start(command, true, stderr, MaxStoreLog)
 	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("store command: %w", err)
 	}
-	c.in = in
-	go c.read(out)
+	c := &StoreCommand{mode: mode, proc: proc, stderr: stderr}
 	zero := int64(0)
 	r, err := c.call(storeRequest{Op: "hello", V: StoreProtocolVersion, Mode: mode.String(), Row: row, Counter: &zero}, StoreHelloTimeout)
 	if err == nil {
@@ -159,32 +131,6 @@ func StartStoreCommand(command string, mode impl.FenceMode, row string) (*StoreC
 	}
 	c.Close()
 	return nil, err
-}
-
-// read sends the output's lines to c.lines, then why it ended, then
-// reaps the process.
-func (c *StoreCommand) read(out io.Reader) {
-	sc := bufio.NewScanner(out)
-	sc.Buffer(make([]byte, 0, 512), MaxStoreLog+1)
-	for sc.Scan() {
-		select {
-		case c.lines <- storeLine{text: bytes.Clone(sc.Bytes())}:
-		case <-c.quit:
-		}
-	}
-	err := sc.Err()
-	if errors.Is(err, bufio.ErrTooLong) {
-		err = fmt.Errorf("a line longer than %d bytes", MaxStoreLog)
-	} else if err == nil {
-		err = io.EOF
-	}
-	select {
-	case c.lines <- storeLine{err: err}:
-	case <-c.quit:
-	}
-	go io.Copy(io.Discard, out) // the rest must not block the process
-	c.waitErr = c.cmd.Wait()
-	close(c.exited)
 }
 
 // breach records the first breach and returns it, with the start of the
@@ -296,46 +242,27 @@ func (c *StoreCommand) Close() error {
 	c.closed = true
 	if c.broken == nil {
 		c.inLine++
-		c.in.Write([]byte(`{"op":"close"}` + "\n"))
-		c.in.Close()
+		c.proc.In.Write([]byte(`{"op":"close"}` + "\n"))
 		c.awaitExit()
 	}
-	c.in.Close()
-	close(c.quit)
-	syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL) // its children too
-	<-c.exited
+	c.proc.Stop() // its group: its children too
 	return c.breachErr()
 }
 
-// awaitExit waits for the exit after close: a line meanwhile answers
-// nothing. The exit is judged once the output has ended too: a store
-// that writes a line and exits has both ready at once, and the line,
-// read first or not, is its breach.
+// awaitExit waits StoreCloseGrace for the exit after close: a line
+// meanwhile answers nothing.
 func (c *StoreCommand) awaitExit() {
-	timer := time.NewTimer(StoreCloseGrace)
-	defer timer.Stop()
-	lines, exited := c.lines, c.exited
-	for lines != nil || exited != nil {
-		select {
-		case l := <-lines:
-			if l.err == nil {
-				c.outLine++
-				c.breach("output line %d %s: a reply to nothing (no request outstanding)", c.outLine, jsonline.Quote(l.text))
-				return
-			}
-			lines = nil
-		case <-exited:
-			exited = nil // read what it wrote before it exited
-		case <-timer.C:
-			if exited != nil {
-				c.breach("the store did not exit within %v of close (input line %d)", StoreCloseGrace, c.inLine)
-				return
-			}
-			lines = nil // it exited; a process it left keeps the output open
-		}
-	}
-	if c.waitErr != nil {
-		c.breach("the store exited (%v) after close (want exit status 0)", c.waitErr)
+	extra, readErr, timedOut := c.proc.AwaitExit(StoreCloseGrace)
+	switch {
+	case extra != nil:
+		c.outLine++
+		c.breach("output line %d %s: a reply to nothing (no request outstanding)", c.outLine, jsonline.Quote(extra))
+	case readErr != nil:
+		c.breach("output after line %d: %v", c.outLine, readErr)
+	case timedOut:
+		c.breach("the store did not exit within %v of close (input line %d)", StoreCloseGrace, c.inLine)
+	case c.proc.WaitErr() != nil:
+		c.breach("the store exited (%v) after close (want exit status 0)", c.proc.WaitErr())
 	}
 }
 
@@ -349,12 +276,12 @@ func (c *StoreCommand) call(req storeRequest, timeout time.Duration) (*StoreRepl
 		return nil, c.broken
 	}
 	select {
-	case l := <-c.lines: // a line before the request answers nothing
-		if l.err == nil {
+	case l := <-c.proc.Lines: // a line before the request answers nothing
+		if l.Err == nil {
 			c.outLine++
-			return nil, c.breach("output line %d %s: a reply to nothing (no request outstanding)", c.outLine, jsonline.Quote(l.text))
+			return nil, c.breach("output line %d %s: a reply to nothing (no request outstanding)", c.outLine, jsonline.Quote(l.Text))
 		}
-		return nil, c.ended(l.err, req.Op)
+		return nil, c.ended(l.Err, req.Op)
 	default:
 	}
 	b, err := json.Marshal(req)
@@ -362,10 +289,10 @@ func (c *StoreCommand) call(req storeRequest, timeout time.Duration) (*StoreRepl
 		return nil, err
 	}
 	c.inLine++
-	if _, err := c.in.Write(append(b, '\n')); err != nil {
+	if _, err := c.proc.In.Write(append(b, '\n')); err != nil {
 		select {
-		case <-c.exited:
-			return nil, c.breach("the store exited (%s) before it read input line %d (%q)", status(c.waitErr), c.inLine, req.Op)
+		case <-c.proc.Exited():
+			return nil, c.breach("the store exited (%s) before it read input line %d (%q)", c.proc.Status(), c.inLine, req.Op)
 		case <-time.After(StoreCloseGrace):
 			return nil, c.breach("input line %d (%q) could not be written: %v", c.inLine, req.Op, err)
 		}
@@ -373,18 +300,18 @@ func (c *StoreCommand) call(req storeRequest, timeout time.Duration) (*StoreRepl
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
-	case l := <-c.lines:
-		if l.err != nil {
-			return nil, c.ended(l.err, req.Op)
+	case l := <-c.proc.Lines:
+		if l.Err != nil {
+			return nil, c.ended(l.Err, req.Op)
 		}
 		c.outLine++
 		bad := func(format string, args ...any) error {
-			return c.breach("output line %d %s: %s", c.outLine, jsonline.Quote(l.text), fmt.Sprintf(format, args...))
+			return c.breach("output line %d %s: %s", c.outLine, jsonline.Quote(l.Text), fmt.Sprintf(format, args...))
 		}
-		if req.Op != "log" && len(l.text) > MaxStoreReply {
+		if req.Op != "log" && len(l.Text) > MaxStoreReply {
 			return nil, bad("a reply longer than %d bytes", MaxStoreReply)
 		}
-		r, err := ParseStoreReply(l.text)
+		r, err := ParseStoreReply(l.Text)
 		if err != nil {
 			return nil, bad("%v", err)
 		}
@@ -409,8 +336,8 @@ func (c *StoreCommand) ended(err error, op string) error {
 		return c.breach("output after line %d: %v", c.outLine, err)
 	}
 	select {
-	case <-c.exited:
-		return c.breach("the store exited (%s) before it replied to input line %d (%q)", status(c.waitErr), c.inLine, op)
+	case <-c.proc.Exited():
+		return c.breach("the store exited (%s) before it replied to input line %d (%q)", c.proc.Status(), c.inLine, op)
 	case <-time.After(StoreCloseGrace):
 		return c.breach("the store closed its output before it replied to input line %d (%q)", c.inLine, op)
 	}
@@ -427,13 +354,6 @@ func opText(op impl.Op) string {
 		return fmt.Sprintf("%s read, token %d, %s", op.Client, op.Token, decided)
 	}
 	return fmt.Sprintf("%s %s %d, token %d, %s", op.Client, op.Kind, op.Value, op.Token, decided)
-}
-
-func status(err error) string {
-	if err == nil {
-		return "exit status 0"
-	}
-	return err.Error()
 }
 
 // ParseStoreReply reads one reply line by the schema's $defs/reply: one

@@ -43,7 +43,7 @@ func TestStoreCommandGood(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, sc.Seen(), ops)
 	assert.Equal(t, int64(1), ops[2].Value, "the newer read read the first write")
-	pid := sc.cmd.Process.Pid
+	pid := sc.proc.Cmd.Process.Pid
 	require.NoError(t, sc.Close())
 	assert.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "the store is reaped")
 	require.NoError(t, sc.Close(), "Close is idempotent")
