@@ -262,3 +262,31 @@ func overlapped(stderr string, order []string) bool {
 	}
 	return false
 }
+
+// TestRunCampaignsLongestFirst: campaigns start restarts first, then
+// server pauses, then network faults, then the rest, the plans' order
+// kept within each; they are still handed on in the plans' order.
+func TestRunCampaignsLongestFirst(t *testing.T) {
+	faults := []history.Fault{history.FaultClientPause, history.FaultRestartKeep, history.FaultDelay,
+		history.FaultServerPause, history.FaultRestartWipe, history.FaultClockStep, history.FaultBlackhole}
+	plans := fakePlans(len(faults))
+	for i, f := range faults {
+		plans[i].Run.Fault = f
+	}
+	f := newFake(len(plans))
+	var got []int
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		runCampaigns(context.Background(), plans, 1, f.run, func(int) bool { return false }, func(i int, o outcome) {
+			require.NoError(t, o.err)
+			got = append(got, i)
+		})
+	}()
+	for range plans {
+		close(f.release[<-f.startedSignals])
+	}
+	<-finished
+	assert.Equal(t, []int{1, 4, 3, 2, 6, 0, 5}, f.started, "restarts, server pause, network faults, the rest")
+	assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6}, got, "handed on in the plans' order")
+}
