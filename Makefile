@@ -208,7 +208,7 @@ fixtures: ## after a change of the specs or of Go behaviour: rewrite the TLC cou
 	$(GO) test ./conform -run 'TestUpdateReplayOutputs|TestValidatedWalks$$' -count 1 -timeout 60m -v -update
 
 
-live: $(LIVE_BIN) ## the live scripted matrix: every live setup under each of its classic faults, RUNS=<n> runs each (default 3), the checked client and, where they part, the unchecked one (CLIENT=checked|unchecked|both, default both), PARALLEL=<n> campaigns at once (default fencelab-live's, 3), failing runs in $(OUT)/live; a missing service is skipped with one line (make live-deps installs them)
+live: $(LIVE_BIN) ## the live scripted matrix: every live setup under each of its classic faults, RUNS=<n> runs each (default 3), the checked client and, where they part, the unchecked one (CLIENT=checked|unchecked|both, default both), PARALLEL=<n> campaigns at once (default fencelab-live's, 4), failing runs in $(OUT)/live; a missing service is skipped with one line (make live-deps installs them)
 	@$(LIVE_BIN) matrix --runs $(or $(RUNS),3) --client $(or $(CLIENT),both) $(if $(PARALLEL),--parallel $(PARALLEL)) --out $(OUT)/live || { code=$$?; echo "make: fencelab-live matrix exited with code $$code (1 an unexpected verdict, a disagreement with the model or more than 5% of campaigns inconclusive, 2 a missing service or a harness error, 130/143 a signal)" >&2; exit $$code; }
 
 live-readme: $(LIVE_BIN) ## write README.md's live grid and docs/live.md's per-property block from the last make live's $(OUT)/live (and copy its failing runs' small files under docs/live), then redraw the README's picture, whose live marks docs/live.md holds

@@ -24,7 +24,7 @@ Commands of fencelab-live:
            store as the resource, a process speaking docs/store-protocol.md)
   matrix   every setup under each of its classic faults, as make live (--service, --runs, --out,
            --keep failing|all|none, --update-readme FILE, --shard i/n, --client checked|unchecked|both,
-           --parallel N: campaigns at once, 3 by default, output as a serial run's;
+           --parallel N: campaigns at once, 4 by default, output as a serial run's;
            --client-cmd CMD --design D: that one setup with CMD's lock; --store-cmd CMD --design D:
            that one setup with CMD as its resource)
   readme   the README's live block from a matrix's --out folder (--out DIR FILE)

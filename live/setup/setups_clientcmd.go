@@ -57,6 +57,11 @@ func examples() []example {
 				// and the network faults take effect (the renewals are
 				// lost on the cut link while the holder goes on).
 				s.Design, s.Leased = impl.DesignRenewal, false
+				// A refresh every 0.8 TTL leaves 0.2 TTL for the Node
+				// process's timer to be late: at Redis's 500 ms, a
+				// machine at load 10 delayed one by 100 ms, and the lease
+				// ran out under a holder no fault had touched.
+				s.TTL = time.Second
 				s.Faults = []history.Fault{history.FaultClientPause, history.FaultDelay, history.FaultBlackhole}
 				s.MoreFaults = []history.Fault{history.FaultServerPause, history.FaultClockStep}
 			}},
