@@ -2,7 +2,6 @@ package store
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,27 +31,10 @@ func decodeStoreLine(t *testing.T, line string) any { return jsonschema.MustDeco
 // parser (ParseStoreReply) accepts too, and the page has an example of
 // every kind.
 func TestStoreProtocolDocExamplesMatchTheSchema(t *testing.T) {
-	root := loadStoreSchema(t)
-	requests, replies := jsonschema.DocExamples(t, storeProtocolDoc)
-	var kinds []string
-	for _, req := range requests {
-		v := decodeStoreLine(t, req)
-		assert.NoError(t, root.Validate(root.Def("request"), v), "%s", req)
-		assert.NoError(t, root.Validate(root, v), "%s", req)
-		kinds = append(kinds, "→"+v.(map[string]any)["op"].(string))
-	}
-	for _, rep := range replies {
-		v := decodeStoreLine(t, rep)
-		assert.NoError(t, root.Validate(root.Def("reply"), v), "%s", rep)
-		_, err := ParseStoreReply([]byte(rep))
-		assert.NoError(t, err, "%s", rep)
-		m := v.(map[string]any)
-		kind := fmt.Sprintf("←%s/%v", m["op"], m["ok"])
-		if m["refused"] != nil {
-			kind += "/refused"
-		}
-		kinds = append(kinds, kind)
-	}
+	kinds := jsonschema.CheckDoc(t, loadStoreSchema(t), storeProtocolDoc, func(line []byte) error {
+		_, err := ParseStoreReply(line)
+		return err
+	})
 	for _, want := range []string{"→hello", "→read", "→write", "→log", "→close", "←hello/true", "←hello/false",
 		"←read/true", "←read/false/refused", "←read/false", "←write/true", "←write/false/refused", "←log/true"} {
 		assert.Contains(t, kinds, want, "the doc has an example of each kind")

@@ -251,3 +251,41 @@ func sameJSON(want, got any) bool {
 	}
 	return want == got
 }
+
+// CheckDoc validates every example line of a protocol page (path)
+// against root: a "→ " line is a request ($defs/request, and root's
+// whole), a "← " line a reply ($defs/reply) that parse, the harness's
+// own reader, accepts too. It returns the examples' kinds, for the test
+// to check that the page shows each: "→op", "←op/ok", and "←op/ok/refused"
+// for a reply with "refused".
+func CheckDoc(t testing.TB, root Schema, path string, parse func(line []byte) error) []string {
+	t.Helper()
+	requests, replies := DocExamples(t, path)
+	var kinds []string
+	for _, line := range requests {
+		v := MustDecode(t, line)
+		for _, s := range []Schema{root.Def("request"), root} {
+			if err := root.Validate(s, v); err != nil {
+				t.Errorf("%s: %v", line, err)
+			}
+		}
+		m, _ := v.(map[string]any)
+		kinds = append(kinds, fmt.Sprintf("→%v", m["op"]))
+	}
+	for _, line := range replies {
+		v := MustDecode(t, line)
+		if err := root.Validate(root.Def("reply"), v); err != nil {
+			t.Errorf("%s: %v", line, err)
+		}
+		if err := parse([]byte(line)); err != nil {
+			t.Errorf("%s: the harness refuses it: %v", line, err)
+		}
+		m, _ := v.(map[string]any)
+		kind := fmt.Sprintf("←%v/%v", m["op"], m["ok"])
+		if m["refused"] != nil {
+			kind += "/refused"
+		}
+		kinds = append(kinds, kind)
+	}
+	return kinds
+}
