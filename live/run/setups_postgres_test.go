@@ -16,7 +16,6 @@ import (
 	"github.com/fencelab/fencelab/live/run"
 	"github.com/fencelab/fencelab/live/server"
 	"github.com/fencelab/fencelab/live/setup"
-	"github.com/fencelab/fencelab/verdict"
 )
 
 // runPostgresStory runs setup name under fault once, scripted: two
@@ -57,18 +56,20 @@ func TestPostgresStoryNoFault(t *testing.T) {
 	assert.Equal(t, 2, j.Committed)
 }
 
-// A paused client keeps its session and so the lock: inconclusive.
-func TestPostgresStoryPauseKeepsTheSession(t *testing.T) {
+// A paused client keeps its session, and so the lock, until the idle
+// timeout its story runs the server with ends it while the client is
+// stopped: the other client is granted, the fault took effect, and the
+// sequence's tokens and the fenced UPDATE refuse the stale operation.
+func TestPostgresStoryPauseEndsTheSession(t *testing.T) {
 	res := runPostgresStory(t, "xact-durable", history.FaultClientPause)
 	j := res.Judgement
 	require.NotEmpty(t, res.History.Faults)
 	assert.Equal(t, history.FaultClientPause, res.History.Faults[0].Fault)
-	require.False(t, j.TookEffect, "a session outlives a pause (%v)", j.Overlap)
-	assert.Equal(t, 2, j.Committed)
-	for _, v := range j.Verdicts {
-		assert.NotEqual(t, verdict.Holds, v.Status, "%s: an inconclusive run never holds", v.Property)
-		assert.NotEqual(t, verdict.Violated, v.Status, v.Property)
-	}
+	require.True(t, j.TookEffect, "the idle timeout ended the paused holder's session (%v)", j.Verdicts)
+	checkVerdicts(t, j, livetest.Story{
+		Violated: []string{impl.AtMostOneClientHoldLock},
+		Holds:    []string{impl.TokenIsMonotonical, impl.NoLostUpdate, linearizability.RegisterLinearizable},
+	})
 }
 
 // A restart that keeps the data ends the holder's session: two holders,

@@ -182,6 +182,11 @@ type PostgresOptions struct {
 	Template *PostgresTemplate
 	// ReadyTimeout bounds start-up (DefaultReadyTimeout if zero).
 	ReadyTimeout time.Duration
+	// IdleTimeout, if set, ends a session idle that long, in a
+	// transaction or not (idle_in_transaction_session_timeout and
+	// idle_session_timeout, whole milliseconds): the session of a client
+	// stopped while it holds an advisory lock, and the lock with it.
+	IdleTimeout time.Duration
 }
 
 // Postgres is a private postgres instance: its data folder, its unix
@@ -263,7 +268,7 @@ func startPostgresOnce(ctx context.Context, dir, name, initdb, serverBin string,
 		Name: name,
 		Dir:  dir,
 		Path: serverBin,
-		Args: []string{
+		Args: append([]string{
 			"-D", filepath.Join(dir, "data"),
 			"-p", strconv.Itoa(port),
 			"-c", "listen_addresses=127.0.0.1",
@@ -278,7 +283,7 @@ func startPostgresOnce(ctx context.Context, dir, name, initdb, serverBin string,
 			"-c", "max_connections=100",
 			"-c", "logging_collector=off",
 			"-c", "log_destination=stderr",
-		},
+		}, idleTimeoutArgs(opts.IdleTimeout)...),
 		Port:         port,
 		Ready:        p.ready,
 		ReadyTimeout: opts.ReadyTimeout,
@@ -289,6 +294,16 @@ func startPostgresOnce(ctx context.Context, dir, name, initdb, serverBin string,
 	}
 	p.proc = proc
 	return p, nil
+}
+
+// idleTimeoutArgs are the settings of PostgresOptions.IdleTimeout (none
+// when it is zero).
+func idleTimeoutArgs(d time.Duration) []string {
+	if d <= 0 {
+		return nil
+	}
+	ms := strconv.FormatInt(max(1, d.Milliseconds()), 10)
+	return []string{"-c", "idle_session_timeout=" + ms, "-c", "idle_in_transaction_session_timeout=" + ms}
 }
 
 // maxSocketPath is the longest unix socket path postgres takes (107 bytes

@@ -6,11 +6,14 @@ package setup
 //
 // Like MariaDB's GET_LOCK, an advisory lock has no lease: it lasts as
 // long as its session (or its transaction), and a paused client keeps its
-// connection, so the client-pause fault never makes two holders — runs
-// under it are inconclusive, the lesson. A server pause stops everyone
+// connection, so a pause alone never makes two holders. Under the client
+// pause the server runs with idle_session_timeout and
+// idle_in_transaction_session_timeout at 1 s (postgresIdleTimeout), as
+// MariaDB runs with wait_timeout: the paused holder's session is ended
+// while it is stopped, its lock with it. A server pause stops everyone
 // alike, and a delay or a blackhole of the holder's link through its
-// proxy keeps its connection open, so neither can take effect either
-// (MoreFaults). What ends a session is a restart: the restart rows.
+// proxy keeps its connection open, so neither can take effect
+// (MoreFaults). What also ends a session is a restart: the restart rows.
 //
 // The PgBouncer setup is the session lock as the trackers report it
 // deployed (vectorize-io/hindsight PR #726, goauthentik/authentik
@@ -38,6 +41,15 @@ import (
 	"github.com/fencelab/fencelab/live/store"
 )
 
+// postgresIdleTimeout is the servers' idle timeouts under the client
+// pause (server.PostgresOptions.IdleTimeout): the paused holder's session,
+// idle since its last statement (in its transaction, for the transaction
+// lock), ends a second after it, and the waiting client is granted while
+// the holder is still stopped. The pause lasts 2.5 s (5 TTL), the grant
+// inside it with a margin on a loaded machine; a section's statements
+// are milliseconds apart, far from the timeout.
+const postgresIdleTimeout = time.Second
+
 // postgresTTL is the setups' TTL. Advisory locks ignore it; the nemesis
 // sizes its faults by it (see mariadbTTL).
 const postgresTTL = 500 * time.Millisecond
@@ -61,16 +73,21 @@ func postgresSetups() []Setup {
 		Probe:   server.PostgresVersion,
 	}
 	restartStory := Story{Think: postgresRestartThink, Why: "postgres's kill, start-up and WAL recovery take about 1.5 s: the holder must still believe when the next client is granted"}
+	pauseStory := Story{For: 5 * postgresTTL, Why: "idle timeouts of 1 s end the paused holder's session, and its lock, while it is stopped"}
 	noEffect := []history.Fault{history.FaultServerPause, history.FaultDelay, history.FaultBlackhole}
 	setup := func(name string, d impl.Design, why string, faults []history.Fault, dep postgresDeployment, xact bool, storeMode string) Setup {
 		s := base
 		s.Name, s.Design, s.Why, s.Faults, s.MoreFaults = name, d, why, faults, noEffect
 		for _, f := range faults {
-			if f == history.FaultRestartKeep || f == history.FaultRestartWipe {
+			story, ok := restartStory, f == history.FaultRestartKeep || f == history.FaultRestartWipe
+			if f == history.FaultClientPause && dep != postgresBehindPgBouncer {
+				story, ok = pauseStory, true
+			}
+			if ok {
 				if s.Stories == nil {
 					s.Stories = map[history.Fault]Story{}
 				}
-				s.Stories[f] = restartStory
+				s.Stories[f] = story
 			}
 		}
 		s.Start = startPostgresDeployment(dep)
@@ -161,7 +178,11 @@ func startPostgresDeployment(layout postgresDeployment) func(context.Context, St
 				}
 			}
 		}()
-		pg, err := server.StartPostgres(ctx, filepath.Join(env.Dir, "postgres"), server.PostgresOptions{Template: tmpl})
+		opts := server.PostgresOptions{Template: tmpl}
+		if env.Fault == history.FaultClientPause && layout != postgresBehindPgBouncer {
+			opts.IdleTimeout = postgresIdleTimeout // pauseStory; PgBouncer's lesson needs no fault
+		}
+		pg, err := server.StartPostgres(ctx, filepath.Join(env.Dir, "postgres"), opts)
 		if err != nil {
 			return nil, err
 		}
