@@ -20,11 +20,13 @@ and every verdict beside the models' verdict of the design row the setup instant
 Commands of fencelab-live:
   run      runs of one setup under one fault (--service, --design, --fault, --runs, --nemesis, --out,
            --keep failing|all|none, --shard i/n, --client checked|unchecked, --client-cmd CMD: your
-           lock in any language, a process speaking docs/protocol.md)
+           lock in any language, a process speaking docs/protocol.md; --store-cmd CMD: your fenced
+           store as the resource, a process speaking docs/store-protocol.md)
   matrix   every setup under each of its classic faults, as make live (--service, --runs, --out,
            --keep failing|all|none, --update-readme FILE, --shard i/n, --client checked|unchecked|both,
            --parallel N: campaigns at once, 4 by default, output as a serial run's;
-           --client-cmd CMD --design D: that one setup with CMD's lock)
+           --client-cmd CMD --design D: that one setup with CMD's lock; --store-cmd CMD --design D:
+           that one setup with CMD as its resource)
   readme   the README's live block from a matrix's --out folder (--out DIR FILE)
   merge    the shards of a run or a matrix (--shard i/n) into one --out (--out DIR SHARD_DIR...)
   check    saved runs judged again from their files alone, compared with their saved verdicts
@@ -36,6 +38,8 @@ Commands of fencelab-live:
            (--design ROW, --ttl D, --out DIR HISTORY; fencelab check is the same)
   conform-client  checks that --client-cmd CMD speaks docs/protocol.md, against a real server of
            --service (exit 1 if a check fails)
+  conform-store  checks that --store-cmd CMD speaks docs/store-protocol.md and fences as the row
+           it claims (--design ROW, all by default; exit 1 if a check fails)
   list     the setups, the rows they instantiate, their faults and the versions
 
 Example:

@@ -73,6 +73,11 @@ func ExpectedOf(d impl.Design, unchecked bool, property string) verdict.Status {
 // effectOf). Such a verdict is Unknown, never Holds.
 const Inconclusive = "inconclusive: the fault did not take effect"
 
+// NothingCommitted is the Detail of NoLostUpdate and SectionsLinearizable
+// not violated in a run where no section's write was accepted: nothing
+// could be lost, so they are Unknown, never Holds.
+const NothingCommitted = "inconclusive: no write was accepted, so no update could be lost"
+
 // Belief is an interval in which a client believed it held the lock: from
 // its acquire's return to its release's call (or its end) — for a checked
 // client (history.History.Unchecked false) to the end of its grant's
@@ -150,6 +155,10 @@ func Judge(h *history.History, d impl.Design, ttl time.Duration, res *impl.Resou
 			v.Status, v.Detail = verdict.NotApplicable, impl.NotApplicableWhy(d, v.Property)
 		case v.Status == verdict.Holds && !j.TookEffect:
 			v.Status, v.Detail = verdict.Unknown, Inconclusive
+		case v.Status == verdict.Holds && j.Committed == 0 && (v.Property == impl.NoLostUpdate || v.Property == linearizability.SectionsLinearizable):
+			// A resource that accepted no write (a store that refuses
+			// everything) lost nothing because it kept nothing.
+			v.Status, v.Detail = verdict.Unknown, NothingCommitted
 		}
 		return v
 	}

@@ -147,6 +147,29 @@ func TestJudge(t *testing.T) {
 	}
 }
 
+// TestJudgeNothingCommitted: a store that refused every read and write
+// under a pause that took effect lost nothing because it kept nothing:
+// NoLostUpdate and SectionsLinearizable are unknown, never held.
+func TestJudgeNothingCommitted(t *testing.T) {
+	b := newHB(2)
+	b.add(0, 0, history.OpAcquire, history.Call, 0, 0, false).add(1, 0, history.OpAcquire, history.Return, 1, 0, true)
+	b.add(2, 0, history.OpRead, history.Call, 1, 0, false).add(3, 0, history.OpRead, history.Return, 1, 0, false)
+	b.section(150, 1, 2, 0, false, false, 10)
+	b.add(502, 0, history.OpRelease, history.Call, 1, 0, false).add(503, 0, history.OpRelease, history.Return, 1, 0, false)
+	b.pause(0, 3, 499)
+	res := impl.NewResource(impl.FenceNone) // the accepted operations: none
+	j, err := Judge(b.h, impl.DesignFenceAll, testTTL, &res, time.Second)
+	require.NoError(t, err)
+	require.True(t, j.TookEffect, "c2 was granted while c1, paused past its lease, believed")
+	assert.Zero(t, j.Committed)
+	assert.Equal(t, 2, j.Refused)
+	for _, p := range []string{impl.NoLostUpdate, linearizability.SectionsLinearizable} {
+		v := j.Verdicts.Get(p)
+		assert.Equal(t, verdict.Unknown, v.Status, "%s: %v", p, v)
+		assert.Equal(t, NothingCommitted, v.Detail, p)
+	}
+}
+
 // TestJudgeRegisterBreaksItsRule: a resource that accepted what its mode
 // refuses — c1's stale write after c2's newer read in mode all — is not
 // linearizable against the fenced register, and TokenIsMonotonical is

@@ -42,8 +42,9 @@ func why(v verdict.Verdict) string {
 // *Contradiction if two properties that decide the same thing were both
 // decided, one violated and the other held; nil otherwise. A verdict
 // made Unknown only because the fault did not take effect (Inconclusive)
-// was decided Holds by its check, and counts as held here: the wording
-// of a run does not hide a broken judge.
+// or because no write was accepted (NothingCommitted) was decided Holds by
+// its check, and counts as held here: the wording of a run does not hide
+// a broken judge.
 func SelfCheck(j *Judgement) error {
 	for _, pair := range sameDecision() {
 		a, b := j.Verdicts.Get(pair[0]), j.Verdicts.Get(pair[1])
@@ -59,5 +60,5 @@ func SelfCheck(j *Judgement) error {
 
 // held reports whether v's check decided the property holds.
 func held(v verdict.Verdict) bool {
-	return v.Status == verdict.Holds || (v.Status == verdict.Unknown && v.Detail == Inconclusive)
+	return v.Status == verdict.Holds || (v.Status == verdict.Unknown && (v.Detail == Inconclusive || v.Detail == NothingCommitted))
 }

@@ -85,3 +85,15 @@ func TestSelfCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestSelfCheckNothingCommitted: a verdict made unknown only because no
+// write was accepted was decided held by its check: beside the other
+// check's violation it is a contradiction, not a quiet unknown.
+func TestSelfCheckNothingCommitted(t *testing.T) {
+	j := &Judgement{}
+	j.Verdicts.Put(verdict.Verdict{Property: impl.NoLostUpdate, Status: verdict.Unknown, Detail: NothingCommitted})
+	j.Verdicts.Put(verdict.Verdict{Property: linearizability.SectionsLinearizable, Status: verdict.Violated, Detail: "planted"})
+	var c *Contradiction
+	require.ErrorAs(t, SelfCheck(j), &c)
+	assert.Equal(t, impl.NoLostUpdate, c.Holds.Property)
+}

@@ -68,7 +68,7 @@ func Main(args []string, setups []setup.Setup) int {
 // setups, with the streams given: Main with the streams a test chooses.
 func Run(setups []setup.Setup, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "fencelab-live: no command given (want run, matrix, readme, merge, check, check-history, story, conform-client or list)")
+		fmt.Fprintln(stderr, "fencelab-live: no command given (want run, matrix, readme, merge, check, check-history, story, conform-client, conform-store or list)")
 		return ExitBadInput
 	}
 	switch args[0] {
@@ -90,6 +90,8 @@ func Run(setups []setup.Setup, args []string, stdin io.Reader, stdout, stderr io
 		return checkHistoryCommand(args[1:], stdout, stderr)
 	case "conform-client":
 		return conformCommand(setups, args[1:], stdout, stderr)
+	case "conform-store":
+		return conformStoreCommand(args[1:], stdout, stderr)
 	case "client":
 		// Hidden: one client process of a run.
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
@@ -118,7 +120,7 @@ func Run(setups []setup.Setup, args []string, stdin io.Reader, stdout, stderr io
 		fmt.Fprint(stdout, usage)
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "fencelab-live: unknown command %.40q (want run, matrix, readme, merge, check, check-history, story, conform-client or list)\n", args[0])
+	fmt.Fprintf(stderr, "fencelab-live: unknown command %.40q (want run, matrix, readme, merge, check, check-history, story, conform-client, conform-store or list)\n", args[0])
 	return ExitBadInput
 }
 
@@ -133,10 +135,13 @@ Usage:
   fencelab-live story --setup SERVICE/DESIGN --property P   (a scripted story from the model)
   fencelab-live check-history [--design ROW] [--out DIR] HISTORY   (a history file judged, docs/history.md)
   fencelab-live conform-client --client-cmd CMD --service S [--design D]   (CMD speaks docs/protocol.md)
+  fencelab-live conform-store --store-cmd CMD [--design ROW]   (CMD speaks docs/store-protocol.md)
   fencelab-live list
 
 Your lock in any language: run --client-cmd CMD takes the lock through CMD, a process speaking
 the lock-client protocol (docs/protocol.md), in the setup --design names (a setup or a row).
+Your store in any language: run --store-cmd CMD makes CMD, a process speaking the resource
+protocol (docs/store-protocol.md), the run's resource, fencing as --design's row claims.
 Run 'fencelab-live run -h' (or help run) for the flags. --keep failing (the default), all or
 none: which runs are saved under --out (the campaigns' summaries always are).
 Exit codes: 0 success (expected violations count as success), 1 a violation where the models
@@ -220,6 +225,7 @@ func parseRun(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, 
 	shardValue := fs.String("shard", "", shard.Usage)
 	client := fs.String("client", clientChecked, clientUsage)
 	clientCmd := fs.String("client-cmd", "", clientCmdUsage)
+	storeCmd := fs.String("store-cmd", "", storeCmdUsage)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			showUsage(stdout, fs, "fencelab-live run --service S --design D [flags]")
@@ -233,7 +239,7 @@ func parseRun(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, 
 	if *service == "" || *design == "" {
 		return nil, fmt.Errorf("--service and --design are required (fencelab-live list shows them)")
 	}
-	setup, err := findSetup(setups, fs, *service, *design, *clientCmd)
+	setup, err := findSetup(setups, fs, *service, *design, *clientCmd, *storeCmd)
 	if err != nil {
 		return nil, err
 	}
@@ -416,11 +422,12 @@ func parseMatrix(setups []setup.Setup, args []string, stdout io.Writer) (*liveJo
 	shardValue := fs.String("shard", "", shard.Usage)
 	parallel := fs.Int("parallel", defaultParallel, fmt.Sprintf("campaigns run at once (1 to %d), each with its own servers; the output is a serial run's, in the same order", maxParallel))
 	client := fs.String("client", clientChecked, clientUsage+"; both adds the unchecked line where it differs: each setup whose lease has a fixed end, under "+string(history.FaultClientPause))
-	design := fs.String("design", "", "with --client-cmd: the setup (or row) the command's lock claims; its classic faults are the matrix")
+	design := fs.String("design", "", "with --client-cmd or --store-cmd: the setup (or row) the command claims; its classic faults are the matrix")
 	clientCmd := fs.String("client-cmd", "", "the matrix of one setup, --design's, with its lock taken by this command (docs/protocol.md)")
+	storeCmd := fs.String("store-cmd", "", "the matrix of one setup, --design's, with its resource this command (docs/store-protocol.md)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			showUsage(stdout, fs, "fencelab-live matrix [--service S] [--runs N] [--seed X] [--out DIR] [--keep failing|all|none] [--update-readme FILE] [--shard i/n] [--client checked|unchecked|both] [--parallel N] [--client-cmd CMD --design D]")
+			showUsage(stdout, fs, "fencelab-live matrix [--service S] [--runs N] [--seed X] [--out DIR] [--keep failing|all|none] [--update-readme FILE] [--shard i/n] [--client checked|unchecked|both] [--parallel N] [--client-cmd CMD --design D] [--store-cmd CMD --design D]")
 			return nil, errUsage
 		}
 		return nil, err
@@ -448,22 +455,26 @@ func parseMatrix(setups []setup.Setup, args []string, stdout io.Writer) (*liveJo
 			chosen = append(chosen, s)
 		}
 	}
-	cmdGiven := false
-	fs.Visit(func(f *flag.Flag) { cmdGiven = cmdGiven || f.Name == "client-cmd" })
+	cmdFlag := ""
+	fs.Visit(func(f *flag.Flag) {
+		if (f.Name == "client-cmd" || f.Name == "store-cmd") && cmdFlag == "" {
+			cmdFlag = "--" + f.Name
+		}
+	})
 	switch {
-	case cmdGiven && (*service == "" || *design == ""):
-		return nil, errors.New("--client-cmd needs --service and --design (the setup or row its lock claims)")
-	case cmdGiven:
-		s, err := findSetup(setups, fs, *service, *design, *clientCmd)
+	case cmdFlag != "" && (*service == "" || *design == ""):
+		return nil, fmt.Errorf("%s needs --service and --design (the setup or row it claims)", cmdFlag)
+	case cmdFlag != "":
+		s, err := findSetup(setups, fs, *service, *design, *clientCmd, *storeCmd)
 		if err != nil {
 			return nil, err
 		}
 		if *readme != "" {
-			return nil, errors.New("--update-readme writes the shipped setups' block, not a client command's")
+			return nil, fmt.Errorf("--update-readme writes the shipped setups' block, not a command's (%s)", cmdFlag)
 		}
 		chosen = []setup.Setup{s}
 	case *design != "":
-		return nil, errors.New("--design is --client-cmd's (the matrix runs every setup of --service)")
+		return nil, errors.New("--design is --client-cmd's or --store-cmd's (the matrix runs every setup of --service)")
 	}
 	if len(chosen) == 0 && *service != "" {
 		return nil, fmt.Errorf("no setup of service %.40q (fencelab-live list shows them)", *service)
@@ -514,24 +525,36 @@ func parseMatrix(setups []setup.Setup, args []string, stdout io.Writer) (*liveJo
 
 const clientCmdUsage = "take the lock through this command (sh -c), a process speaking the lock-client protocol (docs/protocol.md), in --design's setup (a setup of --service, or a row: the service's setup of that row)"
 
-// maxClientCmd bounds --client-cmd.
+const storeCmdUsage = "make the run's resource this command (sh -c), the user's fenced store as a process speaking the resource protocol (docs/store-protocol.md), claiming --design's row's fencing, in place of fencelab's register"
+
+// maxClientCmd bounds --client-cmd and --store-cmd.
 const maxClientCmd = 4096
 
 // findSetup is the setup of service and design, with fs's --client-cmd
-// cmd, if given, taking its lock: design then names a setup of the
-// service or a row of impl.Designs (the service's setup of that row).
-func findSetup(setups []setup.Setup, fs *flag.FlagSet, service, design, cmd string) (setup.Setup, error) {
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "client-cmd" })
+// cmd, if given, taking its lock and fs's --store-cmd storeCmd, if
+// given, its resource: design then names a setup of the service or a row
+// of impl.Designs (the service's setup of that row).
+func findSetup(setups []setup.Setup, fs *flag.FlagSet, service, design, cmd, storeCmd string) (setup.Setup, error) {
+	clientGiven, storeGiven := false, false
+	fs.Visit(func(f *flag.Flag) {
+		clientGiven = clientGiven || f.Name == "client-cmd"
+		storeGiven = storeGiven || f.Name == "store-cmd"
+	})
 	s, err := setup.Find(setups, service, design)
-	if !given {
+	if !clientGiven && !storeGiven {
 		return s, err
 	}
-	switch {
-	case strings.TrimSpace(cmd) == "":
-		return setup.Setup{}, errors.New("--client-cmd is empty")
-	case len(cmd) > maxClientCmd || strings.ContainsAny(cmd, "\x00\n\r"):
-		return setup.Setup{}, fmt.Errorf("--client-cmd must be one line of at most %d bytes", maxClientCmd)
+	for _, c := range []struct {
+		given      bool
+		flag, text string
+	}{{clientGiven, "--client-cmd", cmd}, {storeGiven, "--store-cmd", storeCmd}} {
+		switch {
+		case !c.given:
+		case strings.TrimSpace(c.text) == "":
+			return setup.Setup{}, fmt.Errorf("%s is empty", c.flag)
+		case len(c.text) > maxClientCmd || strings.ContainsAny(c.text, "\x00\n\r"):
+			return setup.Setup{}, fmt.Errorf("%s must be one line of at most %d bytes", c.flag, maxClientCmd)
+		}
 	}
 	if err != nil {
 		d, derr := impl.ParseDesign(design)
@@ -542,7 +565,15 @@ func findSetup(setups []setup.Setup, fs *flag.FlagSet, service, design, cmd stri
 			return setup.Setup{}, err
 		}
 	}
-	return s.WithClientCommand(cmd), nil
+	if storeGiven {
+		if s, err = s.WithStoreCommand(storeCmd); err != nil {
+			return setup.Setup{}, err
+		}
+	}
+	if clientGiven {
+		s = s.WithClientCommand(cmd)
+	}
+	return s, nil
 }
 
 // The --client values: the clients' behaviour.

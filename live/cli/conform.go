@@ -6,9 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/fencelab/fencelab/impl"
 
 	"github.com/fencelab/fencelab/live/conform"
 	"github.com/fencelab/fencelab/live/setup"
+	"github.com/fencelab/fencelab/live/store"
 )
 
 // conformCommand checks a client command against docs/protocol.md with a
@@ -41,7 +45,7 @@ func conformCommand(setups []setup.Setup, args []string, stdout, stderr io.Write
 			}
 		}
 	}
-	s, err := findSetup(setups, fs, *service, *design, *clientCmd)
+	s, err := findSetup(setups, fs, *service, *design, *clientCmd, "")
 	if err != nil {
 		return badCmd(stderr, "conform-client", "%v", err)
 	}
@@ -62,19 +66,62 @@ func conformCommand(setups []setup.Setup, args []string, stdout, stderr io.Write
 	if err != nil {
 		return badCmd(stderr, "conform-client", "%v", err)
 	}
-	failed := 0
+	return printChecks(stdout, checks, "the client command does not conform to docs/protocol.md", "the client command conforms to docs/protocol.md (fencelab-lock-client/1)")
+}
+
+// printChecks writes a line per check and the closing line, which ends
+// in failed or passed, and returns the exit code: ExitFailure when a
+// check failed.
+func printChecks(stdout io.Writer, checks []conform.Check, failed, passed string) int {
+	n := 0
 	for _, c := range checks {
 		if c.Err != nil {
-			failed++
+			n++
 			fmt.Fprintf(stdout, "FAIL %s: %s\n", c.Name, oneLine(c.Err.Error()))
 			continue
 		}
 		fmt.Fprintf(stdout, "ok   %s\n", c.Name)
 	}
-	if failed > 0 {
-		fmt.Fprintf(stdout, "%d passed, %d failed: the client command does not conform to docs/protocol.md\n", len(checks)-failed, failed)
+	if n > 0 {
+		fmt.Fprintf(stdout, "%d passed, %d failed: %s\n", len(checks)-n, n, failed)
 		return ExitFailure
 	}
-	fmt.Fprintf(stdout, "%d passed, 0 failed: the client command conforms to docs/protocol.md (fencelab-lock-client/1)\n", len(checks))
+	fmt.Fprintf(stdout, "%d passed, 0 failed: %s\n", len(checks), passed)
 	return ExitOK
+}
+
+// conformStoreCommand checks a store command against
+// docs/store-protocol.md and the fencing of the row it claims: exit 0
+// when every check passes, 1 when one fails, 2 for bad flags.
+func conformStoreCommand(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("fencelab-live conform-store", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	design := fs.String("design", impl.DesignFenceAll.String(), "the row whose fencing the store claims ("+impl.Flags()+")")
+	storeCmd := fs.String("store-cmd", "", "the store command (sh -c) to check")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			showUsage(stdout, fs, "fencelab-live conform-store --store-cmd CMD [--design ROW]")
+			return ExitOK
+		}
+		return badCmd(stderr, "conform-store", "%v", err)
+	}
+	if fs.NArg() > 0 {
+		return badCmd(stderr, "conform-store", "unexpected argument %.40q", fs.Arg(0))
+	}
+	switch {
+	case strings.TrimSpace(*storeCmd) == "":
+		return badCmd(stderr, "conform-store", "--store-cmd is required")
+	case len(*storeCmd) > maxClientCmd || strings.ContainsAny(*storeCmd, "\x00\n\r"):
+		return badCmd(stderr, "conform-store", "--store-cmd must be one line of at most %d bytes", maxClientCmd)
+	}
+	d, err := impl.ParseDesign(*design)
+	if err != nil {
+		return badCmd(stderr, "conform-store", "%v", err)
+	}
+	checks, err := conform.Store(*storeCmd, d)
+	if err != nil {
+		return badCmd(stderr, "conform-store", "%v", err)
+	}
+	return printChecks(stdout, checks, fmt.Sprintf("the store command does not conform to docs/store-protocol.md as row %s", d),
+		fmt.Sprintf("the store command conforms to docs/store-protocol.md (%s) and fences as row %s", store.StoreProtocolName, d))
 }

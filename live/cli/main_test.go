@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fencelab/fencelab/live/internal/livetest"
+	"github.com/fencelab/fencelab/live/internal/toystore"
 	"github.com/fencelab/fencelab/live/setup"
 )
 
@@ -19,6 +20,7 @@ const mainEnv = "FENCELAB_LIVE_CLI_TEST_MAIN"
 // client, etcd's server — the binary a command run in a test
 // re-executes), never the tests again.
 func TestMain(m *testing.M) {
+	toystore.MaybeServe() // the toy store of the store-command tests
 	if os.Getenv(livetest.RoleEnv) == "client" {
 		livetest.Main(m) // serves the client role and exits
 	}

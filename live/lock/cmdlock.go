@@ -1,16 +1,14 @@
 package lock
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
-	"syscall"
 	"time"
+
+	"github.com/fencelab/fencelab/live/internal/jsonline"
 )
 
 // The lock-client protocol (docs/protocol.md, docs/protocol.schema.json):
@@ -67,28 +65,16 @@ type CommandOptions struct {
 // after which every call fails with it.
 type Command struct {
 	opts CommandOptions
-	cmd  *exec.Cmd
-	in   io.WriteCloser
+	proc *jsonline.Proc
 
-	lines   chan outLine  // the reply lines, in order
-	quit    chan struct{} // closed when no more lines are taken
-	exited  chan struct{} // closed once the process is reaped
-	waitErr error         // the process's end, set before exited closes
-	inLine  int           // requests written
-	outLine int           // reply lines taken
-	broken  error         // the first breach, or the end of the process
+	inLine  int   // requests written
+	outLine int   // reply lines taken
+	broken  error // the first breach, or the end of the process
 	// Library and Version are the hello reply's.
 	Library, Version string
 }
 
 var _ Locker = (*Command)(nil)
-
-// outLine is one line of the command's output, or the error that ended
-// its reading.
-type outLine struct {
-	text []byte
-	err  error
-}
 
 // request is every request's fields (the schema's $defs/request).
 type request struct {
@@ -131,25 +117,13 @@ func NewCommand(ctx context.Context, cfg Config, opts CommandOptions) (*Command,
 	if len(cfg.Addrs) == 0 || cfg.Key == "" || cfg.TTL < time.Millisecond || cfg.TTL > maxTimeout {
 		return nil, fmt.Errorf("client command: needs addresses, a key and a TTL of 1ms to 1h (got %d addresses, key %q, TTL %v)", len(cfg.Addrs), cfg.Key, cfg.TTL)
 	}
-	cmd := exec.Command("sh", "-c", opts.Command)
-	// Pdeathsig: the client role killed, its command goes with it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: opts.OwnGroup, Pdeathsig: syscall.SIGKILL}
-	cmd.Stderr = opts.Stderr
-	// A process that left a child holding its output must not hold Wait.
-	cmd.WaitDelay = time.Second
-	in, err := cmd.StdinPipe()
+	// The client role killed, its command goes with it (Start's
+	// Pdeathsig).
+	proc, err := jsonline.Start(opts.Command, opts.OwnGroup, opts.Stderr, MaxReplyLine)
 	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("client command: %w", err)
 	}
-	c := &Command{opts: opts, cmd: cmd, in: in, lines: make(chan outLine, 16), quit: make(chan struct{}), exited: make(chan struct{})}
-	go c.read(out)
+	c := &Command{opts: opts, proc: proc}
 	r, err := c.call(ctx, request{Op: "hello", V: ProtocolVersion, Client: cfg.Client, Service: opts.Service,
 		Key: cfg.Key, TTLms: cfg.TTL.Milliseconds(), Addrs: cfg.Addrs}, HelloTimeout)
 	if err == nil {
@@ -162,34 +136,6 @@ func NewCommand(ctx context.Context, cfg Config, opts CommandOptions) (*Command,
 	}
 	c.stop()
 	return nil, err
-}
-
-// read sends the command's output lines to c.lines, then its end, then
-// reaps it.
-func (c *Command) read(out io.Reader) {
-	sc := bufio.NewScanner(out)
-	sc.Buffer(make([]byte, 0, 512), MaxReplyLine+1)
-	for sc.Scan() {
-		select {
-		case c.lines <- outLine{text: bytes.Clone(sc.Bytes())}:
-		case <-c.quit: // nobody takes more: the rest is dropped
-		}
-	}
-	err := sc.Err()
-	if errors.Is(err, bufio.ErrTooLong) {
-		err = fmt.Errorf("a line longer than %d bytes", MaxReplyLine)
-	} else if err == nil {
-		err = io.EOF
-	}
-	select {
-	case c.lines <- outLine{err: err}:
-	case <-c.quit:
-	}
-	// Nothing more is read: what the process still writes must not block
-	// it before it is reaped.
-	go io.Copy(io.Discard, out)
-	c.waitErr = c.cmd.Wait()
-	close(c.exited)
 }
 
 // breach records the first breach of the protocol and returns it.
@@ -247,7 +193,7 @@ func (c *Command) Close() error {
 		// A command that closed its input already may still exit as
 		// asked: a write that fails here is no breach of its own.
 		if b, merr := json.Marshal(request{Op: "close"}); merr == nil {
-			c.in.Write(append(b, '\n'))
+			c.proc.In.Write(append(b, '\n'))
 		}
 		err = c.awaitExit()
 	}
@@ -265,87 +211,37 @@ var errEnded = errors.New("client command: closed")
 
 // awaitExit waits CloseGrace for the command to exit after close,
 // reading what it still writes: every such line is a reply to nothing.
-// The exit is judged once the output has ended too: a command that
-// writes a line and exits has both ready at once, and the line, read
-// first or not, is still its breach.
 func (c *Command) awaitExit() error {
-	c.in.Close() // end of input means close too
-	timer := time.NewTimer(CloseGrace)
-	defer timer.Stop()
-	lines, exited := c.lines, c.exited
-	for lines != nil || exited != nil {
-		select {
-		case l := <-lines:
-			if l.err == nil {
-				c.outLine++
-				return c.breach(fmt.Sprintf("output line %d %s: a reply to nothing (no request outstanding)", c.outLine, quoteLine(l.text)))
-			}
-			if l.err != io.EOF {
-				return c.breach(fmt.Sprintf("output after line %d: %v", c.outLine, l.err))
-			}
-			lines = nil // the output ended: wait for the exit
-		case <-exited:
-			exited = nil // read what it wrote before it exited
-		case <-timer.C:
-			if exited != nil {
-				return c.breach(fmt.Sprintf("the client command did not exit within %v of close (input line %d)", CloseGrace, c.inLine))
-			}
-			lines = nil // it exited; a process it left keeps the output open
-		}
-	}
-	if c.waitErr != nil {
-		return c.breach(fmt.Sprintf("the client command exited (%v) after close (want exit status 0)", c.waitErr))
+	extra, readErr, timedOut := c.proc.AwaitExit(CloseGrace)
+	switch {
+	case extra != nil:
+		c.outLine++
+		return c.breach(fmt.Sprintf("output line %d %s: a reply to nothing (no request outstanding)", c.outLine, quoteLine(extra)))
+	case readErr != nil:
+		return c.breach(fmt.Sprintf("output after line %d: %v", c.outLine, readErr))
+	case timedOut:
+		return c.breach(fmt.Sprintf("the client command did not exit within %v of close (input line %d)", CloseGrace, c.inLine))
+	case c.proc.WaitErr() != nil:
+		return c.breach(fmt.Sprintf("the client command exited (%v) after close (want exit status 0)", c.proc.WaitErr()))
 	}
 	c.broken = errEnded
 	return nil
 }
 
-// stop ends the command and waits until it is reaped: its input closed,
-// its output no longer taken, the process (its group, when it has its
-// own) killed.
-func (c *Command) stop() {
-	c.in.Close()
-	select {
-	case <-c.quit:
-	default:
-		close(c.quit)
-	}
-	c.kill()
-	<-c.exited
-}
-
-// kill ends the command (its group, when it has its own) if it runs.
-func (c *Command) kill() {
-	select {
-	case <-c.exited:
-		if c.opts.OwnGroup {
-			// Its children may outlive it in its group.
-			syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
-		}
-		return
-	default:
-	}
-	if c.opts.OwnGroup {
-		syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
-	} else {
-		c.cmd.Process.Kill()
-	}
-}
+// stop ends the command and waits until it is reaped (jsonline.Proc's
+// Stop).
+func (c *Command) stop() { c.proc.Stop() }
 
 func (c *Command) write(req request) error {
 	b, err := json.Marshal(req)
 	if err != nil {
 		return err
 	}
-	if _, err := c.in.Write(append(b, '\n')); err != nil {
+	if _, err := c.proc.In.Write(append(b, '\n')); err != nil {
 		// A closed input is, nearly always, a command that ended: say so.
 		select {
-		case <-c.exited:
-			status := "exit status 0"
-			if c.waitErr != nil {
-				status = c.waitErr.Error()
-			}
-			return c.breach(fmt.Sprintf("the client command exited (%s) before it read input line %d (%q)", status, c.inLine, req.Op))
+		case <-c.proc.Exited():
+			return c.breach(fmt.Sprintf("the client command exited (%s) before it read input line %d (%q)", c.proc.Status(), c.inLine, req.Op))
 		case <-time.After(CloseGrace):
 			return c.breach(fmt.Sprintf("input line %d (%q) could not be written: %v", c.inLine, req.Op, err))
 		}
@@ -364,12 +260,12 @@ func (c *Command) call(ctx context.Context, req request, timeout time.Duration) 
 	}
 	// A line waiting before the request is a reply to nothing.
 	select {
-	case l := <-c.lines:
-		if l.err == nil {
+	case l := <-c.proc.Lines:
+		if l.Err == nil {
 			c.outLine++
-			return nil, c.breach(fmt.Sprintf("output line %d %s: a reply to nothing (no request outstanding)", c.outLine, quoteLine(l.text)))
+			return nil, c.breach(fmt.Sprintf("output line %d %s: a reply to nothing (no request outstanding)", c.outLine, quoteLine(l.Text)))
 		}
-		return nil, c.ended(l.err, req.Op)
+		return nil, c.ended(l.Err, req.Op)
 	default:
 	}
 	timeout = min(max(timeout, time.Millisecond), maxTimeout).Truncate(time.Millisecond)
@@ -385,12 +281,12 @@ func (c *Command) call(ctx context.Context, req request, timeout time.Duration) 
 	done := ctx.Done()
 	for {
 		select {
-		case l := <-c.lines:
-			if l.err != nil {
-				return nil, c.ended(l.err, req.Op)
+		case l := <-c.proc.Lines:
+			if l.Err != nil {
+				return nil, c.ended(l.Err, req.Op)
 			}
 			c.outLine++
-			return c.parse(l.text, req.Op)
+			return c.parse(l.Text, req.Op)
 		case <-clock.expired:
 			within := fmt.Sprintf("its timeout_ms (%d) and %v", req.TimeoutMs, ReplyGrace)
 			if req.Op == "hello" {
@@ -415,15 +311,11 @@ func (c *Command) ended(err error, op string) error {
 		return c.breach(fmt.Sprintf("output after line %d: %v", c.outLine, err))
 	}
 	select {
-	case <-c.exited:
+	case <-c.proc.Exited():
 	case <-time.After(CloseGrace):
 		return c.breach(fmt.Sprintf("the client command closed its output before it replied to input line %d (%q)", c.inLine, op))
 	}
-	status := "exit status 0"
-	if c.waitErr != nil {
-		status = c.waitErr.Error()
-	}
-	return c.breach(fmt.Sprintf("the client command exited (%s) before it replied to input line %d (%q)", status, c.inLine, op))
+	return c.breach(fmt.Sprintf("the client command exited (%s) before it replied to input line %d (%q)", c.proc.Status(), c.inLine, op))
 }
 
 // parse checks line, the reply to request op, against the schema's
@@ -449,23 +341,8 @@ func (c *Command) parse(line []byte, op string) (*Reply, error) {
 // object, no unknown field, and the fields its op and ok allow.
 func ParseReply(line []byte) (*Reply, error) {
 	var r Reply
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("not a reply object: %w", err)
-	}
-	if dec.More() {
-		return nil, errors.New("more than one JSON value on the line")
-	}
-	// A null is no value the schema allows (a pointer left nil would
-	// read it as absent).
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(line, &fields); err == nil {
-		for name, v := range fields {
-			if string(bytes.TrimSpace(v)) == "null" {
-				return nil, fmt.Errorf("field %q is null", name)
-			}
-		}
+	if err := jsonline.DecodeStrict(line, &r); err != nil {
+		return nil, err
 	}
 	if r.Op == nil || r.OK == nil {
 		return nil, errors.New(`a reply needs "op" and "ok"`)
@@ -517,13 +394,7 @@ func textOK(s string, lo, hi int) bool {
 }
 
 // quoteLine quotes the start of a line for an error.
-func quoteLine(b []byte) string {
-	const max = 80
-	if len(b) > max {
-		return fmt.Sprintf("%q…", b[:max])
-	}
-	return fmt.Sprintf("%q", b)
-}
+func quoteLine(b []byte) string { return jsonline.Quote(b) }
 
 // pausedClock fires after d of this process's running time: a gap
 // between its ticks longer than pauseGap is time the process (and its

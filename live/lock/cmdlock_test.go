@@ -168,7 +168,7 @@ func TestCommandCloseBreaches(t *testing.T) {
 			c, err := startFake(t, tc.command)
 			require.NoError(t, err)
 			requireBreach(t, c.Close(), tc.want)
-			assert.Error(t, syscall.Kill(c.cmd.Process.Pid, 0), "the command was killed and reaped")
+			assert.Error(t, syscall.Kill(c.proc.Cmd.Process.Pid, 0), "the command was killed and reaped")
 		})
 	}
 }

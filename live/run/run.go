@@ -22,6 +22,7 @@ import (
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/live/check"
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/internal/jsonline"
 	"github.com/fencelab/fencelab/live/nemesis"
 	"github.com/fencelab/fencelab/live/server"
 	"github.com/fencelab/fencelab/live/setup"
@@ -225,7 +226,25 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	res.Think = thinkOf(cfg, res.StartUp)
 
 	var reg *store.Register
-	if cfg.Setup.UsesRegister() {
+	var storeCmd *store.StoreCommand
+	switch {
+	case cfg.Setup.StoreCommand != "":
+		// The user's store, one process for the run; the register's
+		// protocol in front of it, so that the clients dial as ever.
+		if storeCmd, err = store.StartStoreCommand(cfg.Setup.StoreCommand, cfg.Setup.Design.Mode(), cfg.Setup.Design.String()); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if cerr := storeCmd.Close(); cerr != nil && err == nil {
+				err = cerr
+			}
+		}()
+		if reg, err = store.ServeStoreCommand(storeCmd); err != nil {
+			return nil, err
+		}
+		defer reg.Close()
+		res.Versions += "; store command: " + storeCmd.Store
+	case cfg.Setup.UsesRegister():
 		if reg, err = store.ServeRegister(cfg.Setup.Design.Mode()); err != nil {
 			return nil, err
 		}
@@ -373,6 +392,11 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 			harnessErr = errors.Join(harnessErr, fmt.Errorf("fault %s on %s: %s", f.Fault, f.Target, f.Error))
 		}
 	}
+	if storeCmd != nil {
+		// A store that broke the protocol is the harness's error, whatever
+		// its clients made of its ERR answers.
+		harnessErr = errors.Join(harnessErr, storeCmd.Err())
+	}
 	if harnessErr != nil {
 		return res, harnessErr
 	}
@@ -382,9 +406,24 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		return res, fmt.Errorf("no client was granted the lock within the run's %v (start-up of %v before it): nothing ran, which is no verdict; give the run a longer timeout", cfg.Timeout, res.StartUp.Round(time.Millisecond))
 	}
 
-	if reg != nil {
+	switch {
+	case storeCmd != nil:
+		// The store's log, checked against what it answered, judged as a
+		// real store's audit is.
+		reg.Close()
+		ops, err := storeCmd.Log()
+		if err == nil {
+			err = storeCmd.Close() // its exit is the protocol's too
+		}
+		if err != nil {
+			return res, err
+		}
+		if res.Resource, err = replay(ops, lastWrite(ops)); err != nil {
+			return res, err
+		}
+	case reg != nil:
 		res.Resource = reg.Resource()
-	} else {
+	default:
 		if err := n.RestartDown(ctx); err != nil {
 			return res, err
 		}
@@ -492,6 +531,17 @@ func replay(ops []impl.Op, counter int64) (*impl.Resource, error) {
 		return nil, fmt.Errorf("the store's counter is %d, its last accepted write %d: its audit is incomplete", counter, r.Counter())
 	}
 	return r, nil
+}
+
+// lastWrite is the counter after ops: the value of the last accepted
+// write, 0 without one.
+func lastWrite(ops []impl.Op) int64 {
+	for i := len(ops) - 1; i >= 0; i-- {
+		if ops[i].Accepted && ops[i].Kind == impl.OpWrite {
+			return ops[i].Value
+		}
+	}
+	return 0
 }
 
 func stderrNote(s string) string {
@@ -608,7 +658,7 @@ func startClient(cfg Config, cc ClientConfig, records chan<- history.Record, exi
 		return nil, err
 	}
 	cmd.Env = append(os.Environ(), cfg.Env...)
-	var stderr limitedBuffer
+	stderr := jsonline.HeadBuffer{Max: maxStderr}
 	cmd.Stderr = &stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	out, err := cmd.StdoutPipe()
@@ -679,27 +729,6 @@ type nopWriteCloser struct{}
 
 func (nopWriteCloser) Write(p []byte) (int, error) { return len(p), nil }
 func (nopWriteCloser) Close() error                { return nil }
-
-// limitedBuffer keeps the first maxStderr bytes written to it.
-type limitedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *limitedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if room := maxStderr - b.buf.Len(); room > 0 {
-		b.buf.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
-}
-
-func (b *limitedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 func faultList(fs []history.Fault) string {
 	if len(fs) == 0 {

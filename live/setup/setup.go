@@ -86,6 +86,12 @@ type Setup struct {
 	// (docs/protocol.md): the user's own lock in any language. Locker is
 	// then lock.NewCommand over it (WithClientCommand).
 	ClientCommand string
+	// StoreCommand, when set, is a command (run with sh -c) whose process
+	// is the run's resource over the resource protocol
+	// (docs/store-protocol.md): the user's own fenced store, claiming
+	// Design.Mode()'s fencing, in place of fencelab's register
+	// (WithStoreCommand).
+	StoreCommand string
 	// ClientVersion reports the version of a client command's library
 	// (Library), a Debian or npm package: Go modules' versions come from
 	// the build information instead.
@@ -165,6 +171,22 @@ func (s Setup) WithClientCommand(command string) Setup {
 		return lock.NewCommand(ctx, cfg, lock.CommandOptions{Command: command, Service: service, Stderr: os.Stderr})
 	}
 	return s
+}
+
+// WithStoreCommand is s with its resource a store command speaking the
+// resource protocol instead of fencelab's register: the same servers,
+// lock, faults and row, the row's fencing what the store claims. Only a
+// setup whose resource is the register takes one, and not a row whose
+// resource asks the lock service (sequencer).
+func (s Setup) WithStoreCommand(command string) (Setup, error) {
+	switch {
+	case !s.UsesRegister():
+		return Setup{}, fmt.Errorf("%s has a real store already (its own resource): --store-cmd replaces fencelab's register only", s.ID())
+	case s.Design.Mode() == impl.FenceSequencer:
+		return Setup{}, fmt.Errorf("%s's row %s checks tokens with the lock service (sequencer): a store command cannot", s.ID(), s.Design)
+	}
+	s.StoreCommand = command
+	return s, nil
 }
 
 // LibraryVersion is the client library's module version as built into

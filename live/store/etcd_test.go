@@ -10,11 +10,16 @@ import (
 
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/live/internal/etcdtest"
+	"github.com/fencelab/fencelab/live/internal/toystore"
 	"github.com/fencelab/fencelab/live/lock"
 )
 
-// TestMain lets the test binary serve as the etcd child (etcdtest.Main).
-func TestMain(m *testing.M) { etcdtest.Main(m) }
+// TestMain lets the test binary serve as the etcd child (etcdtest.Main),
+// and as the toy store of the store-command tests (toystore.EnvVar).
+func TestMain(m *testing.M) {
+	toystore.MaybeServe()
+	etcdtest.Main(m)
+}
 
 const etcdTestTimeout = 15 * time.Second
 

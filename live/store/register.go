@@ -44,6 +44,9 @@ type Register struct {
 	out   impl.Effects
 	conns map[net.Conn]struct{}
 	done  bool
+	// cmd, when set, decides every operation instead of res: the user's
+	// store as a process (ServeStoreCommand), which serializes them.
+	cmd *StoreCommand
 
 	wg sync.WaitGroup
 }
@@ -63,6 +66,22 @@ func ServeRegister(mode impl.FenceMode) (*Register, error) {
 		return nil, fmt.Errorf("register: listen on 127.0.0.1: %w", err)
 	}
 	r := &Register{ln: ln, res: impl.NewResource(mode), conns: map[net.Conn]struct{}{}}
+	r.wg.Add(1)
+	go r.accept()
+	return r, nil
+}
+
+// ServeStoreCommand serves the register's protocol on a free port of
+// 127.0.0.1 with cmd deciding every operation in place of impl.Resource:
+// the clients dial it with DialRegister as ever. A store's error answer
+// or its breach is an ERR answer (the client's call fails); the breach is
+// cmd.Err. Close stops the serving, not cmd.
+func ServeStoreCommand(cmd *StoreCommand) (*Register, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("store command: listen on 127.0.0.1: %w", err)
+	}
+	r := &Register{ln: ln, res: impl.NewResource(cmd.mode), conns: map[net.Conn]struct{}{}, cmd: cmd}
 	r.wg.Add(1)
 	go r.accept()
 	return r, nil
@@ -161,6 +180,9 @@ func (r *Register) handle(line string) string {
 	if err != nil {
 		return "ERR " + err.Error()
 	}
+	if r.cmd != nil {
+		return r.forward(msg)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.out.Reset()
@@ -180,6 +202,22 @@ func (r *Register) handle(line string) string {
 	}
 	// Every mode served here answers every read and write at once.
 	return "ERR no answer"
+}
+
+// forward has the store command decide msg.
+func (r *Register) forward(msg impl.Message) string {
+	op := impl.Op{Client: msg.From, Kind: impl.OpRead, Token: msg.Token}
+	if msg.Kind == impl.MsgWrite {
+		op.Kind, op.Value = impl.OpWrite, msg.Value
+	}
+	done, err := r.cmd.Do(op)
+	switch {
+	case err != nil:
+		return "ERR " + oneLine(err.Error())
+	case !done.Accepted:
+		return "NO"
+	}
+	return "OK " + strconv.FormatInt(done.Value, 10)
 }
 
 // parseRequest reads "R <client> <token>" or "W <client> <token> <value>".

@@ -20,6 +20,7 @@ import (
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/live/examples/mylock"
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/internal/toystore"
 	"github.com/fencelab/fencelab/live/nemesis"
 	"github.com/fencelab/fencelab/live/run"
 	"github.com/fencelab/fencelab/live/server"
@@ -35,8 +36,10 @@ const RoleEnv = "FENCELAB_LIVE_TEST_ROLE"
 
 // Main is a test package's TestMain: the test binary is the etcd server
 // of the etcd setups, or a client process of the toy and the real setups
-// (RoleEnv), or else it runs the tests.
+// (RoleEnv), or the toy store (toystore.EnvVar), or else it runs the
+// tests.
 func Main(m *testing.M) {
+	toystore.MaybeServe()
 	if len(os.Args) > 1 && os.Args[1] == server.EtcdRole {
 		// The etcd setups' server (startEtcd runs this binary with the role).
 		if err := server.RunEtcdServer(context.Background(), os.Args[2:]); err != nil {
