@@ -288,6 +288,12 @@ func (z *ZooKeeper) waitTurn(ctx context.Context, session *zkSession, node strin
 	defer check.Stop()
 	for {
 		children, _, err := conn.Children(z.folder)
+		if zkConnectionLost(err) {
+			if err := z.awaitSession(ctx, session, check.C); err != nil {
+				return Grant{}, fmt.Errorf("zookeeper lock: list %s: %w", z.folder, err)
+			}
+			continue
+		}
 		if err != nil {
 			return Grant{}, fmt.Errorf("zookeeper lock: list %s: %w", z.folder, err)
 		}
@@ -309,6 +315,12 @@ func (z *ZooKeeper) waitTurn(ctx context.Context, session *zkSession, node strin
 			return z.grant(conn, node)
 		}
 		exists, _, watch, err := conn.ExistsW(z.folder + "/" + queue[at-1])
+		if zkConnectionLost(err) {
+			if err := z.awaitSession(ctx, session, check.C); err != nil {
+				return Grant{}, fmt.Errorf("zookeeper lock: watch %s: %w", queue[at-1], err)
+			}
+			continue
+		}
 		if err != nil {
 			return Grant{}, fmt.Errorf("zookeeper lock: watch %s: %w", queue[at-1], err)
 		}
@@ -336,6 +348,28 @@ func (z *ZooKeeper) await(ctx context.Context, session *zkSession, watch <-chan 
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+	}
+}
+
+// zkConnectionLost says a call failed because the connection is down (the
+// server killed, or refusing the session): the wait goes on until the
+// session is back or lost for longer than the timeout (awaitSession),
+// as it does for a watch that is waiting.
+func zkConnectionLost(err error) bool {
+	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer)
+}
+
+// awaitSession waits for check's next tick, or ctx's end: an error once
+// the session has been lost for longer than the timeout.
+func (z *ZooKeeper) awaitSession(ctx context.Context, session *zkSession, check <-chan time.Time) error {
+	select {
+	case <-check:
+		if session.sessionless() > z.validity {
+			return fmt.Errorf("%w: no session for longer than the timeout %v", ErrZooKeeperSessionLost, z.validity)
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
