@@ -43,7 +43,11 @@ func runTLC(t *testing.T, specs, out string) (stdout, stderr string, err error) 
 // to stay as they were, and no temporary folder is left.
 func TestTLCResultsReplacedInPlace(t *testing.T) {
 	fake := faketlc.New(t, "cat "+mustAbs(t, okOutput), "exit 0")
-	specs := faketlc.Specs(t, `"name": "m", "spec": "S.tla", "cfg": "m.cfg"`, `"name": "n", "spec": "S.tla", "cfg": "m.cfg"`)
+	specs := faketlc.Specs(t, `"name": "m", "spec": "S.tla", "cfg": "m.cfg"`, `"name": "n", "spec": "S.tla", "cfg": "n.cfg"`)
+	// n's model differs from m's: two identical models share one cached
+	// result, and whether the second waits for it or runs TLC beside the
+	// first depends on the machine's load.
+	require.NoError(t, os.WriteFile(filepath.Join(specs, "n.cfg"), []byte("INIT Init\nNEXT Next\n\\* model n\n"), 0o644))
 	out := filepath.Join(t.TempDir(), "out")
 	elsewhere := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(elsewhere, "precious"), []byte("x"), 0o644))
