@@ -24,10 +24,17 @@ import (
 //   - server pause: a holder believed when the service stopped, its grant's
 //     validity ran out while the service was stopped, and no other client
 //     was granted while it believed, but one was after the service
-//     resumed: the waiter stayed queued through the whole pause.
+//     resumed: the waiter stayed queued through the whole pause;
+//   - delay, blackhole: the holder whose links the fault cut (or slowed)
+//     ended its section during the fault, its release did not come back
+//     within its validity (lost, refused or late), and no other client was
+//     granted while it believed, but one was once that validity had ended:
+//     a fixed lease, whose validity the holder counts from before its
+//     acquire was sent, ran out at the server by itself, and no message
+//     the network held stretched it.
 //
-// Other faults have no such witness: a client pause, a network fault or a
-// clock step acts on the very timing safety rests on.
+// Other faults have no such witness: a client pause or a clock step acts
+// on the very timing safety rests on.
 //
 // In either, the resource refused none of the holder's operations while
 // it believed: a refusal is the store seeing the lock lost (etcd's
@@ -55,6 +62,8 @@ func witnessOf(f history.FaultRecord, h *history.History, bs []Belief) string {
 			ok = x.Start < f.Start && x.End > f.End && x.Released != 0
 		case history.FaultServerPause:
 			ok = heldAt(x, f.Start) && f.Start <= x.Until && x.Until <= f.End
+		case history.FaultDelay, history.FaultBlackhole:
+			ok = isTarget(f, x) && heldAt(x, f.Start) && x.End <= f.End && (x.Released == 0 || x.Released > x.Until)
 		}
 		if !ok || refusedWhile(h, x) {
 			continue
@@ -74,11 +83,22 @@ func witnessOf(f history.FaultRecord, h *history.History, bs []Belief) string {
 				next = y
 			}
 		}
-		if clash || next.Start == 0 || next.Start < f.End {
+		// The next grant comes after the service is back; after a fault of
+		// one holder's links, which leaves the service up, once the lost
+		// holder's validity has ended.
+		after := f.End
+		if f.Fault == history.FaultDelay || f.Fault == history.FaultBlackhole {
+			after = x.Until
+		}
+		if clash || next.Start == 0 || next.Start < after {
 			continue
 		}
 		who, other := history.ClientName(x.Client), history.ClientName(next.Client)
-		if f.Fault == history.FaultServerPause {
+		switch f.Fault {
+		case history.FaultDelay, history.FaultBlackhole:
+			return fmt.Sprintf("%s's release, sent at %s during the %s of its links (%s to %s), did not come back within its validity (until %s); %s was granted only at %s, once the lease had run out",
+				who, at(x.End), f.Fault, at(f.Start), at(f.End), at(x.Until), other, at(next.Start))
+		case history.FaultServerPause:
 			return fmt.Sprintf("%s's validity ran out at %s while the service was paused (%s to %s); %s had stopped believing at %s, and %s was granted only at %s, after the pause",
 				who, at(x.Until), at(f.Start), at(f.End), who, at(x.End), other, at(next.Start))
 		}

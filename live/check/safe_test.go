@@ -19,6 +19,7 @@ func TestWitness(t *testing.T) {
 	const toy = "toy"
 	restart := func(b *hb) *hb { return b.fault(history.FaultRestartKeep, toy, 50, 150) }
 	pause := func(b *hb) *hb { return b.fault(history.FaultServerPause, toy, 20, 300) }
+	cut := func(b *hb) *hb { return b.fault(history.FaultBlackhole, "c1", 50, 300) }
 	tests := []struct {
 		name string
 		h    *hb
@@ -66,8 +67,28 @@ func TestWitness(t *testing.T) {
 
 		{"a client pause shaped like the restart's witness has none",
 			newHB(2).hold(0, 0, 1, 200, 201).hold(1, 10, 210, 220, 221).pause(0, 50, 150), ""},
-		{"a blackhole has none",
+		{"blackhole: the holder's release lost, the waiter granted once its validity ended",
+			cut(newHB(2).hold(0, 0, 1, 60, 0).hold(1, 10, 105, 110, 111)),
+			"c1's release, sent at 0.060 s during the blackhole of its links (0.050 s to 0.300 s), did not come back within its validity (until 0.100 s); c2 was granted only at 0.105 s, once the lease had run out"},
+		{"delay: the holder's release answered after its validity",
+			newHB(2).hold(0, 0, 1, 60, 180).hold(1, 10, 185, 190, 191).fault(history.FaultDelay, "c1", 50, 200),
+			"c1's release, sent at 0.060 s during the delay of its links (0.050 s to 0.200 s)"},
+		{"delay: the holder's release answered within its validity",
+			newHB(2).hold(0, 0, 1, 60, 80).hold(1, 10, 85, 90, 91).fault(history.FaultDelay, "c1", 50, 200), ""},
+		{"blackhole: the waiter granted before the holder's validity ended",
+			cut(newHB(2).hold(0, 0, 1, 60, 0).hold(1, 10, 90, 110, 111)), ""},
+		{"blackhole: the waiter granted while the holder believed",
+			cut(newHB(2).hold(0, 0, 1, 160, 0).hold(1, 10, 150, 170, 171)), ""},
+		{"blackhole: the waiter never granted",
+			cut(newHB(2).hold(0, 0, 1, 60, 0)), ""},
+		{"blackhole of the waiter's links, not the holder's",
+			newHB(2).hold(0, 0, 1, 60, 0).hold(1, 10, 105, 110, 111).fault(history.FaultBlackhole, "c2", 50, 300), ""},
+		{"blackhole that began after the holder's section",
+			newHB(2).hold(0, 0, 1, 40, 0).hold(1, 10, 105, 110, 111).fault(history.FaultBlackhole, "c1", 50, 300), ""},
+		{"a blackhole the holder's section outlasted has none",
 			newHB(2).hold(0, 0, 1, 200, 201).hold(1, 10, 210, 220, 221).fault(history.FaultBlackhole, "c1", 50, 150), ""},
+		{"blackhole that failed",
+			newHB(2).hold(0, 0, 1, 60, 0).hold(1, 10, 105, 110, 111).failed(history.FaultBlackhole, "c1", 50, 300), ""},
 		{"no fault", newHB(2).hold(0, 0, 1, 200, 201).hold(1, 10, 210, 220, 221), ""},
 	}
 	for _, tc := range tests {
