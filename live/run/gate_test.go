@@ -12,6 +12,7 @@ import (
 	"github.com/fencelab/fencelab/impl"
 	"github.com/fencelab/fencelab/live/examples/mylock"
 	"github.com/fencelab/fencelab/live/history"
+	"github.com/fencelab/fencelab/live/nemesis"
 	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/live/store"
 	"github.com/stretchr/testify/assert"
@@ -90,5 +91,32 @@ func TestClientConfigGate(t *testing.T) {
 	for _, g := range []string{history.OpAcquire, "everything", strings.Repeat("w", 100)} {
 		cfg.Gate = g
 		assert.ErrorContains(t, cfg.validate(), "gate", g)
+	}
+}
+
+// TestOthersWait: a read fires a story triggered by the run's first read
+// only while another client waits in its acquire, in the reader's last
+// section, or with no other client; the other events, and a read under a
+// schedule that waits for none, reach the nemesis at once.
+func TestOthersWait(t *testing.T) {
+	for _, tc := range []struct {
+		kind      string
+		readsWait bool
+		others    int
+		last      bool
+		clients   int
+		want      bool
+	}{
+		{nemesis.EventRead, true, 0, false, 2, false},
+		{nemesis.EventRead, true, 0, false, 3, false},
+		{nemesis.EventRead, true, 1, false, 2, true},
+		{nemesis.EventRead, true, 2, false, 3, true},
+		{nemesis.EventRead, true, 0, true, 3, true},
+		{nemesis.EventRead, true, 0, false, 1, true},
+		{nemesis.EventRead, false, 0, false, 2, true},
+		{nemesis.EventGrant, true, 0, false, 2, true},
+		{nemesis.EventWriteGate, true, 0, false, 3, true},
+	} {
+		assert.Equal(t, tc.want, othersWait(tc.kind, tc.readsWait, tc.others, tc.last, tc.clients), "%+v", tc)
 	}
 }
