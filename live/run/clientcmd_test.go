@@ -140,3 +140,90 @@ func TestRedisPyWriteGateStory(t *testing.T) {
 	assert.Equal(t, verdict.Holds, j.Verdicts.Get(impl.NoActionPastValidity).Status, "%v", j.Verdicts)
 	livetest.NothingLeft(t, cfg.TempRoot)
 }
+
+// matrixConfig is the run the matrix makes of setup s under fault f:
+// the setup's scripted workload, its story's think derived from the
+// servers' start-up.
+func matrixConfig(t *testing.T, s setup.Setup, f history.Fault) run.Config {
+	cfg := livetest.Config(t, s, f)
+	cfg.Clients, cfg.Sections = s.ScriptedWorkload(f)
+	cfg.Think, cfg.StoryThink, cfg.Timeout = s.ScriptedThink(f), true, 20*time.Second
+	return cfg
+}
+
+// TestLibraryFaultCells: the cells each library of another language
+// gained beside its pause, one run each as the matrix makes it: a restart
+// that wipes Redis and a clock step take effect (two holders, row off's
+// and renewal's violation); against a delay or a blackhole of the
+// holder's links, the fixed leases of redis-py and node-redlock are safe,
+// witnessed (the holder's release lost, the waiter granted only after its
+// validity), and claimed by their setups.
+func TestLibraryFaultCells(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real services, one run a cell")
+	}
+	for _, tc := range []struct {
+		service, name string
+		fault         history.Fault
+		safe          bool // the cell is the setup's claim of safety, witnessed
+	}{
+		{"redis", "redis-py", history.FaultRestartWipe, false},
+		{"redis", "redis-py", history.FaultDelay, true},
+		{"redis", "redis-py", history.FaultBlackhole, true},
+		{"redis", "redis-semaphore", history.FaultRestartWipe, false},
+		{"redis", "redis-semaphore", history.FaultClockStep, false},
+		{"redlock", "node-redlock", history.FaultDelay, true},
+		{"redlock", "node-redlock", history.FaultBlackhole, true},
+	} {
+		t.Run(tc.name+"/"+string(tc.fault), func(t *testing.T) {
+			s := livetest.MustSetup(t, setup.All(), tc.service, tc.name)
+			livetest.NeedSetup(t, s)
+			require.Contains(t, s.Faults, tc.fault, "the matrix runs it")
+			cfg := matrixConfig(t, s, tc.fault)
+			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+			defer cancel()
+			res, err := run.Run(ctx, cfg)
+			require.NoError(t, err)
+			j := res.Judgement
+			require.NotEmpty(t, res.History.Faults, "the fault is logged")
+			assert.Empty(t, res.History.Faults[0].Error)
+			if tc.safe {
+				require.NotEmpty(t, s.Safe[tc.fault], "the setup claims the mechanism")
+				assert.False(t, j.Violated(), "%v", j.Verdicts)
+				assert.NotEmpty(t, j.Witness, "the lease ran out by itself after the lost release (beliefs %v, faults %v)", j.Beliefs, res.History.Faults)
+				assert.True(t, j.TookEffect || j.SafeBy(j.Verdicts.Get(impl.AtMostOneClientHoldLock)), "conclusive: %s", j.Verdicts)
+			} else {
+				assert.True(t, j.TookEffect, "the %s took effect by its story (faults %v, beliefs %v)", tc.fault, res.History.Faults, j.Beliefs)
+				assert.Equal(t, verdict.Violated, j.Verdicts.Get(impl.AtMostOneClientHoldLock).Status, "%v", j.Verdicts)
+			}
+			livetest.NothingLeft(t, cfg.TempRoot)
+		})
+	}
+}
+
+// TestLateClientCommandIsWaitedFor: a story triggered by the run's first
+// read waits for every client to be in the run. redis-py's second client
+// here answers hello 0.5 s late (as a Python process at load 20 started):
+// the restart comes at a read once it waits for the lock, not at the
+// first client's first read with nobody waiting, and takes effect.
+func TestLateClientCommandIsWaitedFor(t *testing.T) {
+	s := livetest.MustSetup(t, setup.All(), "redis", "redis-py")
+	livetest.NeedSetup(t, s)
+	// The wrapper reads hello, sleeps when it is c2's, and hands hello and
+	// the rest of its input to the example.
+	late := `IFS= read -r hello; case "$hello" in *'"client":"c2"'*) sleep 0.5;; esac; { printf '%s\n' "$hello"; exec cat; } | ` + s.ClientCommand
+	slow := s
+	slow.ClientCommand = late
+	slow.Locker = s.WithClientCommand(late).Locker
+	cfg := matrixConfig(t, slow, history.FaultRestartWipe)
+	res := livetest.CheckStory(t, cfg, livetest.Story{Violated: []string{impl.AtMostOneClientHoldLock}}, false)
+	calls := map[int]int64{}
+	for _, r := range res.History.Records {
+		if _, ok := calls[r.Client]; !ok && r.Op == history.OpAcquire && r.Ev == history.Call {
+			calls[r.Client] = r.Wall
+		}
+	}
+	require.Len(t, calls, 2)
+	assert.Greater(t, res.History.Faults[0].Start, max(calls[0], calls[1]), "the restart came after both clients' first acquire")
+	livetest.NothingLeft(t, cfg.TempRoot)
+}

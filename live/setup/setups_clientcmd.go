@@ -48,7 +48,17 @@ func examples() []example {
 	return []example{
 		{service: "redis", base: "off", name: "redis-py", library: "redis-py (Debian python3-redis)",
 			why:         "redis-py's Lock: SET NX PX with a random token, retried until blocking_timeout, a Lua compare-and-delete release; no fencing token",
-			interpreter: python, script: "python/redis_lock.py", version: pythonModule("redis", "python3-redis")},
+			interpreter: python, script: "python/redis_lock.py", version: pythonModule("redis", "python3-redis"),
+			adjust: func(s *Setup) {
+				// Beside row off's pause and clock step: a restart that
+				// wipes Redis (no persistence) forgets the holder's key
+				// while it thinks, as restart-volatile's does; and a fault
+				// of the holder's links, against which the lease, fixed,
+				// is safe (leasedAgainstLinks).
+				s.Faults = []history.Fault{history.FaultClientPause, history.FaultClockStep, history.FaultRestartWipe, history.FaultDelay, history.FaultBlackhole}
+				s.MoreFaults = []history.Fault{history.FaultServerPause}
+				s.Safe = leasedAgainstLinks()
+			}},
 		{service: "redis", base: "off", name: "redis-semaphore", library: "redis-semaphore (npm)",
 			why:         "redis-semaphore's Mutex: SET NX PX with a random identifier, refreshed every 0.8 TTL by a timer while held (a renewed lease, held while the process runs); no token",
 			interpreter: node, script: "node/semaphore_mutex.js", version: npmPackage("redis-semaphore"),
@@ -62,8 +72,35 @@ func examples() []example {
 				// machine at load 10 delayed one by 100 ms, and the lease
 				// ran out under a holder no fault had touched.
 				s.TTL = time.Second
-				s.Faults = []history.Fault{history.FaultClientPause, history.FaultDelay, history.FaultBlackhole}
-				s.MoreFaults = []history.Fault{history.FaultServerPause, history.FaultClockStep}
+				// A restart that wipes Redis forgets the key its timer
+				// refreshes, and a clock step forward expires it at once:
+				// the waiter (retrying every 10 ms) is granted while the
+				// holder goes on, and the holder's next refresh finds the
+				// key gone (onLockLost, which a user logs; the section
+				// goes on).
+				s.Faults = []history.Fault{history.FaultClientPause, history.FaultDelay, history.FaultBlackhole, history.FaultRestartWipe, history.FaultClockStep}
+				s.MoreFaults = []history.Fault{history.FaultServerPause}
+				// The clock step's story needs the waiter's process up and
+				// waiting when the step comes: a Node process started up
+				// to 1.9 s after the other at load 13 to 24, and with the
+				// 192 ms think the step's story derived the holder had
+				// ended its sections first (1 of 3 took effect). The run
+				// now holds the step back until another client waits
+				// (run.othersWait), but no later than the holder's last
+				// section: 700 ms sections give a late waiter 2.1 s, and
+				// the first stays under the first refresh (0.8 of the 1 s
+				// TTL).
+				// The restart's: a waiter's command in flight when Redis
+				// is killed fails only at ioredis's 500 ms commandTimeout
+				// (at load 20 the derived 400 ms think had ended the
+				// holder's section by then in 1 of 3); 900 ms covers that,
+				// the reconnection and the next 10 ms attempt.
+				s.Stories = map[history.Fault]Story{
+					history.FaultClockStep: {Think: 700 * time.Millisecond,
+						Why: "the waiter's Node process must be up and waiting when the clock steps"},
+					history.FaultRestartWipe: {Think: 900 * time.Millisecond,
+						Why: "a waiter's command cut by the restart fails only at ioredis's 500 ms commandTimeout"},
+				}
 			}},
 		{service: "zookeeper", base: "zxid-revision", name: "kazoo", library: "kazoo (Debian python3-kazoo)",
 			why:         "kazoo's Lock: an ephemeral sequential znode, granted when lowest, held while the session lives; its czxid as the token, checked >= by the register",
@@ -80,8 +117,29 @@ func examples() []example {
 				// the 1 s lease the checked holder believes for.
 				s.Stories = map[history.Fault]Story{history.FaultRestartWipe: {Think: 700 * time.Millisecond,
 					Why: "the waiter retries 0 to 400 ms after a refusal: the holder thinks past that after the restart"}}
+				// The fixed lease on five nodes against a fault of the
+				// holder's links (leasedAgainstLinks). No clock step:
+				// the Redlock setups start no clock shim, and a step of
+				// one node's clock of five leaves the majority's keys.
+				s.Faults = []history.Fault{history.FaultClientPause, history.FaultRestartWipe, history.FaultDelay, history.FaultBlackhole}
+				s.MoreFaults = []history.Fault{history.FaultServerPause}
+				s.Safe = leasedAgainstLinks()
 			}},
 	}
+}
+
+// leasedAgainstLinks is the claim of a library whose lease nobody renews
+// (Leased) against a delay or a blackhole of its holder's links: the
+// holder, still running, ends its section within its validity (the
+// section fits the lease), so the fault can only cost it its release, and
+// the lease then runs out at the server by itself, no sooner than the
+// validity the holder counted from before its acquire was sent. Each run
+// must witness it (check's witness): the release lost or late, the waiter
+// granted only once that validity had ended. Go's SET NX PX setups leave
+// these faults out of the matrix instead (redisSetups).
+func leasedAgainstLinks() map[history.Fault]string {
+	const why = "the fixed lease runs out at the server after the holder's lost release, never before its validity"
+	return map[history.Fault]string{history.FaultDelay: why, history.FaultBlackhole: why}
 }
 
 // clientCommandSetups are the examples' setups, each its base setup

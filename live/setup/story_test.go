@@ -46,9 +46,10 @@ func TestStoriesOverrideTheFaultsStory(t *testing.T) {
 // TestRegisteredStoriesAndClaims: every story and every claim of safety
 // of the registry is about a fault the setup runs, a Leased setup's story
 // keeps its section inside its lease, a claim is for a fault whose
-// witness the judge can read (a restart, a server pause).
+// witness the judge can read (a restart, a server pause, a delay or a
+// blackhole of the holder's links).
 func TestRegisteredStoriesAndClaims(t *testing.T) {
-	witnessed := []history.Fault{history.FaultRestartKeep, history.FaultRestartWipe, history.FaultServerPause}
+	witnessed := []history.Fault{history.FaultRestartKeep, history.FaultRestartWipe, history.FaultServerPause, history.FaultDelay, history.FaultBlackhole}
 	for _, s := range All() {
 		for f, st := range s.Stories {
 			assert.True(t, s.Applies(f), "%s: a story for %s, which it does not run", s.ID(), f)
