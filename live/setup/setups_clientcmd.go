@@ -87,16 +87,19 @@ func examples() []example {
 				// ended its sections first (1 of 3 took effect). The run
 				// now holds the step back until another client waits
 				// (run.othersWait), but no later than the holder's last
-				// section: 700 ms sections give a late waiter 2.1 s, and
-				// the first stays under the first refresh (0.8 of the 1 s
-				// TTL).
+				// section: 450 ms sections give a late waiter 0.9 s. Not
+				// longer: the step then comes in a later section, whose
+				// holder waited about a section for its grant, and the
+				// judge counts the lease (no validity reported) from the
+				// acquire's call: at 700 ms the waiter's grant after the
+				// step came past that end once (2 of 3 at load 20).
 				// The restart's: a waiter's command in flight when Redis
 				// is killed fails only at ioredis's 500 ms commandTimeout
 				// (at load 20 the derived 400 ms think had ended the
 				// holder's section by then in 1 of 3); 900 ms covers that,
 				// the reconnection and the next 10 ms attempt.
 				s.Stories = map[history.Fault]Story{
-					history.FaultClockStep: {Think: 700 * time.Millisecond,
+					history.FaultClockStep: {Think: 450 * time.Millisecond,
 						Why: "the waiter's Node process must be up and waiting when the clock steps"},
 					history.FaultRestartWipe: {Think: 900 * time.Millisecond,
 						Why: "a waiter's command cut by the restart fails only at ioredis's 500 ms commandTimeout"},
