@@ -153,8 +153,8 @@ func matrixConfig(t *testing.T, s setup.Setup, f history.Fault) run.Config {
 
 // TestLibraryFaultCells: the cells each library of another language
 // gained beside its pause, one run each as the matrix makes it: a restart
-// that wipes Redis and a clock step take effect (two holders, row off's
-// and renewal's violation); against a delay or a blackhole of the
+// that wipes Redis and a clock step (of Redis, or of Redlock's five
+// nodes together) take effect (two holders, the rows' violation); against a delay or a blackhole of the
 // holder's links, the fixed leases of redis-py and node-redlock are safe,
 // witnessed (the holder's release lost, the waiter granted only after its
 // validity), and claimed by their setups.
@@ -174,6 +174,7 @@ func TestLibraryFaultCells(t *testing.T) {
 		{"redis", "redis-semaphore", history.FaultClockStep, false},
 		{"redlock", "node-redlock", history.FaultDelay, true},
 		{"redlock", "node-redlock", history.FaultBlackhole, true},
+		{"redlock", "node-redlock", history.FaultClockStep, false},
 	} {
 		t.Run(tc.name+"/"+string(tc.fault), func(t *testing.T) {
 			s := livetest.MustSetup(t, setup.All(), tc.service, tc.name)

@@ -10,7 +10,8 @@ import (
 
 // TestLibrariesTakeEveryFaultOfTheirService: each library of another
 // language runs in the matrix under a pause, a network fault, a restart
-// and, where its service's clock can be stepped (Redis), a clock step —
+// and, where its service's clock can be stepped (Redis, Redlock's five
+// nodes), a clock step —
 // the cells issue 34 asks for, each shown conclusive by run's
 // TestLibraryFaultCells and the campaigns in docs/live.md; where a cell
 // is a claim of safety, the setup makes it. A fault dropped from a
@@ -30,9 +31,8 @@ func TestLibrariesTakeEveryFaultOfTheirService(t *testing.T) {
 		// (docs/live.md).
 		{"zookeeper", "kazoo",
 			[]history.Fault{history.FaultClientPause, history.FaultServerPause, history.FaultDelay, history.FaultBlackhole, history.FaultRestartKeep}, nil},
-		// The Redlock setups start no clock shim (docs/live.md).
 		{"redlock", "node-redlock",
-			[]history.Fault{history.FaultClientPause, history.FaultDelay, history.FaultBlackhole, history.FaultRestartWipe},
+			[]history.Fault{history.FaultClientPause, history.FaultDelay, history.FaultBlackhole, history.FaultRestartWipe, history.FaultClockStep},
 			[]history.Fault{history.FaultDelay, history.FaultBlackhole}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

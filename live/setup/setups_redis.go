@@ -40,41 +40,13 @@ func redisSetups() []Setup {
 	}
 	start := func(durable bool) func(context.Context, StartEnv) (*Deployment, error) {
 		return func(ctx context.Context, env StartEnv) (*Deployment, error) {
-			opts := server.RedisOptions{Durable: durable}
-			var clock *nemesis.Clock
-			if env.Fault == history.FaultClockStep {
-				// Redis times a key's PX by its wall clock: the shim
-				// steps it inside redis-server only.
-				cache, err := nemesis.DefaultClockShimCache()
-				if err == nil {
-					clock, err = nemesis.NewClock(ctx, env.Dir, cache)
-				}
+			return startRedisNodes(ctx, env, server.RedisOptions{Durable: durable}, func(opts server.RedisOptions) ([]*server.Redis, error) {
+				r, err := server.StartRedis(ctx, env.Dir, opts)
 				if err != nil {
 					return nil, err
 				}
-				opts.Env = clock.Env()
-			}
-			r, err := server.StartRedis(ctx, env.Dir, opts)
-			if err == nil && clock != nil {
-				// Proven loaded, or no run: redis-server starts without a
-				// shim the loader skipped.
-				if err = clock.Attach(ctx, r.Pids(), redisTime(r.Addr())); err != nil {
-					err = errors.Join(err, r.Stop())
-				}
-			}
-			if err != nil {
-				if clock != nil {
-					err = errors.Join(err, clock.Close())
-				}
-				return nil, err
-			}
-			d := behindProxies(&Deployment{Servers: []server.Server{r}})
-			if clock != nil {
-				closeProxies := d.Close
-				d.Clock = clock
-				d.Close = func() error { return errors.Join(closeProxies(), clock.Close()) }
-			}
-			return d, nil
+				return []*server.Redis{r}, nil
+			})
 		}
 	}
 	setNX := func(withToken bool) func(context.Context, lock.Config) (lock.Locker, error) {
@@ -124,6 +96,57 @@ func redisSetups() []Setup {
 	}
 }
 
+// startRedisNodes starts a setup's redis-servers by start, given opts,
+// behind per-client proxies (behindProxies). For a clock step it loads
+// the clock shim into every node first (Redis times a key's PX by its
+// wall clock: the shim steps it inside redis-server only, and one offset
+// for all the nodes steps them together), and the deployment counts as
+// started only once each node's memory map shows the shim and the first
+// node's TIME follows it (nemesis.Clock.Attach): a server the loader
+// started without the shim is the harness's error, not a run.
+func startRedisNodes(ctx context.Context, env StartEnv, opts server.RedisOptions, start func(server.RedisOptions) ([]*server.Redis, error)) (*Deployment, error) {
+	var clock *nemesis.Clock
+	if env.Fault == history.FaultClockStep {
+		cache, err := nemesis.DefaultClockShimCache()
+		if err == nil {
+			clock, err = nemesis.NewClock(ctx, env.Dir, cache)
+		}
+		if err != nil {
+			return nil, err
+		}
+		opts.Env = clock.Env()
+	}
+	nodes, err := start(opts)
+	var servers []server.Server
+	for _, r := range nodes {
+		servers = append(servers, r)
+	}
+	if err == nil && clock != nil {
+		var pids []int
+		for _, r := range nodes {
+			pids = append(pids, r.Pids()...)
+		}
+		if err = clock.Attach(ctx, pids, redisTime(nodes[0].Addr())); err != nil {
+			for _, r := range nodes {
+				err = errors.Join(err, r.Stop())
+			}
+		}
+	}
+	if err != nil {
+		if clock != nil {
+			err = errors.Join(err, clock.Close())
+		}
+		return nil, err
+	}
+	d := behindProxies(&Deployment{Servers: servers})
+	if clock != nil {
+		closeProxies := d.Close
+		d.Clock = clock
+		d.Close = func() error { return errors.Join(closeProxies(), clock.Close()) }
+	}
+	return d, nil
+}
+
 // redisTime reads the wall clock of the redis-server at addr (TIME),
 // straight, not through a client's proxy: the clock shim's witness.
 func redisTime(addr string) func(context.Context) (time.Time, error) {
@@ -146,19 +169,18 @@ const redlockNodes = 5
 // redlock-unique, antirez's proposal).
 func redlockSetups() []Setup {
 	start := func(ctx context.Context, env StartEnv) (*Deployment, error) {
-		c, err := server.StartRedisCluster(ctx, env.Dir, redlockNodes, server.RedisOptions{Name: "redlock"})
-		if err != nil {
-			return nil, err
-		}
-		var servers []server.Server
-		for _, n := range c.Nodes {
-			servers = append(servers, n)
-		}
 		// Each client has its own proxy to each of the 5 nodes. A
 		// network fault on the holder's 5 links cannot take effect for
 		// the reason the SET NX PX setups give (redisSetups): the lease
-		// is fixed and the write goes straight to the register.
-		return behindProxies(&Deployment{Servers: servers}), nil
+		// is fixed and the write goes straight to the register. A clock
+		// step steps the five nodes' clocks together.
+		return startRedisNodes(ctx, env, server.RedisOptions{Name: "redlock"}, func(opts server.RedisOptions) ([]*server.Redis, error) {
+			c, err := server.StartRedisCluster(ctx, env.Dir, redlockNodes, opts)
+			if err != nil {
+				return nil, err
+			}
+			return c.Nodes, nil
+		})
 	}
 	base := Setup{
 		Service: "redlock", Package: server.RedisPackage, Library: redsync, TTL: redisRestartTTL, Leased: true,
