@@ -111,7 +111,7 @@ func TestClientLines(t *testing.T) {
 		return ids
 	}
 	checked, unchecked, both := lines("checked"), lines("unchecked"), lines("both")
-	assert.Len(t, checked, 15, "6 redis setups (redis-py among them) × 2 faults, and redis-semaphore × 3")
+	assert.Len(t, checked, 20, "5 Go redis setups × 2 faults, redis-py and redis-semaphore × 5 (a pause, a delay, a blackhole, a wiped restart, a clock step)")
 	assert.Len(t, unchecked, 6, "each leased setup under the client pause")
 	for _, id := range unchecked {
 		assert.Contains(t, id, "+unchecked client-pause")
