@@ -37,6 +37,13 @@ const (
 	// The liveness properties (TLC's temporal PROPERTY, under fairness).
 	AllClientsFinish   = "AllClientsFinish"
 	EveryClientCommits = "EveryClientCommits"
+	// LockFreedAfterHolderDeath: once a holder dies (killed, no release
+	// sent), another client is granted within the bound the service
+	// documents (a lease's TTL + ε, a session's timeout + ε, ε where the
+	// connection's close frees the lock). Measured by the live harness
+	// (fencelab-live --fault holder-death), not a column of the models'
+	// tables.
+	LockFreedAfterHolderDeath = "LockFreedAfterHolderDeath"
 )
 
 // Breach says why an invariant does not hold in a state.
