@@ -18,11 +18,11 @@ import (
 // any dead client (a closed connection, then silence). The record's End
 // is the moment the kill returned: the client can act no more after it.
 func (n *Nemesis) holderDeath(_ context.Context, e FaultEvent, rec *history.FaultRecord, fail func(error)) {
-	if e.Client < 0 || e.Client >= len(n.clients) {
-		fail(fmt.Errorf("no client %d", e.Client))
+	p, ok := n.clientOf(e, fail)
+	if !ok {
 		return
 	}
-	err := n.clients[e.Client].Signal(syscall.SIGKILL)
+	err := p.Signal(syscall.SIGKILL)
 	rec.End = time.Now().UnixNano()
 	switch {
 	case errors.Is(err, ErrEnded):
