@@ -87,7 +87,7 @@ func (s *Summary) writeLiveness(w io.Writer) error {
 	if s.Fault == history.FaultClientPause {
 		spread := "not measured (no paused holder was followed by another client)"
 		if sp, ok := bounds.SpreadOf(blind); ok {
-			spread = fmt.Sprintf("min %v, median %v, max %v over %d runs (negative: the holder stopped believing before the service could have let go)", round(sp.Min), round(sp.Median), round(sp.Max), len(blind))
+			spread = fmt.Sprintf("min %v, median %v, max %v over %d runs (positive: the old holder believed that long after the service had let go at the latest; negative: it stopped before the service could have)", round(sp.Min), round(sp.Median), round(sp.Max), len(blind))
 		}
 		if _, err := fmt.Fprintf(w, "  %-24s %s\n", "blind window", spread); err != nil {
 			return err

@@ -25,6 +25,9 @@ func TestFreedom(t *testing.T) {
 		{"zookeeper", "zxid-none", time.Second + 300*time.Millisecond, "session timeout"},
 		{"mariadb", "getlock", 100 * time.Millisecond, "connection closes"},
 		{"postgres", "advisory", 100 * time.Millisecond, "connection closes"},
+		{"redlock", "node-redlock", time.Second + 450*time.Millisecond, "redlock's retry delay"},
+		{"redis", "redis-py", 500*time.Millisecond + 150*time.Millisecond, "redis-py's 100ms sleep"},
+		{"redis", "redis-semaphore", time.Second + 100*time.Millisecond, "next attempt and round trip 100ms"},
 	} {
 		s, err := Find(All(), tc.service, tc.name)
 		require.NoError(t, err)
