@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/fencelab/fencelab/internal/inputfile"
@@ -125,8 +126,13 @@ type LiveFigures struct {
 	Blind []time.Duration
 }
 
-// maxLiveFiles bounds how many liveness.json files one folder may hold.
-const maxLiveFiles = 1000
+// maxLiveFiles bounds how many liveness.json files one folder may hold,
+// maxLiveDepth how many folders deep below it they are looked for (a
+// run's --out/<service>/<setup>/<fault>/).
+const (
+	maxLiveFiles = 1000
+	maxLiveDepth = 3
+)
 
 // ReadLive reads every liveness.json under dir (dir's own, or those of
 // the campaigns below it), which must be one setup's: an error names the
@@ -143,6 +149,14 @@ func ReadLive(dir string) (*LiveFigures, error) {
 	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if d.IsDir() && path != dir {
+			// A campaign's file is at most <service>/<setup>/<fault>/
+			// below a run's --out: the walk goes no deeper, whatever
+			// folder it is given.
+			if rel, _ := filepath.Rel(dir, path); strings.Count(rel, string(filepath.Separator)) >= maxLiveDepth {
+				return filepath.SkipDir
+			}
 		}
 		if !d.IsDir() && d.Name() == LiveFile {
 			if files = append(files, path); len(files) > maxLiveFiles {

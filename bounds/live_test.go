@@ -1,10 +1,13 @@
 package bounds
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestSpreadOf: least, median (the lower middle of an even count: a
@@ -55,4 +58,26 @@ func TestLiveValidate(t *testing.T) {
 	} {
 		assert.Error(t, l.Validate(), name)
 	}
+}
+
+// TestReadLiveDepth: a campaign's liveness.json is read from a run's
+// --out (three folders down), from the campaign's folder itself and from
+// any folder between; one deeper is not looked for.
+func TestReadLiveDepth(t *testing.T) {
+	body := []byte(`{"format":"fencelab-liveness/1","setup":"a/b","fault":"client-pause","ttl_ns":5,"freed_bound_ns":0,"freed_bound_why":"","runs":[]}`)
+	out := t.TempDir()
+	campaign := filepath.Join(out, "a", "b", "client-pause")
+	require.NoError(t, os.MkdirAll(campaign, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(campaign, LiveFile), body, 0o644))
+	for _, dir := range []string{out, filepath.Join(out, "a"), campaign} {
+		g, err := ReadLive(dir)
+		require.NoError(t, err, dir)
+		assert.Equal(t, "a/b", g.Setup)
+	}
+	deeper := t.TempDir()
+	require.NoError(t, os.Rename(filepath.Join(out, "a"), filepath.Join(deeper, "a")))
+	require.NoError(t, os.MkdirAll(filepath.Join(out, "x"), 0o755))
+	require.NoError(t, os.Rename(deeper, filepath.Join(out, "x", "y")))
+	_, err := ReadLive(out)
+	assert.ErrorContains(t, err, "holds no measurements")
 }

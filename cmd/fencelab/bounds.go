@@ -48,8 +48,9 @@ does not end on a tick (docs/design/bounds.md, "Where the two
 conditions differ").
 
 With --from-live DIR it takes the bounds a live run measured in place
-of assumed ones: every liveness.json under DIR (fencelab-live run --out
-DIR writes one per campaign; one setup's) gives the TTL, the margin
+of assumed ones: every liveness.json under DIR, at most three folders
+down (fencelab-live run --out DIR writes one per campaign, in
+<service>/<setup>/<fault>/; one setup's) gives the TTL, the margin
 (the TTL less the longest validity a grant reported) and the longest
 client pause, each printed with the file it came from (--ttl, --margin
 and --max-pause are then refused; the other bounds are as given). After
