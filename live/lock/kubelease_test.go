@@ -127,8 +127,9 @@ func newKubeTestLease(t *testing.T, addr, pki, client string) *KubeLease {
 }
 
 // Against a real kube-apiserver over the embedded etcd: one holder at a
-// time, the waiter granted once the holder releases (the Lease handed
-// back, so at once rather than a lease later), its token the greater.
+// time, the waiter granted once the holder released and its Lease ran out
+// (a lease duration after its last renewal: nothing hands it back), its
+// token the greater.
 func TestKubeLeaseExcludesAndTokensIncrease(t *testing.T) {
 	servertest.NeedKubeAPIServer(t)
 	e := etcdtest.Start(t)
@@ -154,10 +155,12 @@ func TestKubeLeaseExcludesAndTokensIncrease(t *testing.T) {
 	require.ErrorIs(t, err, context.DeadlineExceeded, "c2 is not granted while c1 renews")
 	require.Nil(t, c2.held)
 
+	released := time.Now()
 	require.NoError(t, c1.Release(ctx, g1))
 	g2, err := c2.Acquire(ctx)
 	require.NoError(t, err)
 	require.Greater(t, g2.Token, g1.Token)
+	require.GreaterOrEqual(t, time.Since(released), kubeTestTTL, "granted once c1's last renewal was a lease old")
 	require.Error(t, c2.Release(ctx, g1), "a grant of another client")
 	require.NoError(t, c2.Release(ctx, g2))
 

@@ -229,6 +229,7 @@ const (
 	kubeClientCert    = "client.crt"
 	kubeClientKey     = "client.key"
 	kubeServiceAcctSK = "service-account.key"
+	kubeServiceAcctPK = "service-account.pub"
 	kubeLogFile       = "kube-apiserver"
 )
 
@@ -301,14 +302,29 @@ func writeKubePKI(pkiDir string, now time.Time) error {
 			Subject:     pkix.Name{CommonName: "fencelab-live", Organization: []string{"system:masters"}},
 			ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 		}, kubeClientCert, kubeClientKey),
-		func() error {
-			key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-			if err != nil {
-				return err
-			}
-			return writeKey(filepath.Join(pkiDir, kubeServiceAcctSK), key)
-		}(),
+		writeServiceAccountKeys(pkiDir),
 	)
+}
+
+// writeServiceAccountKeys writes the key the server signs service-account
+// tokens with (SEC1, "EC PRIVATE KEY") and its public half (PKIX), which
+// it verifies them with: kube-apiserver reads neither key from PKCS #8.
+func writeServiceAccountKeys(pkiDir string) error {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	der, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return err
+	}
+	pub, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		return err
+	}
+	return errors.Join(
+		writePEM(filepath.Join(pkiDir, kubeServiceAcctSK), "EC PRIVATE KEY", der, 0o600),
+		writePEM(filepath.Join(pkiDir, kubeServiceAcctPK), "PUBLIC KEY", pub, 0o644))
 }
 
 // signCert signs tmpl with a fresh random serial.
@@ -446,7 +462,7 @@ func kubeAPIServerArgs(pki string, port int, etcd string) []string {
 		"--anonymous-auth=false",
 		"--authorization-mode=RBAC",
 		"--service-account-issuer=https://kubernetes.default.svc",
-		"--service-account-key-file=" + f(kubeServiceAcctSK),
+		"--service-account-key-file=" + f(kubeServiceAcctPK),
 		"--service-account-signing-key-file=" + f(kubeServiceAcctSK),
 		"--service-cluster-ip-range=10.96.0.0/24",
 		"--endpoint-reconciler-type=none",

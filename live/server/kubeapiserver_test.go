@@ -76,6 +76,21 @@ func TestKubePKI(t *testing.T) {
 	info, err := os.Stat(filepath.Join(dir, kubeServiceAcctSK))
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+	// The service-account keys: SEC1 and PKIX, which kube-apiserver
+	// reads (not PKCS #8), one pair.
+	skPEM, err := os.ReadFile(filepath.Join(dir, kubeServiceAcctSK))
+	require.NoError(t, err)
+	skBlock, _ := pem.Decode(skPEM)
+	require.Equal(t, "EC PRIVATE KEY", skBlock.Type)
+	sk, err := x509.ParseECPrivateKey(skBlock.Bytes)
+	require.NoError(t, err)
+	pkPEM, err := os.ReadFile(filepath.Join(dir, kubeServiceAcctPK))
+	require.NoError(t, err)
+	pkBlock, _ := pem.Decode(pkPEM)
+	require.Equal(t, "PUBLIC KEY", pkBlock.Type)
+	pk, err := x509.ParsePKIXPublicKey(pkBlock.Bytes)
+	require.NoError(t, err)
+	assert.True(t, sk.PublicKey.Equal(pk), "the public key is the signing key's")
 
 	other := filepath.Join(t.TempDir(), "pki")
 	require.NoError(t, writeKubePKI(other, now))

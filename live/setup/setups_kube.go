@@ -46,7 +46,19 @@ func kubeSetups() []Setup {
 		Probe:   probeKube,
 		Start:   startKube,
 		Locker:  lock.NewKubeLease,
-		Faults:  []history.Fault{history.FaultClientPause},
+		Faults: []history.Fault{history.FaultClientPause, history.FaultServerPause, history.FaultRestartKeep,
+			history.FaultDelay, history.FaultBlackhole},
+		// The run's clients stop 20 s after it starts: the story's
+		// sections fit in it (measured at load 11-20: the waiter granted
+		// 0.03 s or, when it missed the holder's last renewal before the
+		// fault, 2.2-2.4 s after a pause; 0.8-1.2 s after a restart that
+		// took 3.4-5.1 s).
+		Stories: map[history.Fault]Story{
+			history.FaultServerPause: {Think: 9 * time.Second, Sections: 1, For: 2 * kubeTTL,
+				Why: "a pause (4 s) that outlasts the holder's lease, and a section (9 s) longer than it and the waiter's lease duration and retry after it, so the holder still thinks when the waiter is granted"},
+			history.FaultRestartKeep: {Think: 9 * time.Second, Sections: 1,
+				Why: "a section (9 s) longer than the restart of etcd and kube-apiserver (3.4-5.1 s) and the waiter's retry after it"},
+		},
 	}
 
 	renewal := base
