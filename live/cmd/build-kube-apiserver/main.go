@@ -46,7 +46,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if _, err := server.KubeAPIServerPath(); err != nil {
 		// Minutes of silence would look like a hang.
-		fmt.Fprintf(stderr, "build-kube-apiserver: building %s %s into %s (10 minutes or more on 2 cores)\n", server.KubeAPIServerPackage, server.KubernetesVersion, cache)
+		fmt.Fprintf(stderr, "build-kube-apiserver: building %s %s into %s (about 13 minutes of CPU: minutes more on a busy machine)\n", server.KubeAPIServerPackage, server.KubernetesVersion, cache)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
