@@ -92,11 +92,7 @@ func startKube(ctx context.Context, env StartEnv) (dep *Deployment, err error) {
 	if err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(env.Dir, "etcd")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("etcd's folder: %w", err)
-	}
-	e, err := server.StartEtcd(ctx, dir, server.EtcdOptions{Binary: env.Self, Args: []string{server.EtcdRole}})
+	e, err := startEmbeddedEtcd(ctx, env)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +101,7 @@ func startKube(ctx context.Context, env StartEnv) (dep *Deployment, err error) {
 			err = errors.Join(err, e.Stop())
 		}
 	}()
-	dir = filepath.Join(env.Dir, "kube-apiserver")
+	dir := filepath.Join(env.Dir, "kube-apiserver")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("kube-apiserver's folder: %w", err)
 	}
