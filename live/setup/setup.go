@@ -298,6 +298,7 @@ func All() []Setup {
 	all = append(all, zooKeeperSetups()...)
 	all = append(all, mariadbSetups()...)
 	all = append(all, postgresSetups()...)
+	all = append(all, postgresEpochSetups()...)
 	all = append(all, redlockSetups()...)
 	return append(all, clientCommandSetups(all)...)
 }
