@@ -2,6 +2,7 @@ package conform
 
 import (
 	"errors"
+	"github.com/fencelab/fencelab/internal/testexec"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -31,7 +32,7 @@ func fakeJava(t *testing.T, out string, code int) *Checker {
 	require.NoError(t, os.WriteFile(outFile, []byte(out), 0o644))
 	java := filepath.Join(dir, "java")
 	script := "#!/bin/sh\ncat " + outFile + "\nexit " + strconv.Itoa(code) + "\n"
-	require.NoError(t, os.WriteFile(java, []byte(script), 0o755))
+	testexec.Write(t, java, []byte(script))
 	return &Checker{TLC: &tlc.Runner{Java: java, Jar: "unused.jar"}, SpecsDir: specsDir}
 }
 

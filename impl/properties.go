@@ -37,6 +37,14 @@ const (
 	// The liveness properties (TLC's temporal PROPERTY, under fairness).
 	AllClientsFinish   = "AllClientsFinish"
 	EveryClientCommits = "EveryClientCommits"
+	// LockFreedAfterHolderDeath: a lock held by a client that died (no
+	// release sent) is taken from it. TLC checks it on
+	// specs/DistLockCrash.tla (the victim without fairness: it may stop for
+	// ever); the live harness measures how soon, against the bound the
+	// service documents (a lease's TTL + ε, a session's timeout + ε, ε
+	// where the connection's close frees the lock: fencelab-live --fault
+	// holder-death). Not a column of DESIGN.md's table.
+	LockFreedAfterHolderDeath = "LockFreedAfterHolderDeath"
 )
 
 // Breach says why an invariant does not hold in a state.
@@ -138,7 +146,19 @@ func Properties() []Property {
 			Goal: (*World).Done, SystemGoal: (*System).AllDone},
 		{Name: EveryClientCommits, Expectation: Eventually, What: "every client has committed all its sections",
 			Goal: func(w *World) bool { return everyClientCommits(w.Sys) }, SystemGoal: everyClientCommits},
+		{Name: LockFreedAfterHolderDeath, Expectation: Eventually, What: "the lock was granted and the first client (the spec's Victim) does not hold it",
+			Goal: func(w *World) bool { return victimFreed(w.Sys) }, SystemGoal: victimFreed},
 	}
+}
+
+// victimFreed is LockFreedAfterHolderDeath's goal: the lock has been
+// granted, and the first client — DistLockCrash.tla's Victim, the one TLC
+// lets stop for ever (CHOOSE takes c1) — does not hold it. A lasso that
+// violates the property loops with the victim holding the lock; the
+// leads-to itself is TLC's to check.
+func victimFreed(s *System) bool {
+	l := s.Service.Lock()
+	return l.LastLease > 0 && !(l.Status == Acquired && l.Holder == ClientNode(0))
 }
 
 // systemWitness is a witness whose goal is about the actors' states alone.

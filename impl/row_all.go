@@ -93,6 +93,39 @@ func rowFenceAll() row {
 					}...),
 				},
 				{
+					// A holder's death (specs/DistLockCrash.tla): the
+					// victim client has no fairness, so it may stop for
+					// ever holding the lock; the lease timer frees it.
+					Module:        "DistLockCrash",
+					Tag:           "all",
+					Constants:     fencingConstants("all", "lease", "never", false),
+					Specification: "CrashSpec",
+					Models: []TLCModel{
+						{
+							Clients:  2,
+							Suffix:   "LockFreedAfterHolderDeath",
+							Property: "LockFreedAfterHolderDeath",
+							Note:     "a holder's death: the victim may stop for ever holding the lock, and the service's lease timer frees it (LockFreedAfterHolderDeath holds)",
+						},
+						{
+							Clients:    2,
+							Suffix:     "LockFreedAfterHolderDeath_Witness",
+							Invariants: []string{"NotEveryClientCommits"},
+							Violates:   "NotEveryClientCommits",
+							Note:       "witness: DistLockCrash_all_2c_LockFreedAfterHolderDeath does not hold vacuously, every client can commit every section",
+						},
+						{
+							Clients:  2,
+							Suffix:   "LockFreedAfterHolderDeath_NoTimeouts",
+							Property: "LockFreedAfterHolderDeath",
+							Set:      []Constant{{"Timeouts", "FALSE"}},
+							Violates: "LockFreedAfterHolderDeath",
+							Variant:  true,
+							Note:     "the same without timeouts: the lease never expires, a dead holder keeps the lock for ever (LockFreedAfterHolderDeath violated: the property rests on the lease timer)",
+						},
+					},
+				},
+				{
 					Module:    "DistLockTimed",
 					Tag:       "all",
 					Constants: timedConstants("all", 0),

@@ -2,6 +2,7 @@ package tlc
 
 import (
 	"context"
+	"github.com/fencelab/fencelab/internal/testexec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,7 +51,7 @@ func newCacheFixture(t *testing.T, code string) *cacheFixture {
 	java := filepath.Join(f.dir, "java")
 	// The fake also lists the modules TLC would find in its folder.
 	script := "#!/bin/sh\necho run >> '" + f.log + "'\nls *.tla | tr '\\n' ' ' >> '" + f.log + ".files'\necho >> '" + f.log + ".files'\ncat '" + f.out + "'\nexit " + code + "\n"
-	require.NoError(t, os.WriteFile(java, []byte(script), 0o755))
+	testexec.Write(t, java, []byte(script))
 	jar := filepath.Join(f.dir, "tla2tools.jar")
 	require.NoError(t, os.WriteFile(jar, []byte("the jar"), 0o644))
 	f.r = &Runner{Java: java, Jar: jar, Cache: NewCache(filepath.Join(f.dir, "cache"))}
@@ -347,7 +348,7 @@ func TestTranslationCached(t *testing.T) {
 	// the committed one.
 	java := filepath.Join(dir, "java")
 	script := "#!/bin/sh\necho run >> '" + log + "'\nfor a; do f=$a; done\nsed -i 's/Done/Lbl/' \"$f\"\n"
-	require.NoError(t, os.WriteFile(java, []byte(script), 0o755))
+	testexec.Write(t, java, []byte(script))
 	jar := filepath.Join(dir, "tla2tools.jar")
 	require.NoError(t, os.WriteFile(jar, []byte("the jar"), 0o644))
 	spec := filepath.Join(dir, "M.tla")

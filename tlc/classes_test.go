@@ -2,6 +2,7 @@ package tlc
 
 import (
 	"context"
+	"github.com/fencelab/fencelab/internal/testexec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +28,7 @@ func fakeArchivingJava(t *testing.T, dir string, noBase bool) string {
 		"-Xlog:*) echo quiet;;\n" +
 		"esac; done; echo ran\n"
 	fake := filepath.Join(dir, "java")
-	require.NoError(t, os.WriteFile(fake, []byte(script), 0o755))
+	testexec.Write(t, fake, []byte(script))
 	return fake
 }
 

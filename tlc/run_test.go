@@ -3,6 +3,7 @@ package tlc
 import (
 	"context"
 	"fmt"
+	"github.com/fencelab/fencelab/internal/testexec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,7 @@ func TestEveryJavaRunHasAPrivateTmpdir(t *testing.T) {
 	fake := filepath.Join(dir, "java")
 	// The fake java prints its arguments and whether the tmpdir exists.
 	script := "#!/bin/sh\nfor a in \"$@\"; do case $a in -Djava.io.tmpdir=*) d=${a#-Djava.io.tmpdir=}; echo \"tmpdir $d\"; [ -d \"$d\" ] && echo exists;; esac; done\n"
-	require.NoError(t, os.WriteFile(fake, []byte(script), 0o755))
+	testexec.Write(t, fake, []byte(script))
 	r := &Runner{Java: fake, Jar: "tla2tools.jar"}
 	var dirs []string
 	for range 2 {
@@ -237,6 +238,6 @@ func specsAndFakeJava(t *testing.T, dir, cfg, body string) (specs, java string) 
 	require.NoError(t, os.WriteFile(filepath.Join(specs, "S.tla"), []byte("---- MODULE S ----\n====\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(specs, "m.cfg"), []byte(cfg+"\n"), 0o644))
 	java = filepath.Join(dir, "java")
-	require.NoError(t, os.WriteFile(java, []byte("#!/bin/sh\n"+body+"\n"), 0o755))
+	testexec.Write(t, java, []byte("#!/bin/sh\n"+body+"\n"))
 	return specs, java
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fencelab/fencelab/internal/testexec"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -27,7 +28,7 @@ func fakeJava(t *testing.T, dir, body string) (java, pids string) {
 	java = filepath.Join(dir, "java")
 	pids = filepath.Join(dir, "pids")
 	script := "#!/bin/sh\nPIDS='" + pids + "'\necho $$ >> \"$PIDS\"\n" + body + "\n"
-	require.NoError(t, os.WriteFile(java, []byte(script), 0o755))
+	testexec.Write(t, java, []byte(script))
 	return java, pids
 }
 

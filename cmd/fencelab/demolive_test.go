@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"github.com/fencelab/fencelab/internal/testexec"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,7 +28,7 @@ func TestDemoLiveCached(t *testing.T) {
 		// writes a summary into --out.
 		script := "#!/bin/sh\necho run >> '" + log + "'\nwhile [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n" +
 			"mkdir -p \"$out\" && echo summary > \"$out/summary.json\"\necho 'etcd/mutex: violated as expected'\nexit " + code + "\n"
-		require.NoError(t, os.WriteFile(bin, []byte(script), 0o755))
+		testexec.Write(t, bin, []byte(script))
 	}
 	runs := func() int {
 		data, _ := os.ReadFile(log)
@@ -152,8 +153,8 @@ func TestMakeDemoEndsWithASummary(t *testing.T) {
 			demo += "exit " + strconv.Itoa(tc.demoCode) + "\n"
 			live := "#!/bin/sh\nwhile [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\nmkdir -p \"$out\"\necho 'etcd/mutex: live output'\nexit " + strconv.Itoa(tc.live) + "\n"
 			bin, liveBin := filepath.Join(dir, "fencelab"), filepath.Join(dir, "fencelab-live")
-			require.NoError(t, os.WriteFile(bin, []byte(demo), 0o755))
-			require.NoError(t, os.WriteFile(liveBin, []byte(live), 0o755))
+			testexec.Write(t, bin, []byte(demo))
+			testexec.Write(t, liveBin, []byte(live))
 			// A summary an earlier run left is not this run's.
 			require.NoError(t, os.MkdirAll(filepath.Join(out, "demo"), 0o755))
 			require.NoError(t, os.WriteFile(filepath.Join(out, "demo", "summary.txt"), []byte("  stale\n"), 0o644))

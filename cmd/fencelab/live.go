@@ -21,7 +21,9 @@ Commands of fencelab-live:
   run      runs of one setup under one fault (--service, --design, --fault, --runs, --nemesis, --out,
            --keep failing|all|none, --shard i/n, --client checked|unchecked, --client-cmd CMD: your
            lock in any language, a process speaking docs/protocol.md; --store-cmd CMD: your fenced
-           store as the resource, a process speaking docs/store-protocol.md)
+           store as the resource, a process speaking docs/store-protocol.md; --classic: the fault's
+           classic story where the row's model has its own; --fault holder-death: the holder killed,
+           kill→grant and LockFreedAfterHolderDeath measured, liveness.json beside summary.json)
   matrix   every setup under each of its classic faults, as make live (--service, --runs, --out,
            --keep failing|all|none, --update-readme FILE, --shard i/n, --client checked|unchecked|both,
            --parallel N: campaigns at once, 4 by default, output as a serial run's;

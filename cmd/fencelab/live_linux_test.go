@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/fencelab/fencelab/internal/testexec"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,7 +52,7 @@ func TestLiveEndsWithFencelab(t *testing.T) {
 				"for s in TERM HUP INT; do trap \"echo $s > '" + dir + "/got'; exit 0\" $s; done\n" +
 				"echo $$ > '" + dir + "/pid'\n" +
 				"i=0; while [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done\n"
-			require.NoError(t, os.WriteFile(filepath.Join(dir, pipeline.LiveBinary), []byte(script), 0o755))
+			testexec.Write(t, filepath.Join(dir, pipeline.LiveBinary), []byte(script))
 			cmd := exec.Command(front, "live", "run")
 			require.NoError(t, cmd.Start())
 			pid, err := strconv.Atoi(strings.TrimSpace(waitForFile(t, filepath.Join(dir, "pid"), 30*time.Second)))

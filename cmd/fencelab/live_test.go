@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/fencelab/fencelab/internal/testexec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,7 +9,6 @@ import (
 
 	"github.com/fencelab/fencelab/pipeline"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // fakeLive puts on PATH (alone) a fencelab-live that prints its arguments
@@ -17,7 +17,7 @@ func fakeLive(t *testing.T) {
 	t.Helper()
 	dir := t.TempDir()
 	script := "#!/bin/sh\necho \"args: $*\"\necho \"to stderr\" >&2\ncase \"$1\" in\n  exit-*) exit \"${1#exit-}\";;\n  signal) kill -TERM $$;;\nesac\n"
-	require.NoError(t, os.WriteFile(filepath.Join(dir, pipeline.LiveBinary), []byte(script), 0o755))
+	testexec.Write(t, filepath.Join(dir, pipeline.LiveBinary), []byte(script))
 	t.Setenv("PATH", dir)
 }
 

@@ -6,6 +6,7 @@ package faketlc
 import (
 	"archive/zip"
 	"fmt"
+	"github.com/fencelab/fencelab/internal/testexec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,7 +42,7 @@ pcal.trans)
 ;;
 esac
 `, f.Log, tlcBody, pcalBody)
-	require.NoError(t, os.WriteFile(filepath.Join(f.Dir, "java"), []byte(script), 0o755))
+	testexec.Write(t, filepath.Join(f.Dir, "java"), []byte(script))
 	WriteZip(t, f.Jar, "tlc2/TLC.class", "pcal/trans.class")
 	t.Setenv("PATH", f.Dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("TLA2TOOLS_JAR", f.Jar)

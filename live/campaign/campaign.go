@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/fencelab/fencelab/bounds"
 	"github.com/fencelab/fencelab/internal/atomicfile"
 	"github.com/fencelab/fencelab/internal/words"
 	"github.com/fencelab/fencelab/live/check"
@@ -202,6 +203,9 @@ type Summary struct {
 	// Model is the simulator's telling of the runs: the model's word for
 	// this very story (each tally's Model).
 	Model Model
+	// Liveness is each run's liveness figures, under a holder's death or
+	// a client pause (measure; liveness.json).
+	Liveness []bounds.LiveRun
 }
 
 // Failed reports whether any property was violated where the models say
@@ -279,7 +283,7 @@ func (s *Summary) Write(w io.Writer) error {
 			}
 		}
 	}
-	return nil
+	return s.writeLiveness(w)
 }
 
 // Verdict is the campaign's closing line, the last of fencelab-live run's
@@ -355,6 +359,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		s.Versions, s.Library = res.Versions, res.Library
 		j := res.Judgement
 		s.Model.tell(report.TellSim(rc, res))
+		s.measure(rc, res)
 		s.modelWords()
 		if j.TookEffect {
 			s.TookEffect++
@@ -483,6 +488,9 @@ func (s *Summary) save(out string) error {
 	dir := filepath.Join(out, s.Setup.Service, s.Setup.Name, string(s.Fault))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("output folder: %w", err)
+	}
+	if err := s.saveLiveness(dir); err != nil {
+		return err
 	}
 	return atomicfile.WriteFile(filepath.Join(dir, SummaryFile), func(w io.Writer) error {
 		enc := json.NewEncoder(w)

@@ -3,6 +3,7 @@ package campaign
 import (
 	"context"
 	"errors"
+	"github.com/fencelab/fencelab/bounds"
 	"github.com/fencelab/fencelab/impl"
 	"github.com/stretchr/testify/require"
 	"os"
@@ -213,8 +214,9 @@ func TestCampaignKeep(t *testing.T) {
 	caseDir := filepath.Join(out, "toy", "all", string(history.FaultClientPause))
 	entries, err := os.ReadDir(caseDir)
 	require.NoError(t, err)
-	require.Len(t, entries, 1, "the summary alone")
-	assert.Equal(t, SummaryFile, entries[0].Name())
+	require.Len(t, entries, 2, "the summary and, under a client pause, the liveness figures alone")
+	assert.Equal(t, bounds.LiveFile, entries[0].Name())
+	assert.Equal(t, SummaryFile, entries[1].Name())
 	assert.Equal(t, 2, sum.Model.runs(), "the unsaved runs' stories kept in the summary")
 }
 

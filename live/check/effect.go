@@ -153,6 +153,18 @@ func effectOf(f history.FaultRecord, bs []Belief, t0 int64) string {
 				}
 			}
 		}
+	case history.FaultHolderDeath:
+		// The killed client held the lock, and another was granted after
+		// the kill: the lock was freed (how soon is MeasureLiveness's).
+		for _, x := range bs {
+			if !isTarget(f, x) || !heldAt(x, f.Start) || x.Start > f.Start {
+				continue
+			}
+			if y, ok := nextGrant(bs, x.Client, f.End); ok {
+				return fmt.Sprintf("%s was killed at %s while it held the lock (granted at %s), and %s was granted at %s",
+					history.ClientName(x.Client), at(f.End), at(x.Start), history.ClientName(y.Client), at(y.Start))
+			}
+		}
 	case history.FaultClockStep:
 		for _, x := range bs {
 			for _, y := range bs {
@@ -230,7 +242,7 @@ func clockExplains(f history.FaultRecord, x, y Belief) bool {
 // isTarget: the fault acted on x's client — its target for a client
 // fault, every client for a fault of the service.
 func isTarget(f history.FaultRecord, x Belief) bool {
-	if f.Fault == history.FaultClientPause || f.Fault == history.FaultDelay || f.Fault == history.FaultBlackhole {
+	if f.Fault == history.FaultClientPause || f.Fault == history.FaultDelay || f.Fault == history.FaultBlackhole || f.Fault == history.FaultHolderDeath {
 		return f.Target == history.ClientName(x.Client)
 	}
 	return true

@@ -252,10 +252,18 @@ func beliefs(h *history.History, ttl time.Duration) []Belief {
 			delete(releasing, r.Client)
 		}
 	}
-	// A client that ended still believing believed until it ended.
+	// A client that ended still believing believed until it ended; one
+	// the nemesis killed, until the kill (the harness sees its end a
+	// moment later, and a session lock freed by the closed connection can
+	// be granted in that moment).
 	ends := map[int]int64{}
 	for _, e := range h.Exits {
 		ends[e.Client] = e.Wall
+	}
+	for c, k := range kills(h) {
+		if e, ok := ends[c]; !ok || k < e {
+			ends[c] = k
+		}
 	}
 	for c := range h.Clients {
 		if open[c] != nil {

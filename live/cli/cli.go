@@ -226,6 +226,7 @@ func parseRun(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, 
 	client := fs.String("client", clientChecked, clientUsage)
 	clientCmd := fs.String("client-cmd", "", clientCmdUsage)
 	storeCmd := fs.String("store-cmd", "", storeCmdUsage)
+	classic := fs.Bool("classic", false, "a scripted run keeps the fault's classic story (a client pause right after the first read, for 3 TTL) where the row's model has a story of its own: the same story for every setup, as the blind windows compare them")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			showUsage(stdout, fs, "fencelab-live run --service S --design D [flags]")
@@ -271,7 +272,7 @@ func parseRun(setups []setup.Setup, args []string, stdout io.Writer) (*liveJob, 
 		Run: run.Config{
 			Setup: setup, Fault: fault, Nemesis: *nemesis, Seed: *seed,
 			Clients: *clients, Sections: *sections, Think: *think, StoryThink: story, Timeout: *timeout,
-			Self: []string{self, "client"}, CheckTimeout: run.DefaultCheckTimeout,
+			Self: []string{self, "client"}, CheckTimeout: run.DefaultCheckTimeout, Classic: *classic,
 		},
 		Runs: *runs, Out: *out, Keep: *keep,
 	}

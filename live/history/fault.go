@@ -41,11 +41,18 @@ const (
 	// FaultClockStep steps the service's wall clock forward
 	// (Deployment.Clock).
 	FaultClockStep Fault = "clock-step"
+	// FaultHolderDeath kills a client (SIGKILL of its process group)
+	// while it holds the lock: scripted, the first reader, right after its
+	// read. It sends no release; its kernel closes its connections (a FIN,
+	// or a reset where data was unread), which is all the service sees.
+	// The run measures when another client is granted after the kill
+	// (check.MeasureLiveness: LockFreedAfterHolderDeath).
+	FaultHolderDeath Fault = "holder-death"
 )
 
 // AllFaults lists every fault, in the order listings show them.
 func AllFaults() []Fault {
-	return []Fault{FaultNone, FaultClientPause, FaultServerPause, FaultRestartKeep, FaultRestartWipe, FaultDelay, FaultBlackhole, FaultClockStep}
+	return []Fault{FaultNone, FaultClientPause, FaultServerPause, FaultRestartKeep, FaultRestartWipe, FaultDelay, FaultBlackhole, FaultClockStep, FaultHolderDeath}
 }
 
 // ParseFault reads a --fault value.

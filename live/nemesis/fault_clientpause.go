@@ -13,11 +13,10 @@ import (
 // clientPause stops a client's process group (SIGSTOP) for e.For and
 // resumes it (SIGCONT): history.FaultClientPause.
 func (n *Nemesis) clientPause(ctx context.Context, e FaultEvent, rec *history.FaultRecord, fail func(error)) {
-	if e.Client < 0 || e.Client >= len(n.clients) {
-		fail(fmt.Errorf("no client %d", e.Client))
+	p, ok := n.clientOf(e, fail)
+	if !ok {
 		return
 	}
-	p := n.clients[e.Client]
 	if err := p.Signal(syscall.SIGSTOP); errors.Is(err, ErrEnded) {
 		rec.Detail = fmt.Sprintf("%s had ended: nothing to pause", rec.Target)
 		return
@@ -44,6 +43,16 @@ func (n *Nemesis) resumeClients() {
 		p.Signal(syscall.SIGCONT)
 	}
 	n.stopped = nil
+}
+
+// clientOf is the client fault e acts on; false, with fail called, when
+// the run has no such client.
+func (n *Nemesis) clientOf(e FaultEvent, fail func(error)) (ProcessGroup, bool) {
+	if e.Client < 0 || e.Client >= len(n.clients) {
+		fail(fmt.Errorf("no client %d", e.Client))
+		return nil, false
+	}
+	return n.clients[e.Client], true
 }
 
 // untilWords says what a pause waits for, for the fault log.

@@ -2,6 +2,7 @@ package nemesis
 
 import (
 	"context"
+	"github.com/fencelab/fencelab/internal/testexec"
 	"os"
 	"path/filepath"
 	"testing"
@@ -20,7 +21,7 @@ func TestBuildClockShimRebuildsADamagedLibrary(t *testing.T) {
 		damage func(t *testing.T, lib string)
 	}{
 		{"garbage", func(t *testing.T, lib string) {
-			require.NoError(t, os.WriteFile(lib, []byte("not an ELF file"), 0o755))
+			testexec.Write(t, lib, []byte("not an ELF file"))
 		}},
 		{"cut short", func(t *testing.T, lib string) { require.NoError(t, os.Truncate(lib, 100)) }},
 		{"sum missing", func(t *testing.T, lib string) { require.NoError(t, os.Remove(lib+".sha256")) }},
@@ -73,7 +74,7 @@ func TestAttachRefusesAServerWithoutTheShim(t *testing.T) {
 		c := newTestClock(t)
 		// Damaged after the build, as on a disk that lost it: the shell
 		// still starts (exit 0), without the shim.
-		require.NoError(t, os.WriteFile(c.shim, []byte("not an ELF file"), 0o755))
+		testexec.Write(t, c.shim, []byte("not an ELF file"))
 		pid := shimmedShell(t, c.Env())
 		err := c.Attach(context.Background(), []int{pid}, dateReader(c.Env()))
 		require.ErrorContains(t, err, "is not loaded in the server")

@@ -96,7 +96,7 @@ type ScheduleParams struct {
 // IsClientFault reports whether f is aimed at one client: its process,
 // or its links to the lock service.
 func IsClientFault(f history.Fault) bool {
-	return f == history.FaultClientPause || f == history.FaultDelay || f == history.FaultBlackhole
+	return f == history.FaultClientPause || f == history.FaultDelay || f == history.FaultBlackhole || f == history.FaultHolderDeath
 }
 
 // networkDelay is how long a delay fault lasting d holds each byte: two
@@ -121,6 +121,8 @@ func ScriptedSchedule(f history.Fault, p ScheduleParams) Schedule {
 		e.For = 0 // restarted at once: c1 is still thinking
 	case history.FaultClockStep:
 		e.For = 2 * p.TTL
+	case history.FaultHolderDeath:
+		e.For = 0 // a kill is a point in time: the client never comes back
 	default:
 		e.For = 3 * p.TTL
 	}
@@ -286,6 +288,7 @@ func faults() map[history.Fault]fault {
 		history.FaultDelay:       (*Nemesis).links,
 		history.FaultBlackhole:   (*Nemesis).links,
 		history.FaultClockStep:   (*Nemesis).clockStep,
+		history.FaultHolderDeath: (*Nemesis).holderDeath,
 	}
 }
 

@@ -351,7 +351,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		case e := <-exits:
 			running--
 			h.Exits = append(h.Exits, e)
-			if e.Status != exitedCleanly && e.Status != killedByHarness {
+			if e.Status != exitedCleanly && e.Status != killedByHarness && e.Status != killedByNemesis {
 				// A client that crashed or was killed from outside ends
 				// the run: the others are stopped at once.
 				harnessErr = errors.Join(harnessErr, fmt.Errorf("client %s ended with %s%s", history.ClientName(e.Client), e.Status, stderrNote(e.Stderr)))
@@ -561,6 +561,7 @@ type clientProc struct {
 	mu     sync.Mutex
 	reaped bool
 	killed bool
+	slain  bool // killed by the nemesis (history.FaultHolderDeath)
 	// stdin carries the configuration, then one line per gate opened;
 	// waiting counts the gates the client waits at, not yet opened.
 	stdin   io.WriteCloser
@@ -588,12 +589,17 @@ func (c *clientProc) OpenGate() error {
 }
 
 // Signal signals the client's process group while the process is not
-// yet reaped (after that its pid may be another's).
+// yet reaped (after that its pid may be another's). A SIGKILL is the
+// nemesis's holder death: the client's end is then its fault, not an
+// error.
 func (c *clientProc) Signal(sig syscall.Signal) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.reaped {
 		return fmt.Errorf("%s: %w", history.ClientName(c.index), nemesis.ErrEnded)
+	}
+	if sig == syscall.SIGKILL {
+		c.slain = true
 	}
 	return syscall.Kill(-c.cmd.Process.Pid, sig)
 }
@@ -616,6 +622,9 @@ func (c *clientProc) kill() {
 const (
 	exitedCleanly   = "exit status 0"
 	killedByHarness = "killed by the harness"
+	// killedByNemesis is a client the nemesis killed (a holder's death):
+	// the run goes on without it.
+	killedByNemesis = "killed by the nemesis"
 )
 
 // auditTimeout bounds the read of a real store's log after a run: the
@@ -707,10 +716,14 @@ func startClient(cfg Config, cc ClientConfig, records chan<- history.Record, exi
 		werr := cmd.Wait()
 		c.mu.Lock()
 		c.reaped = true
-		killed := c.killed
+		killed, slain := c.killed, c.slain
 		c.mu.Unlock()
 		e := history.ClientExit{Client: cc.Client, Wall: time.Now().UnixNano(), Status: exitedCleanly, Stderr: stderr.String()}
 		switch {
+		case werr != nil && slain:
+			// Killed mid-line, its last record can be cut short: the
+			// kill is the story, not a client breaking the format.
+			e.Status = killedByNemesis
 		case bad != nil:
 			e.Status = bad.Error()
 		case werr != nil && killed:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"github.com/fencelab/fencelab/internal/testexec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -183,11 +184,11 @@ func TestMariaDBBinariesMissingNamesThePackage(t *testing.T) {
 	_, _, err = mariadbBinaries([]string{empty, notExec})
 	require.ErrorAs(t, err, &missing)
 	onlyInstall := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(onlyInstall, mariadbInstallDB), nil, 0o755))
+	testexec.Write(t, filepath.Join(onlyInstall, mariadbInstallDB), nil)
 	_, _, err = mariadbBinaries([]string{onlyInstall})
 	require.ErrorAs(t, err, &missing)
 	assert.Equal(t, mariadbServerBin, missing.Program)
-	require.NoError(t, os.WriteFile(filepath.Join(onlyInstall, mariadbServerBin), nil, 0o755))
+	testexec.Write(t, filepath.Join(onlyInstall, mariadbServerBin), nil)
 	install, srv, err := mariadbBinaries([]string{empty, onlyInstall})
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(onlyInstall, mariadbInstallDB), install)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"github.com/fencelab/fencelab/internal/testexec"
 	"io"
 	"net"
 	"os"
@@ -277,7 +278,7 @@ func TestRedisStartFailureQuotesTheLog(t *testing.T) {
 	bin := t.TempDir()
 	script := "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'Redis server v=9.9.9 sha=0'; exit 0; fi\n" +
 		"echo '*** FATAL CONFIG FILE ERROR (Redis 9.9.9) ***' >&2; exit 1\n"
-	require.NoError(t, os.WriteFile(filepath.Join(bin, "redis-server"), []byte(script), 0o755))
+	testexec.Write(t, filepath.Join(bin, "redis-server"), []byte(script))
 	t.Setenv("PATH", bin)
 	dir := t.TempDir()
 	_, err := StartRedis(context.Background(), dir, RedisOptions{})
@@ -288,7 +289,7 @@ func TestRedisStartFailureQuotesTheLog(t *testing.T) {
 	require.Empty(t, entries)
 
 	// A version it cannot read is an error too.
-	require.NoError(t, os.WriteFile(filepath.Join(bin, "redis-server"), []byte("#!/bin/sh\necho garbage\n"), 0o755))
+	testexec.Write(t, filepath.Join(bin, "redis-server"), []byte("#!/bin/sh\necho garbage\n"))
 	_, err = StartRedis(context.Background(), dir, RedisOptions{})
 	require.ErrorContains(t, err, "no version")
 }
@@ -342,7 +343,7 @@ func TestRedisRetriesATakenPort(t *testing.T) {
 		"if [ \"$1\" != --version ] && [ ! -e '" + marker + "' ]; then : > '" + marker + "'; " +
 		"echo '# Could not create server TCP listening socket: bind: Address already in use' >&2; exit 1; fi\n" +
 		"exec '" + real + "' \"$@\"\n"
-	require.NoError(t, os.WriteFile(filepath.Join(bin, "redis-server"), []byte(script), 0o755))
+	testexec.Write(t, filepath.Join(bin, "redis-server"), []byte(script))
 	t.Setenv("PATH", bin)
 	dir := t.TempDir()
 	r, err := StartRedis(context.Background(), dir, RedisOptions{})

@@ -142,8 +142,11 @@ func (s Setup) ID() string { return s.Service + "/" + s.Name }
 
 // Applies reports whether fault f applies to the setup (FaultNone always
 // does).
+//
+// A holder's death applies to every setup: every client is a process the
+// harness can kill, and every lock must be freed after it somehow.
 func (s Setup) Applies(f history.Fault) bool {
-	return f == history.FaultNone || slices.Contains(s.Faults, f) || slices.Contains(s.MoreFaults, f)
+	return f == history.FaultNone || f == history.FaultHolderDeath || slices.Contains(s.Faults, f) || slices.Contains(s.MoreFaults, f)
 }
 
 // UsesRegister reports whether the setup's resource is fencelab's register.
