@@ -305,6 +305,7 @@ func All() []Setup {
 	all = append(all, zooKeeperSetups()...)
 	all = append(all, mariadbSetups()...)
 	all = append(all, postgresSetups()...)
+	all = append(all, postgresEpochSetups()...)
 	all = append(all, redlockSetups()...)
 	all = append(all, kubeSetups()...)
 	return append(all, clientCommandSetups(all)...)
