@@ -130,13 +130,23 @@ apt_install = missing=""; for p in $(2); do dpkg-query -W -f='$${Status}' $$p 2>
 	if [ "$$(id -u)" -ne 0 ]; then echo "$(1): missing$$missing; installing them needs root (sudo make $(1)); the tests that need them skip" >&2; exit $(3); fi; \
 	echo "$(1): installing$$missing"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null
 
-test-deps: ## install what the tests need beyond Go and Java (as root, only what is missing: redis-server zookeeper mariadb-server postgresql pgbouncer gcc python3-redis python3-kazoo nodejs chromium, then the Node examples' npm ci); as another user, say what is missing and go on
+test-deps: ## install what the tests need beyond Go and Java (as root, only what is missing: redis-server zookeeper mariadb-server postgresql pgbouncer gcc python3-redis python3-kazoo nodejs chromium, then the Node examples' npm ci); as another user, say what is missing and go on; then build kube-apiserver into fencelab's cache if it is not there
 	@$(call apt_install,test-deps,$(LIVE_PACKAGES) $(BROWSER_PACKAGES),0)
 	@$(call npm_ci,test-deps,0)
+	@$(KUBE_APISERVER_BUILD)
 
-live-deps: ## install the live harness's services and the client libraries of its examples (apt-get, as root, only what is missing: redis-server zookeeper mariadb-server postgresql pgbouncer gcc python3-redis python3-kazoo nodejs; then npm ci in live/examples/node)
+live-deps: ## install the live harness's services and the client libraries of its examples (apt-get, as root, only what is missing: redis-server zookeeper mariadb-server postgresql pgbouncer gcc python3-redis python3-kazoo nodejs; then npm ci in live/examples/node); build kube-apiserver (k8s.io/kubernetes, pinned in live/kube-apiserver/go.mod) into fencelab's cache if it is not there
 	@$(call apt_install,live-deps,$(LIVE_PACKAGES),2)
 	@$(call npm_ci,live-deps,2)
+	@$(KUBE_APISERVER_BUILD)
+
+# The Kubernetes setups' kube-apiserver has no Debian package: it is built
+# from the k8s.io/kubernetes module live/kube-apiserver/go.mod pins (its
+# tool, the release's own dependency versions) into fencelab's cache
+# ($FENCELAB_CACHE, else fencelab in the user's cache folder), once: about
+# 2,100 packages, minutes of a cold build; a build already there (its sum
+# checked) is kept.
+KUBE_APISERVER_BUILD = cd live && $(GO) run ./cmd/build-kube-apiserver --go $(GO) >/dev/null
 
 # $(call npm_ci,TARGET,CODE): npm ci in $(LIVE_NODE) when its node_modules
 # is missing or older than its package-lock.json. npm is installed from

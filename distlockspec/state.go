@@ -33,7 +33,7 @@ func Spec(d impl.Design) string {
 // the matrix (the rest — clients, sections, retries, the validity rule —
 // are the configuration's).
 type Constants struct {
-	Check          string // the resource's check: none, writes, all, cas, version
+	Check          string // the resource's check: none, writes, all, cas, version, sequencer, snapshot
 	TokenRule      string // lease, unique or revision (pairs and down are mutants no design has)
 	ServiceRestart string // never, volatile or durable
 	NonAtomic      bool   // the resource checks a write and applies it later
@@ -45,6 +45,9 @@ type Constants struct {
 // reads a model's design back from them).
 func SpecConstants(d impl.Design) Constants {
 	c := Constants{Check: d.Mode().String(), TokenRule: "lease", ServiceRestart: "never", NonAtomic: d.NonAtomic()}
+	if d.SnapshotFence() {
+		c.Check = "snapshot" // all's fence, read in a transaction's snapshot
+	}
 	switch {
 	case d.UniqueTokens():
 		c.TokenRule = "unique"

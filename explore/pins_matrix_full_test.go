@@ -16,7 +16,7 @@ func TestPinnedFiguresMatrix3ClientsSymmetry(t *testing.T) {
 	testbuild.SkipReduced(t, "the rows of issue 12 with 3 clients, up to a million states")
 	checkPinned(t, pinnedModels{clients: 3, variant: "sym", setup: func(c *Config) { c.Symmetry = true }, designs: []impl.Design{
 		impl.DesignNonAtomic, impl.DesignRestartVolatile, impl.DesignRestartDurable, impl.DesignUniqueCAS,
-		impl.DesignRevision, impl.DesignVersionEquality, impl.DesignSequencer,
+		impl.DesignRevision, impl.DesignVersionEquality, impl.DesignSequencer, impl.DesignSnapshotFence,
 	}})
 }
 

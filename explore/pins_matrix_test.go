@@ -47,11 +47,17 @@ import (
 //     renewal and its answer in flight — and the witness that a renewal is
 //     granted and its section still commits (NoSectionCommitsAfterRenewal,
 //     11 steps).
+//   - snapshot-fence: a section is one transaction under snapshot
+//     isolation, its write checked against the fence its read's snapshot
+//     saw and the fence raised only at a commit: a read with token 1
+//     passes after token 2's (TokenIsMonotonical, 9 actions) and two
+//     writes based on the same read both commit (NoLostUpdate, 15).
 func TestPinnedFiguresMatrix2Clients(t *testing.T) {
 	testbuild.SkipUnderRace(t)
 	checkPinned(t, pinnedModels{clients: 2, designs: []impl.Design{
 		impl.DesignNonAtomic, impl.DesignRestartVolatile, impl.DesignRestartDurable, impl.DesignUniqueCAS,
 		impl.DesignRevision, impl.DesignVersionEquality, impl.DesignSequencer, impl.DesignRenewal,
+		impl.DesignSnapshotFence,
 	}})
 }
 

@@ -37,6 +37,7 @@ const (
 	DesignRedlock                       // Redlock: N independent lock nodes, majority grant, no fencing
 	DesignRedlockUnique                 // Redlock with its unique values as tokens, check-and-set at the resource
 	DesignRenewal                       // no tokens; the holder renews its lease while its section lasts (Redisson's watchdog)
+	DesignSnapshotFence                 // as all, but a write is a transaction checked against the fence of its begin's snapshot, applied at its commit
 	numDesigns
 )
 
@@ -87,7 +88,14 @@ type row struct {
 	// nonAtomic makes the resource check a write's token in one step and
 	// apply the write in a later one.
 	nonAtomic bool
-	restart   Restart
+	// snapshotFence makes a section's operations one transaction under
+	// snapshot isolation (mode all's fence): the read begins it, checked
+	// against the committed fence; the write, in the same snapshot, is
+	// checked against that same fence — which the read passed, so it
+	// cannot fail — and commits, raising the fence to its token. What a
+	// newer holder committed since the read is not seen.
+	snapshotFence bool
+	restart       Restart
 	// uniqueTokens makes the service's tokens unique and unordered.
 	uniqueTokens bool
 	// revision makes the token the store's revision, which every change
@@ -158,6 +166,8 @@ func (d Design) row() row {
 		return rowRedlockUnique()
 	case DesignRenewal:
 		return rowRenewal()
+	case DesignSnapshotFence:
+		return rowSnapshotFence()
 	}
 	return row{flag: fmt.Sprintf("Design(%d)", uint8(d))}
 }
@@ -195,6 +205,19 @@ func (d Design) Mode() FenceMode { return d.row().mode }
 // NonAtomic reports whether the resource checks a write and applies it in
 // a later step.
 func (d Design) NonAtomic() bool { return d.row().nonAtomic }
+
+// SnapshotFence reports whether the resource checks a section's operations
+// against the fence of the snapshot its read took (its transaction's
+// begin), the fence raised only by the write's commit.
+func (d Design) SnapshotFence() bool { return d.row().snapshotFence }
+
+// AtomicRegister reports whether the design's resource is the atomic
+// fenced register the simulator's register model (package
+// linearizability) specifies. A resource that applies a checked write in a
+// later step (NonAtomic), or checks against a snapshot's fence
+// (SnapshotFence), is not: its illegal register histories are its row's
+// point, and they are TokenIsMonotonical's violations.
+func (d Design) AtomicRegister() bool { return !d.NonAtomic() && !d.SnapshotFence() }
 
 // Restart is what the design's service does about crashes.
 func (d Design) Restart() Restart { return d.row().restart }

@@ -61,6 +61,73 @@ func TestNonAtomicResource(t *testing.T) {
 	}
 }
 
+// handoverStory: c1 holds lease 1 and reads 0 (a snapshot-fence
+// resource's transaction begins there); c1's lease expires and c2, granted
+// lease 2, reads 0 and writes 1; then c1 writes its 1.
+func handoverStory(h *harness) {
+	c1, c2 := ClientNode(0), ClientNode(1)
+	h.start(c1)
+	h.deliver(ServiceNode, MsgAcquire)
+	h.deliver(c1, MsgGrant)
+	h.deliver(ResourceNode, MsgRead)
+	h.deliver(c1, MsgReadReply)
+	h.fire(ServiceNode, TimerLease)
+	h.start(c2)
+	h.deliver(ServiceNode, MsgAcquire)
+	h.deliver(c2, MsgGrant)
+	h.deliver(ResourceNode, MsgRead)
+	h.deliver(c2, MsgReadReply)
+	h.fire(c2, TimerThink)
+	h.deliver(ResourceNode, MsgWrite)
+	h.deliver(c2, MsgWriteReply)
+	h.fire(c1, TimerThink)
+	h.deliver(ResourceNode, MsgWrite)
+}
+
+// TestSnapshotFence: in the handover story c1's transaction began before
+// the handover, so its write is checked against the fence of that
+// snapshot (0) and commits after c2's write with token 2: tokens out of
+// order, c2's update lost. Fencing all checks the write against the fence
+// as it is (2) and refuses it. The snapshot's fence moves only at a
+// commit: c2's read with token 2 leaves it at 0, so a read with token 1
+// after it still passes.
+func TestSnapshotFence(t *testing.T) {
+	for _, tc := range []struct {
+		design  Design
+		broken  bool
+		counter int64
+		fence   uint64
+	}{
+		{DesignSnapshotFence, true, 1, 2},
+		{DesignFenceAll, false, 1, 2},
+	} {
+		t.Run(tc.design.String(), func(t *testing.T) {
+			h := newHarness(t, tc.design, 2)
+			handoverStory(h)
+			assert.Equal(t, tc.broken, h.broken(TokenIsMonotonical), "%s", h.sys)
+			assert.Equal(t, tc.broken, h.broken(NoLostUpdate), "%s", h.sys)
+			assert.Equal(t, tc.counter, h.sys.Resource.Counter())
+			assert.Equal(t, tc.fence, h.sys.Resource.MaxToken())
+			last := h.sys.Resource.Log()[len(h.sys.Resource.Log())-1]
+			assert.Equal(t, OpWrite, last.Kind)
+			assert.Equal(t, uint64(1), last.Token)
+			assert.Equal(t, tc.broken, last.Accepted, "c1's stale write")
+		})
+	}
+
+	// Only a commit raises the fence: a read does not.
+	r := NewResource(FenceAll)
+	r.snapshot = true
+	assert.True(t, r.admit(OpRead, 2))
+	assert.Equal(t, uint64(0), r.MaxToken(), "a read raises nothing")
+	assert.True(t, r.admit(OpRead, 1), "token 1 after token 2's read: that read committed nothing")
+	assert.True(t, r.admit(OpWrite, 2))
+	assert.Equal(t, uint64(2), r.MaxToken(), "the write's commit raises the fence")
+	assert.False(t, r.admit(OpRead, 1), "a transaction that begins after the commit sees it")
+	assert.True(t, r.admit(OpWrite, 1), "a write is checked in its read's snapshot")
+	assert.Equal(t, uint64(2), r.MaxToken(), "a commit never lowers the fence")
+}
+
 // restartStory: c1 holds lease 1 and reads 0; the service restarts; c2
 // asks and is granted; it reads and writes; c1 writes its stale value.
 func restartStory(h *harness) {
@@ -206,7 +273,7 @@ func TestDesignsTable(t *testing.T) {
 		assert.Equal(t, verdict.Violated, Expected(d, AtMostOneClientHoldLock), "fencing never changes beliefs")
 	}
 	_, err := ParseDesign("tokens")
-	assert.ErrorContains(t, err, `unknown design "tokens" (want off, none, writes, all, nonatomic, restart-volatile, restart-durable, unique-cas, revision, version-equality, sequencer, redlock, redlock-unique or renewal)`)
+	assert.ErrorContains(t, err, `unknown design "tokens" (want off, none, writes, all, nonatomic, restart-volatile, restart-durable, unique-cas, revision, version-equality, sequencer, redlock, redlock-unique, renewal or snapshot-fence)`)
 	assert.Equal(t, verdict.NotApplicable, Expected(numDesigns, NoLostUpdate))
 	assert.Equal(t, verdict.NotApplicable, Expected(DesignFenceAll, "TypeInvariant"))
 }

@@ -116,6 +116,9 @@ type Resource struct {
 	// that is the atomicity fencing all rests on, taken away.
 	nonAtomic bool
 	pending   []Op // writes checked and not yet applied, oldest first
+	// snapshot makes each section one transaction under snapshot
+	// isolation (DesignSnapshotFence; admitSnapshot says how it checks).
+	snapshot bool
 	// queued is a sequencer-checking resource's operations in arrival
 	// order (FenceSequencer): the first is the one whose sequencer the
 	// service is being asked about, the rest wait their turn.
@@ -253,6 +256,9 @@ func (r *Resource) askService(token uint64, out *Effects) {
 // admit is the fencing check: it decides whether an operation with token is
 // accepted and raises the highest token seen as the mode says.
 func (r *Resource) admit(kind OpKind, token uint64) bool {
+	if r.snapshot {
+		return r.admitSnapshot(kind, token)
+	}
 	switch r.mode {
 	case FenceCAS:
 		if kind == OpRead {
@@ -281,6 +287,25 @@ func (r *Resource) admit(kind OpKind, token uint64) bool {
 		return false
 	}
 	r.maxToken = token
+	return true
+}
+
+// admitSnapshot is the check of a resource whose client runs its section
+// as one transaction under snapshot isolation (an epoch fence read under
+// PostgreSQL's REPEATABLE READ): the read begins the transaction and
+// takes its snapshot, in which the fence is the committed one — checked,
+// and raised only when the transaction commits; the write, later, checks
+// the fence in that same snapshot, which its read already passed, and
+// commits, raising the fence to its token if it is higher. A newer
+// holder's operations committed in between are not in the snapshot. The
+// transaction of a section that never writes is never committed and
+// raises nothing. The writes do not conflict with each other (each adds
+// a version, as an INSERT does), so nothing else refuses the stale one.
+func (r *Resource) admitSnapshot(kind OpKind, token uint64) bool {
+	if kind == OpRead {
+		return token >= r.maxToken
+	}
+	r.maxToken = max(r.maxToken, token)
 	return true
 }
 

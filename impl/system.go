@@ -37,6 +37,7 @@ func NewSystem(c Config) (*System, error) {
 		}
 	}
 	s.Resource.nonAtomic = c.Design.NonAtomic()
+	s.Resource.snapshot = c.Design.SnapshotFence()
 	cc := ClientConfig{
 		Sections: c.Sections, MaxRetries: c.Retries, Validity: c.TTL - c.Margin, Rule: c.Validity, Think: c.Think,
 		Nodes: nodes, ValueTokens: c.Design.Redlock() && c.Design.Tokens(),

@@ -32,7 +32,7 @@ var floors = map[string]int{
 	"internal/livetest": 4,
 	"campaign":          5, "fencetest": 5,
 	"cli": 6, ".": 6,
-	"cmd/fencelab-live": 7, "examples/mylock/cmd/mylock": 7,
+	"cmd/fencelab-live": 7, "cmd/build-kube-apiserver": 7, "examples/mylock/cmd/mylock": 7,
 }
 
 // TestImportsRunDown: no package of live/ imports one on its own floor or

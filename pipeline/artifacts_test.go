@@ -281,11 +281,11 @@ func TestDemoSummary(t *testing.T) {
 	}{
 		{"every part agrees", agree, nil, nil, nil, []string{
 			"  explorer     28 models, every interleaving: every verdict as DESIGN.md's table expects\n",
-			"  simulator    14,000 runs with every fault kind together, 42,000 with one kind alone (the NPC table), 14,000 without faults: every verdict as DESIGN.md's table expects\n",
+			"  simulator    15,000 runs with every fault kind together, 45,000 with one kind alone (the NPC table), 15,000 without faults: every verdict as DESIGN.md's table expects\n",
 			"  TLC          60 models, each as the manifest expects: every verdict as DESIGN.md's table expects\n",
 			"  conformance  the Go code and the specs agree on every row checked\n"}},
 		{"the simulator differs", differs, nil, nil, nil, []string{
-			"  simulator    14,000 runs with every fault kind together, 42,000 with one kind alone (the NPC table), 14,000 without faults: ✗ 1 verdict against DESIGN.md's table\n",
+			"  simulator    15,000 runs with every fault kind together, 45,000 with one kind alone (the NPC table), 15,000 without faults: ✗ 1 verdict against DESIGN.md's table\n",
 			"  explorer     28 models, every interleaving: every verdict as DESIGN.md's table expects\n"}},
 		{"no TLC", agree, errors.New("no tla2tools.jar"), nil, nil, []string{
 			"  TLC          not run (never passed): no tla2tools.jar\n",

@@ -267,10 +267,11 @@ func (d *DesignSummary) Unexpected(faults FaultKinds) []string {
 	if d.Stalls > 0 {
 		out = append(out, fmt.Sprintf("%s stalled in %d of %s (first seed %s)", d.Design, d.Stalls, words.Count(d.Runs, "run"), d.FirstStall))
 	}
-	// A non-atomic resource is, by design, not the atomic fenced register
-	// the register model specifies: its illegal histories are the row's
-	// point, told by TokenIsMonotonical and NoLostUpdate.
-	if d.RegisterIllegal > 0 && !d.Design.NonAtomic() {
+	// A resource that is by design not the atomic fenced register the
+	// register model specifies (Design.AtomicRegister): its illegal
+	// histories are the row's point, told by TokenIsMonotonical and
+	// NoLostUpdate.
+	if d.RegisterIllegal > 0 && d.Design.AtomicRegister() {
 		out = append(out, fmt.Sprintf("%s: the resource broke its fencing rule (register history illegal) in %s (first seed %s)", d.Design, words.Count(d.RegisterIllegal, "run"), d.FirstRegisterIllegal))
 	}
 	if d.Disagree > 0 {

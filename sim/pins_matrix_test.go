@@ -33,12 +33,15 @@ import (
 // rarer: 11 runs where the other rows have 23. renewal: the same two holders as
 // off (23 runs), and fewer lost updates (15 against 36): a section a fault
 // stretched past TTL/3 has its lease renewed; the faults that no renewal
-// outlasts still lose updates.
+// outlasts still lose updates. snapshot-fence: a section's write is
+// checked against the fence its read's snapshot saw, so a stale holder's
+// write lands after the newer holder's operations whatever the delay.
 func TestPinnedRunsMatrix(t *testing.T) {
 	testbuild.SkipUnderRace(t)
 	checkPinnedRuns(t, pinnedRuns{config: "default", base: DefaultConfig(), designs: []impl.Design{
 		impl.DesignNonAtomic, impl.DesignRestartVolatile, impl.DesignRestartDurable, impl.DesignUniqueCAS,
 		impl.DesignRevision, impl.DesignVersionEquality, impl.DesignSequencer, impl.DesignRenewal,
+		impl.DesignSnapshotFence,
 	}})
 }
 

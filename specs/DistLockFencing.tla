@@ -57,6 +57,12 @@
 (*   nonatomic         NonAtomic = TRUE: a write is checked (and the      *)
 (*                     highest token raised) in one resource step and     *)
 (*                     applied in a later one (Go's MsgApply);            *)
+(*   snapshot-fence    Check = "snapshot": each section is a transaction  *)
+(*                     under snapshot isolation; its read is checked      *)
+(*                     against the committed fence and takes the          *)
+(*                     snapshot, its write is checked in that snapshot    *)
+(*                     (which the read passed) and commits, raising the   *)
+(*                     fence (Admits, Raised);                            *)
 (*   restart-volatile  ServiceRestart = "volatile": the service may crash *)
 (*                     and restart, forgetting the lock, its timers and   *)
 (*                     its lease counter (the token);                     *)
@@ -100,7 +106,8 @@ CONSTANTS
     Timeouts,    \* TRUE: lease and validity timers may fire
     GiveUp,      \* TRUE: past MaxRetries a client gives the section up
     Check,       \* the resource's token check: "none", "writes", "all",
-                 \* "sequencer", "cas" (check-and-set) or "version" (version equality)
+                 \* "sequencer", "cas" (check-and-set), "version" (version equality)
+                 \* or "snapshot" (all's fence read in a transaction's snapshot)
     TokenRule,   \* "lease": a grant's token is its lease number (Go);
                  \* "pairs": a mutant service, leases 2k-1 and 2k share a token;
                  \* "down": a mutant service whose tokens go down (17 - lease);
@@ -118,7 +125,7 @@ ASSUME /\ Service \notin Clients
        /\ Sections \in Nat \ {0}
        /\ Timeouts \in BOOLEAN
        /\ GiveUp \in BOOLEAN
-       /\ Check \in {"none", "writes", "all", "sequencer", "cas", "version"}
+       /\ Check \in {"none", "writes", "all", "sequencer", "cas", "version", "snapshot"}
        /\ TokenRule \in {"lease", "pairs", "down", "unique", "revision"}
        /\ ServiceRestart \in {"never", "volatile", "durable"}
        /\ NonAtomic \in BOOLEAN
@@ -206,23 +213,30 @@ EndTimers(c, l, ended, ts) ==
 \* Whether the resource accepts operation op ("read" or "write") carrying
 \* token t when the highest token it has seen is high (Go's admit).  In
 \* "cas" high is the current token, the one the last read set; in
-\* "version" the version remembered (0: none yet).
+\* "version" the version remembered (0: none yet).  In "snapshot" high is
+\* the committed fence: a read begins its section's transaction and is
+\* checked against it; the write checks the fence in the read's snapshot,
+\* which the read passed, so it is accepted whatever was committed since
+\* (Go's admitSnapshot).
 Admits(op, t, high) ==
     CASE Check = "none"    -> TRUE
       [] Check = "writes"  -> op = "read" \/ t >= high
       [] Check = "all"     -> t >= high
       [] Check = "cas"     -> op = "read" \/ t = high
       [] Check = "version" -> op = "read" \/ high = 0 \/ t = high
+      [] Check = "snapshot" -> op = "write" \/ t >= high
 
 \* The highest token seen after accepting op with token t.  In "none" the
 \* resource keeps no highest token at all, so it stays 0.  In "cas" a read
-\* sets the current token; in "version" the first write's is remembered.
+\* sets the current token; in "version" the first write's is remembered; in
+\* "snapshot" only a commit (the write) raises the fence.
 Raised(op, t, high) ==
     CASE Check = "none"    -> high
       [] Check = "writes"  -> IF op = "write" /\ t > high THEN t ELSE high
       [] Check = "all"     -> IF t > high THEN t ELSE high
       [] Check = "cas"     -> IF op = "read" THEN t ELSE high
       [] Check = "version" -> IF op = "write" /\ high = 0 THEN t ELSE high
+      [] Check = "snapshot" -> IF op = "write" /\ t > high THEN t ELSE high
 
 (* --algorithm DistLockFencing {
 variables

@@ -13,8 +13,9 @@ import (
 // update is exactly a sections history the atomic counter cannot explain
 // (Expected gives them one expectation for that reason). The others have
 // no partner: AtMostOneClientHoldLock and TokenIsMonotonical read other
-// things than the counter, and RegisterLinearizable holds in every row,
-// so its violation is already an unexpected verdict (exit 1).
+// things than the counter, and RegisterLinearizable holds in every row
+// whose resource is the atomic register (Expected), so its violation
+// there is already an unexpected verdict (exit 1).
 func sameDecision() [][2]string {
 	return [][2]string{{impl.NoLostUpdate, linearizability.SectionsLinearizable}}
 }

@@ -50,4 +50,8 @@ type Config struct {
 	Key    string        // the lock's name
 	TTL    time.Duration // the lease a grant lasts without renewal
 	Client string        // the client's name ("c1"), for values and logs
+	// Credentials is a folder of the files a client authenticates with
+	// (kube-apiserver's CA, client certificate and key:
+	// server.KubeCredentialsIn); "" for the services that need none.
+	Credentials string
 }

@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -112,33 +111,12 @@ func BuildClockShim(ctx context.Context, cacheDir string) (string, error) {
 }
 
 // cachedShimIntact says whether lib is a regular file whose SHA-256 is
-// the one its sum file records.
-func cachedShimIntact(lib string) bool {
-	info, err := os.Lstat(lib)
-	if err != nil || !info.Mode().IsRegular() {
-		return false
-	}
-	want, err := os.ReadFile(lib + ".sha256")
-	if err != nil {
-		return false
-	}
-	got, err := fileSum(lib)
-	return err == nil && strings.TrimSpace(string(want)) == got
-}
+// the one its sum file records (server.CachedIntact, the rule of every
+// cached build).
+func cachedShimIntact(lib string) bool { return server.CachedIntact(lib) == nil }
 
 // fileSum is a file's SHA-256 in hex.
-func fileSum(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
+func fileSum(path string) (string, error) { return server.FileSHA256(path) }
 
 // Clock is one server's fake wall clock: Env goes into the server's
 // environment when it starts (server.RedisOptions.Env), Step moves its

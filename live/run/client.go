@@ -49,6 +49,9 @@ type ClientConfig struct {
 	// call is recorded: a line on its standard input, after the
 	// configuration, opens the gate (nemesis.GateOf).
 	Gate string `json:"gate,omitempty"`
+	// Credentials is the deployment's folder of the lock clients'
+	// credentials (setup.Deployment.Credentials), "" for most services.
+	Credentials string `json:"credentials,omitempty"`
 }
 
 // validate rejects a configuration the loop cannot run with.
@@ -187,7 +190,7 @@ func runClient(ctx context.Context, s setup.Setup, cfg ClientConfig, out io.Writ
 	// A client that cannot even be built (a bad address, a store that
 	// does not answer its dial) records why and ends with the error: the
 	// run is the harness's failure, not an inconclusive run.
-	locker, err := s.Locker(ctx, lock.Config{Addrs: cfg.LockAddrs, Key: cfg.Key, TTL: cfg.TTL, Client: name})
+	locker, err := s.Locker(ctx, lock.Config{Addrs: cfg.LockAddrs, Key: cfg.Key, TTL: cfg.TTL, Client: name, Credentials: cfg.Credentials})
 	if err != nil {
 		err = fmt.Errorf("lock client: %w", err)
 		if !early {

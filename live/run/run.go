@@ -270,7 +270,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	for i := range cfg.Clients {
 		cc := ClientConfig{
 			Service: cfg.Setup.Service, Setup: cfg.Setup.Name, Client: i, Clients: cfg.Clients,
-			Key: "fencelab-live", LockAddrs: dep.LockAddrs, StoreAddrs: dep.StoreAddrs,
+			Key: "fencelab-live", LockAddrs: dep.LockAddrs, StoreAddrs: dep.StoreAddrs, Credentials: dep.Credentials,
 			TTL: cfg.Setup.TTL, Think: res.Think.Time, Sections: cfg.Sections,
 			Deadline: deadline.UnixNano(), MaxErrors: 10, Gate: gateOf(res.Schedule), ClientCmd: cfg.Setup.ClientCommand,
 		}

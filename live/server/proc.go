@@ -628,10 +628,16 @@ func ProcStartTime(pid int) (uint64, bool) {
 type MissingError struct {
 	Program string // the program looked up on PATH ("redis-server")
 	Package string // the Debian package that installs it
-	Err     error  // exec.LookPath's error
+	// Build, when set, says how the program is built instead (a program
+	// no Debian package has, built from Package, a Go module).
+	Build string
+	Err   error // exec.LookPath's error
 }
 
 func (e *MissingError) Error() string {
+	if e.Build != "" {
+		return fmt.Sprintf("%s is not built (from %s: %s)", e.Program, e.Package, e.Build)
+	}
 	return fmt.Sprintf("%s is not installed (Debian package %s; make live-deps installs it)", e.Program, e.Package)
 }
 

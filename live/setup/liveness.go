@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/client-go/tools/leaderelection"
+
+	"github.com/fencelab/fencelab/live/lock"
 	"github.com/fencelab/fencelab/live/server"
 )
 
@@ -42,6 +45,9 @@ func (s Setup) Freedom() (bound time.Duration, why string) {
 		sweep = fmt.Sprintf(" and two ZooKeeper ticks %v", 2*server.DefaultZooKeeperTick)
 	}
 	epsWhy := fmt.Sprintf("ε %v: %s%s", eps, waiter, sweep)
+	if s.Service == "kubernetes" {
+		return kubeFreedom(s.TTL)
+	}
 	switch s.Service {
 	case "mariadb", "postgres":
 		return eps, fmt.Sprintf("the session's lock is freed when its connection closes, at the kill; %s", epsWhy)
@@ -69,4 +75,21 @@ func waiterRetry(s Setup) (time.Duration, string) {
 		return 100 * time.Millisecond, "redis-py's 100ms sleep"
 	}
 	return 0, ""
+}
+
+// kubeFreedom is Freedom for client-go's leader election: a candidate
+// takes the Lease over only once it has gone a full lease duration
+// without seeing the record change (client-go's LeaseDuration), and it
+// looks every RetryPeriod stretched by up to JitterFactor (1.2): it sees
+// the dead holder's last renewal at its next look, and takes over at the
+// first look a lease duration after that. ε is those two looks and a
+// round trip of 50 ms.
+func kubeFreedom(ttl time.Duration) (time.Duration, string) {
+	lease, _, retry, err := lock.KubeLeaseTimings(ttl)
+	if err != nil {
+		return ttl, err.Error()
+	}
+	look := retry + time.Duration(leaderelection.JitterFactor*float64(retry))
+	eps := 2*look + 50*time.Millisecond
+	return lease + eps, fmt.Sprintf("the lease duration %v, which a candidate waits from the last renewal it saw + ε %v: two of its looks, each RetryPeriod %v with up to %v×%v of jitter, and a round trip of 50ms", lease, eps, retry, leaderelection.JitterFactor, retry)
 }

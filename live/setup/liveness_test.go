@@ -28,6 +28,8 @@ func TestFreedom(t *testing.T) {
 		{"redlock", "node-redlock", time.Second + 450*time.Millisecond, "redlock's retry delay"},
 		{"redis", "redis-py", 500*time.Millisecond + 150*time.Millisecond, "redis-py's 100ms sleep"},
 		{"redis", "redis-semaphore", time.Second + 100*time.Millisecond, "next attempt and round trip 100ms"},
+		// 2 s + 2 looks of 266.666666 ms × 2.2 + 50 ms.
+		{"kubernetes", "lease", 2*time.Second + 2*586666665 + 50*time.Millisecond, "a candidate waits from the last renewal it saw"},
 	} {
 		s, err := Find(All(), tc.service, tc.name)
 		require.NoError(t, err)

@@ -246,6 +246,10 @@ type Deployment struct {
 	LockAddrs []string
 	// StoreAddrs are what a real store's clients dial.
 	StoreAddrs []string
+	// Credentials is a folder of the files the lock's clients
+	// authenticate with (lock.Config.Credentials; kube-apiserver's client
+	// certificate), "" for services that need none.
+	Credentials string
 	// Network is the per-client proxy between clients and the lock's
 	// servers; nil without one.
 	Network nemesis.Network
@@ -301,7 +305,9 @@ func All() []Setup {
 	all = append(all, zooKeeperSetups()...)
 	all = append(all, mariadbSetups()...)
 	all = append(all, postgresSetups()...)
+	all = append(all, postgresEpochSetups()...)
 	all = append(all, redlockSetups()...)
+	all = append(all, kubeSetups()...)
 	return append(all, clientCommandSetups(all)...)
 }
 

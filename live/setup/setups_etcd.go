@@ -152,11 +152,7 @@ func etcdSetups() []Setup {
 
 // startEtcd starts the embedded etcd as a child process of this binary.
 func startEtcd(ctx context.Context, env StartEnv) (*Deployment, error) {
-	dir := filepath.Join(env.Dir, "etcd")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("etcd's folder: %w", err)
-	}
-	e, err := server.StartEtcd(ctx, dir, server.EtcdOptions{Binary: env.Self, Args: []string{server.EtcdRole}})
+	e, err := startEmbeddedEtcd(ctx, env)
 	if err != nil {
 		return nil, err
 	}
@@ -168,4 +164,14 @@ func startEtcd(ctx context.Context, env StartEnv) (*Deployment, error) {
 // auditEtcd reads the etcd stores' log of accepted operations.
 func auditEtcd(ctx context.Context, d *Deployment) ([]impl.Op, int64, error) {
 	return store.AuditEtcd(ctx, d.StoreAddrs, etcdCounter)
+}
+
+// startEmbeddedEtcd starts the run's etcd in env.Dir/etcd: this binary
+// re-executed as the role server.EtcdRole.
+func startEmbeddedEtcd(ctx context.Context, env StartEnv) (*server.Etcd, error) {
+	dir := filepath.Join(env.Dir, "etcd")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("etcd's folder: %w", err)
+	}
+	return server.StartEtcd(ctx, dir, server.EtcdOptions{Binary: env.Self, Args: []string{server.EtcdRole}})
 }

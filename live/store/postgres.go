@@ -220,6 +220,12 @@ func (s *postgresFenced) Close() error {
 // operations in the order they took effect and the counter. A store no
 // client ever touched has no tables: no operations, counter 0.
 func PostgresAudit(ctx context.Context, addr string) (ops []impl.Op, counter int64, err error) {
+	return postgresAuditWith(ctx, addr, "SELECT value FROM counter WHERE id = 1")
+}
+
+// postgresAuditWith reads the ops log and, in the same snapshot, the
+// counter by counterQuery (a store's own layout).
+func postgresAuditWith(ctx context.Context, addr, counterQuery string) (ops []impl.Op, counter int64, err error) {
 	pool, err := openPostgres(addr)
 	if err != nil {
 		return nil, 0, fmt.Errorf("PostgreSQL audit: %w", err)
@@ -231,7 +237,7 @@ func PostgresAudit(ctx context.Context, addr string) (ops []impl.Op, counter int
 		return nil, 0, fmt.Errorf("PostgreSQL audit: %w", err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	if err := tx.QueryRow(ctx, "SELECT value FROM counter WHERE id = 1").Scan(&counter); err != nil {
+	if err := tx.QueryRow(ctx, counterQuery).Scan(&counter); err != nil {
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == pgUndefinedTable {
 			return nil, 0, nil

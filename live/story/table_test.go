@@ -68,7 +68,7 @@ func TestTableIsTheDerivation(t *testing.T) {
 }
 
 func designIdent(d impl.Design) string {
-	names := []string{"DesignNoFencing", "DesignFenceNone", "DesignFenceWrites", "DesignFenceAll", "DesignNonAtomic", "DesignRestartVolatile", "DesignRestartDurable", "DesignUniqueCAS", "DesignRevision", "DesignVersionEquality", "DesignSequencer", "DesignRedlock", "DesignRedlockUnique", "DesignRenewal"}
+	names := []string{"DesignNoFencing", "DesignFenceNone", "DesignFenceWrites", "DesignFenceAll", "DesignNonAtomic", "DesignRestartVolatile", "DesignRestartDurable", "DesignUniqueCAS", "DesignRevision", "DesignVersionEquality", "DesignSequencer", "DesignRedlock", "DesignRedlockUnique", "DesignRenewal", "DesignSnapshotFence"}
 	return names[d]
 }
 
