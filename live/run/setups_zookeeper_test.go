@@ -61,11 +61,12 @@ func TestZooKeeperPauseFenced(t *testing.T) {
 }
 
 // A wipe while c1 holds the lock: ZooKeeper counts zxids from 0 again, so
-// the next holders' tokens are lower than c1's, not equal to it as the
-// model's volatile counter's 1 is; the register's >= refuses them, and
-// what the row expects to lose (an update, through an equal token) is not
-// lost here — the holders after the wipe are refused instead, until
-// zxids pass c1's.
+// c2's token after the wipe is about c1's, not past it: the reconnecting
+// sessions and the lock's nodes make about as many transactions again as
+// before c1's grant, give or take a session tried twice (seen: 4 then 5 in
+// a CI run at load 5-12, 7 then 5 on an idle machine). Lower or higher, the register's >= refuses one holder's
+// operation (c2's, or c1's stale write after c2's read); equal, both are
+// accepted and an update is lost, as with the model's volatile counter.
 func TestZooKeeperRestartWipe(t *testing.T) {
 	livetest.NeedZooKeeper(t)
 	cfg := livetest.Config(t, livetest.MustSetup(t, setup.All(), "zookeeper", "zxid-restart-volatile"), history.FaultRestartWipe)
@@ -83,8 +84,7 @@ func TestZooKeeperRestartWipe(t *testing.T) {
 	require.True(t, j.TookEffect, "c2 acquired while c1 believed: %v", j.Beliefs)
 	assert.Equal(t, verdict.Violated, j.Verdicts.Get(impl.AtMostOneClientHoldLock).Status)
 	assert.Equal(t, verdict.Holds, j.Verdicts.Get(impl.TokenIsMonotonical).Status, "%v", j.Verdicts.Get(impl.TokenIsMonotonical))
-	assert.GreaterOrEqual(t, j.Committed, 1, "c1's section committed")
-	assert.GreaterOrEqual(t, j.Refused, 1, "c2's lower token refused")
+	assert.GreaterOrEqual(t, j.Committed, 1, "a section committed")
 	var first, after uint64
 	for _, r := range res.History.Records {
 		if r.Op == history.OpAcquire && r.Ev == history.Return && r.OK {
@@ -96,7 +96,11 @@ func TestZooKeeperRestartWipe(t *testing.T) {
 		}
 	}
 	require.NotZero(t, after, "a grant after the wipe")
-	assert.Less(t, after, first, "the token after the wipe is lower")
+	if after == first {
+		assert.Equal(t, verdict.Violated, j.Verdicts.Get(impl.NoLostUpdate).Status, "one token twice: both holders' writes accepted")
+	} else {
+		assert.GreaterOrEqual(t, j.Refused, 1, "the lower token's operation refused")
+	}
 	t.Logf("tokens: %d before the wipe, %d after; committed %d, refused %d", first, after, j.Committed, j.Refused)
 }
 

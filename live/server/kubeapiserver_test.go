@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"github.com/fencelab/fencelab/internal/testexec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,7 +151,7 @@ func fakeGo(t *testing.T, dir string) (goCmd, calls string) {
 	t.Helper()
 	goCmd, calls = filepath.Join(dir, "go"), filepath.Join(dir, "calls")
 	script := "#!/bin/sh\necho \"$@\" >> " + calls + "\nwhile [ $# -gt 0 ]; do if [ \"$1\" = -o ]; then printf 'binary' > \"$2\"; fi; shift; done\n"
-	require.NoError(t, os.WriteFile(goCmd, []byte(script), 0o755))
+	testexec.Write(t, goCmd, []byte(script))
 	return goCmd, calls
 }
 
@@ -182,7 +183,7 @@ func TestKubeAPIServerCache(t *testing.T) {
 	_, err = BuildKubeAPIServer(context.Background(), filepath.Join(t.TempDir(), "no-go"), t.TempDir(), dir, os.Stderr)
 	require.NoError(t, err, "an intact build is kept, go not run")
 
-	require.NoError(t, os.WriteFile(bin, []byte("damaged"), 0o755))
+	testexec.Write(t, bin, []byte("damaged"))
 	_, err = KubeAPIServerPath()
 	require.ErrorAs(t, err, &missing, "a binary that does not match its sum")
 	_, err = BuildKubeAPIServer(context.Background(), goCmd, t.TempDir(), dir, os.Stderr)
