@@ -21,7 +21,7 @@ const module = "github.com/fencelab/fencelab/live"
 // their imports put them.
 var floors = map[string]int{
 	"history": 0, "server": 0,
-	"internal/jsonline": 0, "internal/jsonschema": 0, "internal/quietlog": 0, "internal/toystore": 0, "internal/wait": 0,
+	"internal/jsonschema": 0, "internal/quietlog": 0, "internal/toystore": 0,
 	"lock": 1, "store": 1, "nemesis": 1, "check": 1,
 	"internal/etcdtest": 1, "internal/servertest": 1,
 	"examples/fencedlock": 2,

@@ -8,7 +8,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/fencelab/fencelab/live/internal/jsonline"
+	"github.com/fencelab/fencelab/internal/jsonline"
 )
 
 // The lock-client protocol (docs/protocol.md, docs/protocol.schema.json):

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/fencelab/fencelab/internal/wait"
 	"github.com/fencelab/fencelab/live/history"
-	"github.com/fencelab/fencelab/live/internal/wait"
 )
 
 // isolated carries out e, a fault of the service, while client c's links

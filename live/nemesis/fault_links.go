@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/fencelab/fencelab/internal/wait"
 	"github.com/fencelab/fencelab/live/history"
-	"github.com/fencelab/fencelab/live/internal/wait"
 )
 
 // links delays or drops every byte of one client's links to the lock

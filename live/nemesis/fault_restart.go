@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fencelab/fencelab/internal/wait"
 	"github.com/fencelab/fencelab/live/history"
-	"github.com/fencelab/fencelab/live/internal/wait"
 )
 
 // restart kills the service (SIGKILL), keeps it down for e.For and

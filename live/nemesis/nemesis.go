@@ -13,8 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fencelab/fencelab/internal/wait"
 	"github.com/fencelab/fencelab/live/history"
-	"github.com/fencelab/fencelab/live/internal/wait"
 	"github.com/fencelab/fencelab/live/server"
 )
 

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
+	"github.com/fencelab/fencelab/internal/wait"
 	"github.com/fencelab/fencelab/live/history"
-	"github.com/fencelab/fencelab/live/internal/wait"
 	"github.com/fencelab/fencelab/live/lock"
 	"github.com/fencelab/fencelab/live/setup"
 	"github.com/fencelab/fencelab/live/store"

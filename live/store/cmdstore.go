@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/fencelab/fencelab/impl"
-	"github.com/fencelab/fencelab/live/internal/jsonline"
+	"github.com/fencelab/fencelab/internal/jsonline"
 )
 
 // The resource protocol (docs/store-protocol.md,
