@@ -63,8 +63,11 @@ func TestToyPauseCheckedClient(t *testing.T) {
 	require.Equal(t, history.ClientName(paused), pause.Target)
 	var until int64
 	var token uint64
-	expired, staleWrites := 0, 0
+	expired, laterExpired, staleWrites := 0, 0, 0
 	for _, r := range h.Records {
+		if r.Op == history.OpExpire && r.Client != paused {
+			laterExpired++
+		}
 		if r.Client != paused {
 			continue
 		}
@@ -72,9 +75,13 @@ func TestToyPauseCheckedClient(t *testing.T) {
 		case r.Op == history.OpAcquire && r.Ev == history.Return && r.OK && until == 0:
 			until, token = r.ValidUntil, r.Token
 			assert.Positive(t, r.Validity, "the grant's validity is recorded")
-		case r.Op == history.OpExpire:
+		case r.Op == history.OpExpire && r.Token == token:
 			expired++
 			assert.GreaterOrEqual(t, r.Wall, until, "it gave up at or after its validity's end")
+		case r.Op == history.OpExpire:
+			// A later grant that ran out before its own operation: on a
+			// loaded machine a 200 ms lease can, with no fault.
+			laterExpired++
 		case r.Op == history.OpWrite && r.Ev == history.Call && r.Token == token:
 			staleWrites++
 		}
@@ -90,7 +97,8 @@ func TestToyPauseCheckedClient(t *testing.T) {
 	for _, p := range []string{impl.NoActionPastValidity, impl.NoLostUpdate, impl.AtMostOneClientHoldLock} {
 		assert.NotEqual(t, verdict.Violated, j.Verdicts.Get(p).Status, "%s: %v", p, j.Verdicts.Get(p))
 	}
-	assert.Equal(t, 3, j.Committed, "the other sections committed")
+	// Every other section committed but those a load gave up.
+	assert.Equal(t, cfg.Clients*cfg.Sections-expired-laterExpired, j.Committed, "the other sections committed")
 }
 
 func TestToyWithoutFaultIsInconclusive(t *testing.T) {
