@@ -120,3 +120,39 @@ func TestOthersWait(t *testing.T) {
 		assert.Equal(t, tc.want, othersWait(tc.kind, tc.readsWait, tc.others, tc.last, tc.clients), "%+v", tc)
 	}
 }
+
+// TestReadsWaitForOthers: a story triggered by the run's first read waits
+// for another client in its acquire in a run of client commands (every
+// fault) and before a fault of the service in any run; a fault of the
+// Go reader itself keeps its first read, and a story at a gate, or timed,
+// never waits.
+func TestReadsWaitForOthers(t *testing.T) {
+	goSetup := mylock.Row("toy", "all", impl.DesignFenceAll)
+	command := goSetup
+	command.ClientCommand = "my-client"
+	at := func(trigger string, f history.Fault) nemesis.Schedule {
+		return nemesis.Schedule{Mode: nemesis.Scripted, Fault: f, Events: []nemesis.FaultEvent{{Fault: f, Trigger: trigger, Client: -1}}}
+	}
+	for _, tc := range []struct {
+		name  string
+		s     setup.Setup
+		sched nemesis.Schedule
+		want  bool
+	}{
+		{"a Go setup's clock step", goSetup, at(nemesis.TriggerAfterRead, history.FaultClockStep), true},
+		{"a Go setup's wiped restart", goSetup, at(nemesis.TriggerAfterRead, history.FaultRestartWipe), true},
+		{"a Go setup's kept restart", goSetup, at(nemesis.TriggerAfterRead, history.FaultRestartKeep), true},
+		{"a Go setup's server pause", goSetup, at(nemesis.TriggerAfterRead, history.FaultServerPause), true},
+		{"a Go setup's client pause", goSetup, at(nemesis.TriggerAfterRead, history.FaultClientPause), false},
+		{"a Go setup's delay", goSetup, at(nemesis.TriggerAfterRead, history.FaultDelay), false},
+		{"a Go setup's blackhole", goSetup, at(nemesis.TriggerAfterRead, history.FaultBlackhole), false},
+		{"a client command's client pause", command, at(nemesis.TriggerAfterRead, history.FaultClientPause), true},
+		{"a client command's clock step", command, at(nemesis.TriggerAfterRead, history.FaultClockStep), true},
+		{"a story at the write gate", command, at(nemesis.TriggerAtWriteGate, history.FaultClockStep), false},
+		{"a story at the read gate", goSetup, at(nemesis.TriggerAtReadGate, history.FaultRestartWipe), false},
+		{"a random schedule", command, nemesis.RandomSchedule(1, history.FaultClockStep, nemesis.ScheduleParams{Clients: 2, TTL: time.Second, Window: time.Second}), false},
+		{"no fault", goSetup, nemesis.Schedule{Mode: nemesis.Scripted, Fault: history.FaultNone}, false},
+	} {
+		assert.Equal(t, tc.want, readsWaitForOthers(tc.s, tc.sched), tc.name)
+	}
+}

@@ -312,17 +312,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	}()
 	gate := gateOf(sched)
 	gateSent := false
-	// A story triggered by the run's first read needs another client
-	// waiting for the lock when its fault acts. A client command records
-	// its first acquire call only once its interpreter has started and
-	// answered hello, which at load 13 to 24 took one Python or Node
-	// client up to 1.9 s longer than the other, the holder's whole
-	// section (a restart or a clock step with nobody waiting: the story
-	// did not take effect). In a run of client commands, a read while no
-	// other client waits in its acquire fires nothing, unless it is the
-	// reader's last section (othersWait). The Go setups' stories, and
-	// their tests, keep the run's first read.
-	readsWait := cfg.Setup.ClientCommand != "" && slices.ContainsFunc(sched.Events, func(e nemesis.FaultEvent) bool { return e.Trigger == nemesis.TriggerAfterRead })
+	readsWait := readsWaitForOthers(cfg.Setup, sched)
 	waiting := map[int]bool{} // the clients whose acquire is called and not yet returned
 	grants := map[int]int{}   // the grants each client had
 	stopped := false
@@ -494,6 +484,27 @@ func gateOf(sched nemesis.Schedule) string {
 		}
 	}
 	return ""
+}
+
+// readsWaitForOthers says whether a read fires sched's story, triggered
+// by the run's first read, only while another client waits in its acquire
+// (othersWait): the story needs someone to grant the lock to when its
+// fault acts. A client's first acquire call comes only once its process
+// has started, and under load that can be a whole section after the
+// other's (a client command's interpreter answering hello, at load 13 to
+// 24, up to 1.9 s late). A fault of the service that acts at once (a
+// restart, a clock step) leaves the other client only the holder's think
+// to be granted in: with nobody waiting it cannot take effect (on an idle
+// machine a Go setup's second client called its acquire 15 ms after the
+// first's read; at load 6 to 8, four campaigns at once, a clock step took
+// effect in neither run of one campaign). So it waits for the others in a run of client
+// commands, and before any fault of the service. A fault of the reader
+// itself (a pause, its link cut) lasts three leases, time enough for a
+// late client to be granted: the Go setups keep its first read.
+func readsWaitForOthers(s setup.Setup, sched nemesis.Schedule) bool {
+	return slices.ContainsFunc(sched.Events, func(e nemesis.FaultEvent) bool {
+		return e.Trigger == nemesis.TriggerAfterRead && (s.ClientCommand != "" || !nemesis.IsClientFault(e.Fault))
+	})
 }
 
 // othersWait reports whether the nemesis hears of a progress event of
