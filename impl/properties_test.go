@@ -303,3 +303,35 @@ func TestBreachesNameTheirActors(t *testing.T) {
 		})
 	}
 }
+
+// TestGrantChanged: after a client's step, the watch reads its grant
+// again when it began or ended using one, or uses another token, and
+// not when nothing of its grant changed (the simulator skips the token
+// checks then, so a change it missed would hide a breach).
+func TestGrantChanged(t *testing.T) {
+	for _, tc := range []struct {
+		name                 string
+		lease, token         uint64
+		nextLease, nextToken uint64
+		want                 bool
+	}{
+		{"nothing changed", 1, 1, 1, 1, false},
+		{"still free", 0, 0, 0, 0, false},
+		{"a grant begins", 0, 0, 1, 1, true},
+		{"a grant ends", 1, 1, 0, 1, true},
+		{"another token, the same use", 1, 1, 2, 2, true},
+		{"another token alone", 1, 1, 1, 2, true},
+		{"the same token, another lease", 1, 3, 2, 3, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sys, err := NewSystem(Config{Design: DesignFenceAll, Clients: 1, Sections: 1, TTL: 10, Margin: 1})
+			require.NoError(t, err)
+			c := &sys.Clients[0]
+			c.lease, c.token = tc.lease, tc.token
+			var w TokenWatch
+			w.Reset(sys)
+			c.lease, c.token = tc.nextLease, tc.nextToken
+			assert.Equal(t, tc.want, w.GrantChanged(sys, 0))
+		})
+	}
+}
