@@ -497,10 +497,11 @@ func gateOf(sched nemesis.Schedule) string {
 // to be granted in: with nobody waiting it cannot take effect (on an idle
 // machine a Go setup's second client called its acquire 15 ms after the
 // first's read; at load 6 to 8, four campaigns at once, a clock step took
-// effect in neither run of one campaign). So it waits for the others in a run of client
-// commands, and before any fault of the service. A fault of the reader
-// itself (a pause, its link cut) lasts three leases, time enough for a
-// late client to be granted: the Go setups keep its first read.
+// effect in neither run of one campaign). So a read waits for the others
+// in a run of client commands, and before any fault of the service. A
+// fault of the reader itself (a pause, its link cut) lasts three leases,
+// time enough for a late client to be granted: the Go setups keep its
+// first read.
 func readsWaitForOthers(s setup.Setup, sched nemesis.Schedule) bool {
 	return slices.ContainsFunc(sched.Events, func(e nemesis.FaultEvent) bool {
 		return e.Trigger == nemesis.TriggerAfterRead && (s.ClientCommand != "" || !nemesis.IsClientFault(e.Fault))
