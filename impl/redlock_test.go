@@ -301,3 +301,40 @@ func TestRedlockValidityFromTheSend(t *testing.T) {
 		}
 	})
 }
+
+// TestRedlockRestartSaysWhoseKeyIsLost: a lock node that restarts without
+// persistence tells whose key it lost and under which value — a trace's
+// reader sees c1's key on B gone — and, restarted holding nothing, that it
+// held no key.
+func TestRedlockRestartSaysWhoseKeyIsLost(t *testing.T) {
+	restartOf := func(h *harness, n NodeID) Event {
+		t.Helper()
+		for i := range h.w.Actions() {
+			if a := h.w.Action(i); a.Node == n && a.Input.Kind == InputRestart {
+				_, eff := h.w.Apply(i)
+				for _, e := range eff.Events {
+					if e.Kind == EvKeyLost {
+						return e
+					}
+				}
+				t.Fatalf("the restart of %s made no key-lost event: %v", n, eff.Events)
+			}
+		}
+		t.Fatalf("no restart of %s is enabled", n)
+		return Event{}
+	}
+	h := newRedlockHarness(t, DesignRedlock, 3)
+	fresh := restartOf(h, LockNode(2))
+	assert.Zero(t, fresh.Lease)
+	assert.Equal(t, "restarted without persistence: it held no key", fresh.String())
+
+	h = newRedlockHarness(t, DesignRedlock, 3)
+	redlockSplit(h)
+	held := h.sys.LockNodes[0].Lock()
+	require.Equal(t, Acquired, held.Status, "B holds c1's key")
+	lost := restartOf(h, LockNode(1))
+	assert.Equal(t, ClientNode(0), lost.Peer)
+	assert.Equal(t, held.Lease, lost.Lease)
+	assert.NotZero(t, lost.Lease)
+	assert.Contains(t, lost.String(), "the key of c1")
+}
