@@ -53,13 +53,10 @@ func TestPostgresEpochFence(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			admin, err := pgx.ConnectConfig(ctx, server.PostgresConnConfigAt(pg.Addr()))
-			require.NoError(t, err)
-			defer admin.Close(ctx)
-			_, err = admin.Exec(ctx, "DROP TABLE IF EXISTS fences, versions, ops, guard")
-			require.NoError(t, err)
+			dropEpochTables(ctx, t, pg.Addr())
 			var stores [2]Store
 			for i := range stores {
+				var err error
 				stores[i], err = NewPostgresEpochFence(ctx, pg.Addr(), tc.mode, i)
 				require.NoError(t, err)
 				defer stores[i].Close()
@@ -95,11 +92,7 @@ func TestPostgresEpochFence(t *testing.T) {
 	t.Run("a store no client touched", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		admin, err := pgx.ConnectConfig(ctx, server.PostgresConnConfigAt(pg.Addr()))
-		require.NoError(t, err)
-		defer admin.Close(ctx)
-		_, err = admin.Exec(ctx, "DROP TABLE IF EXISTS fences, versions, ops, guard")
-		require.NoError(t, err)
+		dropEpochTables(ctx, t, pg.Addr())
 		ops, counter, err := PostgresEpochAudit(ctx, pg.Addr())
 		require.NoError(t, err)
 		assert.Empty(t, ops)
@@ -124,4 +117,15 @@ func TestNewPostgresEpochFenceRejectsBadInput(t *testing.T) {
 		cancel()
 		assert.Error(t, err, "%+v", tc)
 	}
+}
+
+// dropEpochTables empties the server at addr of the epoch stores' tables,
+// so that a case starts from a store no client touched.
+func dropEpochTables(ctx context.Context, t *testing.T, addr string) {
+	t.Helper()
+	admin, err := pgx.ConnectConfig(ctx, server.PostgresConnConfigAt(addr))
+	require.NoError(t, err)
+	defer admin.Close(ctx)
+	_, err = admin.Exec(ctx, "DROP TABLE IF EXISTS fences, versions, ops, guard")
+	require.NoError(t, err)
 }
